@@ -1,0 +1,34 @@
+import cookieParser from 'cookie-parser';
+import express from 'express';
+import { errorHandler, apiNotFound } from './http/middleware/error-handler.js';
+import { requestLog } from './http/middleware/request-log.js';
+import { noStore, securityHeaders } from './http/middleware/security-headers.js';
+import { requireSameOrigin, requireSession } from './http/middleware/auth-tiers.js';
+import { publicRoutes } from './http/routes/public-routes.js';
+import { uiRoutes } from './http/routes/ui-routes.js';
+import type { Services } from './services.js';
+
+/** Builds the Express app from already-created services. Never listens (see `startServer`). */
+export function createApp(services: Services): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(securityHeaders());
+  app.use(requestLog(services.logger));
+  app.use(cookieParser());
+
+  const api = express.Router();
+  api.use(noStore());
+  api.use(publicRoutes(services));
+
+  const ui = express.Router();
+  ui.use(requireSession(services.auth), requireSameOrigin());
+  ui.use(uiRoutes(services));
+  api.use('/ui', ui);
+
+  api.use(apiNotFound());
+  app.use('/api', api);
+
+  app.use(errorHandler(services.logger));
+  return app;
+}

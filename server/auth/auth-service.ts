@@ -1,0 +1,62 @@
+import type { Config } from '../config.js';
+import { ForbiddenError, TooManyRequestsError } from '../errors.js';
+import { safeEqual } from './constant-time.js';
+import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
+import { verifyPassword } from './passwords.js';
+import { createSessionSigner, type Session } from './sessions.js';
+
+export interface AuthService {
+  readonly adminConfigured: boolean;
+  readonly apiTokenConfigured: boolean;
+  /** Checks the admin credentials (throttled per address) and returns a signed session token. */
+  login(username: string, password: string, address: string): string;
+  /** Signs a session for the admin without a password (the desktop window's one-time sign-in). */
+  issueSession(): string;
+  verifySession(token: string | undefined): Session | null;
+  verifyApiToken(token: string | undefined): boolean;
+}
+
+type AuthConfig = Pick<Config, 'adminUser' | 'adminPassword' | 'adminPasswordHash' | 'apiToken'>;
+
+export function createAuthService(config: AuthConfig, secret: string, throttle: LoginThrottle = createLoginThrottle()): AuthService {
+  const signer = createSessionSigner(secret);
+  const adminUser = config.adminUser;
+  const adminConfigured = Boolean(adminUser && (config.adminPassword || config.adminPasswordHash));
+
+  const passwordMatches = (password: string) =>
+    config.adminPasswordHash ? verifyPassword(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
+
+  return {
+    adminConfigured,
+    apiTokenConfigured: Boolean(config.apiToken),
+    login(username, password, address) {
+      const wait = throttle.retryAfter(address);
+      if (wait > 0) throw new TooManyRequestsError(`Too many failed sign-ins. Try again in ${wait} seconds.`, wait);
+      if (!adminConfigured || !adminUser) {
+        throw new ForbiddenError('No admin account is configured: set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD.');
+      }
+      // Evaluate both checks every time so the response time does not reveal which one failed.
+      const userOk = safeEqual(username, adminUser);
+      const passwordOk = passwordMatches(password);
+      if (!userOk || !passwordOk) {
+        throttle.recordFailure(address);
+        throw new ForbiddenError('Wrong username or password.');
+      }
+      throttle.recordSuccess(address);
+      return signer.sign(adminUser);
+    },
+    issueSession() {
+      return signer.sign(adminUser ?? 'admin');
+    },
+    verifySession(token) {
+      if (!token) return null;
+      const session = signer.verify(token);
+      // A session outlives nothing: renaming the admin signs everyone out.
+      if (!session || (adminUser && session.username !== adminUser)) return null;
+      return session;
+    },
+    verifyApiToken(token) {
+      return Boolean(config.apiToken && token && safeEqual(token, config.apiToken));
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import jwt from 'jsonwebtoken';
+
+export const SESSION_COOKIE = 'svc_session';
+export const SESSION_LIFETIME_SECONDS = 12 * 60 * 60;
+
+export interface Session {
+  username: string;
+}
+
+export interface SessionSigner {
+  sign(username: string): string;
+  /** The session, or null for anything not signed by us with HS256 and unexpired. */
+  verify(token: string): Session | null;
+}
+
+export function createSessionSigner(secret: string): SessionSigner {
+  return {
+    sign: (username) =>
+      jwt.sign({ sub: username }, secret, { algorithm: 'HS256', expiresIn: SESSION_LIFETIME_SECONDS }),
+    verify: (token) => {
+      try {
+        // Pinning the algorithm refuses `alg: none` and key-confusion tricks.
+        const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
+        if (typeof payload !== 'object' || typeof payload.sub !== 'string') return null;
+        return { username: payload.sub };
+      } catch {
+        return null;
+      }
+    },
+  };
+}

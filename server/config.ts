@@ -1,0 +1,192 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+
+/** Everything the service can be configured with. The only reader of process.env (STYLE §7). */
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  rulesDir: string;
+  adminUser: string | null;
+  adminPassword: string | null;
+  adminPasswordHash: string | null;
+  apiToken: string | null;
+  dmsUrl: string | null;
+  dmsToken: string | null;
+  jwtSecret: string | null;
+  traceRetention: number;
+  webhookDryRun: boolean;
+  /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
+  templateEnv: Record<string, string>;
+}
+
+export class ConfigError extends Error {}
+
+type Parse<T> = (raw: string, name: string) => T;
+
+interface Key<K extends keyof Config> {
+  field: K;
+  env: string;
+  doc: string;
+  default: (ctx: Defaults) => Config[K];
+  parse: Parse<Config[K]>;
+  secret?: boolean;
+}
+
+interface Defaults {
+  cwd: string;
+}
+
+const text: Parse<string> = (raw) => raw;
+const nullableText: Parse<string | null> = (raw) => raw;
+
+function integer(min: number, max: number): Parse<number> {
+  return (raw, name) => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    }
+    return Number(raw);
+  };
+}
+
+const boolean: Parse<boolean> = (raw, name) => {
+  const v = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+};
+
+const httpUrl: Parse<string | null> = (raw, name) => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL such as http://paperless.lan:8000, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must start with http:// or https://, got "${raw}"`);
+  }
+  return url.toString().replace(/\/+$/, '');
+};
+
+// The table is the documentation too: `docs/configuration.md` mirrors it and a test keeps them in step.
+export const CONFIG_KEYS = [
+  { field: 'host', env: 'SVC_HOST', doc: 'Listen address; 0.0.0.0 accepts the dms webhook from the LAN', default: () => '127.0.0.1', parse: text },
+  { field: 'port', env: 'SVC_PORT', doc: 'Listen port; 0 picks any free port', default: () => 8484, parse: integer(0, 65535) },
+  { field: 'dataDir', env: 'SVC_DATA_DIR', doc: 'Traces, jobs, drafts, the session secret and config.yml', default: (d) => path.join(d.cwd, 'data'), parse: text },
+  { field: 'rulesDir', env: 'SVC_RULES_DIR', doc: 'The rules directory (rules.d)', default: (d) => path.join(d.cwd, 'rules.d'), parse: text },
+  { field: 'adminUser', env: 'SVC_ADMIN_USER', doc: 'The admin account name; unset = every login fails', default: () => null, parse: nullableText },
+  { field: 'adminPassword', env: 'SVC_ADMIN_PASSWORD', doc: 'The admin password in clear', default: () => null, parse: nullableText, secret: true },
+  { field: 'adminPasswordHash', env: 'SVC_ADMIN_PASSWORD_HASH', doc: 'Alternative to the clear password: an scrypt hash from `npm run hash-password`', default: () => null, parse: nullableText, secret: true },
+  { field: 'apiToken', env: 'SVC_API_TOKEN', doc: 'Bearer token for the webhook and the shared routes; unset = bearer access refused', default: () => null, parse: nullableText, secret: true },
+  { field: 'dmsUrl', env: 'SVC_DMS_URL', doc: 'Base URL of Paperless-ngx; unset = the built-in demo dms', default: () => null, parse: httpUrl },
+  { field: 'dmsToken', env: 'SVC_DMS_TOKEN', doc: 'Paperless-ngx API token (sent as `Authorization: Token …`)', default: () => null, parse: nullableText, secret: true },
+  { field: 'jwtSecret', env: 'SVC_JWT_SECRET', doc: 'Session signing key; unset = generated once and kept in the data dir', default: () => null, parse: nullableText, secret: true },
+  { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
+  { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
+] as const satisfies readonly Key<keyof Config>[];
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Values that win over everything, e.g. the desktop app's userData paths. */
+  overrides?: Partial<Config>;
+}
+
+/** Builds the config from env, then `config.yml` in the data dir, then defaults; throws ConfigError naming the variable. */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const pick = (name: string) => {
+    const value = env[name];
+    return value === undefined || value === '' ? undefined : value;
+  };
+
+  const dataDirRaw = options.overrides?.dataDir ?? pick('SVC_DATA_DIR');
+  const dataDir = path.resolve(cwd, dataDirRaw ?? path.join(cwd, 'data'));
+  const fileValues = readConfigFile(dataDir);
+
+  const config = { templateEnv: templateEnvFrom(env) } as Record<string, unknown>;
+  for (const key of CONFIG_KEYS) {
+    const raw = pick(key.env) ?? fileValues[key.env];
+    config[key.field] = raw === undefined ? key.default({ cwd }) : key.parse(raw, key.env);
+  }
+  Object.assign(config, options.overrides);
+  const result = config as unknown as Config;
+  result.dataDir = path.resolve(cwd, result.dataDir);
+  result.rulesDir = path.resolve(cwd, result.rulesDir);
+  if (result.adminPassword && result.adminPasswordHash) {
+    throw new ConfigError('Set only one of SVC_ADMIN_PASSWORD and SVC_ADMIN_PASSWORD_HASH');
+  }
+  if (result.adminPasswordHash && !result.adminPasswordHash.startsWith('scrypt$')) {
+    throw new ConfigError('SVC_ADMIN_PASSWORD_HASH must be a hash made by `npm run hash-password` (it starts with "scrypt$")');
+  }
+  return result;
+}
+
+/** config.yml keys are the variable names in lower case, with or without the `svc_` prefix. */
+function readConfigFile(dataDir: string): Record<string, string> {
+  const file = path.join(dataDir, 'config.yml');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigError(`${file} could not be read: ${(err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  if (parsed == null) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError(`${file} must be a mapping of settings such as "dms_url: http://paperless.lan:8000"`);
+  }
+  const known = new Set<string>(CONFIG_KEYS.map((k) => k.env));
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    const env = (key.toUpperCase().startsWith('SVC_') ? key : `SVC_${key}`).toUpperCase();
+    if (!known.has(env)) throw new ConfigError(`${file}: unknown setting "${key}"`);
+    if (value !== null && value !== '') values[env] = String(value);
+  }
+  return values;
+}
+
+function templateEnvFrom(env: NodeJS.ProcessEnv): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (name.startsWith('SVC_VAR_') && value !== undefined) vars[name] = value;
+  }
+  return vars;
+}
+
+/** Checks the directories the service needs, creating missing ones; throws ConfigError naming the variable. */
+export function prepareDirectories(config: Config): void {
+  ensureWritableDir(config.dataDir, 'SVC_DATA_DIR');
+  ensureWritableDir(config.rulesDir, 'SVC_RULES_DIR');
+}
+
+function ensureWritableDir(dir: string, name: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    if (!fs.statSync(dir).isDirectory()) throw new Error('not a directory');
+    fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK);
+  } catch (err) {
+    throw new ConfigError(`${name} (${dir}) is not a readable and writable directory: ${(err as Error).message}`);
+  }
+}
+
+/** One line per setting, secrets masked: safe to log and to show in the UI. */
+export function describeConfig(config: Config): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of CONFIG_KEYS) {
+    const value = config[key.field];
+    if (value === null) out[key.env] = '(unset)';
+    else if ('secret' in key && key.secret) out[key.env] = '(set)';
+    else out[key.env] = String(value);
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+import type { Request, RequestHandler } from 'express';
+import type { AuthService } from '../../auth/auth-service.js';
+import { SESSION_COOKIE, type Session } from '../../auth/sessions.js';
+import { ForbiddenError, UnauthorizedError } from '../../errors.js';
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function bearerToken(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  const match = header && /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1] : undefined;
+}
+
+function sessionOf(auth: AuthService, req: Request): Session | null {
+  const cookies = req.cookies as Record<string, string> | undefined;
+  return auth.verifySession(cookies?.[SESSION_COOKIE]);
+}
+
+/**
+ * A browser sends Origin on cross-site writes; a write carrying our cookie from another origin is CSRF.
+ * The URL is parsed (not substring-matched) and compared with the Host the request came to.
+ */
+export function isSameOrigin(req: Request): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    const url = new URL(origin);
+    return url.host === req.headers.host && url.protocol === `${req.protocol}:`;
+  } catch {
+    return false;
+  }
+}
+
+export function requireSameOrigin(): RequestHandler {
+  return (req, _res, next) => {
+    if (UNSAFE_METHODS.has(req.method) && !isSameOrigin(req)) {
+      return next(new ForbiddenError('Cross-origin request refused: open the service from its own address.'));
+    }
+    next();
+  };
+}
+
+/** UI tier: the session cookie only. A bearer token does not open the UI routes. */
+export function requireSession(auth: AuthService): RequestHandler {
+  return (req, res, next) => {
+    const session = sessionOf(auth, req);
+    if (!session) return next(new UnauthorizedError('Sign in first: no valid session.'));
+    res.locals.session = session;
+    next();
+  };
+}
+
+/** Shared tier: the session cookie (with the origin check) or the API bearer token. */
+export function requireSessionOrToken(auth: AuthService): RequestHandler {
+  return (req, res, next) => {
+    const token = bearerToken(req);
+    if (token !== undefined) {
+      if (auth.verifyApiToken(token)) {
+        res.locals.principal = 'token';
+        return next();
+      }
+      return next(new UnauthorizedError('The bearer token is not valid.'));
+    }
+    const session = sessionOf(auth, req);
+    if (!session) return next(new UnauthorizedError('Sign in first, or send Authorization: Bearer <SVC_API_TOKEN>.'));
+    if (UNSAFE_METHODS.has(req.method) && !isSameOrigin(req)) {
+      return next(new ForbiddenError('Cross-origin request refused: open the service from its own address.'));
+    }
+    res.locals.session = session;
+    res.locals.principal = 'session';
+    next();
+  };
+}
+
+/** Webhook tier: the API bearer token only. */
+export function requireApiToken(auth: AuthService): RequestHandler {
+  return (req, _res, next) => {
+    if (!auth.apiTokenConfigured) {
+      return next(new UnauthorizedError('Webhook refused: SVC_API_TOKEN is not configured on the service.'));
+    }
+    if (!auth.verifyApiToken(bearerToken(req))) {
+      return next(new UnauthorizedError('Webhook refused: send Authorization: Bearer <SVC_API_TOKEN>.'));
+    }
+    next();
+  };
+}

@@ -1,0 +1,48 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, NotFoundError, ValidationError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+
+/** Unknown API paths answer JSON, never an HTML page. */
+export function apiNotFound(): RequestHandler {
+  return (req, _res, next) => next(new NotFoundError(`No such endpoint: ${req.method} ${req.baseUrl}${req.path}`));
+}
+
+interface BodyParserError {
+  status?: number;
+  type?: string;
+}
+
+const BODY_ERRORS: Record<string, string> = {
+  'entity.too.large': 'The request body is too large.',
+  'entity.parse.failed': 'The request body is not valid JSON.',
+  'encoding.unsupported': 'The request body uses an unsupported encoding.',
+  'charset.unsupported': 'The request body uses an unsupported charset.',
+  'request.aborted': 'The request was aborted.',
+};
+
+/** The one error handler, registered last: every error becomes `{ok:false, error}` with its status. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof AppError) {
+      for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+      const body: Record<string, unknown> = { ok: false, error: err.message };
+      if (err instanceof ValidationError && err.line !== undefined) {
+        body.line = err.line;
+        body.column = err.column;
+      }
+      res.status(err.status).json(body);
+      return;
+    }
+    const parserError = err as BodyParserError;
+    if (parserError && typeof parserError.type === 'string' && parserError.type in BODY_ERRORS) {
+      res.status(parserError.status ?? 400).json({ ok: false, error: BODY_ERRORS[parserError.type] });
+      return;
+    }
+    logger.error(`${req.method} ${req.originalUrl.split('?')[0]} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    res.status(500).json({ ok: false, error: 'Internal error; the service log has the details.' });
+  };
+}

@@ -1,0 +1,42 @@
+import express, { Router } from 'express';
+import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../../auth/sessions.js';
+import { BadRequestError } from '../../errors.js';
+import { VERSION } from '../../project-paths.js';
+import type { Services } from '../../services.js';
+import { requireSameOrigin } from '../middleware/auth-tiers.js';
+
+export function publicRoutes(services: Services): Router {
+  const router = Router();
+  const json = express.json({ limit: '16kb' });
+
+  router.get('/health', (_req, res) => {
+    res.json({
+      status: 'healthy',
+      version: VERSION,
+      uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
+    });
+  });
+
+  router.post('/auth', requireSameOrigin(), json, (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body.username !== 'string' || typeof body.password !== 'string') {
+      throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
+    }
+    const token = services.auth.login(body.username, body.password, req.ip ?? 'unknown');
+    res.cookie(SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: req.secure,
+      path: '/',
+      maxAge: SESSION_LIFETIME_SECONDS * 1000,
+    });
+    res.json({ ok: true, username: body.username });
+  });
+
+  router.post('/logout', requireSameOrigin(), (req, res) => {
+    res.cookie(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/', maxAge: 0 });
+    res.json({ ok: true });
+  });
+
+  return router;
+}

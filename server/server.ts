@@ -1,0 +1,67 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { createServices } from './compose.js';
+import type { Config } from './config.js';
+import { describeConfig } from './config.js';
+import type { Logger } from './log.js';
+import type { Services } from './services.js';
+
+export interface RunningServer {
+  url: string;
+  services: Services;
+  /** Stops accepting, lets in-flight requests finish (bounded), then flushes and closes the services. */
+  close(): Promise<void>;
+}
+
+const SHUTDOWN_GRACE_MS = 5000;
+
+/** Creates the services and the app, and listens. Used by `npm start`, the desktop app and the tests. */
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const services = await createServices(config, logger);
+  const app = createApp(services);
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 5000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  logStartup(logger, url, services);
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await services.close();
+    })();
+    return closing;
+  };
+  return { url, services, close };
+}
+
+function logStartup(logger: Logger, url: string, services: Services): void {
+  const { config, auth } = services;
+  const settings = describeConfig(config);
+  logger.info(`dms-rules listening on ${url}`);
+  logger.info(`rules dir: ${config.rulesDir}`);
+  logger.info(`data dir:  ${config.dataDir}`);
+  logger.info(`admin account: ${auth.adminConfigured ? `"${config.adminUser}"` : 'none configured (every sign-in is refused; set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD)'}`);
+  logger.info(`webhook/API token: ${auth.apiTokenConfigured ? 'configured' : 'none (webhook and bearer access refused; set SVC_API_TOKEN)'}`);
+  logger.info(`settings: ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+}

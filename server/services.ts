@@ -1,0 +1,16 @@
+import type { AuthService } from './auth/auth-service.js';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+
+/**
+ * Everything the HTTP layer can reach. Built in one place (`compose.ts`) and handed to `createApp`,
+ * so tests, `npm start` and the desktop app wire the service identically.
+ */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  auth: AuthService;
+  startedAt: number;
+  /** Flushes and stops everything long-lived, in reverse order of creation. */
+  close(): Promise<void>;
+}

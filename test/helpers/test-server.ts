@@ -1,0 +1,84 @@
+import './loopback-only.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type Config } from '../../server/config.js';
+import { createMemoryLogger } from '../../server/log.js';
+import { startServer, type RunningServer } from '../../server/server.js';
+
+export const ADMIN = { username: 'admin', password: 'correct horse battery staple' };
+export const API_TOKEN = 'test-api-token-0123456789abcdef';
+
+export interface TestServer extends RunningServer {
+  logs: string[];
+  dataDir: string;
+  rulesDir: string;
+}
+
+export function tempDir(prefix = 'dms-rules-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Starts the real server on a free loopback port with fresh data and rules dirs. */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: Partial<Config> = {},
+): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? tempDir('dms-rules-data-');
+  const rulesDir = overrides.rulesDir ?? tempDir('dms-rules-rules-');
+  const config = loadConfig({
+    env: { SVC_ADMIN_USER: ADMIN.username, SVC_ADMIN_PASSWORD: ADMIN.password, SVC_API_TOKEN: API_TOKEN, ...env },
+    overrides: { host: '127.0.0.1', port: 0, dataDir, rulesDir, ...overrides },
+  });
+  const logger = createMemoryLogger();
+  const running = await startServer(config, logger);
+  return { ...running, logs: logger.lines, dataDir, rulesDir };
+}
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  /** Sent as-is (e.g. raw YAML) instead of JSON. */
+  rawBody?: string;
+  cookie?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** One HTTP call with JSON in and out; never throws on an error status. */
+export async function call<T = Record<string, unknown>>(base: string, route: string, options: CallOptions = {}): Promise<CallResult<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined;
+  if (options.rawBody !== undefined) {
+    body = options.rawBody;
+    headers['content-type'] ??= 'application/yaml';
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  if (options.cookie) headers.cookie = options.cookie;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const res = await fetch(base + route, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: the test sees the raw text
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+/** Signs in as the test admin and returns the Cookie header value. */
+export async function login(base: string, credentials = ADMIN): Promise<string> {
+  const res = await call(base, '/api/auth', { body: credentials });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  return setCookie.split(';')[0];
+}
