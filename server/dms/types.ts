@@ -1,0 +1,144 @@
+/**
+ * The dms boundary: Paperless-ngx objects in their wire shapes (ids, not names) and the client interface.
+ * Only `server/dms/` talks to the dms; everything else depends on this file.
+ */
+
+export interface DmsNote {
+  id: number;
+  note: string;
+  created: string;
+  user: { id: number; username: string; first_name?: string; last_name?: string } | null;
+}
+
+export interface DmsCustomFieldValue {
+  field: number;
+  value: unknown;
+}
+
+/** A document as `GET /api/documents/{id}/` returns it (only the fields the service uses are typed). */
+export interface DmsDocument {
+  id: number;
+  correspondent: number | null;
+  document_type: number | null;
+  storage_path: number | null;
+  title: string;
+  content: string;
+  tags: number[];
+  created: string;
+  modified: string;
+  added: string;
+  archive_serial_number: number | null;
+  original_file_name: string | null;
+  owner: number | null;
+  notes: DmsNote[];
+  custom_fields: DmsCustomFieldValue[];
+  page_count: number | null;
+  mime_type: string;
+  [key: string]: unknown;
+}
+
+export interface DmsNamedObject {
+  id: number;
+  name: string;
+  owner?: number | null;
+}
+
+export interface DmsTag extends DmsNamedObject {
+  is_inbox_tag: boolean;
+  parent: number | null;
+  color?: string;
+}
+
+export type CustomFieldDataType =
+  | 'string'
+  | 'longtext'
+  | 'url'
+  | 'date'
+  | 'boolean'
+  | 'integer'
+  | 'float'
+  | 'monetary'
+  | 'documentlink'
+  | 'select';
+
+export interface DmsCustomField {
+  id: number;
+  name: string;
+  data_type: CustomFieldDataType;
+  extra_data: {
+    select_options?: Array<{ id: string; label: string }>;
+    default_currency?: string | null;
+  };
+}
+
+export interface DmsVocabulary {
+  tags: DmsTag[];
+  correspondents: DmsNamedObject[];
+  document_types: DmsNamedObject[];
+  storage_paths: DmsNamedObject[];
+  custom_fields: DmsCustomField[];
+}
+
+/** Vocabulary kinds the service may create on demand (`create_missing: true`). */
+export type CreatableKind = 'tags' | 'correspondents' | 'document_types';
+
+/** Fields `PATCH /api/documents/{id}/` accepts, in wire form. `tags`/`custom_fields` replace the whole set. */
+export interface DocumentPatch {
+  title?: string;
+  correspondent?: number | null;
+  document_type?: number | null;
+  storage_path?: number | null;
+  tags?: number[];
+  created?: string;
+  archive_serial_number?: number | null;
+  custom_fields?: DmsCustomFieldValue[];
+}
+
+export interface DocumentQuery {
+  /** Paperless filter parameters (§4.4), whitelisted by the client: an unknown name is an error, not a silent widening. */
+  filters?: Record<string, string>;
+  /** `fields=` to keep responses small. */
+  fields?: string[];
+  pageSize?: number;
+  truncateContent?: boolean;
+}
+
+export interface DocumentPage {
+  /** Total matching documents (the dms's `count`). */
+  count: number;
+  documents: DmsDocument[];
+}
+
+export type BulkEditMethod =
+  | 'set_correspondent'
+  | 'set_document_type'
+  | 'set_storage_path'
+  | 'add_tag'
+  | 'remove_tag'
+  | 'modify_tags'
+  | 'modify_custom_fields';
+
+export interface DmsPing {
+  ok: boolean;
+  /** `X-Version` of the dms, when it answered. */
+  version?: string;
+  error?: string;
+}
+
+export interface DmsClient {
+  /** The base URL the client talks to (no trailing slash). */
+  readonly url: string;
+  ping(): Promise<DmsPing>;
+  /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
+  getDocument(id: number): Promise<DmsDocument>;
+  /** Streams the matching documents page by page (ordering=id), never holding more than one page. */
+  pages(query?: DocumentQuery): AsyncGenerator<DocumentPage>;
+  updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
+  bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
+  addNote(id: number, note: string): Promise<DmsNote[]>;
+  /** Cached; `refresh` refetches. Changes made through this client refresh it too. */
+  vocabulary(options?: { refresh?: boolean }): Promise<DmsVocabulary>;
+  /** Creates an unowned object with matching_algorithm 0 (so Paperless does not start auto-assigning it). */
+  createObject(kind: CreatableKind, name: string): Promise<DmsNamedObject>;
+  close(): Promise<void>;
+}

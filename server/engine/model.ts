@@ -1,0 +1,219 @@
+/**
+ * The rule language's data model (DESIGN §5, §12) shared by the engine, the rules store, runs and the UI.
+ * Rule definitions mirror `rule-schema.ts`; documents and changes are in *names*, never dms ids.
+ */
+
+export type Trigger = 'added' | 'updated' | 'manual';
+/** What started an evaluation; jobs run every enabled rule regardless of `on`. */
+export type RunTrigger = Trigger | 'job';
+
+export type Scalar = string | number | boolean | null;
+
+// ---- rule definitions (what a rule file holds after schema validation) ----
+
+export interface OperatorTest {
+  equals?: Scalar;
+  in?: Scalar[];
+  contains?: string | number;
+  contains_any?: string[];
+  starts_with?: string;
+  ends_with?: string;
+  matches?: string | string[];
+  exists?: boolean;
+  empty?: boolean;
+  gt?: number | string;
+  gte?: number | string;
+  lt?: number | string;
+  lte?: number | string;
+  /** Tag lists: has any / all / none of these. */
+  any?: string[] | string;
+  all?: string[] | string;
+  none?: string[] | string;
+  case_sensitive?: boolean;
+}
+
+/** A scalar is shorthand for `equals`. */
+export type FieldTest = Scalar | OperatorTest;
+
+/** Exactly one key: a combinator or a field name (`custom_fields.<name>` included). */
+export type Condition =
+  | { all: Condition[] }
+  | { any: Condition[] }
+  | { not: Condition }
+  | { [field: string]: FieldTest };
+
+export type ExtractionType = 'string' | 'int' | 'number' | 'money' | 'date' | 'bool';
+
+export interface Extraction {
+  from?: string;
+  regex?: string | string[];
+  /** Alternative to `regex`: a Liquid template computed from the document and earlier values. */
+  value?: string;
+  type?: ExtractionType;
+  pick?: 'first' | 'last' | 'all';
+  /** Date input format such as `dd.MM.yyyy`; without it common German and English forms are recognised. */
+  format?: string;
+  /** Currency for `money` when the text has none (else the custom field's default). */
+  currency?: string;
+  default?: Scalar;
+  required?: boolean;
+}
+
+export interface ActionModifiers {
+  /** `set_custom_fields`: only fill fields that are empty, never overwrite what a person set. */
+  if_empty?: boolean;
+  /** Create tags, correspondents or document types that the dms does not have yet. */
+  create_missing?: boolean;
+}
+
+export interface ActionBodies {
+  set_title?: string;
+  add_tags?: string | string[];
+  remove_tags?: string | string[];
+  set_tags?: string | string[];
+  set_correspondent?: string | null;
+  set_document_type?: string | null;
+  set_storage_path?: string | null;
+  set_custom_fields?: Record<string, Scalar>;
+  set_created?: string;
+  set_archive_serial_number?: number | string | null;
+  add_note?: string;
+}
+
+export type ActionName = keyof ActionBodies;
+/** Exactly one action key plus optional modifiers. */
+export type Action = ActionBodies & ActionModifiers;
+
+export interface RuleTestCase {
+  name?: string;
+  trigger?: RunTrigger;
+  document: Partial<RuleDocumentInput>;
+  vars?: Record<string, unknown>;
+  expect: {
+    matched: boolean;
+    changes?: Record<string, unknown>;
+    extracted?: Record<string, unknown>;
+  };
+}
+
+export interface RuleDefinition {
+  id: string;
+  description?: string;
+  enabled?: boolean;
+  on?: Trigger[];
+  when?: Condition;
+  extract?: Record<string, Extraction>;
+  actions?: Action[];
+  stop?: boolean;
+  tests?: RuleTestCase[];
+}
+
+export interface RuleFileDefinition {
+  rules: RuleDefinition[];
+}
+
+// ---- documents as rules see them (ids resolved to names) ----
+
+/** Custom field values: monetary as `{amount, currency}`, select as its label, dates as `yyyy-MM-dd`. */
+export type CustomFieldValue = string | number | boolean | null | number[] | MoneyValue;
+
+export interface MoneyValue {
+  amount: number;
+  currency: string | null;
+}
+
+export interface RuleDocument {
+  id: number;
+  title: string;
+  content: string;
+  tags: string[];
+  correspondent: string | null;
+  document_type: string | null;
+  storage_path: string | null;
+  custom_fields: Record<string, CustomFieldValue>;
+  created: string | null;
+  added: string | null;
+  modified: string | null;
+  archive_serial_number: number | null;
+  original_file_name: string | null;
+  mime_type: string | null;
+  page_count: number | null;
+  notes: string[];
+  owner: number | null;
+}
+
+/** What a rule's `tests:` may give: any subset; the rest defaults to empty values. */
+export type RuleDocumentInput = Omit<RuleDocument, 'id'> & { id?: number };
+
+// ---- the outcome of evaluating rules against one document ----
+
+/** Field → new value, in names. `tags` is the whole new set; `notes` are notes to add. */
+export interface DocumentChanges {
+  title?: string;
+  correspondent?: string | null;
+  document_type?: string | null;
+  storage_path?: string | null;
+  tags?: string[];
+  custom_fields?: Record<string, CustomFieldValue>;
+  created?: string;
+  archive_serial_number?: number | null;
+  notes?: string[];
+}
+
+/** Names the plan may create in the dms because an action said `create_missing: true`. */
+export interface CreateMissing {
+  tags?: string[];
+  correspondents?: string[];
+  document_types?: string[];
+}
+
+// ---- traces (DESIGN §5) ----
+
+export type TraceStatus = 'matched' | 'not_matched' | 'error' | 'skipped' | 'timeout';
+export type TraceSource = 'manual' | 'webhook' | 'job';
+export type ActionStatus = 'planned' | 'applied' | 'unchanged' | 'failed' | 'skipped';
+
+export interface ConditionTrace {
+  /** Where in the rule, e.g. `when/all/1/not`. */
+  path: string;
+  /** A person-readable line, e.g. `content matches "(?i)invoice"`. */
+  description: string;
+  field?: string;
+  operator?: string;
+  expected?: unknown;
+  /** What the condition saw (long text shortened). */
+  actual?: unknown;
+  result: boolean;
+  error?: string;
+}
+
+export interface ActionTrace {
+  path: string;
+  action: ActionName;
+  status: ActionStatus;
+  detail?: string;
+  error?: string;
+}
+
+export interface FieldChange {
+  from: unknown;
+  to: unknown;
+}
+
+export interface Trace {
+  id: string;
+  at: string;
+  duration_ms: number;
+  source: TraceSource;
+  event_id: number | null;
+  document: number;
+  rule_id: string;
+  file: string;
+  dry_run: boolean;
+  status: TraceStatus;
+  conditions: ConditionTrace[];
+  extracted: Record<string, unknown>;
+  changes: Record<string, FieldChange>;
+  actions: ActionTrace[];
+  error: string | null;
+}

@@ -1,0 +1,235 @@
+/**
+ * The rule language (schema version 1) as JSON Schema: the single source of truth for validation (ajv),
+ * the editor's completion (`GET /api/ui/schema`) and the reference in `docs/rules.md`.
+ * Semantics that JSON Schema cannot say well (exactly one action key, regex safety, templates,
+ * unique ids, dms names) are checked by the later validation stages.
+ */
+
+export const DOCUMENT_FIELDS = [
+  'title',
+  'content',
+  'tags',
+  'correspondent',
+  'document_type',
+  'storage_path',
+  'created',
+  'added',
+  'modified',
+  'archive_serial_number',
+  'original_file_name',
+  'mime_type',
+  'page_count',
+  'notes',
+  'owner',
+] as const;
+
+export const CUSTOM_FIELD_PATTERN = '^custom_fields\\..+$';
+
+export const TEXT_OPERATORS = ['equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'matches', 'exists', 'empty'] as const;
+export const COMPARISON_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const;
+export const TAG_OPERATORS = ['any', 'all', 'none'] as const;
+export const OPERATORS = [...TEXT_OPERATORS, ...COMPARISON_OPERATORS, ...TAG_OPERATORS] as const;
+export const COMBINATORS = ['all', 'any', 'not'] as const;
+
+export const ACTIONS = [
+  'set_title',
+  'add_tags',
+  'remove_tags',
+  'set_tags',
+  'set_correspondent',
+  'set_document_type',
+  'set_storage_path',
+  'set_custom_fields',
+  'set_created',
+  'set_archive_serial_number',
+  'add_note',
+] as const;
+
+export const ACTION_MODIFIERS = ['if_empty', 'create_missing'] as const;
+export const EXTRACTION_TYPES = ['string', 'int', 'number', 'money', 'date', 'bool'] as const;
+export const TRIGGERS = ['added', 'updated', 'manual'] as const;
+export const RULE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
+export const EXTRACT_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+const scalar = { type: ['string', 'number', 'boolean', 'null'] };
+const stringOrList = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
+const comparable = { type: ['number', 'string'], description: 'A number, a date (yyyy-MM-dd) or a relative date such as -30d, +1w, -6m, -1y' };
+
+const operatorTest = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: {
+    equals: { ...scalar, description: 'Equal to (text compares case-insensitively unless case_sensitive: true)' },
+    in: { type: 'array', items: scalar, minItems: 1, description: 'Equal to one of these' },
+    contains: { type: ['string', 'number'], description: 'Text contains this; a list (tags, notes) has this element' },
+    contains_any: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Contains at least one of these' },
+    starts_with: { type: 'string' },
+    ends_with: { type: 'string' },
+    matches: { ...stringOrList, description: 'Regular expression (RE2 syntax, linear time); (?i) for case-insensitive. A list matches when any does.' },
+    exists: { type: 'boolean', description: 'The field has a value (not null; for custom fields: attached to the document)' },
+    empty: { type: 'boolean', description: 'The value is null, an empty text or an empty list' },
+    gt: comparable,
+    gte: comparable,
+    lt: comparable,
+    lte: comparable,
+    any: { ...stringOrList, description: 'Tags: has at least one of these' },
+    all: { ...stringOrList, description: 'Tags: has every one of these' },
+    none: { ...stringOrList, description: 'Tags: has none of these' },
+    case_sensitive: { type: 'boolean', default: false },
+  },
+};
+
+const fieldTest = { oneOf: [scalar, { $ref: '#/definitions/operatorTest' }] };
+
+const fieldProperties = Object.fromEntries(DOCUMENT_FIELDS.map((f) => [f, { $ref: '#/definitions/fieldTest' }]));
+
+const condition = {
+  type: 'object',
+  description: 'Exactly one key: all, any, not, or a document field',
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: false,
+  properties: {
+    all: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'Every condition holds' },
+    any: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'At least one condition holds' },
+    not: { $ref: '#/definitions/condition', description: 'The condition does not hold' },
+    ...fieldProperties,
+  },
+  patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
+};
+
+const extraction = {
+  type: 'object',
+  additionalProperties: false,
+  anyOf: [{ required: ['regex'] }, { required: ['value'] }],
+  properties: {
+    from: { type: 'string', default: 'content', description: 'Field to read: content, title, original_file_name, notes or custom_fields.<name>' },
+    regex: { ...stringOrList, description: 'Pattern(s) tried in order; the named group "value" or group 1 is the value' },
+    value: { type: 'string', description: 'A Liquid template instead of a regex, computed from doc and earlier values' },
+    type: { enum: [...EXTRACTION_TYPES], default: 'string' },
+    pick: { enum: ['first', 'last', 'all'], default: 'first' },
+    format: { type: 'string', description: 'Date format such as dd.MM.yyyy, MM/dd/yyyy or yyyy-MM-dd' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
+    default: scalar,
+    required: { type: 'boolean', default: false, description: 'No value makes the rule not match' },
+  },
+};
+
+const names = { ...stringOrList, description: 'Names (templates allowed)' };
+const nullableName = { type: ['string', 'null'], description: 'A name (template allowed); null clears it' };
+
+const action = {
+  type: 'object',
+  description: 'Exactly one action, plus optional if_empty / create_missing',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: {
+    set_title: { type: 'string', maxLength: 4096, description: 'New title (template; the dms keeps 128 characters)' },
+    add_tags: names,
+    remove_tags: names,
+    set_tags: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'Replace all tags' },
+    set_correspondent: nullableName,
+    set_document_type: nullableName,
+    set_storage_path: nullableName,
+    set_custom_fields: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: scalar,
+      description: 'Custom field name → value (template), converted to the field\'s data type',
+    },
+    set_created: { type: 'string', description: 'Document date (template rendering a date)' },
+    set_archive_serial_number: { type: ['integer', 'string', 'null'] },
+    add_note: { type: 'string', minLength: 1, description: 'Adds a note unless an identical one exists' },
+    if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
+    create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents and document types the dms lacks' },
+  },
+};
+
+const testDocument = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    title: { type: 'string' },
+    content: { type: 'string' },
+    tags: { type: 'array', items: { type: 'string' } },
+    correspondent: { type: ['string', 'null'] },
+    document_type: { type: ['string', 'null'] },
+    storage_path: { type: ['string', 'null'] },
+    custom_fields: { type: 'object' },
+    created: { type: ['string', 'null'] },
+    added: { type: ['string', 'null'] },
+    modified: { type: ['string', 'null'] },
+    archive_serial_number: { type: ['integer', 'null'] },
+    original_file_name: { type: ['string', 'null'] },
+    mime_type: { type: ['string', 'null'] },
+    page_count: { type: ['integer', 'null'] },
+    notes: { type: 'array', items: { type: 'string' } },
+    owner: { type: ['integer', 'null'] },
+  },
+};
+
+const ruleTest = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['document', 'expect'],
+  properties: {
+    name: { type: 'string' },
+    trigger: { enum: [...TRIGGERS, 'job'] },
+    document: { $ref: '#/definitions/testDocument' },
+    vars: { type: 'object' },
+    expect: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['matched'],
+      properties: {
+        matched: { type: 'boolean' },
+        changes: { type: 'object', description: 'Field → expected new value; only the fields named are compared' },
+        extracted: { type: 'object' },
+      },
+    },
+  },
+};
+
+const rule = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: {
+    id: { type: 'string', pattern: RULE_ID_PATTERN, maxLength: 100, description: 'Unique across all rule files' },
+    description: { type: 'string' },
+    enabled: { type: 'boolean', default: true },
+    on: { type: 'array', items: { enum: [...TRIGGERS] }, uniqueItems: true, minItems: 1, description: 'Triggers that run the rule (default all); jobs always run it' },
+    when: { $ref: '#/definitions/condition' },
+    extract: {
+      type: 'object',
+      propertyNames: { pattern: EXTRACT_NAME_PATTERN },
+      additionalProperties: { $ref: '#/definitions/extraction' },
+    },
+    actions: { type: 'array', items: { $ref: '#/definitions/action' } },
+    stop: { type: 'boolean', default: false, description: 'After a match, no later rule runs on this document' },
+    tests: { type: 'array', items: { $ref: '#/definitions/ruleTest' } },
+  },
+};
+
+/** A rule file: `rules:` holding a list of rules. */
+export const RULE_FILE_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://dms-rules.local/schema/rule-file.json',
+  title: 'dms-rules rule file (schema version 1)',
+  type: 'object',
+  additionalProperties: false,
+  required: ['rules'],
+  properties: {
+    rules: { type: 'array', items: { $ref: '#/definitions/rule' } },
+  },
+  definitions: { rule, condition, fieldTest, operatorTest, extraction, action, ruleTest, testDocument },
+} as const;
+
+/** A `_vars.yml` file: any mapping; string values are Liquid templates rendered at load. */
+export const VARS_FILE_SCHEMA = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'https://dms-rules.local/schema/vars-file.json',
+  title: 'dms-rules variables file',
+  type: ['object', 'null'],
+} as const;
