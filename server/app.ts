@@ -5,6 +5,8 @@ import { requestLog } from './http/middleware/request-log.js';
 import { noStore, securityHeaders } from './http/middleware/security-headers.js';
 import { requireSameOrigin, requireSession } from './http/middleware/auth-tiers.js';
 import { publicRoutes } from './http/routes/public-routes.js';
+import { rendererRoutes } from './http/routes/renderer-routes.js';
+import { RENDERER_DIST_DIR } from './project-paths.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
 import type { Services } from './services.js';
 
@@ -28,6 +30,7 @@ export function createApp(services: Services): express.Express {
 
   api.use(apiNotFound());
   app.use('/api', api);
+  app.use(rendererRoutes(RENDERER_DIST_DIR));
 
   app.use(errorHandler(services.logger));
   return app;
