@@ -1,0 +1,143 @@
+import { Pool } from 'undici';
+import type { Logger } from '../log.js';
+import { dmsMessage } from './dms-message.js';
+import { DmsError, DmsNotFoundError } from './errors.js';
+import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
+import { createSemaphore } from './semaphore.js';
+
+export interface TransportOptions {
+  url: string;
+  token: string | null;
+  timeoutMs: number;
+  maxInFlight: number;
+  retries: number;
+  retryBaseMs: number;
+  /** A Retry-After longer than this is not waited for: the call fails and says so. */
+  maxRetryAfterMs: number;
+  logger?: Logger;
+}
+
+export interface DmsRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Path below the base URL, starting with `/api/` and ending in `/` (Paperless redirects anything else). */
+  path: string;
+  query?: URLSearchParams;
+  body?: unknown;
+  /** Safe to send twice. Non-idempotent calls are retried only when the dms certainly did not act (429, refused). */
+  idempotent: boolean;
+  /** Message for a 404; without it a 404 is a DmsError like any other failure. */
+  notFound?: string;
+}
+
+export interface DmsResponse {
+  status: number;
+  headers: Record<string, string>;
+  json: unknown;
+}
+
+export interface Transport {
+  send(request: DmsRequest): Promise<DmsResponse>;
+  close(): Promise<void>;
+}
+
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : (value ?? '');
+}
+
+function errorCode(err: unknown): string {
+  const withCode = err as { code?: string; cause?: { code?: string } };
+  return withCode.code ?? withCode.cause?.code ?? '';
+}
+
+/** HTTP to one dms: token auth, API version, timeouts, bounded retries, keep-alive pool, bounded in-flight. */
+export function createTransport(options: TransportOptions): Transport {
+  const base = new URL(options.url);
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const pool = new Pool(base.origin, { connections: options.maxInFlight, keepAliveTimeout: 10_000 });
+  const gate = createSemaphore(options.maxInFlight);
+
+  async function attempt(request: DmsRequest, label: string): Promise<DmsResponse> {
+    const headers: Record<string, string> = { accept: 'application/json; version=10' };
+    if (options.token) headers.authorization = `Token ${options.token}`;
+    let body: string | undefined;
+    if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
+      headers['content-type'] = 'application/json';
+    }
+    const query = request.query?.toString();
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    const res = await pool.request({ method: request.method, path: `${basePath}${request.path}${query ? `?${query}` : ''}`, headers, body, signal });
+    const text = await res.body.text();
+    const flat: Record<string, string> = {};
+    for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
+    const contentType = flat['content-type'] ?? '';
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      if (!contentType.includes('json')) {
+        if (res.statusCode === 204) return { status: 204, headers: flat, json: null };
+        throw new DmsError(`dms ${label}: ${dmsMessage(text, contentType)}`, label, res.statusCode);
+      }
+      return { status: res.statusCode, headers: flat, json: text === '' ? null : JSON.parse(text) };
+    }
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      // Paperless redirects unknown paths to its login page; following it would hand us HTML.
+      throw new DmsError(
+        `dms redirected ${label} to ${flat.location ?? '?'}: check that the dms URL is the Paperless base URL`,
+        label,
+        res.statusCode,
+      );
+    }
+    if (res.statusCode === 404 && request.notFound) throw new DmsNotFoundError(request.notFound, label);
+    throw Object.assign(new DmsError(`dms answered ${res.statusCode} to ${label}: ${dmsMessage(text, contentType)}`, label, res.statusCode), {
+      retryAfter: flat['retry-after'],
+    });
+  }
+
+  async function send(request: DmsRequest): Promise<DmsResponse> {
+    const label = `${request.method} ${basePath}${request.path}`;
+    for (let tried = 0; ; tried++) {
+      let waitMs: number;
+      try {
+        return await gate.run(() => attempt(request, label));
+      } catch (err) {
+        if (err instanceof DmsNotFoundError) throw err;
+        const last = tried >= options.retries;
+        if (err instanceof DmsError) {
+          const status = err.dmsStatus ?? 0;
+          const retryable = status === 429 || (request.idempotent && (status >= 500 || status === 408));
+          if (!retryable || last) throw annotate(err, tried);
+          const retryAfter = status === 429 ? parseRetryAfter((err as DmsError & { retryAfter?: string }).retryAfter) : null;
+          if (retryAfter !== null && retryAfter > options.maxRetryAfterMs) {
+            throw new DmsError(`${err.message} (asks to retry after ${Math.ceil(retryAfter / 1000)} s, longer than we wait)`, label, status);
+          }
+          waitMs = retryAfter ?? backoffDelay(tried, options.retryBaseMs);
+        } else {
+          const code = errorCode(err);
+          const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
+          const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : `failed (${code || (err as Error).message})`;
+          const retryable = NEVER_SENT.has(code) || request.idempotent;
+          if (!retryable || last) {
+            throw new DmsError(`dms ${label} ${reason}${tried > 0 ? ` after ${tried + 1} attempts` : ''}`, label, null);
+          }
+          waitMs = backoffDelay(tried, options.retryBaseMs);
+          options.logger?.warn(`dms ${label} ${reason}; retrying in ${waitMs} ms`);
+        }
+      }
+      await sleep(waitMs);
+    }
+  }
+
+  function annotate(err: DmsError, tried: number): DmsError {
+    if (tried === 0) return err;
+    return new DmsError(`${err.message} (after ${tried + 1} attempts)`, err.request, err.dmsStatus);
+  }
+
+  return {
+    send,
+    async close() {
+      await pool.close();
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import type { Logger } from '../log.js';
+import { documentListParams } from './document-query.js';
+import { DmsError } from './errors.js';
+import { createTransport, type Transport } from './http-transport.js';
+import type {
+  BulkEditMethod,
+  CreatableKind,
+  DmsClient,
+  DmsDocument,
+  DmsNamedObject,
+  DmsNote,
+  DmsVocabulary,
+  DocumentPage,
+  DocumentPatch,
+  DocumentQuery,
+} from './types.js';
+import { fetchVocabulary } from './vocabulary-fetch.js';
+
+export interface PaperlessClientOptions {
+  /** Paperless base URL, e.g. http://paperless.lan:8000 (a path prefix is kept). */
+  url: string;
+  token: string | null;
+  /** Per attempt, from sending to the last byte. Default 15 s. */
+  timeoutMs?: number;
+  /** Requests in flight at once (and keep-alive connections). Default 6. */
+  maxInFlight?: number;
+  /** Retries after the first attempt. Default 3. */
+  retries?: number;
+  /** First backoff step; doubles per retry, with jitter. Default 250 ms. */
+  retryBaseMs?: number;
+  /** Longest Retry-After honoured. Default 60 s. */
+  maxRetryAfterMs?: number;
+  logger?: Logger;
+}
+
+interface PageBody {
+  count: number;
+  next: string | null;
+  results: DmsDocument[];
+}
+
+const PATHS: Record<CreatableKind, string> = {
+  tags: '/api/tags/',
+  correspondents: '/api/correspondents/',
+  document_types: '/api/document_types/',
+};
+
+/** The Paperless-ngx REST client: the one implementation of `DmsClient`. */
+export function createPaperlessClient(options: PaperlessClientOptions): DmsClient {
+  const url = options.url.replace(/\/+$/, '');
+  const transport: Transport = createTransport({
+    url,
+    token: options.token,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    maxInFlight: options.maxInFlight ?? 6,
+    retries: options.retries ?? 3,
+    retryBaseMs: options.retryBaseMs ?? 250,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+    logger: options.logger,
+  });
+  let cached: DmsVocabulary | null = null;
+  let loading: Promise<DmsVocabulary> | null = null;
+
+  const notFound = (id: number) => `Document ${id} does not exist in the dms (or the dms token may not see it).`;
+
+  async function vocabulary(opts: { refresh?: boolean } = {}): Promise<DmsVocabulary> {
+    if (cached && !opts.refresh) return cached;
+    // Concurrent callers share one fetch instead of each listing five endpoints.
+    loading ??= fetchVocabulary(transport)
+      .then((v) => (cached = v))
+      .finally(() => (loading = null));
+    return loading;
+  }
+
+  async function findByName(kind: CreatableKind, name: string): Promise<DmsNamedObject | undefined> {
+    const query = new URLSearchParams({ name__iexact: name, page_size: '100' });
+    const res = await transport.send({ method: 'GET', path: PATHS[kind], query, idempotent: true });
+    const results = (res.json as { results: DmsNamedObject[] }).results;
+    return results.find((o) => o.owner == null) ?? results[0];
+  }
+
+  return {
+    url,
+
+    async ping() {
+      try {
+        const query = new URLSearchParams({ page_size: '1', fields: 'id' });
+        const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
+        return { ok: true, version: res.headers['x-version'] };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message };
+      }
+    },
+
+    async getDocument(id) {
+      const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, idempotent: true, notFound: notFound(id) });
+      return res.json as DmsDocument;
+    },
+
+    async *pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {
+      // One request per page, made only when the consumer asks for the next one: memory stays at one page.
+      for (let page = 1; ; page++) {
+        const res = await transport.send({ method: 'GET', path: '/api/documents/', query: documentListParams(query, page), idempotent: true });
+        const body = res.json as PageBody;
+        yield { count: body.count, documents: body.results };
+        if (!body.next || body.results.length === 0) return;
+      }
+    },
+
+    async updateDocument(id, patch: DocumentPatch) {
+      const res = await transport.send({ method: 'PATCH', path: `/api/documents/${id}/`, body: patch, idempotent: true, notFound: notFound(id) });
+      return res.json as DmsDocument;
+    },
+
+    async bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>) {
+      if (documents.length === 0) return;
+      // Every bulk method sets a target state, so sending it twice is harmless.
+      await transport.send({ method: 'POST', path: '/api/documents/bulk_edit/', body: { documents, method, parameters }, idempotent: true });
+    },
+
+    async addNote(id, note) {
+      const res = await transport.send({ method: 'POST', path: `/api/documents/${id}/notes/`, body: { note }, idempotent: false, notFound: notFound(id) });
+      const json = res.json as DmsNote[] | { error?: string };
+      // Paperless reports a failed note as 200 {"error": …}.
+      if (!Array.isArray(json)) throw new DmsError(`dms refused the note on document ${id}: ${json.error ?? 'unknown error'}`, `POST /api/documents/${id}/notes/`, 200);
+      return json;
+    },
+
+    vocabulary,
+
+    async createObject(kind, name) {
+      const body: Record<string, unknown> = { name, owner: null, matching_algorithm: 0 };
+      let created: DmsNamedObject;
+      try {
+        const res = await transport.send({ method: 'POST', path: PATHS[kind], body, idempotent: false });
+        created = res.json as DmsNamedObject;
+      } catch (err) {
+        // Someone (or our own earlier, timed-out attempt) created it meanwhile: use that one.
+        if (!(err instanceof DmsError) || err.dmsStatus !== 400) throw err;
+        const existing = await findByName(kind, name);
+        if (!existing) throw err;
+        created = existing;
+      }
+      if (cached && !cached[kind].some((o) => o.id === created.id)) {
+        cached = { ...cached, [kind]: [...cached[kind], created] };
+      }
+      return created;
+    },
+
+    async close() {
+      await transport.close();
+    },
+  };
+}
