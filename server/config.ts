@@ -19,7 +19,12 @@ export interface Config {
   webhookDryRun: boolean;
   /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
   templateEnv: Record<string, string>;
+  /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
+  sources?: Partial<Record<ConfigField, ConfigSource>>;
 }
+
+export type ConfigSource = 'env' | 'file' | 'default' | 'override';
+export type ConfigField = Exclude<keyof Config, 'templateEnv' | 'sources'>;
 
 export class ConfigError extends Error {}
 
@@ -108,11 +113,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const fileValues = readConfigFile(dataDir);
 
   const config = { templateEnv: templateEnvFrom(env) } as Record<string, unknown>;
+  const sources: Partial<Record<ConfigField, ConfigSource>> = {};
   for (const key of CONFIG_KEYS) {
-    const raw = pick(key.env) ?? fileValues[key.env];
+    const fromEnv = pick(key.env);
+    const raw = fromEnv ?? fileValues[key.env];
     config[key.field] = raw === undefined ? key.default({ cwd }) : key.parse(raw, key.env);
+    sources[key.field] = fromEnv !== undefined ? 'env' : raw !== undefined ? 'file' : 'default';
   }
   Object.assign(config, options.overrides);
+  for (const key of CONFIG_KEYS) if (options.overrides?.[key.field] !== undefined) sources[key.field] = 'override';
+  config.sources = sources;
   const result = config as unknown as Config;
   result.dataDir = path.resolve(cwd, result.dataDir);
   result.rulesDir = path.resolve(cwd, result.rulesDir);

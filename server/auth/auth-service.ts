@@ -18,21 +18,29 @@ export interface AuthService {
 
 type AuthConfig = Pick<Config, 'adminUser' | 'adminPassword' | 'adminPasswordHash' | 'apiToken'>;
 
+/**
+ * `config` is read on every call, not captured: the settings page changes the admin account and the
+ * API token in place on the live config, and they take effect without a restart.
+ */
 export function createAuthService(config: AuthConfig, secret: string, throttle: LoginThrottle = createLoginThrottle()): AuthService {
   const signer = createSessionSigner(secret);
-  const adminUser = config.adminUser;
-  const adminConfigured = Boolean(adminUser && (config.adminPassword || config.adminPasswordHash));
+  const isAdminConfigured = () => Boolean(config.adminUser && (config.adminPassword || config.adminPasswordHash));
 
   const passwordMatches = (password: string) =>
     config.adminPasswordHash ? verifyPassword(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
 
   return {
-    adminConfigured,
-    apiTokenConfigured: Boolean(config.apiToken),
+    get adminConfigured() {
+      return isAdminConfigured();
+    },
+    get apiTokenConfigured() {
+      return Boolean(config.apiToken);
+    },
     login(username, password, address) {
       const wait = throttle.retryAfter(address);
       if (wait > 0) throw new TooManyRequestsError(`Too many failed sign-ins. Try again in ${wait} seconds.`, wait);
-      if (!adminConfigured || !adminUser) {
+      const adminUser = config.adminUser;
+      if (!isAdminConfigured() || !adminUser) {
         throw new ForbiddenError('No admin account is configured: set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD.');
       }
       // Evaluate both checks every time so the response time does not reveal which one failed.
@@ -46,13 +54,13 @@ export function createAuthService(config: AuthConfig, secret: string, throttle: 
       return signer.sign(adminUser);
     },
     issueSession() {
-      return signer.sign(adminUser ?? 'admin');
+      return signer.sign(config.adminUser ?? 'admin');
     },
     verifySession(token) {
       if (!token) return null;
       const session = signer.verify(token);
       // A session outlives nothing: renaming the admin signs everyone out.
-      if (!session || (adminUser && session.username !== adminUser)) return null;
+      if (!session || (config.adminUser && session.username !== config.adminUser)) return null;
       return session;
     },
     verifyApiToken(token) {
