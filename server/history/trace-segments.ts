@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Low } from 'lowdb';
+import { DataFile } from 'lowdb/node';
+import type { Trace } from '../engine/model.js';
+import type { Logger } from '../log.js';
+
+/** What one segment file holds. `version` lets a later release migrate old files instead of guessing. */
+export interface SegmentData {
+  version: 1;
+  traces: Trace[];
+}
+
+/** One history file: a bounded slice of the trace history, oldest first, written through lowdb's atomic writer. */
+export interface Segment {
+  seq: number;
+  file: string;
+  db: Low<SegmentData>;
+}
+
+const SEGMENT_NAME = /^traces-(\d{6,})\.json$/;
+
+export function segmentFile(dir: string, seq: number): string {
+  return path.join(dir, `traces-${String(seq).padStart(6, '0')}.json`);
+}
+
+function openDb(file: string): Low<SegmentData> {
+  // Compact JSON: the files are for the service, and indentation would double their size and write time.
+  const adapter = new DataFile<SegmentData>(file, { parse: JSON.parse, stringify: (data) => JSON.stringify(data) });
+  return new Low<SegmentData>(adapter, { version: 1, traces: [] });
+}
+
+export function newSegment(dir: string, seq: number): Segment {
+  const file = segmentFile(dir, seq);
+  return { seq, file, db: openDb(file) };
+}
+
+function isSegmentData(value: unknown): value is SegmentData {
+  if (typeof value !== 'object' || value === null) return false;
+  const data = value as Record<string, unknown>;
+  return data.version === 1 && Array.isArray(data.traces) && data.traces.every((t) => typeof t === 'object' && t !== null && typeof (t as Trace).id === 'string');
+}
+
+/** Moves an unreadable file out of the way so a fresh one can start; the original bytes stay for inspection. */
+function moveAside(file: string, reason: string, logger: Logger): void {
+  const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    fs.renameSync(file, aside);
+    logger.warn(`trace history file ${file} could not be read (${reason}); moved it to ${aside} and started fresh`);
+  } catch (err) {
+    logger.error(`trace history file ${file} could not be read (${reason}) nor moved aside: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Reads every segment in `dir`, oldest first. A corrupt or unreadable segment is moved aside (never
+ * overwritten: its content might still matter to someone) and the others load normally.
+ */
+export async function loadSegments(dir: string, logger: Logger): Promise<Segment[]> {
+  fs.mkdirSync(dir, { recursive: true });
+  const numbered = fs
+    .readdirSync(dir)
+    .map((name) => ({ name, match: SEGMENT_NAME.exec(name) }))
+    .filter((entry): entry is { name: string; match: RegExpExecArray } => entry.match !== null)
+    .map(({ name, match }) => ({ file: path.join(dir, name), seq: Number(match[1]) }))
+    .sort((a, b) => a.seq - b.seq);
+
+  const segments: Segment[] = [];
+  for (const { file, seq } of numbered) {
+    const db = openDb(file);
+    try {
+      await db.read();
+    } catch (err) {
+      moveAside(file, (err as Error).message, logger);
+      continue;
+    }
+    if (!isSegmentData(db.data)) {
+      moveAside(file, 'not a trace history file', logger);
+      continue;
+    }
+    segments.push({ seq, file, db });
+  }
+  return segments;
+}
+
+export function removeSegment(segment: Segment, logger: Logger): void {
+  try {
+    fs.rmSync(segment.file, { force: true });
+  } catch (err) {
+    logger.warn(`could not delete old trace history file ${segment.file}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,142 @@
+import type { Trace } from '../engine/model.js';
+import type { Logger } from '../log.js';
+import { traceMatches, type TraceQuery } from './trace-query.js';
+import { loadSegments, newSegment, removeSegment, type Segment } from './trace-segments.js';
+
+/** The persistent execution history (DESIGN §7). Appends are buffered and written in batches. */
+export interface TraceStore {
+  /** Queues traces for the next batch write; they are visible to `query` at once. */
+  append(traces: Trace[]): void;
+  /** Newest first, at most `query.limit`, never older than the retention window. */
+  query(query: TraceQuery): Trace[];
+  /** Traces currently kept (at most the retention). */
+  count(): number;
+  /** Writes everything buffered; resolves when it is on disk. */
+  flush(): Promise<void>;
+  /** Flushes and stops the timer; later appends are refused with an error in the log. */
+  close(): Promise<void>;
+}
+
+export interface TraceStoreOptions {
+  dir: string;
+  retention: number;
+  logger: Logger;
+  /** Traces per file; a batch rewrites only the newest file, never the whole history (see docs/decisions.md). */
+  segmentSize?: number;
+  /** A batch is written this long after its first trace... */
+  flushDelayMs?: number;
+  /** ...or at once when this many are waiting. */
+  flushBatch?: number;
+}
+
+export const DEFAULT_SEGMENT_SIZE = 1000;
+const DEFAULT_FLUSH_DELAY_MS = 250;
+const DEFAULT_FLUSH_BATCH = 500;
+
+/** Opens (or creates) the history in `dir`; corrupt files are moved aside and the store starts anyway. */
+export async function openTraceStore(options: TraceStoreOptions): Promise<TraceStore> {
+  const { dir, retention, logger } = options;
+  const segmentSize = options.segmentSize ?? DEFAULT_SEGMENT_SIZE;
+  const flushDelayMs = options.flushDelayMs ?? DEFAULT_FLUSH_DELAY_MS;
+  const flushBatch = options.flushBatch ?? DEFAULT_FLUSH_BATCH;
+
+  const segments: Segment[] = await loadSegments(dir, logger);
+  let nextSeq = (segments.at(-1)?.seq ?? 0) + 1;
+  let pending: Trace[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  const stored = () => segments.reduce((n, s) => n + s.db.data.traces.length, 0);
+
+  /** Drops whole files that lie entirely outside the retention window; `query` hides the partial rest. */
+  const applyRetention = () => {
+    let total = stored();
+    while (segments.length > 1 && total - segments[0].db.data.traces.length >= retention) {
+      const oldest = segments.shift() as Segment;
+      total -= oldest.db.data.traces.length;
+      removeSegment(oldest, logger);
+    }
+  };
+
+  const writeBatch = async (batch: Trace[]) => {
+    const touched = new Set<Segment>();
+    for (const trace of batch) {
+      let active = segments.at(-1);
+      if (!active || active.db.data.traces.length >= segmentSize) {
+        active = newSegment(dir, nextSeq++);
+        segments.push(active);
+      }
+      active.db.data.traces.push(trace);
+      touched.add(active);
+    }
+    applyRetention();
+    for (const segment of touched) {
+      if (!segments.includes(segment)) continue;
+      try {
+        await segment.db.write();
+      } catch (err) {
+        // The traces stay in memory and go out with the next write of this file; a full disk should not stop runs.
+        logger.error(`could not write trace history ${segment.file}: ${(err as Error).message}`);
+      }
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      // Batches are written one after another so two writes never race on the same file.
+      writing = writing.then(() => writeBatch(batch));
+    }
+    return writing;
+  };
+
+  return {
+    append(traces) {
+      if (closed) {
+        logger.error(`trace history is closed; ${traces.length} trace(s) not recorded`);
+        return;
+      }
+      pending.push(...traces);
+      if (pending.length >= flushBatch) void flush();
+      else if (!timer && pending.length > 0) {
+        timer = setTimeout(() => void flush(), flushDelayMs);
+        timer.unref();
+      }
+    },
+
+    query(query) {
+      const result: Trace[] = [];
+      let seen = 0;
+      const visit = (trace: Trace) => {
+        seen += 1;
+        if (seen > retention || result.length >= query.limit) return false;
+        if (traceMatches(trace, query)) result.push(trace);
+        return true;
+      };
+      for (let i = pending.length - 1; i >= 0; i--) if (!visit(pending[i])) return result;
+      for (let s = segments.length - 1; s >= 0; s--) {
+        const traces = segments[s].db.data.traces;
+        for (let i = traces.length - 1; i >= 0; i--) if (!visit(traces[i])) return result;
+      }
+      return result;
+    },
+
+    count() {
+      return Math.min(retention, stored() + pending.length);
+    },
+
+    flush,
+
+    async close() {
+      if (closed) return;
+      await flush();
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { Trace, TraceStatus } from '../../../server/engine/model.js';
+import { openTraceStore, type TraceStoreOptions } from '../../../server/history/trace-store.js';
+import { createMemoryLogger } from '../../../server/log.js';
+import { tempDir } from '../../helpers/test-server.js';
+
+let counter = 0;
+function trace(fields: Partial<Trace> = {}): Trace {
+  counter += 1;
+  return {
+    id: `t${counter}`,
+    at: new Date(1_700_000_000_000 + counter).toISOString(),
+    duration_ms: 1,
+    source: 'manual',
+    event_id: null,
+    document: 1,
+    rule_id: 'r',
+    file: 'r.yml',
+    dry_run: true,
+    status: 'matched',
+    conditions: [],
+    extracted: {},
+    changes: {},
+    actions: [],
+    error: null,
+    ...fields,
+  };
+}
+
+function open(dir: string, extra: Partial<TraceStoreOptions> = {}) {
+  const logger = createMemoryLogger();
+  // A long delay keeps writes under the test's control: only flush() writes.
+  return openTraceStore({ dir, retention: 1000, logger, flushDelayMs: 60_000, ...extra }).then((store) => ({ store, logger }));
+}
+
+const all = { limit: 1000 };
+
+describe('trace store', () => {
+  it('returns traces newest first, honouring limit and every filter', async () => {
+    const { store } = await open(tempDir());
+    const a = trace({ document: 1, rule_id: 'a', status: 'matched' });
+    const b = trace({ document: 2, rule_id: 'b', status: 'not_matched', event_id: 7 });
+    const c = trace({ document: 1, rule_id: 'b', status: 'error' });
+    store.append([a, b]);
+    store.append([c]);
+    assert.deepEqual(store.query(all).map((t) => t.id), [c.id, b.id, a.id]);
+    assert.deepEqual(store.query({ limit: 2 }).map((t) => t.id), [c.id, b.id]);
+    assert.deepEqual(store.query({ limit: 10, document: 1 }).map((t) => t.id), [c.id, a.id]);
+    assert.deepEqual(store.query({ limit: 10, rule_id: 'b' }).map((t) => t.id), [c.id, b.id]);
+    assert.deepEqual(store.query({ limit: 10, event_id: 7 }).map((t) => t.id), [b.id]);
+    assert.deepEqual(store.query({ limit: 10, status: 'error' as TraceStatus }).map((t) => t.id), [c.id]);
+    assert.deepEqual(store.query({ limit: 10, document: 2, rule_id: 'a' }), []);
+    await store.close();
+  });
+
+  it('keeps traces across a restart', async () => {
+    const dir = tempDir();
+    const first = await open(dir);
+    const written = [trace(), trace(), trace()];
+    first.store.append(written);
+    await first.store.close();
+
+    const second = await open(dir);
+    assert.deepEqual(second.store.query(all), [...written].reverse());
+    await second.store.close();
+  });
+
+  it('writes a batch once the delay has passed, without an explicit flush', async () => {
+    const dir = tempDir();
+    const { store } = await open(dir, { flushDelayMs: 20 });
+    store.append([trace()]);
+    for (let i = 0; i < 100 && !fs.existsSync(path.join(dir, 'traces-000001.json')); i++) await new Promise((r) => setTimeout(r, 20));
+    const reopened = await open(dir);
+    assert.equal(reopened.store.count(), 1);
+    await store.close();
+  });
+
+  it('drops the oldest traces beyond the retention, also after a restart', async () => {
+    const dir = tempDir();
+    const { store } = await open(dir, { retention: 10, segmentSize: 4 });
+    const written = Array.from({ length: 25 }, () => trace());
+    for (const t of written) store.append([t]);
+    await store.flush();
+    const newest = written.slice(-10).reverse().map((t) => t.id);
+    assert.deepEqual(store.query(all).map((t) => t.id), newest);
+    assert.equal(store.count(), 10);
+    // Whole old files are deleted: at most the retention plus one partial file stays on disk.
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+    assert.ok(files.length <= 4, `expected at most 4 files, found ${files.join(', ')}`);
+    await store.close();
+
+    const reopened = await open(dir, { retention: 10, segmentSize: 4 });
+    assert.deepEqual(reopened.store.query(all).map((t) => t.id), newest);
+    await reopened.store.close();
+  });
+
+  it('does not rewrite older history files when a batch is appended', async () => {
+    const dir = tempDir();
+    const { store } = await open(dir, { segmentSize: 5 });
+    store.append(Array.from({ length: 12 }, () => trace()));
+    await store.flush();
+    const oldest = path.join(dir, 'traces-000001.json');
+    const before = fs.statSync(oldest);
+    const newestBefore = fs.statSync(path.join(dir, 'traces-000003.json'));
+    store.append([trace()]);
+    await store.flush();
+    const after = fs.statSync(oldest);
+    assert.equal(after.ino, before.ino);
+    assert.equal(after.mtimeMs, before.mtimeMs);
+    // The newest file was replaced atomically (a new inode from the temp-file rename).
+    assert.notEqual(fs.statSync(path.join(dir, 'traces-000003.json')).ino, newestBefore.ino);
+    await store.close();
+  });
+
+  it('writes many appends made before a flush in one batch', async () => {
+    const dir = tempDir();
+    const { store } = await open(dir);
+    for (let i = 0; i < 50; i++) store.append([trace()]);
+    assert.deepEqual(fs.readdirSync(dir), [], 'nothing is written per trace');
+    await store.flush();
+    const data = JSON.parse(fs.readFileSync(path.join(dir, 'traces-000001.json'), 'utf8')) as { traces: Trace[] };
+    assert.equal(data.traces.length, 50);
+    await store.close();
+  });
+
+  it('moves a corrupt history file aside, says so in the log and starts fresh', async () => {
+    const dir = tempDir();
+    const first = await open(dir);
+    const kept = trace();
+    first.store.append([kept]);
+    await first.store.close();
+    fs.writeFileSync(path.join(dir, 'traces-000002.json'), '{"version":1,"traces":[{"id":');
+
+    const { store, logger } = await open(dir);
+    const aside = fs.readdirSync(dir).filter((f) => f.startsWith('traces-000002.json.corrupt-'));
+    assert.equal(aside.length, 1);
+    assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), '{"version":1,"traces":[{"id":');
+    assert.ok(logger.lines.some((l) => l.startsWith('warn') && l.includes('moved it to') && l.includes('traces-000002.json')));
+    assert.deepEqual(store.query(all).map((t) => t.id), [kept.id]);
+
+    const next = trace();
+    store.append([next]);
+    await store.close();
+    const reopened = await open(dir);
+    assert.deepEqual(reopened.store.query(all).map((t) => t.id), [next.id, kept.id]);
+  });
+
+  it('treats a file with the wrong shape as corrupt', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'traces-000001.json'), '[1,2,3]');
+    const { store, logger } = await open(dir);
+    assert.equal(store.count(), 0);
+    assert.ok(logger.lines.some((l) => l.includes('not a trace history file')));
+    assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('traces-000001.json.corrupt-')));
+  });
+});
