@@ -1,0 +1,48 @@
+/** The record of one background job or webhook delivery (DESIGN §4), as `GET /api/events/{id}` returns it. */
+
+export type EventStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+
+/** `job`: one rule over all documents; `revert`: undo of a job; `webhook`: rules run for one document on a dms call. */
+export type EventKind = 'job' | 'revert' | 'webhook';
+
+/** What a finished job found, for a person deciding whether to run it for real. */
+export interface JobReport {
+  matched: number;
+  /** Documents that would change (dry run) or did change (real run). */
+  changed: number;
+  unchanged: number;
+  /** Field name → how many documents it changes. */
+  fields: Record<string, number>;
+  /** A few example diffs, in document order. */
+  samples: Array<{ document: number; title: string; changes: Record<string, { from: unknown; to: unknown }> }>;
+  /** Filter parameters sent to the dms to narrow the scan (empty: every document was read). */
+  prefilter: Record<string, string>;
+  /** Documents restored (revert) or skipped because a person changed the field since. */
+  reverted?: number;
+  skipped_edited?: number;
+  summary: string;
+}
+
+export interface EventRecord {
+  event_id: number;
+  kind: EventKind;
+  rule_id: string | null;
+  dry_run: boolean;
+  /** The document a webhook event is for. */
+  document: number | null;
+  /** The job a revert undoes. */
+  reverts: number | null;
+  status: EventStatus;
+  /** Documents to process; null until the dms has told us. */
+  total: number | null;
+  processed: number;
+  matched: number;
+  changed: number;
+  errors: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  /** Why the job failed or was interrupted. */
+  error: string | null;
+  report: JobReport | null;
+}

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { openEventStore } from '../../../server/history/event-store.js';
+import { createMemoryLogger } from '../../../server/log.js';
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-events-'));
+
+test('ids increase and keep increasing after a restart', async () => {
+  const dir = tmp();
+  const first = await openEventStore(dir, createMemoryLogger());
+  const a = first.create({ kind: 'job', rule_id: 'r1', dry_run: true });
+  const b = first.create({ kind: 'webhook', rule_id: null, dry_run: false, document: 7 });
+  assert.equal(b.event_id, a.event_id + 1);
+  first.update(a.event_id, { status: 'done' });
+  first.update(b.event_id, { status: 'done' });
+  await first.close();
+
+  const second = await openEventStore(dir, createMemoryLogger());
+  const c = second.create({ kind: 'job', rule_id: 'r2', dry_run: true });
+  assert.equal(c.event_id, b.event_id + 1);
+  assert.equal(second.get(b.event_id)?.document, 7);
+  await second.close();
+});
+
+test('a job left running or queued by the previous process is interrupted on open', async () => {
+  const dir = tmp();
+  const store = await openEventStore(dir, createMemoryLogger());
+  const running = store.create({ kind: 'job', rule_id: 'r1', dry_run: false });
+  store.update(running.event_id, { status: 'running', processed: 5, total: 10 });
+  const queued = store.create({ kind: 'job', rule_id: 'r1', dry_run: false });
+  const done = store.create({ kind: 'job', rule_id: 'r1', dry_run: true });
+  store.update(done.event_id, { status: 'done' });
+  await store.flush();
+
+  const logger = createMemoryLogger();
+  const reopened = await openEventStore(dir, logger);
+  const r = reopened.get(running.event_id);
+  assert.equal(r?.status, 'interrupted');
+  assert.equal(r?.processed, 5);
+  assert.ok(r?.finished_at);
+  assert.match(r?.error ?? '', /stopped/);
+  assert.equal(reopened.get(queued.event_id)?.status, 'interrupted');
+  assert.equal(reopened.get(done.event_id)?.status, 'done');
+  assert.ok(logger.lines.some((l) => l.includes('2 job(s)')));
+  await reopened.close();
+});
+
+test('progress updates reach the file on flush, and list is newest first with filters', async () => {
+  const dir = tmp();
+  const store = await openEventStore(dir, createMemoryLogger(), { flushIntervalMs: 60_000 });
+  const a = store.create({ kind: 'job', rule_id: 'r1', dry_run: true });
+  store.create({ kind: 'webhook', rule_id: null, dry_run: false, document: 3 });
+  store.update(a.event_id, { processed: 42 });
+  await store.flush();
+  const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'events.json'), 'utf8')) as { events: Array<{ processed: number }> };
+  assert.equal(onDisk.events[0].processed, 42);
+  assert.deepEqual(store.list().map((e) => e.kind), ['webhook', 'job']);
+  assert.deepEqual(store.list({ kind: 'job' }).map((e) => e.event_id), [a.event_id]);
+  assert.equal(store.list({ limit: 1 }).length, 1);
+  await store.close();
+});
+
+test('retention drops the oldest finished records, never unfinished ones', async () => {
+  const store = await openEventStore(tmp(), createMemoryLogger(), { retention: 3 });
+  const running = store.create({ kind: 'job', rule_id: 'r', dry_run: true });
+  store.update(running.event_id, { status: 'running' });
+  for (let i = 0; i < 5; i++) {
+    const e = store.create({ kind: 'webhook', rule_id: null, dry_run: false, document: i + 1 });
+    store.update(e.event_id, { status: 'done' });
+  }
+  const ids = store.list().map((e) => e.event_id);
+  assert.ok(ids.length <= 4);
+  assert.ok(ids.includes(running.event_id));
+  await store.close();
+});
+
+test('an unreadable events file is moved aside and a fresh one started', async () => {
+  const dir = tmp();
+  fs.writeFileSync(path.join(dir, 'events.json'), '{ not json');
+  const logger = createMemoryLogger();
+  const store = await openEventStore(dir, logger);
+  assert.equal(store.create({ kind: 'job', rule_id: 'r', dry_run: true }).event_id, 1);
+  assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('events.json.corrupt-')));
+  assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('moved to')));
+  await store.close();
+});

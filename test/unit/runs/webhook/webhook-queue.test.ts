@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createWebhookQueue, type QueuedDelivery } from '../../../../server/runs/webhook/webhook-queue.js';
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+test('deliveries for a document already waiting collapse into one run with merged triggers', async () => {
+  const runs: QueuedDelivery[] = [];
+  const hold = gate();
+  let nextId = 1;
+  const queue = createWebhookQueue({ capacity: 10, concurrency: 1, retryAfterSeconds: 5 }, async (d) => {
+    await hold.opened;
+    runs.push(d);
+  });
+  const first = queue.enqueue(1, 'updated', () => nextId++);
+  await new Promise((r) => setImmediate(r)); // doc 1 starts and blocks
+  const second = queue.enqueue(2, 'added', () => nextId++);
+  const third = queue.enqueue(2, 'updated', () => nextId++);
+  const fourth = queue.enqueue(2, 'added', () => nextId++);
+  assert.equal(first.status, 'queued');
+  assert.equal(second.status, 'queued');
+  assert.equal(third.status, 'collapsed');
+  assert.equal(third.delivery.event_id, second.delivery.event_id);
+  assert.equal(fourth.status, 'collapsed');
+  assert.equal(nextId, 3, 'collapsed deliveries create no event');
+  hold.open();
+  await queue.idle();
+  assert.deepEqual(runs.map((r) => [r.document, r.trigger]), [[1, 'updated'], [2, 'unknown']]);
+});
+
+test('a document whose run has started may be queued once more, and runs after the first finishes', async () => {
+  const order: string[] = [];
+  const hold = gate();
+  let id = 1;
+  const queue = createWebhookQueue({ capacity: 10, concurrency: 4, retryAfterSeconds: 5 }, async (d) => {
+    order.push(`start ${d.event_id}`);
+    if (d.event_id === 1) await hold.opened;
+    order.push(`end ${d.event_id}`);
+  });
+  queue.enqueue(5, 'updated', () => id++);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(queue.enqueue(5, 'updated', () => id++).status, 'queued');
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, ['start 1'], 'the follow-up waits while the same document runs');
+  hold.open();
+  await queue.idle();
+  assert.deepEqual(order, ['start 1', 'end 1', 'start 2', 'end 2']);
+});
+
+test('a full queue refuses with 503 and Retry-After; concurrency is bounded', async () => {
+  const hold = gate();
+  let active = 0;
+  let peak = 0;
+  let id = 1;
+  const queue = createWebhookQueue({ capacity: 3, concurrency: 2, retryAfterSeconds: 7 }, async () => {
+    active++;
+    peak = Math.max(peak, active);
+    await hold.opened;
+    active--;
+  });
+  for (let doc = 1; doc <= 2; doc++) queue.enqueue(doc, 'updated', () => id++);
+  await new Promise((r) => setImmediate(r)); // two running, none waiting
+  for (let doc = 3; doc <= 5; doc++) queue.enqueue(doc, 'updated', () => id++);
+  assert.equal(queue.waiting, 3);
+  assert.throws(
+    () => queue.enqueue(6, 'updated', () => id++),
+    (err: Error & { status?: number; headers?: Record<string, string> }) => err.status === 503 && err.headers?.['Retry-After'] === '7',
+  );
+  // A duplicate of a waiting document still collapses when full.
+  assert.equal(queue.enqueue(4, 'added', () => id++).status, 'collapsed');
+  hold.open();
+  await queue.idle();
+  assert.equal(peak, 2);
+});
+
+test('stop returns the deliveries that never started and waits for running ones', async () => {
+  const hold = gate();
+  let finished = 0;
+  let id = 1;
+  const queue = createWebhookQueue({ capacity: 10, concurrency: 1, retryAfterSeconds: 5 }, async () => {
+    await hold.opened;
+    finished++;
+  });
+  queue.enqueue(1, 'updated', () => id++);
+  await new Promise((r) => setImmediate(r));
+  queue.enqueue(2, 'added', () => id++);
+  const stopping = queue.stop();
+  hold.open();
+  const left = await stopping;
+  assert.deepEqual(left.map((d) => d.document), [2]);
+  assert.equal(finished, 1);
+  assert.throws(() => queue.enqueue(3, 'updated', () => id++), (err: Error & { status?: number }) => err.status === 503);
+});
