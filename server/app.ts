@@ -7,6 +7,7 @@ import { requireSameOrigin, requireSession } from './http/middleware/auth-tiers.
 import { publicRoutes } from './http/routes/public-routes.js';
 import { rendererRoutes } from './http/routes/renderer-routes.js';
 import { RENDERER_DIST_DIR } from './project-paths.js';
+import { tracesRoutes } from './http/routes/traces-routes.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
 import type { Services } from './services.js';
 
@@ -27,6 +28,7 @@ export function createApp(services: Services): express.Express {
   ui.use(requireSession(services.auth), requireSameOrigin());
   ui.use(uiRoutes(services));
   api.use('/ui', ui);
+  api.use(tracesRoutes(services));
 
   api.use(apiNotFound());
   app.use('/api', api);

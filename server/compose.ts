@@ -1,6 +1,8 @@
+import path from 'node:path';
 import { createAuthService } from './auth/auth-service.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { prepareDirectories, type Config } from './config.js';
+import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import type { Services } from './services.js';
 
@@ -11,10 +13,14 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
 
   const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret));
 
+  const history = await openTraceStore({ dir: path.join(config.dataDir, 'traces'), retention: config.traceRetention, logger });
+  closers.push(() => history.close());
+
   return {
     config,
     logger,
     auth,
+    history,
     startedAt: Date.now(),
     async close() {
       for (const close of closers.reverse()) await close();

@@ -1,5 +1,6 @@
 import type { AuthService } from './auth/auth-service.js';
 import type { Config } from './config.js';
+import type { TraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 
 /**
@@ -11,6 +12,8 @@ export interface Services {
   logger: Logger;
   auth: AuthService;
   startedAt: number;
+  /** The persistent trace history (H4). */
+  history: TraceStore;
   /** Flushes and stops everything long-lived, in reverse order of creation. */
   close(): Promise<void>;
 }
