@@ -4,8 +4,10 @@ import { errorHandler, apiNotFound } from './http/middleware/error-handler.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { noStore, securityHeaders } from './http/middleware/security-headers.js';
 import { requireSameOrigin, requireSession } from './http/middleware/auth-tiers.js';
+import { desktopAuthRoutes } from './http/routes/desktop-auth-routes.js';
 import { publicRoutes } from './http/routes/public-routes.js';
 import { rendererRoutes } from './http/routes/renderer-routes.js';
+import { settingsRoutes } from './http/routes/settings-routes.js';
 import { RENDERER_DIST_DIR } from './project-paths.js';
 import { tracesRoutes } from './http/routes/traces-routes.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
@@ -23,10 +25,12 @@ export function createApp(services: Services): express.Express {
   const api = express.Router();
   api.use(noStore());
   api.use(publicRoutes(services));
+  api.use(desktopAuthRoutes(services));
 
   const ui = express.Router();
   ui.use(requireSession(services.auth), requireSameOrigin());
   ui.use(uiRoutes(services));
+  ui.use(settingsRoutes(services));
   api.use('/ui', ui);
   api.use(tracesRoutes(services));
 

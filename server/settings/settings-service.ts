@@ -1,0 +1,124 @@
+import path from 'node:path';
+import { hashPassword } from '../auth/passwords.js';
+import { ConfigError, loadConfig, type Config, type ConfigField } from '../config.js';
+import { ConflictError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { CONFIG_FILE_NAME, updateConfigFile } from './config-file.js';
+import type { SettingName, SettingsPatch } from './settings-input.js';
+
+/** What the settings page shows: never a secret's value, only whether it is set. */
+export interface SettingsView {
+  dms_url: string | null;
+  dms_token_set: boolean;
+  admin_user: string | null;
+  admin_password_set: boolean;
+  api_token_set: boolean;
+  webhook_dry_run: boolean;
+  /** True while config.yml holds a value the running service has not picked up (e.g. a new dms URL). */
+  restart_required: boolean;
+  /** Settings whose environment variable wins over config.yml, so changing them here has no effect. */
+  overridden_by_env: SettingName[];
+  config_file: string;
+}
+
+export interface SettingsUpdate {
+  ok: true;
+  restart_required: boolean;
+  overridden_by_env: SettingName[];
+  /** The admin name changed live: sessions signed for the old name are no longer valid. */
+  admin_renamed: boolean;
+}
+
+export interface SettingsService {
+  get(): SettingsView;
+  update(patch: SettingsPatch): SettingsUpdate;
+}
+
+// The dms client is built once at start, so its settings wait for a restart; auth and the webhook
+// read the live config on every request, so theirs apply at once.
+const SETTINGS: Record<SettingName, { fields: ConfigField[]; live: boolean }> = {
+  dms_url: { fields: ['dmsUrl'], live: false },
+  dms_token: { fields: ['dmsToken'], live: false },
+  admin_user: { fields: ['adminUser'], live: true },
+  admin_password: { fields: ['adminPassword', 'adminPasswordHash'], live: true },
+  api_token: { fields: ['apiToken'], live: true },
+  webhook_dry_run: { fields: ['webhookDryRun'], live: true },
+};
+const NAMES = Object.keys(SETTINGS) as SettingName[];
+const COMPARED: ConfigField[] = NAMES.flatMap((name) => SETTINGS[name].fields);
+
+/** Reads and changes the settings kept in `<dataDir>/config.yml`, applying what it can to the live `config`. */
+export function createSettingsService(config: Config, logger: Logger): SettingsService {
+  const file = path.join(config.dataDir, CONFIG_FILE_NAME);
+  const overridden = (name: SettingName) =>
+    SETTINGS[name].fields.some((f) => config.sources?.[f] === 'env' || config.sources?.[f] === 'override');
+
+  /** The values the next start would use: config.yml and defaults, unless something above the file wins. */
+  const nextStart = (): Config => {
+    let fromFile: Config;
+    try {
+      fromFile = loadConfig({ env: {}, overrides: { dataDir: config.dataDir } });
+    } catch (err) {
+      if (err instanceof ConfigError) throw new ConflictError(`${file}: ${err.message}`);
+      throw err;
+    }
+    const next = { ...fromFile };
+    for (const name of NAMES) {
+      if (!overridden(name)) continue;
+      for (const f of SETTINGS[name].fields) Object.assign(next, { [f]: config[f] });
+    }
+    return next;
+  };
+
+  const restartRequired = (next: Config) => COMPARED.some((f) => next[f] !== config[f]);
+
+  return {
+    get() {
+      const next = nextStart();
+      return {
+        dms_url: next.dmsUrl,
+        dms_token_set: Boolean(next.dmsToken),
+        admin_user: next.adminUser,
+        admin_password_set: Boolean(next.adminPassword || next.adminPasswordHash),
+        api_token_set: Boolean(next.apiToken),
+        webhook_dry_run: next.webhookDryRun,
+        restart_required: restartRequired(next),
+        overridden_by_env: NAMES.filter(overridden),
+        config_file: file,
+      };
+    },
+
+    update(patch) {
+      const names = NAMES.filter((n) => patch[n] !== undefined);
+      if (patch.admin_password !== undefined && overridden('admin_password')) {
+        // A hash in config.yml next to SVC_ADMIN_PASSWORD would make the next start fail.
+        throw new ConflictError('The admin password comes from SVC_ADMIN_PASSWORD or SVC_ADMIN_PASSWORD_HASH in the environment; change it there.');
+      }
+      const hash = patch.admin_password === undefined ? undefined : hashPassword(patch.admin_password);
+      const changes: Record<string, string | boolean | null> = {};
+      for (const name of names) {
+        if (name === 'admin_password') Object.assign(changes, { admin_password: null, admin_password_hash: hash });
+        else changes[name] = patch[name] ?? null;
+      }
+      updateConfigFile(config.dataDir, changes);
+
+      const previousAdmin = config.adminUser;
+      for (const name of names.filter((n) => SETTINGS[n].live && !overridden(n))) {
+        if (name === 'admin_user') config.adminUser = patch.admin_user ?? config.adminUser;
+        if (name === 'admin_password') Object.assign(config, { adminPassword: null, adminPasswordHash: hash });
+        if (name === 'api_token') config.apiToken = patch.api_token ?? null;
+        if (name === 'webhook_dry_run') config.webhookDryRun = patch.webhook_dry_run ?? config.webhookDryRun;
+        for (const f of SETTINGS[name].fields) if (config.sources) config.sources[f] = 'file';
+      }
+
+      const restart = restartRequired(nextStart());
+      const ignored = names.filter(overridden);
+      logger.info(
+        `settings saved to ${file}: ${names.join(', ')}` +
+          (restart ? ' (restart the service to apply the dms settings)' : '') +
+          (ignored.length ? `; the environment still wins for ${ignored.join(', ')}` : ''),
+      );
+      return { ok: true, restart_required: restart, overridden_by_env: ignored, admin_renamed: config.adminUser !== previousAdmin };
+    },
+  };
+}
