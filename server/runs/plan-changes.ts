@@ -1,0 +1,199 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { CreateMissing, CustomFieldValue, DocumentChanges } from '../engine/model.js';
+import { decodeCustomFieldValue, encodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
+import type { CreatableKind, DmsCustomFieldValue, DmsDocument, DocumentPatch } from '../dms/types.js';
+import { dateOnly } from './rule-document.js';
+
+/** A document field a plan can change; `notes` are added, never replaced. */
+export type ChangeField = keyof DocumentChanges;
+
+export interface MissingName {
+  kind: CreatableKind;
+  name: string;
+}
+
+/**
+ * What one document needs, in wire form, to end up as the rules want it. Pure data: H7's jobs group
+ * identical plans into bulk edits; `applyPlan` writes one.
+ */
+export interface DocumentPlan {
+  document: number;
+  /** Only the fields that differ from the document; `tags`/`custom_fields` are whole sets (PATCH replaces them). */
+  patch: DocumentPatch;
+  /** Names to create first (an action said `create_missing: true`); their ids join the patch once created. */
+  create: MissingName[];
+  /** Notes to add; notes identical to an existing one are left out. */
+  notes: string[];
+  /** Fields that will change (written or waiting on a name to be created). */
+  changed: ChangeField[];
+  /** Fields whose change cannot be written, with a reason a person can act on. */
+  failures: Partial<Record<ChangeField, string>>;
+  /** The inputs, kept so the plan can be redone once missing names exist. */
+  source: { document: DmsDocument; changes: DocumentChanges; createMissing: CreateMissing };
+}
+
+type RelationField = 'correspondent' | 'document_type' | 'storage_path';
+const RELATION_KINDS: Record<RelationField, 'correspondents' | 'document_types' | 'storage_paths'> = {
+  correspondent: 'correspondents',
+  document_type: 'document_types',
+  storage_path: 'storage_paths',
+};
+const KIND_LABEL: Record<string, string> = {
+  tags: 'Tag',
+  correspondents: 'Correspondent',
+  document_types: 'Document type',
+  storage_paths: 'Storage path',
+};
+
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+function mayCreate(createMissing: CreateMissing, kind: string, name: string): kind is CreatableKind {
+  const allowed = (createMissing as Record<string, string[] | undefined>)[kind] ?? [];
+  return allowed.some((n) => sameName(n, name));
+}
+
+function missingMessage(kind: string, name: string): string {
+  const creatable = kind === 'tags' || kind === 'correspondents' || kind === 'document_types';
+  return `${KIND_LABEL[kind]} "${name}" does not exist in the dms; create it there${creatable ? ' or add create_missing: true to the action' : ''}.`;
+}
+
+/** Plans the minimal write that makes `doc` match `changes`; never throws for bad values, it records them in `failures`. */
+export function planDocument(doc: DmsDocument, changes: DocumentChanges, createMissing: CreateMissing, index: VocabularyIndex): DocumentPlan {
+  const plan: DocumentPlan = { document: doc.id, patch: {}, create: [], notes: [], changed: [], failures: {}, source: { document: doc, changes, createMissing } };
+  const fail = (field: ChangeField, message: string) => {
+    plan.failures[field] = plan.failures[field] ? `${plan.failures[field]} ${message}` : message;
+  };
+  /** Resolves a name, or queues it for creation, or fails the field; `undefined` means "no id yet". */
+  const resolve = (field: ChangeField, kind: CreatableKind | 'storage_paths', name: string): number | undefined => {
+    const id = index.idOf(kind, name);
+    if (id !== undefined) return id;
+    if (mayCreate(createMissing, kind, name)) {
+      if (!plan.create.some((m) => m.kind === kind && sameName(m.name, name))) plan.create.push({ kind, name: name.trim() });
+    } else fail(field, missingMessage(kind, name));
+    return undefined;
+  };
+
+  if (changes.title !== undefined && changes.title !== doc.title) {
+    plan.patch.title = changes.title;
+    plan.changed.push('title');
+  }
+
+  for (const field of Object.keys(RELATION_KINDS) as RelationField[]) {
+    const wanted = changes[field];
+    if (wanted === undefined) continue;
+    if (wanted === null) {
+      if (doc[field] !== null) {
+        plan.patch[field] = null;
+        plan.changed.push(field);
+      }
+      continue;
+    }
+    const id = resolve(field, RELATION_KINDS[field], wanted);
+    if (id !== undefined && id === doc[field]) continue;
+    if (plan.failures[field]) continue;
+    if (id !== undefined) plan.patch[field] = id;
+    plan.changed.push(field);
+  }
+
+  if (changes.tags !== undefined) planTags(doc, changes.tags, index, plan, resolve);
+  if (changes.custom_fields !== undefined) planCustomFields(doc, changes.custom_fields, index, plan, fail);
+
+  if (changes.created !== undefined && dateOnly(changes.created) !== dateOnly(doc.created)) {
+    const created = dateOnly(changes.created);
+    if (created && /^\d{4}-\d{2}-\d{2}$/.test(created)) {
+      plan.patch.created = created;
+      plan.changed.push('created');
+    } else fail('created', `"${changes.created}" is not a date; give yyyy-MM-dd.`);
+  }
+
+  if (changes.archive_serial_number !== undefined && changes.archive_serial_number !== doc.archive_serial_number) {
+    plan.patch.archive_serial_number = changes.archive_serial_number;
+    plan.changed.push('archive_serial_number');
+  }
+
+  const existing = (doc.notes ?? []).map((n) => n.note.trim());
+  for (const note of changes.notes ?? []) {
+    const text = note.trim();
+    if (text === '' || existing.includes(text) || plan.notes.includes(text)) continue;
+    plan.notes.push(text);
+  }
+  if (plan.notes.length > 0) plan.changed.push('notes');
+  return plan;
+}
+
+function planTags(
+  doc: DmsDocument,
+  names: string[],
+  index: VocabularyIndex,
+  plan: DocumentPlan,
+  resolve: (field: ChangeField, kind: CreatableKind, name: string) => number | undefined,
+): void {
+  // A tag the document already has keeps its id even if the vocabulary no longer knows its name (shown as "#id").
+  const current = new Map<string, number>();
+  for (const id of doc.tags) current.set((index.nameOf('tags', id) ?? `#${id}`).toLowerCase(), id);
+  const ids: number[] = [];
+  let waiting = false;
+  for (const name of names) {
+    const id = current.get(name.trim().toLowerCase()) ?? resolve('tags', 'tags', name);
+    if (id === undefined) waiting = true;
+    else if (!ids.includes(id)) ids.push(id);
+  }
+  if (plan.failures.tags) return;
+  const before = [...new Set(doc.tags)].sort((a, b) => a - b);
+  const after = [...ids].sort((a, b) => a - b);
+  if (!waiting && isDeepStrictEqual(before, after)) return;
+  plan.patch.tags = ids;
+  plan.changed.push('tags');
+}
+
+function planCustomFields(
+  doc: DmsDocument,
+  wanted: Record<string, CustomFieldValue>,
+  index: VocabularyIndex,
+  plan: DocumentPlan,
+  fail: (field: ChangeField, message: string) => void,
+): void {
+  const merged: DmsCustomFieldValue[] = (doc.custom_fields ?? []).map((cf) => ({ ...cf }));
+  let differs = false;
+  for (const [name, value] of Object.entries(wanted)) {
+    const field = index.field(name);
+    if (!field) {
+      fail('custom_fields', `Custom field "${name}" does not exist in the dms; create it there (custom fields are never created automatically).`);
+      continue;
+    }
+    let encoded: unknown;
+    try {
+      encoded = encodeCustomFieldValue(field, value);
+    } catch (err) {
+      fail('custom_fields', (err as Error).message);
+      continue;
+    }
+    const slot = merged.find((cf) => cf.field === field.id);
+    if (!slot) {
+      if (encoded === null) continue; // nothing attached and nothing to set
+      merged.push({ field: field.id, value: encoded });
+      differs = true;
+      continue;
+    }
+    // Compare in canonical wire form, so a legacy "84.37" equals "EUR84.37" when that is the field's currency.
+    let current: unknown = slot.value;
+    try {
+      current = slot.value === null ? null : encodeCustomFieldValue(field, decodeCustomFieldValue(field, slot.value));
+    } catch {
+      // an existing value the codec cannot read: keep the raw value for the comparison
+    }
+    if (!isDeepStrictEqual(current, encoded)) {
+      slot.value = encoded;
+      differs = true;
+    }
+  }
+  if (differs) {
+    plan.patch.custom_fields = merged;
+    plan.changed.push('custom_fields');
+  }
+}
+
+/** True when the plan would not touch the dms at all. */
+export function isEmptyPlan(plan: DocumentPlan): boolean {
+  return Object.keys(plan.patch).length === 0 && plan.create.length === 0 && plan.notes.length === 0;
+}

@@ -1,0 +1,61 @@
+import type { CustomFieldValue, RuleDocument } from '../engine/model.js';
+import { decodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
+import type { DmsDocument } from '../dms/types.js';
+
+/** `yyyy-MM-dd` from a Paperless date or datetime; Paperless ≥ v9 sends a date, older servers a datetime. */
+export function dateOnly(value: string | null | undefined): string | null {
+  if (!value) return null;
+  const match = /^\d{4}-\d{2}-\d{2}/.exec(value);
+  return match ? match[0] : value;
+}
+
+/** A name for an id the vocabulary does not know (it changed since the last refresh): visible, never silently dropped. */
+function unknownName(id: number): string {
+  return `#${id}`;
+}
+
+/** True when any id of the document is missing from the vocabulary, i.e. the cached vocabulary is stale. */
+export function hasUnknownIds(doc: DmsDocument, index: VocabularyIndex): boolean {
+  const missing = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) =>
+    id !== null && index.nameOf(kind, id) === undefined;
+  return (
+    doc.tags.some((id) => index.nameOf('tags', id) === undefined) ||
+    doc.custom_fields.some((cf) => index.fieldById(cf.field) === undefined) ||
+    missing('correspondents', doc.correspondent) ||
+    missing('document_types', doc.document_type) ||
+    missing('storage_paths', doc.storage_path)
+  );
+}
+
+/** The document as rules see it: ids resolved to names, custom fields decoded by data type. */
+export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDocument {
+  const name = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) =>
+    id === null ? null : (index.nameOf(kind, id) ?? unknownName(id));
+
+  const customFields: Record<string, CustomFieldValue> = {};
+  for (const { field, value } of doc.custom_fields ?? []) {
+    const definition = index.fieldById(field);
+    if (definition) customFields[definition.name] = decodeCustomFieldValue(definition, value);
+    else customFields[unknownName(field)] = value as CustomFieldValue;
+  }
+
+  return {
+    id: doc.id,
+    title: doc.title ?? '',
+    content: doc.content ?? '',
+    tags: (doc.tags ?? []).map((id) => index.nameOf('tags', id) ?? unknownName(id)),
+    correspondent: name('correspondents', doc.correspondent),
+    document_type: name('document_types', doc.document_type),
+    storage_path: name('storage_paths', doc.storage_path),
+    custom_fields: customFields,
+    created: dateOnly(doc.created),
+    added: doc.added ?? null,
+    modified: doc.modified ?? null,
+    archive_serial_number: doc.archive_serial_number ?? null,
+    original_file_name: doc.original_file_name ?? null,
+    mime_type: doc.mime_type ?? null,
+    page_count: doc.page_count ?? null,
+    notes: (doc.notes ?? []).map((n) => n.note),
+    owner: doc.owner ?? null,
+  };
+}

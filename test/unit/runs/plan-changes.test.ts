@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { createVocabularyIndex } from '../../../server/dms/vocabulary-index.js';
+import type { DmsDocument, DmsVocabulary } from '../../../server/dms/types.js';
+import { isEmptyPlan, planDocument } from '../../../server/runs/plan-changes.js';
+import { toRuleDocument } from '../../../server/runs/rule-document.js';
+
+const FIXTURES = path.join(import.meta.dirname, '../../fixtures/paperless');
+const read = <T>(name: string): T => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
+const results = <T>(name: string): T[] => read<{ results: T[] }>(name).results;
+
+const vocabulary: DmsVocabulary = {
+  tags: results('tags.json'),
+  correspondents: results('correspondents.json'),
+  document_types: results('document_types.json'),
+  storage_paths: results('storage_paths.json'),
+  custom_fields: results('custom_fields.json'),
+};
+const index = createVocabularyIndex(vocabulary);
+const doc = (): DmsDocument => read<DmsDocument>('document-1.json');
+
+describe('the document as rules see it', () => {
+  it('resolves ids to names and decodes custom fields by data type', () => {
+    const ruleDoc = toRuleDocument(doc(), index);
+    assert.deepEqual(ruleDoc.tags, ['bezahlt', 'Rechnung', 'rules-processed']);
+    assert.equal(ruleDoc.correspondent, 'Stadtwerke München');
+    assert.equal(ruleDoc.document_type, 'Rechnung');
+    assert.equal(ruleDoc.storage_path, 'Finanzen');
+    assert.deepEqual(ruleDoc.custom_fields, {
+      Betrag: { amount: 84.37, currency: 'EUR' },
+      'Fällig am': '2025-02-05',
+      Zahlungsstatus: 'bezahlt',
+      Rechnungsnummer: 'SWM-2025-0012345',
+    });
+    assert.deepEqual(ruleDoc.notes, ['Per SEPA-Lastschrift am 05.02.2025 bezahlt.']);
+    assert.equal(ruleDoc.created, '2025-01-20');
+  });
+
+  it('shows an id the vocabulary does not know as #id instead of dropping it', () => {
+    const d = { ...doc(), tags: [3, 77] };
+    assert.deepEqual(toRuleDocument(d, index).tags, ['bezahlt', '#77']);
+  });
+});
+
+describe('planning a write', () => {
+  it('plans nothing when the changes are already true of the document', () => {
+    const plan = planDocument(
+      doc(),
+      {
+        title: 'Stromrechnung Januar 2025',
+        correspondent: 'stadtwerke münchen',
+        tags: ['Rechnung', 'bezahlt', 'rules-processed'],
+        custom_fields: { Betrag: { amount: 84.37, currency: 'EUR' }, Zahlungsstatus: 'bezahlt' },
+        created: '2025-01-20',
+        notes: ['Per SEPA-Lastschrift am 05.02.2025 bezahlt.'],
+      },
+      {},
+      index,
+    );
+    assert.ok(isEmptyPlan(plan), JSON.stringify(plan.patch));
+    assert.deepEqual(plan.changed, []);
+    assert.deepEqual(plan.failures, {});
+  });
+
+  it('turns names into ids and only includes fields that differ', () => {
+    const plan = planDocument(doc(), { title: 'Neu', document_type: 'Vertrag', correspondent: 'Stadtwerke München', tags: ['Rechnung', 'Steuer'] }, {}, index);
+    assert.deepEqual(plan.patch, { title: 'Neu', document_type: 2, tags: [2, 4] });
+    assert.deepEqual(plan.changed.sort(), ['document_type', 'tags', 'title']);
+  });
+
+  it('merges custom fields into the existing set, encoded for their data type', () => {
+    const plan = planDocument(doc(), { custom_fields: { Betrag: 99.5, Zahlungsstatus: 'offen' } }, {}, index);
+    assert.deepEqual(plan.patch.custom_fields, [
+      { value: 'EUR99.50', field: 1 },
+      { value: '2025-02-05', field: 2 },
+      { value: 'Kq3ZP8rWmTn2xYbD', field: 3 },
+      { value: 'SWM-2025-0012345', field: 4 },
+    ]);
+  });
+
+  it('fails a field whose name the dms lacks unless the rule allows creating it', () => {
+    const refused = planDocument(doc(), { tags: ['Rechnung', 'Neu'], correspondent: 'Nobody' }, {}, index);
+    assert.equal(refused.patch.tags, undefined);
+    assert.equal(refused.patch.correspondent, undefined);
+    assert.match(refused.failures.tags ?? '', /Tag "Neu" does not exist in the dms.*create_missing: true/);
+    assert.match(refused.failures.correspondent ?? '', /Correspondent "Nobody"/);
+    assert.deepEqual(refused.create, []);
+
+    const allowed = planDocument(doc(), { tags: ['Rechnung', 'Neu'] }, { tags: ['neu'] }, index);
+    assert.deepEqual(allowed.create, [{ kind: 'tags', name: 'Neu' }]);
+    assert.deepEqual(allowed.failures, {});
+    assert.deepEqual(allowed.changed, ['tags']);
+  });
+
+  it('never creates storage paths or custom fields', () => {
+    const plan = planDocument(doc(), { storage_path: 'Archiv', custom_fields: { Unbekannt: 'x' } }, { tags: ['Archiv'] }, index);
+    assert.match(plan.failures.storage_path ?? '', /Storage path "Archiv" does not exist in the dms; create it there\.$/);
+    assert.match(plan.failures.custom_fields ?? '', /Custom field "Unbekannt"/);
+    assert.ok(isEmptyPlan(plan));
+  });
+
+  it('records a value the field cannot hold as a failure, not an exception', () => {
+    const plan = planDocument(doc(), { custom_fields: { 'Fällig am': 'tomorrow', Rechnungsnummer: 'X-1' } }, {}, index);
+    assert.match(plan.failures.custom_fields ?? '', /Fällig am.*ISO date/);
+    assert.deepEqual(plan.patch.custom_fields?.find((cf) => cf.field === 4), { value: 'X-1', field: 4 });
+  });
+
+  it('adds only notes that are not there yet', () => {
+    const plan = planDocument(doc(), { notes: ['Per SEPA-Lastschrift am 05.02.2025 bezahlt.', 'Geprüft', 'Geprüft'] }, {}, index);
+    assert.deepEqual(plan.notes, ['Geprüft']);
+    assert.deepEqual(plan.patch, {});
+  });
+
+  it('clears a relation with null only when one is set', () => {
+    assert.deepEqual(planDocument(doc(), { storage_path: null }, {}, index).patch, { storage_path: null });
+    assert.deepEqual(planDocument({ ...doc(), storage_path: null }, { storage_path: null }, {}, index).patch, {});
+  });
+});
