@@ -1,0 +1,134 @@
+// A background job followed live: progress bar, counts, the dry-run report, and cancel / apply / undo.
+import { errorMessage, request } from '../api.js';
+import { formatTime, h, say, show } from '../dom.js';
+import type { JobEvent, JobReport, RunResult } from '../types.js';
+
+const POLL_MS = 600;
+const FINISHED = new Set(['done', 'failed', 'cancelled', 'interrupted']);
+
+export interface JobPanel {
+  element: HTMLElement;
+  /** Stops polling (the page is going away). */
+  stop(): void;
+}
+
+function reportView(report: JobReport): HTMLElement {
+  const fields = Object.entries(report.fields ?? {});
+  return h(
+    'div',
+    { class: 'job-report' },
+    h('p', {}, report.summary),
+    fields.length
+      ? h('p', { class: 'muted' }, 'Fields: ', fields.map(([f, n]) => `${f} (${n})`).join(', '))
+      : null,
+    report.samples?.length
+      ? h(
+          'table',
+          { class: 'diff' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'Document'), h('th', {}, 'Field'), h('th', {}, 'Before'), h('th', {}, 'After'))),
+          h(
+            'tbody',
+            {},
+            ...report.samples.flatMap((s) =>
+              Object.entries(s.changes).map(([field, c], i) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', {}, i === 0 ? `#${s.document} ${s.title}` : ''),
+                  h('th', { attrs: { scope: 'row' } }, field),
+                  h('td', {}, h('del', {}, show(c.from))),
+                  h('td', {}, h('ins', {}, show(c.to))),
+                ),
+              ),
+            ),
+          ),
+        )
+      : null,
+  );
+}
+
+/** Follows job `eventId`; `onNewJob` is told when apply/undo start a follow-up job. */
+export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void): JobPanel {
+  const title = h('h3', {}, `Job #${eventId}`);
+  const progress = h('progress', { attrs: { max: 1, value: 0, 'aria-label': `Progress of job ${eventId}` } });
+  const counts = h('p', { class: 'counts', attrs: { role: 'status', 'aria-live': 'polite' } }, 'Starting…');
+  const report = h('div');
+  const status = h('p', { class: 'status', attrs: { role: 'alert', hidden: true } });
+  const cancel = h('button', { attrs: { type: 'button' } }, 'Cancel');
+  const apply = h('button', { class: 'primary', attrs: { type: 'button', hidden: true } }, 'Apply for real');
+  const undo = h('button', { attrs: { type: 'button', hidden: true } }, 'Undo these changes');
+  const element = h('section', { class: 'job-panel', attrs: { 'data-event-id': eventId, 'aria-label': `Job ${eventId}` } }, title, progress, counts, h('div', { class: 'buttons' }, cancel, apply, undo), status, report);
+
+  let timer: number | undefined;
+  let stopped = false;
+  let job: JobEvent | null = null;
+
+  function render(j: JobEvent): void {
+    job = j;
+    element.dataset.status = j.status;
+    const kind = j.kind === 'revert' ? `Undo of job #${j.reverts ?? '?'}` : `${j.dry_run ? 'Dry run' : 'Run'} of ${j.rule_id ?? 'all rules'} on all documents`;
+    title.textContent = `Job #${j.event_id}: ${kind}`;
+    const total = j.total ?? 0;
+    if (total > 0) {
+      progress.max = total;
+      progress.value = j.processed;
+    } else if (FINISHED.has(j.status)) {
+      progress.max = 1;
+      progress.value = 1;
+    } else {
+      progress.removeAttribute('value'); // indeterminate until the dms says how many
+    }
+    counts.textContent =
+      `${j.status} · ${j.processed}${j.total != null ? ` of ${j.total}` : ''} documents · ${j.matched} matched · ` +
+      `${j.changed} ${j.dry_run ? 'would change' : 'changed'} · ${j.errors} errors` +
+      (j.finished_at ? ` · finished ${formatTime(j.finished_at)}` : '');
+    if (j.error) say(status, j.error, 'error');
+    cancel.hidden = FINISHED.has(j.status);
+    const doneOk = j.status === 'done';
+    apply.hidden = !(doneOk && j.dry_run && j.kind === 'job' && j.changed > 0 && j.rule_id);
+    undo.hidden = !(doneOk && !j.dry_run && j.kind === 'job' && j.changed > 0);
+    report.replaceChildren(...(j.report ? [reportView(j.report)] : []));
+  }
+
+  async function poll(): Promise<void> {
+    try {
+      render(await request<JobEvent>(`/api/events/${eventId}`));
+    } catch (err) {
+      say(status, errorMessage(err), 'error');
+    }
+    if (!stopped && !(job && FINISHED.has(job.status))) timer = window.setTimeout(() => void poll(), POLL_MS);
+  }
+
+  cancel.addEventListener('click', () => {
+    cancel.disabled = true;
+    request(`/api/events/${eventId}/cancel`, { method: 'POST' })
+      .catch((err: unknown) => say(status, errorMessage(err), 'error'))
+      .finally(() => (cancel.disabled = false));
+  });
+  apply.addEventListener('click', () => {
+    if (!job?.rule_id) return;
+    if (!window.confirm(`Write these changes to the dms? ${job.changed} documents will change.`)) return;
+    apply.disabled = true;
+    request<RunResult>('/api/run', { method: 'POST', query: { rule_id: job.rule_id, dry_run: false } })
+      .then((r) => r.event_id != null && onNewJob?.(r.event_id))
+      .catch((err: unknown) => say(status, errorMessage(err), 'error'))
+      .finally(() => (apply.disabled = false));
+  });
+  undo.addEventListener('click', () => {
+    if (!window.confirm('Restore the fields this job changed to what they were before?')) return;
+    undo.disabled = true;
+    request<{ event_id?: number }>(`/api/events/${eventId}/revert`, { method: 'POST' })
+      .then((r) => r.event_id != null && onNewJob?.(r.event_id))
+      .catch((err: unknown) => say(status, errorMessage(err), 'error'))
+      .finally(() => (undo.disabled = false));
+  });
+
+  void poll();
+  return {
+    element,
+    stop() {
+      stopped = true;
+      window.clearTimeout(timer);
+    },
+  };
+}

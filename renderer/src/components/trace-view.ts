@@ -1,0 +1,135 @@
+// One trace, readable: what each condition saw and whether it held, extracted values, the changes as a
+// before/after diff, each action's outcome, and the error if there was one.
+import { formatTime, h, show } from '../dom.js';
+import type { FieldChange, Trace } from '../types.js';
+
+const STATUS_LABEL: Record<string, string> = {
+  matched: 'matched',
+  not_matched: 'not matched',
+  error: 'error',
+  skipped: 'skipped',
+  timeout: 'timed out',
+};
+
+function conditions(trace: Trace): HTMLElement {
+  if (trace.conditions.length === 0) return h('p', { class: 'muted' }, 'No conditions: the rule applies to every document.');
+  return h(
+    'ul',
+    { class: 'conditions' },
+    ...trace.conditions.map((c) => {
+      const depth = Math.max(c.path.split('/').length - 2, 0);
+      const li = h(
+        'li',
+        { class: c.result ? 'pass' : 'fail', attrs: { 'data-depth': Math.min(depth, 6) } },
+        h('span', { class: 'mark', attrs: { 'aria-label': c.result ? 'holds' : 'does not hold' } }, c.result ? '✓' : '✗'),
+        h('span', { class: 'desc' }, c.description),
+        c.actual !== undefined ? h('span', { class: 'saw' }, 'saw ', h('code', {}, show(c.actual))) : null,
+        c.error ? h('span', { class: 'error-text' }, c.error) : null,
+      );
+      return li;
+    }),
+  );
+}
+
+function extracted(trace: Trace): HTMLElement | null {
+  const entries = Object.entries(trace.extracted ?? {});
+  if (entries.length === 0) return null;
+  return h(
+    'dl',
+    { class: 'extracted' },
+    ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, show(value)))]),
+  );
+}
+
+function listDiff(from: unknown[], to: unknown[]): HTMLElement {
+  const before = new Set(from.map((v) => show(v)));
+  const after = new Set(to.map((v) => show(v)));
+  return h(
+    'span',
+    { class: 'list-diff' },
+    ...[...before].filter((v) => !after.has(v)).map((v) => h('del', {}, v)),
+    ...[...after].filter((v) => !before.has(v)).map((v) => h('ins', {}, v)),
+    ...[...after].filter((v) => before.has(v)).map((v) => h('span', { class: 'kept' }, v)),
+  );
+}
+
+function changeRow(field: string, change: FieldChange): HTMLElement {
+  const isList = Array.isArray(change.from) && Array.isArray(change.to);
+  return h(
+    'tr',
+    {},
+    h('th', { attrs: { scope: 'row' } }, field),
+    isList
+      ? h('td', { attrs: { colspan: 2 } }, listDiff(change.from as unknown[], change.to as unknown[]))
+      : h('td', {}, h('del', {}, show(change.from))),
+    isList ? null : h('td', {}, h('ins', {}, show(change.to))),
+  );
+}
+
+function changes(trace: Trace): HTMLElement | null {
+  const entries = Object.entries(trace.changes ?? {});
+  if (entries.length === 0) return trace.status === 'matched' ? h('p', { class: 'muted' }, 'No changes: the document already is as the rule wants it.') : null;
+  return h(
+    'table',
+    { class: 'diff' },
+    h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Before'), h('th', { attrs: { scope: 'col' } }, 'After'))),
+    h('tbody', {}, ...entries.map(([field, change]) => changeRow(field, change))),
+  );
+}
+
+function actions(trace: Trace): HTMLElement | null {
+  if (!trace.actions?.length) return null;
+  return h(
+    'ul',
+    { class: 'actions' },
+    ...trace.actions.map((a) =>
+      h(
+        'li',
+        { class: `action-${a.status}` },
+        h('span', { class: 'badge' }, a.status),
+        h('code', {}, a.action),
+        a.detail ? h('span', {}, ` ${a.detail}`) : null,
+        a.error ? h('span', { class: 'error-text' }, ` ${a.error}`) : null,
+      ),
+    ),
+  );
+}
+
+function section(title: string, body: HTMLElement | null): HTMLElement | null {
+  return body ? h('section', { class: 'trace-section' }, h('h4', {}, title), body) : null;
+}
+
+/** A collapsible trace; `open` expands it at once (run results), closed in long lists. */
+export function traceView(trace: Trace, open = false): HTMLDetailsElement {
+  const details = h('details', { class: `trace status-${trace.status}`, attrs: { open, 'data-trace-id': trace.id } });
+  details.append(
+    h(
+      'summary',
+      {},
+      h('span', { class: `badge status-${trace.status}` }, STATUS_LABEL[trace.status] ?? trace.status),
+      h('span', { class: 'rule' }, trace.rule_id),
+      h('span', { class: 'doc' }, `document ${trace.document}`),
+      trace.dry_run ? h('span', { class: 'badge dry' }, 'dry run') : null,
+      h('span', { class: 'source muted' }, trace.source + (trace.event_id != null ? ` #${trace.event_id}` : '')),
+      h('time', { class: 'muted', attrs: { datetime: trace.at } }, `${formatTime(trace.at)} · ${Math.round(trace.duration_ms)} ms`),
+    ),
+  );
+  const body = h(
+    'div',
+    { class: 'trace-body' },
+    trace.error ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, trace.error) : null,
+    section('Conditions', conditions(trace)),
+    section('Extracted values', extracted(trace)),
+    section(trace.dry_run ? 'Changes (not written: dry run)' : 'Changes', changes(trace)),
+    section('Actions', actions(trace)),
+    trace.file ? h('p', { class: 'muted small' }, `Rule file: ${trace.file}`) : null,
+  );
+  details.append(body);
+  return details;
+}
+
+/** A list of traces with an empty state that says what to do. */
+export function traceList(traces: Trace[], empty: string, open = false): HTMLElement {
+  if (traces.length === 0) return h('p', { class: 'empty-state' }, empty);
+  return h('div', { class: 'trace-list' }, ...traces.map((t) => traceView(t, open)));
+}

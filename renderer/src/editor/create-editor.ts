@@ -1,0 +1,73 @@
+// The CodeMirror 6 YAML editor: line numbers, folding, search, bracket matching, history (basicSetup),
+// schema completion, diagnostics placed by the server's line/column, and Ctrl/Cmd-S to save.
+import { indentWithTab } from '@codemirror/commands';
+import { yaml } from '@codemirror/lang-yaml';
+import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
+import { EditorState, type Extension } from '@codemirror/state';
+import { EditorView, keymap } from '@codemirror/view';
+import { basicSetup } from 'codemirror';
+import { schemaCompletion, type CompletionData } from './schema-completion.js';
+
+export interface EditorOptions {
+  parent: HTMLElement;
+  content: string;
+  /** Rule files complete from the schema; `_vars.yml` has none. */
+  completion: (() => CompletionData) | null;
+  onChange: (content: string) => void;
+  onSave: () => void;
+  label: string;
+}
+
+export interface Problem {
+  message: string;
+  line?: number;
+  column?: number;
+  severity: 'error' | 'warning';
+}
+
+export function createEditor(options: EditorOptions): EditorView {
+  const extensions: Extension[] = [
+    basicSetup,
+    yaml(),
+    lintGutter(),
+    EditorState.tabSize.of(2),
+    // Before basicSetup's keymaps win: Mod-s would otherwise open the browser's "save page".
+    keymap.of([
+      { key: 'Mod-s', preventDefault: true, run: () => (options.onSave(), true) },
+      indentWithTab,
+    ]),
+    EditorView.updateListener.of((update) => {
+      if (update.docChanged) options.onChange(update.state.doc.toString());
+    }),
+    EditorView.contentAttributes.of({ 'aria-label': options.label }),
+  ];
+  if (options.completion) extensions.push(EditorState.languageData.of(() => [{ autocomplete: schemaCompletion(options.completion!) }]));
+  return new EditorView({ parent: options.parent, state: EditorState.create({ doc: options.content, extensions }) });
+}
+
+/** Replaces the editor's diagnostics with these problems, each at its line and column (1-based). */
+export function showProblems(view: EditorView, problems: Problem[]): void {
+  const doc = view.state.doc;
+  const diagnostics: Diagnostic[] = problems.map((p) => {
+    const lineNo = Math.min(Math.max(p.line ?? 1, 1), doc.lines);
+    const line = doc.line(lineNo);
+    const from = Math.min(line.from + Math.max((p.column ?? 1) - 1, 0), line.to);
+    const rest = doc.sliceString(from, line.to);
+    const word = /^\S+/.exec(rest)?.[0].length ?? 0;
+    const to = word > 0 ? from + word : line.to > from ? line.to : from;
+    return { from, to, severity: p.severity, message: p.message, source: p.line ? `line ${lineNo}, column ${p.column ?? 1}` : undefined };
+  });
+  view.dispatch(setDiagnostics(view.state, diagnostics));
+}
+
+/** Puts the cursor at a line and column and scrolls it into view. */
+export function revealPosition(view: EditorView, line: number, column = 1): void {
+  const l = view.state.doc.line(Math.min(Math.max(line, 1), view.state.doc.lines));
+  const pos = Math.min(l.from + column - 1, l.to);
+  view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
+  view.focus();
+}
+
+export function replaceContent(view: EditorView, content: string): void {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: content } });
+}

@@ -1,0 +1,95 @@
+// Autocomplete for rule files: keys valid at the cursor, operators, actions, enum values, and the dms's
+// real names where a rule names a tag, correspondent, document type, storage path or custom field.
+import type { Completion, CompletionContext, CompletionResult, CompletionSource } from '@codemirror/autocomplete';
+import { isMapping, keysOf, scalarsOf, schemaAt, type SchemaNode } from './schema-walk.js';
+import type { Vocabulary } from './vocabulary.js';
+import { ITEM, yamlContextAt } from './yaml-context.js';
+
+const VOCABULARY_FOR: Record<string, keyof Vocabulary> = {
+  tags: 'tags',
+  add_tags: 'tags',
+  remove_tags: 'tags',
+  set_tags: 'tags',
+  correspondent: 'correspondents',
+  set_correspondent: 'correspondents',
+  document_type: 'document_types',
+  set_document_type: 'document_types',
+  storage_path: 'storage_paths',
+  set_storage_path: 'storage_paths',
+};
+
+// Operators sit between a field and its value: `tags: { any: [...] }` still completes tag names.
+const PASS_THROUGH = new Set([ITEM, 'equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'any', 'all', 'none']);
+const FROM_FIELDS = ['content', 'title', 'original_file_name', 'notes'];
+
+/** Which dms names fit a value at this path, if any. */
+export function vocabularyKind(path: string[]): keyof Vocabulary | null {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const kind = VOCABULARY_FOR[path[i]];
+    if (kind) return kind;
+    if (!PASS_THROUGH.has(path[i])) return null;
+  }
+  return null;
+}
+
+/** YAML needs quotes around names that would read as something else (`a: b`, `#`, `true`, `12`). */
+export function yamlScalar(name: string): string {
+  const plain = /^[^\s\-?:,\[\]{}#&*!|>'"%@`][^#]*$/.test(name) && !/:\s|\s$/.test(name);
+  const ambiguous = /^(true|false|null|yes|no|on|off|~|[-+]?[\d.]+(e[-+]?\d+)?)$/i.test(name);
+  return plain && !ambiguous ? name : JSON.stringify(name);
+}
+
+export interface CompletionData {
+  schema: SchemaNode | null;
+  vocabulary: Vocabulary;
+}
+
+/** The options for a context; separate from CodeMirror so it can be reasoned about on its own. */
+export function optionsFor(data: CompletionData, text: string, line: number, column: number): { from: number; options: Completion[] } | null {
+  if (!data.schema) return null;
+  const ctx = yamlContextAt(text, line, column);
+  if (!ctx) return null;
+  const nodes = schemaAt(data.schema, ctx.path);
+  const options: Completion[] = [];
+  const last = ctx.path[ctx.path.length - 1];
+  const quoted = ctx.prefix !== '' && /^["']/.test(text.split('\n')[line]?.[ctx.fromColumn - 1] ?? '');
+
+  if (ctx.kind === 'key' && isMapping(nodes)) {
+    for (const k of keysOf(data.schema, nodes)) {
+      options.push({ label: k.key, type: 'property', info: k.description, apply: k.nested ? `${k.key}:` : `${k.key}: ` });
+    }
+    if (last === 'set_custom_fields') {
+      for (const name of data.vocabulary.custom_fields) options.push({ label: name, type: 'variable', detail: 'custom field', apply: `${yamlScalar(name)}: ` });
+    }
+    if (nodes.some((n) => n.patternProperties && Object.keys(n.patternProperties).some((p) => p.includes('custom_fields')))) {
+      for (const name of data.vocabulary.custom_fields) {
+        const key = `custom_fields.${name}`;
+        options.push({ label: key, type: 'variable', detail: 'custom field', apply: `${yamlScalar(key)}: ` });
+      }
+    }
+  } else {
+    for (const value of scalarsOf(nodes)) options.push({ label: value, type: 'enum' });
+    const kind = vocabularyKind(ctx.path);
+    if (kind) {
+      const detail = kind.replace(/_/g, ' ').replace(/s$/, '');
+      for (const name of data.vocabulary[kind]) options.push({ label: name, type: 'constant', detail, apply: quoted ? name : yamlScalar(name) });
+    }
+    if (last === 'from') {
+      for (const f of [...FROM_FIELDS, ...data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`)]) options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
+    }
+  }
+  return options.length ? { from: ctx.fromColumn, options } : null;
+}
+
+/** A CodeMirror completion source reading the current schema and vocabulary from `getData`. */
+export function schemaCompletion(getData: () => CompletionData): CompletionSource {
+  return (context: CompletionContext): CompletionResult | null => {
+    const line = context.state.doc.lineAt(context.pos);
+    const word = context.matchBefore(/[\w.\- ]*$/);
+    // Only open by itself after a word character, an indent or `- `; Ctrl-Space always opens it.
+    if (!context.explicit && word && word.text.trim() === '' && !/(^\s*(-\s+)*|:\s|[\[,]\s*)$/.test(line.text.slice(0, context.pos - line.from))) return null;
+    const result = optionsFor(getData(), context.state.doc.toString(), line.number - 1, context.pos - line.from);
+    if (!result) return null;
+    return { from: line.from + result.from, options: result.options, validFor: /^[\w.\- ]*$/ };
+  };
+}

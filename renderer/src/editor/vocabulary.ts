@@ -1,0 +1,31 @@
+// The dms's real names (tags, correspondents, …) as the editor needs them, read from `/api/ui/schema`.
+
+export interface Vocabulary {
+  tags: string[];
+  correspondents: string[];
+  document_types: string[];
+  storage_paths: string[];
+  custom_fields: string[];
+}
+
+export const EMPTY_VOCABULARY: Vocabulary = { tags: [], correspondents: [], document_types: [], storage_paths: [], custom_fields: [] };
+
+function names(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .map((v) => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string' ? (v as { name: string }).name : null))
+    .filter((v): v is string => v !== null);
+}
+
+/** Accepts lists of names or of `{name, …}` objects, under either the plural or the dms's key names. */
+export function normalizeVocabulary(raw: unknown): Vocabulary {
+  const v = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const dms = (v.dms && typeof v.dms === 'object' ? v.dms : v) as Record<string, unknown>;
+  return {
+    tags: names(dms.tags),
+    correspondents: names(dms.correspondents),
+    document_types: names(dms.document_types),
+    storage_paths: names(dms.storage_paths),
+    custom_fields: names(dms.custom_fields),
+  };
+}

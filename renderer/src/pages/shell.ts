@@ -1,0 +1,50 @@
+// The frame around every signed-in page: navigation, demo notice, the signed-in user and sign-out.
+import { h } from '../dom.js';
+import { mayLeave, navigate } from '../router.js';
+import { signOut } from '../session.js';
+import type { Me, UiConfig } from '../types.js';
+
+export type Section = 'rules' | 'traces' | 'jobs' | 'settings';
+
+const SECTIONS: { id: Section; label: string; href: string }[] = [
+  { id: 'rules', label: 'Rules', href: '/rules' },
+  { id: 'traces', label: 'Traces', href: '/traces' },
+  { id: 'jobs', label: 'Jobs', href: '/jobs' },
+  { id: 'settings', label: 'Settings', href: '/settings' },
+];
+
+/** Renders the frame and returns the element the page fills. */
+export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, active: Section): HTMLElement {
+  const main = h('main', { class: `page page-${active}`, attrs: { id: 'main', tabindex: -1 } });
+  const logout = h('button', { class: 'link', attrs: { type: 'button', id: 'logout' } }, 'Sign out');
+  logout.addEventListener('click', () => {
+    if (!mayLeave()) return;
+    void signOut().then(() => navigate('/login', { force: true }));
+  });
+  const nav = h(
+    'nav',
+    { attrs: { 'aria-label': 'Sections' } },
+    ...SECTIONS.map((s) =>
+      h('a', { attrs: { href: s.href, 'data-nav': true, 'aria-current': s.id === active ? 'page' : null } }, s.label),
+    ),
+  );
+  const dms = config?.dms_url
+    ? h('span', { class: 'dms', attrs: { title: `Documents come from ${config.dms_url}` } }, config.demo ? 'demo dms' : new URL(config.dms_url).host)
+    : null;
+  const header = h(
+    'header',
+    { class: 'topbar' },
+    h('a', { class: 'skip', attrs: { href: '#main' } }, 'Skip to content'),
+    h('a', { class: 'brand', attrs: { href: '/rules', 'data-nav': true } }, 'dms-rules'),
+    nav,
+    h('span', { class: 'spacer' }),
+    dms,
+    h('span', { class: 'user', attrs: { id: 'current-user', title: 'Signed in' } }, me.username),
+    logout,
+  );
+  const banner = config?.demo
+    ? h('div', { class: 'banner', attrs: { role: 'note' } }, 'Demo mode: documents come from the built-in sample dms. Set SVC_DMS_URL to use your Paperless-ngx.')
+    : null;
+  root.replaceChildren(header, ...(banner ? [banner] : []), main);
+  return main;
+}

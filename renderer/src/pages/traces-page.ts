@@ -1,0 +1,73 @@
+// Traces, newest first, filtered by document, rule, status and job; each one expands to the full story.
+import { errorMessage, request } from '../api.js';
+import { h } from '../dom.js';
+import { traceList } from '../components/trace-view.js';
+import type { Trace } from '../types.js';
+
+const FILTERS = ['document', 'rule_id', 'status', 'event_id'] as const;
+const STATUSES = ['matched', 'not_matched', 'error', 'skipped', 'timeout'];
+
+export function renderTracesPage(main: HTMLElement): () => void {
+  const params = new URLSearchParams(location.search);
+  const input = (id: string, label: string, attrs: Record<string, string> = {}): [HTMLLabelElement, HTMLInputElement] => {
+    const el = h('input', { attrs: { id: `filter-${id}`, name: id, value: params.get(id) ?? '', ...attrs } });
+    return [h('label', { attrs: { for: `filter-${id}` } }, label), el];
+  };
+  const [docLabel, doc] = input('document', 'Document id', { inputmode: 'numeric', pattern: '\\d*' });
+  const [ruleLabel, rule] = input('rule_id', 'Rule id');
+  const [eventLabel, eventId] = input('event_id', 'Job / event id', { inputmode: 'numeric', pattern: '\\d*' });
+  const status = h(
+    'select',
+    { attrs: { id: 'filter-status', name: 'status' } },
+    h('option', { attrs: { value: '' } }, 'any'),
+    ...STATUSES.map((s) => h('option', { attrs: { value: s, selected: params.get('status') === s } }, s.replace('_', ' '))),
+  );
+  const list = h('div', { class: 'traces-host', attrs: { 'aria-live': 'polite', 'aria-busy': 'false' } });
+  const summary = h('p', { class: 'muted' });
+  const form = h(
+    'form',
+    { class: 'filters', attrs: { role: 'search', 'aria-label': 'Filter traces' } },
+    h('div', {}, docLabel, doc),
+    h('div', {}, ruleLabel, rule),
+    h('div', {}, h('label', { attrs: { for: 'filter-status' } }, 'Status'), status),
+    h('div', {}, eventLabel, eventId),
+    h('div', { class: 'buttons' }, h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Show'), h('button', { attrs: { type: 'reset' } }, 'Clear')),
+  );
+
+  async function load(): Promise<void> {
+    const query: Record<string, string> = {};
+    for (const name of FILTERS) {
+      const value = (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value.trim();
+      if (value) query[name] = value;
+    }
+    const qs = new URLSearchParams(query).toString();
+    history.replaceState(null, '', qs ? `/traces?${qs}` : '/traces');
+    list.setAttribute('aria-busy', 'true');
+    try {
+      const { traces } = await request<{ traces: Trace[] }>('/api/traces', { query: { ...query, limit: 200 } });
+      const filtered = Object.keys(query).length > 0;
+      summary.textContent = `${traces.length} trace${traces.length === 1 ? '' : 's'}${filtered ? ' matching the filters' : ''}, newest first${traces.length === 200 ? ' (the latest 200)' : ''}.`;
+      list.replaceChildren(
+        traceList(traces, filtered ? 'No trace matches these filters. Clear them to see everything.' : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.'),
+      );
+    } catch (err) {
+      list.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, errorMessage(err)));
+    } finally {
+      list.setAttribute('aria-busy', 'false');
+    }
+  }
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void load();
+  });
+  form.addEventListener('reset', () => {
+    // After the browser has cleared the fields (reset restores value attributes: empty them first).
+    for (const el of [doc, rule, eventId]) el.setAttribute('value', '');
+    status.querySelectorAll('option').forEach((o) => o.removeAttribute('selected'));
+    window.setTimeout(() => void load(), 0);
+  });
+  main.append(h('section', { class: 'traces-page' }, h('h1', {}, 'Traces'), form, summary, list));
+  void load();
+  return () => undefined;
+}
