@@ -1,0 +1,106 @@
+/** Compiles a rule's actions: exactly one action key each, modifiers where they make sense, templates parsed. */
+import type { Action, ActionName } from './model.js';
+import { ACTION_MODIFIERS, ACTIONS } from './rule-schema.js';
+import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
+import { compileTemplate, type CompiledTemplate } from './templates.js';
+
+export interface CustomFieldAssignment {
+  field: string;
+  /** A template, or a non-text scalar written as it is. */
+  template: CompiledTemplate | null;
+  literal: string | number | boolean | null;
+  /** `{{ name }}` and nothing else: the extracted value passes through with its type. */
+  passThrough: string | null;
+}
+
+export type ActionPayload =
+  | { kind: 'text'; template: CompiledTemplate }
+  | { kind: 'names'; templates: CompiledTemplate[] }
+  | { kind: 'name'; template: CompiledTemplate | null }
+  | { kind: 'custom'; fields: CustomFieldAssignment[] }
+  | { kind: 'asn'; template: CompiledTemplate | null; number: number | null };
+
+export interface CompiledAction {
+  name: ActionName;
+  path: RulePath;
+  ifEmpty: boolean;
+  createMissing: boolean;
+  payload: ActionPayload;
+}
+
+const CREATE_MISSING_ACTIONS: ActionName[] = ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type'];
+const PASS_THROUGH = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
+
+function template(source: unknown, path: RulePath, what: string): CompiledTemplate {
+  if (typeof source !== 'string') throw new RuleCompileError(path, `${what} must be text (a template is allowed)`);
+  try {
+    return compileTemplate(source, path);
+  } catch (err) {
+    if (err instanceof TemplateError) throw new RuleCompileError(err.path, err.message);
+    throw err;
+  }
+}
+
+function nameList(body: unknown, path: RulePath, action: string): CompiledTemplate[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.map((n, i) => template(n, Array.isArray(body) ? [...path, i] : path, `each name in ${action}`));
+}
+
+export function compileAction(action: Action, path: RulePath, extractNames: string[]): CompiledAction {
+  if (typeof action !== 'object' || action === null || Array.isArray(action)) throw new RuleCompileError(path, `an action is a mapping such as { set_title: "…" }; actions are ${ACTIONS.join(', ')}`);
+  const keys = Object.keys(action);
+  const unknown = keys.filter((k) => !(ACTIONS as readonly string[]).includes(k) && !(ACTION_MODIFIERS as readonly string[]).includes(k));
+  if (unknown.length) throw new RuleCompileError([...path, unknown[0]], `unknown action "${unknown[0]}"; actions are ${ACTIONS.join(', ')}`);
+  const names = keys.filter((k): k is ActionName => (ACTIONS as readonly string[]).includes(k));
+  if (names.length !== 1) {
+    throw new RuleCompileError(path, names.length === 0 ? `this action has only modifiers; add one of ${ACTIONS.join(', ')}` : `one action per list item, found ${names.join(' and ')}; write each as its own "- ${names[0]}: …" item`);
+  }
+  const name = names[0];
+  const at = [...path, name];
+  if (action.if_empty !== undefined && name !== 'set_custom_fields') throw new RuleCompileError([...path, 'if_empty'], 'if_empty works only with set_custom_fields');
+  if (action.create_missing !== undefined && !CREATE_MISSING_ACTIONS.includes(name)) {
+    throw new RuleCompileError([...path, 'create_missing'], `create_missing works only with ${CREATE_MISSING_ACTIONS.join(', ')}`);
+  }
+  const body: unknown = action[name];
+  let payload: ActionPayload;
+  switch (name) {
+    case 'set_title':
+    case 'set_created':
+    case 'add_note':
+      payload = { kind: 'text', template: template(body, at, name) };
+      break;
+    case 'add_tags':
+    case 'remove_tags':
+    case 'set_tags':
+      payload = { kind: 'names', templates: nameList(body, at, name) };
+      break;
+    case 'set_correspondent':
+    case 'set_document_type':
+    case 'set_storage_path':
+      payload = { kind: 'name', template: body === null ? null : template(body, at, name) };
+      break;
+    case 'set_archive_serial_number':
+      if (body === null || typeof body === 'number') {
+        if (typeof body === 'number' && (!Number.isInteger(body) || body < 0)) throw new RuleCompileError(at, 'an archive serial number is a whole number ≥ 0');
+        payload = { kind: 'asn', template: null, number: body };
+      } else payload = { kind: 'asn', template: template(body, at, name), number: null };
+      break;
+    case 'set_custom_fields': {
+      if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
+        throw new RuleCompileError(at, 'set_custom_fields takes a mapping of field name → value, e.g. { Amount: "{{ total }}" }');
+      }
+      const fields = Object.entries(body as Record<string, unknown>).map(([field, v]): CustomFieldAssignment => {
+        if (typeof v === 'string') {
+          const m = PASS_THROUGH.exec(v.trim());
+          const passThrough = m && extractNames.includes(m[1]) ? m[1] : null;
+          return { field, template: template(v, [...at, field], `custom field "${field}"`), literal: null, passThrough };
+        }
+        if (v === null || typeof v === 'number' || typeof v === 'boolean') return { field, template: null, literal: v, passThrough: null };
+        throw new RuleCompileError([...at, field], `custom field "${field}" takes text, a number, true/false or null`);
+      });
+      payload = { kind: 'custom', fields };
+      break;
+    }
+  }
+  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, payload };
+}

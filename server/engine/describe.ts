@@ -1,0 +1,20 @@
+/** Short, person-readable renderings of values for trace descriptions. */
+
+const MAX_TEXT = 120;
+
+/** Long texts become their head plus the total length, so traces stay small but still say what was seen. */
+export function shortenValue(v: unknown): unknown {
+  if (typeof v === 'string' && v.length > MAX_TEXT) return `${v.slice(0, MAX_TEXT)}… (${v.length.toLocaleString('en-US')} characters)`;
+  if (Array.isArray(v)) return v.length > 20 ? [...v.slice(0, 20), `… (${v.length} items)`] : [...v];
+  if (v && typeof v === 'object') return { ...v };
+  return v;
+}
+
+export function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing (not set)';
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(describeValue).join(', ')}]`;
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}

@@ -1,0 +1,54 @@
+/** Views of a document: what templates see, and the differences between two versions. */
+import type { CustomFieldValue, DocumentChanges, FieldChange, RuleDocument } from './model.js';
+import type { ExtractedValue } from './extraction.js';
+import { formatAmount, isMoneyValue } from './parse-number.js';
+import { sameCustomValue } from './custom-field-values.js';
+
+/** Typed values render canonically in templates: money as a plain decimal with two places. */
+export function templateValue(v: ExtractedValue | CustomFieldValue): unknown {
+  if (Array.isArray(v)) return v.map((x) => (isMoneyValue(x) ? formatAmount(x.amount) : x));
+  if (isMoneyValue(v)) return formatAmount(v.amount);
+  return v;
+}
+
+export function templateDocument(doc: RuleDocument): Record<string, unknown> {
+  const custom: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc.custom_fields)) custom[k] = templateValue(v);
+  return { ...doc, custom_fields: custom };
+}
+
+const sameTags = (a: string[], b: string[]): boolean => a.length === b.length && a.every((t) => b.includes(t));
+
+/** The merged plan: final value per field that differs from the input; `notes` are the notes to add. */
+export function diffDocuments(before: RuleDocument, after: RuleDocument): DocumentChanges {
+  const c: DocumentChanges = {};
+  if (before.title !== after.title) c.title = after.title;
+  if (before.correspondent !== after.correspondent) c.correspondent = after.correspondent;
+  if (before.document_type !== after.document_type) c.document_type = after.document_type;
+  if (before.storage_path !== after.storage_path) c.storage_path = after.storage_path;
+  if (!sameTags(before.tags, after.tags)) c.tags = [...after.tags];
+  if ((before.created ?? '').slice(0, 10) !== (after.created ?? '').slice(0, 10) && after.created) c.created = after.created;
+  if (before.archive_serial_number !== after.archive_serial_number) c.archive_serial_number = after.archive_serial_number;
+  const custom: Record<string, CustomFieldValue> = {};
+  for (const [k, v] of Object.entries(after.custom_fields)) {
+    const had = Object.prototype.hasOwnProperty.call(before.custom_fields, k);
+    if (!had || !sameCustomValue(before.custom_fields[k], v)) custom[k] = v;
+  }
+  if (Object.keys(custom).length) c.custom_fields = custom;
+  const notes = after.notes.slice(before.notes.length);
+  if (notes.length) c.notes = notes;
+  return c;
+}
+
+/** One rule's changes as from → to per field (`custom_fields.X` for custom fields). */
+export function ruleChanges(before: RuleDocument, after: RuleDocument): Record<string, FieldChange> {
+  const diff = diffDocuments(before, after);
+  const out: Record<string, FieldChange> = {};
+  for (const [field, to] of Object.entries(diff)) {
+    if (field === 'custom_fields') {
+      for (const [k, v] of Object.entries(to as Record<string, CustomFieldValue>)) out[`custom_fields.${k}`] = { from: before.custom_fields[k] ?? null, to: v };
+    } else if (field === 'notes') out.notes = { from: null, to };
+    else out[field] = { from: (before as unknown as Record<string, unknown>)[field] ?? null, to };
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+/** Errors the engine throws; each carries a path inside the rule (or vars file) so callers can point at a line. */
+
+export type RulePath = Array<string | number>;
+
+/** A rule that passed the JSON schema but cannot be compiled (bad regex, template, or semantics). */
+export class RuleCompileError extends Error {
+  readonly path: RulePath;
+  constructor(path: RulePath, message: string) {
+    super(message);
+    this.name = 'RuleCompileError';
+    this.path = path;
+  }
+}
+
+/** A template that failed to parse or render; `path` is where it sits (rule path or vars key path). */
+export class TemplateError extends Error {
+  readonly path: RulePath;
+  constructor(path: RulePath, message: string) {
+    super(message);
+    this.name = 'TemplateError';
+    this.path = path;
+  }
+}
+
+/** A value that could not be converted (a date that is no date, a money amount that is no number). */
+export class ConversionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConversionError';
+  }
+}
+
+/** Formats a path as `when/all/1/content` for traces and messages. */
+export function formatPath(path: RulePath): string {
+  return path.join('/');
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

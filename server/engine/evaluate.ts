@@ -1,0 +1,158 @@
+/**
+ * evaluateRules: every rule in order against one in-memory copy of the document, so later rules see
+ * earlier changes. Records a result per rule (the engine's part of a trace), merges the changes and
+ * notes conflicts (two rules setting one field to different values; the later one wins).
+ */
+import type { CustomFieldDataType } from '../dms/types.js';
+import type { ActionTrace, ConditionTrace, CreateMissing, DocumentChanges, FieldChange, RuleDocument, RunTrigger, TraceStatus } from './model.js';
+import type { CompiledRule } from './compile-rule.js';
+import { evaluateCondition } from './conditions.js';
+import { runExtraction, type ExtractedValue } from './extraction.js';
+import { applyAction } from './apply-actions.js';
+import { cloneDocument } from './fields.js';
+import { errorMessage, formatPath } from './errors.js';
+import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
+import { describeValue } from './describe.js';
+
+export interface RuleInput {
+  compiled: CompiledRule;
+  file: string;
+  vars: Record<string, unknown>;
+}
+
+export interface EvaluateInput {
+  document: RuleDocument;
+  rules: RuleInput[];
+  trigger: RunTrigger;
+  now: Date;
+  customFieldTypes?: Record<string, CustomFieldDataType>;
+}
+
+export interface RuleResult {
+  rule_id: string;
+  file: string;
+  status: TraceStatus;
+  conditions: ConditionTrace[];
+  extracted: Record<string, unknown>;
+  changes: Record<string, FieldChange>;
+  actions: ActionTrace[];
+  error: string | null;
+}
+
+export interface Conflict {
+  field: string;
+  rules: string[];
+  values: unknown[];
+}
+
+export interface Evaluation {
+  results: RuleResult[];
+  changes: DocumentChanges;
+  createMissing: CreateMissing;
+  conflicts: Conflict[];
+  document: RuleDocument;
+}
+
+export function evaluateRules(input: EvaluateInput): Evaluation {
+  let doc = cloneDocument(input.document);
+  const results: RuleResult[] = [];
+  const createMissing: CreateMissing = {};
+  const conflicts: Conflict[] = [];
+  const setBy = new Map<string, { rule: string; value: unknown }>();
+  let stoppedBy: string | null = null;
+
+  for (const { compiled: rule, file, vars } of input.rules) {
+    const base: RuleResult = { rule_id: rule.id, file, status: 'skipped', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
+    const skip = stoppedBy
+      ? `skipped: rule ${stoppedBy} matched earlier and has stop: true`
+      : !rule.enabled
+        ? 'skipped: the rule is disabled (enabled: false)'
+        : input.trigger !== 'job' && !rule.on.includes(input.trigger)
+          ? `skipped: the rule runs on ${rule.on.join(', ')}, not on ${input.trigger}`
+          : null;
+    if (skip) {
+      results.push({ ...base, error: skip });
+      continue;
+    }
+    // Work on a copy; a rule that fails halfway leaves no partial changes behind.
+    const work = cloneDocument(doc);
+    const result = evaluateOne(rule, file, vars, work, input, createMissing);
+    results.push(result);
+    if (result.status !== 'matched') continue;
+    for (const [i, action] of result.actions.entries()) {
+      for (const w of action.writes) {
+        const prev = setBy.get(w.field);
+        if (prev && prev.rule !== rule.id && JSON.stringify(prev.value) !== JSON.stringify(w.value)) {
+          conflicts.push({ field: w.field, rules: [prev.rule, rule.id], values: [prev.value, w.value] });
+          const note = `overrides ${describeValue(prev.value)} set by rule ${prev.rule} (conflict on ${w.field}; the later rule wins)`;
+          result.actions[i] = { ...action, detail: action.detail ? `${action.detail}; ${note}` : note };
+        }
+        setBy.set(w.field, { rule: rule.id, value: w.value });
+      }
+    }
+    result.changes = ruleChanges(doc, work);
+    doc = work;
+    if (rule.stop) stoppedBy = rule.id;
+  }
+  return {
+    results: results.map(stripWrites),
+    changes: diffDocuments(input.document, doc),
+    createMissing,
+    conflicts,
+    document: doc,
+  };
+}
+
+type ActionWithWrites = ActionTrace & { writes: Array<{ field: string; value: unknown }> };
+type WorkingResult = Omit<RuleResult, 'actions'> & { actions: ActionWithWrites[] };
+
+function stripWrites(r: RuleResult | WorkingResult): RuleResult {
+  return { ...r, actions: r.actions.map((a) => ('writes' in a ? (({ writes: _w, ...rest }) => rest)(a) : a)) };
+}
+
+function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unknown>, work: RuleDocument, input: EvaluateInput, createMissing: CreateMissing): WorkingResult {
+  const result: WorkingResult = { rule_id: rule.id, file, status: 'not_matched', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
+  const now = input.now;
+  if (rule.when) {
+    const outcome = evaluateCondition(rule.when, { doc: work, now }, result.conditions);
+    if (outcome.error) return { ...result, status: 'error', error: outcome.error };
+    if (!outcome.result) return result;
+  }
+  const extracted: Record<string, ExtractedValue> = {};
+  const scope = (): Record<string, unknown> => {
+    const s: Record<string, unknown> = { doc: templateDocument(work), vars, now: now.toISOString(), rule: { id: rule.id, description: rule.description ?? '', file } };
+    for (const [k, v] of Object.entries(extracted)) s[k] = templateValue(v);
+    return s;
+  };
+  let inActions = false;
+  try {
+    for (const e of rule.extract) {
+      const out = runExtraction(e, work, scope());
+      const path = formatPath(e.path);
+      if (out.value === undefined) {
+        if (e.required) {
+          result.conditions.push({ path, description: `extract ${e.name} (required): ${out.detail} → not matched`, field: e.from, operator: 'required', result: false });
+          return result;
+        }
+        result.conditions.push({ path, description: `extract ${e.name}: ${out.detail} (no value)`, field: e.from, result: true });
+        continue;
+      }
+      extracted[e.name] = out.value;
+      result.extracted[e.name] = out.value;
+      result.conditions.push({ path, description: `extract ${e.name}: ${out.detail}`, field: e.from, actual: out.value, result: true });
+    }
+    inActions = true;
+    for (const a of rule.actions) {
+      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing });
+      result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
+    }
+  } catch (err) {
+    const failedAt = rule.actions[result.actions.length];
+    if (inActions && failedAt) {
+      result.actions.push({ path: formatPath(failedAt.path), action: failedAt.name, status: 'failed', error: errorMessage(err), writes: [] });
+    }
+    return { ...result, status: 'error', error: errorMessage(err) };
+  }
+  result.status = 'matched';
+  return result;
+}

@@ -1,0 +1,97 @@
+/**
+ * Regular expressions for rules, compiled with re2js: matching runs in time linear in the input, so
+ * hostile document content cannot freeze the server with catastrophic backtracking. The price is
+ * RE2's syntax: no lookaround and no backreferences; those are rejected here with a message naming them.
+ */
+import { RE2JS } from 're2js';
+
+/** Patterns longer than this are refused: a rule regex is a line or two, not a program. */
+const MAX_PATTERN_LENGTH = 2000;
+/** `pick: all` keeps at most this many values so a pattern matching everywhere cannot fill memory. */
+export const MAX_MATCHES = 1000;
+
+export interface RuleRegex {
+  source: string;
+  test(text: string): boolean;
+  /** Every match's value (named group `value`, else group 1, else the whole match), up to `limit`. */
+  values(text: string, limit: number): string[];
+  /** The last match's value, scanning the whole text. */
+  lastValue(text: string): string | undefined;
+}
+
+export class RegexSyntaxError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RegexSyntaxError';
+  }
+}
+
+/** Constructs RE2 lacks, found by a scan that skips escapes and character classes. */
+function unsupportedConstruct(pattern: string): string | null {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? '';
+      if (!inClass && /[1-9]/.test(next)) return `backreferences such as \\${next} are not supported (RE2 syntax); match the text again with a second pattern instead`;
+      if (!inClass && next === 'k' && pattern[i + 2] === '<') return 'named backreferences (\\k<name>) are not supported (RE2 syntax)';
+      if (!inClass && next === 'Z') return '\\Z is not supported (RE2 syntax); use \\z or $';
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      if (pattern[i + 1] === ']') i++;
+      else if (pattern[i + 1] === '^' && pattern[i + 2] === ']') i += 2;
+      continue;
+    }
+    if (c === '(' && pattern[i + 1] === '?') {
+      const rest = pattern.slice(i + 2, i + 4);
+      if (rest.startsWith('=') || rest.startsWith('!')) return `lookahead (?${rest[0]}…) is not supported (RE2 syntax, linear time); match more text and capture the part you need with (?<value>…)`;
+      if (rest === '<=' || rest === '<!') return `lookbehind (?${rest}…) is not supported (RE2 syntax, linear time); match the preceding text too and capture the part you need with (?<value>…)`;
+      if (rest.startsWith('>')) return 'atomic groups (?>…) are not supported (RE2 syntax); they are not needed because RE2 never backtracks';
+    }
+  }
+  return null;
+}
+
+/** Compiles a rule regex or throws RegexSyntaxError with a message a person can act on. */
+export function compileRegex(pattern: string): RuleRegex {
+  if (pattern.length > MAX_PATTERN_LENGTH) throw new RegexSyntaxError(`the pattern is ${pattern.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
+  const unsupported = unsupportedConstruct(pattern);
+  if (unsupported) throw new RegexSyntaxError(`invalid regular expression /${pattern}/: ${unsupported}`);
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(pattern);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
+    throw new RegexSyntaxError(`invalid regular expression /${pattern}/: ${reason}`);
+  }
+  const named = re.namedGroups();
+  const valueGroup: string | number = 'value' in named ? 'value' : re.groupCount() >= 1 ? 1 : 0;
+  const pick = (m: RegExpMatchArray): string => {
+    const v = typeof valueGroup === 'string' ? m.groups?.[valueGroup] : m[valueGroup];
+    return v ?? '';
+  };
+  return {
+    source: pattern,
+    test: (text) => re.test(text),
+    values(text, limit) {
+      const out: string[] = [];
+      for (const m of re.matchAll(text)) {
+        out.push(pick(m));
+        if (out.length >= limit) break;
+      }
+      return out;
+    },
+    lastValue(text) {
+      let last: string | undefined;
+      for (const m of re.matchAll(text)) last = pick(m);
+      return last;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The one configured Liquid instance for rule and vars templates. Undefined variables and unknown
+ * filters are errors (never an empty string), only own properties are reachable, and parse and render
+ * work is bounded so a template cannot exhaust the server.
+ */
+import { Liquid, type Template } from 'liquidjs';
+import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
+import { parseDate, resolveRelativeDate } from './parse-date.js';
+import { TemplateError, type RulePath } from './errors.js';
+
+const liquid = new Liquid({
+  strictVariables: true,
+  strictFilters: true,
+  // Lets `{{ x | default: 'y' }}` and `{% if x %}` test a value that may be missing; plain `{{ x }}` still fails.
+  lenientIf: true,
+  ownPropertyOnly: true,
+  // Dates are calendar dates in UTC so results do not depend on the machine's time zone.
+  timezoneOffset: 0,
+  renderLimit: 2000,
+  memoryLimit: 10_000_000,
+  parseLimit: 100_000,
+  cache: false,
+});
+
+type FilterThis = { context: { getSync(path: PropertyKey[]): unknown } };
+
+function contextNow(self: FilterThis): Date {
+  const now = self.context.getSync(['now']);
+  const d = typeof now === 'string' ? new Date(now) : null;
+  if (!d || Number.isNaN(d.getTime())) throw new Error('no "now" in the template context');
+  return d;
+}
+
+/** Turns what a template holds into a Date: ISO dates, German/English dates, `now`/`today`, relative -30d. */
+function toDate(self: FilterThis, v: unknown): Date {
+  if (v instanceof Date) return v;
+  const s = String(v ?? '').trim();
+  if (s === 'now' || s === 'today') return contextNow(self);
+  const relative = resolveRelativeDate(s, contextNow(self));
+  if (relative) return new Date(`${relative}T00:00:00Z`);
+  if (/^\d{4}-\d{2}-\d{2}T/.test(s)) {
+    const d = new Date(s);
+    if (!Number.isNaN(d.getTime())) return d;
+  }
+  const iso = parseDate(s);
+  if (!iso) throw new Error(`date: "${s.slice(0, 60)}" is not a date (use yyyy-MM-dd, dd.MM.yyyy, "3. März 2024" or "March 3, 2024")`);
+  return new Date(`${iso}T00:00:00Z`);
+}
+
+const builtinDateImpl = liquid.filters.date;
+const builtinDate = typeof builtinDateImpl === 'function' ? builtinDateImpl : builtinDateImpl.handler;
+liquid.registerFilter('date', function (this: FilterThis, v: unknown, format?: unknown, ...rest: unknown[]) {
+  const format_ = typeof format === 'string' ? format : '%Y-%m-%d';
+  return builtinDate.call(this as unknown as ThisParameterType<typeof builtinDate>, toDate(this, v), format_, ...rest);
+});
+
+/** `{{ total | money }}` → 1234.56; `| money: 'de'` → 1.234,56; `| money: 'en', 'EUR'` → €1,234.56. */
+liquid.registerFilter('money', (v: unknown, locale?: unknown, currency?: unknown) => {
+  const money = isMoneyValue(v) ? v : typeof v === 'number' ? { amount: v, currency: null } : parseMoney(String(v ?? ''));
+  if (!money) throw new Error(`money: "${String(v).slice(0, 60)}" is not an amount`);
+  if (typeof locale !== 'string') return formatAmount(money.amount);
+  const code = typeof currency === 'string' ? currency : money.currency;
+  const opts: Intl.NumberFormatOptions = code ? { style: 'currency', currency: code } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+  return new Intl.NumberFormat(locale, opts).format(money.amount);
+});
+
+/** `{{ '1.234,56' | parse_number }}` → 1234.56 (German or English form). */
+liquid.registerFilter('parse_number', (v: unknown) => {
+  const n = typeof v === 'number' ? v : parseNumber(String(v ?? ''));
+  if (n === null) throw new Error(`parse_number: "${String(v).slice(0, 60)}" is not a number`);
+  return n;
+});
+
+/** `{{ '03/04/2024' | parse_date: 'MM/dd/yyyy' }}` → 2024-03-04. */
+liquid.registerFilter('parse_date', (v: unknown, format?: unknown) => {
+  const iso = parseDate(String(v ?? ''), typeof format === 'string' ? format : undefined);
+  if (!iso) throw new Error(`parse_date: "${String(v).slice(0, 60)}" is not a date${typeof format === 'string' ? ` in format ${format}` : ''}`);
+  return iso;
+});
+
+/** `{{ issued | shift_date: '+30d' }}` → the ISO date 30 days later (d, w, m, y). */
+liquid.registerFilter('shift_date', function (this: FilterThis, v: unknown, offset?: unknown) {
+  const base = toDate(this, v);
+  const shifted = resolveRelativeDate(String(offset ?? ''), base);
+  if (!shifted) throw new Error(`shift_date: "${String(offset)}" is no offset such as +30d, -2w, +1m or -1y`);
+  return shifted;
+});
+
+/** Every filter name available in templates, built-in and ours, for editor completion and the docs. */
+export const TEMPLATE_FILTERS: string[] = Object.keys(liquid.filters).sort();
+
+/** Our own filters (documented in detail in docs/rules.md). */
+export const CUSTOM_TEMPLATE_FILTERS = ['date', 'money', 'parse_number', 'parse_date', 'shift_date'] as const;
+
+export interface CompiledTemplate {
+  source: string;
+  /** True when the text has no Liquid markup and renders as itself. */
+  literal: boolean;
+  templates: Template[];
+}
+
+export function isTemplateText(text: string): boolean {
+  return text.includes('{{') || text.includes('{%');
+}
+
+/** Parses a template or throws TemplateError at `path`. */
+export function compileTemplate(source: string, path: RulePath): CompiledTemplate {
+  if (!isTemplateText(source)) return { source, literal: true, templates: [] };
+  try {
+    return { source, literal: false, templates: liquid.parse(source) };
+  } catch (err) {
+    throw new TemplateError(path, `template "${shorten(source)}" does not parse: ${cleanLiquidMessage(err)}`);
+  }
+}
+
+/** Renders synchronously (the engine is pure and has nothing to await); errors become TemplateError. */
+export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknown>, path: RulePath): string {
+  if (t.literal) return t.source;
+  try {
+    return liquid.renderSync(t.templates, scope) as string;
+  } catch (err) {
+    throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${cleanLiquidMessage(err)}`);
+  }
+}
+
+function shorten(s: string): string {
+  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
+}
+
+function cleanLiquidMessage(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return msg.replace(/^undefined variable: (\S+?),/, 'undefined variable "$1" (extracted values, doc, vars, now and rule are available),');
+}
