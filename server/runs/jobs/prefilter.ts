@@ -7,10 +7,41 @@ import type { Condition, FieldTest, OperatorTest } from '../../engine/model.js';
  * would match. So only conditions that every match must satisfy (the top-level `all` chain) are used, and
  * only operators whose dms filter is a superset of the engine's test; everything else is left to the engine.
  */
-export function prefilterFor(when: Condition | undefined, vocabulary: DmsVocabulary, now: Date): Record<string, string> {
+export function prefilterFor(
+  when: Condition | undefined,
+  vocabulary: DmsVocabulary,
+  now: Date,
+  options: { writes?: ReadonlySet<string> } = {},
+): Record<string, string> {
   const filters: Record<string, string> = {};
   if (when) for (const c of conjuncts(when)) addCondition(filters, c, vocabulary, now);
+  // A filter on a field the job itself writes would shrink the result set under the pager, shifting
+  // later pages so documents are skipped: a real run filters only on what it leaves alone.
+  for (const name of Object.keys(filters)) {
+    const field = name.split('__')[0];
+    if (field === 'modified' || options.writes?.has(field)) delete filters[name];
+  }
   return filters;
+}
+
+const ACTION_FIELDS: Record<string, string> = {
+  set_title: 'title',
+  add_tags: 'tags',
+  remove_tags: 'tags',
+  set_tags: 'tags',
+  set_correspondent: 'correspondent',
+  set_document_type: 'document_type',
+  set_storage_path: 'storage_path',
+  set_created: 'created',
+  set_custom_fields: 'custom_fields',
+  set_archive_serial_number: 'archive_serial_number',
+};
+
+/** The document fields a rule's actions may change (for `prefilterFor`'s `writes`). */
+export function fieldsWrittenBy(actions: ReadonlyArray<Record<string, unknown>> | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const action of actions ?? []) for (const key of Object.keys(action)) if (ACTION_FIELDS[key]) out.add(ACTION_FIELDS[key]);
+  return out;
 }
 
 function conjuncts(c: Condition): Condition[] {

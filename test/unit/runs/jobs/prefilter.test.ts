@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DmsVocabulary } from '../../../../server/dms/types.js';
 import type { Condition } from '../../../../server/engine/model.js';
-import { prefilterFor } from '../../../../server/runs/jobs/prefilter.js';
+import { fieldsWrittenBy, prefilterFor } from '../../../../server/runs/jobs/prefilter.js';
 
 const vocab: DmsVocabulary = {
   tags: [
@@ -53,3 +53,11 @@ const cases: Array<[string, Condition | undefined, Record<string, string>]> = [
 for (const [name, when, expected] of cases) {
   test(`prefilter: ${name}`, () => assert.deepEqual(pf(when), expected));
 }
+
+test('a real run never filters on a field its own actions write (pages would shift under it)', () => {
+  const when: Condition = { all: [{ correspondent: 'ACME' }, { not: { tags: { any: ['processed'] } } }, { modified: { gte: '2025-01-01' } }] };
+  const writes = fieldsWrittenBy([{ add_tags: ['processed'] }, { set_title: 'x' }]);
+  assert.deepEqual([...writes].sort(), ['tags', 'title']);
+  assert.deepEqual(prefilterFor(when, vocab, now, { writes }), { correspondent__id__in: '10' });
+  assert.deepEqual(prefilterFor(when, vocab, now), { correspondent__id__in: '10', tags__id__none: '2' }, 'modified is never used: the job itself moves it');
+});

@@ -1,0 +1,19 @@
+import { Router } from 'express';
+import type { Services } from '../../services.js';
+import { readWebhookFields } from '../../runs/webhook/read-body.js';
+import { payloadFromFields } from '../../runs/webhook/parse-payload.js';
+import { requireApiToken } from '../middleware/auth-tiers.js';
+
+/**
+ * `POST /api/webhook/dms` (webhook tier): a Paperless workflow's webhook action. Reads every body form
+ * Paperless can send, queues the run and answers 202 at once (Paperless gives up after 5 s).
+ */
+export function webhookRoutes(services: Services): Router {
+  const router = Router();
+  router.post('/webhook/dms', requireApiToken(services.auth), async (req, res) => {
+    const payload = payloadFromFields(await readWebhookFields(req));
+    const answer = services.webhook.receive(payload);
+    res.status(202).json(answer);
+  });
+  return router;
+}

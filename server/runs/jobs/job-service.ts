@@ -1,0 +1,101 @@
+import type { DmsClient } from '../../dms/types.js';
+import type { RuleDefinition, Trace } from '../../engine/model.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
+import type { EventKind, EventRecord, EventStatus, EventStore } from '../../history/event-store.js';
+import { isFinished } from '../../history/event-store.js';
+import type { Logger } from '../../log.js';
+import type { RecentWrites } from '../recent-writes.js';
+import type { JobPipeline } from './job-pipeline.js';
+import { createJobQueue, type JobQueue } from './job-queue.js';
+import { runRevertJob } from './revert-job.js';
+import { runRuleJob } from './rule-job.js';
+
+export interface JobServiceDeps {
+  dms: DmsClient;
+  events: EventStore;
+  pipeline: JobPipeline;
+  recentWrites: RecentWrites;
+  traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
+  /** The loaded (valid) rule with this id, or undefined. */
+  getRule(id: string): RuleDefinition | undefined;
+  logger: Logger;
+  concurrency?: number;
+  pageSize?: number;
+  maxQueued?: number;
+  now?: () => Date;
+}
+
+export interface EventListQuery {
+  limit?: number;
+  kind?: EventKind;
+  status?: EventStatus;
+}
+
+/** Background jobs: one rule over all documents, and undo of a job. Exposed as `services.jobs`. */
+export interface JobService {
+  /** Queues a run of one rule over every document; answers at once. Unknown rule: 404. */
+  startRuleJob(input: { ruleId: string; dryRun: boolean }): { event_id: number; event: EventRecord };
+  /** Queues the undo of a finished real job or webhook run. */
+  revert(eventId: number, options: { dryRun: boolean }): EventRecord;
+  cancel(eventId: number): EventRecord;
+  get(eventId: number): EventRecord;
+  list(query?: EventListQuery): EventRecord[];
+  /** Resolves when no job is queued or running (tests). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createJobService(deps: JobServiceDeps): JobService {
+  const { events } = deps;
+  const now = deps.now ?? (() => new Date());
+  const concurrency = deps.concurrency ?? 4;
+  const queue: JobQueue = createJobQueue(events, deps.logger, { maxQueued: deps.maxQueued ?? 20 });
+  const ruleJobDeps = {
+    dms: deps.dms,
+    pipeline: deps.pipeline,
+    events,
+    noteWrite: (id: number) => deps.recentWrites.mark(id),
+    concurrency,
+    pageSize: deps.pageSize ?? 100,
+    now,
+  };
+
+  const get = (eventId: number): EventRecord => {
+    const record = events.get(eventId);
+    if (!record) throw new NotFoundError(`There is no event ${eventId}; GET /api/events lists the recent ones.`);
+    return record;
+  };
+
+  return {
+    startRuleJob({ ruleId, dryRun }) {
+      const rule = deps.getRule(ruleId);
+      if (!rule) throw new NotFoundError(`No loaded rule has the id "${ruleId}"; check the rule files (a file that fails validation is not loaded).`);
+      const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: dryRun });
+      queue.submit(event, (eventId, signal) => {
+        // The rule as loaded when the job starts: an edit saved meanwhile applies to this job too.
+        const current = deps.getRule(ruleId) ?? rule;
+        return runRuleJob(ruleJobDeps, eventId, current, dryRun, signal);
+      });
+      return { event_id: event.event_id, event };
+    },
+    revert(eventId, { dryRun }) {
+      const target = get(eventId);
+      if (target.kind === 'revert') throw new BadRequestError(`Event ${eventId} is itself a revert; revert the original job again instead.`);
+      if (target.dry_run) throw new ConflictError(`Event ${eventId} was a dry run: it wrote nothing, so there is nothing to undo.`);
+      if (!isFinished(target.status)) throw new ConflictError(`Event ${eventId} is still ${target.status}; cancel it or wait for it to end, then revert.`);
+      const event = events.create({ kind: 'revert', rule_id: target.rule_id, dry_run: dryRun, reverts: eventId, document: target.document });
+      queue.submit(event, (id, signal) =>
+        runRevertJob({ dms: deps.dms, events, traces: deps.traces, recentWrites: deps.recentWrites, concurrency, now }, id, target, dryRun, signal),
+      );
+      return event;
+    },
+    cancel: (eventId) => {
+      get(eventId);
+      return queue.cancel(eventId);
+    },
+    get,
+    list: (query = {}) => events.list({ ...query, limit: Math.min(Math.max(query.limit ?? 100, 1), 1000) }),
+    idle: () => queue.idle(),
+    stop: () => queue.stop(),
+  };
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type { DmsClient } from '../../dms/types.js';
+import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
+import type { ActionTrace, ConditionTrace, Trace } from '../../engine/model.js';
+import { errorMessage } from '../../errors.js';
+import type { EventRecord, EventStore } from '../../history/event-store.js';
+import { applyPlan } from '../apply-plan.js';
+import { isEmptyPlan, planDocument } from '../plan-changes.js';
+import type { RecentWrites } from '../recent-writes.js';
+import { toRuleDocument } from '../rule-document.js';
+import { createReportBuilder } from './job-report.js';
+import { mapBounded } from './pool.js';
+import { actionForField, decideRevert, writtenChanges, type WrittenChange } from './revert-plan.js';
+
+export interface RevertDeps {
+  dms: DmsClient;
+  events: EventStore;
+  /** Traces of the job being undone (newest first) and where the revert's own traces go. */
+  traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
+  recentWrites: RecentWrites;
+  concurrency: number;
+  now: () => Date;
+}
+
+/**
+ * Undoes what a job wrote, document by document, from its traces; a field a person has edited since is
+ * left alone (and says so in the trace). Itself a job: progress, cancel and one trace per document.
+ */
+export async function runRevertJob(deps: RevertDeps, eventId: number, target: EventRecord, dryRun: boolean, signal: AbortSignal): Promise<void> {
+  const { events } = deps;
+  events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+  const counts = { total: 0, processed: 0, matched: 0, changed: 0, errors: 0 };
+  const report = createReportBuilder({});
+  report.report.reverted = 0;
+  report.report.skipped_edited = 0;
+  try {
+    const written = writtenChanges(deps.traces.query({ limit: Number.MAX_SAFE_INTEGER, event_id: target.event_id }));
+    counts.total = written.length;
+    events.update(eventId, { total: counts.total });
+    const index = createVocabularyIndex(await deps.dms.vocabulary({ refresh: true }));
+    await mapBounded(
+      written,
+      deps.concurrency,
+      async (w) => {
+        const trace = await revertOne(deps, index, w, eventId, target.event_id, dryRun);
+        deps.traces.append([trace]);
+        counts.processed++;
+        if (trace.status === 'error') counts.errors++;
+        const restored = Object.keys(trace.changes).length > 0 && trace.status !== 'error';
+        if (trace.status === 'matched') counts.matched++;
+        if (restored) {
+          counts.changed++;
+          report.report.reverted = (report.report.reverted ?? 0) + 1;
+        }
+        if (trace.conditions.some((c) => !c.result)) report.report.skipped_edited = (report.report.skipped_edited ?? 0) + 1;
+        report.add(w.document, '', restored, restored ? trace.changes : {});
+        events.update(eventId, { ...counts });
+      },
+      () => signal.aborted,
+    );
+    const status = signal.aborted ? (signal.reason === 'shutdown' ? 'interrupted' : 'cancelled') : 'done';
+    events.update(eventId, {
+      ...counts,
+      status,
+      finished_at: deps.now().toISOString(),
+      error: status === 'done' ? null : status === 'cancelled' ? 'Cancelled on request.' : 'The service stopped while this revert ran; run it again.',
+      report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'revert' }),
+    });
+  } catch (err) {
+    events.update(eventId, { ...counts, status: 'failed', finished_at: deps.now().toISOString(), error: `The revert stopped: ${errorMessage(err)}` });
+  }
+}
+
+async function revertOne(
+  deps: RevertDeps,
+  index: ReturnType<typeof createVocabularyIndex>,
+  written: WrittenChange,
+  eventId: number,
+  targetEventId: number,
+  dryRun: boolean,
+): Promise<Trace> {
+  const started = Date.now();
+  const trace: Trace = {
+    id: randomUUID(),
+    at: deps.now().toISOString(),
+    duration_ms: 0,
+    source: 'job',
+    event_id: eventId,
+    document: written.document,
+    rule_id: written.rule_id,
+    file: '',
+    dry_run: dryRun,
+    status: 'skipped',
+    conditions: [],
+    extracted: { reverts_event: targetEventId },
+    changes: {},
+    actions: [],
+    error: null,
+  };
+  try {
+    const doc = await deps.dms.getDocument(written.document);
+    const current = toRuleDocument(doc, index);
+    const decision = decideRevert(current, written);
+    trace.conditions = Object.entries(decision.checked).map(
+      ([field, c]): ConditionTrace => ({
+        path: `revert/${field}`,
+        description: c.restore
+          ? `${field} still holds what event ${targetEventId} wrote: restore it`
+          : `${field} was changed since event ${targetEventId} (or needs nothing): leave it`,
+        field,
+        expected: c.expected,
+        actual: c.actual,
+        result: c.restore,
+      }),
+    );
+    const plan = planDocument(doc, decision.changes, {}, index);
+    const fields = plan.changed.filter((f) => f !== 'notes');
+    for (const f of fields) trace.changes[f] = { from: (current as unknown as Record<string, unknown>)[f], to: (decision.changes as Record<string, unknown>)[f] };
+    let failures: Record<string, string> = { ...plan.failures } as Record<string, string>;
+    if (!dryRun && !isEmptyPlan(plan)) {
+      const outcome = await applyPlan(deps.dms, plan, deps.recentWrites);
+      failures = { ...failures, ...(outcome.failures as Record<string, string>) };
+    }
+    trace.actions = fields.map(
+      (f): ActionTrace => ({
+        path: `revert/${f}`,
+        action: actionForField(f),
+        status: failures[f] ? 'failed' : dryRun ? 'planned' : 'applied',
+        ...(failures[f] ? { error: failures[f] } : {}),
+      }),
+    );
+    const failed = Object.values(failures);
+    trace.status = failed.length ? 'error' : fields.length ? 'matched' : 'skipped';
+    trace.error = failed.length ? failed.join(' ') : null;
+  } catch (err) {
+    trace.status = 'error';
+    trace.error = `Could not revert document ${written.document}: ${errorMessage(err)}`;
+  }
+  trace.duration_ms = Date.now() - started;
+  return trace;
+}

@@ -1,0 +1,119 @@
+import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import type { RuleDefinition } from '../../engine/model.js';
+import { errorMessage } from '../../errors.js';
+import type { EventStore } from '../../history/event-store.js';
+import { groupWrites } from './bulk-plan.js';
+import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './job-pipeline.js';
+import { createReportBuilder } from './job-report.js';
+import { mapBounded } from './pool.js';
+import { fieldsWrittenBy, prefilterFor } from './prefilter.js';
+
+export interface RuleJobDeps {
+  dms: DmsClient;
+  pipeline: JobPipeline;
+  events: EventStore;
+  /** Tells the webhook echo guard that the service itself just wrote this document. */
+  noteWrite(document: number): void;
+  concurrency: number;
+  pageSize: number;
+  now: () => Date;
+}
+
+/** Why a job stopped early: a person cancelled it, or the service is shutting down. */
+export type StopReason = 'cancel' | 'shutdown';
+
+/**
+ * Runs one rule over every document the dms holds (narrowed by a safe prefilter), page by page so memory
+ * stays flat, and keeps the event record's progress live. One failing document is an error trace, never
+ * the end of the job; only a dms that cannot list pages at all fails it.
+ */
+export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleDefinition, dryRun: boolean, signal: AbortSignal): Promise<void> {
+  const { dms, pipeline, events } = deps;
+  const ctx: JobContext = { eventId, dryRun, source: 'job' };
+  events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+  const counts = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
+  let prefilter: Record<string, string> = {};
+  let report = createReportBuilder(prefilter);
+  try {
+    const vocabulary = await dms.vocabulary({ refresh: true });
+    prefilter = prefilterFor(rule.when, vocabulary, deps.now(), { writes: dryRun ? undefined : fieldsWrittenBy(rule.actions as Array<Record<string, unknown>>) });
+    report = createReportBuilder(prefilter);
+    for await (const page of dms.pages({ filters: prefilter, pageSize: deps.pageSize })) {
+      counts.total ??= page.count;
+      const plans = await mapBounded(page.documents, deps.concurrency, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
+      const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyPlans(deps, plans, ctx);
+      for (const planned of plans) {
+        const outcome: ApplyOutcome = planned.error ? { kind: 'failed', error: planned.error } : (outcomes.get(planned.document.id) ?? { kind: 'none' });
+        pipeline.record(rule.id, planned, outcome, ctx);
+        counts.processed++;
+        if (planned.matched) counts.matched++;
+        const changed = dryRun ? Object.keys(planned.changes).length > 0 : outcome.kind === 'bulk' || outcome.kind === 'single';
+        if (changed) counts.changed++;
+        if (outcome.kind === 'failed') counts.errors++;
+        report.add(planned.document.id, planned.document.title, planned.matched && outcome.kind !== 'failed', outcome.kind === 'failed' ? {} : planned.changes);
+      }
+      events.update(eventId, { ...counts });
+      if (signal.aborted) break;
+    }
+    const finished = { ...counts, finished_at: deps.now().toISOString(), report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }) };
+    if (signal.aborted) {
+      const interrupted = signal.reason === 'shutdown';
+      events.update(eventId, {
+        ...finished,
+        status: interrupted ? 'interrupted' : 'cancelled',
+        error: interrupted ? 'The service stopped while this job ran; run it again.' : 'Cancelled on request.',
+      });
+    } else {
+      events.update(eventId, { ...finished, status: 'done' });
+    }
+  } catch (err) {
+    events.update(eventId, {
+      ...counts,
+      status: 'failed',
+      finished_at: deps.now().toISOString(),
+      error: `The job stopped: ${errorMessage(err)}`,
+      report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }),
+    });
+  }
+}
+
+async function planSafely(pipeline: JobPipeline, ruleId: string, document: DmsDocument, ctx: JobContext): Promise<PlannedDocument> {
+  try {
+    return await pipeline.plan(ruleId, document, ctx);
+  } catch (err) {
+    return { document, matched: false, changes: {}, patch: null, needsSingleApply: false, error: errorMessage(err) };
+  }
+}
+
+/** Writes one page's plans: identical edits as bulk edits, the rest one by one; a failed bulk edit falls back to single writes. */
+async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobContext): Promise<Map<number, ApplyOutcome>> {
+  const outcomes = new Map<number, ApplyOutcome>();
+  const byId = new Map(plans.map((p) => [p.document.id, p]));
+  const writable = plans.filter((p) => !p.error && (p.patch !== null || p.needsSingleApply));
+  const bulkable = writable.filter((p) => !p.needsSingleApply && p.patch !== null);
+  const { groups, singles } = groupWrites(bulkable.map((p) => ({ document: p.document, patch: p.patch ?? {} })));
+  const single = new Set([...singles, ...writable.filter((p) => p.needsSingleApply).map((p) => p.document.id)]);
+
+  for (const group of groups) {
+    try {
+      for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
+      for (const id of group.documents) {
+        outcomes.set(id, { kind: 'bulk' });
+        deps.noteWrite(id);
+      }
+    } catch {
+      // Partly applied is fine to retry: PATCH writes the whole wanted state, so single writes finish the job.
+      for (const id of group.documents) single.add(id);
+    }
+  }
+  await mapBounded([...single], deps.concurrency, async (id) => {
+    const planned = byId.get(id) as PlannedDocument;
+    try {
+      await deps.pipeline.applyOne(planned, ctx);
+      outcomes.set(id, { kind: 'single' });
+    } catch (err) {
+      outcomes.set(id, { kind: 'failed', error: errorMessage(err) });
+    }
+  });
+  return outcomes;
+}
