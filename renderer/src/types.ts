@@ -23,9 +23,9 @@ export interface RuleFileEntry {
   is_vars: boolean;
   has_draft: boolean;
   /** Why the file did not load (broken YAML or schema), when it did not. */
-  error?: string | { message?: string; line?: number; column?: number } | null;
-  line?: number;
-  column?: number;
+  error?: string | { message?: string; line?: number | null; column?: number | null } | null;
+  /** Ids of the rules loaded from this file. */
+  rules?: string[];
 }
 
 export interface RuleList {
@@ -54,7 +54,7 @@ export interface SaveResult {
   line?: number;
   column?: number;
   valid?: boolean;
-  validation?: { ok?: boolean; error?: string; line?: number; column?: number } | null;
+  validation?: { ok?: boolean; error?: string; line?: number; column?: number; warnings?: (string | Warning)[] } | null;
 }
 
 export interface RunResult {

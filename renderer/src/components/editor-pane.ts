@@ -38,7 +38,7 @@ export function problemsOf(result: SaveResult | ApiError): Problem[] {
   const v = result.validation;
   if (v && v.ok === false && v.error) out.push({ message: v.error, line: v.line, column: v.column, severity: 'error' });
   else if (result.error) out.push({ message: result.error, line: result.line, column: result.column, severity: 'error' });
-  for (const w of result.warnings ?? []) {
+  for (const w of [...(result.warnings ?? []), ...(v?.warnings ?? [])]) {
     out.push(typeof w === 'string' ? { message: w, severity: 'warning' } : { ...w, severity: 'warning' });
   }
   return out;
@@ -185,10 +185,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     },
   });
   renderState();
+  // Show why the published file did not load, at its place, until the next validation says more.
   if (file.error && typeof file.error === 'object' && file.error.line) {
-    renderProblems([{ message: file.error.message ?? 'This file did not load.', line: file.error.line, column: file.error.column, severity: 'error' }]);
-  } else if (file.line) {
-    renderProblems([{ message: loadError ?? 'This file did not load.', line: file.line, column: file.column, severity: 'error' }]);
+    renderProblems([{ message: file.error.message ?? 'This file did not load.', line: file.error.line, column: file.error.column ?? undefined, severity: 'error' }]);
   }
 
   return {

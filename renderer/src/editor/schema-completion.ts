@@ -68,8 +68,9 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
       }
     }
   } else {
-    for (const value of scalarsOf(nodes)) options.push({ label: value, type: 'enum' });
     const kind = vocabularyKind(ctx.path);
+    // A field compared with a name: true/false would be legal YAML but never what is meant.
+    for (const value of scalarsOf(nodes)) if (!kind || !['true', 'false'].includes(value)) options.push({ label: value, type: 'enum' });
     if (kind) {
       const detail = kind.replace(/_/g, ' ').replace(/s$/, '');
       for (const name of data.vocabulary[kind]) options.push({ label: name, type: 'constant', detail, apply: quoted ? name : yamlScalar(name) });

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { optionsFor, vocabularyKind, yamlScalar } from '../../../renderer/src/editor/schema-completion.js';
+import type { SchemaNode } from '../../../renderer/src/editor/schema-walk.js';
+import { normalizeVocabulary } from '../../../renderer/src/editor/vocabulary.js';
+import { ITEM, yamlContextAt } from '../../../renderer/src/editor/yaml-context.js';
+import { RULE_FILE_SCHEMA } from '../../../server/engine/rule-schema.js';
+
+/** The text up to the `|` marker, and the marker's line and column. */
+function at(source: string): { text: string; line: number; column: number } {
+  const index = source.indexOf('|');
+  const text = source.slice(0, index) + source.slice(index + 1);
+  const before = text.slice(0, index).split('\n');
+  return { text, line: before.length - 1, column: before[before.length - 1].length };
+}
+
+const data = {
+  schema: RULE_FILE_SCHEMA as unknown as SchemaNode,
+  vocabulary: normalizeVocabulary({
+    dms: {
+      tags: ['inbox', 'invoice', 'Tax 2024'],
+      correspondents: ['ACME GmbH', 'Stadtwerke'],
+      document_types: ['Invoice', 'Contract'],
+      storage_paths: ['Archive'],
+      custom_fields: [{ name: 'Amount', data_type: 'monetary' }, { name: 'Invoice number', data_type: 'string' }],
+    },
+  }),
+};
+
+function labels(source: string): string[] {
+  const { text, line, column } = at(source);
+  return optionsFor(data, text, line, column)?.options.map((o) => o.label) ?? [];
+}
+
+describe('yaml context from indentation', () => {
+  it('finds the path of a key typed inside a nested condition list', () => {
+    const { text, line, column } = at('rules:\n  - id: a\n    when:\n      all:\n        - corr|');
+    assert.deepEqual(yamlContextAt(text, line, column), { kind: 'key', path: ['rules', ITEM, 'when', 'all', ITEM], prefix: 'corr', fromColumn: 10 });
+  });
+
+  it('finds the value path after a key, skipping sibling keys and comments', () => {
+    const { text, line, column } = at('rules:\n  - id: a\n    # a comment\n    description: x\n    actions:\n      - set_document_type: Inv|');
+    assert.deepEqual(yamlContextAt(text, line, column), { kind: 'value', path: ['rules', ITEM, 'actions', ITEM, 'set_document_type'], prefix: 'Inv', fromColumn: 27 });
+  });
+
+  it('completes an item inside a flow list', () => {
+    const { text, line, column } = at('rules:\n  - id: a\n    actions:\n      - add_tags: [invoice, in|');
+    const ctx = yamlContextAt(text, line, column);
+    assert.equal(ctx?.kind, 'value');
+    assert.deepEqual(ctx?.path, ['rules', ITEM, 'actions', ITEM, 'add_tags', ITEM]);
+    assert.equal(ctx?.prefix, 'in');
+  });
+
+  it('offers nothing inside a comment', () => {
+    const { text, line, column } = at('rules:\n  # when: |');
+    assert.equal(yamlContextAt(text, line, column), null);
+  });
+});
+
+describe('schema completion', () => {
+  it('offers the top-level key of a rule file', () => {
+    assert.deepEqual(labels('ru|'), ['rules']);
+  });
+
+  it('offers rule keys in a rule item and not condition keys', () => {
+    const keys = labels('rules:\n  - id: a\n    |');
+    for (const k of ['description', 'when', 'extract', 'actions', 'stop', 'tests']) assert.ok(keys.includes(k), k);
+    assert.ok(!keys.includes('correspondent'));
+  });
+
+  it('offers combinators, document fields and custom fields in a condition', () => {
+    const keys = labels('rules:\n  - id: a\n    when:\n      all:\n        - |');
+    for (const k of ['all', 'any', 'not', 'correspondent', 'content', 'tags', 'custom_fields.Amount']) assert.ok(keys.includes(k), k);
+  });
+
+  it('offers operators under a field', () => {
+    const keys = labels('rules:\n  - id: a\n    when:\n      content:\n        |');
+    for (const k of ['matches', 'contains', 'starts_with', 'gt', 'case_sensitive']) assert.ok(keys.includes(k), k);
+  });
+
+  it('offers action names in an action item', () => {
+    const keys = labels('rules:\n  - id: a\n    actions:\n      - |');
+    for (const k of ['set_title', 'add_tags', 'set_custom_fields', 'add_note', 'create_missing']) assert.ok(keys.includes(k), k);
+  });
+
+  it("offers the dms's real names where a rule names them", () => {
+    assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      correspondent: |'), ['ACME GmbH', 'Stadtwerke']);
+    assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - set_document_type: |'), ['Invoice', 'Contract']);
+    assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - add_tags:\n          - |'), ['inbox', 'invoice', 'Tax 2024']);
+    assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags: { any: [|'), []); // flow mappings are not guessed at
+    assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags:\n        none: [|'), ['inbox', 'invoice', 'Tax 2024']);
+    assert.ok(labels('rules:\n  - id: a\n    actions:\n      - set_custom_fields:\n          |').includes('Invoice number'));
+  });
+
+  it('offers enum values and booleans', () => {
+    assert.deepEqual(labels('rules:\n  - id: a\n    extract:\n      total:\n        type: |'), ['string', 'int', 'number', 'money', 'date', 'bool']);
+    assert.deepEqual(labels('rules:\n  - id: a\n    stop: |'), ['true', 'false']);
+    assert.deepEqual(labels('rules:\n  - id: a\n    on: [added, |'), ['added', 'updated', 'manual']);
+  });
+
+  it('maps a path to the names it takes, through operators', () => {
+    assert.equal(vocabularyKind(['rules', ITEM, 'when', 'tags', 'any', ITEM]), 'tags');
+    assert.equal(vocabularyKind(['rules', ITEM, 'when', 'document_type', 'in', ITEM]), 'document_types');
+    assert.equal(vocabularyKind(['rules', ITEM, 'description']), null);
+  });
+
+  it('quotes names that YAML would read as something else', () => {
+    assert.equal(yamlScalar('ACME GmbH'), 'ACME GmbH');
+    assert.equal(yamlScalar('Key: value'), '"Key: value"');
+    assert.equal(yamlScalar('#1'), '"#1"');
+    assert.equal(yamlScalar('true'), '"true"');
+    assert.equal(yamlScalar('2024'), '"2024"');
+  });
+});
