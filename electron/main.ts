@@ -1,0 +1,19 @@
+import path from 'node:path';
+import { app, BrowserWindow, clipboard, dialog, Menu, session, shell, Tray } from 'electron';
+import { createConsoleLogger } from '../server/log.js';
+import { EXAMPLE_RULES_DIR, PROJECT_ROOT } from '../server/project-paths.js';
+import { createDesktopApp } from './desktop-app.js';
+import { startDesktopServer } from './desktop-server.js';
+
+// The only file that imports `electron`: everything else takes the API as a parameter and is unit-tested.
+const logger = createConsoleLogger();
+
+void createDesktopApp(
+  { app, BrowserWindow, Tray, Menu, shell, clipboard, dialog, session },
+  {
+    logger,
+    // Packaged, the tray icon is an extra resource next to app.asar (build/ is not packed into the app).
+    iconPath: app.isPackaged ? path.join(process.resourcesPath, 'tray.png') : path.join(PROJECT_ROOT, 'build', 'icons', 'tray.png'),
+    startServer: (userDataDir) => startDesktopServer({ userDataDir, examplesDir: EXAMPLE_RULES_DIR, logger }),
+  },
+);
