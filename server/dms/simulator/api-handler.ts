@@ -1,0 +1,111 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultInjector } from './faults.js';
+import { parseJsonBody, readBody, SimHttpError, writeResult, type SimHooks, type SimResult } from './http-kit.js';
+import { documentRoutes, type SimRoute } from './routes-documents.js';
+import { objectRoutes } from './routes-objects.js';
+import type { SimStore } from './store.js';
+
+export interface ApiHandlerDeps {
+  store: SimStore;
+  faults: FaultInjector;
+  hooks: SimHooks;
+  token: string;
+  username: string;
+  password: string;
+  count(key: string): void;
+}
+
+const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes];
+const VERSION_HEADERS = { 'x-api-version': '10', 'x-version': '3.0.5' };
+const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' };
+
+// Django's redirect quotes the `next` path but keeps '/'.
+const quoteNext = (path: string) => encodeURIComponent(path).replace(/%2F/g, '/');
+
+function authenticate(req: IncomingMessage, deps: ApiHandlerDeps): SimResult | null {
+  const header = req.headers.authorization ?? '';
+  const token = /^token\s+(\S+)$/i.exec(header);
+  if (token) return token[1] === deps.token ? null : { status: 401, body: { detail: 'Invalid token.' }, headers: { 'www-authenticate': 'Token' } };
+  const basic = /^basic\s+(\S+)$/i.exec(header);
+  if (basic) {
+    const [user, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
+    if (user === deps.username && rest.join(':') === deps.password) return null;
+    return { status: 401, body: { detail: 'Invalid username/password.' }, headers: { 'www-authenticate': 'Basic realm="api"' } };
+  }
+  // Bearer and anything else count as anonymous, as in DRF.
+  return { status: 401, body: NOT_PROVIDED, headers: { 'www-authenticate': 'Token' } };
+}
+
+function apiVersion(req: IncomingMessage): 9 | 10 | null {
+  const match = /version\s*=\s*([^;,\s]+)/i.exec(req.headers.accept ?? '');
+  if (!match) return 10;
+  return match[1] === '9' ? 9 : match[1] === '10' ? 10 : null;
+}
+
+async function tokenEndpoint(req: IncomingMessage, deps: ApiHandlerDeps): Promise<SimResult> {
+  const raw = await readBody(req);
+  const type = req.headers['content-type'] ?? '';
+  const body = type.includes('json') ? (parseJsonBody(raw, type, false) as Record<string, unknown>) : Object.fromEntries(new URLSearchParams(raw));
+  if (body.username === deps.username && body.password === deps.password) return { status: 200, body: { token: deps.token } };
+  return { status: 400, body: { non_field_errors: ['Unable to log in with provided credentials.'] } };
+}
+
+/** Answers one request to `/api/…` (or any other path) the way Paperless-ngx 3.0.5 would. */
+export async function handleApi(req: IncomingMessage, res: ServerResponse, deps: ApiHandlerDeps): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sim');
+  const method = req.method ?? 'GET';
+  const route = ROUTES.find((r) => r.regex.test(url.pathname));
+  const isToken = url.pathname === '/api/token/';
+  const pattern = route?.pattern ?? (isToken ? '/api/token/' : '(fallthrough)');
+  deps.count(`${method} ${pattern}`);
+
+  const { latencyMs, terminal } = deps.faults.take(method, url.pathname, pattern);
+  if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+  if (terminal?.kind === 'drop') {
+    req.socket.destroy();
+    return;
+  }
+  if (terminal?.kind === 'status') {
+    const status = terminal.status ?? 500;
+    return writeResult(res, { status, text: status === 502 ? 'Bad Gateway' : status === 504 ? 'Gateway Timeout' : 'Internal Server Error' }, {});
+  }
+  if (terminal?.kind === 'rate_limit') {
+    const seconds = terminal.retryAfter ?? 1;
+    return writeResult(res, { status: 429, body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` }, headers: { 'retry-after': String(seconds) } }, {});
+  }
+
+  try {
+    if (isToken && method === 'POST') return writeResult(res, await tokenEndpoint(req, deps), {});
+    if (!route) {
+      // Paperless's catch-all web route: not a 404, a redirect to the login page (§2).
+      return writeResult(res, { status: 302, headers: { location: `/accounts/login/?next=${quoteNext(url.pathname + url.search)}` }, text: '' }, {});
+    }
+    const denied = authenticate(req, deps);
+    if (denied) return writeResult(res, denied, {});
+    const version = apiVersion(req);
+    if (version === null) return writeResult(res, { status: 406, body: { detail: 'Invalid version in "Accept" header.' } }, VERSION_HEADERS);
+    if (!route.methods.includes(method)) {
+      const allow = [...route.methods, 'HEAD', 'OPTIONS'].join(', ');
+      return writeResult(res, { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow } }, VERSION_HEADERS);
+    }
+    let bodyText: string | null = null;
+    const result = await route.handler({
+      store: deps.store,
+      method,
+      url,
+      params: url.searchParams,
+      match: route.regex.exec(url.pathname) as RegExpExecArray,
+      origin: `http://${req.headers.host ?? 'localhost'}`,
+      apiVersion: version,
+      hooks: deps.hooks,
+      async json(options = {}) {
+        bodyText ??= await readBody(req);
+        return parseJsonBody(bodyText, req.headers['content-type'] ?? '', options.jsonOnly ?? false);
+      },
+    });
+    writeResult(res, result, VERSION_HEADERS);
+  } catch (err) {
+    if (err instanceof SimHttpError) return writeResult(res, err.result, VERSION_HEADERS);
+    writeResult(res, { status: 500, text: 'Internal Server Error' }, {});
+  }
+}

@@ -1,0 +1,68 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseFaultSpec, type ActiveFault, type FaultInjector } from './faults.js';
+import { readBody, writeResult, type SimResult } from './http-kit.js';
+import type { SimDocument } from './sim-types.js';
+import type { WorkflowWebhook, WorkflowWebhookConfig } from './workflow-webhook.js';
+
+export interface ControlDeps {
+  token: string;
+  faults: FaultInjector;
+  webhook: WorkflowWebhook;
+  counts(): Record<string, number>;
+  resetCounts(): void;
+  addDocument(doc: Partial<SimDocument>): SimDocument;
+  generate(count: number, seed: number): number;
+}
+
+/**
+ * `/__sim/…`: the control API for tests and benchmarks in another process (same token as the API).
+ * Not part of Paperless; never counted, never faulted.
+ */
+export async function handleControl(req: IncomingMessage, res: ServerResponse, deps: ControlDeps): Promise<void> {
+  const answer = (result: SimResult) => writeResult(res, result, {});
+  if ((req.headers.authorization ?? '') !== `Token ${deps.token}`) return answer({ status: 401, body: { detail: 'Invalid token.' } });
+  const path = new URL(req.url ?? '/', 'http://sim').pathname;
+  const method = req.method ?? 'GET';
+  const raw = method === 'GET' || method === 'DELETE' ? '' : await readBody(req);
+  let body: unknown = null;
+  try {
+    body = raw ? JSON.parse(raw) : null;
+  } catch {
+    return answer({ status: 400, body: { detail: 'Send JSON.' } });
+  }
+  try {
+    if (path === '/__sim/counts' && method === 'GET') return answer({ status: 200, body: deps.counts() });
+    if (path === '/__sim/counts' && method === 'DELETE') {
+      deps.resetCounts();
+      return answer({ status: 204 });
+    }
+    if (path === '/__sim/faults' && method === 'GET') return answer({ status: 200, body: deps.faults.list().map(serializeFault) });
+    if (path === '/__sim/faults' && method === 'POST') return answer({ status: 201, body: serializeFault(deps.faults.inject(parseFaultSpec(body))) });
+    if (path === '/__sim/faults' && method === 'DELETE') {
+      deps.faults.clear();
+      return answer({ status: 204 });
+    }
+    const faultId = /^\/__sim\/faults\/(\d+)$/.exec(path);
+    if (faultId && method === 'DELETE') {
+      deps.faults.remove(Number(faultId[1]));
+      return answer({ status: 204 });
+    }
+    if (path === '/__sim/workflow-webhook' && method === 'PUT') {
+      deps.webhook.configure(body as WorkflowWebhookConfig | null);
+      return answer({ status: 200, body: deps.webhook.stats() });
+    }
+    if (path === '/__sim/workflow-webhook' && method === 'GET') return answer({ status: 200, body: deps.webhook.stats() });
+    if (path === '/__sim/documents' && method === 'POST') return answer({ status: 201, body: deps.addDocument((body ?? {}) as Partial<SimDocument>) });
+    if (path === '/__sim/generate' && method === 'POST') {
+      const input = (body ?? {}) as { count?: number; seed?: number };
+      return answer({ status: 201, body: { added: deps.generate(Number(input.count ?? 0), Number(input.seed ?? 1)) } });
+    }
+  } catch (err) {
+    return answer({ status: 400, body: { detail: (err as Error).message } });
+  }
+  return answer({ status: 404, body: { detail: `No simulator control route ${method} ${path}.` } });
+}
+
+function serializeFault(fault: ActiveFault) {
+  return { ...fault, route: fault.route instanceof RegExp ? String(fault.route) : fault.route };
+}

@@ -1,0 +1,148 @@
+import { fail } from './http-kit.js';
+import type { SimStore } from './store.js';
+import type { ObjectKind, SimDocument } from './sim-types.js';
+import { checkCustomFieldValue } from './value-rules.js';
+
+type Errors = Record<string, unknown>;
+
+const RELATIONS: Array<['correspondent' | 'document_type' | 'storage_path', ObjectKind]> = [
+  ['correspondent', 'correspondents'],
+  ['document_type', 'document_types'],
+  ['storage_path', 'storage_paths'],
+];
+
+function pyType(value: unknown): string {
+  if (typeof value === 'string') return 'str';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  if (typeof value === 'boolean') return 'bool';
+  if (value === null) return 'NoneType';
+  return Array.isArray(value) ? 'list' : 'dict';
+}
+
+function pk(store: SimStore, kind: ObjectKind, value: unknown): { id?: number; error?: string } {
+  if (typeof value === 'string' && !/^\d+$/.test(value)) return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
+  if (typeof value !== 'number' && typeof value !== 'string') return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
+  const id = Number(value);
+  return store.object(kind, id) ? { id } : { error: `Invalid pk "${value}" - object does not exist.` };
+}
+
+/**
+ * Validates a PATCH/PUT body the way Paperless's serializer does and applies it to the document.
+ * Throws a 400 with Paperless's error shape; unknown and read-only keys are ignored.
+ */
+export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    fail(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(body)}.`] });
+  }
+  const input = body as Record<string, unknown>;
+  const errors: Errors = {};
+  const next: Partial<SimDocument> = {};
+
+  if (put) {
+    for (const key of ['correspondent', 'document_type', 'storage_path', 'tags']) {
+      if (!(key in input)) errors[key] = ['This field is required.'];
+    }
+  }
+  if ('title' in input) {
+    if (typeof input.title !== 'string') errors.title = ['Not a valid string.'];
+    else if (input.title.length > 128) errors.title = ['Ensure this field has no more than 128 characters.'];
+    else next.title = input.title;
+  }
+  if ('content' in input) {
+    if (typeof input.content !== 'string') errors.content = ['Not a valid string.'];
+    else next.content = input.content;
+  }
+  for (const [key, kind] of RELATIONS) {
+    if (!(key in input)) continue;
+    if (input[key] === null) next[key] = null;
+    else {
+      const { id, error } = pk(store, kind, input[key]);
+      if (error) errors[key] = [error];
+      else next[key] = id as number;
+    }
+  }
+  if ('tags' in input) {
+    if (!Array.isArray(input.tags)) errors.tags = [`Expected a list of items but got type "${pyType(input.tags)}".`];
+    else {
+      const ids: number[] = [];
+      for (const item of input.tags) {
+        const { id, error } = pk(store, 'tags', item);
+        if (error) {
+          errors.tags = [error];
+          break;
+        }
+        ids.push(id as number);
+      }
+      if (!errors.tags) next.tags = store.withAncestors(ids);
+    }
+  }
+  if ('created' in input || 'created_date' in input) {
+    const raw = input.created ?? input.created_date;
+    const key = 'created' in input ? 'created' : 'created_date';
+    const text = typeof raw === 'string' ? raw : '';
+    // A datetime (contains ':') is accepted and turned into its date.
+    const date = text.includes(':') && !Number.isNaN(Date.parse(text)) ? text.slice(0, 10) : text;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || Number.isNaN(Date.parse(date))) {
+      errors[key] = ['Date has wrong format. Use one of these formats instead: YYYY-MM-DD.'];
+    } else next.created = date;
+  }
+  if ('archive_serial_number' in input) {
+    const asn = input.archive_serial_number;
+    if (asn === null) next.archive_serial_number = null;
+    else if (!Number.isInteger(asn) || (asn as number) < 0 || (asn as number) > 4294967295) {
+      errors.archive_serial_number = ['Ensure this value is less than or equal to 4294967295.'];
+    } else if (store.trashedAsns.has(asn as number)) {
+      errors.archive_serial_number = ['Document with this Archive Serial Number already exists in the trash.'];
+    } else if ([...store.documents.values()].some((d) => d.id !== doc.id && d.archive_serial_number === asn)) {
+      errors.archive_serial_number = ['document with this archive serial number already exists.'];
+    } else next.archive_serial_number = asn as number;
+  }
+  if ('owner' in input) {
+    if (input.owner !== null && !Number.isInteger(input.owner)) errors.owner = [`Incorrect type. Expected pk value, received ${pyType(input.owner)}.`];
+    else next.owner = input.owner as number | null;
+  }
+  if ('custom_fields' in input) {
+    const result = customFields(store, input.custom_fields);
+    if (result.error) errors.custom_fields = result.error;
+    else {
+      // Values keep their original position (Paperless orders them by creation); new ones go last.
+      const incoming = new Map(result.values!.map((cf) => [cf.field, cf.value]));
+      const kept = doc.custom_fields.filter((cf) => incoming.has(cf.field)).map((cf) => ({ value: incoming.get(cf.field), field: cf.field }));
+      const added = result.values!.filter((cf) => !doc.custom_fields.some((old) => old.field === cf.field));
+      next.custom_fields = [...kept, ...added];
+    }
+  }
+  if (Object.keys(errors).length > 0) fail(400, errors);
+
+  Object.assign(doc, next);
+  if (input.remove_inbox_tags === true) {
+    const keep = new Set(Array.isArray(input.tags) ? (input.tags as unknown[]).map(Number) : []);
+    const inbox = new Set(store.objects.tags.filter((t) => t.is_inbox_tag).map((t) => t.id));
+    doc.tags = doc.tags.filter((t) => !inbox.has(t) || keep.has(t));
+  }
+  doc.modified = store.now();
+}
+
+function customFields(store: SimStore, raw: unknown): { error?: unknown; values?: SimDocument['custom_fields'] } {
+  if (raw === null) return { error: ['This field may not be null.'] };
+  if (!Array.isArray(raw)) return { error: [`Expected a list of items but got type "${pyType(raw)}".`] };
+  const itemErrors: Errors[] = [];
+  const values = new Map<number, unknown>();
+  for (const item of raw) {
+    const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const errors: Errors = {};
+    const { id, error } = 'field' in entry ? pk(store, 'custom_fields', entry.field) : { error: 'This field is required.' };
+    if (error) errors.field = [error];
+    if (!('value' in entry)) errors.value = ['This field is required.'];
+    if (Object.keys(errors).length === 0) {
+      const checked = checkCustomFieldValue(store.object('custom_fields', id as number)!, entry.value);
+      if (checked.error) errors.non_field_errors = [checked.error];
+      else values.set(id as number, checked.stored);
+    }
+    itemErrors.push(errors);
+  }
+  if (itemErrors.some((e) => Object.keys(e).length > 0)) return { error: itemErrors };
+  return { values: [...values].map(([field, value]) => ({ value, field })) };
+}
+
+export { customFields as validateCustomFieldList };

@@ -1,0 +1,95 @@
+/** A fault the simulator plays on matching requests (before auth, as a proxy in front of Paperless would). */
+export interface FaultSpec {
+  /**
+   * Which requests: a string matches the route pattern (`/api/documents/{id}/`), the path, or `METHOD pattern`;
+   * a RegExp is tested against `METHOD /path/`. Absent = every API request.
+   */
+  route?: string | RegExp;
+  kind: 'latency' | 'status' | 'rate_limit' | 'drop';
+  /** For `status` (default 500). */
+  status?: number;
+  /** For `latency`: delay before answering normally. */
+  ms?: number;
+  /** For `rate_limit`: seconds in Retry-After (default 1). */
+  retryAfter?: number;
+  /** How many matching requests it hits; default unlimited. */
+  times?: number;
+}
+
+export interface ActiveFault extends FaultSpec {
+  id: number;
+  /** Requests this fault has hit so far. */
+  hits: number;
+}
+
+export interface FaultInjector {
+  inject(spec: FaultSpec): ActiveFault;
+  remove(id: number): void;
+  clear(): void;
+  list(): ActiveFault[];
+  /** The first fault matching this request, counted as used; latency faults stack with one terminal fault. */
+  take(method: string, path: string, pattern: string): { latencyMs: number; terminal: ActiveFault | null };
+}
+
+const KINDS = new Set(['latency', 'status', 'rate_limit', 'drop']);
+
+/** Validates a fault coming from the control endpoint (JSON: `route` may be "/regex/flags"). */
+export function parseFaultSpec(body: unknown): FaultSpec {
+  const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (!KINDS.has(String(input.kind))) throw new Error('kind must be one of latency, status, rate_limit, drop');
+  let route: string | RegExp | undefined;
+  if (typeof input.route === 'string') {
+    const regex = /^\/(.+)\/([a-z]*)$/.exec(input.route);
+    route = regex ? new RegExp(regex[1], regex[2]) : input.route;
+  }
+  const num = (key: string) => (typeof input[key] === 'number' ? (input[key] as number) : undefined);
+  return { route, kind: input.kind as FaultSpec['kind'], status: num('status'), ms: num('ms'), retryAfter: num('retryAfter'), times: num('times') };
+}
+
+export function createFaultInjector(): FaultInjector {
+  let faults: ActiveFault[] = [];
+  let nextId = 1;
+
+  const matches = (fault: ActiveFault, method: string, path: string, pattern: string) => {
+    const route = fault.route;
+    if (route === undefined) return true;
+    if (route instanceof RegExp) return route.test(`${method} ${path}`);
+    return route === pattern || route === path || route === `${method} ${pattern}` || route === `${method} ${path}`;
+  };
+
+  const use = (fault: ActiveFault) => {
+    fault.hits++;
+    if (fault.times !== undefined && fault.hits >= fault.times) faults = faults.filter((f) => f !== fault);
+  };
+
+  return {
+    inject(spec) {
+      if (!KINDS.has(spec.kind)) throw new Error(`unknown fault kind "${spec.kind}"`);
+      const fault: ActiveFault = { ...spec, id: nextId++, hits: 0 };
+      faults.push(fault);
+      return fault;
+    },
+    remove(id) {
+      faults = faults.filter((f) => f.id !== id);
+    },
+    clear() {
+      faults = [];
+    },
+    list: () => faults.map((f) => ({ ...f })),
+    take(method, path, pattern) {
+      let latencyMs = 0;
+      let terminal: ActiveFault | null = null;
+      for (const fault of [...faults]) {
+        if (!matches(fault, method, path, pattern)) continue;
+        if (fault.kind === 'latency') {
+          latencyMs += fault.ms ?? 1000;
+          use(fault);
+        } else if (!terminal) {
+          terminal = fault;
+          use(fault);
+        }
+      }
+      return { latencyMs, terminal };
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import type { SimStore } from './store.js';
+import type { SimDocument } from './sim-types.js';
+
+/** A compiled document filter; `errors` holds Paperless-shaped 400 messages per parameter. */
+export interface CompiledFilter {
+  test(doc: SimDocument): boolean;
+  errors: Record<string, string[]>;
+  /** True when no filter applies (the list can be sliced without scanning). */
+  empty: boolean;
+}
+
+type Predicate = (doc: SimDocument) => boolean;
+type Relation = 'correspondent' | 'document_type' | 'storage_path';
+
+const LOOKUPS: Record<string, (value: string, needle: string) => boolean> = {
+  iexact: (v, n) => v.toLowerCase() === n.toLowerCase(),
+  icontains: (v, n) => v.toLowerCase().includes(n.toLowerCase()),
+  istartswith: (v, n) => v.toLowerCase().startsWith(n.toLowerCase()),
+  iendswith: (v, n) => v.toLowerCase().endsWith(n.toLowerCase()),
+};
+
+// Lenient id lists (tags__id__all, …) drop malformed items silently; strict ones (id__in, …) answer 400.
+function lenientIds(value: string): number[] {
+  return value.split(',').map((s) => s.trim()).filter((s) => /^\d+$/.test(s)).map(Number);
+}
+
+function strictIds(value: string): number[] | null {
+  const parts = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return parts.every((p) => /^-?\d+$/.test(p)) ? parts.map(Number) : null;
+}
+
+function bool(value: string): boolean | null {
+  const v = value.toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  return null;
+}
+
+function dateTime(value: string): number | null {
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+const COMPARE: Record<string, (a: number, b: number) => boolean> = {
+  gt: (a, b) => a > b,
+  gte: (a, b) => a >= b,
+  lt: (a, b) => a < b,
+  lte: (a, b) => a <= b,
+};
+
+/** Builds the §4.4 filters the client uses (and a few more); unknown parameters are ignored, as Paperless does. */
+export function compileFilter(store: SimStore, params: URLSearchParams): CompiledFilter {
+  const predicates: Predicate[] = [];
+  const errors: Record<string, string[]> = {};
+  const inboxTags = () => new Set(store.objects.tags.filter((t) => t.is_inbox_tag).map((t) => t.id));
+  const tagName = (id: number) => store.object('tags', id)?.name ?? '';
+
+  for (const [name, value] of params) {
+    let match: RegExpExecArray | null;
+    if (name === 'id') {
+      const ids = strictIds(value);
+      if (!ids || ids.length !== 1) errors[name] = ['Enter a number.'];
+      else predicates.push((d) => d.id === ids[0]);
+    } else if (name === 'id__in') {
+      const ids = strictIds(value);
+      if (!ids) errors[name] = ['Enter a number.'];
+      else predicates.push((d) => ids.includes(d.id));
+    } else if (name === 'tags__id') {
+      const id = Number(value);
+      if (/^\d+$/.test(value)) predicates.push((d) => d.tags.includes(id));
+    } else if ((match = /^tags__id__(all|in|none)$/.exec(name))) {
+      const ids = lenientIds(value);
+      if (ids.length === 0) continue;
+      const op = match[1];
+      predicates.push((d) =>
+        op === 'all' ? ids.every((t) => d.tags.includes(t)) : op === 'in' ? ids.some((t) => d.tags.includes(t)) : !ids.some((t) => d.tags.includes(t)),
+      );
+    } else if ((match = /^tags__name__(iexact|icontains|istartswith|iendswith)$/.exec(name))) {
+      const lookup = LOOKUPS[match[1]];
+      predicates.push((d) => d.tags.some((t) => lookup(tagName(t), value)));
+    } else if (name === 'is_tagged') {
+      const b = bool(value);
+      if (b !== null) predicates.push((d) => d.tags.length > 0 === b);
+    } else if (name === 'is_in_inbox') {
+      if (value !== 'true' && value !== 'false') continue;
+      const inbox = inboxTags();
+      predicates.push((d) => d.tags.some((t) => inbox.has(t)) === (value === 'true'));
+    } else if ((match = /^(correspondent|document_type|storage_path)__(id|id__in|id__none|isnull|name__iexact|name__icontains|name__istartswith|name__iendswith)$/.exec(name))) {
+      const rel = match[1] as Relation;
+      const op = match[2];
+      const kind = rel === 'correspondent' ? 'correspondents' : rel === 'document_type' ? 'document_types' : 'storage_paths';
+      if (op === 'id') {
+        if (!/^\d+$/.test(value)) errors[name] = ['Enter a number.'];
+        else predicates.push((d) => d[rel] === Number(value));
+      } else if (op === 'id__in') {
+        const ids = strictIds(value);
+        if (!ids) errors[name] = ['Enter a number.'];
+        else predicates.push((d) => d[rel] !== null && ids.includes(d[rel] as number));
+      } else if (op === 'id__none') {
+        const ids = lenientIds(value);
+        if (ids.length) predicates.push((d) => d[rel] === null || !ids.includes(d[rel] as number));
+      } else if (op === 'isnull') {
+        const b = bool(value);
+        if (b !== null) predicates.push((d) => (d[rel] === null) === b);
+      } else {
+        const lookup = LOOKUPS[op.slice('name__'.length)];
+        predicates.push((d) => d[rel] !== null && lookup(store.object(kind, d[rel] as number)?.name ?? '', value));
+      }
+    } else if ((match = /^(title|content|original_filename)__(iexact|icontains|istartswith|iendswith)$/.exec(name))) {
+      const lookup = LOOKUPS[match[2]];
+      const field = match[1];
+      predicates.push((d) => lookup(field === 'title' ? d.title : field === 'content' ? d.content : (d.original_file_name ?? ''), value));
+    } else if (name === 'title_content') {
+      predicates.push((d) => LOOKUPS.icontains(d.title, value) || LOOKUPS.icontains(d.content, value));
+    } else if (name === 'mime_type') {
+      predicates.push((d) => d.mime_type.includes(value));
+    } else if ((match = /^(created|added|modified)(?:__date)?__(gt|gte|lt|lte)$/.exec(name))) {
+      const field = match[1] as 'created' | 'added' | 'modified';
+      const compare = COMPARE[match[2]];
+      const at = dateTime(value);
+      const dateOnly = field === 'created' || name.includes('__date__');
+      if (at === null || (field !== 'created' && /\s/.test(value))) {
+        errors[name] = [dateOnly ? 'Enter a valid date.' : 'Enter a valid date/time.'];
+        continue;
+      }
+      const bound = dateOnly ? dateTime(value.slice(0, 10)) ?? at : at;
+      predicates.push((d) => {
+        const own = dateTime(dateOnly ? d[field].slice(0, 10) : d[field]);
+        return own !== null && compare(own, bound);
+      });
+    } else if ((match = /^(created|added|modified)__(year|month|day)$/.exec(name))) {
+      const field = match[1] as 'created' | 'added' | 'modified';
+      const part = match[2];
+      const index = part === 'year' ? [0, 4] : part === 'month' ? [5, 7] : [8, 10];
+      predicates.push((d) => Number(d[field].slice(index[0], index[1])) === Number(value));
+    } else if ((match = /^archive_serial_number(?:__(gt|gte|lt|lte|isnull))?$/.exec(name))) {
+      const op = match[1];
+      if (op === 'isnull') {
+        const b = bool(value);
+        if (b !== null) predicates.push((d) => (d.archive_serial_number === null) === b);
+      } else if (!/^\d+$/.test(value)) errors[name] = ['Enter a number.'];
+      else if (!op) predicates.push((d) => d.archive_serial_number === Number(value));
+      else predicates.push((d) => d.archive_serial_number !== null && COMPARE[op](d.archive_serial_number, Number(value)));
+    } else if (name === 'owner__id') {
+      predicates.push((d) => d.owner === Number(value));
+    } else if (name === 'owner__isnull') {
+      const b = bool(value);
+      if (b !== null) predicates.push((d) => (d.owner === null) === b);
+    } else if ((match = /^custom_fields__id__(all|in|none)$/.exec(name))) {
+      const ids = lenientIds(value);
+      if (ids.length === 0) continue;
+      const op = match[1];
+      const has = (d: SimDocument, id: number) => d.custom_fields.some((cf) => cf.field === id);
+      predicates.push((d) => (op === 'all' ? ids.every((id) => has(d, id)) : op === 'in' ? ids.some((id) => has(d, id)) : !ids.some((id) => has(d, id))));
+    } else if (name === 'has_custom_fields') {
+      const b = bool(value);
+      if (b !== null) predicates.push((d) => d.custom_fields.length > 0 === b);
+    }
+  }
+  return { test: (doc) => predicates.every((p) => p(doc)), errors, empty: predicates.length === 0 };
+}

@@ -1,0 +1,126 @@
+import { bulkEdit } from './bulk-edit.js';
+import { applyDocumentWrite } from './document-write.js';
+import { compileFilter } from './filters.js';
+import { fail, json, notFound, type SimContext, type SimHandler, type SimResult } from './http-kit.js';
+import { pageRequest, paginate } from './pagination.js';
+import { documentToWire } from './serialize.js';
+import type { SimDocument } from './sim-types.js';
+
+const ORDER_FIELDS = new Set(['id', 'title', 'created', 'modified', 'added', 'archive_serial_number', 'page_count', 'owner']);
+
+function documentOrFail(ctx: SimContext): SimDocument {
+  const raw = ctx.match[1];
+  if (!/^\d+$/.test(raw)) return fail(404, { detail: 'Not found.' });
+  return ctx.store.getDocument(Number(raw)) ?? notFound('Document');
+}
+
+function view(ctx: SimContext) {
+  const fields = ctx.params.get('fields');
+  return {
+    fullPerms: ['true', '1'].includes((ctx.params.get('full_perms') ?? '').toLowerCase()),
+    truncateContent: ['true', '1'].includes((ctx.params.get('truncate_content') ?? '').toLowerCase()),
+    fields: fields ? new Set(fields.split(',').map((f) => f.trim())) : null,
+  };
+}
+
+function ordered(docs: SimDocument[], ordering: string | null): SimDocument[] {
+  const keys = (ordering ?? '-created,-id').split(',').map((k) => k.trim()).filter((k) => ORDER_FIELDS.has(k.replace(/^-/, '')));
+  if (keys.length === 1 && keys[0] === 'id') return docs;
+  return [...docs].sort((a, b) => {
+    for (const key of keys) {
+      const field = key.replace(/^-/, '') as keyof SimDocument;
+      const sign = key.startsWith('-') ? -1 : 1;
+      const x = a[field] as string | number | null;
+      const y = b[field] as string | number | null;
+      if (x === y) continue;
+      if (x === null) return sign;
+      if (y === null) return -sign;
+      return (x < y ? -1 : 1) * sign;
+    }
+    return 0;
+  });
+}
+
+const list: SimHandler = (ctx) => {
+  const filter = compileFilter(ctx.store, ctx.params);
+  if (Object.keys(filter.errors).length > 0) return json(400, filter.errors);
+  const request = pageRequest(ctx.params);
+  if (!request) return json(404, { detail: 'Invalid page.' });
+  const all = [...ctx.store.documents.values()];
+  const ordering = ctx.params.get('ordering');
+  // Unfiltered id-ordered pages (the client's scan) are sliced directly: no full copy per page.
+  const matching = filter.empty ? all : all.filter(filter.test);
+  const docs = ordering === 'id' ? matching : ordered(matching, ordering);
+  const v = view(ctx);
+  const page = paginate(docs.length, (s, e) => docs.slice(s, e).map((d) => documentToWire(ctx.store, d, v)), request, `${ctx.origin}/api/documents/`, ctx.params);
+  if (!page) return json(404, { detail: 'Invalid page.' });
+  const body: Record<string, unknown> = { count: page.count, next: page.next, previous: page.previous };
+  if (ctx.apiVersion === 9) body.all = docs.map((d) => d.id);
+  body.results = page.results;
+  return json(200, body);
+};
+
+const detail: SimHandler = (ctx) => {
+  const doc = documentOrFail(ctx);
+  if (ctx.method === 'GET') return json(200, documentToWire(ctx.store, doc, { ...view(ctx), detail: true }));
+  if (ctx.method === 'DELETE') {
+    if (doc.archive_serial_number !== null) ctx.store.trashedAsns.add(doc.archive_serial_number);
+    ctx.store.documents.delete(doc.id);
+    return { status: 204 };
+  }
+  return write(ctx, doc);
+};
+
+async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
+  const body = await ctx.json();
+  applyDocumentWrite(ctx.store, doc, body, ctx.method === 'PUT');
+  // The response is built before "Document Updated" runs, as in Paperless (workflow changes are not in it).
+  const result = json(200, documentToWire(ctx.store, doc, { fullPerms: true, detail: true }));
+  ctx.hooks.documentUpdated(doc.id);
+  return result;
+}
+
+const notes: SimHandler = async (ctx) => {
+  const doc = documentOrFail(ctx);
+  if (ctx.method === 'POST') {
+    const body = (await ctx.json()) as Record<string, unknown>;
+    if (typeof body?.note !== 'string') return json(200, { error: 'Error saving note, check logs for more detail.' });
+    doc.notes.push(ctx.store.newNote(body.note));
+    doc.modified = ctx.store.now();
+  } else if (ctx.method === 'DELETE') {
+    const id = ctx.params.get('id');
+    if (!id) return json(400, { id: 'This field is required.' });
+    doc.notes = doc.notes.filter((n) => n.id !== Number(id));
+    doc.modified = ctx.store.now();
+  }
+  return json(200, structuredClone(doc.notes));
+};
+
+const bulk: SimHandler = async (ctx) => {
+  const body = await ctx.json({ jsonOnly: true });
+  bulkEdit(ctx.store, body, ctx.hooks);
+  return json(200, { result: 'OK' });
+};
+
+const nextAsn: SimHandler = (ctx) => {
+  let max = 0;
+  for (const doc of ctx.store.documents.values()) max = Math.max(max, doc.archive_serial_number ?? 0);
+  for (const asn of ctx.store.trashedAsns) max = Math.max(max, asn);
+  return json(200, max + 1);
+};
+
+export interface SimRoute {
+  /** Counter and fault key, e.g. `/api/documents/{id}/`. */
+  pattern: string;
+  regex: RegExp;
+  methods: string[];
+  handler: SimHandler;
+}
+
+export const documentRoutes: SimRoute[] = [
+  { pattern: '/api/documents/', regex: /^\/api\/documents\/$/, methods: ['GET'], handler: list },
+  { pattern: '/api/documents/bulk_edit/', regex: /^\/api\/documents\/bulk_edit\/$/, methods: ['POST'], handler: bulk },
+  { pattern: '/api/documents/next_asn/', regex: /^\/api\/documents\/next_asn\/$/, methods: ['GET'], handler: nextAsn },
+  { pattern: '/api/documents/{id}/notes/', regex: /^\/api\/documents\/([^/]+)\/notes\/$/, methods: ['GET', 'POST', 'DELETE'], handler: notes },
+  { pattern: '/api/documents/{id}/', regex: /^\/api\/documents\/([^/]+)\/$/, methods: ['GET', 'PUT', 'PATCH', 'DELETE'], handler: detail },
+];

@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../log.js';
+import { handleApi } from './api-handler.js';
+import { handleControl } from './control-routes.js';
+import { createFaultInjector, type FaultInjector } from './faults.js';
+import { generateDocuments } from './generator.js';
+import type { SimHooks } from './http-kit.js';
+import type { SimDocument } from './sim-types.js';
+import { createStore, type SimStore } from './store.js';
+import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
+
+export interface SimulatorOptions {
+  host?: string;
+  /** 0 (default) = any free port. */
+  port?: number;
+  /** API token (40 hex characters like DRF's); random when absent. */
+  token?: string;
+  /** Load the fixture documents (default true). */
+  seedDocuments?: boolean;
+  /** Add synthetic documents after the fixtures. */
+  generate?: { count: number; seed?: number };
+  /** Credentials for `POST /api/token/` and Basic auth (default anna / demo). */
+  username?: string;
+  password?: string;
+  logger?: Logger;
+}
+
+export interface Simulator {
+  /** Base URL (no trailing slash), e.g. http://127.0.0.1:41234 */
+  url: string;
+  token: string;
+  store: SimStore;
+  faults: FaultInjector;
+  /** Requests by `METHOD /route/pattern/` since start or the last reset. */
+  counts(): Record<string, number>;
+  resetCounts(): void;
+  setWorkflowWebhook(config: WorkflowWebhookConfig | null): void;
+  webhookStats(): WebhookStats;
+  /** Resolves once every queued workflow webhook was delivered or given up. */
+  webhooksIdle(): Promise<void>;
+  /** Adds a document as consumption would (fires "Document Added"); missing fields get defaults. */
+  addDocument(doc?: Partial<SimDocument>): SimDocument;
+  close(): Promise<void>;
+}
+
+function documentDefaults(store: SimStore, doc: Partial<SimDocument>): Omit<SimDocument, 'id'> & { id?: number } {
+  const now = store.now();
+  return {
+    correspondent: null,
+    document_type: null,
+    storage_path: null,
+    title: 'Neues Dokument',
+    content: '',
+    tags: store.objects.tags.filter((t) => t.is_inbox_tag).map((t) => t.id),
+    created: now.slice(0, 10),
+    modified: now,
+    added: now,
+    archive_serial_number: null,
+    original_file_name: 'scan.pdf',
+    has_archive: true,
+    owner: null,
+    notes: [],
+    custom_fields: [],
+    page_count: 1,
+    mime_type: 'application/pdf',
+    versions: null,
+    ...doc,
+  };
+}
+
+/** Starts the Paperless-ngx simulator: an HTTP server speaking the same REST API, for tests, benchmarks and the demo. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const token = options.token ?? randomBytes(20).toString('hex');
+  const store = createStore({ seedDocuments: options.seedDocuments });
+  const faults = createFaultInjector();
+  let url = '';
+  const webhook = createWorkflowWebhook(store, () => url);
+  const hooks: SimHooks = {
+    documentUpdated: (id) => webhook.fire('updated', id),
+    documentAdded: (id) => webhook.fire('added', id),
+  };
+  let counters = new Map<string, number>();
+  const counts = () => Object.fromEntries(counters);
+  const resetCounts = () => void (counters = new Map());
+  const generate = (count: number, seed: number) => {
+    const startId = Math.max(0, ...store.documents.keys()) + 1;
+    for (const doc of generateDocuments(count, seed, Math.max(startId, 15))) store.insertDocument(doc);
+    return count;
+  };
+  const addDocument = (doc: Partial<SimDocument> = {}) => {
+    const stored = store.insertDocument(documentDefaults(store, doc));
+    hooks.documentAdded(stored.id);
+    return stored;
+  };
+  if (options.generate) generate(options.generate.count, options.generate.seed ?? 1);
+
+  const apiDeps = {
+    store,
+    faults,
+    hooks,
+    token,
+    username: options.username ?? 'anna',
+    password: options.password ?? 'demo',
+    count: (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1),
+  };
+  const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate };
+
+  const server = http.createServer((req, res) => {
+    const task = (req.url ?? '').startsWith('/__sim/') ? handleControl(req, res, controlDeps) : handleApi(req, res, apiDeps);
+    task.catch((err: unknown) => {
+      options.logger?.error(`dms simulator: ${(err as Error).message}`);
+      if (!res.headersSent) res.writeHead(500).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  url = `http://${host}:${address.port}`;
+
+  return {
+    url,
+    token,
+    store,
+    faults,
+    counts,
+    resetCounts,
+    setWorkflowWebhook: (config) => webhook.configure(config),
+    webhookStats: () => webhook.stats(),
+    webhooksIdle: () => webhook.idle(),
+    addDocument,
+    async close() {
+      await webhook.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import type { DmsNote } from '../types.js';
+import { SEED_HIDDEN_IDS, SEED_TRASHED_ASNS, seedDocuments, seedObjects } from './seed-data.js';
+import { OBJECT_KINDS, SIM_USER, type ObjectKind, type SimDocument, type SimObject } from './sim-types.js';
+
+/** The simulator's data: documents in id order, vocabulary, and a clock that never runs backwards. */
+export interface SimStore {
+  readonly documents: Map<number, SimDocument>;
+  readonly objects: Record<ObjectKind, SimObject[]>;
+  /** ASNs held by trashed documents: refused on write, like Paperless. */
+  readonly trashedAsns: Set<number>;
+  getDocument(id: number): SimDocument | undefined;
+  /** Adds a document with the next free id (or its own, when free) and returns it. */
+  insertDocument(doc: Omit<SimDocument, 'id'> & { id?: number }): SimDocument;
+  object(kind: ObjectKind, id: number): SimObject | undefined;
+  insertObject(kind: ObjectKind, object: Omit<SimObject, 'id'>): SimObject;
+  deleteObject(kind: ObjectKind, id: number): void;
+  /** Tag ids plus every ancestor (Paperless adds them on write). */
+  withAncestors(tagIds: number[]): number[];
+  /** Tag ids plus every descendant (Paperless removes them together). */
+  withDescendants(tagIds: number[]): number[];
+  nextNoteId(): number;
+  /** ISO datetime for `modified`/`added`; strictly increasing even within one millisecond. */
+  now(): string;
+  newNote(text: string): DmsNote;
+}
+
+export interface StoreOptions {
+  /** Load the fixture documents (default true). The fixture vocabulary is always loaded. */
+  seedDocuments?: boolean;
+  clock?: () => number;
+}
+
+export function createStore(options: StoreOptions = {}): SimStore {
+  const clock = options.clock ?? Date.now;
+  const documents = new Map<number, SimDocument>();
+  const objects = seedObjects();
+  const trashedAsns = new Set<number>(SEED_TRASHED_ASNS);
+  let lastId = Math.max(...SEED_HIDDEN_IDS);
+  let lastTick = 0;
+  let lastNote = 0;
+  if (options.seedDocuments !== false) {
+    for (const doc of seedDocuments()) {
+      documents.set(doc.id, doc);
+      lastId = Math.max(lastId, doc.id);
+      for (const note of doc.notes) lastNote = Math.max(lastNote, note.id);
+    }
+  }
+
+  const tagById = (id: number) => objects.tags.find((t) => t.id === id);
+
+  const store: SimStore = {
+    documents,
+    objects,
+    trashedAsns,
+    getDocument: (id) => documents.get(id),
+    insertDocument(doc) {
+      // Ids only grow, so the Map's insertion order stays id order (what `ordering=id` pages through).
+      const id = doc.id !== undefined && doc.id > lastId ? doc.id : lastId + 1;
+      lastId = id;
+      const stored: SimDocument = { ...doc, id };
+      documents.set(id, stored);
+      return stored;
+    },
+    object: (kind, id) => objects[kind].find((o) => o.id === id),
+    insertObject(kind, object) {
+      const id = Math.max(0, ...objects[kind].map((o) => o.id)) + 1;
+      const stored = { id, ...object } as SimObject;
+      objects[kind].push(stored);
+      return stored;
+    },
+    deleteObject(kind, id) {
+      objects[kind] = objects[kind].filter((o) => o.id !== id);
+      for (const doc of documents.values()) {
+        if (kind === 'tags') doc.tags = doc.tags.filter((t) => t !== id);
+        else if (kind === 'custom_fields') doc.custom_fields = doc.custom_fields.filter((cf) => cf.field !== id);
+        else if (doc[singular(kind)] === id) doc[singular(kind)] = null;
+      }
+    },
+    withAncestors(tagIds) {
+      const result = new Set<number>();
+      for (const id of tagIds) {
+        let current = tagById(id);
+        for (let depth = 0; current && depth < 10; depth++) {
+          result.add(current.id);
+          current = current.parent == null ? undefined : tagById(current.parent as number);
+        }
+      }
+      return [...result];
+    },
+    withDescendants(tagIds) {
+      const result = new Set<number>(tagIds);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const tag of objects.tags) {
+          if (tag.parent != null && result.has(tag.parent as number) && !result.has(tag.id)) {
+            result.add(tag.id);
+            grew = true;
+          }
+        }
+      }
+      return [...result];
+    },
+    nextNoteId: () => ++lastNote,
+    now() {
+      lastTick = Math.max(clock(), lastTick + 1);
+      return new Date(lastTick).toISOString();
+    },
+    newNote(text) {
+      return { id: store.nextNoteId(), note: text, created: store.now(), user: { ...SIM_USER } };
+    },
+  };
+  return store;
+}
+
+function singular(kind: ObjectKind): 'correspondent' | 'document_type' | 'storage_path' {
+  if (kind === 'correspondents') return 'correspondent';
+  if (kind === 'document_types') return 'document_type';
+  return 'storage_path';
+}
+
+/** Tags (and the other kinds) sorted as Paperless lists them: by lower-case name; custom fields by name. */
+export function sortedObjects(store: SimStore, kind: ObjectKind): SimObject[] {
+  const key = (o: SimObject) => (kind === 'custom_fields' ? o.name : o.name.toLowerCase());
+  return [...store.objects[kind]].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id));
+}
+
+export { OBJECT_KINDS };
