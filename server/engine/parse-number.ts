@@ -5,7 +5,8 @@
 import type { MoneyValue } from './model.js';
 
 const SYMBOLS: Record<string, string> = { '€': 'EUR', $: 'USD', '£': 'GBP', '¥': 'JPY', '₹': 'INR', 'Fr.': 'CHF', 'fr.': 'CHF', 'zł': 'PLN', 'kr': 'SEK' };
-const CODE = /\b([A-Z]{3})\b/;
+// Also matches the dms wire form EUR84.37, where no word boundary separates code and amount.
+const CODE = /(?:^|[^A-Za-z])([A-Z]{3})(?![A-Za-z])/;
 
 /**
  * Parses `1.234,56`, `1,234.56`, `1234.56`, `84,37`, `-12`, `1'234.50`.
@@ -77,7 +78,7 @@ export function parseMoney(text: string, fallbackCurrency: string | null = null)
     const m = CODE.exec(s);
     if (m) {
       currency = m[1];
-      s = s.replace(m[0], '');
+      s = s.replace(m[1], '');
     }
   }
   s = s.replace(/[.,]-$/, '');

@@ -34,6 +34,7 @@ const money: Array<[string, { amount: number; currency: string | null } | null]>
   ['USD 1,250.00', { amount: 1250, currency: 'USD' }],
   ['£12.00', { amount: 12, currency: 'GBP' }],
   ['CHF 12.-', { amount: 12, currency: 'CHF' }],
+  ['EUR84.37', { amount: 84.37, currency: 'EUR' }],
   ['99,50', { amount: 99.5, currency: null }],
   ['€ free', null],
 ];

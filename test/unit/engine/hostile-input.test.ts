@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { emptyDocument } from '../../../server/engine/index.js';
+import { run } from './helpers.js';
+
+// Patterns that take exponential time in a backtracking engine on a long run of "a"s with no match at the end.
+const CATASTROPHIC = ['(a+)+$', '(a|a)*b', '(a|aa)+c', '^(\\w+\\s?)*$'];
+
+for (const pattern of CATASTROPHIC) {
+  test(`a 5 MB content with /${pattern}/ finishes and reports the result`, () => {
+    const content = `${'a'.repeat(5_000_000)}!`;
+    const ev = run({ ...emptyDocument(), content }, [{ id: 'hostile', when: { content: { matches: pattern } }, extract: { v: { regex: pattern } } }]);
+    const result = ev.results[0];
+    assert.equal(result.status, 'not_matched');
+    assert.match(result.conditions[0].description, /no match in 5,000,001 characters/);
+  });
+}
+
+test('pick: all keeps a bounded number of values from a pattern that matches everywhere', () => {
+  const content = 'x'.repeat(200_000);
+  const ev = run({ ...emptyDocument(), content }, [{ id: 'many', extract: { all: { regex: '(x)', pick: 'all' } } }]);
+  const values = ev.results[0].extracted.all;
+  assert.ok(Array.isArray(values));
+  assert.equal(values.length, 1000);
+});
+
+test('a template that loops too long is stopped and becomes a rule error', () => {
+  const ev = run(emptyDocument(), [{ id: 'loop', actions: [{ set_title: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' }] }]);
+  assert.equal(ev.results[0].status, 'error');
+  assert.match(ev.results[0].error ?? '', /limit|exceeded/i);
+});
