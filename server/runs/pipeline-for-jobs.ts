@@ -1,0 +1,130 @@
+import type { DmsClient, DmsDocument } from '../dms/types.js';
+import type { RuleResult } from '../engine/index.js';
+import { NotFoundError, UpstreamError } from '../errors.js';
+import type { TraceStore } from '../history/trace-store.js';
+import type { LoadedRule } from '../rules/index.js';
+import { applyPlan, type ApplyOutcome as PlanApplyOutcome } from './apply-plan.js';
+import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './jobs/job-pipeline.js';
+import { isEmptyPlan, type DocumentPlan } from './plan-changes.js';
+import type { RecentWrites } from './recent-writes.js';
+import { documentContext, evaluateAndPlan } from './run-service.js';
+import type { WebhookTrigger } from './webhook/parse-payload.js';
+import type { RunService } from './run-service.js';
+import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
+
+export interface JobPipelineDeps {
+  dms: DmsClient;
+  rules: { getRule(id: string): LoadedRule | undefined };
+  history: Pick<TraceStore, 'append'>;
+  recentWrites: RecentWrites;
+  now?: () => Date;
+}
+
+/** What plan() learnt, kept beside the PlannedDocument H7's job passes back to applyOne() and record(). */
+interface Internal {
+  rule: LoadedRule;
+  result: RuleResult;
+  plan: DocumentPlan;
+  startedAt: number;
+  applied?: PlanApplyOutcome;
+}
+
+/**
+ * The run pipeline split into the three steps background jobs use (plan, apply, record), so a job can
+ * group identical writes of many documents into dms bulk edits in between. Same engine, planner and
+ * trace shape as manual runs.
+ */
+export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
+  const now = deps.now ?? (() => new Date());
+  const internals = new WeakMap<PlannedDocument, Internal>();
+
+  const traceContext = (document: number, ctx: JobContext, startedAt: number): TraceContext => ({
+    source: ctx.source,
+    eventId: ctx.eventId,
+    document,
+    dryRun: ctx.dryRun,
+    startedAt,
+    now,
+  });
+
+  return {
+    async plan(ruleId, document, _ctx) {
+      const startedAt = now().getTime();
+      const rule = deps.rules.getRule(ruleId);
+      if (!rule) throw new NotFoundError(`Rule "${ruleId}" is no longer loaded.`);
+      const context = await documentContext(deps.dms, document);
+      const { evaluation, plan } = evaluateAndPlan(document, context, [rule], 'job', new Date(startedAt));
+      const result = evaluation.results[0];
+      const failed = Object.keys(plan.failures).length > 0;
+      const planned: PlannedDocument = {
+        document,
+        matched: result.status === 'matched',
+        changes: result.changes,
+        patch: Object.keys(plan.patch).length > 0 ? plan.patch : null,
+        // Creating names, notes and partly failing plans go through applyOne so every field's fate is known.
+        needsSingleApply: plan.create.length > 0 || plan.notes.length > 0 || (failed && !isEmptyPlan(plan)),
+        error: result.status === 'error' ? result.error : null,
+      };
+      internals.set(planned, { rule, result, plan, startedAt });
+      return planned;
+    },
+
+    async applyOne(planned) {
+      const internal = internals.get(planned);
+      if (!internal) throw new Error(`document ${planned.document.id} was not planned by this pipeline`);
+      internal.applied = await applyPlan(deps.dms, internal.plan, deps.recentWrites);
+      const failures = Object.values(internal.applied.failures);
+      if (internal.applied.dmsError) throw internal.applied.dmsError;
+      if (failures.length > 0) throw new Error(failures.join(' '));
+    },
+
+    record(ruleId, planned, outcome: ApplyOutcome, ctx) {
+      const internal = internals.get(planned);
+      if (!internal) {
+        const rule = deps.rules.getRule(ruleId);
+        const message = outcome.kind === 'failed' ? outcome.error : (planned.error ?? 'The document could not be evaluated.');
+        deps.history.append([errorTrace({ id: ruleId, file: rule?.file ?? '' }, message, traceContext(planned.document.id, ctx, now().getTime()))]);
+        return;
+      }
+      const { plan } = internal;
+      const fieldOutcome: FieldOutcome = { dryRun: ctx.dryRun, changed: plan.changed, written: [], failures: plan.failures };
+      if (internal.applied) {
+        fieldOutcome.written = internal.applied.written;
+        fieldOutcome.failures = internal.applied.failures;
+      } else if (outcome.kind === 'bulk') {
+        fieldOutcome.written = plan.changed.filter((f) => !plan.failures[f]);
+      } else if (outcome.kind === 'failed' && !ctx.dryRun) {
+        fieldOutcome.failures = { ...plan.failures };
+        for (const field of plan.changed) fieldOutcome.failures[field] ??= outcome.error;
+      }
+      const trace = withFieldOutcome(toTrace(internal.result, traceContext(planned.document.id, ctx, internal.startedAt)), fieldOutcome);
+      deps.history.append([trace]);
+    },
+  };
+}
+
+/** Counts a webhook run reports for its event record. */
+export interface WebhookRunCounts {
+  matched: number;
+  changed: number;
+  errors: number;
+}
+
+/**
+ * The webhook's entry to the one pipeline: the rules whose `on` matches the event (both kinds when the
+ * event is unknown). A dms failure while writing is thrown so the event record shows it.
+ */
+export function webhookRunner(runs: RunService, rules: { loadedRules(): LoadedRule[] }) {
+  return async (document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }): Promise<WebhookRunCounts> => {
+    let selected = rules.loadedRules();
+    let engineTrigger: 'added' | 'updated' | 'job' = trigger === 'unknown' ? 'job' : trigger;
+    if (trigger === 'unknown') {
+      // Without an event kind, every rule that reacts to either kind; 'job' makes the engine ignore `on` for them.
+      selected = selected.filter((r) => r.compiled.on.some((t) => t === 'added' || t === 'updated'));
+      engineTrigger = 'job';
+    }
+    const result = await runs.runDocument(document, { rules: selected, trigger: engineTrigger, source: 'webhook', eventId: ctx.eventId, dryRun: ctx.dryRun });
+    if (result.dmsError) throw new UpstreamError(`The dms failed while writing document ${document.id}: ${result.dmsError.message}`);
+    return { matched: result.matched, changed: result.changed ? 1 : 0, errors: result.errors };
+  };
+}

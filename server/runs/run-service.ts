@@ -1,0 +1,149 @@
+import { DmsNotFoundError } from '../dms/errors.js';
+import { createVocabularyIndex, type VocabularyIndex } from '../dms/vocabulary-index.js';
+import type { CustomFieldDataType, DmsClient, DmsDocument } from '../dms/types.js';
+import { evaluateRules, type Evaluation, type RunTrigger, type Trace, type TraceSource } from '../engine/index.js';
+import { NotFoundError, UpstreamError, errorMessage } from '../errors.js';
+import type { TraceStore } from '../history/trace-store.js';
+import type { Logger } from '../log.js';
+import type { LoadedRule } from '../rules/index.js';
+import { applyPlan } from './apply-plan.js';
+import { planDocument, type DocumentPlan } from './plan-changes.js';
+import type { RecentWrites } from './recent-writes.js';
+import { hasUnknownIds, toRuleDocument } from './rule-document.js';
+import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
+
+export interface RunServiceDeps {
+  dms: DmsClient;
+  rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined };
+  history: Pick<TraceStore, 'append'>;
+  recentWrites: RecentWrites;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export interface DocumentRunOptions {
+  rules: LoadedRule[];
+  trigger: RunTrigger;
+  source: TraceSource;
+  eventId: number | null;
+  dryRun: boolean;
+}
+
+export interface DocumentRunResult {
+  traces: Trace[];
+  /** The dms error that stopped a write, if any (the traces say which actions failed). */
+  dmsError: Error | null;
+  matched: number;
+  /** True when the run changed (or, dry, would change) the document. */
+  changed: boolean;
+  errors: number;
+}
+
+/** Everything evaluation needs about one document: its rule view and the vocabulary to map names back. */
+export interface DocumentContext {
+  index: VocabularyIndex;
+  customFieldTypes: Record<string, CustomFieldDataType>;
+}
+
+/** Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. */
+export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise<DocumentContext> {
+  let index = createVocabularyIndex(await dms.vocabulary());
+  if (hasUnknownIds(doc, index)) index = createVocabularyIndex(await dms.vocabulary({ refresh: true }));
+  const customFieldTypes: Record<string, CustomFieldDataType> = {};
+  for (const field of index.vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
+  return { index, customFieldTypes };
+}
+
+/** The engine over the loaded rules, then the merged plan. Pure apart from the clock. */
+export function evaluateAndPlan(doc: DmsDocument, context: DocumentContext, rules: LoadedRule[], trigger: RunTrigger, now: Date): { evaluation: Evaluation; plan: DocumentPlan } {
+  const evaluation = evaluateRules({
+    document: toRuleDocument(doc, context.index),
+    rules: rules.map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars })),
+    trigger,
+    now,
+    customFieldTypes: context.customFieldTypes,
+  });
+  const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);
+  return { evaluation, plan };
+}
+
+export interface RunService {
+  /** `POST /api/run` with a document: every loaded rule (or `ruleId`) against it; traces, or 404/502. */
+  runManual(input: { document: number; ruleId: string | null; dryRun: boolean }): Promise<Trace[]>;
+  /** The one pipeline for a fetched document: evaluate, plan, write (real mode), record one trace per rule. */
+  runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult>;
+  readonly recentWrites: RecentWrites;
+}
+
+export function createRunService(deps: RunServiceDeps): RunService {
+  const now = deps.now ?? (() => new Date());
+  const { dms, history, logger } = deps;
+
+  async function runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult> {
+    const startedAt = now().getTime();
+    const ctx: TraceContext = { source: options.source, eventId: options.eventId, document: doc.id, dryRun: options.dryRun, startedAt, now };
+    let traces: Trace[];
+    let dmsError: Error | null = null;
+    let changed = false;
+    try {
+      const context = await documentContext(dms, doc);
+      const { evaluation, plan } = evaluateAndPlan(doc, context, options.rules, options.trigger, new Date(startedAt));
+      const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
+      if (!options.dryRun) {
+        const applied = await applyPlan(dms, plan, deps.recentWrites);
+        outcome.written = applied.written;
+        outcome.failures = applied.failures;
+        dmsError = applied.dmsError;
+      }
+      changed = options.dryRun ? plan.changed.some((f) => !plan.failures[f]) : outcome.written.length > 0;
+      traces = evaluation.results.map((result) => withFieldOutcome(toTrace(result, ctx), outcome));
+    } catch (err) {
+      // Still one trace per rule: a run that fails before evaluation says why in each of them.
+      if (err instanceof UpstreamError) dmsError = err;
+      else logger.error(`run of document ${doc.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      const message = err instanceof UpstreamError ? `The dms failed: ${errorMessage(err)}` : `The run failed: ${errorMessage(err)}`;
+      traces = options.rules.map((rule) => errorTrace(rule, message, ctx));
+    }
+    history.append(traces);
+    return {
+      traces,
+      dmsError,
+      matched: traces.filter((t) => t.status === 'matched' || (t.status === 'error' && t.actions.length > 0)).length,
+      changed,
+      errors: traces.filter((t) => t.status === 'error').length,
+    };
+  }
+
+  async function runManual(input: { document: number; ruleId: string | null; dryRun: boolean }): Promise<Trace[]> {
+    let rules: LoadedRule[];
+    if (input.ruleId !== null) {
+      const rule = deps.rules.getRule(input.ruleId);
+      if (!rule) throw new NotFoundError(`No loaded rule has the id "${input.ruleId}"; check GET /api/ui/rules for the loaded ids and any file errors.`);
+      rules = [rule];
+    } else rules = deps.rules.loadedRules();
+    // A rule asked for by id runs whatever its `on` says (like a job); "all rules" honours `on: manual`.
+    const trigger: RunTrigger = input.ruleId !== null ? 'job' : 'manual';
+    const options: DocumentRunOptions = { rules, trigger, source: 'manual', eventId: null, dryRun: input.dryRun };
+
+    let doc: DmsDocument;
+    try {
+      doc = await dms.getDocument(input.document);
+    } catch (err) {
+      const missing = err instanceof DmsNotFoundError;
+      const message = missing ? `Document ${input.document} was not found in the dms (${dms.url}).` : `The dms failed: ${errorMessage(err)}`;
+      const ctx: TraceContext = { source: 'manual', eventId: null, document: input.document, dryRun: input.dryRun, startedAt: now().getTime(), now };
+      history.append(rules.map((rule) => errorTrace(rule, message, ctx)));
+      if (missing) throw new NotFoundError(message);
+      if (err instanceof UpstreamError) throw err;
+      throw new UpstreamError(message);
+    }
+
+    const result = await runDocument(doc, options);
+    if (result.dmsError) {
+      throw new UpstreamError(`The dms failed during the run of document ${input.document}: ${errorMessage(result.dmsError)} (the traces in GET /api/traces?document=${input.document} show what was written)`);
+    }
+    return result.traces;
+  }
+
+  return { runManual, runDocument, recentWrites: deps.recentWrites };
+}
