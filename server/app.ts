@@ -7,6 +7,8 @@ import { requireSameOrigin, requireSession } from './http/middleware/auth-tiers.
 import { desktopAuthRoutes } from './http/routes/desktop-auth-routes.js';
 import { publicRoutes } from './http/routes/public-routes.js';
 import { rendererRoutes } from './http/routes/renderer-routes.js';
+import { reloadRoutes, rulesRoutes } from './http/routes/rules-routes.js';
+import { schemaRoutes } from './http/routes/schema-routes.js';
 import { settingsRoutes } from './http/routes/settings-routes.js';
 import { RENDERER_DIST_DIR } from './project-paths.js';
 import { tracesRoutes } from './http/routes/traces-routes.js';
@@ -31,8 +33,11 @@ export function createApp(services: Services): express.Express {
   ui.use(requireSession(services.auth), requireSameOrigin());
   ui.use(uiRoutes(services));
   ui.use(settingsRoutes(services));
+  ui.use(rulesRoutes(services));
+  ui.use(schemaRoutes(services));
   api.use('/ui', ui);
   api.use(tracesRoutes(services));
+  api.use(reloadRoutes(services));
 
   api.use(apiNotFound());
   app.use('/api', api);

@@ -3,8 +3,11 @@ import { createAuthService } from './auth/auth-service.js';
 import { createDesktopSignIn } from './auth/desktop-sign-in.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { prepareDirectories, type Config } from './config.js';
+import { createDmsConnection } from './dms/dms-connection.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
+import { EXAMPLE_RULES_DIR } from './project-paths.js';
+import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
 import { createSettingsService } from './settings/settings-service.js';
 
@@ -17,8 +20,23 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);
 
+  // SVC_DMS_URL unset: the demo dms (simulator) starts here, on loopback, and stops with the service.
+  const dmsConnection = await createDmsConnection(config, logger);
+  closers.push(() => dmsConnection.close());
+
   const history = await openTraceStore({ dir: path.join(config.dataDir, 'traces'), retention: config.traceRetention, logger });
   closers.push(() => history.close());
+
+  // Loaded before the server listens, so the first request already sees the rules; the watcher closes on shutdown.
+  const rules = await createRuleStore({
+    rulesDir: config.rulesDir,
+    dataDir: config.dataDir,
+    examplesDir: EXAMPLE_RULES_DIR,
+    logger,
+    templateEnv: config.templateEnv,
+    vocabulary: () => dmsConnection.dms.vocabulary(),
+  });
+  closers.push(() => rules.close());
 
   return {
     config,
@@ -27,6 +45,10 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     desktopSignIn,
     settings,
     history,
+    rules,
+    dms: dmsConnection.dms,
+    dmsInfo: dmsConnection.info,
+    dmsStatus: () => dmsConnection.status(),
     startedAt: Date.now(),
     async close() {
       for (const close of closers.reverse()) await close();

@@ -1,8 +1,11 @@
 import type { AuthService } from './auth/auth-service.js';
 import type { DesktopSignIn } from './auth/desktop-sign-in.js';
 import type { Config } from './config.js';
+import type { DmsInfo, DmsStatus } from './dms/dms-connection.js';
+import type { DmsClient } from './dms/types.js';
 import type { TraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
+import type { RuleStore } from './rules/index.js';
 import type { SettingsService } from './settings/settings-service.js';
 
 /**
@@ -20,6 +23,14 @@ export interface Services {
   desktopSignIn: DesktopSignIn;
   /** The settings page: config.yml in the data dir, applied live where possible (H6). */
   settings: SettingsService;
+  /** The rule files in the rules dir: CRUD, drafts, validation, the loaded rules and reload (H3). */
+  rules: RuleStore;
+  /** The dms (Paperless-ngx client; the in-process demo dms when SVC_DMS_URL is unset) (H1). */
+  dms: DmsClient;
+  /** The dms URL in use and whether it is the demo dms (H1). */
+  dmsInfo: DmsInfo;
+  /** Whether the dms answers, cached for a few seconds; never throws (H1). */
+  dmsStatus(): Promise<DmsStatus>;
   /** Flushes and stops everything long-lived, in reverse order of creation. */
   close(): Promise<void>;
 }

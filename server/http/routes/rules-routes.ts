@@ -1,0 +1,68 @@
+import express, { Router, type Request, type RequestHandler } from 'express';
+import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
+import { MAX_RULE_FILE_BYTES } from '../../rules/index.js';
+import type { Services } from '../../services.js';
+import { requireSessionOrToken } from '../middleware/auth-tiers.js';
+
+/** Raw YAML bodies, any content type, at most 512 KB; a larger body is 413 with a message that says so. */
+function rawYaml(): RequestHandler {
+  const parse = express.text({ type: () => true, limit: MAX_RULE_FILE_BYTES });
+  return (req, res, next) =>
+    parse(req, res, (err?: unknown) => {
+      if ((err as { type?: string } | undefined)?.type === 'entity.too.large') {
+        return next(new PayloadTooLargeError(`A rule file may be at most ${MAX_RULE_FILE_BYTES / 1024} KB; split it into several files.`));
+      }
+      next(err);
+    });
+}
+
+const bodyText = (req: Request): string => (typeof req.body === 'string' ? req.body : '');
+const isDraft = (req: Request): boolean => ['true', '1', 'yes'].includes(String(req.query.draft ?? '').toLowerCase());
+const fileId = (req: Request): string => String(req.params.id);
+
+/** `/api/ui/rules*` (Express 5 passes rejected promises to the error handler): the rule files store (list, create, read, save, drafts, delete, vars preview). */
+export function rulesRoutes(services: Services): Router {
+  const router = Router();
+  const json = express.json({ limit: '16kb' });
+  const { rules } = services;
+
+  router.get('/rules', (_req, res) => {
+    res.json(rules.listFiles());
+  });
+
+  router.post('/rules', json, async (req, res) => {
+    const filename = (req.body as { filename?: unknown } | undefined)?.filename;
+    if (typeof filename !== 'string') throw new BadRequestError('Send JSON {"filename": "invoices.yml"} (or "<package>/<name>.yml").');
+    res.json({ ok: true, ...(await rules.createFile(filename)) });
+  });
+
+  router.get('/rules/:id', async (req, res) => {
+    res.json(await rules.readFile(fileId(req), { draft: isDraft(req) }));
+  });
+
+  router.put('/rules/:id', rawYaml(), async (req, res) => {
+    if (isDraft(req)) res.json({ ok: true, draft: true, ...(await rules.saveDraft(fileId(req), bodyText(req))) });
+    else res.json({ ok: true, ...(await rules.saveFile(fileId(req), bodyText(req))) });
+  });
+
+  router.delete('/rules/:id', async (req, res) => {
+    if (isDraft(req)) await rules.deleteDraft(fileId(req));
+    else await rules.deleteFile(fileId(req));
+    res.json({ ok: true });
+  });
+
+  router.post('/rules/:id/preview', rawYaml(), async (req, res) => {
+    res.json({ ok: true, result: await rules.previewVars(fileId(req), bodyText(req)) });
+  });
+
+  return router;
+}
+
+/** `POST /api/reload` (shared tier: session or bearer token): reloads every rule file from disk now. */
+export function reloadRoutes(services: Services): Router {
+  const router = Router();
+  router.post('/reload', requireSessionOrToken(services.auth), async (_req, res) => {
+    res.json({ ok: true, ...(await services.rules.reload()) });
+  });
+  return router;
+}

@@ -1,0 +1,105 @@
+import type { VocabularyIndex, VocabularyKind } from '../dms/vocabulary-index.js';
+import type { Action, Condition, FieldTest, RuleDefinition } from '../engine/model.js';
+import { isTemplateText } from '../engine/templates.js';
+import type { YamlPath } from './yaml-source.js';
+
+/**
+ * Validation stage "dms names known" (DESIGN §12): every tag, correspondent, document type, storage
+ * path and custom field a rule names must exist in the dms, unless the action may create it
+ * (`create_missing: true`). Templated names are only known at run time and are skipped.
+ */
+export interface NameProblem {
+  path: YamlPath;
+  message: string;
+}
+
+const KIND_LABEL: Record<VocabularyKind, string> = {
+  tags: 'tag',
+  correspondents: 'correspondent',
+  document_types: 'document type',
+  storage_paths: 'storage path',
+  custom_fields: 'custom field',
+};
+
+const FIELD_KINDS: Record<string, VocabularyKind> = {
+  tags: 'tags',
+  correspondent: 'correspondents',
+  document_type: 'document_types',
+  storage_path: 'storage_paths',
+};
+
+const CREATABLE = new Set<VocabularyKind>(['tags', 'correspondents', 'document_types']);
+// Operators whose operands are names (the others compare text, numbers or dates).
+const NAME_OPERATORS = new Set(['equals', 'in', 'contains', 'contains_any', 'any', 'all', 'none']);
+
+function suggestion(index: VocabularyIndex, kind: VocabularyKind): string {
+  const names = index.names(kind);
+  if (names.length === 0) return ` The dms has no ${KIND_LABEL[kind]}s yet.`;
+  const shown = names.slice(0, 12).map((n) => `"${n}"`).join(', ');
+  return ` Known ${KIND_LABEL[kind]}s: ${shown}${names.length > 12 ? ', …' : ''}.`;
+}
+
+/** Lists the names in `rules` that the dms does not know, with where each one is. */
+export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex): NameProblem[] {
+  const problems: NameProblem[] = [];
+  const check = (kind: VocabularyKind, name: unknown, path: YamlPath, creatable = false) => {
+    if (typeof name !== 'string' || name.trim() === '' || isTemplateText(name)) return;
+    if (creatable && CREATABLE.has(kind)) return;
+    if (index.idOf(kind, name) !== undefined) return;
+    const hint = CREATABLE.has(kind) && path.includes('actions') ? ' Add "create_missing: true" to the action to create it.' : '';
+    problems.push({ path, message: `the dms has no ${KIND_LABEL[kind]} "${name}".${hint}${suggestion(index, kind)}` });
+  };
+  const checkAll = (kind: VocabularyKind, value: unknown, path: YamlPath, creatable = false) => {
+    if (Array.isArray(value)) value.forEach((v, i) => check(kind, v, [...path, i], creatable));
+    else check(kind, value, path, creatable);
+  };
+
+  const walkTest = (kind: VocabularyKind, test: FieldTest, path: YamlPath) => {
+    if (test === null || typeof test !== 'object') return checkAll(kind, test, path);
+    for (const [op, operand] of Object.entries(test)) {
+      if (NAME_OPERATORS.has(op)) checkAll(kind, operand, [...path, op]);
+    }
+  };
+
+  const walkCondition = (condition: Condition, path: YamlPath) => {
+    for (const [key, value] of Object.entries(condition)) {
+      const here = [...path, key];
+      if (key === 'all' || key === 'any') (value as Condition[]).forEach((c, i) => walkCondition(c, [...here, i]));
+      else if (key === 'not') walkCondition(value as Condition, here);
+      else if (key.startsWith('custom_fields.')) check('custom_fields', key.slice('custom_fields.'.length), here);
+      else if (key in FIELD_KINDS) walkTest(FIELD_KINDS[key], value as FieldTest, here);
+    }
+  };
+
+  const walkAction = (action: Action, path: YamlPath) => {
+    const creatable = action.create_missing === true;
+    checkAll('tags', action.add_tags, [...path, 'add_tags'], creatable);
+    checkAll('tags', action.remove_tags, [...path, 'remove_tags'], true);
+    checkAll('tags', action.set_tags, [...path, 'set_tags'], creatable);
+    check('correspondents', action.set_correspondent, [...path, 'set_correspondent'], creatable);
+    check('document_types', action.set_document_type, [...path, 'set_document_type'], creatable);
+    check('storage_paths', action.set_storage_path, [...path, 'set_storage_path']);
+    for (const [field, value] of Object.entries(action.set_custom_fields ?? {})) {
+      const here = [...path, 'set_custom_fields', field];
+      check('custom_fields', field, here);
+      const definition = isTemplateText(field) ? undefined : index.field(field);
+      const options = definition?.data_type === 'select' ? (definition.extra_data.select_options ?? []) : [];
+      if (options.length > 0 && typeof value === 'string' && !isTemplateText(value) && value !== '') {
+        if (!options.some((o) => o.label.toLowerCase() === value.toLowerCase())) {
+          problems.push({ path: here, message: `"${value}" is not an option of the select field "${field}"; options: ${options.map((o) => `"${o.label}"`).join(', ')}.` });
+        }
+      }
+    }
+  };
+
+  rules.forEach((rule, r) => {
+    const base: YamlPath = ['rules', r];
+    if (rule.when) walkCondition(rule.when, [...base, 'when']);
+    for (const [name, extraction] of Object.entries(rule.extract ?? {})) {
+      const from = extraction.from ?? '';
+      if (from.startsWith('custom_fields.')) check('custom_fields', from.slice('custom_fields.'.length), [...base, 'extract', name, 'from']);
+    }
+    (rule.actions ?? []).forEach((action, a) => walkAction(action, [...base, 'actions', a]));
+  });
+  return problems;
+}

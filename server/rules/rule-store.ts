@@ -1,0 +1,260 @@
+import fsp from 'node:fs/promises';
+import YAML from 'yaml';
+import type { DmsVocabulary } from '../dms/types.js';
+import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import { createEmptyFile, writeFileAtomic } from './atomic-write.js';
+import { createDraftStore } from './drafts.js';
+import { fileIdOf, isRuleFilePath, parseRuleFilePath, pathOfFileId, type RuleFilePath } from './file-names.js';
+import { loadRulesDir, type FileError, type LoadedRule, type LoadState } from './rules-loader.js';
+import { createRulesDir } from './rules-dir.js';
+import { watchRulesDir, type RulesWatcher } from './rules-watcher.js';
+import { seedExampleRules } from './seed-examples.js';
+import { dmsNames, schemaInfo, type SchemaInfo } from './schema-info.js';
+import { createSaveValidator, type SaveContext } from './save-validation.js';
+import { MAX_RULE_FILE_BYTES, renderVarsFile } from './validate-file.js';
+
+export interface RuleFileEntry {
+  id: string;
+  name: string;
+  path: string;
+  package: string | null;
+  is_vars: boolean;
+  has_draft: boolean;
+  /** Why the file did not load (its last good rules stay loaded), or null. */
+  error: FileError | null;
+  /** Ids of the rules loaded from this file. */
+  rules: string[];
+}
+
+export interface RuleFileContent {
+  id: string;
+  name: string;
+  path: string;
+  content: string;
+}
+
+export interface ReloadReport {
+  files: number;
+  rules: number;
+  errors: Array<{ path: string; error: string }>;
+}
+
+/** A draft's validation, reported but not blocking (DESIGN §4). */
+export interface DraftValidation {
+  ok: boolean;
+  error?: string;
+  line?: number;
+  column?: number;
+  warnings: string[];
+}
+
+export interface RuleStoreOptions {
+  rulesDir: string;
+  dataDir: string;
+  logger: Logger;
+  /** SVC_VAR_* variables, the `env` of `_vars.yml` templates. */
+  templateEnv: Record<string, string>;
+  /** The dms vocabulary, for name checks on save and editor completion; rejects when the dms is down. */
+  vocabulary: () => Promise<DmsVocabulary>;
+  now?: () => Date;
+  /** Example rules copied into the rules dir when it is empty (first start). */
+  examplesDir?: string;
+  /** Watch the rules dir for external edits (default true). */
+  watch?: boolean;
+  watchDebounceMs?: number;
+  /** How long a save waits for the dms before name checks are skipped with a warning (default 5 s). */
+  dmsTimeoutMs?: number;
+}
+
+export interface RuleStore {
+  /** Files in path order, rules in list order, disabled ones included. */
+  loadedRules(): LoadedRule[];
+  getRule(id: string): LoadedRule | undefined;
+  reload(): Promise<ReloadReport>;
+  /** Called after every reload; returns an unsubscribe function. */
+  onReload(listener: (report: ReloadReport) => void): () => void;
+  listFiles(): { files: RuleFileEntry[]; loaded: Record<string, string | null> };
+  readFile(id: string, options?: { draft?: boolean }): Promise<RuleFileContent>;
+  createFile(filename: string): Promise<{ id: string; name: string; path: string }>;
+  /** Validates every stage, then writes atomically, removes the draft and reloads. */
+  saveFile(id: string, content: string): Promise<{ warnings: string[] }>;
+  saveDraft(id: string, content: string): Promise<{ validation: DraftValidation }>;
+  deleteFile(id: string): Promise<void>;
+  deleteDraft(id: string): Promise<void>;
+  /** Renders posted `_vars.yml` text as it would load; returns YAML. */
+  previewVars(id: string, content: string): Promise<string>;
+  schema(): Promise<SchemaInfo>;
+  close(): Promise<void>;
+}
+
+const entryOf = (file: RuleFilePath) => ({ id: fileIdOf(file.path), name: file.name, path: file.path });
+
+/** Creates the store and loads the rules dir once (call before listening). */
+export async function createRuleStore(options: RuleStoreOptions): Promise<RuleStore> {
+  const { logger } = options;
+  const now = options.now ?? (() => new Date());
+  const dir = createRulesDir(options.rulesDir, logger);
+  const drafts = createDraftStore(options.dataDir);
+  const validator = createSaveValidator(options.vocabulary, options.dmsTimeoutMs ?? 5000);
+  const listeners = new Set<(report: ReloadReport) => void>();
+  let state: LoadState = { files: [], rules: [], vars: new Map([['', {}]]), lastGood: new Map() };
+  let byId = new Map<string, LoadedRule>();
+
+  // One queue for reloads and writes, so a save never interleaves with a reload or another save.
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = queue.then(task, task);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  async function reloadNow(): Promise<ReloadReport> {
+    state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, customFieldTypes: validator.customFieldTypes() });
+    byId = new Map(state.rules.map((r) => [r.id, r]));
+    const errors = state.files.filter((f) => f.error).map((f) => ({ path: f.file.path, error: f.error!.message }));
+    for (const e of errors) logger.warn(`rules: ${e.path}: ${e.error}`);
+    const report = { files: state.files.length, rules: state.rules.length, errors };
+    for (const listener of listeners) {
+      try {
+        listener(report);
+      } catch (err) {
+        logger.error(`rules: a reload listener failed: ${errorMessage(err)}`);
+      }
+    }
+    return report;
+  }
+
+  /** The checked path and absolute path of an existing file; 404 for anything else (ids are opaque). */
+  async function existing(id: string): Promise<{ file: RuleFilePath; abs: string }> {
+    const file = pathOfFileId(id);
+    const abs = file && (await dir.resolve(file));
+    if (file && abs) {
+      const stat = await fsp.stat(abs).catch(() => null);
+      if (stat?.isFile()) return { file, abs };
+    }
+    throw new NotFoundError(`No rule file with id "${id.slice(0, 80)}"; GET /api/ui/rules lists the files and their ids.`);
+  }
+
+  function checkSize(content: string): void {
+    if (Buffer.byteLength(content, 'utf8') > MAX_RULE_FILE_BYTES) {
+      throw new PayloadTooLargeError(`A rule file may be at most ${MAX_RULE_FILE_BYTES / 1024} KB; split it into several files.`);
+    }
+  }
+
+  const varsFor = (pkg: string | null) => state.vars.get(pkg ?? '') ?? state.vars.get('') ?? {};
+
+  const saveContext = (file: RuleFilePath): SaveContext => ({
+    now: now(),
+    env: options.templateEnv,
+    takenIds: new Map([...byId.values()].filter((r) => r.file !== file.path).map((r) => [r.id, r.file])),
+    vars: varsFor(file.package),
+    globalVars: varsFor(null),
+  });
+  const validate = (file: RuleFilePath, content: string) => validator.validate(file, content, saveContext(file));
+
+  const store: RuleStore = {
+    loadedRules: () => state.rules,
+    getRule: (id) => byId.get(id),
+    reload: () => exclusive(reloadNow),
+    onReload(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    listFiles() {
+      const files = state.files.map(({ file, error, ruleIds }) => ({
+        ...entryOf(file),
+        package: file.package,
+        is_vars: file.isVars,
+        has_draft: drafts.has(file),
+        error,
+        rules: ruleIds,
+      }));
+      return { files, loaded: Object.fromEntries(state.rules.map((r) => [r.id, r.description])) };
+    },
+
+    async readFile(id, { draft = false } = {}) {
+      const { file, abs } = await existing(id);
+      const content = draft ? await drafts.read(file) : await fsp.readFile(abs, 'utf8');
+      if (content === null) throw new NotFoundError(`"${file.path}" has no draft.`);
+      return { ...entryOf(file), content };
+    },
+
+    createFile: (filename) =>
+      exclusive(async () => {
+        const file = parseRuleFilePath(typeof filename === 'string' ? filename.trim() : '');
+        if (!isRuleFilePath(file)) throw new BadRequestError(file.problem);
+        const abs = await dir.resolve(file);
+        if (abs === null) throw new BadRequestError(`Invalid file name "${file.path}": its folder leads outside the rules directory.`);
+        if (!(await createEmptyFile(abs))) throw new ConflictError(`"${file.path}" already exists; open it instead, or choose another name.`);
+        await reloadNow();
+        return entryOf(file);
+      }),
+
+    saveFile: (id, content) => {
+      checkSize(content);
+      return exclusive(async () => {
+        const { file, abs } = await existing(id);
+        const warnings = await validate(file, content);
+        await writeFileAtomic(abs, content);
+        await drafts.remove(file);
+        await reloadNow();
+        return { warnings };
+      });
+    },
+
+    async saveDraft(id, content) {
+      checkSize(content);
+      const { file } = await existing(id);
+      await drafts.write(file, content);
+      try {
+        const warnings = await validate(file, content);
+        return { validation: { ok: true, warnings } };
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        return { validation: { ok: false, error: err.message, line: err.line, column: err.column, warnings: [] } };
+      }
+    },
+
+    deleteFile: (id) =>
+      exclusive(async () => {
+        const { file, abs } = await existing(id);
+        await fsp.rm(abs);
+        await drafts.remove(file);
+        await reloadNow();
+      }),
+
+    async deleteDraft(id) {
+      const { file } = await existing(id);
+      if (!(await drafts.remove(file))) throw new NotFoundError(`"${file.path}" has no draft.`);
+    },
+
+    async previewVars(id, content) {
+      checkSize(content);
+      const { file } = await existing(id);
+      if (!file.isVars) throw new BadRequestError(`Preview is only for _vars.yml files; "${file.path}" is a rule file.`);
+      const inherited = file.package === null ? {} : varsFor(null);
+      return YAML.stringify(renderVarsFile(content, { now: now(), env: options.templateEnv, inherited }).own);
+    },
+
+    async schema() {
+      const { vocabulary, error } = await validator.fetchVocabulary();
+      return schemaInfo(dmsNames(vocabulary, error));
+    },
+
+    async close() {
+      watcher?.close();
+      await queue;
+    },
+  };
+
+  await fsp.mkdir(options.rulesDir, { recursive: true });
+  if (options.examplesDir) seedExampleRules(options.rulesDir, options.examplesDir, logger);
+  await store.reload();
+  let watcher: RulesWatcher | undefined;
+  if (options.watch !== false) {
+    watcher = watchRulesDir(dir.root, () => void store.reload().catch((err) => logger.error(`rules: reload failed: ${errorMessage(err)}`)), logger, options.watchDebounceMs);
+  }
+  return store;
+}

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../log.js';
+
+/** Quiet time after the last change before reloading: editors write a file in several steps. */
+export const WATCH_DEBOUNCE_MS = 200;
+
+export interface RulesWatcher {
+  /** Re-reads the folder list (package folders come and go) and watches each. */
+  sync(): void;
+  close(): void;
+}
+
+/**
+ * Watches the rules dir and its package folders (one level, like the store) and calls `onChange`
+ * once per burst of changes. Non-recursive `fs.watch` per folder, because recursive watching is not
+ * reliable on every platform Node supports; dot files (our own temp files) are ignored.
+ */
+export function watchRulesDir(root: string, onChange: () => void, logger: Logger, debounceMs = WATCH_DEBOUNCE_MS): RulesWatcher {
+  const watchers = new Map<string, fs.FSWatcher>();
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const changed = (filename: string | Buffer | null) => {
+    const name = filename === null ? '' : String(filename);
+    if (name.startsWith('.') || closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (closed) return;
+      sync();
+      onChange();
+    }, debounceMs);
+    timer.unref?.();
+  };
+
+  const watch = (dir: string) => {
+    if (watchers.has(dir)) return;
+    try {
+      const watcher = fs.watch(dir, { persistent: false }, (_event, filename) => changed(filename));
+      watcher.on('error', () => {
+        // The folder went away; the next sync drops it.
+        watcher.close();
+        watchers.delete(dir);
+        changed(null);
+      });
+      watchers.set(dir, watcher);
+    } catch (err) {
+      logger.warn(`rules: cannot watch ${dir} (${(err as Error).message}); use POST /api/reload after editing files there`);
+    }
+  };
+
+  function sync(): void {
+    if (closed) return;
+    const wanted = new Set([root]);
+    try {
+      for (const entry of fs.readdirSync(root, { withFileTypes: true })) {
+        if (!entry.name.startsWith('.') && (entry.isDirectory() || entry.isSymbolicLink())) {
+          const dir = path.join(root, entry.name);
+          if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) wanted.add(dir);
+        }
+      }
+    } catch {
+      // An unreadable rules dir shows up as a reload error; nothing to watch meanwhile.
+    }
+    for (const [dir, watcher] of watchers) {
+      if (!wanted.has(dir)) {
+        watcher.close();
+        watchers.delete(dir);
+      }
+    }
+    for (const dir of wanted) watch(dir);
+  }
+
+  sync();
+  return {
+    sync,
+    close() {
+      closed = true;
+      clearTimeout(timer);
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { CustomFieldDataType, DmsVocabulary } from '../dms/types.js';
+import { createVocabularyIndex } from '../dms/vocabulary-index.js';
+import { errorMessage } from '../errors.js';
+import { findUnknownNames } from './dms-names.js';
+import type { RuleFilePath } from './file-names.js';
+import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
+import { positionedError } from './yaml-source.js';
+
+/** What a save is checked against: the other files' rule ids and the vars the file's rules will see. */
+export interface SaveContext {
+  now: Date;
+  env: Record<string, string>;
+  takenIds: ReadonlyMap<string, string>;
+  /** Vars for the file's package (global merged with the package's). */
+  vars: Record<string, unknown>;
+  /** Global vars, inherited by a package's `_vars.yml`. */
+  globalVars: Record<string, unknown>;
+}
+
+export interface SaveValidator {
+  /** Every stage of DESIGN §12 in order; throws a positioned ValidationError, returns warnings. */
+  validate(file: RuleFilePath, content: string, context: SaveContext): Promise<string[]>;
+  /** The dms vocabulary, or why it could not be had (bounded by the timeout). */
+  fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }>;
+  /** Custom field types from the last vocabulary seen, so rule tests convert values like real runs. */
+  customFieldTypes(): Record<string, CustomFieldDataType> | undefined;
+}
+
+export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, timeoutMs: number): SaveValidator {
+  let fieldTypes: Record<string, CustomFieldDataType> | undefined;
+
+  async function fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    try {
+      const vocab = await Promise.race([vocabulary(), timeout]);
+      fieldTypes = Object.fromEntries(vocab.custom_fields.map((f) => [f.name, f.data_type]));
+      return { vocabulary: vocab, error: null };
+    } catch (err) {
+      return { vocabulary: null, error: `The dms could not be reached: ${errorMessage(err)}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function validate(file: RuleFilePath, content: string, context: SaveContext): Promise<string[]> {
+    if (file.isVars) {
+      const inherited = file.package === null ? {} : context.globalVars;
+      renderVarsFile(content, { now: context.now, env: context.env, inherited });
+      return [];
+    }
+    const prepared = prepareRuleFile(content, { takenIds: context.takenIds });
+    const { vocabulary, error } = await fetchVocabulary();
+    if (vocabulary) {
+      const unknown = findUnknownNames(prepared.definitions, createVocabularyIndex(vocabulary))[0];
+      if (unknown) throw positionedError(prepared.source.positionOf(unknown.path), unknown.message);
+    }
+    checkRuleFileTests(prepared, { now: context.now, vars: context.vars, customFieldTypes: fieldTypes });
+    return error ? [`${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`] : [];
+  }
+
+  return { validate, fetchVocabulary, customFieldTypes: () => fieldTypes };
+}

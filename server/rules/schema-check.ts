@@ -1,0 +1,113 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { RULE_FILE_SCHEMA, VARS_FILE_SCHEMA } from '../engine/rule-schema.js';
+import { positionedError, type YamlPath, type YamlSource } from './yaml-source.js';
+
+/**
+ * Stage 2 of validation (DESIGN §12): the JSON schema from `engine/rule-schema.ts`, the single source
+ * of truth, checked with ajv. Of ajv's many errors (oneOf branches each report), the most useful one
+ * is reported, pointing at the line and column of the offending key or value.
+ */
+
+const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true });
+const validateRuleFile: ValidateFunction = ajv.compile(RULE_FILE_SCHEMA);
+const validateVarsFile: ValidateFunction = ajv.compile(VARS_FILE_SCHEMA);
+
+// Lower is more useful: a wrong key says more than "must match exactly one schema".
+const KEYWORD_RANK: Record<string, number> = {
+  additionalProperties: 0,
+  required: 1,
+  enum: 2,
+  const: 2,
+  pattern: 3,
+  propertyNames: 3,
+  minProperties: 4,
+  maxProperties: 4,
+  minItems: 4,
+  maxLength: 4,
+  minLength: 4,
+  uniqueItems: 4,
+  type: 5,
+  anyOf: 8,
+  oneOf: 8,
+};
+
+function pointerToPath(pointer: string): Array<string | number> {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^(0|[1-9]\d*)$/.test(s) ? Number(s) : s));
+}
+
+/** `rules[0].when.all[1]` for messages. */
+function describePath(path: YamlPath): string {
+  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+const depthOf = (e: ErrorObject) => pointerToPath(e.instancePath).length + (e.keyword === 'additionalProperties' ? 1 : 0);
+
+function pickError(errors: ErrorObject[]): ErrorObject {
+  return [...errors].sort((a, b) => depthOf(b) - depthOf(a) || (KEYWORD_RANK[a.keyword] ?? 6) - (KEYWORD_RANK[b.keyword] ?? 6))[0];
+}
+
+function list(values: unknown[], max = 25): string {
+  const shown = values.slice(0, max).map((v) => JSON.stringify(v)).join(', ');
+  return values.length > max ? `${shown}, …` : shown;
+}
+
+function describeError(error: ErrorObject, all: ErrorObject[]): string {
+  const samePlace = all.filter((e) => e.instancePath === error.instancePath && e.keyword === error.keyword);
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const hint = allowed.length ? `; expected one of: ${allowed.join(', ')}` : '';
+      return `unknown key "${String(params.additionalProperty)}"${hint}`;
+    }
+    case 'required':
+      return `missing required key ${samePlace.map((e) => `"${String((e.params as { missingProperty: string }).missingProperty)}"`).join(' or ')}`;
+    case 'enum':
+      return `must be one of: ${list((params.allowedValues as unknown[]) ?? [])}`;
+    case 'type': {
+      const types = [...new Set(samePlace.flatMap((e) => String((e.params as { type: string }).type).split(',')))];
+      return `must be ${types.map((t) => (t === 'array' ? 'a list' : t === 'object' ? 'a mapping' : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}, not ${JSON.stringify(error.data)}`;
+    }
+    case 'pattern':
+      return `${JSON.stringify(error.data)} does not match the pattern ${String(params.pattern)}`;
+    case 'minProperties':
+    case 'maxProperties':
+      if ('not' in ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {})) return 'a condition has exactly one key: all, any, not, or a document field';
+      return `${error.message ?? 'has the wrong number of keys'}`;
+    default:
+      return error.message ?? `fails the schema (${error.keyword})`;
+  }
+}
+
+function check(validate: ValidateFunction, source: YamlSource, value: unknown): void {
+  if (validate(value)) return;
+  const errors = validate.errors ?? [];
+  const error = pickError(errors);
+  const path = pointerToPath(error.instancePath);
+  const position = error.keyword === 'additionalProperties'
+    ? source.keyPositionOf(path, String((error.params as { additionalProperty: string }).additionalProperty))
+    : source.positionOf(path);
+  const rules = (value as { rules?: unknown }).rules;
+  let where = describePath(path);
+  if (path[0] === 'rules' && typeof path[1] === 'number' && Array.isArray(rules)) {
+    const id = (rules[path[1]] as { id?: unknown } | null)?.id;
+    const inner = describePath(path.slice(2));
+    where = typeof id === 'string' ? `rule "${id}"${inner ? ` at ${inner}` : ''}` : where;
+  }
+  throw positionedError(position, `${where ? `${where}: ` : ''}${describeError(error, errors)}`);
+}
+
+/** Throws a positioned ValidationError when a rule file's content breaks the rule file schema. */
+export function checkRuleFileSchema(source: YamlSource, value: unknown): void {
+  check(validateRuleFile, source, value);
+}
+
+/** Throws a positioned ValidationError when a `_vars.yml` is not a mapping. */
+export function checkVarsFileSchema(source: YamlSource, value: unknown): void {
+  check(validateVarsFile, source, value);
+}

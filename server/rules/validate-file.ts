@@ -1,0 +1,80 @@
+import type { RuleDefinition } from '../engine/model.js';
+import { ValidationError } from '../errors.js';
+import { compileAt, renderVarsAt, runTestsAt, type CompiledRule, type TestContext } from './engine-stages.js';
+import { checkRuleFileSchema, checkVarsFileSchema } from './schema-check.js';
+import { parseYamlSource, positionedError, type YamlSource } from './yaml-source.js';
+
+/**
+ * The validation stages of DESIGN §12 for one file's text, in order: YAML syntax (limits), schema,
+ * compile (regexes and templates), ids unique, then — after the store's async dms-name stage — tests.
+ * Each stage throws a ValidationError naming line and column; nothing here touches the disk.
+ */
+
+export const MAX_RULE_FILE_BYTES = 512 * 1024;
+
+export interface PreparedRuleFile {
+  source: YamlSource;
+  definitions: RuleDefinition[];
+  compiled: CompiledRule[];
+}
+
+export interface RuleFileContext {
+  /** Rule id → path of the file that already holds it (other files only). */
+  takenIds: ReadonlyMap<string, string>;
+}
+
+function checkSize(text: string): void {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_RULE_FILE_BYTES) throw new ValidationError(`The file is ${bytes} bytes; rule files may be at most ${MAX_RULE_FILE_BYTES / 1024} KB.`);
+}
+
+/** Stages 1–5: YAML, schema, compile, unique ids. An empty file is a valid file without rules. */
+export function prepareRuleFile(text: string, context: RuleFileContext): PreparedRuleFile {
+  checkSize(text);
+  const source = parseYamlSource(text);
+  let value = source.value ?? { rules: [] };
+  // `rules:` with nothing under it is how a new file starts; treat it as an empty list.
+  if (typeof value === 'object' && !Array.isArray(value) && (value as { rules?: unknown }).rules === null) value = { ...value, rules: [] };
+  checkRuleFileSchema(source, value);
+  const definitions = (value as { rules: RuleDefinition[] }).rules;
+  const compiled = definitions.map((definition, index) => compileAt(definition, index, source));
+
+  const seen = new Set<string>();
+  definitions.forEach((definition, index) => {
+    const position = source.positionOf(['rules', index, 'id']);
+    if (seen.has(definition.id)) throw positionedError(position, `rule id "${definition.id}" is used twice in this file; ids are unique across all rule files`);
+    const other = context.takenIds.get(definition.id);
+    if (other !== undefined) throw positionedError(position, `rule id "${definition.id}" is already used in ${other}; ids are unique across all rule files`);
+    seen.add(definition.id);
+  });
+  return { source, definitions, compiled };
+}
+
+/** Stage 7: each rule's own `tests:` must pass. */
+export function checkRuleFileTests(prepared: PreparedRuleFile, context: TestContext): void {
+  prepared.compiled.forEach((compiled, index) => runTestsAt(compiled, index, prepared.source, context));
+}
+
+export interface VarsContext {
+  now: Date;
+  env: Record<string, string>;
+  /** The global vars a package's `_vars.yml` overrides (empty for the global file). */
+  inherited: Record<string, unknown>;
+}
+
+export interface RenderedVars {
+  /** Inherited vars with this file's over them: what the rules see. */
+  vars: Record<string, unknown>;
+  /** Only the keys this file defines, rendered (the preview). */
+  own: Record<string, unknown>;
+}
+
+/** A `_vars.yml`: YAML, schema (a mapping), then its templates rendered (DESIGN §12). */
+export function renderVarsFile(text: string, context: VarsContext): RenderedVars {
+  checkSize(text);
+  const source = parseYamlSource(text);
+  checkVarsFileSchema(source, source.value);
+  const defined = (source.value ?? {}) as Record<string, unknown>;
+  const vars = renderVarsAt(defined, source, context);
+  return { vars, own: Object.fromEntries(Object.keys(defined).map((key) => [key, vars[key]])) };
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ValidationError } from '../../../server/errors.js';
+import { MAX_DEPTH, parseYamlSource } from '../../../server/rules/yaml-source.js';
+
+function failure(text: string): ValidationError {
+  try {
+    parseYamlSource(text);
+  } catch (err) {
+    assert.ok(err instanceof ValidationError, `expected a ValidationError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('the text parsed');
+}
+
+/** The classic "billion laughs": nine levels of nine aliases each. */
+export const ALIAS_BOMB = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+  .concat('bcdefghi'.split('').map((c, i) => {
+    const prev = 'abcdefghi'[i];
+    return `${c}: &${c} [${Array(9).fill(`*${prev}`).join(',')}]`;
+  }))
+  .join('\n');
+
+describe('YAML stage', () => {
+  it('parses an empty file to null', () => {
+    assert.equal(parseYamlSource('').value, null);
+    assert.equal(parseYamlSource('# only a comment\n').value, null);
+  });
+
+  it('reports a syntax error with line and column', () => {
+    const err = failure('rules:\n  - id: a\n    when: "unterminated\n');
+    assert.equal(err.status, 422);
+    assert.ok(err.line! >= 3, `line ${err.line}`);
+    assert.match(err.message, /^line \d+, column \d+: YAML syntax error: Missing closing "quote/);
+  });
+
+  it('refuses duplicate keys and several documents', () => {
+    assert.match(failure('a: 1\na: 2\n').message, /line 2, column 1: .*unique/);
+    assert.match(failure('a: 1\n---\nb: 2\n').message, /line 2, column 1: .*multiple documents/);
+  });
+
+  it('turns an alias bomb into an error, quickly, pointing at the first alias', () => {
+    const started = process.hrtime.bigint();
+    const err = failure(ALIAS_BOMB);
+    assert.match(err.message, /alias bomb/);
+    assert.equal(err.line, 2);
+    // Not a timed assertion of speed, only proof it did not expand 9^9 nodes (that takes minutes and GBs).
+    assert.ok(process.hrtime.bigint() - started < 30_000_000_000n);
+  });
+
+  it('allows a few ordinary aliases', () => {
+    const source = parseYamlSource('base: &b { x: 1 }\none: *b\ntwo: *b\n');
+    assert.deepEqual(source.value, { base: { x: 1 }, one: { x: 1 }, two: { x: 1 } });
+  });
+
+  it('refuses nesting deeper than the limit', () => {
+    const deep = `a: ${'['.repeat(MAX_DEPTH + 5)}${']'.repeat(MAX_DEPTH + 5)}`;
+    assert.match(failure(deep).message, /nesting deeper than/);
+  });
+
+  it('refuses hundreds of thousands of brackets before parsing them', () => {
+    const err = failure(`a: 1\nb: ${'['.repeat(300_000)}`);
+    assert.match(err.message, /^line 2, column 260: .*brackets nested deeper/);
+  });
+
+  it('maps paths to the positions of values and keys', () => {
+    const source = parseYamlSource('rules:\n  - id: first\n    description: hello\n    when:\n      title: x\n');
+    assert.deepEqual(source.positionOf(['rules', 0, 'description']), { line: 3, column: 18 });
+    assert.deepEqual(source.keyPositionOf(['rules', 0, 'when'], 'title'), { line: 5, column: 7 });
+    // A path that does not exist points at the deepest node that does.
+    assert.deepEqual(source.positionOf(['rules', 0, 'when', 'nothing', 3]), { line: 5, column: 7 });
+  });
+});
