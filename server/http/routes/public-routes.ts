@@ -9,11 +9,14 @@ export function publicRoutes(services: Services): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
 
-  router.get('/health', (_req, res) => {
+  // The service is healthy even when the dms is down: `dms.reachable` reports that separately.
+  router.get('/health', async (_req, res) => {
+    const dms = await services.dmsStatus();
     res.json({
       status: 'healthy',
       version: VERSION,
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
+      dms: { url: dms.url, demo: dms.demo, reachable: dms.reachable },
     });
   });
 

@@ -14,8 +14,8 @@ export function uiRoutes(services: Services): Router {
   router.get('/config', (_req, res) => {
     const { config } = services;
     res.json({
-      dms_url: config.dmsUrl ?? '',
-      demo: config.dmsUrl === null,
+      dms_url: services.dmsInfo.url,
+      demo: services.dmsInfo.demo,
       webhook_path: '/api/webhook/dms',
       webhook_token_configured: services.auth.apiTokenConfigured,
       webhook_dry_run: config.webhookDryRun,

@@ -1,0 +1,71 @@
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import { createPaperlessClient } from './paperless-client.js';
+import { startSimulator } from './simulator/simulator.js';
+import type { DmsClient } from './types.js';
+
+export interface DmsInfo {
+  /** The dms base URL in use (the demo dms's loopback address in demo mode). */
+  url: string;
+  /** True when no SVC_DMS_URL is set and the built-in demo dms serves the sample documents. */
+  demo: boolean;
+}
+
+export interface DmsStatus extends DmsInfo {
+  reachable: boolean;
+  /** Paperless version, when it answered. */
+  version?: string;
+  error?: string;
+}
+
+export interface DmsConnection {
+  dms: DmsClient;
+  info: DmsInfo;
+  /** Whether the dms answers; cached for a few seconds so health checks never hammer it. */
+  status(): Promise<DmsStatus>;
+  close(): Promise<void>;
+}
+
+const STATUS_TTL_MS = 5000;
+const PING_TIMEOUT_MS = 2000;
+
+/** SVC_DMS_URL set → the Paperless client; unset → the demo dms (the simulator, in process, on loopback). */
+export async function createDmsConnection(config: Config, logger: Logger): Promise<DmsConnection> {
+  let url = config.dmsUrl;
+  let token = config.dmsToken;
+  let stopDemo: (() => Promise<void>) | null = null;
+  if (url === null) {
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, logger });
+    url = sim.url;
+    token = sim.token;
+    stopDemo = () => sim.close();
+    logger.info(`demo dms: SVC_DMS_URL is not set, so a built-in Paperless-ngx simulator with ${sim.store.documents.size} sample documents runs at ${sim.url} (changes are kept in memory only)`);
+  } else if (!token) {
+    logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);
+  }
+  const dms = createPaperlessClient({ url, token, logger });
+  // A separate client for health pings: short timeout, no retries, never queued behind a busy job.
+  const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
+  const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
+  let cached: { at: number; status: Promise<DmsStatus> } | null = null;
+
+  return {
+    dms,
+    info,
+    status() {
+      const now = Date.now();
+      if (!cached || now - cached.at > STATUS_TTL_MS) {
+        cached = {
+          at: now,
+          status: pinger.ping().then((ping) => ({ ...info, reachable: ping.ok, version: ping.version, error: ping.error })),
+        };
+      }
+      return cached.status;
+    },
+    async close() {
+      await dms.close();
+      await pinger.close();
+      await stopDemo?.();
+    },
+  };
+}

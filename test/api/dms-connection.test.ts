@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  test('the UI config shows the demo dms address and demo: true', async () => {
+    const cookie = await login(server.url);
+    const res = await call(server.url, '/api/ui/config', { cookie });
+    assert.equal(res.status, 200);
+    assert.match(String(res.body.dms_url), /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal(res.body.demo, true);
+    assert.equal(res.body.dms_url, server.services.dmsInfo.url);
+  });
+
+  test('health reports the demo dms as reachable', async () => {
+    const res = await call(server.url, '/api/health');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status, 'healthy');
+    assert.deepEqual(res.body.dms, { url: server.services.dmsInfo.url, demo: true, reachable: true });
+  });
+
+  test('the demo dms serves the sample documents and the start-up log says so', async () => {
+    const doc = await server.services.dms.getDocument(1);
+    assert.equal(doc.title, 'Stromrechnung Januar 2025');
+    const vocab = await server.services.dms.vocabulary();
+    assert.ok(vocab.tags.some((t) => t.name === 'Posteingang'));
+    assert.ok(server.logs.some((line) => /demo dms/.test(line) && line.includes(server.services.dmsInfo.url)), server.logs.join('\n'));
+  });
+});
+
+describe('with SVC_DMS_URL the service uses that dms', () => {
+  let sim: Simulator;
+  before(async () => {
+    sim = await startSimulator();
+  });
+  after(() => sim.close());
+
+  test('the UI config and health show the configured URL, demo: false', async () => {
+    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    try {
+      const cookie = await login(server.url);
+      const config = await call(server.url, '/api/ui/config', { cookie });
+      assert.equal(config.body.dms_url, sim.url);
+      assert.equal(config.body.demo, false);
+      const health = await call(server.url, '/api/health');
+      assert.deepEqual(health.body.dms, { url: sim.url, demo: false, reachable: true });
+      assert.ok(!server.logs.some((line) => /demo dms/.test(line)));
+      assert.ok((sim.counts()['GET /api/documents/'] ?? 0) >= 1, 'the health ping reached the configured dms');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a wrong dms token makes the dms unreachable, not the service unhealthy', async () => {
+    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: 'f'.repeat(40) });
+    try {
+      const health = await call(server.url, '/api/health');
+      assert.equal(health.status, 200);
+      assert.equal(health.body.status, 'healthy');
+      assert.equal((health.body.dms as { reachable: boolean }).reachable, false);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a dms that does not answer leaves health at 200 healthy with reachable: false', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const server = await startTestServer({ SVC_DMS_URL: url, SVC_DMS_TOKEN: 'a'.repeat(40) });
+    try {
+      const health = await call(server.url, '/api/health');
+      assert.equal(health.status, 200);
+      assert.equal(health.body.status, 'healthy');
+      assert.deepEqual(health.body.dms, { url, demo: false, reachable: false });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('health pings are cached: repeated calls do not each reach the dms', async () => {
+    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    try {
+      sim.resetCounts();
+      for (let i = 0; i < 5; i++) assert.equal((await call(server.url, '/api/health')).status, 200);
+      assert.equal(sim.counts()['GET /api/documents/'], 1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+test('closing the service stops the demo dms', async () => {
+  const server = await startTestServer();
+  const url = server.services.dmsInfo.url;
+  await server.close();
+  await assert.rejects(fetch(`${url}/api/documents/`));
+});
