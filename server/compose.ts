@@ -4,7 +4,6 @@ import { createDesktopSignIn } from './auth/desktop-sign-in.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
-import { createDmsConnection } from './dms/dms-connection.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
@@ -20,10 +19,6 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret));
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);
-
-  // SVC_DMS_URL unset: the demo dms (simulator) starts here, on loopback, and stops with the service.
-  const dmsConnection = await createDmsConnection(config, logger);
-  closers.push(() => dmsConnection.close());
 
   // SVC_DMS_URL unset: the demo dms (simulator) starts here, on loopback, and stops with the service.
   const dmsConnection = await createDmsConnection(config, logger);
@@ -51,9 +46,6 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     settings,
     history,
     rules,
-    dms: dmsConnection.dms,
-    dmsInfo: dmsConnection.info,
-    dmsStatus: () => dmsConnection.status(),
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),

@@ -3,8 +3,6 @@ import type { DesktopSignIn } from './auth/desktop-sign-in.js';
 import type { Config } from './config.js';
 import type { DmsInfo, DmsStatus } from './dms/dms-connection.js';
 import type { DmsClient } from './dms/types.js';
-import type { DmsInfo, DmsStatus } from './dms/dms-connection.js';
-import type { DmsClient } from './dms/types.js';
 import type { TraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import type { RuleStore } from './rules/index.js';
@@ -27,12 +25,6 @@ export interface Services {
   settings: SettingsService;
   /** The rule files in the rules dir: CRUD, drafts, validation, the loaded rules and reload (H3). */
   rules: RuleStore;
-  /** The dms (Paperless-ngx client; the in-process demo dms when SVC_DMS_URL is unset) (H1). */
-  dms: DmsClient;
-  /** The dms URL in use and whether it is the demo dms (H1). */
-  dmsInfo: DmsInfo;
-  /** Whether the dms answers, cached for a few seconds; never throws (H1). */
-  dmsStatus(): Promise<DmsStatus>;
   /** The dms (Paperless-ngx client; the in-process demo dms when SVC_DMS_URL is unset) (H1). */
   dms: DmsClient;
   /** The dms URL in use and whether it is the demo dms (H1). */
