@@ -86,6 +86,9 @@ liquid.registerFilter('shift_date', function (this: FilterThis, v: unknown, offs
   return shifted;
 });
 
+// `sample` picks at random: a rule must give the same result twice (idempotency), so it is not offered.
+delete (liquid.filters as Record<string, unknown>).sample;
+
 /** Every filter name available in templates, built-in and ours, for editor completion and the docs. */
 export const TEMPLATE_FILTERS: string[] = Object.keys(liquid.filters).sort();
 
