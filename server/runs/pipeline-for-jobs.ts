@@ -7,7 +7,7 @@ import { applyPlan, type ApplyOutcome as PlanApplyOutcome } from './apply-plan.j
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './jobs/job-pipeline.js';
 import { isEmptyPlan, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
-import { documentContext, evaluateAndPlan } from './run-service.js';
+import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import type { WebhookTrigger } from './webhook/parse-payload.js';
 import type { RunService } from './run-service.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';

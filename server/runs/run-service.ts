@@ -1,15 +1,13 @@
 import { DmsNotFoundError } from '../dms/errors.js';
-import { createVocabularyIndex, type VocabularyIndex } from '../dms/vocabulary-index.js';
-import type { CustomFieldDataType, DmsClient, DmsDocument } from '../dms/types.js';
-import { evaluateRules, type Evaluation, type RunTrigger, type Trace, type TraceSource } from '../engine/index.js';
+import type { DmsClient, DmsDocument } from '../dms/types.js';
+import type { RunTrigger, Trace, TraceSource } from '../engine/index.js';
 import { NotFoundError, UpstreamError, errorMessage } from '../errors.js';
 import type { TraceStore } from '../history/trace-store.js';
 import type { Logger } from '../log.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
-import { planDocument, type DocumentPlan } from './plan-changes.js';
+import { evaluateAndPlan, documentContext } from './evaluate-document.js';
 import type { RecentWrites } from './recent-writes.js';
-import { hasUnknownIds, toRuleDocument } from './rule-document.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
 export interface RunServiceDeps {
@@ -39,39 +37,12 @@ export interface DocumentRunResult {
   errors: number;
 }
 
-/** Everything evaluation needs about one document: its rule view and the vocabulary to map names back. */
-export interface DocumentContext {
-  index: VocabularyIndex;
-  customFieldTypes: Record<string, CustomFieldDataType>;
-}
-
-/** Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. */
-export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise<DocumentContext> {
-  let index = createVocabularyIndex(await dms.vocabulary());
-  if (hasUnknownIds(doc, index)) index = createVocabularyIndex(await dms.vocabulary({ refresh: true }));
-  const customFieldTypes: Record<string, CustomFieldDataType> = {};
-  for (const field of index.vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
-  return { index, customFieldTypes };
-}
-
-/** The engine over the loaded rules, then the merged plan. Pure apart from the clock. */
-export function evaluateAndPlan(doc: DmsDocument, context: DocumentContext, rules: LoadedRule[], trigger: RunTrigger, now: Date): { evaluation: Evaluation; plan: DocumentPlan } {
-  const evaluation = evaluateRules({
-    document: toRuleDocument(doc, context.index),
-    rules: rules.map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars })),
-    trigger,
-    now,
-    customFieldTypes: context.customFieldTypes,
-  });
-  const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);
-  return { evaluation, plan };
-}
-
 export interface RunService {
   /** `POST /api/run` with a document: every loaded rule (or `ruleId`) against it; traces, or 404/502. */
   runManual(input: { document: number; ruleId: string | null; dryRun: boolean }): Promise<Trace[]>;
   /** The one pipeline for a fetched document: evaluate, plan, write (real mode), record one trace per rule. */
   runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult>;
+  /** The echo guard every write marks (H7's webhook reads it). */
   readonly recentWrites: RecentWrites;
 }
 
