@@ -13,7 +13,9 @@ export function desktopAuthRoutes(services: Services): Router {
   const router = Router();
 
   router.get('/auth/desktop', (req, res) => {
-    if (!LOOPBACK.test(req.socket.remoteAddress ?? '')) {
+    // A caller whose address is the socket's own local address is this computer too (SVC_HOST set to a LAN IP).
+    const remote = req.socket.remoteAddress ?? '';
+    if (!LOOPBACK.test(remote) && remote !== req.socket.localAddress) {
       throw new ForbiddenError('The desktop sign-in works only from this computer; sign in with the admin account.');
     }
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
