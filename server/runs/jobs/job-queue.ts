@@ -10,6 +10,8 @@ export type JobWork = (eventId: number, signal: AbortSignal) => Promise<void>;
 export interface JobQueueOptions {
   /** Jobs waiting behind the running one; one more is refused with 503. */
   maxQueued: number;
+  /** How long shutdown waits for the running job to notice it must stop. */
+  stopGraceMs?: number;
 }
 
 export interface JobQueue {
@@ -91,8 +93,16 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
       const reason = 'The service stopped before this job started; start it again.';
       for (const job of queue.splice(0)) events.update(job.eventId, { status: 'interrupted', finished_at: new Date().toISOString(), error: reason });
       if (current) {
-        current.controller.abort('shutdown' satisfies StopReason);
-        await current.done;
+        const { eventId, controller, done } = current;
+        controller.abort('shutdown' satisfies StopReason);
+        // A job waiting on a slow dms call must not hold up shutdown for the call's whole timeout.
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? 3000)))]);
+        clearTimeout(timer);
+        const record = events.get(eventId);
+        if (record && !isFinished(record.status)) {
+          events.update(eventId, { status: 'interrupted', finished_at: new Date().toISOString(), error: 'The service stopped while this job ran; run it again.' });
+        }
       }
     },
   };
