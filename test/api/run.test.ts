@@ -126,6 +126,23 @@ describe('POST /api/run with the example rules on the demo documents', () => {
     assert.deepEqual(res.body.traces.map((t) => t.rule_id), ['invoice-de']);
   });
 
+  it('queues one rule over all documents when only rule_id is given', async () => {
+    const res = await call<{ ok: boolean; queued: boolean; rule_id: string; dry_run: boolean; event_id: number }>(server.url, '/api/run?rule_id=receipt-de', { method: 'POST', token: API_TOKEN });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(Object.keys(res.body).sort(), ['dry_run', 'event_id', 'ok', 'queued', 'rule_id']);
+    assert.equal(res.body.queued, true);
+    assert.equal(res.body.rule_id, 'receipt-de');
+    assert.equal(res.body.dry_run, true);
+    assert.ok(Number.isInteger(res.body.event_id));
+    await server.services.jobs.idle();
+    const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&limit=1000`, { token: API_TOKEN });
+    assert.ok(traces.body.traces.length > 0);
+    assert.ok(traces.body.traces.every((t) => t.rule_id === 'receipt-de' && t.source === 'job' && t.dry_run));
+    assert.ok(traces.body.traces.some((t) => t.document === 6 && t.status === 'matched'));
+    const unknown = await call(server.url, '/api/run?rule_id=nope', { method: 'POST', token: API_TOKEN });
+    assert.equal(unknown.status, 404);
+  });
+
   it('records the traces in the history', async () => {
     const res = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=10&rule_id=invoice-de', { token: API_TOKEN });
     assert.equal(res.status, 200);
