@@ -11,7 +11,10 @@ import { reloadRoutes, rulesRoutes } from './http/routes/rules-routes.js';
 import { schemaRoutes } from './http/routes/schema-routes.js';
 import { settingsRoutes } from './http/routes/settings-routes.js';
 import { RENDERER_DIST_DIR } from './project-paths.js';
+import { runRoutes } from './http/routes/run-routes.js';
 import { tracesRoutes } from './http/routes/traces-routes.js';
+import { eventsRoutes } from './http/routes/events-routes.js';
+import { webhookRoutes } from './http/routes/webhook-routes.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
 import type { Services } from './services.js';
 
@@ -36,7 +39,10 @@ export function createApp(services: Services): express.Express {
   ui.use(rulesRoutes(services));
   ui.use(schemaRoutes(services));
   api.use('/ui', ui);
+  api.use(runRoutes(services));
   api.use(tracesRoutes(services));
+  api.use(eventsRoutes(services));
+  api.use(webhookRoutes(services));
   api.use(reloadRoutes(services));
 
   api.use(apiNotFound());

@@ -6,6 +6,12 @@ import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
+import { createRecentWrites } from './runs/recent-writes.js';
+import { createRunService } from './runs/run-service.js';
+import { createJobService } from './runs/jobs/job-service.js';
+import { createJobPipeline, webhookRunner } from './runs/pipeline-for-jobs.js';
+import { createWebhookService } from './runs/webhook/webhook-service.js';
+import { openEventStore } from './history/event-store.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
 import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
@@ -38,6 +44,33 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   });
   closers.push(() => rules.close());
 
+  // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger });
+
+  // Background jobs and the dms webhook (H7). Events persist in the data dir; at shutdown the webhook queue
+  // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
+  const events = await openEventStore(config.dataDir, logger);
+  closers.push(() => events.close());
+  const jobs = createJobService({
+    dms: dmsConnection.dms,
+    events,
+    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites }),
+    recentWrites: runs.recentWrites,
+    traces: history,
+    getRule: (id) => rules.getRule(id)?.definition,
+    logger,
+  });
+  closers.push(() => jobs.stop());
+  const webhook = createWebhookService({
+    dms: dmsConnection.dms,
+    events,
+    recentWrites: runs.recentWrites,
+    logger,
+    dryRun: () => config.webhookDryRun,
+    runDocument: webhookRunner(runs, rules),
+  });
+  closers.push(() => webhook.stop());
+
   return {
     config,
     logger,
@@ -45,6 +78,9 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     desktopSignIn,
     settings,
     history,
+    runs,
+    jobs,
+    webhook,
     rules,
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,

@@ -6,6 +6,9 @@ import type { DmsClient } from './dms/types.js';
 import type { TraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import type { RuleStore } from './rules/index.js';
+import type { RunService } from './runs/run-service.js';
+import type { JobService } from './runs/jobs/job-service.js';
+import type { WebhookService } from './runs/webhook/webhook-service.js';
 import type { SettingsService } from './settings/settings-service.js';
 
 /**
@@ -19,6 +22,12 @@ export interface Services {
   startedAt: number;
   /** The persistent trace history (H4). */
   history: TraceStore;
+  /** The one run pipeline: manual runs, the webhook's and the jobs' entries, the echo guard (H4). */
+  runs: RunService;
+  /** Background jobs (one rule over all documents, revert) and the event records (H7). */
+  jobs: JobService;
+  /** The dms webhook: payload in, bounded de-duplicating queue, echo guard (H7). */
+  webhook: WebhookService;
   /** One-time tokens for the desktop window's password-less sign-in (H6). */
   desktopSignIn: DesktopSignIn;
   /** The settings page: config.yml in the data dir, applied live where possible (H6). */
