@@ -277,3 +277,34 @@ describe('POST /api/run with hand-written rules', () => {
     }
   });
 });
+
+describe('the trace history of real runs', () => {
+  it('keeps SVC_TRACE_RETENTION traces across a restart, the newest first', async () => {
+    const sim = await startSimulator();
+    const dataDir = tempDir('dms-rules-data-');
+    const rulesDir = tempDir('dms-rules-rules-');
+    const env = { ...dmsEnv(sim), SVC_TRACE_RETENTION: '100' };
+    let server = await startTestServer(env, { dataDir, rulesDir });
+    try {
+      const rules = server.services.rules.loadedRules().length;
+      assert.ok(rules > 1);
+      const runs = Math.ceil(110 / rules) + 1;
+      let last: Trace[] = [];
+      const ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13];
+      for (let i = 0; i < runs; i++) last = (await run(server, `document=${ids[i % ids.length]}`)).body.traces;
+      const before = await call<{ traces: Trace[] }>(server.url, '/api/traces?limit=1000', { token: API_TOKEN });
+      assert.equal(before.body.traces.length, 100);
+      await server.close();
+
+      server = await startTestServer(env, { dataDir, rulesDir });
+      const after = await call<{ traces: Trace[] }>(server.url, '/api/traces?limit=1000', { token: API_TOKEN });
+      assert.equal(after.body.traces.length, 100);
+      assert.deepEqual(after.body.traces.map((t) => t.id), before.body.traces.map((t) => t.id));
+      // Newest first: the last run's traces lead, in reverse order of recording.
+      assert.deepEqual(after.body.traces.slice(0, last.length).map((t) => t.id), last.map((t) => t.id).reverse());
+    } finally {
+      await server.close();
+      await sim.close();
+    }
+  });
+});
