@@ -15,10 +15,13 @@ export class RuleCompileError extends Error {
 /** A template that failed to parse or render; `path` is where it sits (rule path or vars key path). */
 export class TemplateError extends Error {
   readonly path: RulePath;
-  constructor(path: RulePath, message: string) {
+  /** True when rendering ran out of its time budget: the trace status is `timeout`, not a plain error. */
+  readonly timeout: boolean;
+  constructor(path: RulePath, message: string, timeout = false) {
     super(message);
     this.name = 'TemplateError';
     this.path = path;
+    this.timeout = timeout;
   }
 }
 

@@ -10,7 +10,7 @@ import { evaluateCondition } from './conditions.js';
 import { runExtraction, type ExtractedValue } from './extraction.js';
 import { applyAction } from './apply-actions.js';
 import { cloneDocument } from './fields.js';
-import { errorMessage, formatPath } from './errors.js';
+import { errorMessage, formatPath, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
 import { describeValue } from './describe.js';
 
@@ -151,7 +151,7 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
     if (inActions && failedAt) {
       result.actions.push({ path: formatPath(failedAt.path), action: failedAt.name, status: 'failed', error: errorMessage(err), writes: [] });
     }
-    return { ...result, status: 'error', error: errorMessage(err) };
+    return { ...result, status: err instanceof TemplateError && err.timeout ? 'timeout' : 'error', error: errorMessage(err) };
   }
   result.status = 'matched';
   return result;

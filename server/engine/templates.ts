@@ -8,6 +8,9 @@ import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-num
 import { parseDate, resolveRelativeDate } from './parse-date.js';
 import { TemplateError, type RulePath } from './errors.js';
 
+/** Wall-clock budget per render: the one place the engine measures time, to stop a runaway loop. */
+const RENDER_LIMIT_MS = 2000;
+
 const liquid = new Liquid({
   strictVariables: true,
   strictFilters: true,
@@ -16,7 +19,7 @@ const liquid = new Liquid({
   ownPropertyOnly: true,
   // Dates are calendar dates in UTC so results do not depend on the machine's time zone.
   timezoneOffset: 0,
-  renderLimit: 2000,
+  renderLimit: RENDER_LIMIT_MS,
   memoryLimit: 10_000_000,
   parseLimit: 100_000,
   cache: false,
@@ -122,7 +125,11 @@ export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknow
   try {
     return liquid.renderSync(t.templates, scope) as string;
   } catch (err) {
-    throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${cleanLiquidMessage(err)}`);
+    const message = cleanLiquidMessage(err);
+    if (message.includes('template render limit exceeded')) {
+      throw new TemplateError(path, `template "${shorten(t.source)}" took longer than ${RENDER_LIMIT_MS} ms and was stopped; simplify its loops`, true);
+    }
+    throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${message}`);
   }
 }
 
