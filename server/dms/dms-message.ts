@@ -17,10 +17,13 @@ function flatten(value: unknown, prefix: string): string[] {
 }
 
 /** The dms's own message from a response body: `detail`, field errors (`tags: Invalid pk …`) or plain text. */
-export function dmsMessage(body: string, contentType: string): string {
+export function dmsMessage(body: string): string {
   const text = body.trim();
-  if (contentType.includes('text/html') || /^<!doctype html|^<html/i.test(text)) {
-    return 'the dms answered with an HTML page instead of JSON (is the URL the Paperless base URL?)';
+  // Paperless labels some plain-text errors text/html, so judge by the body, not the header.
+  if (text.startsWith('<')) {
+    const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+    const hint = 'an HTML page instead of JSON (is the URL the Paperless base URL?)';
+    return title ? `${title} (${hint})` : hint;
   }
   if (text === '') return 'no message';
   try {

@@ -77,7 +77,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       if (!contentType.includes('json')) {
         if (res.statusCode === 204) return { status: 204, headers: flat, json: null };
-        throw new DmsError(`dms ${label}: ${dmsMessage(text, contentType)}`, label, res.statusCode);
+        throw new DmsError(`dms answered ${res.statusCode} to ${label} with ${contentType || 'no content type'}, not JSON: ${dmsMessage(text)}`, label, res.statusCode);
       }
       return { status: res.statusCode, headers: flat, json: text === '' ? null : JSON.parse(text) };
     }
@@ -90,7 +90,7 @@ export function createTransport(options: TransportOptions): Transport {
       );
     }
     if (res.statusCode === 404 && request.notFound) throw new DmsNotFoundError(request.notFound, label);
-    throw Object.assign(new DmsError(`dms answered ${res.statusCode} to ${label}: ${dmsMessage(text, contentType)}`, label, res.statusCode), {
+    throw Object.assign(new DmsError(`dms answered ${res.statusCode} to ${label}: ${dmsMessage(text)}`, label, res.statusCode), {
       retryAfter: flat['retry-after'],
     });
   }

@@ -35,7 +35,12 @@ export interface Simulator {
   faults: FaultInjector;
   /** Requests by `METHOD /route/pattern/` since start or the last reset. */
   counts(): Record<string, number>;
+  /** Clears the counters and the peak/connection figures below. */
   resetCounts(): void;
+  /** Most API requests being handled at the same moment since the last reset. */
+  peakInFlight(): number;
+  /** TCP connections opened since the last reset (keep-alive reuse keeps this low). */
+  connections(): number;
   setWorkflowWebhook(config: WorkflowWebhookConfig | null): void;
   webhookStats(): WebhookStats;
   /** Resolves once every queued workflow webhook was delivered or given up. */
@@ -82,8 +87,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     documentAdded: (id) => webhook.fire('added', id),
   };
   let counters = new Map<string, number>();
+  let inFlight = 0;
+  let peak = 0;
+  let connections = 0;
   const counts = () => Object.fromEntries(counters);
-  const resetCounts = () => void (counters = new Map());
+  const resetCounts = () => {
+    counters = new Map();
+    peak = inFlight;
+    connections = 0;
+  };
   const generate = (count: number, seed: number) => {
     const startId = Math.max(0, ...store.documents.keys()) + 1;
     for (const doc of generateDocuments(count, seed, Math.max(startId, 15))) store.insertDocument(doc);
@@ -108,13 +120,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate };
 
   const server = http.createServer((req, res) => {
-    const task = (req.url ?? '').startsWith('/__sim/') ? handleControl(req, res, controlDeps) : handleApi(req, res, apiDeps);
+    const control = (req.url ?? '').startsWith('/__sim/');
+    if (!control) peak = Math.max(peak, ++inFlight);
+    const task = control ? handleControl(req, res, controlDeps) : handleApi(req, res, apiDeps);
+    if (!control) void task.finally(() => inFlight--);
     task.catch((err: unknown) => {
       options.logger?.error(`dms simulator: ${(err as Error).message}`);
       if (!res.headersSent) res.writeHead(500).end();
       else res.destroy();
     });
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -130,6 +146,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults,
     counts,
     resetCounts,
+    peakInFlight: () => peak,
+    connections: () => connections,
     setWorkflowWebhook: (config) => webhook.configure(config),
     webhookStats: () => webhook.stats(),
     webhooksIdle: () => webhook.idle(),

@@ -1,0 +1,69 @@
+import '../../helpers/loopback-only.js';
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
+import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import type { DmsClient } from '../../../server/dms/types.js';
+
+let sim: Simulator;
+let dms: DmsClient;
+before(async () => {
+  sim = await startSimulator({ seedDocuments: false, generate: { count: 10_000, seed: 42 } });
+  dms = createPaperlessClient({ url: sim.url, token: sim.token });
+});
+after(async () => {
+  await dms.close();
+  await sim.close();
+});
+
+test('streams 10,000 documents one page at a time, fetching the next page only when asked', async () => {
+  sim.resetCounts();
+  let pages = 0;
+  let seen = 0;
+  let lastId = 0;
+  let sum = 0;
+  for await (const page of dms.pages({ pageSize: 250, truncateContent: true })) {
+    pages++;
+    // The client has asked for exactly the pages handed out so far: nothing is prefetched or buffered.
+    assert.equal(sim.counts()['GET /api/documents/'], pages);
+    assert.equal(page.count, 10_000);
+    assert.ok(page.documents.length <= 250);
+    for (const doc of page.documents) {
+      assert.ok(doc.id > lastId, 'ids ascend across pages (ordering=id)');
+      assert.ok(doc.content.length <= 550, 'truncate_content applied');
+      lastId = doc.id;
+      sum += doc.id;
+    }
+    seen += page.documents.length;
+  }
+  assert.equal(pages, 40);
+  assert.equal(seen, 10_000);
+  assert.equal(sim.peakInFlight(), 1, 'never more than one page request in flight');
+  const firstId = [...sim.store.documents.keys()][0];
+  assert.equal(sum, (10_000 * (2 * firstId + 9_999)) / 2, 'every document exactly once');
+});
+
+test('a consumer that stops early stops the requests', async () => {
+  sim.resetCounts();
+  let pages = 0;
+  for await (const page of dms.pages({ pageSize: 100, fields: ['id'] })) {
+    assert.equal(page.documents.length, 100);
+    if (++pages === 3) break;
+  }
+  assert.equal(sim.counts()['GET /api/documents/'], 3);
+});
+
+test('a prefilter narrows the stream on the dms side', async () => {
+  let total = 0;
+  let matched = 0;
+  for await (const page of dms.pages({ filters: { content__icontains: 'rechnungsbetrag', document_type__isnull: 'false' }, fields: ['id', 'content', 'document_type'], pageSize: 500 })) {
+    total = page.count;
+    for (const doc of page.documents) {
+      assert.match(doc.content, /Rechnungsbetrag/i);
+      assert.notEqual(doc.document_type, null);
+      matched++;
+    }
+  }
+  assert.equal(matched, total);
+  assert.ok(total > 100 && total < 10_000, `a realistic share of invoices matched (${total})`);
+});
