@@ -5,6 +5,7 @@ import { requestLog } from './http/middleware/request-log.js';
 import { noStore, securityHeaders } from './http/middleware/security-headers.js';
 import { requireSameOrigin, requireSession } from './http/middleware/auth-tiers.js';
 import { desktopAuthRoutes } from './http/routes/desktop-auth-routes.js';
+import { documentsRoutes } from './http/routes/documents-routes.js';
 import { publicRoutes } from './http/routes/public-routes.js';
 import { rendererRoutes } from './http/routes/renderer-routes.js';
 import { reloadRoutes, rulesRoutes } from './http/routes/rules-routes.js';
@@ -38,6 +39,7 @@ export function createApp(services: Services): express.Express {
   ui.use(settingsRoutes(services));
   ui.use(rulesRoutes(services));
   ui.use(schemaRoutes(services));
+  ui.use(documentsRoutes(services));
   api.use('/ui', ui);
   api.use(runRoutes(services));
   api.use(tracesRoutes(services));

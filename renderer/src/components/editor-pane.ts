@@ -82,14 +82,15 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     problemsBox.replaceChildren(
       ...problems.map((p) => {
         const where = p.line ? `Line ${p.line}${p.column ? `, column ${p.column}` : ''}: ` : '';
-        const item = h('button', { class: `problem ${p.severity}`, attrs: { type: 'button', 'data-line': p.line ?? null } }, `${p.severity === 'error' ? '✗' : '!'} ${where}${p.message}`);
+        const message = p.message.replace(/^line \d+(, column \d+)?:\s*/i, ''); // the server may name the place too
+        const item = h('button', { class: `problem ${p.severity}`, attrs: { type: 'button', 'data-line': p.line ?? null } }, `${p.severity === 'error' ? '✗' : '!'} ${where}${message}`);
         item.addEventListener('click', () => view && p.line && revealPosition(view, p.line, p.column));
         return item;
       }),
     );
   }
 
-  async function saveDraft(): Promise<void> {
+  async function saveDraft(note = `draft saved ${new Date().toLocaleTimeString()}`): Promise<void> {
     const content = text();
     if (content === storedText) return;
     try {
@@ -97,7 +98,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       storedText = content;
       hasDraft = content !== publishedText;
       renderProblems(problemsOf(r));
-      renderState(`draft saved ${new Date().toLocaleTimeString()}`);
+      renderState(note);
     } catch (err) {
       renderState(`draft not saved: ${errorMessage(err)}`);
     }
@@ -118,8 +119,8 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     } catch (err) {
       if (err instanceof ApiError && err.status === 422) {
         renderProblems(problemsOf(err));
-        renderState('not saved: fix the error first');
-        void saveDraft(); // keep the work as a draft
+        renderState('not published: fix the error first');
+        void saveDraft('not published: fix the error first (kept as a draft)'); // keep the work
       } else {
         renderState(`not saved: ${errorMessage(err)}`);
       }

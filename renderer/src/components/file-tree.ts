@@ -9,8 +9,10 @@ export function fileError(file: RuleFileEntry): string | null {
   const e = file.error;
   if (!e) return null;
   if (typeof e === 'string') return e;
-  const where = e.line ? ` (line ${e.line}${e.column ? `, column ${e.column}` : ''})` : '';
-  return `${e.message ?? 'This file did not load.'}${where}`;
+  const message = e.message ?? 'This file did not load.';
+  // The service's message may already say where; name the place once.
+  if (!e.line || /^line \d+/i.test(message)) return message;
+  return `line ${e.line}${e.column ? `, column ${e.column}` : ''}: ${message}`;
 }
 
 /** Client-side check of a new file name; the server checks again. Returns the problem or null. */

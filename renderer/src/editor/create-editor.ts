@@ -41,9 +41,32 @@ export function createEditor(options: EditorOptions): EditorView {
     }),
     EditorView.contentAttributes.of({ 'aria-label': options.label }),
   ];
-  if (options.completion) extensions.push(EditorState.languageData.of(() => [{ autocomplete: schemaCompletion(options.completion!) }]));
-  return new EditorView({ parent: options.parent, state: EditorState.create({ doc: options.content, extensions }) });
+  if (options.completion) {
+    // One source object for the editor's life: CodeMirror drops pending results when the source changes identity.
+    const data = [{ autocomplete: schemaCompletion(options.completion) }];
+    extensions.push(EditorState.languageData.of(() => data));
+  }
+  // CodeMirror styles itself at runtime. In a document it would add <style> elements, which the strict CSP
+  // (style-src 'self', no nonce) blocks; in a shadow root it uses constructed style sheets, which CSP allows.
+  const shadow = options.parent.attachShadow({ mode: 'open' });
+  const mount = document.createElement('div');
+  mount.className = 'cm-mount';
+  shadow.append(mount);
+  return new EditorView({ parent: mount, state: EditorState.create({ doc: options.content, extensions: [extensions, editorTheme] }) });
 }
+
+// Our look inside the shadow root (app.css does not reach in there).
+const editorTheme = EditorView.theme({
+  '&': { height: 'var(--editor-height, 60vh)', fontSize: '13px', backgroundColor: '#fff' },
+  '&.cm-focused': { outline: 'none' },
+  '.cm-scroller': { fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace', lineHeight: '1.5' },
+  '.cm-gutters': { backgroundColor: '#f6f7f5', borderRight: '1px solid #d8ddd9', color: '#5d6963' },
+  '.cm-activeLine': { backgroundColor: '#f3f7f4' },
+  '.cm-activeLineGutter': { backgroundColor: '#e4efe8' },
+  '.cm-tooltip-autocomplete ul li[aria-selected]': { backgroundColor: '#2f6f4f', color: '#fff' },
+  '.cm-tooltip': { fontFamily: 'system-ui, sans-serif' },
+  '.cm-diagnostic': { fontFamily: 'system-ui, sans-serif', maxWidth: '36rem' },
+});
 
 /** Replaces the editor's diagnostics with these problems, each at its line and column (1-based). */
 export function showProblems(view: EditorView, problems: Problem[]): void {

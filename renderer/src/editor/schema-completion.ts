@@ -87,8 +87,10 @@ export function schemaCompletion(getData: () => CompletionData): CompletionSourc
   return (context: CompletionContext): CompletionResult | null => {
     const line = context.state.doc.lineAt(context.pos);
     const word = context.matchBefore(/[\w.\- ]*$/);
-    // Only open by itself after a word character, an indent or `- `; Ctrl-Space always opens it.
-    if (!context.explicit && word && word.text.trim() === '' && !/(^\s*(-\s+)*|:\s|[\[,]\s*)$/.test(line.text.slice(0, context.pos - line.from))) return null;
+    // Open by itself only after a word character, `- `, `: `, `[` or `,`; never on a bare new line, where
+    // Enter must make another line, not accept a suggestion. Ctrl-Space always opens it.
+    const before = line.text.slice(0, context.pos - line.from);
+    if (!context.explicit && (word?.text.trim() ?? '') === '' && !/(\S-\s|-\s|:\s|[\[,]\s*)$/.test(before)) return null;
     const result = optionsFor(getData(), context.state.doc.toString(), line.number - 1, context.pos - line.from);
     if (!result) return null;
     return { from: line.from + result.from, options: result.options, validFor: /^[\w.\- ]*$/ };
