@@ -1,0 +1,59 @@
+import { startSimulator } from '../server/dms/simulator/simulator.js';
+import { BENCH_RULE_ID, BENCH_RULES, rulesDirWith, tempDir } from './fixtures.js';
+import { api, startService, type ServiceProcess } from './service-process.js';
+import { round, type Row } from './stats.js';
+
+interface EventRecord {
+  status: string;
+  processed: number;
+  matched: number;
+  changed: number;
+  errors: number;
+}
+
+async function runJob(service: ServiceProcess, dryRun: boolean): Promise<{ seconds: number; event: EventRecord }> {
+  const started = Date.now();
+  const queued = await api<{ event_id: number }>(service.url, `/api/run?rule_id=${BENCH_RULE_ID}&dry_run=${dryRun}`, { method: 'POST' });
+  if (queued.status !== 200) throw new Error(`job did not start: ${queued.status} ${JSON.stringify(queued.body)}`);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 100));
+    const { body } = await api<EventRecord>(service.url, `/api/events/${queued.body.event_id}`);
+    if (!['queued', 'running'].includes(body.status)) {
+      if (body.status !== 'done') throw new Error(`job ended ${body.status}: ${JSON.stringify(body)}`);
+      return { seconds: (Date.now() - started) / 1000, event: body };
+    }
+  }
+}
+
+const totalRequests = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+/** Run-all throughput, dms requests per 1,000 documents and peak service memory at one corpus size. */
+export async function benchJobs(size: number): Promise<Row[]> {
+  const sim = await startSimulator({ seedDocuments: true, generate: { count: size, seed: 7 } });
+  const service = await startService(process.cwd(), {
+    SVC_DMS_URL: sim.url,
+    SVC_DMS_TOKEN: sim.token,
+    SVC_RULES_DIR: rulesDirWith({ 'bench.yml': BENCH_RULES }),
+    SVC_DATA_DIR: tempDir('data'),
+  });
+  const rows: Row[] = [];
+  const n = (x: number) => x.toLocaleString('en');
+  try {
+    const baseline = service.rssMiB();
+    const measure = async (label: string, dryRun: boolean) => {
+      sim.resetCounts();
+      const { seconds, event } = await runJob(service, dryRun);
+      const perThousand = (totalRequests(sim.counts()) / event.processed) * 1000;
+      rows.push({ measure: `${n(size)} docs, ${label}: throughput`, value: `${round(event.processed / seconds, 0)} docs/s`, note: `${event.processed} processed, ${event.matched} matched, ${event.changed} changed, ${event.errors} errors in ${round(seconds, 1)} s` });
+      rows.push({ measure: `${n(size)} docs, ${label}: dms requests / 1,000 docs`, value: round(perThousand, 1), note: JSON.stringify(sim.counts()) });
+    };
+    await measure('dry run', true);
+    await measure('real, changing', false);
+    await measure('real, unchanged (second run)', false);
+    rows.push({ measure: `${n(size)} docs: service peak RSS`, value: `${round(service.peakRssMiB(), 0)} MiB`, note: `idle after start ${round(baseline, 0)} MiB` });
+  } finally {
+    await service.stop();
+    await sim.close();
+  }
+  return rows;
+}

@@ -1,0 +1,89 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startSimulator } from '../server/dms/simulator/simulator.js';
+import { BENCH_RULE_ID, BENCH_RULES, manyRuleFiles, rulesDirWith, tempDir } from './fixtures.js';
+import { api, BENCH_TOKEN, startService } from './service-process.js';
+import { percentile, round, timed, type Row } from './stats.js';
+
+/** Single-document run latency, webhook acceptance under load, and /api/traces with a full history. */
+export async function benchLatency(): Promise<Row[]> {
+  const documents = 1000;
+  const sim = await startSimulator({ seedDocuments: true, generate: { count: documents, seed: 11 } });
+  const service = await startService(process.cwd(), {
+    SVC_DMS_URL: sim.url,
+    SVC_DMS_TOKEN: sim.token,
+    SVC_RULES_DIR: rulesDirWith({ 'bench.yml': BENCH_RULES }),
+    SVC_DATA_DIR: tempDir('data'),
+    SVC_WEBHOOK_DRY_RUN: 'true',
+  });
+  const rows: Row[] = [];
+  try {
+    const firstId = 1000;
+    const runs: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const { ms, value } = await timed(() => api(service.url, `/api/run?document=${firstId + (i % documents)}&rule_id=${BENCH_RULE_ID}`, { method: 'POST' }));
+      if (value.status !== 200) throw new Error(`run failed: ${value.status} ${JSON.stringify(value.body)}`);
+      runs.push(ms);
+    }
+    rows.push({ measure: 'single-document dry run latency p50 / p99', value: `${round(percentile(runs, 50))} / ${round(percentile(runs, 99))} ms`, note: '300 sequential POST /api/run?document=N&rule_id=…' });
+
+    const rate = 200;
+    const seconds = 5;
+    const load = JSON.parse(
+      execFileSync(process.execPath, ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), String(documents)], { encoding: 'utf8' }),
+    ) as { sent: number; statuses: Record<string, number>; p50: number; p99: number; eventIds: number[] };
+    const lost = await countUnfinished(service.url, load.eventIds);
+    rows.push({ measure: `webhook acceptance p50 / p99 at ${rate}/s`, value: `${round(load.p50)} / ${round(load.p99)} ms`, note: `from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}` });
+    rows.push({ measure: 'webhook events accepted but never run', value: String(lost), note: `${load.eventIds.length} distinct events accepted (duplicates collapse)` });
+
+    const traceCalls: number[] = [];
+    const filtered: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      traceCalls.push((await timed(() => api(service.url, '/api/traces?limit=100'))).ms);
+      filtered.push((await timed(() => api(service.url, `/api/traces?limit=100&document=${firstId + i}`))).ms);
+    }
+    const stored = await api<{ traces: unknown[] }>(service.url, '/api/traces?limit=1000');
+    rows.push({ measure: 'GET /api/traces?limit=100 p50 / p99', value: `${round(percentile(traceCalls, 50))} / ${round(percentile(traceCalls, 99))} ms`, note: `history holds ≥ ${stored.body.traces.length} traces` });
+    rows.push({ measure: 'GET /api/traces filtered by document p50 / p99', value: `${round(percentile(filtered, 50))} / ${round(percentile(filtered, 99))} ms` });
+  } finally {
+    await service.stop();
+    await sim.close();
+  }
+  return rows;
+}
+
+async function countUnfinished(url: string, ids: number[], timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let open = new Set(ids);
+  while (open.size > 0 && Date.now() < deadline) {
+    const next = new Set<number>();
+    for (const id of open) {
+      const { body } = await api<{ status: string }>(url, `/api/events/${id}`);
+      if (!['done', 'failed'].includes(body.status)) next.add(id);
+    }
+    open = next;
+    if (open.size > 0) await new Promise((r) => setTimeout(r, 250));
+  }
+  return open.size;
+}
+
+/** Time to reload a rules dir of `count` files through POST /api/reload. */
+export async function benchReload(count: number): Promise<Row[]> {
+  const sim = await startSimulator({ seedDocuments: true });
+  const rulesDir = rulesDirWith(manyRuleFiles(count));
+  const service = await startService(process.cwd(), { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_RULES_DIR: rulesDir, SVC_DATA_DIR: tempDir('data') });
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { ms, value } = await timed(() => api(service.url, '/api/reload', { method: 'POST' }));
+      if (value.status !== 200) throw new Error(`reload failed: ${value.status} ${JSON.stringify(value.body)}`);
+      times.push(ms);
+    }
+    const files = fs.readdirSync(rulesDir).length;
+    return [{ measure: `rules reload, ${count.toLocaleString('en')} files`, value: `${round(percentile(times, 50), 0)} ms`, note: `median of 5 POST /api/reload over ${files} files` }];
+  } finally {
+    await service.stop();
+    await sim.close();
+  }
+}

@@ -1,0 +1,26 @@
+// `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
+// Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --skip jobs,latency,reload
+import { execSync } from 'node:child_process';
+import os from 'node:os';
+import { benchJobs } from './job-bench.js';
+import { benchLatency, benchReload } from './latency-bench.js';
+import { printTable, type Row } from './stats.js';
+
+function option(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const sizes = (option('sizes') ?? '1000,10000,100000').split(',').map(Number);
+const skip = new Set((option('skip') ?? '').split(','));
+
+execSync('npm run build --silent', { stdio: 'inherit' });
+console.log(`# dms-rules benchmark, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+
+if (!skip.has('jobs')) {
+  const rows: Row[] = [];
+  for (const size of sizes) rows.push(...(await benchJobs(size)));
+  printTable('Run-all jobs (one rule over every document)', rows);
+}
+if (!skip.has('latency')) printTable('Latency', await benchLatency());
+if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The built service (`dist/server/main.js`) in its own process, so its memory is measured alone. */
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  /** Peak resident memory of the service process so far (VmHWM), in MiB. */
+  peakRssMiB(): number;
+  rssMiB(): number;
+  stop(): Promise<void>;
+}
+
+export const BENCH_TOKEN = 'bench-token-0123456789abcdef0123456789';
+
+function procStatusMiB(pid: number, key: 'VmHWM' | 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+export async function startService(root: string, env: Record<string, string>): Promise<ServiceProcess> {
+  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist/server/main.js')], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_API_TOKEN: BENCH_TOKEN, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`service did not start in 30 s:\n${out}\n${stderr}`)), 30_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${out}\n${stderr}`)));
+  });
+  child.stdout?.resume();
+  const pid = child.pid as number;
+  return {
+    url,
+    pid,
+    peakRssMiB: () => procStatusMiB(pid, 'VmHWM'),
+    rssMiB: () => procStatusMiB(pid, 'VmRSS'),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** JSON call with the bench bearer token. */
+export async function api<T = Record<string, unknown>>(base: string, route: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+  const res = await fetch(base + route, {
+    ...init,
+    headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...(init.headers as Record<string, string> | undefined) },
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
