@@ -1,0 +1,194 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { Trace } from '../../server/engine/model.js';
+import { API_TOKEN, call, startTestServer } from '../helpers/test-server.js';
+import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+
+interface Example {
+  name: string;
+  document_id: number;
+  request: { content_type: string | null; body: string };
+}
+const examples = (JSON.parse(fs.readFileSync(new URL('../fixtures/webhook/webhook-examples.json', import.meta.url), 'utf8')) as { examples: Example[] }).examples;
+
+const RULES = `
+rules:
+  - id: on-added
+    on: [added]
+    when: { content: { contains: Lieferschein } }
+    actions:
+      - add_tags: [Receipt]
+  - id: on-updated
+    on: [updated]
+    when: { title: { contains: Telekom } }
+    actions:
+      - add_tags: [rules-processed]
+`;
+
+interface Answer {
+  ok: boolean;
+  queued: boolean;
+  document: number;
+  event_id: number;
+  duplicate?: boolean;
+  error?: string;
+}
+
+function post(url: string, body: string | undefined, headers: Record<string, string> = {}, token: string | null = API_TOKEN) {
+  return fetch(`${url}/api/webhook/dms`, {
+    method: 'POST',
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+    body,
+  }).then(async (res) => ({ status: res.status, headers: res.headers, body: (await res.json()) as Answer }));
+}
+
+const json = (url: string, value: unknown) => post(url, JSON.stringify(value), { 'content-type': 'application/json' });
+const tracesFor = async (url: string, eventId: number) =>
+  (await call<{ traces: Trace[] }>(url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body.traces;
+
+describe('POST /api/webhook/dms', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig(RULES);
+  });
+  after(async () => rig?.close());
+
+  it('refuses a missing or wrong bearer token with 401', async () => {
+    assert.equal((await post(rig.server.url, '{"doc_id":"1"}', { 'content-type': 'application/json' }, null)).status, 401);
+    assert.equal((await post(rig.server.url, '{"doc_id":"1"}', { 'content-type': 'application/json' }, 'wrong')).status, 401);
+    const session = await call(rig.server.url, '/api/webhook/dms', { body: { doc_id: 1 } });
+    assert.equal(session.status, 401);
+  });
+
+  it('runs the rules for the trigger in real mode and records webhook traces', async () => {
+    const res = await json(rig.server.url, { event: 'document_updated', doc_id: '10' });
+    const event = await waitForEvent(rig.server.url, res.body.event_id);
+    assert.equal(event.status, 'done', JSON.stringify(event));
+    assert.equal(event.dry_run, false);
+    assert.ok(rig.sim.store.getDocument(10)?.tags.includes(9));
+    const traces = await tracesFor(rig.server.url, event.event_id);
+    const status = Object.fromEntries(traces.map((t) => [t.rule_id, t.status]));
+    assert.deepEqual(status, { 'on-updated': 'matched', 'on-added': 'skipped' }, 'only rules whose on: holds the trigger run');
+    assert.ok(traces.every((t) => t.source === 'webhook' && t.document === 10));
+  });
+
+  it('ignores the echo of its own write for a few seconds, but never an "added" delivery', async () => {
+    // Document 10 was just written by the previous test: this is the "Document Updated" echo.
+    const echo = await json(rig.server.url, { event: 'document_updated', doc_id: '10' });
+    assert.equal(echo.status, 202);
+    assert.equal(echo.body.queued, false);
+    assert.equal((echo.body as unknown as { suppressed: boolean }).suppressed, true);
+    assert.equal(echo.body.event_id, null);
+    const form = await post(rig.server.url, 'doc_id=10', { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(form.body.queued, false, 'no event field: treated like an update, so suppressed too');
+    const added = await json(rig.server.url, { event: 'document_added', doc_id: '10' });
+    assert.equal(added.body.queued, true);
+    await waitForEvent(rig.server.url, added.body.event_id);
+  });
+
+  it('waits out a document that is added before the dms has committed it', async () => {
+    const id = 5000;
+    const res = await json(rig.server.url, { event: 'document_added', doc_id: String(id) });
+    assert.equal(res.status, 202);
+    setTimeout(() => rig.sim.addDocument({ id, title: 'Scan', content: '' }), 300);
+    setTimeout(() => {
+      const doc = rig.sim.store.getDocument(id);
+      if (doc) doc.content = 'Lieferschein Nr. 4711';
+    }, 900);
+    const event = await waitForEvent(rig.server.url, res.body.event_id);
+    assert.equal(event.status, 'done', JSON.stringify(event));
+    assert.ok(rig.sim.store.getDocument(id)?.tags.includes(8), 'the rule saw the content that arrived late');
+  });
+
+  it('fails an "updated" delivery for a missing document at once, naming it', async () => {
+    const res = await json(rig.server.url, { event: 'document_updated', doc_id: '777777' });
+    const event = await waitForEvent(rig.server.url, res.body.event_id);
+    assert.equal(event.status, 'failed');
+    assert.match(event.error ?? '', /777777/);
+  });
+
+  it('collapses repeated deliveries for a document already waiting into one run', async () => {
+    rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 300, times: 2 });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => json(rig.server.url, { event: 'document_updated', doc_id: '3' })));
+    assert.ok(answers.every((a) => a.status === 202));
+    const ids = new Set(answers.map((a) => a.body.event_id));
+    assert.ok(ids.size <= 2, `at most one running and one waiting run, got ${[...ids].join(',')}`);
+    assert.ok(answers.some((a) => a.body.duplicate));
+    await rig.server.services.webhook.queue.idle();
+    rig.sim.faults.clear();
+  });
+
+  it('answers 503 with Retry-After when the queue is full', async () => {
+    // Two slow runs occupy the workers; then the waiting room fills up.
+    rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 1500, times: 2 });
+    await json(rig.server.url, { event: 'document_updated', doc_id: '1' });
+    await json(rig.server.url, { event: 'document_updated', doc_id: '2' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    let refused: Awaited<ReturnType<typeof json>> | undefined;
+    for (let id = 100_000; id < 100_300 && !refused; id++) {
+      const res = await json(rig.server.url, { event: 'document_updated', doc_id: String(id) });
+      if (res.status === 503) refused = res;
+      else assert.equal(res.status, 202);
+    }
+    assert.ok(refused, 'the queue never filled');
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    assert.match(refused.body.error ?? '', /queue is full/);
+    rig.sim.faults.clear();
+    await rig.server.services.webhook.queue.idle();
+  });
+});
+
+describe('webhook with SVC_WEBHOOK_DRY_RUN: every Paperless body form', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig(RULES, { SVC_WEBHOOK_DRY_RUN: 'true' });
+  });
+  after(async () => rig?.close());
+
+  for (const example of examples) {
+    it(`accepts Paperless body form ${example.name}`, async () => {
+      const headers: Record<string, string> = example.request.content_type ? { 'content-type': example.request.content_type } : {};
+      const res = await post(rig.server.url, example.request.body === '' ? undefined : example.request.body, headers);
+      if (example.name.startsWith('F_')) {
+        assert.equal(res.status, 400);
+        assert.match(res.body.error ?? '', /doc_id/);
+        return;
+      }
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      assert.equal(res.body.ok, true);
+      assert.equal(res.body.queued, true);
+      assert.equal(res.body.document, example.document_id);
+      assert.equal(typeof res.body.event_id, 'number');
+      const event = await waitForEvent(rig.server.url, res.body.event_id);
+      assert.equal(event.kind, 'webhook');
+      assert.equal(event.document, example.document_id);
+      assert.equal(event.status, 'done', JSON.stringify(event));
+      assert.equal(event.dry_run, true);
+    });
+  }
+
+  it('plans without writing', async () => {
+    const before = JSON.stringify(rig.sim.store.getDocument(10));
+    const res = await json(rig.server.url, { event: 'document_updated', doc_id: '10' });
+    const event = await waitForEvent(rig.server.url, res.body.event_id);
+    assert.equal(event.dry_run, true);
+    assert.equal(event.matched, 1);
+    assert.equal(JSON.stringify(rig.sim.store.getDocument(10)), before);
+    const traces = await tracesFor(rig.server.url, event.event_id);
+    assert.ok(traces[0].actions.every((a) => a.status === 'planned'));
+  });
+});
+
+describe('webhook without SVC_API_TOKEN', () => {
+  it('refuses every call with 401', async () => {
+    const server = await startTestServer({ SVC_API_TOKEN: '' });
+    try {
+      const res = await post(server.url, '{"doc_id":"1"}', { 'content-type': 'application/json' }, 'anything');
+      assert.equal(res.status, 401);
+      assert.match(res.body.error ?? '', /SVC_API_TOKEN/);
+    } finally {
+      await server.close();
+    }
+  });
+});
