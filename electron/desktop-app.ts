@@ -27,7 +27,8 @@ export interface DesktopApp {
  * another instance is running (that one is asked to show its window) or the server cannot start.
  */
 export async function createDesktopApp(electron: ElectronLike, options: DesktopAppOptions): Promise<DesktopApp | null> {
-  const { app, logger } = { app: electron.app, logger: options.logger };
+  const { app } = electron;
+  const { logger } = options;
   if (!app.requestSingleInstanceLock()) {
     app.quit();
     return null;
