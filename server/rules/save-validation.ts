@@ -26,10 +26,15 @@ export interface SaveValidator {
   customFieldTypes(): Record<string, CustomFieldDataType> | undefined;
 }
 
+/** After the dms failed, saves skip asking it for this long, so each save does not wait out the timeout again. */
+const DMS_DOWN_MEMORY_MS = 10_000;
+
 export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, timeoutMs: number): SaveValidator {
   let fieldTypes: Record<string, CustomFieldDataType> | undefined;
+  let lastFailure: { at: number; error: string } | null = null;
 
   async function fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }> {
+    if (lastFailure && Date.now() - lastFailure.at < DMS_DOWN_MEMORY_MS) return { vocabulary: null, error: lastFailure.error };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
@@ -37,9 +42,11 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
     try {
       const vocab = await Promise.race([vocabulary(), timeout]);
       fieldTypes = Object.fromEntries(vocab.custom_fields.map((f) => [f.name, f.data_type]));
+      lastFailure = null;
       return { vocabulary: vocab, error: null };
     } catch (err) {
-      return { vocabulary: null, error: `The dms could not be reached: ${errorMessage(err)}` };
+      lastFailure = { at: Date.now(), error: `The dms could not be reached: ${errorMessage(err)}` };
+      return { vocabulary: null, error: lastFailure.error };
     } finally {
       clearTimeout(timer);
     }

@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import YAML from 'yaml';
+import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64url');
+
+describe('drafts', () => {
+  let server: TestServer;
+  let cookie: string;
+  const id = b64('inbox.yml');
+  const draftFile = () => path.join(server.dataDir, 'drafts', 'inbox.yml');
+  const hasDraft = async () =>
+    (await call<{ files: Array<{ id: string; has_draft: boolean }> }>(server.url, '/api/ui/rules', { cookie })).body.files.find((f) => f.id === id)?.has_draft;
+
+  before(async () => {
+    server = await startTestServer();
+    cookie = await login(server.url);
+  });
+  after(() => server.close());
+
+  it('stores an invalid draft in the data dir, reports its validation, and never loads it', async () => {
+    const published = fs.readFileSync(path.join(server.rulesDir, 'inbox.yml'), 'utf8');
+    const res = await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules:\n  - id: draft-only\n    bogus: 1\n' });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.ok, true);
+    assert.equal(res.body.draft, true);
+    const validation = res.body.validation as { ok: boolean; error: string; line: number; column: number };
+    assert.equal(validation.ok, false);
+    assert.match(validation.error, /unknown key "bogus"/);
+    assert.equal(validation.line, 3);
+    assert.equal(validation.column, 5);
+
+    assert.equal(fs.readFileSync(draftFile(), 'utf8'), 'rules:\n  - id: draft-only\n    bogus: 1\n');
+    assert.equal(fs.readFileSync(path.join(server.rulesDir, 'inbox.yml'), 'utf8'), published, 'the published file is untouched');
+    assert.equal(await hasDraft(), true);
+    const list = await call<{ loaded: Record<string, unknown> }>(server.url, '/api/ui/rules', { cookie });
+    assert.ok(!('draft-only' in list.body.loaded));
+    assert.ok('inbox-done' in list.body.loaded);
+
+    const draft = await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie });
+    assert.equal(draft.body.content, 'rules:\n  - id: draft-only\n    bogus: 1\n');
+    const current = await call(server.url, `/api/ui/rules/${id}`, { cookie });
+    assert.equal(current.body.content, published);
+  });
+
+  it('reports a valid draft as valid', async () => {
+    const res = await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules:\n  - id: draft-ok\n' });
+    assert.deepEqual(res.body.validation, { ok: true, warnings: [] });
+  });
+
+  it('discards a draft, and answers 404 when there is none', async () => {
+    assert.deepEqual((await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'DELETE' })).body, { ok: true });
+    assert.equal(fs.existsSync(draftFile()), false);
+    assert.equal(await hasDraft(), false);
+    assert.equal((await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie })).status, 404);
+    assert.equal((await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'DELETE' })).status, 404);
+    assert.ok(fs.existsSync(path.join(server.rulesDir, 'inbox.yml')), 'discarding a draft keeps the file');
+  });
+
+  it('publishing with a normal PUT removes the draft', async () => {
+    const pkgId = b64('finance/receipts.yml');
+    await call(server.url, `/api/ui/rules/${pkgId}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules: []\n' });
+    assert.ok(fs.existsSync(path.join(server.dataDir, 'drafts', 'finance', 'receipts.yml')));
+    const saved = await call(server.url, `/api/ui/rules/${pkgId}`, { cookie, method: 'PUT', rawBody: 'rules:\n  - id: published-receipt\n' });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    assert.equal(fs.existsSync(path.join(server.dataDir, 'drafts', 'finance', 'receipts.yml')), false);
+    assert.equal(fs.readFileSync(path.join(server.rulesDir, 'finance', 'receipts.yml'), 'utf8'), 'rules:\n  - id: published-receipt\n');
+  });
+
+  it('a failed publish keeps the draft', async () => {
+    await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules: [' });
+    const res = await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: 'rules: [' });
+    assert.equal(res.status, 422);
+    assert.equal(await hasDraft(), true);
+  });
+
+  it('deleting a file deletes its draft', async () => {
+    const created = await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'scratch.yml' } });
+    const scratch = created.body.id as string;
+    await call(server.url, `/api/ui/rules/${scratch}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules: []\n' });
+    assert.ok(fs.existsSync(path.join(server.dataDir, 'drafts', 'scratch.yml')));
+    await call(server.url, `/api/ui/rules/${scratch}`, { cookie, method: 'DELETE' });
+    assert.equal(fs.existsSync(path.join(server.dataDir, 'drafts', 'scratch.yml')), false);
+  });
+});
+
+describe('_vars.yml', () => {
+  let server: TestServer;
+  let cookie: string;
+  const globalId = b64('_vars.yml');
+  const financeId = b64('finance/_vars.yml');
+  const preview = (id: string, content: string) => call(server.url, `/api/ui/rules/${id}/preview`, { cookie, method: 'POST', rawBody: content });
+
+  before(async () => {
+    server = await startTestServer({ SVC_VAR_COMPANY: 'Berger Consulting' });
+    cookie = await login(server.url);
+  });
+  after(() => server.close());
+
+  it('previews rendered vars: now, SVC_VAR_* env and earlier vars', async () => {
+    const res = await preview(globalId, "company: '{{ env.SVC_VAR_COMPANY }}'\nyear: \"{{ now | date: '%Y' }}\"\nlabel: '{{ company }} {{ year }}'\ncount: 3\n");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.ok, true);
+    const year = String(new Date().getUTCFullYear());
+    assert.deepEqual(YAML.parse(String(res.body.result)), { company: 'Berger Consulting', year, label: `Berger Consulting ${year}`, count: 3 });
+  });
+
+  it('renders a package vars file over the global vars', async () => {
+    const res = await preview(financeId, "where: '{{ vars.processed_tag }} in finance'\n");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(YAML.parse(String(res.body.result)), { where: 'rules-processed in finance' });
+  });
+
+  it('answers {ok:false, error} for a template error, and 400 for a file that is not _vars.yml', async () => {
+    const bad = await preview(globalId, "a: '{{ nothing_here }}'\n");
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.ok, false);
+    assert.match(String(bad.body.error), /^line 1, column 4: .*nothing_here/);
+    const env = await preview(globalId, "secret: '{{ env.SVC_ADMIN_PASSWORD }}'\n");
+    assert.equal(env.status, 422, 'only SVC_VAR_* variables are visible');
+    const notVars = await preview(b64('inbox.yml'), 'a: 1\n');
+    assert.equal(notVars.status, 400);
+    assert.match(String(notVars.body.error), /_vars\.yml/);
+  });
+
+  it('gives loaded rules the global vars overridden by their package vars', async () => {
+    const saved = await call(server.url, `/api/ui/rules/${financeId}`, { cookie, method: 'PUT', rawBody: 'invoice_type: Rechnung\nreceipt_type: Quittung\nfinance_path: Finanzen\nprocessed_tag: finance-processed\n' });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    const invoice = server.services.rules.getRule('invoice-de');
+    assert.equal(invoice?.vars.processed_tag, 'finance-processed');
+    assert.equal(invoice?.vars.inbox_tag, 'Posteingang');
+    assert.equal(invoice?.package, 'finance');
+    assert.equal(invoice?.file, 'finance/invoices.yml');
+    assert.equal(server.services.rules.getRule('inbox-done')?.vars.processed_tag, 'rules-processed');
+  });
+
+  it('refuses to save a vars file whose templates fail, keeping the old one', async () => {
+    const before = fs.readFileSync(path.join(server.rulesDir, '_vars.yml'), 'utf8');
+    const res = await call(server.url, `/api/ui/rules/${globalId}`, { cookie, method: 'PUT', rawBody: "x: '{{ 1 | no_such_filter }}'\n" });
+    assert.equal(res.status, 422);
+    assert.equal(fs.readFileSync(path.join(server.rulesDir, '_vars.yml'), 'utf8'), before);
+  });
+});

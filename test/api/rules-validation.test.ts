@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ALIAS_BOMB } from '../unit/rules/alias-bomb.js';
+
+const GOOD = 'rules:\n  - id: kept-rule\n    actions:\n      - add_tags: [Steuer]\n';
+
+describe('rule file validation on save', () => {
+  let server: TestServer;
+  let cookie: string;
+  let id: string;
+  const file = () => path.join(server.rulesDir, 'checked.yml');
+  const put = (content: string, target = id) => call(server.url, `/api/ui/rules/${target}`, { cookie, method: 'PUT', rawBody: content });
+  const loaded = async () => (await call<{ loaded: Record<string, string | null> }>(server.url, '/api/ui/rules', { cookie })).body.loaded;
+
+  before(async () => {
+    server = await startTestServer();
+    cookie = await login(server.url);
+    id = (await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'checked.yml' } })).body.id as string;
+    assert.equal((await put(GOOD)).status, 200);
+  });
+  after(() => server.close());
+
+  /** Each failing save answers 422 with line and column, and leaves the file and the loaded rules alone. */
+  async function assertRejected(content: string, message: RegExp, line?: number, column?: number) {
+    const res = await put(content);
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.equal(res.body.ok, false);
+    assert.match(String(res.body.error), message);
+    assert.match(String(res.body.error), /^line \d+, column \d+: /);
+    if (line !== undefined) assert.equal(res.body.line, line);
+    if (column !== undefined) assert.equal(res.body.column, column);
+    assert.equal(fs.readFileSync(file(), 'utf8'), GOOD, 'the file on disk is unchanged');
+    assert.ok('kept-rule' in (await loaded()), 'the loaded rules are unchanged');
+  }
+
+  it('reports YAML syntax errors', async () => {
+    await assertRejected('rules:\n  - id: a\n    when: [unclosed\n', /YAML syntax error/);
+  });
+
+  it('rejects an alias bomb with an error instead of expanding it', async () => {
+    await assertRejected(ALIAS_BOMB, /alias bomb/, 2);
+  });
+
+  it('reports schema errors at the offending key', async () => {
+    await assertRejected('rules:\n  - id: a\n    acions: []\n', /unknown key "acions"/, 3, 5);
+  });
+
+  it('rejects a regex that does not compile, or needs backtracking', async () => {
+    await assertRejected("rules:\n  - id: a\n    when: { content: { matches: '(unclosed' } }\n", /rule "a".*regular expression/, 3);
+    await assertRejected("rules:\n  - id: a\n    when: { content: { matches: '(a+)+\\1' } }\n", /backreference/, 3);
+  });
+
+  it('rejects a template that does not parse', async () => {
+    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.title | }"\n', /rule "a".*template/, 4);
+  });
+
+  it('rejects an id used twice in one file or already used in another file', async () => {
+    await assertRejected('rules:\n  - id: twice\n  - id: twice\n', /used twice/, 3, 9);
+    await assertRejected('rules:\n  - id: invoice-de\n', /already used in finance\/invoices\.yml/, 2, 9);
+  });
+
+  it('rejects names the dms does not know, unless the action may create them', async () => {
+    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_document_type: Gutschrift\n', /no document type "Gutschrift".*create_missing/, 4, 28);
+    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_storage_path: Nirgendwo\n', /no storage path "Nirgendwo"/, 4);
+    await assertRejected('rules:\n  - id: a\n    when: { custom_fields.Unbekannt: { exists: true } }\n', /no custom field "Unbekannt"/, 3);
+    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_custom_fields: { Zahlungsstatus: vielleicht }\n', /not an option of the select field/, 4);
+    const created = await put('rules:\n  - id: creates\n    actions:\n      - set_document_type: Gutschrift\n        create_missing: true\n');
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.equal((await put(GOOD)).status, 200);
+  });
+
+  it('rejects a rule whose own tests fail, pointing at the failing expectation', async () => {
+    const failing = [
+      'rules:',
+      '  - id: a',
+      '    when: { content: { contains: Rechnung } }',
+      '    actions:',
+      '      - set_title: Rechnung',
+      '    tests:',
+      '      - document: { content: "Rechnung 1" }',
+      '        expect: { matched: true, changes: { title: Quittung } }',
+      '',
+    ].join('\n');
+    await assertRejected(failing, /failed its test.*title: expected "Quittung", got "Rechnung"/, 8);
+  });
+
+  it('answers 413 for a body of 512 KB + 1 byte, and accepts exactly 512 KB', async () => {
+    const limit = 512 * 1024;
+    const tooBig = `# ${'x'.repeat(limit - 3)}\n`.padEnd(limit + 1, 'x');
+    assert.equal(Buffer.byteLength(tooBig), limit + 1);
+    const res = await put(tooBig);
+    assert.equal(res.status, 413);
+    assert.equal(res.body.ok, false);
+    assert.match(String(res.body.error), /512 KB/);
+    assert.equal(fs.readFileSync(file(), 'utf8'), GOOD);
+    const draft = await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: tooBig });
+    assert.equal(draft.status, 413);
+
+    const exact = `${GOOD}# ${'x'.repeat(limit - GOOD.length - 3)}\n`;
+    assert.equal(Buffer.byteLength(exact), limit);
+    assert.equal((await put(exact)).status, 200);
+    assert.equal((await put(GOOD)).status, 200);
+  });
+
+  it('accepts an empty file and a bare "rules:" as files without rules', async () => {
+    assert.equal((await put('')).status, 200);
+    assert.equal((await put('rules:\n')).status, 200);
+    assert.ok(!('kept-rule' in (await loaded())));
+    assert.equal((await put(GOOD)).status, 200);
+  });
+});
