@@ -76,9 +76,11 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
     }
     // Work on a copy; a rule that fails halfway leaves no partial changes behind.
     const work = cloneDocument(doc);
-    const result = evaluateOne(rule, file, vars, work, input, createMissing);
+    const wanted: CreateMissing = {};
+    const result = evaluateOne(rule, file, vars, work, input, wanted);
     results.push(result);
     if (result.status !== 'matched') continue;
+    mergeCreateMissing(createMissing, wanted);
     for (const [i, action] of result.actions.entries()) {
       for (const w of action.writes) {
         const prev = setBy.get(w.field);
@@ -97,10 +99,32 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
   return {
     results: results.map(stripWrites),
     changes: diffDocuments(input.document, doc),
-    createMissing,
+    createMissing: stillUsed(createMissing, doc),
     conflicts,
     document: doc,
   };
+}
+
+function mergeCreateMissing(into: CreateMissing, from: CreateMissing): void {
+  for (const key of ['tags', 'correspondents', 'document_types'] as const) {
+    for (const name of from[key] ?? []) {
+      const list = (into[key] ??= []);
+      if (!list.some((n) => n.toLocaleLowerCase() === name.toLocaleLowerCase())) list.push(name);
+    }
+  }
+}
+
+/** Only names the final document still uses: a tag a later rule removed need not be created. */
+function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
+  const same = (a: string | null) => (b: string) => a !== null && a.toLocaleLowerCase() === b.toLocaleLowerCase();
+  const out: CreateMissing = {};
+  const tags = wanted.tags?.filter((t) => doc.tags.some((d) => same(d)(t)));
+  const correspondents = wanted.correspondents?.filter(same(doc.correspondent));
+  const documentTypes = wanted.document_types?.filter(same(doc.document_type));
+  if (tags?.length) out.tags = tags;
+  if (correspondents?.length) out.correspondents = correspondents;
+  if (documentTypes?.length) out.document_types = documentTypes;
+  return out;
 }
 
 type ActionWithWrites = ActionTrace & { writes: Array<{ field: string; value: unknown }> };

@@ -1,6 +1,6 @@
 /** runRuleTests: a rule's `tests:` examples run through the same engine, on save and on demand. */
 import type { CustomFieldDataType } from '../dms/types.js';
-import type { RuleDocument, RuleTestCase } from './model.js';
+import type { CustomFieldValue, RuleDocument, RuleTestCase } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateRules, type RuleResult } from './evaluate.js';
 import { emptyDocument } from './fields.js';
@@ -33,7 +33,7 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
   const path: RulePath = ['tests', i];
   const fail = (message: string, at: RulePath = path): RuleTestOutcome => ({ name, ok: false, message: `${name}: ${message}`, path: at });
   try {
-    const document: RuleDocument = { ...emptyDocument(), ...(t.document as Partial<RuleDocument>) };
+    const document = testDocument(t, options.customFieldTypes ?? {});
     // The test is about this rule's behaviour, so a disabled rule or a trigger filter does not hide it.
     const rule = { ...compiled, enabled: true };
     const evaluation = evaluateRules({
@@ -61,6 +61,17 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
   } catch (err) {
     return fail(errorMessage(err));
   }
+}
+
+/** The test's document over an empty one; monetary fields may be written as `EUR84.37` or a number. */
+function testDocument(t: RuleTestCase, types: Record<string, CustomFieldDataType>): RuleDocument {
+  const doc: RuleDocument = { ...emptyDocument(), ...(t.document as Partial<RuleDocument>) };
+  const custom: Record<string, CustomFieldValue> = {};
+  for (const [name, value] of Object.entries(doc.custom_fields ?? {})) {
+    const monetary = types[name] === 'monetary' && (typeof value === 'string' || typeof value === 'number');
+    custom[name] = monetary ? (typeof value === 'number' ? { amount: value, currency: null } : (parseMoney(value) ?? value)) : value;
+  }
+  return { ...doc, tags: doc.tags ?? [], notes: doc.notes ?? [], custom_fields: custom };
 }
 
 /** The failed conditions, in words. */

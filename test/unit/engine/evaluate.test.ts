@@ -191,3 +191,13 @@ test('idempotency: evaluating the result again plans nothing', () => {
   assert.deepEqual(second.changes, {});
   assert.ok(second.results[0].actions.every((a) => a.status === 'unchanged'), JSON.stringify(second.results[0].actions));
 });
+
+test('create_missing lists only names the final document uses, from rules that succeeded', () => {
+  const ev = run(sample(1), [
+    { id: 'a', actions: [{ add_tags: ['neu', 'temp'], create_missing: true }, { set_correspondent: 'Neue Firma', create_missing: true }] },
+    { id: 'b', actions: [{ remove_tags: 'temp' }] },
+    { id: 'broken', actions: [{ set_document_type: 'Nie', create_missing: true }, { set_title: '{{ nope }}' }] },
+  ]);
+  assert.deepEqual(ev.createMissing, { tags: ['neu'], correspondents: ['Neue Firma'] });
+  assert.equal(ev.changes.document_type, undefined, 'the failed rule left no changes');
+});

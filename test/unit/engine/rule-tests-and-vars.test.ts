@@ -45,6 +45,19 @@ test('runRuleTests reports a template error in a test as a failure', () => {
   assert.match(outcomes[0].message, /the rule failed: .*undefined variable "vars.year_tag"/);
 });
 
+test('a rule test may give a monetary field as dms text such as EUR84.37', () => {
+  const compiled = compileRule({
+    id: 'big-bill',
+    when: { 'custom_fields.Betrag': { gt: 80 } },
+    actions: [{ add_tags: 'teuer' }],
+    tests: [
+      { document: { custom_fields: { Betrag: 'EUR84.37' } }, expect: { matched: true, changes: { tags: ['teuer'] } } },
+      { document: { custom_fields: { Betrag: 12 } }, expect: { matched: false } },
+    ],
+  });
+  assert.deepEqual(runRuleTests(compiled, { now: NOW, customFieldTypes: CUSTOM_FIELD_TYPES }).map((o) => o.ok), [true, true]);
+});
+
 test('renderVars renders templates with now, env and the vars above and inherited', () => {
   const global = renderVars({ year: "{{ now | date: '%Y' }}", owner: '{{ env.SVC_VAR_OWNER }}' }, { now: NOW, env: { SVC_VAR_OWNER: 'anna' } });
   assert.deepEqual(global, { year: '2025', owner: 'anna' });
