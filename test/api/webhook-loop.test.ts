@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { EventRecord } from '../../server/history/event-types.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { bulkEdits, editInDms, patches, startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+
+const PROCESSED = 9;
+
+/** Waits until the simulator has no webhook in flight and the service's queue is empty, twice in a row. */
+async function settle(rig: Rig): Promise<void> {
+  for (let quiet = 0; quiet < 2; ) {
+    await rig.sim.webhooksIdle();
+    await rig.server.services.webhook.queue.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const busy = rig.sim.webhookStats().queued > rig.sim.webhookStats().delivered + rig.sim.webhookStats().failed || rig.server.services.webhook.queue.waiting > 0;
+    quiet = busy ? 0 : quiet + 1;
+  }
+}
+
+function emulateWorkflow(rig: Rig): void {
+  // Paperless's "Document Updated" workflow with a webhook action, pointed at the service, on every update.
+  rig.sim.setWorkflowWebhook({ url: `${rig.server.url}/api/webhook/dms`, headers: { Authorization: `Bearer ${API_TOKEN}` }, triggers: ['updated'], shape: 'json', retryBaseMs: 10 });
+}
+
+async function webhookEvents(rig: Rig): Promise<EventRecord[]> {
+  return (await call<{ events: EventRecord[] }>(rig.server.url, '/api/events?kind=webhook&limit=1000', { token: API_TOKEN })).body.events;
+}
+
+describe('webhook loop safety', () => {
+  it('a rule set that would loop forever ends after one write: its echo is suppressed', async () => {
+    const rig = await startRig(`
+rules:
+  - id: stamp
+    on: [updated]
+    when: { not: { tags: { any: [rules-processed] } } }
+    actions:
+      - add_tags: [rules-processed]
+  - id: bump
+    on: [updated]
+    when: { correspondent: Telekom Deutschland GmbH }
+    actions:
+      - set_title: "{{ doc.title }}!"
+`);
+    try {
+      emulateWorkflow(rig);
+      const original = rig.sim.store.getDocument(10)?.title;
+      rig.sim.resetCounts();
+      await editInDms(rig.sim, 10, { archive_serial_number: 4242 }); // a person edits the document
+      await settle(rig);
+
+      assert.equal(patches(rig.sim), 2, 'the person’s PATCH and exactly one by the service');
+      assert.equal(rig.sim.store.getDocument(10)?.title, `${original}!`);
+      assert.ok(rig.sim.store.getDocument(10)?.tags.includes(PROCESSED));
+      const stats = rig.sim.webhookStats();
+      assert.equal(stats.delivered, 2, 'one webhook for the person’s edit, one echo of the service’s write');
+      const events = await webhookEvents(rig);
+      assert.equal(events.length, 1, 'the echo ran nothing');
+      assert.ok(rig.server.logs.some((l) => l.includes('its own echo')));
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('an echo arriving after the window finds nothing to change and writes nothing', async () => {
+    const rig = await startRig(`
+rules:
+  - id: stamp
+    on: [updated]
+    when: { not: { tags: { any: [rules-processed] } } }
+    actions:
+      - add_tags: [rules-processed]
+`);
+    try {
+      emulateWorkflow(rig);
+      await editInDms(rig.sim, 7, { archive_serial_number: 4343 });
+      await settle(rig);
+      rig.sim.setWorkflowWebhook(null);
+      // Past the echo window a late redelivery (Paperless retries identical payloads) is processed...
+      await new Promise((resolve) => setTimeout(resolve, 5200));
+      rig.sim.resetCounts();
+      const late = await call<{ event_id: number; queued: boolean }>(rig.server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event: 'document_updated', doc_id: '7' } });
+      assert.equal(late.body.queued, true);
+      const event = await waitForEvent(rig.server.url, late.body.event_id);
+      // ...and the idempotent plan ends it: nothing to write, so no further "Document Updated".
+      assert.equal(event.status, 'done');
+      assert.equal(event.changed, 0);
+      assert.equal(patches(rig.sim) + bulkEdits(rig.sim), 0);
+    } finally {
+      await rig.close();
+    }
+  });
+
+  it('a real job’s bulk edits fire one webhook per document and none of them writes again', async () => {
+    const rig = await startRig(
+      `
+rules:
+  - id: stamp
+    when: { document_type: Rechnung }
+    actions:
+      - add_tags: [rules-processed]
+`,
+      {},
+      { generate: { count: 120, seed: 11 } },
+    );
+    try {
+      emulateWorkflow(rig);
+      const invoices = [...rig.sim.store.documents.values()].filter((d) => d.document_type === 1 && !d.tags.includes(PROCESSED)).length;
+      rig.sim.resetCounts();
+      const job = await startJob(rig.server.url, 'rule_id=stamp&dry_run=false');
+      const done = await waitForEvent(rig.server.url, job.body.event_id as number);
+      assert.equal(done.changed, invoices);
+      await settle(rig);
+      const writes = patches(rig.sim) + bulkEdits(rig.sim);
+      assert.ok(writes >= 1 && writes <= Math.ceil(invoices / 100) + 1, `only the job's own bulk edits, got ${writes}`);
+      assert.ok(rig.sim.webhookStats().delivered <= invoices, 'at most one webhook per changed document');
+    } finally {
+      await rig.close();
+    }
+  });
+});
