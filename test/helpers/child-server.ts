@@ -1,0 +1,56 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ADMIN, API_TOKEN } from './test-server.js';
+
+/** The service as a separate process (`server/main.ts` under tsx), so a test can kill -9 it. */
+export interface ChildServer {
+  url: string;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts')], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: '0',
+      SVC_ADMIN_USER: ADMIN.username,
+      SVC_ADMIN_PASSWORD: ADMIN.password,
+      SVC_API_TOKEN: API_TOKEN,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const onData = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url,
+    output: () => out,
+    kill: (signal = 'SIGKILL') =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+}
