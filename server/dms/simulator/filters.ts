@@ -1,10 +1,11 @@
+import { compileCustomFieldQuery } from './custom-field-query.js';
 import type { SimStore } from './store.js';
 import type { SimDocument } from './sim-types.js';
 
 /** A compiled document filter; `errors` holds Paperless-shaped 400 messages per parameter. */
 export interface CompiledFilter {
   test(doc: SimDocument): boolean;
-  errors: Record<string, string[]>;
+  errors: Record<string, unknown>;
   /** True when no filter applies (the list can be sliced without scanning). */
   empty: boolean;
 }
@@ -51,7 +52,7 @@ const COMPARE: Record<string, (a: number, b: number) => boolean> = {
 /** Builds the §4.4 filters the client uses (and a few more); unknown parameters are ignored, as Paperless does. */
 export function compileFilter(store: SimStore, params: URLSearchParams): CompiledFilter {
   const predicates: Predicate[] = [];
-  const errors: Record<string, string[]> = {};
+  const errors: Record<string, unknown> = {};
   const inboxTags = () => new Set(store.objects.tags.filter((t) => t.is_inbox_tag).map((t) => t.id));
   const tagName = (id: number) => store.object('tags', id)?.name ?? '';
 
@@ -152,6 +153,10 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
       const op = match[1];
       const has = (d: SimDocument, id: number) => d.custom_fields.some((cf) => cf.field === id);
       predicates.push((d) => (op === 'all' ? ids.every((id) => has(d, id)) : op === 'in' ? ids.some((id) => has(d, id)) : !ids.some((id) => has(d, id))));
+    } else if (name === 'custom_field_query') {
+      const query = compileCustomFieldQuery(store, value);
+      if (query.error) errors[name] = query.error;
+      else predicates.push(query.test!);
     } else if (name === 'has_custom_fields') {
       const b = bool(value);
       if (b !== null) predicates.push((d) => d.custom_fields.length > 0 === b);
