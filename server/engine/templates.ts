@@ -50,12 +50,24 @@ function toDate(self: FilterThis, v: unknown): Date {
   return new Date(`${iso}T00:00:00Z`);
 }
 
-const builtinDateImpl = liquid.filters.date;
-const builtinDate = typeof builtinDateImpl === 'function' ? builtinDateImpl : builtinDateImpl.handler;
+function builtin(name: string) {
+  const impl = liquid.filters[name];
+  return typeof impl === 'function' ? impl : impl.handler;
+}
+
+const builtinDate = builtin('date');
 liquid.registerFilter('date', function (this: FilterThis, v: unknown, format?: unknown, ...rest: unknown[]) {
   const format_ = typeof format === 'string' ? format : '%Y-%m-%d';
   return builtinDate.call(this as unknown as ThisParameterType<typeof builtinDate>, toDate(this, v), format_, ...rest);
 });
+
+// The other date filters get the same input handling, so `now` is the injected clock, never the machine's.
+for (const name of ['date_to_xmlschema', 'date_to_rfc822', 'date_to_string', 'date_to_long_string']) {
+  const impl = builtin(name);
+  liquid.registerFilter(name, function (this: FilterThis, v: unknown, ...rest: unknown[]) {
+    return impl.call(this as unknown as ThisParameterType<typeof impl>, toDate(this, v), ...rest);
+  });
+}
 
 /** `{{ total | money }}` → 1234.56; `| money: 'de'` → 1.234,56; `| money: 'en', 'EUR'` → €1,234.56. */
 liquid.registerFilter('money', (v: unknown, locale?: unknown, currency?: unknown) => {
