@@ -36,6 +36,12 @@ export async function openPage(browser: Browser, baseUrl: string, viewport = { w
   const context = await browser.newContext({ viewport, baseURL: baseUrl, locale: 'en-US', timezoneId: 'UTC' });
   const origin = new URL(baseUrl).origin;
   await context.route('**/*', (route) => (new URL(route.request().url()).origin === origin ? route.continue() : route.abort()));
+  // Name the blocked thing: Chromium's console line alone does not say which element broke the CSP.
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber} sample=${JSON.stringify(e.sample)}`);
+    });
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (msg) => {

@@ -1,0 +1,215 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
+
+// One admin session walks through the daily work in order: each step builds on the one before.
+const RULE_WITH_TYPO = 'rules:\n  - id: telekom-tax\n    description: Telekom bills are tax relevant\n    when:\n      ';
+const FIXED_RULE = [
+  'rules:',
+  '  - id: telekom-tax',
+  '    description: Telekom bills are tax relevant',
+  '    when:',
+  '      correspondent: Telekom Deutschland GmbH',
+  '    actions:',
+  '      - add_tags: [Steuer]',
+  '',
+].join('\n');
+
+const editor = (page: Page) => page.locator('.cm-content');
+const lines = (page: Page) => page.locator('.cm-line');
+
+async function waitForCompletion(page: Page, label: string): Promise<string[]> {
+  const option = page.locator('.cm-tooltip-autocomplete li', { hasText: label }).first();
+  await option.waitFor();
+  return page.locator('.cm-tooltip-autocomplete li .cm-completionLabel').allTextContents();
+}
+
+describe('the Web UI against the real service and the dms simulator', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  let browser: Browser;
+  let ui: UiPage;
+  let page: Page;
+
+  before(async () => {
+    sim = await startSimulator();
+    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    browser = await launchBrowser();
+    ui = await openPage(browser, server.url);
+    page = ui.page;
+    page.setDefaultTimeout(15_000);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('refuses a wrong password with a clear message, then signs in and shows the user', async () => {
+    await page.goto('/rules');
+    await page.waitForURL(/\/login\?next=%2Frules$/);
+    await page.fill('#login-user', ADMIN.username);
+    await page.fill('#login-password', 'not the password');
+    await page.click('form.login-card button[type=submit]');
+    await assert.doesNotReject(page.locator('#login-status', { hasText: 'Wrong user name or password' }).waitFor());
+    await screenshot(page, '01-login-refused');
+    await page.fill('#login-password', ADMIN.password);
+    await page.click('form.login-card button[type=submit]');
+    await page.waitForURL(/\/rules$/);
+    assert.equal(await page.locator('#current-user').textContent(), ADMIN.username);
+    // The example rules are listed, packages as folders, vars files marked.
+    await page.locator('.tree li[data-path="finance/invoices.yml"]').waitFor();
+    assert.equal(await page.locator('.tree li[data-path="_vars.yml"] .tag.vars').count(), 1);
+  });
+
+  it('checks a new file name in the browser, then creates the file and opens it', async () => {
+    await page.fill('#new-file-name', 'telekom');
+    await page.click('form.new-file button');
+    assert.match((await page.locator('#new-file-status').textContent()) ?? '', /must end in \.yml/);
+    await page.fill('#new-file-name', '../outside.yml');
+    await page.click('form.new-file button');
+    assert.match((await page.locator('#new-file-status').textContent()) ?? '', /empty or start with a dot|package folder/);
+    await page.fill('#new-file-name', 'finance/telekom.yml');
+    await page.click('form.new-file button');
+    await page.waitForURL(/\/rules\/[A-Za-z0-9_-]+$/);
+    await page.locator('.tree li[data-path="finance/telekom.yml"] a[aria-current="page"]').waitFor();
+    assert.equal(await page.locator('#editor-title').textContent(), 'finance/telekom.yml');
+  });
+
+  it("completes keys from the schema and the dms's real names while typing", async () => {
+    await editor(page).click();
+    await page.keyboard.insertText(RULE_WITH_TYPO);
+    await page.keyboard.type('corr', { delay: 30 });
+    const keys = await waitForCompletion(page, 'correspondent');
+    assert.ok(keys.includes('correspondent'), keys.join(', '));
+    await page.waitForTimeout(150); // CodeMirror ignores Enter in the first moments after the list opens
+    await page.keyboard.press('Enter');
+    await page.keyboard.type('Teleko', { delay: 30 });
+    const names = await waitForCompletion(page, 'Telekom Deutschland GmbH');
+    assert.ok(names.includes('Telekom Deutschland GmbH'), names.join(', '));
+    await screenshot(page, '02-completion');
+    await page.waitForTimeout(150);
+    await page.keyboard.press('Enter');
+    assert.equal(await lines(page).nth(4).textContent(), '      correspondent: Telekom Deutschland GmbH');
+    // An action name with a typo on line 7.
+    await page.keyboard.insertText('\n    actions:\n      - add_tag: [Steuer]\n');
+  });
+
+  it('shows a validation error at its line and column when saving with Ctrl-S', async () => {
+    await page.keyboard.press('Control+s');
+    const problem = page.locator('#problems .problem.error').first();
+    await problem.waitFor();
+    assert.match((await problem.textContent()) ?? '', /^✗ Line 7, column \d+: .*add_tag/);
+    assert.equal(await problem.getAttribute('data-line'), '7');
+    const marked = lines(page).nth(6).locator('.cm-lintRange-error');
+    await marked.waitFor();
+    assert.match((await marked.textContent()) ?? '', /add_tag/);
+    assert.match((await page.locator('#save-state').textContent()) ?? '', /not published/);
+    await screenshot(page, '03-validation-error');
+  });
+
+  it('publishes the fixed file: no problems, no draft, its rule offered in the run panel', async () => {
+    await editor(page).click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.insertText(FIXED_RULE);
+    await page.keyboard.press('Control+s');
+    await page.locator('#save-state', { hasText: 'Published' }).waitFor();
+    assert.equal(await page.locator('#problems .problem.error').count(), 0);
+    await page.locator('.tree li[data-path="finance/telekom.yml"]:not(:has(.tag.draft))').waitFor();
+    assert.equal(await page.locator('#run-rule').inputValue(), 'telekom-tax');
+  });
+
+  it('dry-runs a document found by title and shows what each condition saw and the planned change', async () => {
+    assert.equal(await page.locator('#run-dry').isChecked(), true, 'dry run is on by default');
+    await page.fill('#run-document', 'Telekom Rechnung Feb');
+    const hit = page.locator('#run-document-results [role=option]', { hasText: 'Telekom Rechnung Februar 2025' });
+    await hit.click();
+    assert.equal(await page.locator('#run-document').inputValue(), '2');
+    const patchesBefore = sim.counts()['PATCH /api/documents/{id}/'] ?? 0;
+    await page.click('#run-button');
+    const trace = page.locator('#run-results .trace').first();
+    await trace.waitFor();
+    assert.equal(await trace.locator('summary .badge').first().textContent(), 'matched');
+    assert.match((await trace.locator('summary').textContent()) ?? '', /telekom-tax.*document 2.*dry run/);
+    const condition = trace.locator('.conditions li.pass').first();
+    assert.match((await condition.textContent()) ?? '', /✓.*correspondent.*Telekom Deutschland GmbH/);
+    assert.equal(await trace.locator('table.diff th', { hasText: 'tags' }).count(), 1);
+    assert.equal(await trace.locator('table.diff ins', { hasText: 'Steuer' }).count(), 1);
+    assert.equal(sim.counts()['PATCH /api/documents/{id}/'] ?? 0, patchesBefore, 'a dry run writes nothing');
+    await screenshot(page, '04-dry-run-trace');
+  });
+
+  it('runs the rule on all documents as a job with live progress, then applies and undoes it', async () => {
+    await page.click('#run-all-button');
+    const dry = page.locator('.job-panel').first();
+    await page.locator('.job-panel[data-status="done"]').first().waitFor();
+    // The job may prefilter through the dms (by correspondent), so it reads fewer than all 12 documents.
+    const counts = /done · (\d+) of (\d+) documents · 2 matched · 2 would change · 0 errors/.exec((await dry.locator('.counts').textContent()) ?? '');
+    assert.ok(counts && counts[1] === counts[2], `counts: ${await dry.locator('.counts').textContent()} ${await dry.textContent()}`);
+    assert.equal(await dry.locator('progress').getAttribute('value'), counts[1]);
+    assert.equal(await dry.locator('progress').getAttribute('max'), counts[2]);
+    assert.equal(await dry.locator('.job-report table.diff ins', { hasText: 'Steuer' }).count() > 0, true);
+    await screenshot(page, '05-job-report');
+    const steuer = sim.store.objects.tags.find((t) => t.name === 'Steuer')!.id;
+    assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer));
+
+    await dry.locator('button', { hasText: 'Apply for real' }).click(); // the confirm dialog is accepted
+    const real = page.locator('.job-panel').first();
+    await page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Run of telekom-tax/ }).waitFor();
+    assert.match((await real.locator('.counts').textContent()) ?? '', /2 changed/);
+    assert.ok(sim.store.getDocument(2)!.tags.includes(steuer), 'apply wrote the tag');
+
+    await real.locator('button', { hasText: 'Undo these changes' }).click();
+    await page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Undo of job/ }).waitFor();
+    assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer), 'undo removed the tag again');
+  });
+
+  it('previews a _vars.yml as it is typed', async () => {
+    await page.click('.tree li[data-path="_vars.yml"] a');
+    await page.waitForSelector('#vars-preview');
+    await editor(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\ne2e_greeting: "{{ \'hallo\' | upcase }} {{ 20 | plus: 22 }}"\n');
+    await page.locator('#vars-preview', { hasText: 'e2e_greeting: HALLO 42' }).waitFor();
+    assert.equal(await page.locator('#run-title').count(), 0, 'a vars file has the preview, not the run panel');
+    await screenshot(page, '06-vars-preview');
+  });
+
+  it('asks before leaving unsaved work, and lists traces newest first with filters', async () => {
+    await page.keyboard.type('x');
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+    });
+    await page.click('.topbar nav a[href="/traces"]');
+    await page.waitForURL(/\/traces/);
+    assert.match(asked, /unsaved changes/);
+    await page.fill('#filter-rule_id', 'telekom-tax');
+    await page.click('form.filters button[type=submit]');
+    await page.waitForURL(/rule_id=telekom-tax/);
+    const traces = page.locator('.traces-host .trace');
+    await traces.first().waitFor();
+    const ats = await traces.locator('summary time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime') ?? ''));
+    assert.ok(ats.length >= 3, `${ats.length} traces`); // the manual dry run and the jobs' matches
+    assert.deepEqual([...ats].sort().reverse(), ats, 'newest first');
+    assert.equal(await traces.locator('summary .rule', { hasNotText: 'telekom-tax' }).count(), 0);
+    await traces.first().locator('summary').click();
+    await traces.first().locator('.conditions li').first().waitFor();
+    await screenshot(page, '07-traces');
+  });
+
+  it('signs out, and then the pages ask to sign in again', async () => {
+    await page.click('#logout');
+    await page.waitForURL(/\/login/);
+    await page.goto('/rules');
+    await page.waitForURL(/\/login\?next=/);
+  });
+
+  it('logged no script errors and no Content-Security-Policy violations', () => {
+    assert.deepEqual(ui.problems, [], ui.problems.join('\n'));
+  });
+});
