@@ -35,7 +35,7 @@ export interface Simulator {
   faults: FaultInjector;
   /** Requests by `METHOD /route/pattern/` since start or the last reset. */
   counts(): Record<string, number>;
-  /** Clears the counters and the peak/connection figures below. */
+  /** Clears the request counters, the peak/connection figures below and the webhook stats. */
   resetCounts(): void;
   /** Most API requests being handled at the same moment since the last reset. */
   peakInFlight(): number;
@@ -93,6 +93,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const counts = () => Object.fromEntries(counters);
   const resetCounts = () => {
     counters = new Map();
+    webhook.resetStats();
     peak = inFlight;
     connections = 0;
   };

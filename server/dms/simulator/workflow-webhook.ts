@@ -106,7 +106,8 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): Wo
         const res = await fetch(cfg.url, {
           method: 'POST',
           headers,
-          body: body === '' ? undefined : body,
+          // Bytes, not a string: fetch would otherwise add a text/plain Content-Type Paperless never sends.
+          body: body === '' ? undefined : Buffer.from(body),
           redirect: 'manual',
           signal: AbortSignal.any([controller.signal, AbortSignal.timeout(TIMEOUT_MS)]),
         });
@@ -123,7 +124,11 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): Wo
       }
       if (attempt === RETRIES) break;
       const ceiling = (cfg.retryBaseMs ?? 1000) * 2 ** attempt;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+      // Closing the simulator cuts the wait short instead of holding shutdown for seconds.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.random() * ceiling);
+        controller.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
     }
     stats.failed++;
   }
