@@ -19,10 +19,10 @@ export async function benchLatency(): Promise<Row[]> {
   });
   const rows: Row[] = [];
   try {
-    const firstId = 1000;
+    const ids = [...sim.store.documents.keys()];
     const runs: number[] = [];
     for (let i = 0; i < 300; i++) {
-      const { ms, value } = await timed(() => api(service.url, `/api/run?document=${firstId + (i % documents)}&rule_id=${BENCH_RULE_ID}`, { method: 'POST' }));
+      const { ms, value } = await timed(() => api(service.url, `/api/run?document=${ids[i % ids.length]}&rule_id=${BENCH_RULE_ID}`, { method: 'POST' }));
       if (value.status !== 200) throw new Error(`run failed: ${value.status} ${JSON.stringify(value.body)}`);
       runs.push(ms);
     }
@@ -31,7 +31,7 @@ export async function benchLatency(): Promise<Row[]> {
     const rate = 200;
     const seconds = 5;
     const load = JSON.parse(
-      execFileSync(process.execPath, ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), String(documents)], { encoding: 'utf8' }),
+      execFileSync(process.execPath, ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')], { encoding: 'utf8' }),
     ) as { sent: number; statuses: Record<string, number>; p50: number; p99: number; eventIds: number[] };
     const lost = await countUnfinished(service.url, load.eventIds);
     rows.push({ measure: `webhook acceptance p50 / p99 at ${rate}/s`, value: `${round(load.p50)} / ${round(load.p99)} ms`, note: `from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}` });
@@ -41,7 +41,7 @@ export async function benchLatency(): Promise<Row[]> {
     const filtered: number[] = [];
     for (let i = 0; i < 100; i++) {
       traceCalls.push((await timed(() => api(service.url, '/api/traces?limit=100'))).ms);
-      filtered.push((await timed(() => api(service.url, `/api/traces?limit=100&document=${firstId + i}`))).ms);
+      filtered.push((await timed(() => api(service.url, `/api/traces?limit=100&document=${ids[i]}`))).ms);
     }
     const stored = await api<{ traces: unknown[] }>(service.url, '/api/traces?limit=1000');
     rows.push({ measure: 'GET /api/traces?limit=100 p50 / p99', value: `${round(percentile(traceCalls, 50))} / ${round(percentile(traceCalls, 99))} ms`, note: `history holds ≥ ${stored.body.traces.length} traces` });

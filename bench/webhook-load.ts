@@ -2,10 +2,10 @@
 // line of figures. Bounded in count and time; it stops by itself.
 import { percentile } from './stats.js';
 
-const [url, token, rateRaw, secondsRaw, maxDocRaw] = process.argv.slice(2);
+const [url, token, rateRaw, secondsRaw, idsRaw] = process.argv.slice(2);
 const rate = Number(rateRaw);
 const seconds = Number(secondsRaw);
-const maxDoc = Number(maxDocRaw);
+const ids = idsRaw.split(',').map(Number);
 if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) throw new Error('webhook-load only targets http://127.0.0.1:<port>');
 
 const latencies: number[] = [];
@@ -19,7 +19,7 @@ for (let i = 0; i < total; i++) {
   const due = started + (i * 1000) / rate;
   const wait = due - Date.now();
   if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-  const doc = 1 + (i % maxDoc);
+  const doc = ids[i % ids.length];
   pending.push(
     (async () => {
       const t0 = performance.now();
