@@ -201,3 +201,13 @@ test('create_missing lists only names the final document uses, from rules that s
   assert.deepEqual(ev.createMissing, { tags: ['neu'], correspondents: ['Neue Firma'] });
   assert.equal(ev.changes.document_type, undefined, 'the failed rule left no changes');
 });
+
+test('typed pass-through: "{{ total }}" writes the extracted money with its own currency', () => {
+  const ev = run(sample(5), [{ id: 'r', extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, actions: [{ set_custom_fields: { Betrag: '{{ total }}' } }] }]);
+  // The sample already holds USD1250.00, so the value holds and nothing is written.
+  assert.equal(ev.results[0].actions[0].status, 'unchanged');
+  const fresh = sample(5);
+  fresh.custom_fields = {};
+  const ev2 = run(fresh, [{ id: 'r', extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, actions: [{ set_custom_fields: { Betrag: '{{ total }}', Rechnungsnummer: 'Total {{ total }}' } }] }]);
+  assert.deepEqual(ev2.changes.custom_fields, { Betrag: { amount: 1250, currency: 'USD' }, Rechnungsnummer: 'Total 1250.00' });
+});
