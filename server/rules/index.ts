@@ -1,5 +1,6 @@
 /** The rules store (DESIGN §4, §7, §12): rule files in rules.d, drafts, packages, vars, validation, reload. */
-export { createRuleStore, type RuleStore, type RuleStoreOptions, type RuleFileEntry, type RuleFileContent, type ReloadReport, type DraftValidation } from './rule-store.js';
+export { createRuleStore } from './rule-store.js';
+export type { RuleStore, RuleStoreOptions, RuleFileEntry, RuleFileContent, ReloadReport, DraftValidation } from './rule-store-types.js';
 export type { LoadedRule, FileError } from './rules-loader.js';
 export { MAX_RULE_FILE_BYTES } from './validate-file.js';
 export { fileIdOf, VARS_FILE_NAME } from './file-names.js';

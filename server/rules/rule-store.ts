@@ -1,92 +1,17 @@
 import fsp from 'node:fs/promises';
 import YAML from 'yaml';
-import type { DmsVocabulary } from '../dms/types.js';
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, errorMessage } from '../errors.js';
-import type { Logger } from '../log.js';
 import { createEmptyFile, writeFileAtomic } from './atomic-write.js';
 import { createDraftStore } from './drafts.js';
 import { fileIdOf, isRuleFilePath, parseRuleFilePath, pathOfFileId, type RuleFilePath } from './file-names.js';
-import { loadRulesDir, type FileError, type LoadedRule, type LoadState } from './rules-loader.js';
+import { loadRulesDir, type LoadedRule, type LoadState } from './rules-loader.js';
+import type { ReloadReport, RuleStore, RuleStoreOptions } from './rule-store-types.js';
 import { createRulesDir } from './rules-dir.js';
 import { watchRulesDir, type RulesWatcher } from './rules-watcher.js';
 import { seedExampleRules } from './seed-examples.js';
-import { dmsNames, schemaInfo, type SchemaInfo } from './schema-info.js';
+import { dmsNames, schemaInfo } from './schema-info.js';
 import { createSaveValidator, type SaveContext } from './save-validation.js';
 import { MAX_RULE_FILE_BYTES, renderVarsFile } from './validate-file.js';
-
-export interface RuleFileEntry {
-  id: string;
-  name: string;
-  path: string;
-  package: string | null;
-  is_vars: boolean;
-  has_draft: boolean;
-  /** Why the file did not load (its last good rules stay loaded), or null. */
-  error: FileError | null;
-  /** Ids of the rules loaded from this file. */
-  rules: string[];
-}
-
-export interface RuleFileContent {
-  id: string;
-  name: string;
-  path: string;
-  content: string;
-}
-
-export interface ReloadReport {
-  files: number;
-  rules: number;
-  errors: Array<{ path: string; error: string }>;
-}
-
-/** A draft's validation, reported but not blocking (DESIGN §4). */
-export interface DraftValidation {
-  ok: boolean;
-  error?: string;
-  line?: number;
-  column?: number;
-  warnings: string[];
-}
-
-export interface RuleStoreOptions {
-  rulesDir: string;
-  dataDir: string;
-  logger: Logger;
-  /** SVC_VAR_* variables, the `env` of `_vars.yml` templates. */
-  templateEnv: Record<string, string>;
-  /** The dms vocabulary, for name checks on save and editor completion; rejects when the dms is down. */
-  vocabulary: () => Promise<DmsVocabulary>;
-  now?: () => Date;
-  /** Example rules copied into the rules dir when it is empty (first start). */
-  examplesDir?: string;
-  /** Watch the rules dir for external edits (default true). */
-  watch?: boolean;
-  watchDebounceMs?: number;
-  /** How long a save waits for the dms before name checks are skipped with a warning (default 5 s). */
-  dmsTimeoutMs?: number;
-}
-
-export interface RuleStore {
-  /** Files in path order, rules in list order, disabled ones included. */
-  loadedRules(): LoadedRule[];
-  getRule(id: string): LoadedRule | undefined;
-  reload(): Promise<ReloadReport>;
-  /** Called after every reload; returns an unsubscribe function. */
-  onReload(listener: (report: ReloadReport) => void): () => void;
-  listFiles(): { files: RuleFileEntry[]; loaded: Record<string, string | null> };
-  readFile(id: string, options?: { draft?: boolean }): Promise<RuleFileContent>;
-  createFile(filename: string): Promise<{ id: string; name: string; path: string }>;
-  /** Validates every stage, then writes atomically, removes the draft and reloads. */
-  saveFile(id: string, content: string): Promise<{ warnings: string[] }>;
-  saveDraft(id: string, content: string): Promise<{ validation: DraftValidation }>;
-  deleteFile(id: string): Promise<void>;
-  deleteDraft(id: string): Promise<void>;
-  /** Renders posted `_vars.yml` text as it would load; returns YAML. */
-  previewVars(id: string, content: string): Promise<string>;
-  schema(): Promise<SchemaInfo>;
-  close(): Promise<void>;
-}
 
 const entryOf = (file: RuleFilePath) => ({ id: fileIdOf(file.path), name: file.name, path: file.path });
 

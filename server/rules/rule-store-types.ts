@@ -1,0 +1,80 @@
+import type { DmsVocabulary } from '../dms/types.js';
+import type { Logger } from '../log.js';
+import type { FileError, LoadedRule } from './rules-loader.js';
+import type { SchemaInfo } from './schema-info.js';
+
+/** The rules store's contract: what routes, runs (H4) and the composition root rely on. */
+
+export interface RuleFileEntry {
+  id: string;
+  name: string;
+  path: string;
+  package: string | null;
+  is_vars: boolean;
+  has_draft: boolean;
+  /** Why the file did not load (its last good rules stay loaded), or null. */
+  error: FileError | null;
+  /** Ids of the rules loaded from this file. */
+  rules: string[];
+}
+
+export interface RuleFileContent {
+  id: string;
+  name: string;
+  path: string;
+  content: string;
+}
+
+export interface ReloadReport {
+  files: number;
+  rules: number;
+  errors: Array<{ path: string; error: string }>;
+}
+
+/** A draft's validation, reported but not blocking (DESIGN §4). */
+export interface DraftValidation {
+  ok: boolean;
+  error?: string;
+  line?: number;
+  column?: number;
+  warnings: string[];
+}
+
+export interface RuleStoreOptions {
+  rulesDir: string;
+  dataDir: string;
+  logger: Logger;
+  /** SVC_VAR_* variables, the `env` of `_vars.yml` templates. */
+  templateEnv: Record<string, string>;
+  /** The dms vocabulary, for name checks on save and editor completion; rejects when the dms is down. */
+  vocabulary: () => Promise<DmsVocabulary>;
+  now?: () => Date;
+  /** Example rules copied into the rules dir when it is empty (first start). */
+  examplesDir?: string;
+  /** Watch the rules dir for external edits (default true). */
+  watch?: boolean;
+  watchDebounceMs?: number;
+  /** How long a save waits for the dms before name checks are skipped with a warning (default 5 s). */
+  dmsTimeoutMs?: number;
+}
+
+export interface RuleStore {
+  /** Files in path order, rules in list order, disabled ones included. */
+  loadedRules(): LoadedRule[];
+  getRule(id: string): LoadedRule | undefined;
+  reload(): Promise<ReloadReport>;
+  /** Called after every reload; returns an unsubscribe function. */
+  onReload(listener: (report: ReloadReport) => void): () => void;
+  listFiles(): { files: RuleFileEntry[]; loaded: Record<string, string | null> };
+  readFile(id: string, options?: { draft?: boolean }): Promise<RuleFileContent>;
+  createFile(filename: string): Promise<{ id: string; name: string; path: string }>;
+  /** Validates every stage, then writes atomically, removes the draft and reloads. */
+  saveFile(id: string, content: string): Promise<{ warnings: string[] }>;
+  saveDraft(id: string, content: string): Promise<{ validation: DraftValidation }>;
+  deleteFile(id: string): Promise<void>;
+  deleteDraft(id: string): Promise<void>;
+  /** Renders posted `_vars.yml` text as it would load; returns YAML. */
+  previewVars(id: string, content: string): Promise<string>;
+  schema(): Promise<SchemaInfo>;
+  close(): Promise<void>;
+}
