@@ -63,7 +63,8 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         patch: Object.keys(plan.patch).length > 0 ? plan.patch : null,
         // Creating names, notes and partly failing plans go through applyOne so every field's fate is known.
         needsSingleApply: plan.create.length > 0 || plan.notes.length > 0 || (failed && !isEmptyPlan(plan)),
-        error: result.status === 'error' ? result.error : null,
+        // A plan whose only changes cannot be written is an error for the job's counts, not a quiet no-op.
+        error: result.status === 'error' ? result.error : failed && isEmptyPlan(plan) ? Object.values(plan.failures).join(' ') : null,
       };
       internals.set(planned, { rule, result, plan, startedAt });
       return planned;

@@ -246,6 +246,35 @@ describe('POST /api/run with hand-written rules', () => {
     assert.equal(tagId(sim, 'Gibt-es-nicht'), undefined);
   });
 
+  it('records the same action outcomes when a background job runs the rule', async () => {
+    const doc = sim.store.getDocument(8);
+    assert.ok(doc);
+    doc.title = 'Mietvertrag neu';
+    const res = await call<{ event_id: number }>(server.url, '/api/run?rule_id=unknown-tag&dry_run=false', { method: 'POST', token: API_TOKEN });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    await server.services.jobs.idle();
+    const event = await call<{ errors: number; status: string }>(server.url, `/api/events/${res.body.event_id}`, { token: API_TOKEN });
+    assert.equal(event.body.status, 'done', JSON.stringify(event.body));
+    assert.ok(event.body.errors >= 1, 'the failed action counts as an error of the job');
+    const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&document=8`, { token: API_TOKEN });
+    const [trace] = traces.body.traces;
+    assert.equal(trace.source, 'job');
+    assert.equal(trace.status, 'error');
+    assert.equal(trace.actions.find((a) => a.action === 'set_title')?.status, 'applied');
+    assert.match(trace.actions.find((a) => a.action === 'add_tags')?.error ?? '', /Gibt-es-nicht/);
+    assert.equal(sim.store.getDocument(8)?.title, 'Mietvertrag (geprüft)');
+
+    // Again: the title is right now, and the one change left cannot be written; still an error, not a quiet no-op.
+    const again = await call<{ event_id: number }>(server.url, '/api/run?rule_id=unknown-tag&dry_run=false', { method: 'POST', token: API_TOKEN });
+    await server.services.jobs.idle();
+    const second = await call<{ errors: number }>(server.url, `/api/events/${again.body.event_id}`, { token: API_TOKEN });
+    assert.ok(second.body.errors >= 1);
+    const [retrace] = (await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${again.body.event_id}&document=8`, { token: API_TOKEN })).body.traces;
+    assert.equal(retrace.status, 'error');
+    assert.equal(retrace.actions.find((a) => a.action === 'set_title')?.status, 'unchanged');
+    assert.equal(retrace.actions.find((a) => a.action === 'add_tags')?.status, 'failed');
+  });
+
   it('answers 502 with the dms error when the dms fails, and still records the traces', async () => {
     const doc = sim.store.getDocument(8);
     assert.ok(doc);
