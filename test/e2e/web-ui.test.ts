@@ -202,6 +202,29 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await screenshot(page, '07-traces');
   });
 
+  it('fits a narrow window: no sideways scrolling, the editor and run panel stacked', async () => {
+    const narrow = await openPage(browser, server.url, { width: 760, height: 900 });
+    try {
+      const p = narrow.page;
+      await p.goto('/login');
+      await p.fill('#login-user', ADMIN.username);
+      await p.fill('#login-password', ADMIN.password);
+      await p.click('form.login-card button[type=submit]');
+      await p.waitForURL(/\/rules$/);
+      await p.click('.tree li[data-path="finance/telekom.yml"] a');
+      await p.locator('.cm-content').waitFor();
+      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 0, `${overflow}px of sideways scrolling`);
+      const editorBox = await p.locator('.editor-pane').boundingBox();
+      const runBox = await p.locator('.run-panel').boundingBox();
+      assert.ok(editorBox && runBox && runBox.y >= editorBox.y + editorBox.height, 'the run panel sits below the editor');
+      await screenshot(p, '08-narrow');
+      assert.deepEqual(narrow.problems, []);
+    } finally {
+      await narrow.context.close();
+    }
+  });
+
   it('signs out, and then the pages ask to sign in again', async () => {
     await page.click('#logout');
     await page.waitForURL(/\/login/);

@@ -1,6 +1,7 @@
 // A background job followed live: progress bar, counts, the dry-run report, and cancel / apply / undo.
 import { errorMessage, request } from '../api.js';
-import { formatTime, h, say, show } from '../dom.js';
+import { formatTime, h, say } from '../dom.js';
+import { diffTable } from './trace-view.js';
 import type { JobEvent, JobReport, RunResult } from '../types.js';
 
 const POLL_MS = 600;
@@ -13,37 +14,14 @@ export interface JobPanel {
 }
 
 function reportView(report: JobReport): HTMLElement {
-  const fields = Object.entries(report.fields ?? {});
   return h(
     'div',
     { class: 'job-report' },
     h('p', {}, report.summary),
-    fields.length
-      ? h('p', { class: 'muted' }, 'Fields: ', fields.map(([f, n]) => `${f} (${n})`).join(', '))
-      : null,
-    report.samples?.length
-      ? h(
-          'table',
-          { class: 'diff' },
-          h('thead', {}, h('tr', {}, h('th', {}, 'Document'), h('th', {}, 'Field'), h('th', {}, 'Before'), h('th', {}, 'After'))),
-          h(
-            'tbody',
-            {},
-            ...report.samples.flatMap((s) =>
-              Object.entries(s.changes).map(([field, c], i) =>
-                h(
-                  'tr',
-                  {},
-                  h('td', {}, i === 0 ? `#${s.document} ${s.title}` : ''),
-                  h('th', { attrs: { scope: 'row' } }, field),
-                  h('td', {}, h('del', {}, show(c.from))),
-                  h('td', {}, h('ins', {}, show(c.to))),
-                ),
-              ),
-            ),
-          ),
-        )
-      : null,
+    ...(report.samples ?? []).flatMap((sample) => [
+      h('h4', {}, `#${sample.document} ${sample.title}`),
+      diffTable(sample.changes),
+    ]),
   );
 }
 
@@ -57,7 +35,18 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
   const cancel = h('button', { attrs: { type: 'button' } }, 'Cancel');
   const apply = h('button', { class: 'primary', attrs: { type: 'button', hidden: true } }, 'Apply for real');
   const undo = h('button', { attrs: { type: 'button', hidden: true } }, 'Undo these changes');
-  const element = h('section', { class: 'job-panel', attrs: { 'data-event-id': eventId, 'aria-label': `Job ${eventId}` } }, title, progress, counts, h('div', { class: 'buttons' }, cancel, apply, undo), status, report);
+  const traces = h('a', { attrs: { href: `/traces?event_id=${eventId}`, 'data-nav': true, hidden: true } }, 'Traces of this job');
+  const element = h(
+    'section',
+    { class: 'job-panel', attrs: { 'data-event-id': eventId, 'aria-label': `Job ${eventId}` } },
+    title,
+    progress,
+    counts,
+    h('div', { class: 'buttons' }, cancel, apply, undo),
+    status,
+    report,
+    traces,
+  );
 
   let timer: number | undefined;
   let stopped = false;
@@ -88,6 +77,7 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
     apply.hidden = !(doneOk && j.dry_run && j.kind === 'job' && j.changed > 0 && j.rule_id);
     undo.hidden = !(doneOk && !j.dry_run && j.kind === 'job' && j.changed > 0);
     report.replaceChildren(...(j.report ? [reportView(j.report)] : []));
+    traces.hidden = !FINISHED.has(j.status);
   }
 
   async function poll(): Promise<void> {

@@ -22,9 +22,14 @@ function conditions(trace: Trace): HTMLElement {
         'li',
         { class: c.result ? 'pass' : 'fail', attrs: { 'data-depth': Math.min(depth, 6) } },
         h('span', { class: 'mark', attrs: { 'aria-label': c.result ? 'holds' : 'does not hold' } }, c.result ? '✓' : '✗'),
-        h('span', { class: 'desc' }, c.description),
-        c.actual !== undefined ? h('span', { class: 'saw' }, 'saw ', h('code', {}, show(c.actual))) : null,
-        c.error ? h('span', { class: 'error-text' }, c.error) : null,
+        h(
+          'span',
+          { class: 'desc' },
+          c.description,
+          // The engine's description may already say what it saw.
+          c.actual !== undefined && !/\bsaw\b/.test(c.description) ? h('span', { class: 'saw' }, ' saw ', h('code', {}, show(c.actual))) : null,
+          c.error ? h('span', { class: 'error-text' }, ` ${c.error}`) : null,
+        ),
       );
       return li;
     }),
@@ -41,40 +46,39 @@ function extracted(trace: Trace): HTMLElement | null {
   );
 }
 
-function listDiff(from: unknown[], to: unknown[]): HTMLElement {
-  const before = new Set(from.map((v) => show(v)));
-  const after = new Set(to.map((v) => show(v)));
-  return h(
-    'span',
-    { class: 'list-diff' },
-    ...[...before].filter((v) => !after.has(v)).map((v) => h('del', {}, v)),
-    ...[...after].filter((v) => !before.has(v)).map((v) => h('ins', {}, v)),
-    ...[...after].filter((v) => before.has(v)).map((v) => h('span', { class: 'kept' }, v)),
-  );
+/** Before: the old list, removed items struck out. After: the new list, added items marked. */
+function listCells(from: unknown[], to: unknown[]): [HTMLElement, HTMLElement] {
+  const before = from.map((v) => show(v));
+  const after = to.map((v) => show(v));
+  return [
+    h('td', {}, h('span', { class: 'list-diff' }, ...before.map((v) => (after.includes(v) ? h('span', { class: 'kept' }, v) : h('del', {}, v))))),
+    h('td', {}, h('span', { class: 'list-diff' }, ...after.map((v) => (before.includes(v) ? h('span', { class: 'kept' }, v) : h('ins', {}, v))))),
+  ];
 }
 
 function changeRow(field: string, change: FieldChange): HTMLElement {
-  const isList = Array.isArray(change.from) && Array.isArray(change.to);
-  return h(
-    'tr',
-    {},
-    h('th', { attrs: { scope: 'row' } }, field),
-    isList
-      ? h('td', { attrs: { colspan: 2 } }, listDiff(change.from as unknown[], change.to as unknown[]))
-      : h('td', {}, h('del', {}, show(change.from))),
-    isList ? null : h('td', {}, h('ins', {}, show(change.to))),
-  );
+  const cells =
+    Array.isArray(change.from) && Array.isArray(change.to)
+      ? listCells(change.from, change.to)
+      : [h('td', {}, h('del', {}, show(change.from))), h('td', {}, h('ins', {}, show(change.to)))];
+  return h('tr', {}, h('th', { attrs: { scope: 'row' } }, field), ...cells);
 }
 
-function changes(trace: Trace): HTMLElement | null {
-  const entries = Object.entries(trace.changes ?? {});
-  if (entries.length === 0) return trace.status === 'matched' ? h('p', { class: 'muted' }, 'No changes: the document already is as the rule wants it.') : null;
+/** A before/after table of field changes (also used for a job's sample diffs). */
+export function diffTable(changes: Record<string, FieldChange>): HTMLElement {
   return h(
     'table',
     { class: 'diff' },
     h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Before'), h('th', { attrs: { scope: 'col' } }, 'After'))),
-    h('tbody', {}, ...entries.map(([field, change]) => changeRow(field, change))),
+    h('tbody', {}, ...Object.entries(changes).map(([field, change]) => changeRow(field, change))),
   );
+}
+
+function changes(trace: Trace): HTMLElement | null {
+  if (Object.keys(trace.changes ?? {}).length === 0) {
+    return trace.status === 'matched' ? h('p', { class: 'muted' }, 'No changes: the document already is as the rule wants it.') : null;
+  }
+  return diffTable(trace.changes);
 }
 
 function actions(trace: Trace): HTMLElement | null {

@@ -31,6 +31,7 @@ export function createEditor(options: EditorOptions): EditorView {
     yaml(),
     lintGutter(),
     EditorState.tabSize.of(2),
+    EditorView.lineWrapping, // long regexes and templates stay visible in a narrow window
     // Before basicSetup's keymaps win: Mod-s would otherwise open the browser's "save page".
     keymap.of([
       { key: 'Mod-s', preventDefault: true, run: () => (options.onSave(), true) },
