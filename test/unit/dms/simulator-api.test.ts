@@ -132,3 +132,12 @@ describe('the synthetic document generator', () => {
     }
   });
 });
+
+test('generateDmsDocuments gives the same documents in the wire shape of the API', async () => {
+  const { generateDmsDocuments } = await import('../../../server/dms/simulator/index.js');
+  const [wire] = generateDmsDocuments(1, 5);
+  const [raw] = generateDocuments(1, 5);
+  assert.equal(wire.title, raw.title);
+  assert.equal(wire.content, raw.content);
+  assert.ok('archived_file_name' in wire && 'user_can_change' in wire && Array.isArray(wire.versions));
+});

@@ -1,0 +1,15 @@
+import type { DmsDocument } from '../types.js';
+import { generateDocuments } from './generator.js';
+import { documentToWire } from './serialize.js';
+import { createStore } from './store.js';
+
+export { startSimulator, type Simulator, type SimulatorOptions } from './simulator.js';
+export { generateDocuments } from './generator.js';
+export type { FaultSpec } from './faults.js';
+export type { WorkflowWebhookConfig, WebhookShape } from './workflow-webhook.js';
+
+/** `generateDocuments` in the exact wire shape `GET /api/documents/{id}/` returns (for engine tests and benchmarks). */
+export function generateDmsDocuments(n: number, seed = 1, startId = 1000): DmsDocument[] {
+  const store = createStore({ seedDocuments: false });
+  return generateDocuments(n, seed, startId).map((doc) => documentToWire(store, doc) as unknown as DmsDocument);
+}
