@@ -72,11 +72,21 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
   const byId = new Map(data.events.map((e) => [e.event_id, e]));
 
   let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
-  const writeNow = () => {
+  let dirty = false;
+  let writing: Promise<void> | null = null;
+  // Coalesces: a burst of changes (a webhook flood) costs one write in flight plus one after it, not one each.
+  const writeNow = (): Promise<void> => {
     if (timer) clearTimeout(timer);
     timer = undefined;
-    writing = writing.then(() => db.write()).catch((err: Error) => logger.error(`events file ${file} could not be written: ${err.message}`));
+    dirty = true;
+    writing ??= (async () => {
+      while (dirty) {
+        dirty = false;
+        await db.write();
+      }
+    })()
+      .catch((err: Error) => logger.error(`events file ${file} could not be written: ${err.message}`))
+      .finally(() => (writing = null));
     return writing;
   };
   const writeSoon = () => {
@@ -166,7 +176,7 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
 
   const interrupted = store.interruptUnfinished('The service stopped while this was queued or running; start it again.');
   if (interrupted) logger.warn(`${interrupted} job(s) left unfinished by the previous run are marked interrupted`);
-  await writing;
+  await store.flush();
   return store;
 }
 
