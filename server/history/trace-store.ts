@@ -50,16 +50,19 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
   const stored = () => segments.reduce((n, s) => n + s.db.data.traces.length, 0);
 
   /** Drops whole files that lie entirely outside the retention window; `query` hides the partial rest. */
-  const applyRetention = () => {
+  const applyRetention = (): Segment[] => {
+    const dropped: Segment[] = [];
     let total = stored();
     while (segments.length > 1 && total - segments[0].db.data.traces.length >= retention) {
       const oldest = segments.shift() as Segment;
       total -= oldest.db.data.traces.length;
-      removeSegment(oldest, logger);
+      dropped.push(oldest);
     }
+    return dropped;
   };
 
-  const writeBatch = async (batch: Trace[]) => {
+  /** Moves a batch into the in-memory segments at once, so queries never miss a trace waiting for the disk. */
+  const place = (batch: Trace[]): { touched: Set<Segment>; dropped: Segment[] } => {
     const touched = new Set<Segment>();
     for (const trace of batch) {
       let active = segments.at(-1);
@@ -70,7 +73,10 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
       active.db.data.traces.push(trace);
       touched.add(active);
     }
-    applyRetention();
+    return { touched, dropped: applyRetention() };
+  };
+
+  const persist = async ({ touched, dropped }: { touched: Set<Segment>; dropped: Segment[] }) => {
     for (const segment of touched) {
       if (!segments.includes(segment)) continue;
       try {
@@ -80,6 +86,8 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
         logger.error(`could not write trace history ${segment.file}: ${(err as Error).message}`);
       }
     }
+    // Deleted only here, in the write chain, so no write still in flight can bring a dropped file back.
+    for (const segment of dropped) removeSegment(segment, logger);
   };
 
   const flush = (): Promise<void> => {
@@ -88,10 +96,10 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
       timer = undefined;
     }
     if (pending.length > 0) {
-      const batch = pending;
+      const placed = place(pending);
       pending = [];
-      // Batches are written one after another so two writes never race on the same file.
-      writing = writing.then(() => writeBatch(batch));
+      // Disk writes run one after another so two writes never race on the same file.
+      writing = writing.then(() => persist(placed));
     }
     return writing;
   };

@@ -126,6 +126,17 @@ describe('trace store', () => {
     await store.close();
   });
 
+  it('shows a batch to queries while it is still being written', async () => {
+    const { store } = await open(tempDir(), { flushBatch: 10 });
+    const batch = Array.from({ length: 10 }, () => trace());
+    store.append(batch); // reaches flushBatch: the write starts now
+    const during = store.flush(); // a second flush waits for the first write
+    assert.equal(store.query(all).length, 10);
+    await during;
+    assert.equal(store.query(all).length, 10);
+    await store.close();
+  });
+
   it('moves a corrupt history file aside, says so in the log and starts fresh', async () => {
     const dir = tempDir();
     const first = await open(dir);
