@@ -77,11 +77,14 @@ export interface DocumentHit {
 }
 
 export interface Settings {
-  dms_url: string;
+  dms_url: string | null;
   dms_token_set: boolean;
-  admin_user: string;
+  admin_user: string | null;
   admin_password_set: boolean;
   api_token_set: boolean;
   webhook_dry_run: boolean;
   restart_required?: boolean;
+  /** Settings an environment variable fixes; changing them here would have no effect. */
+  overridden_by_env?: string[];
+  config_file?: string;
 }

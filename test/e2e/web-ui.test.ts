@@ -117,10 +117,26 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.keyboard.press('Backspace');
     await page.keyboard.insertText(FIXED_RULE);
     await page.keyboard.press('Control+s');
-    await page.locator('#save-state', { hasText: 'Published' }).waitFor();
+    await page.locator('#save-state', { hasText: /^Published/ }).waitFor();
     assert.equal(await page.locator('#problems .problem.error').count(), 0);
     await page.locator('.tree li[data-path="finance/telekom.yml"]:not(:has(.tag.draft))').waitFor();
     assert.equal(await page.locator('#run-rule').inputValue(), 'telekom-tax');
+  });
+
+  it('autosaves a draft while typing, reopens it after a reload, and discards it', async () => {
+    await editor(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('# draft note\n');
+    await page.locator('#save-state', { hasText: 'Draft saved, not published' }).waitFor();
+    await page.locator('.tree li[data-path="finance/telekom.yml"] .tag.draft').waitFor();
+    await page.reload();
+    await page.locator('.editor-pane .banner', { hasText: 'unpublished draft' }).waitFor();
+    assert.equal(await page.locator('.tree li[data-path="finance/telekom.yml"] .tag.draft').count(), 1);
+    assert.equal(await lines(page).nth(7).textContent(), '# draft note');
+    await page.click('#discard-button'); // confirm accepted
+    await page.locator('#save-state', { hasText: /^Published/ }).waitFor();
+    assert.equal(await page.locator('.cm-line', { hasText: '# draft note' }).count(), 0);
+    await page.locator('.tree li[data-path="finance/telekom.yml"]:not(:has(.tag.draft))').waitFor();
   });
 
   it('dry-runs a document found by title and shows what each condition saw and the planned change', async () => {
@@ -200,6 +216,28 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await traces.first().locator('summary').click();
     await traces.first().locator('.conditions li').first().waitFor();
     await screenshot(page, '07-traces');
+  });
+
+  it('lists the jobs with their outcome', async () => {
+    await page.click('.topbar nav a[href="/jobs"]');
+    const rows = page.locator('table.jobs tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 3);
+    assert.deepEqual(await rows.locator('td:nth-child(2)').allTextContents(), ['revert', 'job', 'job']);
+    assert.deepEqual(await rows.locator('td:nth-child(5)').allTextContents(), ['done', 'done', 'done']);
+    assert.equal(await rows.nth(2).locator('td:nth-child(4)').textContent(), 'dry run');
+  });
+
+  it('changes a setting, and shows the ones fixed by environment variables as read-only', async () => {
+    await page.click('.topbar nav a[href="/settings"]');
+    await page.locator('#settings-webhook_dry_run').waitFor();
+    assert.equal(await page.locator('#settings-dms_url').isDisabled(), true, 'SVC_DMS_URL is set in this test');
+    assert.equal(await page.locator('#settings-webhook_dry_run').isChecked(), false);
+    await page.click('label[for="settings-webhook_dry_run"]');
+    await page.click('form.settings button[type=submit]');
+    await page.locator('#settings-status', { hasText: 'Settings saved.' }).waitFor();
+    const stored = await page.evaluate(() => fetch('/api/ui/settings').then((r) => r.json() as Promise<{ webhook_dry_run: boolean }>));
+    assert.equal(stored.webhook_dry_run, true);
   });
 
   it('fits a narrow window: no sideways scrolling, the editor and run panel stacked', async () => {

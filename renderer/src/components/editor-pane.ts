@@ -96,9 +96,11 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     try {
       const r = await request<SaveResult>(url(file.id), { method: 'PUT', text: content, query: { draft: true } });
       storedText = content;
+      const hadDraft = hasDraft;
       hasDraft = content !== publishedText;
       renderProblems(problemsOf(r));
       renderState(note);
+      if (hadDraft !== hasDraft) options.onStored(); // the tree marks files with drafts
     } catch (err) {
       renderState(`draft not saved: ${errorMessage(err)}`);
     }
