@@ -41,6 +41,10 @@ describe('YAML stage', () => {
     assert.ok(process.hrtime.bigint() - started < 30_000_000_000n);
   });
 
+  it('reads YAML 1.2: "on" is a key, dates stay text', () => {
+    assert.deepEqual(parseYamlSource('on: [added]\ncreated: 2025-03-07\nflag: yes\n').value, { on: ['added'], created: '2025-03-07', flag: 'yes' });
+  });
+
   it('allows a few ordinary aliases', () => {
     const source = parseYamlSource('base: &b { x: 1 }\none: *b\ntwo: *b\n');
     assert.deepEqual(source.value, { base: { x: 1 }, one: { x: 1 }, two: { x: 1 } });
