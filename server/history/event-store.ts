@@ -75,9 +75,12 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
   let dirty = false;
   let writing: Promise<void> | null = null;
   // Coalesces: a burst of changes (a webhook flood) costs one write in flight plus one after it, not one each.
+  let closed = false;
   const writeNow = (): Promise<void> => {
     if (timer) clearTimeout(timer);
     timer = undefined;
+    // A job still winding down after shutdown must not overwrite the file a restarted service now owns.
+    if (closed) return writing ?? Promise.resolve();
     dirty = true;
     writing ??= (async () => {
       while (dirty) {
@@ -171,6 +174,7 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
     flush: () => writeNow(),
     async close() {
       await writeNow();
+      closed = true;
     },
   };
 

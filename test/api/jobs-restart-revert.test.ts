@@ -31,7 +31,7 @@ describe('a job running when the service stops', () => {
     let restarted: Awaited<ReturnType<typeof startTestServer>> | undefined;
     try {
       // Slow pages keep the job running while the service stops.
-      rig.sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 400 });
+      rig.sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 2000 });
       const res = await startJob(rig.server.url, 'rule_id=telekom-title');
       const id = res.body.event_id as number;
       await waitForEvent(rig.server.url, id, (e) => e.status === 'running');

@@ -146,7 +146,7 @@ describe('background jobs: one rule over all documents', () => {
   });
 
   it('cancels a running job; it stops early and a second cancel is a 409', async () => {
-    rig.sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 300 });
+    rig.sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 1500 });
     const res = await startJob(rig.server.url, 'rule_id=telekom-title');
     const id = res.body.event_id as number;
     await waitForEvent(rig.server.url, id, (e) => e.status === 'running');
@@ -155,7 +155,7 @@ describe('background jobs: one rule over all documents', () => {
     const event = await waitForEvent(rig.server.url, id);
     rig.sim.faults.clear();
     assert.equal(event.status, 'cancelled');
-    assert.ok(event.processed < telekomDocs(rig.sim).length || event.processed <= 100, JSON.stringify(event));
+    assert.ok(event.total === null || event.processed < event.total, `stopped before the end: ${JSON.stringify(event)}`);
     const again = await call(rig.server.url, `/api/events/${id}/cancel`, { method: 'POST', token: API_TOKEN });
     assert.equal(again.status, 409);
   });

@@ -109,7 +109,7 @@ describe('POST /api/webhook/dms', () => {
   });
 
   it('collapses repeated deliveries for a document already waiting into one run', async () => {
-    rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 300, times: 2 });
+    rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 2000, times: 2 });
     const answers = await Promise.all(Array.from({ length: 6 }, () => json(rig.server.url, { event: 'document_updated', doc_id: '3' })));
     assert.ok(answers.every((a) => a.status === 202));
     const ids = new Set(answers.map((a) => a.body.event_id));
@@ -120,16 +120,18 @@ describe('POST /api/webhook/dms', () => {
   });
 
   it('answers 503 with Retry-After when the queue is full', async () => {
-    // Two slow runs occupy the workers; then the waiting room fills up.
-    rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 1500, times: 2 });
+    // Two slow runs occupy both workers (long enough for any machine); then the waiting room fills up.
+    rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 8000, times: 2 });
     await json(rig.server.url, { event: 'document_updated', doc_id: '1' });
     await json(rig.server.url, { event: 'document_updated', doc_id: '2' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (rig.server.services.webhook.queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     let refused: Awaited<ReturnType<typeof json>> | undefined;
-    for (let id = 100_000; id < 100_300 && !refused; id++) {
-      const res = await json(rig.server.url, { event: 'document_updated', doc_id: String(id) });
-      if (res.status === 503) refused = res;
-      else assert.equal(res.status, 202);
+    for (let id = 100_000; id < 100_300 && !refused; id += 25) {
+      const batch = await Promise.all(Array.from({ length: 25 }, (_, i) => json(rig.server.url, { event: 'document_updated', doc_id: String(id + i) })));
+      for (const res of batch) {
+        if (res.status === 503) refused ??= res;
+        else assert.equal(res.status, 202);
+      }
     }
     assert.ok(refused, 'the queue never filled');
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);

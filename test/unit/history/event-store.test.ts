@@ -87,3 +87,14 @@ test('an unreadable events file is moved aside and a fresh one started', async (
   assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('moved to')));
   await store.close();
 });
+
+test('after close, late updates stay in memory and never reach the file', async () => {
+  const dir = tmp();
+  const store = await openEventStore(dir, createMemoryLogger());
+  const e = store.create({ kind: 'job', rule_id: 'r', dry_run: true });
+  await store.close();
+  store.update(e.event_id, { status: 'done' });
+  await store.flush();
+  const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'events.json'), 'utf8')) as { events: Array<{ status: string }> };
+  assert.equal(onDisk.events[0].status, 'queued');
+});
