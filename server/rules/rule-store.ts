@@ -35,9 +35,16 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   };
 
   async function reloadNow(): Promise<ReloadReport> {
-    state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, customFieldTypes: validator.customFieldTypes() });
-    byId = new Map(state.rules.map((r) => [r.id, r]));
+    let unreadable: string | null = null;
+    try {
+      state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, customFieldTypes: validator.customFieldTypes() });
+      byId = new Map(state.rules.map((r) => [r.id, r]));
+    } catch (err) {
+      // Never replace loaded rules with nothing because the folder could not be read (STYLE §12).
+      unreadable = `The rules dir ${dir.root} could not be read (${errorMessage(err)}); the rules loaded before stay in use.`;
+    }
     const errors = state.files.filter((f) => f.error).map((f) => ({ path: f.file.path, error: f.error!.message }));
+    if (unreadable) errors.unshift({ path: '', error: unreadable });
     for (const e of errors) logger.warn(`rules: ${e.path}: ${e.error}`);
     const report = { files: state.files.length, rules: state.rules.length, errors };
     for (const listener of listeners) {

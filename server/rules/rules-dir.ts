@@ -62,7 +62,8 @@ export function createRulesDir(root: string, logger: Logger): RulesDir {
 
   async function list(): Promise<RuleFilePath[]> {
     const files: RuleFilePath[] = [];
-    for (const entry of await entries(absRoot)) {
+    // A missing rules dir (an unmounted drive, a moved folder) is an error, not "no rules": the caller keeps what it had.
+    for (const entry of await fsp.readdir(absRoot, { withFileTypes: true })) {
       const abs = path.join(absRoot, entry.name);
       const kind = await kindOf(abs, entry);
       if (kind === 'file') {

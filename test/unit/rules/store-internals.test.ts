@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { createMemoryLogger } from '../../../server/log.js';
 import { createEmptyFile, writeFileAtomic } from '../../../server/rules/atomic-write.js';
 import { createDraftStore } from '../../../server/rules/drafts.js';
+import { createRuleStore } from '../../../server/rules/index.js';
 import { isRuleFilePath, parseRuleFilePath, type RuleFilePath } from '../../../server/rules/file-names.js';
 import { loadRulesDir } from '../../../server/rules/rules-loader.js';
 import { createRulesDir } from '../../../server/rules/rules-dir.js';
@@ -161,5 +162,33 @@ describe('watching and seeding', () => {
     fs.writeFileSync(path.join(used, 'mine.yml'), 'mine');
     assert.deepEqual(seedExampleRules(used, examples, createMemoryLogger()), []);
     assert.deepEqual(seedExampleRules(examples, examples, createMemoryLogger()), [], 'the examples dir itself is never seeded');
+  });
+});
+
+describe('the store when its folder disappears', () => {
+  it('keeps the loaded rules and reports the unreadable rules dir', async () => {
+    const root = tempDir();
+    const rulesDir = path.join(root, 'rules');
+    fs.mkdirSync(rulesDir);
+    fs.writeFileSync(path.join(rulesDir, 'a.yml'), 'rules:\n  - id: survivor\n');
+    const store = await createRuleStore({
+      rulesDir,
+      dataDir: path.join(root, 'data'),
+      logger: createMemoryLogger(),
+      templateEnv: {},
+      vocabulary: () => Promise.reject(new Error('offline')),
+      watch: false,
+    });
+    try {
+      fs.renameSync(rulesDir, path.join(root, 'moved'));
+      const report = await store.reload();
+      assert.equal(report.errors[0].path, '');
+      assert.match(report.errors[0].error, /could not be read.*stay in use/);
+      assert.deepEqual(store.loadedRules().map((r) => r.id), ['survivor']);
+      fs.renameSync(path.join(root, 'moved'), rulesDir);
+      assert.deepEqual((await store.reload()).errors, []);
+    } finally {
+      await store.close();
+    }
   });
 });
