@@ -25,6 +25,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   const listeners = new Set<(report: ReloadReport) => void>();
   let state: LoadState = { files: [], rules: [], vars: new Map([['', {}]]), lastGood: new Map() };
   let byId = new Map<string, LoadedRule>();
+  let watcher: RulesWatcher | undefined;
 
   // One queue for reloads and writes, so a save never interleaves with a reload or another save.
   let queue: Promise<unknown> = Promise.resolve();
@@ -45,6 +46,8 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
     }
     const errors = state.files.filter((f) => f.error).map((f) => ({ path: f.file.path, error: f.error!.message }));
     if (unreadable) errors.unshift({ path: '', error: unreadable });
+    // Re-attach to folders created (by a create, or a recreated rules dir) since the last event.
+    watcher?.sync();
     for (const e of errors) logger.warn(`rules: ${e.path}: ${e.error}`);
     const report = { files: state.files.length, rules: state.rules.length, errors };
     for (const listener of listeners) {
@@ -184,7 +187,6 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   await fsp.mkdir(options.rulesDir, { recursive: true });
   if (options.examplesDir) seedExampleRules(options.rulesDir, options.examplesDir, logger);
   await store.reload();
-  let watcher: RulesWatcher | undefined;
   if (options.watch !== false) {
     watcher = watchRulesDir(dir.root, () => void store.reload().catch((err) => logger.error(`rules: reload failed: ${errorMessage(err)}`)), logger, options.watchDebounceMs);
   }
