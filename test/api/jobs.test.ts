@@ -125,6 +125,11 @@ describe('background jobs: one rule over all documents', () => {
     assert.equal(event.errors, 0, JSON.stringify(event));
     assert.equal(event.changed, telekom.length);
     for (const id of telekom) assert.match(rig.sim.store.getDocument(id)?.title ?? '', new RegExp(`^Telekom \\d{4}-\\d{2} #${id}$`));
+
+    const dry = await runJob(rig, 'rule_id=telekom-title');
+    assert.equal(dry.matched, telekom.length);
+    assert.equal(dry.changed, 0, 'a dry run after the real one finds nothing left to change');
+    assert.equal(dry.report?.unchanged, telekom.length);
   });
 
   it('gives one failing document an error trace and goes on with the rest', async () => {
