@@ -37,11 +37,12 @@ export async function openPage(browser: Browser, baseUrl: string, viewport = { w
   const origin = new URL(baseUrl).origin;
   await context.route('**/*', (route) => (new URL(route.request().url()).origin === origin ? route.continue() : route.abort()));
   // Name the blocked thing: Chromium's console line alone does not say which element broke the CSP.
-  await context.addInitScript(() => {
+  // A string, as it runs in the page (the project's tsconfig has no DOM types).
+  await context.addInitScript(`
     document.addEventListener('securitypolicyviolation', (e) => {
-      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI || 'inline'} at ${e.sourceFile}:${e.lineNumber}:${e.columnNumber} sample=${JSON.stringify(e.sample)}`);
+      console.error('CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') + ' at ' + e.sourceFile + ':' + e.lineNumber + ':' + e.columnNumber + ' sample=' + JSON.stringify(e.sample));
     });
-  });
+  `);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (msg) => {

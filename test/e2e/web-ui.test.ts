@@ -251,7 +251,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
       await p.waitForURL(/\/rules$/);
       await p.click('.tree li[data-path="finance/telekom.yml"] a');
       await p.locator('.cm-content').waitFor();
-      const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = Number(await p.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
       assert.ok(overflow <= 0, `${overflow}px of sideways scrolling`);
       const editorBox = await p.locator('.editor-pane').boundingBox();
       const runBox = await p.locator('.run-panel').boundingBox();

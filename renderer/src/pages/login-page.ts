@@ -1,20 +1,7 @@
 // The sign-in form. 403 and 429 get messages that say what to do next.
-import { ApiError, errorMessage } from '../api.js';
 import { h, say } from '../dom.js';
+import { loginMessage } from '../login-message.js';
 import { signIn } from '../session.js';
-
-export function loginMessage(err: unknown): string {
-  if (err instanceof ApiError && err.status === 403) {
-    return 'Wrong user name or password. (If no admin account is configured, set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD and restart the service.)';
-  }
-  if (err instanceof ApiError && err.status === 429) {
-    const seconds = err.retryAfter ?? 300;
-    const at = new Date(Date.now() + seconds * 1000).toLocaleTimeString();
-    const wait = seconds >= 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`;
-    return `Too many sign-in attempts from this address. Try again in ${wait} (at ${at}).`;
-  }
-  return errorMessage(err);
-}
 
 export function renderLogin(root: HTMLElement, onSignedIn: () => void): void {
   const user = h('input', { attrs: { id: 'login-user', name: 'username', autocomplete: 'username', required: true, autofocus: true } });

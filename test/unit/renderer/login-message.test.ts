@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../renderer/src/api.js';
-import { loginMessage } from '../../../renderer/src/pages/login-page.js';
+import { loginMessage } from '../../../renderer/src/login-message.js';
 
 describe('sign-in messages', () => {
   it('says the credentials are wrong on 403 and how an admin is configured', () => {
