@@ -35,7 +35,7 @@ interface Answer {
   error?: string;
 }
 
-function post(url: string, body: string | undefined, headers: Record<string, string> = {}, token: string | null = API_TOKEN) {
+function post(url: string, body: string | Uint8Array | undefined, headers: Record<string, string> = {}, token: string | null = API_TOKEN) {
   return fetch(`${url}/api/webhook/dms`, {
     method: 'POST',
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -169,6 +169,23 @@ describe('webhook with SVC_WEBHOOK_DRY_RUN: every Paperless body form', () => {
       assert.equal(event.dry_run, true);
     });
   }
+
+  it('reads JSON sent as text/plain and form fields without a Content-Type; refuses odd bodies with a reason', async () => {
+    const plain = await post(rig.server.url, '{"doc_id": 4, "event": "added"}', { 'content-type': 'text/plain' });
+    assert.equal(plain.status, 202);
+    assert.equal(plain.body.document, 4);
+    // A Uint8Array body makes fetch send no Content-Type at all, like a raw Paperless body template.
+    const bare = await post(rig.server.url, new TextEncoder().encode('doc_url=None%2Fdocuments%2F6%2F'));
+    assert.equal(bare.status, 202, JSON.stringify(bare.body));
+    assert.equal(bare.body.document, 6);
+    const array = await post(rig.server.url, '[1]', { 'content-type': 'application/json' });
+    assert.equal(array.status, 400);
+    const big = await post(rig.server.url, JSON.stringify({ doc_id: '1', pad: 'x'.repeat(300 * 1024) }), { 'content-type': 'application/json' });
+    assert.equal(big.status, 413);
+    const broken = await post(rig.server.url, 'not multipart at all', { 'content-type': 'multipart/form-data' });
+    assert.equal(broken.status, 400);
+    await rig.server.services.webhook.queue.idle();
+  });
 
   it('plans without writing', async () => {
     const before = JSON.stringify(rig.sim.store.getDocument(10));
