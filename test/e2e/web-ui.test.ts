@@ -56,8 +56,13 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.click('form.login-card button[type=submit]');
     await assert.doesNotReject(page.locator('#login-status', { hasText: 'Wrong user name or password' }).waitFor());
     await screenshot(page, '01-login-refused');
-    await page.fill('#login-password', ADMIN.password);
-    await page.click('form.login-card button[type=submit]');
+    // By keyboard alone: the user name field, Tab to the password, Enter to sign in.
+    await page.focus('#login-user');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement && document.activeElement.id'), 'login-password');
+    await page.keyboard.press('Control+a');
+    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.press('Enter');
     await page.waitForURL(/\/rules$/);
     assert.equal(await page.locator('#current-user').textContent(), ADMIN.username);
     // The example rules are listed, packages as folders, vars files marked.
@@ -240,6 +245,24 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.equal(stored.webhook_dry_run, true);
   });
 
+  it('cancels a running job', async () => {
+    await page.click('.topbar nav a[href="/rules"]');
+    await page.click('.tree li[data-path="finance/telekom.yml"] a');
+    await page.locator('#run-rule').waitFor();
+    // A slow dms keeps the job running long enough to cancel it.
+    const slow = sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 1500 });
+    try {
+      await page.click('#run-all-button');
+      const panel = page.locator('.run-jobs > .job-panel').first();
+      await panel.locator('button', { hasText: 'Cancel' }).click();
+      await page.locator('.run-jobs > .job-panel:first-child[data-status="cancelled"]').waitFor();
+      assert.equal(await panel.locator('button', { hasText: 'Cancel' }).isVisible(), false);
+      assert.equal(await panel.locator('button', { hasText: 'Apply for real' }).isVisible(), false);
+    } finally {
+      sim.faults.remove(slow.id);
+    }
+  });
+
   it('fits a narrow window: no sideways scrolling, the editor and run panel stacked', async () => {
     const narrow = await openPage(browser, server.url, { width: 760, height: 900 });
     try {
@@ -272,5 +295,36 @@ describe('the Web UI against the real service and the dms simulator', () => {
 
   it('logged no script errors and no Content-Security-Policy violations', () => {
     assert.deepEqual(ui.problems, [], ui.problems.join('\n'));
+  });
+});
+
+describe('sign-in throttling in the Web UI', () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    server = await startTestServer();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('says when to try again after too many failed sign-ins (429 with Retry-After)', async () => {
+    const { page, problems, context } = await openPage(browser, server.url);
+    await page.goto('/login');
+    let message = '';
+    for (let attempt = 0; attempt < 12 && !/Too many/.test(message); attempt++) {
+      await page.fill('#login-user', ADMIN.username);
+      await page.fill('#login-password', `wrong ${attempt}`);
+      await page.click('form.login-card button[type=submit]');
+      await page.locator('#login-status:not([hidden])').waitFor();
+      await page.locator('form.login-card button[type=submit]:not([disabled])').waitFor();
+      message = (await page.locator('#login-status').textContent()) ?? '';
+    }
+    assert.match(message, /^Too many sign-in attempts from this address\. Try again in \d+ (seconds|minutes) \(at .+\)\.$/);
+    await screenshot(page, '09-login-throttled');
+    assert.deepEqual(problems.filter((p) => !/status of 429/.test(p)), []);
+    await context.close();
   });
 });
