@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
@@ -261,6 +263,21 @@ describe('the Web UI against the real service and the dms simulator', () => {
     } finally {
       sim.faults.remove(slow.id);
     }
+  });
+
+  it("shows a broken file's load error in the tree and at its line in the editor", async () => {
+    fs.writeFileSync(path.join(server.rulesDir, 'broken.yml'), 'rules:\n  - id: broken\n    when: [unclosed\n');
+    await page.evaluate("fetch('/api/reload', { method: 'POST' })");
+    await page.goto('/rules');
+    const item = page.locator('.tree li[data-path="broken.yml"]');
+    await item.locator('.tag.error').waitFor();
+    assert.match((await item.locator('.file-error').textContent()) ?? '', /line \d+/i);
+    await item.locator('a').click();
+    const problem = page.locator('#problems .problem.error').first();
+    await problem.waitFor();
+    assert.match((await problem.textContent()) ?? '', /^✗ Line \d+/);
+    assert.equal(await page.locator('.cm-lint-marker-error').count(), 1);
+    assert.match((await page.locator('.editor-pane .error-box').textContent()) ?? '', /did not load/);
   });
 
   it('fits a narrow window: no sideways scrolling, the editor and run panel stacked', async () => {
