@@ -153,6 +153,13 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       .catch((err: unknown) => renderState(`not deleted: ${errorMessage(err)}`));
   });
   saveButton.addEventListener('click', () => void publish());
+  // Ctrl/Cmd-S anywhere on the page saves too (the editor's own key binding covers it while typing).
+  const onKey = (event: KeyboardEvent): void => {
+    if (!(event.ctrlKey || event.metaKey) || event.altKey || event.key.toLowerCase() !== 's' || view?.hasFocus) return;
+    event.preventDefault();
+    void publish();
+  };
+  window.addEventListener('keydown', onKey);
 
   const loadError = fileError(file);
   const element = h(
@@ -199,6 +206,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     text,
     stop() {
       window.clearTimeout(timer);
+      window.removeEventListener('keydown', onKey);
       view?.destroy();
     },
   };

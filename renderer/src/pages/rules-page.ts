@@ -17,12 +17,16 @@ export function ruleIdsIn(content: string): string[] {
 }
 
 let completionData: CompletionData = { schema: null, vocabulary: EMPTY_VOCABULARY };
+/** Why the dms's names are missing from completion, when they are. */
+let dmsNamesProblem: string | null = null;
 
 /** Fetches the schema and the dms names; the editor works without them (no completion) if this fails. */
 async function loadCompletionData(): Promise<void> {
   try {
     const r = await request<{ schema: SchemaNode; vocabulary: unknown }>('/api/ui/schema');
     completionData = { schema: r.schema, vocabulary: normalizeVocabulary(r.vocabulary) };
+    const dms = (r.vocabulary as { dms?: { error?: unknown } } | null)?.dms;
+    dmsNamesProblem = typeof dms?.error === 'string' && dms.error ? dms.error : null;
   } catch {
     // Keep what we had: completion is a help, not a requirement.
   }
@@ -99,6 +103,12 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   stops.push(() => editor.stop());
   setDirtyCheck(() => editor.isDirty());
   center.append(editor.element);
+  if (dmsNamesProblem && !file.is_vars) {
+    editor.element.insertBefore(
+      h('p', { class: 'banner small', attrs: { role: 'note' } }, `No dms names to suggest: ${dmsNamesProblem}`),
+      editor.element.querySelector('.editor-host'),
+    );
+  }
 
   if (preview) {
     stops.push(() => preview.stop());
