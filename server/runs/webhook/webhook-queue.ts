@@ -42,7 +42,7 @@ function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrigger {
  * document already waiting is never queued twice; a document whose run has started may be queued once
  * more (the person may have changed it after the run read it).
  */
-export function createWebhookQueue(options: WebhookQueueOptions, process: (delivery: QueuedDelivery) => Promise<void>): WebhookQueue {
+export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery: QueuedDelivery) => Promise<void>): WebhookQueue {
   const waiting = new Map<number, QueuedDelivery>();
   const running = new Set<number>();
   let active = 0;
@@ -66,7 +66,7 @@ export function createWebhookQueue(options: WebhookQueueOptions, process: (deliv
       waiting.delete(next.document);
       running.add(next.document);
       active++;
-      void process(next)
+      void run(next)
         .catch(() => undefined)
         .finally(() => {
           active--;

@@ -57,7 +57,7 @@ export interface WebhookService {
 
 export function createWebhookService(deps: WebhookDeps, options: WebhookServiceOptions = DEFAULT_WEBHOOK_OPTIONS): WebhookService {
   const { events, logger } = deps;
-  const process = async (delivery: QueuedDelivery) => {
+  const runDelivery = async (delivery: QueuedDelivery) => {
     const dryRun = events.get(delivery.event_id)?.dry_run ?? deps.dryRun();
     events.update(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
     try {
@@ -69,7 +69,7 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
       events.update(delivery.event_id, { processed: 1, errors: 1, status: 'failed', finished_at: new Date().toISOString(), error: errorMessage(err) });
     }
   };
-  const queue = createWebhookQueue({ capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 }, process);
+  const queue = createWebhookQueue({ capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 }, runDelivery);
 
   return {
     queue,
