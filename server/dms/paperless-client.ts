@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import { documentListParams } from './document-query.js';
+import { streamDocuments } from './document-stream.js';
 import { DmsError } from './errors.js';
 import { createTransport, type Transport } from './http-transport.js';
 import type {
@@ -31,12 +31,6 @@ export interface PaperlessClientOptions {
   /** Longest Retry-After honoured. Default 60 s. */
   maxRetryAfterMs?: number;
   logger?: Logger;
-}
-
-interface PageBody {
-  count: number;
-  next: string | null;
-  results: DmsDocument[];
 }
 
 const PATHS: Record<CreatableKind, string> = {
@@ -97,14 +91,8 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       return res.json as DmsDocument;
     },
 
-    async *pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {
-      // One request per page, made only when the consumer asks for the next one: memory stays at one page.
-      for (let page = 1; ; page++) {
-        const res = await transport.send({ method: 'GET', path: '/api/documents/', query: documentListParams(query, page), idempotent: true });
-        const body = res.json as PageBody;
-        yield { count: body.count, documents: body.results };
-        if (!body.next || body.results.length === 0) return;
-      }
+    pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {
+      return streamDocuments(transport, query);
     },
 
     async updateDocument(id, patch: DocumentPatch) {

@@ -131,7 +131,10 @@ export interface DmsClient {
   ping(): Promise<DmsPing>;
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
   getDocument(id: number): Promise<DmsDocument>;
-  /** Streams the matching documents page by page (ordering=id), never holding more than one page. */
+  /**
+   * Streams the matching documents page by page in id order, never holding more than one page (plus the
+   * matching ids, snapshot at the start, so changes made while streaming never make it skip documents).
+   */
   pages(query?: DocumentQuery): AsyncGenerator<DocumentPage>;
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
