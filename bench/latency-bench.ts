@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startSimulator } from '../server/dms/simulator/simulator.js';
@@ -30,8 +31,9 @@ export async function benchLatency(): Promise<Row[]> {
 
     const rate = 200;
     const seconds = 5;
+    // Async on purpose: the simulator lives in this process and must keep answering during the load.
     const load = JSON.parse(
-      execFileSync(process.execPath, ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')], { encoding: 'utf8' }),
+      (await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')], { encoding: 'utf8' })).stdout,
     ) as { sent: number; statuses: Record<string, number>; p50: number; p99: number; eventIds: number[] };
     const lost = await countUnfinished(service.url, load.eventIds);
     rows.push({ measure: `webhook acceptance p50 / p99 at ${rate}/s`, value: `${round(load.p50)} / ${round(load.p99)} ms`, note: `from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}` });
