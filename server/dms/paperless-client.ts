@@ -30,6 +30,8 @@ export interface PaperlessClientOptions {
   retryBaseMs?: number;
   /** Longest Retry-After honoured. Default 60 s. */
   maxRetryAfterMs?: number;
+  /** The vocabulary cache is refetched when older than this, so objects made in Paperless show up. Default 60 s. */
+  vocabularyTtlMs?: number;
   logger?: Logger;
 }
 
@@ -53,15 +55,20 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     logger: options.logger,
   });
   let cached: DmsVocabulary | null = null;
+  let cachedAt = 0;
+  const ttl = options.vocabularyTtlMs ?? 60_000;
   let loading: Promise<DmsVocabulary> | null = null;
 
   const notFound = (id: number) => `Document ${id} does not exist in the dms (or the dms token may not see it).`;
 
   async function vocabulary(opts: { refresh?: boolean } = {}): Promise<DmsVocabulary> {
-    if (cached && !opts.refresh) return cached;
+    if (cached && !opts.refresh && Date.now() - cachedAt <= ttl) return cached;
     // Concurrent callers share one fetch instead of each listing five endpoints.
     loading ??= fetchVocabulary(transport)
-      .then((v) => (cached = v))
+      .then((v) => {
+        cachedAt = Date.now();
+        return (cached = v);
+      })
       .finally(() => (loading = null));
     return loading;
   }

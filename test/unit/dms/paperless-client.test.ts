@@ -134,6 +134,21 @@ describe('the Paperless client against the simulator', () => {
     assert.equal(sim.counts()['GET /api/tags/'], afterFirst + 1);
   });
 
+  test('a cached vocabulary older than its time-to-live is fetched again', async () => {
+    const short = createPaperlessClient({ url: sim.url, token: sim.token, vocabularyTtlMs: 1000 });
+    try {
+      await short.vocabulary();
+      const fetched = sim.counts()['GET /api/custom_fields/'];
+      await short.vocabulary();
+      assert.equal(sim.counts()['GET /api/custom_fields/'], fetched);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await short.vocabulary();
+      assert.equal(sim.counts()['GET /api/custom_fields/'], fetched + 1);
+    } finally {
+      await short.close();
+    }
+  });
+
   test('createObject creates an unowned object with matching_algorithm 0 and adds it to the cache', async () => {
     await dms.vocabulary();
     const created = await dms.createObject('correspondents', 'Vodafone GmbH');
