@@ -73,6 +73,29 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     return loading;
   }
 
+  const creating = new Map<string, Promise<DmsNamedObject>>();
+
+  async function createOnce(kind: CreatableKind, name: string): Promise<DmsNamedObject> {
+    const known = cached?.[kind].find((o) => o.name.toLowerCase() === name.toLowerCase());
+    if (known) return known;
+    const body: Record<string, unknown> = { name, owner: null, matching_algorithm: 0 };
+    let created: DmsNamedObject;
+    try {
+      const res = await transport.send({ method: 'POST', path: PATHS[kind], body, idempotent: false });
+      created = res.json as DmsNamedObject;
+    } catch (err) {
+      // Someone (or our own earlier, timed-out attempt) created it meanwhile: use that one.
+      if (!(err instanceof DmsError) || err.dmsStatus !== 400) throw err;
+      const existing = await findByName(kind, name);
+      if (!existing) throw err;
+      created = existing;
+    }
+    if (cached && !cached[kind].some((o) => o.id === created.id)) {
+      cached = { ...cached, [kind]: [...cached[kind], created] };
+    }
+    return created;
+  }
+
   async function findByName(kind: CreatableKind, name: string): Promise<DmsNamedObject | undefined> {
     const query = new URLSearchParams({ name__iexact: name, page_size: '100' });
     const res = await transport.send({ method: 'GET', path: PATHS[kind], query, idempotent: true });
@@ -123,23 +146,15 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
     vocabulary,
 
-    async createObject(kind, name) {
-      const body: Record<string, unknown> = { name, owner: null, matching_algorithm: 0 };
-      let created: DmsNamedObject;
-      try {
-        const res = await transport.send({ method: 'POST', path: PATHS[kind], body, idempotent: false });
-        created = res.json as DmsNamedObject;
-      } catch (err) {
-        // Someone (or our own earlier, timed-out attempt) created it meanwhile: use that one.
-        if (!(err instanceof DmsError) || err.dmsStatus !== 400) throw err;
-        const existing = await findByName(kind, name);
-        if (!existing) throw err;
-        created = existing;
+    createObject(kind, name) {
+      // Many documents of one job may need the same missing tag at once: create it once, share the answer.
+      const key = `${kind}\u0000${name.toLowerCase()}`;
+      let creation = creating.get(key);
+      if (!creation) {
+        creation = createOnce(kind, name).finally(() => creating.delete(key));
+        creating.set(key, creation);
       }
-      if (cached && !cached[kind].some((o) => o.id === created.id)) {
-        cached = { ...cached, [kind]: [...cached[kind], created] };
-      }
-      return created;
+      return creation;
     },
 
     async close() {

@@ -158,6 +158,16 @@ describe('the Paperless client against the simulator', () => {
     assert.ok((await dms.vocabulary()).correspondents.some((c) => c.id === created.id));
   });
 
+  test('concurrent createObject calls for one name send a single POST', async () => {
+    await dms.vocabulary();
+    sim.resetCounts();
+    const all = await Promise.all(Array.from({ length: 20 }, () => dms.createObject('tags', 'Gleichzeitig')));
+    assert.equal(new Set(all.map((t) => t.id)).size, 1);
+    assert.equal(sim.counts()['POST /api/tags/'], 1);
+    await dms.createObject('tags', 'gleichzeitig');
+    assert.equal(sim.counts()['POST /api/tags/'], 1, 'a known name (any case) is not created again');
+  });
+
   test('createObject of an existing name returns the existing object instead of failing', async () => {
     const first = await dms.createObject('tags', 'auto-neu');
     const again = await dms.createObject('tags', 'auto-neu');
