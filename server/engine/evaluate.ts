@@ -4,7 +4,7 @@
  * notes conflicts (two rules setting one field to different values; the later one wins).
  */
 import type { CustomFieldDataType } from '../dms/types.js';
-import type { ActionTrace, ConditionTrace, CreateMissing, DocumentChanges, FieldChange, RuleDocument, RunTrigger, TraceStatus } from './model.js';
+import type { ActionTrace, CreateMissing, DocumentChanges, RuleDocument, RunTrigger, Trace } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateCondition } from './conditions.js';
 import { runExtraction, type ExtractedValue } from './extraction.js';
@@ -28,16 +28,8 @@ export interface EvaluateInput {
   customFieldTypes?: Record<string, CustomFieldDataType>;
 }
 
-export interface RuleResult {
-  rule_id: string;
-  file: string;
-  status: TraceStatus;
-  conditions: ConditionTrace[];
-  extracted: Record<string, unknown>;
-  changes: Record<string, FieldChange>;
-  actions: ActionTrace[];
-  error: string | null;
-}
+/** Everything of a trace the engine knows; the run layer adds id, time, source, document and mode. */
+export type RuleResult = Pick<Trace, 'rule_id' | 'file' | 'status' | 'conditions' | 'extracted' | 'changes' | 'actions' | 'error'>;
 
 export interface Conflict {
   field: string;

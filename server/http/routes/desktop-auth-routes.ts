@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../../auth/sessions.js';
+import { setSessionCookie } from '../session-cookie.js';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
 import type { Services } from '../../services.js';
 
@@ -22,13 +22,7 @@ export function desktopAuthRoutes(services: Services): Router {
     if (!services.desktopSignIn.consume(token)) {
       throw new UnauthorizedError('This desktop sign-in link is unknown, expired or already used; reopen the window from the app.');
     }
-    res.cookie(SESSION_COOKIE, services.auth.issueSession(), {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: req.secure,
-      path: '/',
-      maxAge: SESSION_LIFETIME_SECONDS * 1000,
-    });
+    setSessionCookie(req, res, services.auth.issueSession());
     res.redirect(303, '/');
   });
 

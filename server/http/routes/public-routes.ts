@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../../auth/sessions.js';
+import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { BadRequestError } from '../../errors.js';
 import { VERSION } from '../../project-paths.js';
 import type { Services } from '../../services.js';
@@ -26,18 +26,12 @@ export function publicRoutes(services: Services): Router {
       throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
     }
     const token = services.auth.login(body.username, body.password, req.ip ?? 'unknown');
-    res.cookie(SESSION_COOKIE, token, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: req.secure,
-      path: '/',
-      maxAge: SESSION_LIFETIME_SECONDS * 1000,
-    });
+    setSessionCookie(req, res, token);
     res.json({ ok: true, username: body.username });
   });
 
   router.post('/logout', requireSameOrigin(), (req, res) => {
-    res.cookie(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/', maxAge: 0 });
+    clearSessionCookie(req, res);
     res.json({ ok: true });
   });
 

@@ -1,5 +1,5 @@
 import express, { Router } from 'express';
-import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../../auth/sessions.js';
+import { setSessionCookie } from '../session-cookie.js';
 import type { Services } from '../../services.js';
 import { parseSettingsPatch } from '../../settings/settings-input.js';
 
@@ -16,13 +16,7 @@ export function settingsRoutes(services: Services): Router {
     const result = services.settings.update(parseSettingsPatch(req.body));
     if (result.admin_renamed) {
       // Renaming the admin invalidates sessions of the old name; keep the person who renamed it signed in.
-      res.cookie(SESSION_COOKIE, services.auth.issueSession(), {
-        httpOnly: true,
-        sameSite: 'strict',
-        secure: req.secure,
-        path: '/',
-        maxAge: SESSION_LIFETIME_SECONDS * 1000,
-      });
+      setSessionCookie(req, res, services.auth.issueSession());
     }
     res.json({ ok: true, restart_required: result.restart_required, overridden_by_env: result.overridden_by_env });
   });

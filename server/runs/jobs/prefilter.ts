@@ -1,5 +1,6 @@
 import type { DmsNamedObject, DmsVocabulary } from '../../dms/types.js';
-import type { Condition, FieldTest, OperatorTest } from '../../engine/model.js';
+import type { ActionName, Condition, FieldTest, OperatorTest } from '../../engine/model.js';
+import { ACTION_FIELDS } from '../trace-outcome.js';
 
 /**
  * Translates a rule's `when` into Paperless list filters (paperless-api.md §4.4) that narrow a job's scan.
@@ -24,23 +25,10 @@ export function prefilterFor(
   return filters;
 }
 
-const ACTION_FIELDS: Record<string, string> = {
-  set_title: 'title',
-  add_tags: 'tags',
-  remove_tags: 'tags',
-  set_tags: 'tags',
-  set_correspondent: 'correspondent',
-  set_document_type: 'document_type',
-  set_storage_path: 'storage_path',
-  set_created: 'created',
-  set_custom_fields: 'custom_fields',
-  set_archive_serial_number: 'archive_serial_number',
-};
-
 /** The document fields a rule's actions may change (for `prefilterFor`'s `writes`). */
 export function fieldsWrittenBy(actions: ReadonlyArray<Record<string, unknown>> | undefined): Set<string> {
   const out = new Set<string>();
-  for (const action of actions ?? []) for (const key of Object.keys(action)) if (ACTION_FIELDS[key]) out.add(ACTION_FIELDS[key]);
+  for (const action of actions ?? []) for (const key of Object.keys(action)) if (key in ACTION_FIELDS) out.add(ACTION_FIELDS[key as ActionName]);
   return out;
 }
 
