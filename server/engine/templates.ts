@@ -3,7 +3,7 @@
  * filters are errors (never an empty string), only own properties are reachable, and parse and render
  * work is bounded so a template cannot exhaust the server.
  */
-import { Liquid, type Template } from 'liquidjs';
+import { Liquid, type FS, type Template } from 'liquidjs';
 import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { parseDate, resolveRelativeDate } from './parse-date.js';
 import { TemplateError, type RulePath } from './errors.js';
@@ -11,7 +11,25 @@ import { TemplateError, type RulePath } from './errors.js';
 /** Wall-clock budget per render: the one place the engine measures time, to stop a runaway loop. */
 const RENDER_LIMIT_MS = 2000;
 
+// Templates never read files: Liquid's include/render/layout would otherwise load any file the service
+// can read (the session secret, config.yml) into a title or the vars preview.
+const NO_FILES: FS = {
+  exists: async () => false,
+  existsSync: () => false,
+  readFile: async () => {
+    throw new Error('templates cannot read files');
+  },
+  readFileSync: () => {
+    throw new Error('templates cannot read files');
+  },
+  resolve: (_dir, file) => file,
+};
+
 const liquid = new Liquid({
+  fs: NO_FILES,
+  root: [],
+  partials: [],
+  layouts: [],
   strictVariables: true,
   strictFilters: true,
   // Lets `{{ x | default: 'y' }}` and `{% if x %}` test a value that may be missing; plain `{{ x }}` still fails.
@@ -24,6 +42,17 @@ const liquid = new Liquid({
   parseLimit: 100_000,
   cache: false,
 });
+
+for (const tag of ['include', 'render', 'layout']) {
+  liquid.registerTag(tag, {
+    parse() {
+      throw new Error(`{% ${tag} %} is not available in rule templates: they cannot read files`);
+    },
+    render() {
+      return '';
+    },
+  });
+}
 
 type FilterThis = { context: { getSync(path: PropertyKey[]): unknown } };
 

@@ -36,3 +36,15 @@ test('a template that builds too much text is stopped as an error', () => {
   assert.equal(ev.results[0].status, 'error');
   assert.match(ev.results[0].error ?? '', /memory alloc limit exceeded/);
 });
+
+test('templates cannot read files: include, render and layout are refused when the rule is compiled', async () => {
+  const { compileRule, renderVars, RuleCompileError } = await import('../../../server/engine/index.js');
+  for (const tag of ["{% include 'data/session-secret' %}", "{% render 'package.json' %}", "{% layout 'x' %}"]) {
+    assert.throws(
+      () => compileRule({ id: 'leak', actions: [{ set_title: tag }] }),
+      (err: Error) => err instanceof RuleCompileError && /cannot read files/.test(err.message),
+      tag,
+    );
+    assert.throws(() => renderVars({ leaked: tag }, { now: new Date('2025-01-01T00:00:00Z'), env: {} }), /cannot read files/, tag);
+  }
+});
