@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { ForbiddenError, TooManyRequestsError } from '../errors.js';
+import crypto from 'node:crypto';
 import { safeEqual } from './constant-time.js';
 import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
 import { verifyPassword } from './passwords.js';
@@ -26,6 +27,14 @@ export function createAuthService(config: AuthConfig, secret: string, throttle: 
   const signer = createSessionSigner(secret);
   const isAdminConfigured = () => Boolean(config.adminUser && (config.adminPassword || config.adminPasswordHash));
 
+  // Sessions carry this fingerprint: changing the admin's name or password signs every other session out.
+  const credential = () =>
+    crypto
+      .createHmac('sha256', secret)
+      .update(`${config.adminUser ?? ''}\u0000${config.adminPasswordHash ?? config.adminPassword ?? ''}`)
+      .digest('base64url')
+      .slice(0, 22);
+
   const passwordMatches = (password: string) =>
     config.adminPasswordHash ? verifyPassword(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
 
@@ -51,16 +60,15 @@ export function createAuthService(config: AuthConfig, secret: string, throttle: 
         throw new ForbiddenError('Wrong username or password.');
       }
       throttle.recordSuccess(address);
-      return signer.sign(adminUser);
+      return signer.sign(adminUser, credential());
     },
     issueSession() {
-      return signer.sign(config.adminUser ?? 'admin');
+      return signer.sign(config.adminUser ?? 'admin', credential());
     },
     verifySession(token) {
       if (!token) return null;
       const session = signer.verify(token);
-      // A session outlives nothing: renaming the admin signs everyone out.
-      if (!session || (config.adminUser && session.username !== config.adminUser)) return null;
+      if (!session || !safeEqual(session.credential, credential())) return null;
       return session;
     },
     verifyApiToken(token) {

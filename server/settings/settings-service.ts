@@ -25,8 +25,8 @@ export interface SettingsUpdate {
   ok: true;
   restart_required: boolean;
   overridden_by_env: SettingName[];
-  /** The admin name changed live: sessions signed for the old name are no longer valid. */
-  admin_renamed: boolean;
+  /** The admin name or password changed live: every session signed before is no longer valid. */
+  credentials_changed: boolean;
 }
 
 export interface SettingsService {
@@ -102,7 +102,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
       }
       updateConfigFile(config.dataDir, changes);
 
-      const previousAdmin = config.adminUser;
+      const previousCredential = `${config.adminUser}\u0000${config.adminPasswordHash ?? config.adminPassword}`;
       for (const name of names.filter((n) => SETTINGS[n].live && !overridden(n))) {
         if (name === 'admin_user') config.adminUser = patch.admin_user ?? config.adminUser;
         if (name === 'admin_password') Object.assign(config, { adminPassword: null, adminPasswordHash: hash });
@@ -118,7 +118,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
           (restart ? ' (restart the service to apply the dms settings)' : '') +
           (ignored.length ? `; the environment still wins for ${ignored.join(', ')}` : ''),
       );
-      return { ok: true, restart_required: restart, overridden_by_env: ignored, admin_renamed: config.adminUser !== previousAdmin };
+      return { ok: true, restart_required: restart, overridden_by_env: ignored, credentials_changed: `${config.adminUser}\u0000${config.adminPasswordHash ?? config.adminPassword}` !== previousCredential };
     },
   };
 }

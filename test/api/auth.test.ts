@@ -106,10 +106,11 @@ describe('sign-in, sessions and the UI tier', () => {
 
   test('UI routes refuse an expired JWT', async () => {
     const secret = await import('node:fs').then((fs) => fs.readFileSync(`${server.dataDir}/session-secret`, 'utf8'));
-    const expired = jwt.sign({ sub: ADMIN.username, exp: Math.floor(Date.now() / 1000) - 60 }, secret, { algorithm: 'HS256' });
+    const real = jwt.decode((await login(server.url)).slice('svc_session='.length)) as { cv: string };
+    const expired = jwt.sign({ sub: ADMIN.username, cv: real.cv, exp: Math.floor(Date.now() / 1000) - 60 }, secret, { algorithm: 'HS256' });
     const res = await call(server.url, '/api/ui/me', { cookie: sessionCookie(expired) });
     assert.equal(res.status, 401);
-    const fresh = jwt.sign({ sub: ADMIN.username }, secret, { algorithm: 'HS256', expiresIn: 60 });
+    const fresh = jwt.sign({ sub: ADMIN.username, cv: real.cv }, secret, { algorithm: 'HS256', expiresIn: 60 });
     assert.equal((await call(server.url, '/api/ui/me', { cookie: sessionCookie(fresh) })).status, 200);
   });
 

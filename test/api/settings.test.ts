@@ -106,9 +106,14 @@ describe('settings page API backed by config.yml', () => {
     assert.deepEqual(fs.readdirSync(server.dataDir).filter((f) => f.endsWith('.tmp')), []);
   });
 
-  test('a new admin password is stored as an scrypt hash and works for the next login at once', async () => {
+  test('a new admin password is stored as an scrypt hash, works for the next login at once and ends other sessions', async () => {
+    const otherCookie = await login(server.url);
     const res = await put({ admin_password: 'a much newer passphrase' });
     assert.equal(res.status, 200);
+    assert.equal((await call(server.url, '/api/ui/me', { cookie: otherCookie })).status, 401, 'a session from before the change ends');
+    const renewed = (res.headers.get('set-cookie') ?? '').split(';')[0];
+    assert.equal((await call(server.url, '/api/ui/me', { cookie: renewed })).status, 200, 'the person who changed it stays signed in');
+    cookie = renewed;
     const stored = readConfig(server.dataDir);
     assert.match(String(stored.admin_password_hash), /^scrypt\$/);
     assert.ok(!fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8').includes('a much newer passphrase'));

@@ -14,8 +14,8 @@ export function settingsRoutes(services: Services): Router {
 
   router.put('/settings', json, (req, res) => {
     const result = services.settings.update(parseSettingsPatch(req.body));
-    if (result.admin_renamed) {
-      // Renaming the admin invalidates sessions of the old name; keep the person who renamed it signed in.
+    if (result.credentials_changed) {
+      // A new admin name or password ends every session; keep the person who made the change signed in.
       setSessionCookie(req, res, services.auth.issueSession());
     }
     res.json({ ok: true, restart_required: result.restart_required, overridden_by_env: result.overridden_by_env });
