@@ -95,12 +95,11 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
   const single = new Set([...singles, ...writable.filter((p) => p.needsSingleApply).map((p) => p.document.id)]);
 
   for (const group of groups) {
+    // Marked before the write, as for single writes: the dms's "document updated" echo may arrive before we resume.
+    for (const id of group.documents) deps.noteWrite(id);
     try {
       for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
-      for (const id of group.documents) {
-        outcomes.set(id, { kind: 'bulk' });
-        deps.noteWrite(id);
-      }
+      for (const id of group.documents) outcomes.set(id, { kind: 'bulk' });
     } catch {
       // Partly applied is fine to retry: PATCH writes the whole wanted state, so single writes finish the job.
       for (const id of group.documents) single.add(id);
