@@ -67,7 +67,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     recentWrites: runs.recentWrites,
     logger,
     dryRun: () => config.webhookDryRun,
-    runDocument: webhookRunner(runs, rules),
+    runner: webhookRunner(runs, rules),
   });
   closers.push(() => webhook.stop());
 

@@ -9,6 +9,7 @@ import { isEmptyPlan, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
 import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import type { WebhookTrigger } from './webhook/parse-payload.js';
+import type { WebhookRunCounts } from './webhook/webhook-service.js';
 import type { RunService } from './run-service.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
@@ -104,28 +105,26 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
   };
 }
 
-/** Counts a webhook run reports for its event record. */
-export interface WebhookRunCounts {
-  matched: number;
-  changed: number;
-  errors: number;
+/** The rules a webhook runs: those whose `on` has the event (both kinds when the event is unknown). */
+function webhookRules(rules: { loadedRules(): LoadedRule[] }, trigger: WebhookTrigger): { selected: LoadedRule[]; engineTrigger: 'added' | 'updated' | 'job' } {
+  const all = rules.loadedRules();
+  if (trigger !== 'unknown') return { selected: all, engineTrigger: trigger };
+  // 'job' makes the engine ignore `on` for the rules that react to either kind.
+  return { selected: all.filter((r) => r.compiled.on.some((t) => t === 'added' || t === 'updated')), engineTrigger: 'job' };
 }
 
-/**
- * The webhook's entry to the one pipeline: the rules whose `on` matches the event (both kinds when the
- * event is unknown). A dms failure while writing is thrown so the event record shows it.
- */
+/** The webhook's entry to the one pipeline. A dms failure while writing is thrown so the event record shows it. */
 export function webhookRunner(runs: RunService, rules: { loadedRules(): LoadedRule[] }) {
-  return async (document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }): Promise<WebhookRunCounts> => {
-    let selected = rules.loadedRules();
-    let engineTrigger: 'added' | 'updated' | 'job' = trigger === 'unknown' ? 'job' : trigger;
-    if (trigger === 'unknown') {
-      // Without an event kind, every rule that reacts to either kind; 'job' makes the engine ignore `on` for them.
-      selected = selected.filter((r) => r.compiled.on.some((t) => t === 'added' || t === 'updated'));
-      engineTrigger = 'job';
-    }
-    const result = await runs.runDocument(document, { rules: selected, trigger: engineTrigger, source: 'webhook', eventId: ctx.eventId, dryRun: ctx.dryRun });
-    if (result.dmsError) throw new UpstreamError(`The dms failed while writing document ${document.id}: ${result.dmsError.message}`);
-    return { matched: result.matched, changed: result.changed ? 1 : 0, errors: result.errors };
+  return {
+    async run(document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }): Promise<WebhookRunCounts> {
+      const { selected, engineTrigger } = webhookRules(rules, trigger);
+      const result = await runs.runDocument(document, { rules: selected, trigger: engineTrigger, source: 'webhook', eventId: ctx.eventId, dryRun: ctx.dryRun });
+      if (result.dmsError) throw new UpstreamError(`The dms failed while writing document ${document.id}: ${result.dmsError.message}`);
+      return { matched: result.matched, changed: result.changed ? 1 : 0, errors: result.errors };
+    },
+    /** The document never arrived (or the dms failed): every rule the webhook would have run says so in a trace. */
+    fail(document: number, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }, message: string): void {
+      runs.recordFailure(document, { rules: webhookRules(rules, trigger).selected, source: 'webhook', eventId: ctx.eventId, dryRun: ctx.dryRun }, message);
+    },
   };
 }

@@ -42,7 +42,9 @@ export interface RunService {
   runManual(input: { document: number; ruleId: string | null; dryRun: boolean }): Promise<Trace[]>;
   /** The one pipeline for a fetched document: evaluate, plan, write (real mode), record one trace per rule. */
   runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult>;
-  /** The echo guard every write marks (H7's webhook reads it). */
+  /** One error trace per rule for a document that could not even be fetched, so the failure is in the history. */
+  recordFailure(document: number, options: Omit<DocumentRunOptions, 'trigger'>, message: string): void;
+  /** The echo guard every write marks (the webhook reads it). */
   readonly recentWrites: RecentWrites;
 }
 
@@ -85,6 +87,11 @@ export function createRunService(deps: RunServiceDeps): RunService {
     };
   }
 
+  function recordFailure(document: number, options: Omit<DocumentRunOptions, 'trigger'>, message: string): void {
+    const ctx: TraceContext = { source: options.source, eventId: options.eventId, document, dryRun: options.dryRun, startedAt: now().getTime(), now };
+    history.append(options.rules.map((rule) => errorTrace(rule, message, ctx)));
+  }
+
   async function runManual(input: { document: number; ruleId: string | null; dryRun: boolean }): Promise<Trace[]> {
     let rules: LoadedRule[];
     if (input.ruleId !== null) {
@@ -102,8 +109,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     } catch (err) {
       const missing = err instanceof DmsNotFoundError;
       const message = missing ? `Document ${input.document} was not found in the dms (${dms.url}).` : `The dms failed: ${errorMessage(err)}`;
-      const ctx: TraceContext = { source: 'manual', eventId: null, document: input.document, dryRun: input.dryRun, startedAt: now().getTime(), now };
-      history.append(rules.map((rule) => errorTrace(rule, message, ctx)));
+      recordFailure(input.document, options, message);
       if (missing) throw new NotFoundError(message);
       if (err instanceof UpstreamError) throw err;
       throw new UpstreamError(message);
@@ -116,5 +122,5 @@ export function createRunService(deps: RunServiceDeps): RunService {
     return result.traces;
   }
 
-  return { runManual, runDocument, recentWrites: deps.recentWrites };
+  return { runManual, runDocument, recordFailure, recentWrites: deps.recentWrites };
 }

@@ -106,6 +106,13 @@ describe('POST /api/webhook/dms', () => {
     const event = await waitForEvent(rig.server.url, res.body.event_id);
     assert.equal(event.status, 'failed');
     assert.match(event.error ?? '', /777777/);
+    const traces = await call<{ traces: Array<{ status: string; source: string; error: string | null }> }>(rig.server.url, '/api/traces?document=777777', { token: API_TOKEN });
+    assert.ok(traces.body.traces.length > 0, 'the failure is in the trace history, not only the event record');
+    for (const trace of traces.body.traces) {
+      assert.equal(trace.status, 'error');
+      assert.equal(trace.source, 'webhook');
+      assert.match(trace.error ?? '', /777777 was not found/);
+    }
   });
 
   it('collapses repeated deliveries for a document already waiting into one run', async () => {

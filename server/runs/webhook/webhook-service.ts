@@ -8,7 +8,7 @@ import type { WebhookPayload, WebhookTrigger } from './parse-payload.js';
 import { createWebhookQueue, type QueuedDelivery, type WebhookQueue } from './webhook-queue.js';
 
 /** Counts one webhook run reports back for its event record. */
-export interface DocumentRunCounts {
+export interface WebhookRunCounts {
   matched: number;
   changed: number;
   errors: number;
@@ -41,7 +41,11 @@ export interface WebhookDeps {
   /** Read per delivery so a settings change applies without restart. */
   dryRun(): boolean;
   /** The one run pipeline: every loaded rule whose `on` matches, against the fetched document. */
-  runDocument(document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }): Promise<DocumentRunCounts>;
+  runner: {
+    run(document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }): Promise<WebhookRunCounts>;
+    /** Records the failure in a trace per rule when the document could not be fetched. */
+    fail(document: number, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }, message: string): void;
+  };
 }
 
 export type WebhookAnswer =
@@ -60,9 +64,17 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
   const runDelivery = async (delivery: QueuedDelivery) => {
     const dryRun = events.get(delivery.event_id)?.dry_run ?? deps.dryRun();
     events.update(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
+    const ctx = { eventId: delivery.event_id, dryRun };
     try {
-      const document = await fetchWhenReady(deps.dms, delivery.document, delivery.trigger, options);
-      const counts = await deps.runDocument(document, delivery.trigger, { eventId: delivery.event_id, dryRun });
+      let document: DmsDocument;
+      try {
+        document = await fetchWhenReady(deps.dms, delivery.document, delivery.trigger, options);
+      } catch (err) {
+        const missing = err instanceof DmsNotFoundError;
+        deps.runner.fail(delivery.document, delivery.trigger, ctx, missing ? `Document ${delivery.document} was not found in the dms.` : `The dms failed: ${errorMessage(err)}`);
+        throw err;
+      }
+      const counts = await deps.runner.run(document, delivery.trigger, ctx);
       events.update(delivery.event_id, { ...counts, processed: 1, status: 'done', finished_at: new Date().toISOString() });
     } catch (err) {
       logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
