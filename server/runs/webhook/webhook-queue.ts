@@ -14,6 +14,8 @@ export interface WebhookQueueOptions {
   concurrency: number;
   /** Seconds a refused sender is asked to wait. */
   retryAfterSeconds: number;
+  /** How long `stop` waits for running deliveries (default 5 s). */
+  stopGraceMs?: number;
 }
 
 export type EnqueueResult =
@@ -28,7 +30,7 @@ export interface WebhookQueue {
   readonly running: number;
   /** Resolves when nothing is waiting or running (tests, shutdown). */
   idle(): Promise<void>;
-  /** Stops taking work; returns the deliveries that never started. Running ones finish. */
+  /** Stops taking work; returns the deliveries that never started or did not finish within the grace time. */
   stop(): Promise<QueuedDelivery[]>;
 }
 
@@ -44,7 +46,7 @@ function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrigger {
  */
 export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery: QueuedDelivery) => Promise<void>): WebhookQueue {
   const waiting = new Map<number, QueuedDelivery>();
-  const running = new Set<number>();
+  const running = new Map<number, QueuedDelivery>();
   let active = 0;
   let stopped = false;
   let idleWaiters: Array<() => void> = [];
@@ -64,7 +66,7 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
       const next = [...waiting.values()].find((d) => !running.has(d.document));
       if (!next) break;
       waiting.delete(next.document);
-      running.add(next.document);
+      running.set(next.document, next);
       active++;
       void run(next)
         .catch(() => undefined)
@@ -112,9 +114,15 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
       stopped = true;
       const left = [...waiting.values()];
       waiting.clear();
-      if (active > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+      if (active > 0) {
+        // A delivery may be waiting out a late document or a slow dms; shutdown does not wait for it forever.
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? 5000)));
+        await Promise.race([new Promise<void>((resolve) => idleWaiters.push(resolve)), grace]);
+        clearTimeout(timer);
+      }
       checkIdle();
-      return left;
+      return [...left, ...running.values()];
     },
   };
 }

@@ -97,7 +97,7 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
     async stop() {
       const left = await queue.stop();
       for (const d of left) {
-        events.update(d.event_id, { status: 'interrupted', finished_at: new Date().toISOString(), error: 'The service stopped before this webhook ran; Paperless will not resend it, run the rules for the document by hand.' });
+        events.update(d.event_id, { status: 'interrupted', finished_at: new Date().toISOString(), error: 'The service stopped before this webhook run finished; Paperless will not resend it, run the rules for the document by hand.' });
       }
     },
   };

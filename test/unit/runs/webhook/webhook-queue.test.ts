@@ -95,3 +95,16 @@ test('stop returns the deliveries that never started and waits for running ones'
   assert.equal(finished, 1);
   assert.throws(() => queue.enqueue(3, 'updated', () => id++), (err: Error & { status?: number }) => err.status === 503);
 });
+
+test('stop gives up on a delivery still running after the grace time and returns it too', async () => {
+  const never = gate();
+  let id = 1;
+  const queue = createWebhookQueue({ capacity: 10, concurrency: 1, retryAfterSeconds: 5, stopGraceMs: 50 }, async () => {
+    await never.opened; // a document that never arrives
+  });
+  queue.enqueue(7, 'added', () => id++);
+  await new Promise((r) => setImmediate(r));
+  const left = await queue.stop();
+  assert.deepEqual(left.map((d) => d.document), [7], 'the stuck delivery is handed back to be marked interrupted');
+  never.open();
+});
