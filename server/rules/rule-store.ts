@@ -141,8 +141,12 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
 
     async saveDraft(id, content) {
       checkSize(content);
-      const { file } = await existing(id);
-      await drafts.write(file, content);
+      // In the write queue, so an autosave racing a publish cannot bring back the draft the publish removed.
+      const file = await exclusive(async () => {
+        const found = (await existing(id)).file;
+        await drafts.write(found, content);
+        return found;
+      });
       try {
         const warnings = await validate(file, content);
         return { validation: { ok: true, warnings } };
@@ -160,10 +164,11 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
         await reloadNow();
       }),
 
-    async deleteDraft(id) {
-      const { file } = await existing(id);
-      if (!(await drafts.remove(file))) throw new NotFoundError(`"${file.path}" has no draft.`);
-    },
+    deleteDraft: (id) =>
+      exclusive(async () => {
+        const { file } = await existing(id);
+        if (!(await drafts.remove(file))) throw new NotFoundError(`"${file.path}" has no draft.`);
+      }),
 
     async previewVars(id, content) {
       checkSize(content);
