@@ -1,6 +1,7 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
 import { MAX_RULE_FILE_BYTES } from '../../rules/index.js';
+import { booleanParam } from '../../query-params.js';
 import type { Services } from '../../services.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
@@ -17,7 +18,7 @@ function rawYaml(): RequestHandler {
 }
 
 const bodyText = (req: Request): string => (typeof req.body === 'string' ? req.body : '');
-const isDraft = (req: Request): boolean => ['true', '1', 'yes'].includes(String(req.query.draft ?? '').toLowerCase());
+const isDraft = (req: Request): boolean => booleanParam(req.query.draft, 'draft', false);
 const fileId = (req: Request): string => String(req.params.id);
 
 /** `/api/ui/rules*` (Express 5 passes rejected promises to the error handler): the rule files store (list, create, read, save, drafts, delete, vars preview). */
