@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomicSync } from '../atomic-write.js';
 
 const SECRET_FILE = 'session-secret';
 
@@ -15,8 +16,6 @@ export function loadOrCreateSessionSecret(dataDir: string, configured: string | 
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const secret = crypto.randomBytes(48).toString('base64url');
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, secret, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileAtomicSync(file, secret, { mode: 0o600 });
   return secret;
 }

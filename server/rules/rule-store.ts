@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import YAML from 'yaml';
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, errorMessage } from '../errors.js';
-import { createEmptyFile, writeFileAtomic } from './atomic-write.js';
+import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
 import { createDraftStore } from './drafts.js';
 import { fileIdOf, isRuleFilePath, parseRuleFilePath, pathOfFileId, type RuleFilePath } from './file-names.js';
 import { loadRulesDir, type LoadedRule, type LoadState } from './rules-loader.js';

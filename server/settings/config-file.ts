@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { ConflictError } from '../errors.js';
+import { writeFileAtomicSync } from '../atomic-write.js';
 
 export const CONFIG_FILE_NAME = 'config.yml';
 
@@ -19,7 +20,7 @@ export function updateConfigFile(dataDir: string, changes: Record<string, string
     removeAliases(doc, envNameOf(key));
     if (value !== null) doc.set(key, value);
   }
-  writeAtomically(file, doc.toString());
+  writeFileAtomicSync(file, doc.toString(), { mode: 0o600 });
 }
 
 function readDocument(file: string): YAML.Document {
@@ -52,21 +53,3 @@ function removeAliases(doc: YAML.Document, envName: string): void {
   map.items = map.items.filter((pair) => !(YAML.isScalar(pair.key) && envNameOf(String(pair.key.value)) === envName));
 }
 
-function writeAtomically(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  const fd = fs.openSync(tmp, 'w', 0o600);
-  try {
-    fs.writeFileSync(fd, text);
-    // The mode given to open is reduced by the umask only, but an inherited ACL could widen it: pin it.
-    fs.fchmodSync(fd, 0o600);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-}

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createMemoryLogger } from '../../../server/log.js';
-import { createEmptyFile, writeFileAtomic } from '../../../server/rules/atomic-write.js';
+import { createEmptyFile, writeFileAtomic } from '../../../server/atomic-write.js';
 import { createDraftStore } from '../../../server/rules/drafts.js';
 import { createRuleStore } from '../../../server/rules/index.js';
 import { isRuleFilePath, parseRuleFilePath, type RuleFilePath } from '../../../server/rules/file-names.js';
