@@ -135,6 +135,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return result;
 }
 
+/** The variable a config.yml key stands for: `dms_url`, `svc_dms_url` and `SVC_DMS_URL` all mean SVC_DMS_URL. */
+export const envNameOf = (key: string): string => (key.toUpperCase().startsWith('SVC_') ? key : `SVC_${key}`).toUpperCase();
+
 /** config.yml keys are the variable names in lower case, with or without the `svc_` prefix. */
 function readConfigFile(dataDir: string): Record<string, string> {
   const file = path.join(dataDir, 'config.yml');
@@ -158,7 +161,7 @@ function readConfigFile(dataDir: string): Record<string, string> {
   const known = new Set<string>(CONFIG_KEYS.map((k) => k.env));
   const values: Record<string, string> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    const env = (key.toUpperCase().startsWith('SVC_') ? key : `SVC_${key}`).toUpperCase();
+    const env = envNameOf(key);
     if (!known.has(env)) throw new ConfigError(`${file}: unknown setting "${key}"`);
     if (value !== null && value !== '') values[env] = String(value);
   }

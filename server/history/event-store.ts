@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
+import { moveAside } from './move-aside.js';
 
 export type { EventKind, EventRecord, EventStatus, JobReport } from './event-types.js';
 
@@ -61,10 +61,7 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
     await db.read();
     if (!isEventFile(db.data)) throw new Error('unexpected structure');
   } catch (err) {
-    // Never overwrite what could not be read: keep it beside the fresh file for a person to inspect.
-    const aside = `${file}.corrupt-${now().toISOString().replace(/[:.]/g, '-')}`;
-    if (fs.existsSync(file)) fs.renameSync(file, aside);
-    logger.error(`events file ${file} could not be read (${(err as Error).message}); moved to ${aside} and started a new one`);
+    moveAside(file, 'events file', (err as Error).message, logger, now());
     db.data = { next_id: 1, events: [] };
   }
   const data = db.data;

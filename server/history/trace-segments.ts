@@ -4,6 +4,7 @@ import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import type { Trace } from '../engine/model.js';
 import type { Logger } from '../log.js';
+import { moveAside } from './move-aside.js';
 
 /** What one segment file holds. `version` lets a later release migrate old files instead of guessing. */
 export interface SegmentData {
@@ -41,17 +42,6 @@ function isSegmentData(value: unknown): value is SegmentData {
   return data.version === 1 && Array.isArray(data.traces) && data.traces.every((t) => typeof t === 'object' && t !== null && typeof (t as Trace).id === 'string');
 }
 
-/** Moves an unreadable file out of the way so a fresh one can start; the original bytes stay for inspection. */
-function moveAside(file: string, reason: string, logger: Logger): void {
-  const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  try {
-    fs.renameSync(file, aside);
-    logger.warn(`trace history file ${file} could not be read (${reason}); moved it to ${aside} and started fresh`);
-  } catch (err) {
-    logger.error(`trace history file ${file} could not be read (${reason}) nor moved aside: ${(err as Error).message}`);
-  }
-}
-
 /**
  * Reads every segment in `dir`, oldest first. A corrupt or unreadable segment is moved aside (never
  * overwritten: its content might still matter to someone) and the others load normally.
@@ -71,11 +61,11 @@ export async function loadSegments(dir: string, logger: Logger): Promise<Segment
     try {
       await db.read();
     } catch (err) {
-      moveAside(file, (err as Error).message, logger);
+      moveAside(file, 'trace history file', (err as Error).message, logger);
       continue;
     }
     if (!isSegmentData(db.data)) {
-      moveAside(file, 'not a trace history file', logger);
+      moveAside(file, 'trace history file', 'not a trace history file', logger);
       continue;
     }
     segments.push({ seq, file, db });

@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { envNameOf } from '../config.js';
 import { ConflictError } from '../errors.js';
 import { writeFileAtomicSync } from '../atomic-write.js';
 
 export const CONFIG_FILE_NAME = 'config.yml';
-
-/** The variable a config.yml key stands for: `dms_url`, `svc_dms_url` and `SVC_DMS_URL` all mean SVC_DMS_URL. */
-export const envNameOf = (key: string) => (key.toUpperCase().startsWith('SVC_') ? key : `SVC_${key}`).toUpperCase();
 
 /**
  * Edits `<dataDir>/config.yml` in place: keeps comments and settings it does not touch, refuses to

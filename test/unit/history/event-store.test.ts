@@ -84,7 +84,7 @@ test('an unreadable events file is moved aside and a fresh one started', async (
   const store = await openEventStore(dir, logger);
   assert.equal(store.create({ kind: 'job', rule_id: 'r', dry_run: true }).event_id, 1);
   assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('events.json.corrupt-')));
-  assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('moved to')));
+  assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('moved it to')));
   await store.close();
 });
 

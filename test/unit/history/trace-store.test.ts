@@ -149,7 +149,7 @@ describe('trace store', () => {
     const aside = fs.readdirSync(dir).filter((f) => f.startsWith('traces-000002.json.corrupt-'));
     assert.equal(aside.length, 1);
     assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), '{"version":1,"traces":[{"id":');
-    assert.ok(logger.lines.some((l) => l.startsWith('warn') && l.includes('moved it to') && l.includes('traces-000002.json')));
+    assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('moved it to') && l.includes('traces-000002.json')));
     assert.deepEqual(store.query(all).map((t) => t.id), [kept.id]);
 
     const next = trace();
