@@ -38,12 +38,6 @@ export function readField(doc: RuleDocument, field: string): unknown {
   return (doc as unknown as Record<string, unknown>)[field];
 }
 
-/** Fields an extraction may read as text. */
-export function isExtractableField(field: string): boolean {
-  const kind = fieldKind(field);
-  return kind !== null;
-}
-
 /** A blank document, for rule tests that give only some fields. */
 export function emptyDocument(): RuleDocument {
   return {

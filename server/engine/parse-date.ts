@@ -153,6 +153,3 @@ export function resolveRelativeDate(text: string, now: Date): string | null {
   return d.toISOString().slice(0, 10);
 }
 
-export function todayIso(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
