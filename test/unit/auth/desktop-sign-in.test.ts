@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createDesktopSignIn } from '../../../server/auth/desktop-sign-in.js';
+import { createDesktopSignIn, redeemDesktopToken } from '../../../server/auth/desktop-sign-in.js';
 
 describe('desktop one-time sign-in tokens', () => {
   test('a token is accepted exactly once', () => {
@@ -50,5 +50,37 @@ describe('desktop one-time sign-in tokens', () => {
     assert.equal(signIn.consume(first), false);
     assert.equal(signIn.consume(second), true);
     assert.equal(signIn.consume(third), true);
+  });
+});
+
+describe('redeeming a desktop token', () => {
+  const status = (fn: () => void) => {
+    try {
+      fn();
+      return 200;
+    } catch (err) {
+      return (err as { status: number }).status;
+    }
+  };
+
+  test('only callers on this computer may redeem, and each token once', () => {
+    const signIn = createDesktopSignIn();
+    const cases: Array<[{ remote?: string; local?: string }, number]> = [
+      [{ remote: '192.168.1.20', local: '192.168.1.5' }, 403],
+      [{ remote: '10.0.0.7', local: '127.0.0.1' }, 403],
+      [{ remote: undefined, local: '127.0.0.1' }, 403],
+      [{ remote: '::ffff:192.168.1.20', local: '::ffff:192.168.1.5' }, 403],
+      [{ remote: '127.0.0.1', local: '127.0.0.1' }, 200],
+      [{ remote: '::1', local: '::1' }, 200],
+      [{ remote: '::ffff:127.0.0.1', local: '::ffff:127.0.0.1' }, 200],
+      [{ remote: '192.168.1.5', local: '192.168.1.5' }, 200],
+    ];
+    for (const [caller, expected] of cases) {
+      const token = signIn.issue();
+      assert.equal(status(() => redeemDesktopToken(signIn, token, caller)), expected, JSON.stringify(caller));
+    }
+    const once = signIn.issue();
+    redeemDesktopToken(signIn, once, { remote: '127.0.0.1' });
+    assert.equal(status(() => redeemDesktopToken(signIn, once, { remote: '127.0.0.1' })), 401);
   });
 });
