@@ -42,10 +42,16 @@ export async function benchJobs(size: number): Promise<Row[]> {
     const baseline = service.rssMiB();
     const measure = async (label: string, dryRun: boolean) => {
       sim.resetCounts();
+      const serviceCpu = service.cpuSeconds();
+      const dmsCpu = process.cpuUsage();
       const { seconds, event } = await runJob(service, dryRun);
+      const usedByService = service.cpuSeconds() - serviceCpu;
+      const used = process.cpuUsage(dmsCpu);
+      const usedByDms = (used.user + used.system) / 1e6;
       const perThousand = (totalRequests(sim.counts()) / event.processed) * 1000;
       rows.push({ measure: `${n(size)} docs, ${label}: throughput`, value: `${round(event.processed / seconds, 0)} docs/s`, note: `${event.processed} processed, ${event.matched} matched, ${event.changed} changed, ${event.errors} errors in ${round(seconds, 1)} s` });
       rows.push({ measure: `${n(size)} docs, ${label}: dms requests / 1,000 docs`, value: round(perThousand, 1), note: JSON.stringify(sim.counts()) });
+      rows.push({ measure: `${n(size)} docs, ${label}: CPU service / dms`, value: `${round(usedByService, 1)} / ${round(usedByDms, 1)} s`, note: `ratio ${round(usedByService / usedByDms, 2)}; wall ${round(seconds, 1)} s on 2 cores` });
     };
     await measure('dry run', true);
     await measure('real, changing', false);
@@ -56,4 +62,29 @@ export async function benchJobs(size: number): Promise<Row[]> {
     await sim.close();
   }
   return rows;
+}
+
+/** Live memory, not garbage: the largest corpus run with the service's heap capped far below its size. */
+export async function benchHeapCap(size: number, heapMiB: number): Promise<Row[]> {
+  const sim = await startSimulator({ seedDocuments: true, generate: { count: size, seed: 7 } });
+  const service = await startService(process.cwd(), {
+    SVC_DMS_URL: sim.url,
+    SVC_DMS_TOKEN: sim.token,
+    SVC_RULES_DIR: rulesDirWith({ 'bench.yml': BENCH_RULES }),
+    SVC_DATA_DIR: tempDir('data'),
+    NODE_OPTIONS: `--max-old-space-size=${heapMiB}`,
+  });
+  try {
+    const { seconds, event } = await runJob(service, true);
+    return [
+      {
+        measure: `${size.toLocaleString('en')} docs, dry run, heap capped at ${heapMiB} MiB`,
+        value: event.processed === sim.store.documents.size ? 'completed' : `stopped at ${event.processed}`,
+        note: `${event.processed} processed in ${round(seconds, 1)} s, peak RSS ${round(service.peakRssMiB(), 0)} MiB`,
+      },
+    ];
+  } finally {
+    await service.stop();
+    await sim.close();
+  }
 }

@@ -1,8 +1,9 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
-// Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --skip jobs,latency,reload
+// Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --skip jobs,latency,history,reload
 import { execSync } from 'node:child_process';
 import os from 'node:os';
-import { benchJobs } from './job-bench.js';
+import { benchHeapCap, benchJobs } from './job-bench.js';
+import { benchHistory } from './history-bench.js';
 import { benchLatency, benchReload } from './latency-bench.js';
 import { printTable, type Row } from './stats.js';
 
@@ -20,7 +21,9 @@ console.log(`# dms-rules benchmark, ${new Date().toISOString().slice(0, 10)}, ${
 if (!skip.has('jobs')) {
   const rows: Row[] = [];
   for (const size of sizes) rows.push(...(await benchJobs(size)));
+  rows.push(...(await benchHeapCap(Math.max(...sizes), 96)));
   printTable('Run-all jobs (one rule over every document)', rows);
 }
 if (!skip.has('latency')) printTable('Latency', await benchLatency());
+if (!skip.has('history')) printTable('Trace history', await benchHistory());
 if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));

@@ -9,6 +9,8 @@ export interface ServiceProcess {
   /** Peak resident memory of the service process so far (VmHWM), in MiB. */
   peakRssMiB(): number;
   rssMiB(): number;
+  /** CPU seconds (user + system) the service process has used so far. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -20,10 +22,17 @@ function procStatusMiB(pid: number, key: 'VmHWM' | 'VmRSS'): number {
   return kb / 1024;
 }
 
+function procCpuSeconds(pid: number): number {
+  // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): utime and stime in clock ticks.
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export async function startService(root: string, env: Record<string, string>): Promise<ServiceProcess> {
   const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist/server/main.js')], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_API_TOKEN: BENCH_TOKEN, ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: env.NODE_OPTIONS ?? '', SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_API_TOKEN: BENCH_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -48,6 +57,7 @@ export async function startService(root: string, env: Record<string, string>): P
     pid,
     peakRssMiB: () => procStatusMiB(pid, 'VmHWM'),
     rssMiB: () => procStatusMiB(pid, 'VmRSS'),
+    cpuSeconds: () => procCpuSeconds(pid),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -47,7 +47,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
   const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger });
 
-  // Background jobs and the dms webhook (H7). Events persist in the data dir; at shutdown the webhook queue
+  // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
   const events = await openEventStore(config.dataDir, logger);
   closers.push(() => events.close());

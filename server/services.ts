@@ -20,25 +20,25 @@ export interface Services {
   logger: Logger;
   auth: AuthService;
   startedAt: number;
-  /** The persistent trace history (H4). */
+  /** The persistent trace history. */
   history: TraceStore;
-  /** The one run pipeline: manual runs, the webhook's and the jobs' entries, the echo guard (H4). */
+  /** The one run pipeline: manual runs, the webhook's and the jobs' entries, the echo guard. */
   runs: RunService;
-  /** Background jobs (one rule over all documents, revert) and the event records (H7). */
+  /** Background jobs (one rule over all documents, revert) and the event records. */
   jobs: JobService;
-  /** The dms webhook: payload in, bounded de-duplicating queue, echo guard (H7). */
+  /** The dms webhook: payload in, bounded de-duplicating queue, echo guard. */
   webhook: WebhookService;
-  /** One-time tokens for the desktop window's password-less sign-in (H6). */
+  /** One-time tokens for the desktop window's password-less sign-in. */
   desktopSignIn: DesktopSignIn;
-  /** The settings page: config.yml in the data dir, applied live where possible (H6). */
+  /** The settings page: config.yml in the data dir, applied live where possible. */
   settings: SettingsService;
-  /** The rule files in the rules dir: CRUD, drafts, validation, the loaded rules and reload (H3). */
+  /** The rule files in the rules dir: CRUD, drafts, validation, the loaded rules and reload. */
   rules: RuleStore;
-  /** The dms (Paperless-ngx client; the in-process demo dms when SVC_DMS_URL is unset) (H1). */
+  /** The dms (Paperless-ngx client; the in-process demo dms when SVC_DMS_URL is unset). */
   dms: DmsClient;
-  /** The dms URL in use and whether it is the demo dms (H1). */
+  /** The dms URL in use and whether it is the demo dms. */
   dmsInfo: DmsInfo;
-  /** Whether the dms answers, cached for a few seconds; never throws (H1). */
+  /** Whether the dms answers, cached for a few seconds; never throws. */
   dmsStatus(): Promise<DmsStatus>;
   /** Flushes and stops everything long-lived, in reverse order of creation. */
   close(): Promise<void>;

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { FileError, LoadedRule } from './rules-loader.js';
 import type { SchemaInfo } from './schema-info.js';
 
-/** The rules store's contract: what routes, runs (H4) and the composition root rely on. */
+/** The rules store's contract: what routes, runs and the composition root rely on. */
 
 export interface RuleFileEntry {
   id: string;

@@ -7,7 +7,7 @@ import type { RuleFilePath } from './file-names.js';
 import type { RulesDir } from './rules-dir.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
 
-/** One loaded rule, as runs (H4) use it. */
+/** One loaded rule, as runs use it. */
 export interface LoadedRule {
   id: string;
   description: string | null;

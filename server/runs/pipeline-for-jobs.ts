@@ -21,7 +21,7 @@ export interface JobPipelineDeps {
   now?: () => Date;
 }
 
-/** What plan() learnt, kept beside the PlannedDocument H7's job passes back to applyOne() and record(). */
+/** What plan() learnt, kept beside the PlannedDocument the job passes back to applyOne() and record(). */
 interface Internal {
   rule: LoadedRule;
   result: RuleResult;

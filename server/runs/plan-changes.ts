@@ -13,7 +13,7 @@ export interface MissingName {
 }
 
 /**
- * What one document needs, in wire form, to end up as the rules want it. Pure data: H7's jobs group
+ * What one document needs, in wire form, to end up as the rules want it. Pure data: jobs group
  * identical plans into bulk edits; `applyPlan` writes one.
  */
 export interface DocumentPlan {
