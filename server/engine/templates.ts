@@ -27,6 +27,7 @@ const NO_FILES: FS = {
 
 const liquid = new Liquid({
   fs: NO_FILES,
+  relativeReference: false,
   root: [],
   partials: [],
   layouts: [],
