@@ -1,7 +1,11 @@
 // Shapes of the service's answers the UI reads (docs: /work/shared/spec/rest-api.md and DESIGN §4).
 import type { Trace } from '../../server/engine/model.js';
+import type { RuleFileEntry } from '../../server/rules/rule-store-types.js';
 
 export type { Trace, ConditionTrace, ActionTrace, FieldChange } from '../../server/engine/model.js';
+export type { RuleFileContent, RuleFileEntry } from '../../server/rules/rule-store-types.js';
+export type { DocumentHit } from '../../server/dms/document-search.js';
+export type { SettingsView as Settings } from '../../server/settings/settings-service.js';
 
 export interface Me {
   username: string;
@@ -15,29 +19,9 @@ export interface UiConfig {
   webhook_dry_run?: boolean;
 }
 
-export interface RuleFileEntry {
-  id: string;
-  name: string;
-  path: string;
-  package: string | null;
-  is_vars: boolean;
-  has_draft: boolean;
-  /** Why the file did not load (broken YAML or schema), when it did not. */
-  error?: string | { message?: string; line?: number | null; column?: number | null } | null;
-  /** Ids of the rules loaded from this file. */
-  rules?: string[];
-}
-
 export interface RuleList {
   files: RuleFileEntry[];
   loaded: Record<string, string | null>;
-}
-
-export interface RuleFileContent {
-  id: string;
-  name: string;
-  path: string;
-  content: string;
 }
 
 export interface Warning {
@@ -69,22 +53,3 @@ export interface RunResult {
 
 export type { EventRecord as JobEvent, EventStatus, JobReport } from '../../server/history/event-types.js';
 
-export interface DocumentHit {
-  id: number;
-  title: string;
-  correspondent?: string | number | null;
-  created?: string | null;
-}
-
-export interface Settings {
-  dms_url: string | null;
-  dms_token_set: boolean;
-  admin_user: string | null;
-  admin_password_set: boolean;
-  api_token_set: boolean;
-  webhook_dry_run: boolean;
-  restart_required?: boolean;
-  /** Settings an environment variable fixes; changing them here would have no effect. */
-  overridden_by_env?: string[];
-  config_file?: string;
-}

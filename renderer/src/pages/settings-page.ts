@@ -22,7 +22,7 @@ function field(name: string, label: string, input: HTMLInputElement, fixed: bool
 }
 
 function renderForm(section: HTMLElement, s: Settings): void {
-  const fixed = (name: string) => (s.overridden_by_env ?? []).includes(name);
+  const fixed = (name: string) => (s.overridden_by_env as readonly string[]).includes(name);
   const status = h('p', { class: 'status', attrs: { role: 'alert', hidden: true, id: 'settings-status' } });
   const dmsUrl = h('input', { attrs: { type: 'url', value: s.dms_url ?? '', placeholder: 'https://paperless.example.lan' } });
   const secret = (set: boolean) => h('input', { attrs: { type: 'password', autocomplete: 'new-password', placeholder: set ? 'set — leave empty to keep' : 'not set' } });
