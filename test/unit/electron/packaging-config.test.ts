@@ -18,7 +18,7 @@ const config = YAML.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'build', 'elec
   electronFuses: Record<string, boolean>;
   extraResources: Array<{ from: string; to: string }>;
 };
-const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { main: string; scripts: Record<string, string> };
+const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { main: string; scripts: Record<string, string>; allowScripts?: Record<string, boolean> };
 
 function pngSize(file: string): { width: number; height: number } {
   const bytes = fs.readFileSync(path.join(PROJECT_ROOT, file));
@@ -66,8 +66,12 @@ describe('desktop packaging config', () => {
     assert.ok(tray && pngSize(tray.from).width === 32);
   });
 
-  test('npm run desktop and npm run dist build first', () => {
-    assert.match(pkg.scripts.desktop, /^npm run build --silent && electron \.$/);
+  test('npm run desktop fetches the Electron binary on demand and builds first; npm run dist builds first', () => {
+    assert.match(pkg.scripts.desktop, /^node node_modules\/electron\/install\.js && npm run build --silent && electron \.$/);
     assert.match(pkg.scripts.dist, /^npm run build --silent && electron-builder --config build\/electron-builder\.yml/);
+  });
+
+  test('installing never downloads the Electron binary (a fresh machine without that network must install)', () => {
+    assert.equal(pkg.allowScripts?.electron, false);
   });
 });
