@@ -4,29 +4,9 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { makeTrace } from '../helpers/trace-factory.js';
 
-let counter = 0;
-function trace(fields: Partial<Trace> = {}): Trace {
-  counter += 1;
-  return {
-    id: `api-${counter}`,
-    at: new Date(1_700_000_000_000 + counter * 1000).toISOString(),
-    duration_ms: 2,
-    source: 'manual',
-    event_id: null,
-    document: 1,
-    rule_id: 'rule-a',
-    file: 'a.yml',
-    dry_run: true,
-    status: 'matched',
-    conditions: [],
-    extracted: {},
-    changes: {},
-    actions: [],
-    error: null,
-    ...fields,
-  };
-}
+const trace = makeTrace;
 
 interface TracesBody {
   traces: Trace[];

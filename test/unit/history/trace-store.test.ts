@@ -6,29 +6,9 @@ import type { Trace, TraceStatus } from '../../../server/engine/model.js';
 import { openTraceStore, type TraceStoreOptions } from '../../../server/history/trace-store.js';
 import { createMemoryLogger } from '../../../server/log.js';
 import { tempDir } from '../../helpers/test-server.js';
+import { makeTrace } from '../../helpers/trace-factory.js';
 
-let counter = 0;
-function trace(fields: Partial<Trace> = {}): Trace {
-  counter += 1;
-  return {
-    id: `t${counter}`,
-    at: new Date(1_700_000_000_000 + counter).toISOString(),
-    duration_ms: 1,
-    source: 'manual',
-    event_id: null,
-    document: 1,
-    rule_id: 'r',
-    file: 'r.yml',
-    dry_run: true,
-    status: 'matched',
-    conditions: [],
-    extracted: {},
-    changes: {},
-    actions: [],
-    error: null,
-    ...fields,
-  };
-}
+const trace = makeTrace;
 
 function open(dir: string, extra: Partial<TraceStoreOptions> = {}) {
   const logger = createMemoryLogger();

@@ -2,28 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Trace } from '../../../server/engine/model.js';
 import { withFieldOutcome } from '../../../server/runs/trace-outcome.js';
+import { makeTrace } from '../../helpers/trace-factory.js';
 
-const trace = (status: Trace['status'] = 'matched'): Trace => ({
-  id: 't',
-  at: '2025-01-01T00:00:00.000Z',
-  duration_ms: 1,
-  source: 'manual',
-  event_id: null,
-  document: 1,
-  rule_id: 'r',
-  file: 'r.yml',
-  dry_run: false,
-  status,
-  conditions: [],
-  extracted: {},
-  changes: {},
-  actions: [
-    { path: 'actions/0', action: 'set_title', status: 'planned' },
-    { path: 'actions/1', action: 'add_tags', status: 'planned' },
-    { path: 'actions/2', action: 'add_note', status: 'unchanged' },
-  ],
-  error: null,
-});
+const trace = (status: Trace['status'] = 'matched'): Trace =>
+  makeTrace({
+    dry_run: false,
+    status,
+    actions: [
+      { path: 'actions/0', action: 'set_title', status: 'planned' },
+      { path: 'actions/1', action: 'add_tags', status: 'planned' },
+      { path: 'actions/2', action: 'add_note', status: 'unchanged' },
+    ],
+  });
+
 
 describe('action statuses from what happened to each field', () => {
   it('keeps planned in a dry run and marks fields another rule already settled as unchanged', () => {
