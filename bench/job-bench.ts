@@ -1,6 +1,5 @@
-import { startSimulator } from '../server/dms/simulator/simulator.js';
-import { BENCH_RULE_ID, BENCH_RULES, rulesDirWith, tempDir } from './fixtures.js';
-import { api, startService, type ServiceProcess } from './service-process.js';
+import { BENCH_RULE_ID, BENCH_RULES } from './fixtures.js';
+import { api, withRig, type ServiceProcess } from './service-process.js';
 import { round, type Row } from './stats.js';
 
 interface EventRecord {
@@ -29,16 +28,9 @@ const totalRequests = (counts: Record<string, number>) => Object.values(counts).
 
 /** Run-all throughput, dms requests per 1,000 documents and peak service memory at one corpus size. */
 export async function benchJobs(size: number): Promise<Row[]> {
-  const sim = await startSimulator({ seedDocuments: true, generate: { count: size, seed: 7 } });
-  const service = await startService(process.cwd(), {
-    SVC_DMS_URL: sim.url,
-    SVC_DMS_TOKEN: sim.token,
-    SVC_RULES_DIR: rulesDirWith({ 'bench.yml': BENCH_RULES }),
-    SVC_DATA_DIR: tempDir('data'),
-  });
   const rows: Row[] = [];
   const n = (x: number) => x.toLocaleString('en');
-  try {
+  await withRig({ generate: { count: size, seed: 7 }, files: { 'bench.yml': BENCH_RULES } }, async ({ sim, service }) => {
     const baseline = service.rssMiB();
     const measure = async (label: string, dryRun: boolean) => {
       sim.resetCounts();
@@ -57,24 +49,14 @@ export async function benchJobs(size: number): Promise<Row[]> {
     await measure('real, changing', false);
     await measure('real, unchanged (second run)', false);
     rows.push({ measure: `${n(size)} docs: service peak RSS`, value: `${round(service.peakRssMiB(), 0)} MiB`, note: `idle after start ${round(baseline, 0)} MiB` });
-  } finally {
-    await service.stop();
-    await sim.close();
-  }
+  });
   return rows;
 }
 
 /** Live memory, not garbage: the largest corpus run with the service's heap capped far below its size. */
 export async function benchHeapCap(size: number, heapMiB: number): Promise<Row[]> {
-  const sim = await startSimulator({ seedDocuments: true, generate: { count: size, seed: 7 } });
-  const service = await startService(process.cwd(), {
-    SVC_DMS_URL: sim.url,
-    SVC_DMS_TOKEN: sim.token,
-    SVC_RULES_DIR: rulesDirWith({ 'bench.yml': BENCH_RULES }),
-    SVC_DATA_DIR: tempDir('data'),
-    NODE_OPTIONS: `--max-old-space-size=${heapMiB}`,
-  });
-  try {
+  const setup = { generate: { count: size, seed: 7 }, files: { 'bench.yml': BENCH_RULES }, env: { NODE_OPTIONS: `--max-old-space-size=${heapMiB}` } };
+  return withRig(setup, async ({ sim, service }) => {
     const { seconds, event } = await runJob(service, true);
     return [
       {
@@ -83,8 +65,5 @@ export async function benchHeapCap(size: number, heapMiB: number): Promise<Row[]
         note: `${event.processed} processed in ${round(seconds, 1)} s, peak RSS ${round(service.peakRssMiB(), 0)} MiB`,
       },
     ];
-  } finally {
-    await service.stop();
-    await sim.close();
-  }
+  });
 }

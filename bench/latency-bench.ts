@@ -1,25 +1,15 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import fs from 'node:fs';
 import path from 'node:path';
-import { startSimulator } from '../server/dms/simulator/simulator.js';
-import { BENCH_RULE_ID, BENCH_RULES, manyRuleFiles, rulesDirWith, tempDir } from './fixtures.js';
-import { api, BENCH_TOKEN, startService } from './service-process.js';
+import { BENCH_RULE_ID, BENCH_RULES, manyRuleFiles } from './fixtures.js';
+import { api, BENCH_TOKEN, withRig } from './service-process.js';
 import { percentile, round, timed, type Row } from './stats.js';
 
 /** Single-document run latency, webhook acceptance under load, and /api/traces with a full history. */
 export async function benchLatency(): Promise<Row[]> {
-  const documents = 1000;
-  const sim = await startSimulator({ seedDocuments: true, generate: { count: documents, seed: 11 } });
-  const service = await startService(process.cwd(), {
-    SVC_DMS_URL: sim.url,
-    SVC_DMS_TOKEN: sim.token,
-    SVC_RULES_DIR: rulesDirWith({ 'bench.yml': BENCH_RULES }),
-    SVC_DATA_DIR: tempDir('data'),
-    SVC_WEBHOOK_DRY_RUN: 'true',
-  });
-  const rows: Row[] = [];
-  try {
+  const setup = { generate: { count: 1000, seed: 11 }, files: { 'bench.yml': BENCH_RULES }, env: { SVC_WEBHOOK_DRY_RUN: 'true' } };
+  return withRig(setup, async ({ sim, service }) => {
+    const rows: Row[] = [];
     const ids = [...sim.store.documents.keys()];
     const runs: number[] = [];
     for (let i = 0; i < 300; i++) {
@@ -48,11 +38,8 @@ export async function benchLatency(): Promise<Row[]> {
     const stored = await api<{ traces: unknown[] }>(service.url, '/api/traces?limit=1000');
     rows.push({ measure: 'GET /api/traces?limit=100 p50 / p99', value: `${round(percentile(traceCalls, 50))} / ${round(percentile(traceCalls, 99))} ms`, note: `history holds ≥ ${stored.body.traces.length} traces` });
     rows.push({ measure: 'GET /api/traces filtered by document p50 / p99', value: `${round(percentile(filtered, 50))} / ${round(percentile(filtered, 99))} ms` });
-  } finally {
-    await service.stop();
-    await sim.close();
-  }
-  return rows;
+    return rows;
+  });
 }
 
 async function countUnfinished(url: string, ids: number[], timeoutMs = 60_000): Promise<number> {
@@ -72,20 +59,13 @@ async function countUnfinished(url: string, ids: number[], timeoutMs = 60_000): 
 
 /** Time to reload a rules dir of `count` files through POST /api/reload. */
 export async function benchReload(count: number): Promise<Row[]> {
-  const sim = await startSimulator({ seedDocuments: true });
-  const rulesDir = rulesDirWith(manyRuleFiles(count));
-  const service = await startService(process.cwd(), { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_RULES_DIR: rulesDir, SVC_DATA_DIR: tempDir('data') });
-  try {
+  return withRig({ files: manyRuleFiles(count) }, async ({ service }) => {
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       const { ms, value } = await timed(() => api(service.url, '/api/reload', { method: 'POST' }));
       if (value.status !== 200) throw new Error(`reload failed: ${value.status} ${JSON.stringify(value.body)}`);
       times.push(ms);
     }
-    const files = fs.readdirSync(rulesDir).length;
-    return [{ measure: `rules reload, ${count.toLocaleString('en')} files`, value: `${round(percentile(times, 50), 0)} ms`, note: `median of 5 POST /api/reload over ${files} files` }];
-  } finally {
-    await service.stop();
-    await sim.close();
-  }
+    return [{ measure: `rules reload, ${count.toLocaleString('en')} files`, value: `${round(percentile(times, 50), 0)} ms`, note: 'median of 5 POST /api/reload' }];
+  });
 }

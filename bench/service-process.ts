@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { startSimulator, type Simulator } from '../server/dms/simulator/simulator.js';
+import { rulesDirWith, tempDir } from './fixtures.js';
 
 /** The built service (`dist/server/main.js`) in its own process, so its memory is measured alone. */
 export interface ServiceProcess {
@@ -75,4 +77,36 @@ export async function api<T = Record<string, unknown>>(base: string, route: stri
   });
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+export interface BenchRig {
+  sim: Simulator;
+  service: ServiceProcess;
+}
+
+/**
+ * A simulator seeded with the fixtures plus `generate` synthetic documents, and the service pointed at it
+ * with `files` as its rules dir and a fresh data dir; both are stopped when `run` settles.
+ */
+export async function withRig<T>(
+  setup: { generate?: { count: number; seed: number }; files: Record<string, string>; env?: Record<string, string> },
+  run: (rig: BenchRig) => Promise<T>,
+): Promise<T> {
+  const sim = await startSimulator({ seedDocuments: true, generate: setup.generate });
+  try {
+    const service = await startService(process.cwd(), {
+      SVC_DMS_URL: sim.url,
+      SVC_DMS_TOKEN: sim.token,
+      SVC_RULES_DIR: rulesDirWith(setup.files),
+      SVC_DATA_DIR: tempDir('data'),
+      ...setup.env,
+    });
+    try {
+      return await run({ sim, service });
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await sim.close();
+  }
 }
