@@ -6,6 +6,7 @@ export type { Trace, ConditionTrace, ActionTrace, FieldChange } from '../../serv
 export type { RuleFileContent, RuleFileEntry } from '../../server/rules/rule-store-types.js';
 export type { DocumentHit } from '../../server/dms/document-search.js';
 export type { SettingsView as Settings } from '../../server/settings/settings-service.js';
+export type { DmsHealth } from '../../server/dms/dms-connection.js';
 
 export interface Me {
   username: string;

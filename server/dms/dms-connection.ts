@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createPaperlessClient } from './paperless-client.js';
 import { startSimulator } from './simulator/simulator.js';
-import type { DmsClient } from './types.js';
+import type { DmsClient, DmsForbiddenKind } from './types.js';
 
 export interface DmsInfo {
   /** The dms base URL in use (the demo dms's loopback address in demo mode). */
@@ -16,6 +16,42 @@ export interface DmsStatus extends DmsInfo {
   /** Paperless version, when it answered. */
   version?: string;
   error?: string;
+  /** The API version the client speaks with it, and the newest the dms allows (`X-Api-Version`). */
+  apiVersion?: number;
+  serverApiVersion?: number;
+  /** The Paperless-ngx releases the service supports. */
+  supportedVersions?: string;
+  /** What the token may not view (e.g. custom fields without `view_customfield`). */
+  forbidden?: DmsForbiddenKind[];
+}
+
+/** The dms part of `GET /api/health` (the settings page shows it too). */
+export interface DmsHealth {
+  url: string;
+  demo: boolean;
+  reachable: boolean;
+  /** Paperless-ngx release (`X-Version`), null until it answered. */
+  version: string | null;
+  /** The API version the service speaks with it. */
+  api_version: number | null;
+  supported_versions: string | null;
+  /** What the token may not view, e.g. `{kind: 'custom_fields', permission: 'view_customfield'}`. */
+  forbidden: DmsForbiddenKind[];
+  /** Why it is not reachable (an unsupported Paperless version names the one it found). */
+  error: string | null;
+}
+
+export function dmsHealth(status: DmsStatus): DmsHealth {
+  return {
+    url: status.url,
+    demo: status.demo,
+    reachable: status.reachable,
+    version: status.version ?? null,
+    api_version: status.apiVersion ?? null,
+    supported_versions: status.supportedVersions ?? null,
+    forbidden: status.forbidden ?? [],
+    error: status.error ?? null,
+  };
 }
 
 export interface DmsConnection {
@@ -57,7 +93,7 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
       if (!cached || now - cached.at > STATUS_TTL_MS) {
         cached = {
           at: now,
-          status: pinger.ping().then((ping) => ({ ...info, reachable: ping.ok, version: ping.version, error: ping.error })),
+          status: pinger.ping().then(({ ok, ...ping }) => ({ ...info, reachable: ok, ...ping })),
         };
       }
       return cached.status;

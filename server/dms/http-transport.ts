@@ -1,5 +1,6 @@
 import { Pool } from 'undici';
 import type { Logger } from '../log.js';
+import { CLIENT_API_VERSIONS, isVersionRejection, pickApiVersion, unsupportedServerMessage, versionFacts, type ServerVersionFacts } from './api-version.js';
 import { dmsMessage } from './dms-message.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
@@ -37,7 +38,19 @@ export interface DmsResponse {
 
 export interface Transport {
   send(request: DmsRequest): Promise<DmsResponse>;
+  /** The API version in use and what the server last said about itself (after at least one answer). */
+  versions(): ServerVersionFacts & { apiVersion: number };
   close(): Promise<void>;
+}
+
+/** The server does not allow the API version this attempt sent (406 before authentication). */
+class VersionRejected extends DmsError {
+  constructor(
+    readonly version: number | null,
+    label: string,
+  ) {
+    super(`dms rejected API version ${version} for ${label}`, label, 406);
+  }
 }
 
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -58,9 +71,12 @@ export function createTransport(options: TransportOptions): Transport {
   const basePath = base.pathname.replace(/\/+$/, '');
   const pool = new Pool(base.origin, { connections: options.maxInFlight, keepAliveTimeout: 10_000 });
   const gate = createSemaphore(options.maxInFlight);
+  // Starts with the best version; a 406 steps down, the server's X-Api-Version settles it.
+  let apiVersion: number = CLIENT_API_VERSIONS[0];
+  let facts: ServerVersionFacts = {};
 
-  async function attempt(request: DmsRequest, label: string): Promise<DmsResponse> {
-    const headers: Record<string, string> = { accept: 'application/json; version=10' };
+  async function attempt(request: DmsRequest, label: string, version: number | null = apiVersion): Promise<DmsResponse> {
+    const headers: Record<string, string> = { accept: version === null ? 'application/json' : `application/json; version=${version}` };
     if (options.token) headers.authorization = `Token ${options.token}`;
     let body: string | undefined;
     if (request.body !== undefined) {
@@ -74,6 +90,12 @@ export function createTransport(options: TransportOptions): Transport {
     const flat: Record<string, string> = {};
     for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
     const contentType = flat['content-type'] ?? '';
+    const told = versionFacts(flat);
+    if (told.version || told.maxApiVersion) {
+      facts = { ...facts, ...told };
+      if (version !== null) apiVersion = pickApiVersion(told.maxApiVersion, apiVersion);
+    }
+    if (isVersionRejection(res.statusCode, text)) throw new VersionRejected(version, label);
     if (res.statusCode >= 200 && res.statusCode < 300) {
       if (!contentType.includes('json')) {
         if (res.statusCode === 204) return { status: 204, headers: flat, json: null };
@@ -95,14 +117,39 @@ export function createTransport(options: TransportOptions): Transport {
     });
   }
 
+  /** A 406 for the version we sent: step down, or, with none left, find out what the server is and say so. */
+  async function afterRejection(rejected: VersionRejected): Promise<void> {
+    if (rejected.version !== apiVersion) return; // another request already stepped down
+    const next = CLIENT_API_VERSIONS.find((v) => v < apiVersion);
+    if (next !== undefined) {
+      apiVersion = next;
+      return;
+    }
+    try {
+      // Without a version Paperless uses its default, and an authenticated answer names the release.
+      await gate.run(() => attempt({ method: 'GET', path: '/api/documents/', query: new URLSearchParams({ page_size: '1' }), idempotent: true }, rejected.request, null));
+    } catch {
+      // Whatever it answered, the headers (if any) were recorded; the message below is the one that matters.
+    }
+    throw new DmsError(unsupportedServerMessage(options.url, facts), rejected.request, 406);
+  }
+
   async function send(request: DmsRequest): Promise<DmsResponse> {
     const label = `${request.method} ${basePath}${request.path}`;
+    let rejections = 0;
     for (let tried = 0; ; tried++) {
       let waitMs: number;
       try {
         return await gate.run(() => attempt(request, label));
       } catch (err) {
         if (err instanceof DmsNotFoundError) throw err;
+        if (err instanceof VersionRejected) {
+          // Not a retry: the request never reached Paperless's views.
+          if (++rejections > CLIENT_API_VERSIONS.length) throw new DmsError(unsupportedServerMessage(options.url, facts), label, 406);
+          await afterRejection(err);
+          tried--;
+          continue;
+        }
         const last = tried >= options.retries;
         if (err instanceof DmsError) {
           const status = err.dmsStatus ?? 0;
@@ -136,6 +183,7 @@ export function createTransport(options: TransportOptions): Transport {
 
   return {
     send,
+    versions: () => ({ apiVersion, ...facts }),
     async close() {
       await pool.close();
     },

@@ -14,7 +14,8 @@ import type {
   DocumentPatch,
   DocumentQuery,
 } from './types.js';
-import { fetchVocabulary } from './vocabulary-fetch.js';
+import { SUPPORTED_PAPERLESS } from './api-version.js';
+import { fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
 
 export interface PaperlessClientOptions {
   /** Paperless base URL, e.g. http://paperless.lan:8000 (a path prefix is kept). */
@@ -107,12 +108,16 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     url,
 
     async ping() {
+      const facts = () => {
+        const { apiVersion, version, maxApiVersion } = transport.versions();
+        return { version, apiVersion, serverApiVersion: maxApiVersion, supportedVersions: SUPPORTED_PAPERLESS };
+      };
       try {
         const query = new URLSearchParams({ page_size: '1', fields: 'id' });
-        const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
-        return { ok: true, version: res.headers['x-version'] };
+        await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
+        return { ok: true, ...facts(), forbidden: await probeForbidden(transport) };
       } catch (err) {
-        return { ok: false, error: (err as Error).message };
+        return { ok: false, error: (err as Error).message, ...facts() };
       }
     },
 

@@ -77,6 +77,16 @@ export interface DmsVocabulary {
   document_types: DmsNamedObject[];
   storage_paths: DmsNamedObject[];
   custom_fields: DmsCustomField[];
+  /** Kinds the token may not list (Paperless answered 403); their lists above are empty. Absent = none. */
+  forbidden?: DmsForbiddenKind[];
+}
+
+export type DmsVocabularyKind = 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields';
+
+/** A vocabulary kind the token's user may not view, and the Paperless permission it lacks (e.g. `view_customfield`). */
+export interface DmsForbiddenKind {
+  kind: DmsVocabularyKind;
+  permission: string;
 }
 
 /** Vocabulary kinds the service may create on demand (`create_missing: true`). */
@@ -123,6 +133,14 @@ export interface DmsPing {
   /** `X-Version` of the dms, when it answered. */
   version?: string;
   error?: string;
+  /** The API version the client speaks with this dms (9 or 10). */
+  apiVersion?: number;
+  /** `X-Api-Version`: the newest API version the dms allows. */
+  serverApiVersion?: number;
+  /** The Paperless-ngx releases the client supports, e.g. "2.16 to 3.0.x". */
+  supportedVersions?: string;
+  /** Vocabulary kinds the token may not view (empty when it sees everything); only when the dms answered. */
+  forbidden?: DmsForbiddenKind[];
 }
 
 export interface DmsClient {

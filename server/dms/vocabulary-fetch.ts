@@ -1,17 +1,37 @@
+import { DmsError } from './errors.js';
 import type { Transport } from './http-transport.js';
-import type { DmsCustomField, DmsNamedObject, DmsTag, DmsVocabulary } from './types.js';
+import type { DmsCustomField, DmsForbiddenKind, DmsNamedObject, DmsTag, DmsVocabulary, DmsVocabularyKind } from './types.js';
 
 const PAGE_SIZE = 1000;
 
-async function listAll<T>(transport: Transport, path: string): Promise<T[]> {
+/** Each list and the Django model permission Paperless checks before listing it (`PaperlessObjectPermissions`). */
+export const VOCABULARY_PERMISSIONS: Record<DmsVocabularyKind, string> = {
+  tags: 'view_tag',
+  correspondents: 'view_correspondent',
+  document_types: 'view_documenttype',
+  storage_paths: 'view_storagepath',
+  custom_fields: 'view_customfield',
+};
+
+const KINDS = Object.keys(VOCABULARY_PERMISSIONS) as DmsVocabularyKind[];
+const FORBIDDEN = Symbol('forbidden');
+
+/** All pages of one list, or FORBIDDEN when the token's user may not view that kind (403). */
+async function listAll<T>(transport: Transport, kind: DmsVocabularyKind, pageSize = PAGE_SIZE, pages = Infinity): Promise<T[] | typeof FORBIDDEN> {
   const all: T[] = [];
-  for (let page = 1; ; page++) {
-    const query = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
-    const res = await transport.send({ method: 'GET', path, query, idempotent: true });
-    const body = res.json as { next: string | null; results: T[] };
+  for (let page = 1; page <= pages; page++) {
+    const query = new URLSearchParams({ page: String(page), page_size: String(pageSize) });
+    let body: { next: string | null; results: T[] };
+    try {
+      body = (await transport.send({ method: 'GET', path: `/api/${kind}/`, query, idempotent: true })).json as typeof body;
+    } catch (err) {
+      if (err instanceof DmsError && err.dmsStatus === 403) return FORBIDDEN;
+      throw err;
+    }
     all.push(...body.results);
-    if (!body.next || body.results.length === 0) return all;
+    if (!body.next || body.results.length === 0) break;
   }
+  return all;
 }
 
 // Keep only what the service uses, so the cache stays small and the engine sees one shape.
@@ -19,15 +39,26 @@ function named(o: DmsNamedObject): DmsNamedObject {
   return { id: o.id, name: o.name, owner: o.owner ?? null };
 }
 
-/** Lists tags, correspondents, document types, storage paths and custom fields (all pages). */
+/**
+ * Lists tags, correspondents, document types, storage paths and custom fields (all pages). A kind the token
+ * may not view is left empty and named in `forbidden`, so one missing permission never fails every run.
+ */
 export async function fetchVocabulary(transport: Transport): Promise<DmsVocabulary> {
-  const [tags, correspondents, documentTypes, storagePaths, customFields] = await Promise.all([
-    listAll<DmsTag>(transport, '/api/tags/'),
-    listAll<DmsNamedObject>(transport, '/api/correspondents/'),
-    listAll<DmsNamedObject>(transport, '/api/document_types/'),
-    listAll<DmsNamedObject>(transport, '/api/storage_paths/'),
-    listAll<DmsCustomField>(transport, '/api/custom_fields/'),
-  ]);
+  const lists = await Promise.all(KINDS.map((kind) => listAll<unknown>(transport, kind)));
+  const forbidden: DmsForbiddenKind[] = [];
+  const got = <T>(i: number): T[] => {
+    const list = lists[i];
+    if (list !== FORBIDDEN) return list as T[];
+    forbidden.push({ kind: KINDS[i], permission: VOCABULARY_PERMISSIONS[KINDS[i]] });
+    return [];
+  };
+  const [tags, correspondents, documentTypes, storagePaths, customFields] = [
+    got<DmsTag>(0),
+    got<DmsNamedObject>(1),
+    got<DmsNamedObject>(2),
+    got<DmsNamedObject>(3),
+    got<DmsCustomField>(4),
+  ];
   return {
     tags: tags.map((t) => ({ ...named(t), is_inbox_tag: t.is_inbox_tag, parent: t.parent ?? null, color: t.color })),
     correspondents: correspondents.map(named),
@@ -39,5 +70,15 @@ export async function fetchVocabulary(transport: Transport): Promise<DmsVocabula
       data_type: f.data_type,
       extra_data: { select_options: f.extra_data?.select_options ?? [], default_currency: f.extra_data?.default_currency ?? null },
     })),
+    ...(forbidden.length > 0 ? { forbidden } : {}),
   };
+}
+
+/** Which kinds the token may not view, from one one-item page of each list (cheap enough for a health check). */
+export async function probeForbidden(transport: Transport): Promise<DmsForbiddenKind[]> {
+  const forbidden: DmsForbiddenKind[] = [];
+  for (const kind of KINDS) {
+    if ((await listAll(transport, kind, 1, 1)) === FORBIDDEN) forbidden.push({ kind, permission: VOCABULARY_PERMISSIONS[kind] });
+  }
+  return forbidden;
 }

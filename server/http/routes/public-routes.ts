@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { BadRequestError } from '../../errors.js';
+import { dmsHealth } from '../../dms/dms-connection.js';
 import { VERSION } from '../../project-paths.js';
 import type { Services } from '../../services.js';
 import { requireSameOrigin } from '../middleware/auth-tiers.js';
@@ -16,7 +17,7 @@ export function publicRoutes(services: Services): Router {
       status: 'healthy',
       version: VERSION,
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
-      dms: { url: dms.url, demo: dms.demo, reachable: dms.reachable },
+      dms: dmsHealth(dms),
     });
   });
 
