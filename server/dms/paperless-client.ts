@@ -110,7 +110,9 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     async ping() {
       const facts = () => {
         const { apiVersion, version, maxApiVersion } = transport.versions();
-        return { version, apiVersion, serverApiVersion: maxApiVersion, supportedVersions: SUPPORTED_PAPERLESS };
+        // Until Paperless answered (authenticated) the version in use is only a guess: leave it out.
+        const answered = version !== undefined || maxApiVersion !== undefined;
+        return { supportedVersions: SUPPORTED_PAPERLESS, ...(answered ? { version, apiVersion, serverApiVersion: maxApiVersion } : {}) };
       };
       try {
         const query = new URLSearchParams({ page_size: '1', fields: 'id' });

@@ -32,7 +32,7 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
     const res = await call(server.url, '/api/health');
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'healthy');
-    assert.deepEqual(res.body.dms, { url: server.services.dmsInfo.url, demo: true, reachable: true });
+    assert.deepEqual(res.body.dms, { url: server.services.dmsInfo.url, demo: true, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
   });
 
   test('the demo dms serves the sample documents and the start-up log says so', async () => {
@@ -59,7 +59,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       assert.equal(config.body.dms_url, sim.url);
       assert.equal(config.body.demo, false);
       const health = await call(server.url, '/api/health');
-      assert.deepEqual(health.body.dms, { url: sim.url, demo: false, reachable: true });
+      assert.deepEqual(health.body.dms, { url: sim.url, demo: false, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
       assert.ok(!server.logs.some((line) => /demo dms/.test(line)));
       assert.ok((sim.counts()['GET /api/documents/'] ?? 0) >= 1, 'the health ping reached the configured dms');
     } finally {
@@ -86,7 +86,9 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       const health = await call(server.url, '/api/health');
       assert.equal(health.status, 200);
       assert.equal(health.body.status, 'healthy');
-      assert.deepEqual(health.body.dms, { url, demo: false, reachable: false });
+      const dms = health.body.dms as Record<string, unknown>;
+      assert.deepEqual({ ...dms, error: null }, { url, demo: false, reachable: false, version: null, api_version: null, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+      assert.match(String(dms.error), /ECONNREFUSED/);
     } finally {
       await server.close();
     }
@@ -100,6 +102,47 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       assert.equal(sim.counts()['GET /api/documents/'], 1);
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('health names the Paperless release, its API version and what the token may not view', () => {
+  test('a Paperless-ngx 2.20 is spoken to with API version 9', async () => {
+    const old = await startSimulator({ profile: '2.20' });
+    const server = await startTestServer({ SVC_DMS_URL: old.url, SVC_DMS_TOKEN: old.token });
+    try {
+      const health = await call(server.url, '/api/health');
+      assert.deepEqual(health.body.dms, { url: old.url, demo: false, reachable: true, version: '2.20.11', api_version: 9, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+    } finally {
+      await server.close();
+      await old.close();
+    }
+  });
+
+  test('a Paperless older than 2.16 is unreachable with one error naming its release and the supported range', async () => {
+    const ancient = await startSimulator({ profile: { name: 'before 2.16', release: '2.15.3', apiVersions: [1, 2, 3, 4, 5, 6, 7, 8], defaultApiVersion: 8 } });
+    const server = await startTestServer({ SVC_DMS_URL: ancient.url, SVC_DMS_TOKEN: ancient.token });
+    try {
+      const dms = (await call(server.url, '/api/health')).body.dms as Record<string, unknown>;
+      assert.equal(dms.reachable, false);
+      assert.equal(dms.version, '2.15.3');
+      assert.match(String(dms.error), /is Paperless-ngx 2\.15\.3 \(its newest API version is 8\), which accepts neither API version 10 nor 9: this service supports Paperless-ngx 2\.16 to 3\.0\.x/);
+    } finally {
+      await server.close();
+      await ancient.close();
+    }
+  });
+
+  test('a token without view_customfield is reachable and health lists the missing permission', async () => {
+    const sim = await startSimulator({ limitedUser: { permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath'] } });
+    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.limitedToken as string });
+    try {
+      const dms = (await call(server.url, '/api/health')).body.dms as Record<string, unknown>;
+      assert.equal(dms.reachable, true);
+      assert.deepEqual(dms.forbidden, [{ kind: 'custom_fields', permission: 'view_customfield' }]);
+    } finally {
+      await server.close();
+      await sim.close();
     }
   });
 });

@@ -3,6 +3,8 @@ import type { FaultInjector } from './faults.js';
 import { parseJsonBody, readBody, SimHttpError, writeResult, type SimHooks, type SimResult } from './http-kit.js';
 import { documentRoutes, type SimRoute } from './routes-documents.js';
 import { objectRoutes } from './routes-objects.js';
+import { requestedApiVersion, versionHeaders, type SimProfile } from './profiles.js';
+import { PERMISSION_DENIED, type SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
 
 export interface ApiHandlerDeps {
@@ -12,34 +14,33 @@ export interface ApiHandlerDeps {
   token: string;
   username: string;
   password: string;
+  profile: SimProfile;
+  /** The superuser (`token`, Basic auth) and any further users by their token. */
+  users: { owner: SimUser; byToken: Map<string, SimUser> };
   count(key: string): void;
 }
 
 const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes];
-const VERSION_HEADERS = { 'x-api-version': '10', 'x-version': '3.0.5' };
 const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' };
 
 // Django's redirect quotes the `next` path but keeps '/'.
 const quoteNext = (path: string) => encodeURIComponent(path).replace(/%2F/g, '/');
 
-function authenticate(req: IncomingMessage, deps: ApiHandlerDeps): SimResult | null {
+function authenticate(req: IncomingMessage, deps: ApiHandlerDeps): SimUser | SimResult {
   const header = req.headers.authorization ?? '';
   const token = /^token\s+(\S+)$/i.exec(header);
-  if (token) return token[1] === deps.token ? null : { status: 401, body: { detail: 'Invalid token.' }, headers: { 'www-authenticate': 'Token' } };
+  if (token) {
+    if (token[1] === deps.token) return deps.users.owner;
+    return deps.users.byToken.get(token[1]) ?? { status: 401, body: { detail: 'Invalid token.' }, headers: { 'www-authenticate': 'Token' } };
+  }
   const basic = /^basic\s+(\S+)$/i.exec(header);
   if (basic) {
     const [user, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
-    if (user === deps.username && rest.join(':') === deps.password) return null;
+    if (user === deps.username && rest.join(':') === deps.password) return deps.users.owner;
     return { status: 401, body: { detail: 'Invalid username/password.' }, headers: { 'www-authenticate': 'Basic realm="api"' } };
   }
   // Bearer and anything else count as anonymous, as in DRF.
   return { status: 401, body: NOT_PROVIDED, headers: { 'www-authenticate': 'Token' } };
-}
-
-function apiVersion(req: IncomingMessage): 9 | 10 | null {
-  const match = /version\s*=\s*([^;,\s]+)/i.exec(req.headers.accept ?? '');
-  if (!match) return 10;
-  return match[1] === '9' ? 9 : match[1] === '10' ? 10 : null;
 }
 
 async function tokenEndpoint(req: IncomingMessage, deps: ApiHandlerDeps): Promise<SimResult> {
@@ -50,7 +51,7 @@ async function tokenEndpoint(req: IncomingMessage, deps: ApiHandlerDeps): Promis
   return { status: 400, body: { non_field_errors: ['Unable to log in with provided credentials.'] } };
 }
 
-/** Answers one request to `/api/…` (or any other path) the way Paperless-ngx 3.0.5 would. */
+/** Answers one request to `/api/…` (or any other path) the way the profile's Paperless-ngx release would. */
 export async function handleApi(req: IncomingMessage, res: ServerResponse, deps: ApiHandlerDeps): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sim');
   const method = req.method ?? 'GET';
@@ -80,14 +81,19 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
       // Paperless's catch-all web route: not a 404, a redirect to the login page (§2).
       return writeResult(res, { status: 302, headers: { location: `/accounts/login/?next=${quoteNext(url.pathname + url.search)}` }, text: '' }, {});
     }
-    const denied = authenticate(req, deps);
-    if (denied) return writeResult(res, denied, {});
-    const version = apiVersion(req);
-    if (version === null) return writeResult(res, { status: 406, body: { detail: 'Invalid version in "Accept" header.' } }, VERSION_HEADERS);
+    // DRF determines the version before it authenticates: a bad version is 406 even with a bad token, and unauthenticated
+    // answers carry no version headers (ApiVersionMiddleware adds them only for an authenticated user).
+    const version = requestedApiVersion(deps.profile, req.headers.accept);
+    if (version === null) return writeResult(res, { status: 406, body: { detail: 'Invalid version in "Accept" header.' } }, {});
+    const user = authenticate(req, deps);
+    if (!('superuser' in user)) return writeResult(res, user, {});
+    const headers = versionHeaders(deps.profile);
     if (!route.methods.includes(method)) {
       const allow = [...route.methods, 'HEAD', 'OPTIONS'].join(', ');
-      return writeResult(res, { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow } }, VERSION_HEADERS);
+      return writeResult(res, { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow } }, headers);
     }
+    const permission = route.permission?.(method);
+    if (permission && !user.has(permission)) return writeResult(res, { status: 403, body: PERMISSION_DENIED }, headers);
     let bodyText: string | null = null;
     const result = await route.handler({
       store: deps.store,
@@ -97,15 +103,17 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
       match: route.regex.exec(url.pathname) as RegExpExecArray,
       origin: `http://${req.headers.host ?? 'localhost'}`,
       apiVersion: version,
+      user,
+      profile: deps.profile,
       hooks: deps.hooks,
       async json(options = {}) {
         bodyText ??= await readBody(req);
         return parseJsonBody(bodyText, req.headers['content-type'] ?? '', options.jsonOnly ?? false);
       },
     });
-    writeResult(res, result, VERSION_HEADERS);
+    writeResult(res, result, headers);
   } catch (err) {
-    if (err instanceof SimHttpError) return writeResult(res, err.result, VERSION_HEADERS);
+    if (err instanceof SimHttpError) return writeResult(res, err.result, versionHeaders(deps.profile));
     writeResult(res, { status: 500, text: 'Internal Server Error' }, {});
   }
 }

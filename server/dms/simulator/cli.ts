@@ -1,6 +1,7 @@
-// `npm run dms-sim -- --port 8000 --documents 10000 --seed 7 --token <hex>`: a standalone Paperless-ngx simulator.
+// `npm run dms-sim -- --port 8000 --documents 10000 --seed 7 --token <hex> --profile 2.20`: a standalone Paperless-ngx simulator.
 import { parseArgs } from 'node:util';
 import { createConsoleLogger } from '../../log.js';
+import { DEFAULT_PROFILE, resolveProfile, type SimProfileName } from './profiles.js';
 import { startSimulator } from './simulator.js';
 
 const { values } = parseArgs({
@@ -11,8 +12,11 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1' },
     token: { type: 'string' },
     'no-fixtures': { type: 'boolean', default: false },
+    profile: { type: 'string', default: DEFAULT_PROFILE },
   },
 });
+// An unknown name throws, naming the known ones.
+const profile = resolveProfile(values.profile as SimProfileName);
 
 const count = Number(values.documents);
 const sim = await startSimulator({
@@ -20,11 +24,12 @@ const sim = await startSimulator({
   port: Number(values.port),
   token: values.token,
   seedDocuments: !values['no-fixtures'],
+  profile,
   generate: count > 0 ? { count, seed: Number(values.seed) } : undefined,
   logger: createConsoleLogger(),
 });
 process.stdout.write(
-  `dms simulator (Paperless-ngx 3.0.5 API) listening on ${sim.url}\n` +
+  `dms simulator (Paperless-ngx ${profile.release}, API versions ${profile.apiVersions.join(', ')}) listening on ${sim.url}\n` +
     `token: ${sim.token}\n` +
     `documents: ${sim.store.documents.size}\n` +
     `try: curl -H "Authorization: Token ${sim.token}" ${sim.url}/api/documents/?page_size=1\n`,

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimProfile } from './profiles.js';
+import type { SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
 
 /** What a simulator route answers: JSON unless `text` is set (Paperless answers some errors as plain text). */
@@ -30,7 +32,11 @@ export interface SimContext {
   match: RegExpExecArray;
   /** Absolute base used for `next`/`previous` links, built from the Host header like DRF does. */
   origin: string;
-  apiVersion: 9 | 10;
+  /** The API version the request asked for (allowed by the profile). */
+  apiVersion: number;
+  /** The authenticated caller: what it may do and see. */
+  user: SimUser;
+  profile: SimProfile;
   hooks: SimHooks;
   /** The JSON body; 400 on bad JSON and, with `jsonOnly`, 415 on other content types. */
   json(options?: { jsonOnly?: boolean }): Promise<unknown>;

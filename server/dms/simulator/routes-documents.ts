@@ -5,13 +5,16 @@ import { fail, json, notFound, type SimContext, type SimHandler, type SimResult 
 import { pageRequest, paginate } from './pagination.js';
 import { documentToWire } from './serialize.js';
 import type { SimDocument } from './sim-types.js';
+import { PERMISSION_DENIED, permissionFor } from './sim-users.js';
 
 const ORDER_FIELDS = new Set(['id', 'title', 'created', 'modified', 'added', 'archive_serial_number', 'page_count', 'owner']);
 
 function documentOrFail(ctx: SimContext): SimDocument {
   const raw = ctx.match[1];
   if (!/^\d+$/.test(raw)) return fail(404, { detail: 'Not found.' });
-  return ctx.store.getDocument(Number(raw)) ?? notFound('Document');
+  const doc = ctx.store.getDocument(Number(raw));
+  // A document the user may not see is missing from its queryset: 404, as for one that does not exist.
+  return doc && ctx.user.sees('documents', doc) ? doc : notFound('Document');
 }
 
 function view(ctx: SimContext) {
@@ -46,7 +49,7 @@ const list: SimHandler = (ctx) => {
   if (Object.keys(filter.errors).length > 0) return json(400, filter.errors);
   const request = pageRequest(ctx.params);
   if (!request) return json(404, { detail: 'Invalid page.' });
-  const all = [...ctx.store.documents.values()];
+  const all = ctx.user.superuser ? [...ctx.store.documents.values()] : [...ctx.store.documents.values()].filter((d) => ctx.user.sees('documents', d));
   const ordering = ctx.params.get('ordering');
   // Unfiltered id-ordered pages (the client's scan) are sliced directly: no full copy per page.
   const matching = filter.empty ? all : all.filter(filter.test);
@@ -55,7 +58,7 @@ const list: SimHandler = (ctx) => {
   const page = paginate(docs.length, (s, e) => docs.slice(s, e).map((d) => documentToWire(ctx.store, d, v)), request, `${ctx.origin}/api/documents/`, ctx.params);
   if (!page) return json(404, { detail: 'Invalid page.' });
   const body: Record<string, unknown> = { count: page.count, next: page.next, previous: page.previous };
-  if (ctx.apiVersion === 9) body.all = docs.map((d) => d.id);
+  if (ctx.apiVersion < 10) body.all = docs.map((d) => d.id);
   body.results = page.results;
   return json(200, body);
 };
@@ -98,6 +101,11 @@ const notes: SimHandler = async (ctx) => {
 
 const bulk: SimHandler = async (ctx) => {
   const body = await ctx.json({ jsonOnly: true });
+  // BulkEditView checks change permission on every document first (`has_perms_owner_aware`).
+  const ids = (body as { documents?: unknown })?.documents;
+  // Unknown ids are the serializer's 400 (bulkEdit answers it); a document the user may not change is 403.
+  const hidden = Array.isArray(ids) && ids.map((id) => ctx.store.getDocument(Number(id))).some((doc) => doc && !ctx.user.sees('documents', doc));
+  if (hidden) return json(403, PERMISSION_DENIED);
   bulkEdit(ctx.store, body, ctx.hooks);
   return json(200, { result: 'OK' });
 };
@@ -115,12 +123,17 @@ export interface SimRoute {
   regex: RegExp;
   methods: string[];
   handler: SimHandler;
+  /** The Django model permission a method needs (403 without it); none = any authenticated user. */
+  permission?: (method: string) => string;
 }
 
+const documentPermission = (method: string) => permissionFor(method, 'documents');
+const NOTE_PERMISSIONS: Record<string, string> = { GET: 'view_note', POST: 'add_note', DELETE: 'delete_note' };
+
 export const documentRoutes: SimRoute[] = [
-  { pattern: '/api/documents/', regex: /^\/api\/documents\/$/, methods: ['GET'], handler: list },
-  { pattern: '/api/documents/bulk_edit/', regex: /^\/api\/documents\/bulk_edit\/$/, methods: ['POST'], handler: bulk },
+  { pattern: '/api/documents/', regex: /^\/api\/documents\/$/, methods: ['GET'], handler: list, permission: documentPermission },
+  { pattern: '/api/documents/bulk_edit/', regex: /^\/api\/documents\/bulk_edit\/$/, methods: ['POST'], handler: bulk, permission: () => 'change_document' },
   { pattern: '/api/documents/next_asn/', regex: /^\/api\/documents\/next_asn\/$/, methods: ['GET'], handler: nextAsn },
-  { pattern: '/api/documents/{id}/notes/', regex: /^\/api\/documents\/([^/]+)\/notes\/$/, methods: ['GET', 'POST', 'DELETE'], handler: notes },
-  { pattern: '/api/documents/{id}/', regex: /^\/api\/documents\/([^/]+)\/$/, methods: ['GET', 'PUT', 'PATCH', 'DELETE'], handler: detail },
+  { pattern: '/api/documents/{id}/notes/', regex: /^\/api\/documents\/([^/]+)\/notes\/$/, methods: ['GET', 'POST', 'DELETE'], handler: notes, permission: (m) => NOTE_PERMISSIONS[m] },
+  { pattern: '/api/documents/{id}/', regex: /^\/api\/documents\/([^/]+)\/$/, methods: ['GET', 'PUT', 'PATCH', 'DELETE'], handler: detail, permission: documentPermission },
 ];

@@ -4,6 +4,7 @@ import type { SimRoute } from './routes-documents.js';
 import { documentCounts, objectToWire } from './serialize.js';
 import { sortedObjects } from './store.js';
 import { MODEL_NAMES, OBJECT_KINDS, SIM_USER, type ObjectKind, type SimObject } from './sim-types.js';
+import { permissionFor } from './sim-users.js';
 
 const NAME_LOOKUPS: Record<string, (v: string, n: string) => boolean> = {
   name__iexact: (v, n) => v.toLowerCase() === n.toLowerCase(),
@@ -45,14 +46,14 @@ function filterObjects(ctx: SimContext, objects: SimObject[]): SimObject[] | { e
 function listHandler(kind: ObjectKind): SimHandler {
   return (ctx) => {
     if (ctx.method === 'POST') return create(ctx, kind);
-    const filtered = filterObjects(ctx, sortedObjects(ctx.store, kind));
+    const filtered = filterObjects(ctx, sortedObjects(ctx.store, kind).filter((o) => ctx.user.sees(kind, o)));
     if (!Array.isArray(filtered)) return json(400, filtered.errors);
     const request = pageRequest(ctx.params);
     const counts = documentCounts(ctx.store, kind);
     const page = request && paginate(filtered.length, (s, e) => filtered.slice(s, e).map((o) => objectToWire(ctx.store, kind, o, counts)), request, `${ctx.origin}/api/${kind}/`, ctx.params);
     if (!page) return json(404, { detail: 'Invalid page.' });
     const body: Record<string, unknown> = { count: page.count, next: page.next, previous: page.previous };
-    if (ctx.apiVersion === 9) body.all = filtered.map((o) => o.id);
+    if (ctx.apiVersion < 10) body.all = filtered.map((o) => o.id);
     body.results = page.results;
     if (kind === 'tags') body.display_count = page.count;
     return json(200, body);
@@ -106,7 +107,8 @@ function detailHandler(kind: ObjectKind): SimHandler {
   return async (ctx) => {
     const raw = ctx.match[1];
     if (!/^\d+$/.test(raw)) return fail(404, { detail: 'Not found.' });
-    const object = ctx.store.object(kind, Number(raw)) ?? notFound(MODEL_NAMES[kind]);
+    const found = ctx.store.object(kind, Number(raw));
+    const object = found && ctx.user.sees(kind, found) ? found : notFound(MODEL_NAMES[kind]);
     if (ctx.method === 'DELETE') {
       ctx.store.deleteObject(kind, object.id);
       return { status: 204 };
@@ -122,17 +124,17 @@ function detailHandler(kind: ObjectKind): SimHandler {
   };
 }
 
-const uiSettings: SimHandler = () =>
+const uiSettings: SimHandler = (ctx) =>
   json(200, {
-    user: { id: SIM_USER.id, username: SIM_USER.username, is_staff: true, is_superuser: true, groups: [] },
-    settings: { version: '3.0.5' },
+    user: { id: ctx.user.id, username: ctx.user.username, is_staff: ctx.user.superuser, is_superuser: ctx.user.superuser, groups: [] },
+    settings: { version: ctx.profile.release },
     permissions: [],
   });
 
 export const objectRoutes: SimRoute[] = [
   ...OBJECT_KINDS.flatMap((kind): SimRoute[] => [
-    { pattern: `/api/${kind}/`, regex: new RegExp(`^/api/${kind}/$`), methods: ['GET', 'POST'], handler: listHandler(kind) },
-    { pattern: `/api/${kind}/{id}/`, regex: new RegExp(`^/api/${kind}/([^/]+)/$`), methods: ['GET', 'PUT', 'PATCH', 'DELETE'], handler: detailHandler(kind) },
+    { pattern: `/api/${kind}/`, regex: new RegExp(`^/api/${kind}/$`), methods: ['GET', 'POST'], handler: listHandler(kind), permission: (m: string) => permissionFor(m, kind) },
+    { pattern: `/api/${kind}/{id}/`, regex: new RegExp(`^/api/${kind}/([^/]+)/$`), methods: ['GET', 'PUT', 'PATCH', 'DELETE'], handler: detailHandler(kind), permission: (m: string) => permissionFor(m, kind) },
   ]),
   { pattern: '/api/ui_settings/', regex: /^\/api\/ui_settings\/$/, methods: ['GET'], handler: uiSettings },
 ];

@@ -7,7 +7,9 @@ import { handleControl } from './control-routes.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { generateDocuments } from './generator.js';
 import type { SimHooks } from './http-kit.js';
-import type { SimDocument } from './sim-types.js';
+import { resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
+import { limitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
+import { SIM_USER, type SimDocument } from './sim-types.js';
 import { createStore, type SimStore } from './store.js';
 import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
 
@@ -24,6 +26,10 @@ export interface SimulatorOptions {
   /** Credentials for `POST /api/token/` and Basic auth (default anna / demo). */
   username?: string;
   password?: string;
+  /** Which Paperless-ngx release to pose as: its API version gate and version headers (default '3.0'). */
+  profile?: SimProfileName | SimProfile;
+  /** A second token whose user is no superuser: it needs model permissions and sees only what it owns or is granted. */
+  limitedUser?: LimitedUserOptions;
   logger?: Logger;
 }
 
@@ -31,6 +37,9 @@ export interface Simulator {
   /** Base URL (no trailing slash), e.g. http://127.0.0.1:41234 */
   url: string;
   token: string;
+  /** The limited user's token, when `limitedUser` was given. */
+  limitedToken: string | null;
+  profile: SimProfile;
   store: SimStore;
   faults: FaultInjector;
   /** Requests by `METHOD /route/pattern/` since start or the last reset. */
@@ -78,6 +87,10 @@ function documentDefaults(store: SimStore, doc: Partial<SimDocument>): Omit<SimD
 /** Starts the Paperless-ngx simulator: an HTTP server speaking the same REST API, for tests, benchmarks and the demo. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const token = options.token ?? randomBytes(20).toString('hex');
+  const profile = resolveProfile(options.profile);
+  const byToken = new Map<string, SimUser>();
+  const limitedToken = options.limitedUser ? (options.limitedUser.token ?? randomBytes(20).toString('hex')) : null;
+  if (options.limitedUser && limitedToken) byToken.set(limitedToken, limitedUser(options.limitedUser));
   const store = createStore({ seedDocuments: options.seedDocuments });
   const faults = createFaultInjector();
   let url = '';
@@ -116,6 +129,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     token,
     username: options.username ?? 'anna',
     password: options.password ?? 'demo',
+    profile,
+    users: { owner: superuser(SIM_USER.id, SIM_USER.username), byToken },
     count: (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1),
   };
   const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate };
@@ -143,6 +158,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   return {
     url,
     token,
+    limitedToken,
+    profile,
     store,
     faults,
     counts,

@@ -21,7 +21,7 @@ describe('the Paperless client against the simulator', () => {
   beforeEach(() => sim.resetCounts());
 
   test('ping reports the Paperless version', async () => {
-    assert.deepEqual(await dms.ping(), { ok: true, version: '3.0.5' });
+    assert.deepEqual(await dms.ping(), { ok: true, version: '3.0.5', apiVersion: 10, serverApiVersion: 10, supportedVersions: '2.16 to 3.0.x', forbidden: [] });
   });
 
   test('getDocument returns the document; a missing one is DmsNotFoundError naming the id', async () => {
