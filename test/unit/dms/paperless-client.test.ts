@@ -7,11 +7,19 @@ import { startSimulator, type Simulator } from '../../../server/dms/simulator/si
 import type { DmsClient } from '../../../server/dms/types.js';
 import { BadRequestError } from '../../../server/errors.js';
 
-describe('the Paperless client against the simulator', () => {
+// Everything below holds for both releases the client supports; 2.20 is spoken to with API version 9 after one 406.
+const PROFILES = [
+  { name: '3.0', api: 10, release: '3.0.5' },
+  { name: '2.20', api: 9, release: '2.20.11' },
+] as const;
+
+for (const profile of PROFILES) describe(`the Paperless client against the simulator (profile ${profile.name})`, () => {
+  /** Requests a fresh client spends finding the API version: one 406 per version it steps down. */
+  const negotiation = 10 - profile.api;
   let sim: Simulator;
   let dms: DmsClient;
   before(async () => {
-    sim = await startSimulator();
+    sim = await startSimulator({ profile: profile.name });
     dms = createPaperlessClient({ url: sim.url, token: sim.token });
   });
   after(async () => {
@@ -20,8 +28,8 @@ describe('the Paperless client against the simulator', () => {
   });
   beforeEach(() => sim.resetCounts());
 
-  test('ping reports the Paperless version', async () => {
-    assert.deepEqual(await dms.ping(), { ok: true, version: '3.0.5', apiVersion: 10, serverApiVersion: 10, supportedVersions: '2.16 to 3.0.x', forbidden: [] });
+  test('ping reports the Paperless version and the API version chosen from what the server allows', async () => {
+    assert.deepEqual(await dms.ping(), { ok: true, version: profile.release, apiVersion: profile.api, serverApiVersion: profile.api, supportedVersions: '2.16 to 3.0.x', forbidden: [] });
   });
 
   test('getDocument returns the document; a missing one is DmsNotFoundError naming the id', async () => {
@@ -47,7 +55,7 @@ describe('the Paperless client against the simulator', () => {
         assert.match(err.message, /401 to GET \/api\/documents\/1\/: Invalid token\./);
         return true;
       });
-      assert.equal(sim.counts()['GET /api/documents/{id}/'], 1, '401 is not retried');
+      assert.equal(sim.counts()['GET /api/documents/{id}/'], 1 + negotiation, '401 is not retried');
     } finally {
       await bad.close();
     }
