@@ -8,6 +8,7 @@ import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './j
 import { isEmptyPlan, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
 import { documentContext, evaluateAndPlan } from './evaluate-document.js';
+import { permissionProblem } from './rule-permissions.js';
 import type { WebhookTrigger } from './webhook/parse-payload.js';
 import type { WebhookRunCounts } from './webhook/webhook-service.js';
 import type { RunService } from './run-service.js';
@@ -54,6 +55,8 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       const rule = deps.rules.getRule(ruleId);
       if (!rule) throw new NotFoundError(`Rule "${ruleId}" is no longer loaded.`);
       const context = await documentContext(deps.dms, document);
+      const blocked = permissionProblem(rule.definition, context.index.vocabulary.forbidden);
+      if (blocked) throw new Error(blocked);
       const { evaluation, plan } = evaluateAndPlan(document, context, [rule], 'job', new Date(startedAt));
       const result = evaluation.results[0];
       const failed = Object.keys(plan.failures).length > 0;

@@ -16,11 +16,13 @@ function unknownName(id: number): string {
 
 /** True when any id of the document is missing from the vocabulary, i.e. the cached vocabulary is stale. */
 export function hasUnknownIds(doc: DmsDocument, index: VocabularyIndex): boolean {
+  // A kind the token may not view is always unknown: refetching would not help.
+  const hidden = new Set(index.vocabulary.forbidden?.map((f) => f.kind));
   const missing = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) =>
-    id !== null && index.nameOf(kind, id) === undefined;
+    !hidden.has(kind) && id !== null && index.nameOf(kind, id) === undefined;
   return (
-    doc.tags.some((id) => index.nameOf('tags', id) === undefined) ||
-    doc.custom_fields.some((cf) => index.fieldById(cf.field) === undefined) ||
+    (!hidden.has('tags') && doc.tags.some((id) => index.nameOf('tags', id) === undefined)) ||
+    (!hidden.has('custom_fields') && doc.custom_fields.some((cf) => index.fieldById(cf.field) === undefined)) ||
     missing('correspondents', doc.correspondent) ||
     missing('document_types', doc.document_type) ||
     missing('storage_paths', doc.storage_path)

@@ -8,6 +8,7 @@ import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
 import type { RecentWrites } from './recent-writes.js';
+import { splitByPermission } from './rule-permissions.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
 export interface RunServiceDeps {
@@ -48,6 +49,12 @@ export interface RunService {
   readonly recentWrites: RecentWrites;
 }
 
+/** Traces sorted as the rules were given (blocked rules' traces were made apart from the evaluation). */
+function inRuleOrder(rules: LoadedRule[], traces: Trace[]): Trace[] {
+  const position = new Map(rules.map((rule, i) => [rule.id, i]));
+  return [...traces].sort((a, b) => (position.get(a.rule_id) ?? 0) - (position.get(b.rule_id) ?? 0));
+}
+
 export function createRunService(deps: RunServiceDeps): RunService {
   const now = deps.now ?? (() => new Date());
   const { dms, history, logger } = deps;
@@ -60,7 +67,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
     let changed = false;
     try {
       const context = await documentContext(dms, doc);
-      const { evaluation, plan } = evaluateAndPlan(doc, context, options.rules, options.trigger, new Date(startedAt));
+      const { runnable, blocked } = splitByPermission(options.rules, context.index.vocabulary.forbidden);
+      const { evaluation, plan } = evaluateAndPlan(doc, context, runnable, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
       if (!options.dryRun) {
         const applied = await applyPlan(dms, plan, deps.recentWrites);
@@ -70,6 +78,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       }
       changed = options.dryRun ? plan.changed.some((f) => !plan.failures[f]) : outcome.written.length > 0;
       traces = evaluation.results.map((result) => withFieldOutcome(toTrace(result, ctx), outcome));
+      if (blocked.length > 0) traces = inRuleOrder(options.rules, [...traces, ...blocked.map(({ rule, message }) => errorTrace(rule, message, ctx))]);
     } catch (err) {
       // Still one trace per rule: a run that fails before evaluation says why in each of them.
       if (err instanceof UpstreamError) dmsError = err;

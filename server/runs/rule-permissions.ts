@@ -1,0 +1,107 @@
+import type { DmsForbiddenKind, DmsVocabularyKind } from '../dms/types.js';
+import type { Action, Condition, RuleDefinition } from '../engine/model.js';
+import type { LoadedRule } from '../rules/index.js';
+
+// A token whose user is no superuser may not view some kinds of Paperless objects. A rule that reads or
+// writes such a kind cannot be evaluated truthfully (names are unknown), so it fails in its own trace;
+// every other rule runs as usual.
+
+const FIELD_KINDS: Record<string, DmsVocabularyKind> = {
+  tags: 'tags',
+  correspondent: 'correspondents',
+  document_type: 'document_types',
+  storage_path: 'storage_paths',
+  custom_fields: 'custom_fields',
+};
+
+const ACTION_KINDS: Partial<Record<keyof Action, DmsVocabularyKind>> = {
+  add_tags: 'tags',
+  remove_tags: 'tags',
+  set_tags: 'tags',
+  set_correspondent: 'correspondents',
+  set_document_type: 'document_types',
+  set_storage_path: 'storage_paths',
+  set_custom_fields: 'custom_fields',
+};
+
+const KIND_LABELS: Record<DmsVocabularyKind, string> = {
+  tags: 'tags',
+  correspondents: 'correspondents',
+  document_types: 'document types',
+  storage_paths: 'storage paths',
+  custom_fields: 'custom fields',
+};
+
+// Templates read the document as `doc.<field>` (a bare name is an extracted value or a var).
+const FIELD_WORD = /(?<![\w.])doc\.(tags|correspondent|document_type|storage_path|custom_fields)\b/g;
+const TEMPLATE_TAG = /\{\{([\s\S]*?)\}\}|\{%([\s\S]*?)%\}/g;
+
+function fieldKind(path: string): DmsVocabularyKind | undefined {
+  return FIELD_KINDS[path.replace(/^doc\./, '').split('.')[0]];
+}
+
+function conditionKinds(condition: Condition | undefined, out: Set<DmsVocabularyKind>): void {
+  if (!condition || typeof condition !== 'object') return;
+  for (const [key, value] of Object.entries(condition)) {
+    if (key === 'all' || key === 'any') for (const inner of value as Condition[]) conditionKinds(inner, out);
+    else if (key === 'not') conditionKinds(value as Condition, out);
+    else {
+      const kind = fieldKind(key);
+      if (kind) out.add(kind);
+    }
+  }
+}
+
+/** Fields a Liquid template reads: only words inside `{{ … }}` / `{% … %}` count, never plain text. */
+function templateKinds(text: string, out: Set<DmsVocabularyKind>): void {
+  for (const tag of text.matchAll(TEMPLATE_TAG)) {
+    for (const word of (tag[1] ?? tag[2]).matchAll(FIELD_WORD)) out.add(FIELD_KINDS[word[1]]);
+  }
+}
+
+function stringsIn(value: unknown, visit: (text: string) => void): void {
+  if (typeof value === 'string') visit(value);
+  else if (Array.isArray(value)) for (const item of value) stringsIn(item, visit);
+  else if (value && typeof value === 'object') for (const inner of Object.values(value)) stringsIn(inner, visit);
+}
+
+/** Every vocabulary kind a rule reads (conditions, extraction sources, templates) or writes (actions). */
+export function kindsUsedBy(rule: RuleDefinition): Set<DmsVocabularyKind> {
+  const kinds = new Set<DmsVocabularyKind>();
+  conditionKinds(rule.when, kinds);
+  for (const extraction of Object.values(rule.extract ?? {})) {
+    const source = extraction.from ? fieldKind(extraction.from) : undefined;
+    if (source) kinds.add(source);
+    stringsIn(extraction.value, (text) => templateKinds(text, kinds));
+  }
+  for (const action of rule.actions ?? []) {
+    for (const [name, body] of Object.entries(action)) {
+      const kind = ACTION_KINDS[name as keyof Action];
+      if (kind) kinds.add(kind);
+      stringsIn(body, (text) => templateKinds(text, kinds));
+    }
+  }
+  return kinds;
+}
+
+/** Why the token cannot run this rule, naming each missing permission; null when it can. */
+export function permissionProblem(rule: RuleDefinition, forbidden: readonly DmsForbiddenKind[] | undefined): string | null {
+  if (!forbidden?.length) return null;
+  const used = kindsUsedBy(rule);
+  const missing = forbidden.filter((f) => used.has(f.kind));
+  if (missing.length === 0) return null;
+  const names = missing.map((f) => `${KIND_LABELS[f.kind]} (${f.permission})`).join(' or ');
+  return `The Paperless token may not view ${names}, which this rule uses; give the token's user that permission in Paperless.`;
+}
+
+/** The rules the token can run, and the others with the reason. */
+export function splitByPermission(rules: LoadedRule[], forbidden: readonly DmsForbiddenKind[] | undefined) {
+  const runnable: LoadedRule[] = [];
+  const blocked: Array<{ rule: LoadedRule; message: string }> = [];
+  for (const rule of rules) {
+    const message = permissionProblem(rule.definition, forbidden);
+    if (message) blocked.push({ rule, message });
+    else runnable.push(rule);
+  }
+  return { runnable, blocked };
+}

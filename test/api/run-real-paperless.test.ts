@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import type { Trace } from '../../server/engine/model.js';
+import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+
+// Runs through the real app against the simulator posing as the Paperless releases and tokens users have.
+
+const RULES = `
+rules:
+  - id: scan-title
+    description: Needs nothing but the title
+    when: { original_file_name: { starts_with: Scan_ } }
+    actions:
+      - set_title: "Scan vom {{ doc.created }}"
+  - id: scan-amount
+    description: Needs the custom fields
+    when: { original_file_name: { starts_with: Scan_ } }
+    actions:
+      - set_custom_fields: { Betrag: "12.50" }
+  - id: scan-amount-in-template
+    description: Reads a custom field only inside a template
+    when: { original_file_name: { starts_with: Scan_ } }
+    actions:
+      - add_note: "Betrag: {{ doc.custom_fields.Betrag }}"
+`;
+
+async function serverFor(sim: Simulator, token: string): Promise<TestServer> {
+  const rulesDir = tempDir('dms-rules-rules-');
+  fs.writeFileSync(path.join(rulesDir, 'scan.yml'), RULES);
+  return startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: token }, { rulesDir });
+}
+
+async function runReal(server: TestServer, document: number) {
+  return call<{ traces: Trace[]; error?: string }>(server.url, `/api/run?document=${document}&dry_run=false`, { method: 'POST', token: API_TOKEN });
+}
+
+describe('a real run against a Paperless-ngx 2.20', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  before(async () => {
+    sim = await startSimulator({ profile: '2.20' });
+    server = await serverFor(sim, sim.token);
+  });
+  after(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('writes every rule through API version 9, as against 3.0', async () => {
+    const res = await runReal(server, 7);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.traces.map((t) => [t.rule_id, t.status, t.error]), [['scan-title', 'matched', null], ['scan-amount', 'matched', null], ['scan-amount-in-template', 'matched', null]]);
+    const doc = sim.store.getDocument(7);
+    assert.equal(doc?.title, 'Scan vom 2025-03-07');
+    assert.deepEqual(doc?.custom_fields, [{ value: 'EUR12.50', field: 1 }]);
+    assert.equal(sim.counts()['PATCH /api/documents/{id}/'], 1);
+  });
+});
+
+describe('a token whose user may not view custom fields', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  before(async () => {
+    sim = await startSimulator({
+      limitedUser: { permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_note', 'add_note'] },
+    });
+    server = await serverFor(sim, sim.limitedToken as string);
+  });
+  after(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('runs the rules that need no custom field and fails the others in their own trace, naming the permission', async () => {
+    const res = await runReal(server, 7);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [title, amount, template] = res.body.traces;
+    assert.equal(title.rule_id, 'scan-title');
+    assert.equal(title.status, 'matched');
+    assert.equal(sim.store.getDocument(7)?.title, 'Scan vom 2025-03-07');
+    for (const blocked of [amount, template]) {
+      assert.equal(blocked.status, 'error');
+      assert.match(blocked.error ?? '', /the Paperless token may not view custom fields \(view_customfield\)/i);
+    }
+    assert.deepEqual(sim.store.getDocument(7)?.custom_fields, []);
+    assert.deepEqual(sim.store.getDocument(7)?.notes, []);
+  });
+
+  it('a document the token may not see is a 404 naming it', async () => {
+    const res = await runReal(server, 1);
+    assert.equal(res.status, 404);
+    assert.match(res.body.error ?? '', /Document 1 was not found/);
+  });
+});

@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { RuleDefinition } from '../../../server/engine/model.js';
+import { kindsUsedBy, permissionProblem } from '../../../server/runs/rule-permissions.js';
+
+const kinds = (rule: Omit<RuleDefinition, 'id'>) => [...kindsUsedBy({ id: 'r', ...rule })].sort();
+
+describe('which vocabulary kinds a rule needs', () => {
+  test('conditions, nested combinators included, name the kinds they test', () => {
+    assert.deepEqual(kinds({ when: { all: [{ tags: { any: ['A'] } }, { not: { 'custom_fields.Betrag': { exists: true } } }, { any: [{ correspondent: 'X' }] }] } }), [
+      'correspondents',
+      'custom_fields',
+      'tags',
+    ]);
+  });
+
+  test('actions name what they write; templates and extraction sources what they read', () => {
+    assert.deepEqual(kinds({ actions: [{ set_document_type: 'Rechnung' }, { set_storage_path: 'Finanzen' }] }), ['document_types', 'storage_paths']);
+    assert.deepEqual(kinds({ actions: [{ set_title: '{{ doc.correspondent }} {{ total }}' }] }), ['correspondents']);
+    assert.deepEqual(kinds({ extract: { total: { from: 'custom_fields.Betrag', regex: '(?<value>\\d+)' } } }), ['custom_fields']);
+  });
+
+  test('plain text that happens to say "tags" needs nothing, nor does a title-only rule', () => {
+    assert.deepEqual(kinds({ when: { title: { contains: 'tags' } }, actions: [{ add_note: 'check the tags and custom_fields' }, { set_title: '{{ doc.title }}' }] }), []);
+  });
+
+  test('the problem names each missing permission the rule needs, and nothing when it needs none of them', () => {
+    const forbidden = [
+      { kind: 'custom_fields' as const, permission: 'view_customfield' },
+      { kind: 'tags' as const, permission: 'view_tag' },
+    ];
+    assert.equal(permissionProblem({ id: 'r', actions: [{ set_title: 'x' }] }, forbidden), null);
+    assert.match(
+      permissionProblem({ id: 'r', actions: [{ add_tags: 'A' }, { set_custom_fields: { Betrag: 1 } }] }, forbidden) ?? '',
+      /may not view custom fields \(view_customfield\) or tags \(view_tag\)/,
+    );
+  });
+});
