@@ -45,6 +45,8 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
   const check = (kind: VocabularyKind, name: unknown, path: YamlPath, creatable = false) => {
     if (typeof name !== 'string' || name.trim() === '' || isTemplateText(name)) return;
     if (creatable && CREATABLE.has(kind)) return;
+    // A kind the token may not view is empty here, not missing in the dms: its names cannot be checked.
+    if (index.vocabulary.forbidden?.some((f) => f.kind === kind)) return;
     if (index.idOf(kind, name) !== undefined) return;
     const hint = CREATABLE.has(kind) && path.includes('actions') ? ' Add "create_missing: true" to the action to create it.' : '';
     problems.push({ path, message: `the dms has no ${KIND_LABEL[kind]} "${name}".${hint}${suggestion(index, kind)}` });

@@ -65,7 +65,10 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
       if (unknown) throw positionedError(prepared.source.positionOf(unknown.path), unknown.message);
     }
     checkRuleFileTests(prepared, { now: context.now, vars: context.vars, customFieldTypes: fieldTypes });
-    return error ? [`${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`] : [];
+    if (error) return [`${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`];
+    return (vocabulary?.forbidden ?? []).map(
+      (f) => `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
+    );
   }
 
   return { validate, fetchVocabulary, customFieldTypes: () => fieldTypes };

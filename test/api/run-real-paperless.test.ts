@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 
 // Runs through the real app against the simulator posing as the Paperless releases and tokens users have.
 
@@ -87,6 +87,15 @@ describe('a token whose user may not view custom fields', () => {
     }
     assert.deepEqual(sim.store.getDocument(7)?.custom_fields, []);
     assert.deepEqual(sim.store.getDocument(7)?.notes, []);
+  });
+
+  it('saving a rule that names a custom field warns that custom field names cannot be checked, instead of refusing it', async () => {
+    const cookie = await login(server.url);
+    const id = (await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'amount.yml' } })).body.id as string;
+    const rule = 'rules:\n  - id: amount\n    when: { custom_fields.Betrag: { exists: false } }\n    actions:\n      - set_custom_fields: { Nettobetrag: 1 }\n';
+    const res = await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: rule });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.match(JSON.stringify(res.body), /may not view custom fields \(view_customfield\)/);
   });
 
   it('a document the token may not see is a 404 naming it', async () => {
