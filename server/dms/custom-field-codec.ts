@@ -8,6 +8,10 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})/;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 const STRING_MAX = 128;
+// Django's URLField default max_length; Paperless's value_url has no other limit.
+const URL_MAX = 200;
+/** Length as Paperless (Python) counts it: code points, not UTF-16 units. */
+const codePointLength = (text: string) => [...text].length;
 // Paperless: at most 12 digits with at most 2 decimals, so 10 before the point.
 const MONETARY_MAX = 9_999_999_999.99;
 
@@ -71,13 +75,15 @@ function encodeMonetary(field: DmsCustomField, value: unknown): string {
     amount = toNumber(field, value);
   }
   currency = currency || field.extra_data.default_currency || null;
-  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) {
+  // Without a prefix Paperless stores the value but its own amount column misreads it: always send one.
+  if (currency === null) fail(field, value, 'has no currency; write it with one (e.g. EUR12.50) or give the field a default currency in Paperless.');
+  if (!/^[A-Z]{3}$/.test(currency)) {
     fail(field, value, `has currency "${currency}"; use a 3-letter ISO code such as EUR.`);
   }
   if (Math.abs(amount) > MONETARY_MAX) fail(field, value, 'is too large (at most 10 digits before the decimal point).');
   // Paperless wants the decimal point and at most 2 decimals: round to cents.
   const fixed = (Math.round(amount * 100) / 100).toFixed(2);
-  return currency ? `${currency}${fixed}` : fixed;
+  return `${currency}${fixed}`;
 }
 
 function encodeSelect(field: DmsCustomField, value: unknown): string {
@@ -118,6 +124,8 @@ function encodeUrl(field: DmsCustomField, value: unknown): string {
     return fail(field, value, 'is not a URL; include the scheme, e.g. https://example.com/.');
   }
   if (url.host === '' && (url.pathname === '' || url.pathname === '/')) fail(field, value, 'needs a host or a path.');
+  const length = codePointLength(text);
+  if (length > URL_MAX) fail(field, `${[...text].slice(0, 40).join('')}…`, `is ${length} characters long; Paperless keeps URLs of at most ${URL_MAX}.`);
   return text;
 }
 
@@ -157,7 +165,8 @@ export function encodeCustomFieldValue(field: DmsCustomField, value: CustomField
     case 'string': {
       if (isMoney(value) || Array.isArray(value)) fail(field, value, 'is not text.');
       const text = String(value);
-      if (text.length > STRING_MAX) fail(field, `${text.slice(0, 40)}…`, `is ${text.length} characters long; at most ${STRING_MAX} fit.`);
+      const length = codePointLength(text);
+      if (length > STRING_MAX) fail(field, `${[...text].slice(0, 40).join('')}…`, `is ${length} characters long; at most ${STRING_MAX} fit.`);
       return text;
     }
     default: {

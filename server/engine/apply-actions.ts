@@ -14,7 +14,7 @@ import { isEmptyValue } from './condition-ops.js';
 import { sameCustomValue, toCustomFieldValue } from './custom-field-values.js';
 import { describeValue } from './describe.js';
 
-/** The dms keeps at most this many characters of a title. */
+/** The dms keeps at most this many characters (code points) of a title. */
 export const MAX_TITLE_LENGTH = 128;
 
 export interface ActionEnv {
@@ -65,7 +65,10 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
   switch (a.name) {
     case 'set_title': {
       if (p.kind !== 'text') break;
-      const title = render(p.template, env, at).replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_LENGTH);
+      const rendered = render(p.template, env, at).replace(/\s+/g, ' ').trim();
+      // Paperless counts code points (Python str): cutting UTF-16 units could split an emoji's surrogate pair.
+      const codePoints = [...rendered];
+      const title = codePoints.length > MAX_TITLE_LENGTH ? codePoints.slice(0, MAX_TITLE_LENGTH).join('').trimEnd() : rendered;
       if (!title) throw new ConversionError('set_title rendered an empty title');
       const from = doc.title;
       doc.title = title;

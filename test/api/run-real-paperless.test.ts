@@ -25,6 +25,12 @@ rules:
     when: { original_file_name: { starts_with: Scan_ } }
     actions:
       - add_note: "Betrag: {{ doc.custom_fields.Betrag }}"
+  - id: long-values
+    description: Hits Paperless's real limits
+    when: { original_file_name: { starts_with: Long_ } }
+    actions:
+      - set_title: "{{ doc.content }}😀😀 and more"
+      - set_custom_fields: { Link: "https://example.com/{{ doc.content }}{{ doc.content }}" }
 `;
 
 async function serverFor(sim: Simulator, token: string): Promise<TestServer> {
@@ -42,6 +48,7 @@ describe('a real run against a Paperless-ngx 2.20', () => {
   let server: TestServer;
   before(async () => {
     sim = await startSimulator({ profile: '2.20' });
+    sim.store.insertObject('custom_fields', { name: 'Link', data_type: 'url', extra_data: { select_options: [], default_currency: null } });
     server = await serverFor(sim, sim.token);
   });
   after(async () => {
@@ -52,11 +59,24 @@ describe('a real run against a Paperless-ngx 2.20', () => {
   it('writes every rule through API version 9, as against 3.0', async () => {
     const res = await runReal(server, 7);
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.traces.map((t) => [t.rule_id, t.status, t.error]), [['scan-title', 'matched', null], ['scan-amount', 'matched', null], ['scan-amount-in-template', 'matched', null]]);
+    assert.deepEqual(res.body.traces.map((t) => [t.rule_id, t.status, t.error]), [['scan-title', 'matched', null], ['scan-amount', 'matched', null], ['scan-amount-in-template', 'matched', null], ['long-values', 'not_matched', null]]);
     const doc = sim.store.getDocument(7);
     assert.equal(doc?.title, 'Scan vom 2025-03-07');
     assert.deepEqual(doc?.custom_fields, [{ value: 'EUR12.50', field: 1 }]);
     assert.equal(sim.counts()['PATCH /api/documents/{id}/'], 1);
+  });
+
+  it('cuts a long title at 128 code points and fails a URL over 200 characters in the trace, before the dms sees it', async () => {
+    const doc = sim.addDocument({ original_file_name: 'Long_1.pdf', title: 'Long', content: 'a'.repeat(126), tags: [] });
+    const res = await runReal(server, doc.id);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const trace = res.body.traces.find((t) => t.rule_id === 'long-values');
+    assert.equal(trace?.status, 'error');
+    const linkAction = trace?.actions.find((a) => a.action === 'set_custom_fields');
+    assert.match(JSON.stringify(linkAction), /Link.*is 272 characters long; Paperless keeps URLs of at most 200/);
+    const stored = sim.store.getDocument(doc.id);
+    assert.equal(stored?.title, `${'a'.repeat(126)}😀😀`);
+    assert.deepEqual(stored?.custom_fields, []);
   });
 });
 

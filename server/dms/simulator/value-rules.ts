@@ -15,7 +15,7 @@ export function checkCustomFieldValue(field: SimObject, value: unknown): { error
   switch (field.data_type) {
     case 'string':
       if (typeof value !== 'string') return { error: 'Not a valid string.', stored: value };
-      if (value.length > 128) return { error: `Ensure this value has at most 128 characters (it has ${value.length}).`, stored: value };
+      if ([...value].length > 128) return { error: `Ensure this value has at most 128 characters (it has ${[...value].length}).`, stored: value };
       return { error: null, stored: value };
     case 'longtext':
       return typeof value === 'string' ? { error: null, stored: value } : { error: 'Not a valid string.', stored: value };
@@ -24,10 +24,13 @@ export function checkCustomFieldValue(field: SimObject, value: unknown): { error
       try {
         const url = new URL(String(value));
         if (!url.protocol || (url.host === '' && url.pathname === '')) throw new Error('no host');
-        return { error: null, stored: value };
       } catch {
         return { error: 'Enter a valid URL.', stored: value };
       }
+      // value_url is a Django URLField: max_length 200, counted in code points.
+      const length = [...String(value)].length;
+      if (length > 200) return { error: `Ensure this value has at most 200 characters (it has ${length}).`, stored: value };
+      return { error: null, stored: value };
     }
     case 'date':
       return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value))

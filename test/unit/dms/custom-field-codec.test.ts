@@ -45,8 +45,25 @@ describe('encoding engine values into what Paperless accepts', () => {
     assert.equal(encodeCustomFieldValue(betrag, { amount: 84.3, currency: null }), 'EUR84.30', 'falls back to the field default');
     assert.equal(encodeCustomFieldValue(betrag, '1234.56'), 'EUR1234.56', 'a rendered template string');
     assert.equal(encodeCustomFieldValue(betrag, 19.999), 'EUR20.00');
-    assert.equal(encodeCustomFieldValue(plainMoney, 7), '7.00', 'no currency anywhere: a plain two-decimal number');
     assert.equal(encodeCustomFieldValue(betrag, 'GBP5.5'), 'GBP5.50');
+  });
+
+  test('monetary without any currency is refused: Paperless would misread a value without a prefix', () => {
+    assert.equal(encodeCustomFieldValue(plainMoney, 'USD7'), 'USD7.00');
+    assert.throws(() => encodeCustomFieldValue(plainMoney, 7), /has no currency; write it with one \(e\.g\. EUR12\.50\) or give the field a default currency/);
+  });
+
+  test('lengths are counted in code points as Paperless does: strings up to 128, URLs up to 200', () => {
+    const emoji = '😀'.repeat(128);
+    assert.equal(encodeCustomFieldValue(field('string'), emoji), emoji, '128 emoji are 256 UTF-16 units but 128 characters');
+    assert.throws(() => encodeCustomFieldValue(field('string'), `${emoji}x`), /129 characters long; at most 128 fit/);
+    const url = `https://example.com/${'a'.repeat(180)}`;
+    assert.equal(encodeCustomFieldValue(field('url'), url), url);
+    assert.throws(() => encodeCustomFieldValue(field('url'), `${url}b`), (err: unknown) => {
+      assert.ok(err instanceof DmsValueError);
+      assert.match(err.message, /F url.*is 201 characters long; Paperless keeps URLs of at most 200/);
+      return true;
+    });
   });
 
   test('monetary in a locale format is refused with an actionable message', () => {

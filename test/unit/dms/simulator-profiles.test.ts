@@ -127,3 +127,32 @@ for (const profile of ['3.0', '2.20'] as const) {
     });
   });
 }
+
+for (const profile of ['3.0', '2.20'] as const) {
+  describe(`profile ${profile}: Paperless's real length limits`, () => {
+    let sim: Simulator;
+    const patch = async (id: number, body: unknown) => {
+      const res = await fetch(`${sim.url}/api/documents/${id}/`, { method: 'PATCH', headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    before(async () => {
+      sim = await startSimulator({ profile });
+    });
+    after(() => sim.close());
+
+    test('a title is measured in code points: 128 emoji fit, 129 characters do not', async () => {
+      assert.equal((await patch(7, { title: '😀'.repeat(128) })).status, 200);
+      assert.deepEqual(await patch(7, { title: `${'😀'.repeat(128)}x` }), { status: 400, body: { title: ['Ensure this field has no more than 128 characters.'] } });
+    });
+
+    test('a URL custom field keeps at most 200 characters', async () => {
+      const field = sim.store.insertObject('custom_fields', { name: 'Link', data_type: 'url', extra_data: { select_options: [], default_currency: null } });
+      const url = `https://example.com/${'a'.repeat(180)}`;
+      assert.equal((await patch(7, { custom_fields: [{ field: field.id, value: url }] })).status, 200);
+      assert.deepEqual(await patch(7, { custom_fields: [{ field: field.id, value: `${url}b` }] }), {
+        status: 400,
+        body: { custom_fields: [{ non_field_errors: ['Ensure this value has at most 200 characters (it has 201).'] }] },
+      });
+    });
+  });
+}

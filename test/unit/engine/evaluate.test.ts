@@ -211,3 +211,12 @@ test('typed pass-through: "{{ total }}" writes the extracted money with its own 
   const ev2 = run(fresh, [{ id: 'r', extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, actions: [{ set_custom_fields: { Betrag: '{{ total }}', Rechnungsnummer: 'Total {{ total }}' } }] }]);
   assert.deepEqual(ev2.changes.custom_fields, { Betrag: { amount: 1250, currency: 'USD' }, Rechnungsnummer: 'Total 1250.00' });
 });
+
+test('a title longer than 128 code points is cut at 128 code points, never inside an emoji', () => {
+  const title = `${'a'.repeat(127)}😀😀 tail`;
+  const result = run(sample(1), [{ id: 'r', actions: [{ set_title: title }] }]).results[0];
+  const written = (result.changes.title as { to: string }).to;
+  assert.equal([...written].length, 128);
+  assert.equal(written, `${'a'.repeat(127)}😀`, 'the emoji stays whole (129 UTF-16 units)');
+  assert.ok(!/[\uD800-\uDBFF]$/.test(written), 'no lone high surrogate at the end');
+});
