@@ -23,13 +23,7 @@ export function payloadFromFields(fields: Record<string, unknown>): WebhookPaylo
     if (document !== undefined) break;
   }
   document ??= idFromDocUrl(fields.doc_url);
-  if (document === undefined) {
-    const keys = Object.keys(fields);
-    throw new BadRequestError(
-      `No document id in the webhook body${keys.length ? ` (fields: ${keys.slice(0, 10).join(', ')})` : ' (it was empty)'}. ` +
-        'In the Paperless workflow webhook action, add a parameter doc_id = {{ doc_id }} (or doc_url = {{ doc_url }}).',
-    );
-  }
+  if (document === undefined) throw new BadRequestError(missingIdMessage(fields));
   let trigger: WebhookTrigger = 'unknown';
   for (const key of EVENT_KEYS) {
     const t = asTrigger(fields[key]);
@@ -39,6 +33,32 @@ export function payloadFromFields(fields: Record<string, unknown>): WebhookPaylo
     }
   }
   return { document, trigger };
+}
+
+const ADD_DOC_ID = 'In the Paperless workflow webhook action, add a parameter doc_id = {{ doc_id }} (or doc_url = {{ doc_url }}).';
+
+/**
+ * Why a delivery names no document, in the terms of the Paperless workflow screen. Two real shapes get
+ * their own answer (docs/decisions.md "Webhook bodies without a document"): "Consumption Started" fills
+ * doc_id with "" because the document does not exist yet, and "include document" with "send as JSON"
+ * makes Paperless send only the file, so the body has no fields at all.
+ */
+function missingIdMessage(fields: Record<string, unknown>): string {
+  const keys = Object.keys(fields);
+  if ('doc_id' in fields && String(fields.doc_id ?? '').trim() === '') {
+    return (
+      'The webhook came with an empty doc_id: Paperless sends that for the "Consumption Started" trigger, before the document exists. ' +
+      'Remove that trigger from the workflow; use "Document Added" and "Document Updated".'
+    );
+  }
+  if (keys.length === 0) {
+    return (
+      'No document id in the webhook body (it was empty). If the workflow\'s webhook action has "Include document" on, turn it off: ' +
+      'with "Send webhook payload as JSON" Paperless then sends only the file and drops the parameters. ' +
+      ADD_DOC_ID
+    );
+  }
+  return `No document id in the webhook body (fields: ${keys.slice(0, 10).join(', ')}). ${ADD_DOC_ID}`;
 }
 
 /**

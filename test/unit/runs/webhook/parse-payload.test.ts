@@ -85,3 +85,8 @@ test('idFromDocUrl ignores non-strings', () => {
   assert.equal(idFromDocUrl(10), undefined);
   assert.equal(idFromDocUrl(null), undefined);
 });
+
+test('an empty doc_id without any other id names the "Consumption Started" trigger', () => {
+  assert.throws(() => payloadFromFields({ doc_id: '', doc_url: '' }), (err: Error & { status?: number }) => err.status === 400 && /"Consumption Started"/.test(err.message));
+  assert.throws(() => payloadFromFields({ doc_id: '0' }), /No document id in the webhook body \(fields: doc_id\)/);
+});
