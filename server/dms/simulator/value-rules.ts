@@ -1,4 +1,7 @@
+import { SimHttpError } from './http-kit.js';
 import type { SimObject } from './sim-types.js';
+
+const SERVER_ERROR_PAGE = '\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n';
 
 // Paperless's own validation of custom-field values on write (§6); returns an error message or null.
 
@@ -27,9 +30,9 @@ export function checkCustomFieldValue(field: SimObject, value: unknown): { error
       } catch {
         return { error: 'Enter a valid URL.', stored: value };
       }
-      // value_url is a Django URLField: max_length 200, counted in code points.
-      const length = [...String(value)].length;
-      if (length > 200) return { error: `Ensure this value has at most 200 characters (it has ${length}).`, stored: value };
+      // value_url is a Django URLField (max_length 200, in code points) that the serializer does not check:
+      // PostgreSQL refuses the INSERT and Paperless answers a bare 500 (models.py, CustomFieldInstance).
+      if ([...String(value)].length > 200) throw new SimHttpError({ status: 500, text: SERVER_ERROR_PAGE });
       return { error: null, stored: value };
     }
     case 'date':
