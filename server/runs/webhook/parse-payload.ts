@@ -35,7 +35,9 @@ export function payloadFromFields(fields: Record<string, unknown>): WebhookPaylo
   return { document, trigger };
 }
 
-const ADD_DOC_ID = 'In the Paperless workflow webhook action, add a parameter doc_id = {{ doc_id }} (or doc_url = {{ doc_url }}).';
+const ADD_DOC_ID =
+  'In the Paperless workflow webhook action, add a parameter doc_id = {{ doc_id }} (Paperless-ngx 3.0 and later) or doc_url = {{ doc_url }} ' +
+  '(any version: before 3.0 there is no {{ doc_id }}, and Paperless drops the parameters when one names it).';
 
 /**
  * Why a delivery names no document, in the terms of the Paperless workflow screen. Two real shapes get
@@ -54,7 +56,7 @@ function missingIdMessage(fields: Record<string, unknown>): string {
   if (keys.length === 0) {
     return (
       'No document id in the webhook body (it was empty). If the workflow\'s webhook action has "Include document" on, turn it off: ' +
-      'with "Send webhook payload as JSON" Paperless then sends only the file and drops the parameters. ' +
+      'with "Send webhook payload as JSON" Paperless then sends only the file and drops the parameters. Otherwise: ' +
       ADD_DOC_ID
     );
   }
