@@ -53,7 +53,8 @@ export function limitedUser(options: LimitedUserOptions): SimUser {
     username: options.username ?? 'ben',
     superuser: false,
     has: (permission) => permissions.has(permission),
-    sees: (kind, object) => object.owner == null || object.owner === id || (options.grants?.[kind] ?? []).includes(object.id),
+    // CustomFieldViewSet has no ownership filter: custom fields have no owner (views.py).
+    sees: (kind, object) => kind === 'custom_fields' || object.owner == null || object.owner === id || (options.grants?.[kind] ?? []).includes(object.id),
   };
 }
 
