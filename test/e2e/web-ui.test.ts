@@ -239,6 +239,8 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.click('.topbar nav a[href="/settings"]');
     await page.locator('#settings-webhook_dry_run').waitFor();
     assert.equal(await page.locator('#settings-dms_url').isDisabled(), true, 'SVC_DMS_URL is set in this test');
+    await page.locator('#dms-status-version', { hasText: 'Connected to Paperless-ngx 3.0.5 (API version 10).' }).waitFor();
+    assert.equal(await page.locator('#dms-status-forbidden').count(), 0, 'the superuser token may view everything');
     assert.equal(await page.locator('#settings-webhook_dry_run').isChecked(), false);
     await page.click('label[for="settings-webhook_dry_run"]');
     await page.click('form.settings button[type=submit]');
