@@ -75,6 +75,8 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
     return writeResult(res, { status: 429, body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` }, headers: { 'retry-after': String(seconds) } }, {});
   }
 
+  // Version headers only once the caller is authenticated (ApiVersionMiddleware).
+  let headers: Record<string, string> = {};
   try {
     if (isToken && method === 'POST') return writeResult(res, await tokenEndpoint(req, deps), {});
     if (!route) {
@@ -87,7 +89,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
     if (version === null) return writeResult(res, { status: 406, body: { detail: 'Invalid version in "Accept" header.' } }, {});
     const user = authenticate(req, deps);
     if (!('superuser' in user)) return writeResult(res, user, {});
-    const headers = versionHeaders(deps.profile);
+    headers = versionHeaders(deps.profile);
     if (!route.methods.includes(method)) {
       const allow = [...route.methods, 'HEAD', 'OPTIONS'].join(', ');
       return writeResult(res, { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow } }, headers);
@@ -113,7 +115,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
     });
     writeResult(res, result, headers);
   } catch (err) {
-    if (err instanceof SimHttpError) return writeResult(res, err.result, versionHeaders(deps.profile));
+    if (err instanceof SimHttpError) return writeResult(res, err.result, headers);
     writeResult(res, { status: 500, text: 'Internal Server Error' }, {});
   }
 }
