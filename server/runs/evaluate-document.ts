@@ -1,9 +1,9 @@
 import { evaluateRules, type Evaluation, type RunTrigger } from '../engine/index.js';
 import { createVocabularyIndex, type VocabularyIndex } from '../dms/vocabulary-index.js';
-import type { CustomFieldDataType, DmsClient, DmsDocument } from '../dms/types.js';
+import type { CustomFieldDataType, DmsClient, DmsDocument, DmsVocabulary } from '../dms/types.js';
 import type { LoadedRule } from '../rules/index.js';
 import { planDocument, type DocumentPlan } from './plan-changes.js';
-import { hasUnknownIds, toRuleDocument } from './rule-document.js';
+import { toRuleDocument, unknownRefs } from './rule-document.js';
 
 /** Everything evaluation needs about one document: its rule view and the vocabulary to map names back. */
 export interface DocumentContext {
@@ -11,10 +11,21 @@ export interface DocumentContext {
   customFieldTypes: Record<string, CustomFieldDataType>;
 }
 
+// Refs a refresh did not resolve, per vocabulary snapshot: objects the token may not see (owned by someone
+// else). Without this memo every document that uses one would refetch the whole vocabulary.
+const unresolved = new WeakMap<DmsVocabulary, Set<string>>();
+
 /** Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. */
 export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise<DocumentContext> {
-  let index = createVocabularyIndex(await dms.vocabulary());
-  if (hasUnknownIds(doc, index)) index = createVocabularyIndex(await dms.vocabulary({ refresh: true }));
+  const cached = await dms.vocabulary();
+  let index = createVocabularyIndex(cached);
+  const seen = unresolved.get(cached);
+  if (unknownRefs(doc, index).some((ref) => !seen?.has(ref))) {
+    const fresh = await dms.vocabulary({ refresh: true });
+    index = createVocabularyIndex(fresh);
+    const still = unknownRefs(doc, index);
+    if (still.length > 0) unresolved.set(fresh, new Set([...(unresolved.get(fresh) ?? []), ...(seen ?? []), ...still]));
+  }
   const customFieldTypes: Record<string, CustomFieldDataType> = {};
   for (const field of index.vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
   return { index, customFieldTypes };

@@ -14,19 +14,22 @@ function unknownName(id: number): string {
   return `#${id}`;
 }
 
-/** True when any id of the document is missing from the vocabulary, i.e. the cached vocabulary is stale. */
-export function hasUnknownIds(doc: DmsDocument, index: VocabularyIndex): boolean {
-  // A kind the token may not view is always unknown: refetching would not help.
+/**
+ * The document's ids the vocabulary does not know, as `kind:id` (e.g. `tags:4`): the cached vocabulary is
+ * stale, or the token may not see those objects. Kinds the token may not view at all are left out.
+ */
+export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] {
   const hidden = new Set(index.vocabulary.forbidden?.map((f) => f.kind));
-  const missing = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) =>
-    !hidden.has(kind) && id !== null && index.nameOf(kind, id) === undefined;
-  return (
-    (!hidden.has('tags') && doc.tags.some((id) => index.nameOf('tags', id) === undefined)) ||
-    (!hidden.has('custom_fields') && doc.custom_fields.some((cf) => index.fieldById(cf.field) === undefined)) ||
-    missing('correspondents', doc.correspondent) ||
-    missing('document_types', doc.document_type) ||
-    missing('storage_paths', doc.storage_path)
-  );
+  const refs: string[] = [];
+  const check = (kind: 'tags' | 'correspondents' | 'document_types' | 'storage_paths', id: number | null) => {
+    if (!hidden.has(kind) && id !== null && index.nameOf(kind, id) === undefined) refs.push(`${kind}:${id}`);
+  };
+  for (const id of doc.tags) check('tags', id);
+  if (!hidden.has('custom_fields')) for (const cf of doc.custom_fields) if (index.fieldById(cf.field) === undefined) refs.push(`custom_fields:${cf.field}`);
+  check('correspondents', doc.correspondent);
+  check('document_types', doc.document_type);
+  check('storage_paths', doc.storage_path);
+  return refs;
 }
 
 /** The document as rules see it: ids resolved to names, custom fields decoded by data type. */

@@ -118,6 +118,13 @@ describe('a token whose user may not view custom fields', () => {
     assert.match(JSON.stringify(res.body), /may not view custom fields \(view_customfield\)/);
   });
 
+  it('tags the token may not see are looked up once, not on every document that carries them', async () => {
+    sim.resetCounts();
+    // Documents 7, 10 and 13 carry tags owned by another user (ids 1, 2, 4, 5): invisible to this token.
+    for (const id of [7, 10, 13, 7, 10, 13]) assert.equal((await runReal(server, id)).status, 200);
+    assert.ok((sim.counts()['GET /api/tags/'] ?? 0) <= 2, `vocabulary refetches: ${sim.counts()['GET /api/tags/']}`);
+  });
+
   it('a document the token may not see is a 404 naming it', async () => {
     const res = await runReal(server, 1);
     assert.equal(res.status, 404);
