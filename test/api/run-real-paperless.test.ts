@@ -43,11 +43,16 @@ async function runReal(server: TestServer, document: number) {
   return call<{ traces: Trace[]; error?: string }>(server.url, `/api/run?document=${document}&dry_run=false`, { method: 'POST', token: API_TOKEN });
 }
 
-describe('a real run against a Paperless-ngx 2.20', () => {
+const PROFILES = [
+  { name: '3.0', api: 10 },
+  { name: '2.20', api: 9 },
+] as const;
+
+for (const profile of PROFILES) describe(`a real run against Paperless-ngx ${profile.name}`, () => {
   let sim: Simulator;
   let server: TestServer;
   before(async () => {
-    sim = await startSimulator({ profile: '2.20' });
+    sim = await startSimulator({ profile: profile.name });
     sim.store.insertObject('custom_fields', { name: 'Link', data_type: 'url', extra_data: { select_options: [], default_currency: null } });
     server = await serverFor(sim, sim.token);
   });
@@ -56,7 +61,7 @@ describe('a real run against a Paperless-ngx 2.20', () => {
     await sim?.close();
   });
 
-  it('writes every rule through API version 9, as against 3.0', async () => {
+  it(`writes every rule through API version ${profile.api}`, async () => {
     const res = await runReal(server, 7);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.traces.map((t) => [t.rule_id, t.status, t.error]), [['scan-title', 'matched', null], ['scan-amount', 'matched', null], ['scan-amount-in-template', 'matched', null], ['long-values', 'not_matched', null]]);
@@ -80,11 +85,12 @@ describe('a real run against a Paperless-ngx 2.20', () => {
   });
 });
 
-describe('a token whose user may not view custom fields', () => {
+for (const profile of PROFILES) describe(`a token whose user may not view custom fields (Paperless-ngx ${profile.name})`, () => {
   let sim: Simulator;
   let server: TestServer;
   before(async () => {
     sim = await startSimulator({
+      profile: profile.name,
       limitedUser: { permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_note', 'add_note'] },
     });
     server = await serverFor(sim, sim.limitedToken as string);
