@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { startJob, waitForEvent } from './support/jobs-kit.js';
 
 // Runs through the real app against the simulator posing as the Paperless releases and tokens users have.
 
@@ -122,6 +123,19 @@ for (const profile of PROFILES) describe(`a token whose user may not view custom
     const res = await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: rule });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(JSON.stringify(res.body), /may not view custom fields \(view_customfield\)/);
+  });
+
+  it('a job over a rule that needs custom fields records the missing permission for each document; one that does not runs', async () => {
+    const blocked = await startJob(server.url, 'rule_id=scan-amount&dry_run=true');
+    const event = await waitForEvent(server.url, blocked.body.event_id as number);
+    assert.equal(event.status, 'done');
+    assert.equal(event.processed, 3, 'documents 7, 10 and 13 are the ones this token sees');
+    assert.equal(event.errors, 3);
+    const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${event.event_id}`, { token: API_TOKEN });
+    assert.ok(traces.body.traces.every((t) => t.status === 'error' && /view_customfield/.test(t.error ?? '')), JSON.stringify(traces.body.traces[0]));
+    const fine = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=scan-title&dry_run=true')).body.event_id as number);
+    assert.equal(fine.status, 'done');
+    assert.equal(fine.errors, 0);
   });
 
   it('tags the token may not see are looked up once, not on every document that carries them', async () => {
