@@ -151,3 +151,28 @@ for (const profile of PROFILES) describe(`a token whose user may not view custom
     assert.match(res.body.error ?? '', /Document 1 was not found/);
   });
 });
+
+describe('a token whose user may view documents but not change them', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  before(async () => {
+    sim = await startSimulator({
+      limitedUser: { permissions: ['view_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_customfield', 'view_note'] },
+    });
+    server = await serverFor(sim, sim.limitedToken as string);
+  });
+  after(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('a real run fails the write in the traces, naming change_document', async () => {
+    const res = await runReal(server, 7);
+    assert.equal(res.status, 502, JSON.stringify(res.body));
+    assert.match(res.body.error ?? '', /403 to PATCH \/api\/documents\/7\/: You do not have permission to perform this action\. \(the Paperless token's user lacks the permission change_document\)/);
+    const traces = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=7', { token: API_TOKEN });
+    const title = traces.body.traces.find((t) => t.rule_id === 'scan-title');
+    assert.match(JSON.stringify(title), /change_document/);
+    assert.equal(sim.store.getDocument(7)?.title, 'Scan_2025-03-10_081512');
+  });
+});

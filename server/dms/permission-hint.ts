@@ -1,0 +1,26 @@
+// Names the Django permission a 403 from Paperless is about, so the error says what to grant.
+
+const MODELS: Record<string, string> = {
+  documents: 'document',
+  tags: 'tag',
+  correspondents: 'correspondent',
+  document_types: 'documenttype',
+  storage_paths: 'storagepath',
+  custom_fields: 'customfield',
+};
+
+const ACTIONS: Record<string, string> = { GET: 'view', POST: 'add', PUT: 'change', PATCH: 'change', DELETE: 'delete' };
+
+/**
+ * The permission `PaperlessObjectPermissions` checks for a request (`perms_map` in documents/permissions.py),
+ * e.g. PATCH /api/documents/7/ → change_document; null for paths it does not guard that way.
+ */
+export function permissionFor(method: string, path: string): string | null {
+  if (/^\/api\/documents\/bulk_edit\/$/.test(path)) return 'change_document';
+  const note = /^\/api\/documents\/\d+\/notes\/$/.test(path);
+  if (note) return method === 'POST' ? 'add_note' : method === 'DELETE' ? 'delete_note' : 'view_note';
+  const match = /^\/api\/([a-z_]+)\/(?:\d+\/)?$/.exec(path);
+  const model = match ? MODELS[match[1]] : undefined;
+  const action = ACTIONS[method];
+  return model && action ? `${action}_${model}` : null;
+}
