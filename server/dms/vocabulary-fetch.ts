@@ -45,26 +45,17 @@ function named(o: DmsNamedObject): DmsNamedObject {
  */
 export async function fetchVocabulary(transport: Transport): Promise<DmsVocabulary> {
   const lists = await Promise.all(KINDS.map((kind) => listAll<unknown>(transport, kind)));
-  const forbidden: DmsForbiddenKind[] = [];
-  const got = <T>(i: number): T[] => {
-    const list = lists[i];
-    if (list !== FORBIDDEN) return list as T[];
-    forbidden.push({ kind: KINDS[i], permission: VOCABULARY_PERMISSIONS[KINDS[i]] });
-    return [];
+  const list = <T>(kind: DmsVocabularyKind): T[] => {
+    const found = lists[KINDS.indexOf(kind)];
+    return found === FORBIDDEN ? [] : (found as T[]);
   };
-  const [tags, correspondents, documentTypes, storagePaths, customFields] = [
-    got<DmsTag>(0),
-    got<DmsNamedObject>(1),
-    got<DmsNamedObject>(2),
-    got<DmsNamedObject>(3),
-    got<DmsCustomField>(4),
-  ];
+  const forbidden = KINDS.filter((_, i) => lists[i] === FORBIDDEN).map((kind) => ({ kind, permission: VOCABULARY_PERMISSIONS[kind] }));
   return {
-    tags: tags.map((t) => ({ ...named(t), is_inbox_tag: t.is_inbox_tag, parent: t.parent ?? null, color: t.color })),
-    correspondents: correspondents.map(named),
-    document_types: documentTypes.map(named),
-    storage_paths: storagePaths.map(named),
-    custom_fields: customFields.map((f) => ({
+    tags: list<DmsTag>('tags').map((t) => ({ ...named(t), is_inbox_tag: t.is_inbox_tag, parent: t.parent ?? null, color: t.color })),
+    correspondents: list<DmsNamedObject>('correspondents').map(named),
+    document_types: list<DmsNamedObject>('document_types').map(named),
+    storage_paths: list<DmsNamedObject>('storage_paths').map(named),
+    custom_fields: list<DmsCustomField>('custom_fields').map((f) => ({
       id: f.id,
       name: f.name,
       data_type: f.data_type,
