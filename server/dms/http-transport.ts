@@ -125,6 +125,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (rejected.version !== apiVersion) return; // another request already stepped down
     const next = CLIENT_API_VERSIONS.find((v) => v < apiVersion);
     if (next !== undefined) {
+      options.logger?.info(`dms: ${options.url} does not accept API version ${apiVersion}; using ${next} (Paperless-ngx before 3.0)`);
       apiVersion = next;
       return;
     }

@@ -113,6 +113,8 @@ describe('health names the Paperless release, its API version and what the token
     try {
       const health = await call(server.url, '/api/health');
       assert.deepEqual(health.body.dms, { url: old.url, demo: false, reachable: true, version: '2.20.11', api_version: 9, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+      await server.services.dms.getDocument(1);
+      assert.ok(server.logs.some((line) => line.includes(`${old.url} does not accept API version 10; using 9`)), server.logs.join('\n'));
     } finally {
       await server.close();
       await old.close();
