@@ -112,6 +112,19 @@ for (const profile of ['3.0', '2.20'] as const) {
       assert.equal(sim.store.getDocument(2)?.title, 'Telekom Rechnung Februar 2025');
     });
 
+    test('a bulk edit touching a document it may not change is 403; an unknown id stays the serializer\'s 400', async () => {
+      const bulk = (documents: number[]) =>
+        fetch(`${sim.url}/api/documents/bulk_edit/`, {
+          method: 'POST',
+          headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ documents, method: 'add_tag', parameters: { tag: 9 } }),
+        });
+      assert.equal((await bulk([7, 2])).status, 403);
+      assert.ok(!sim.store.getDocument(7)?.tags.includes(9), 'nothing was changed');
+      assert.equal((await bulk([999])).status, 400);
+      assert.equal((await bulk([7])).status, 200);
+    });
+
     test('the client loads what the token may see and names what it may not', async () => {
       const dms = createPaperlessClient({ url: sim.url, token });
       try {
