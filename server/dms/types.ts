@@ -94,6 +94,10 @@ export interface DocumentPatch {
   custom_fields?: DmsCustomFieldValue[];
 }
 
+/** The fields of a document that the service writes (and so compares before writing). */
+export const WRITE_STATE_FIELDS = ['id', 'title', 'correspondent', 'document_type', 'storage_path', 'tags', 'created', 'archive_serial_number', 'custom_fields', 'notes'] as const;
+export type DocumentWriteState = Pick<DmsDocument, (typeof WRITE_STATE_FIELDS)[number]>;
+
 export interface DocumentQuery {
   /** Paperless filter parameters (§4.4), whitelisted by the client: an unknown name is an error, not a silent widening. */
   filters?: Record<string, string>;
@@ -136,6 +140,11 @@ export interface DmsClient {
    * matching ids, snapshot at the start, so changes made while streaming never make it skip documents).
    */
   pages(query?: DocumentQuery): AsyncGenerator<DocumentPage>;
+  /**
+   * Only the fields a write depends on (`fields=`, so no content travels): what the service re-reads just before
+   * writing, to notice a person's edit made since its first read.
+   */
+  getWriteState(id: number): Promise<DocumentWriteState>;
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;
