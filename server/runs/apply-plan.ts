@@ -58,8 +58,11 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
       const fresh = await dms.getWriteState(plan.document);
       if (!unchangedSince(current.source.document, fresh)) {
         const rebased = rebaseOnFresh(current, fresh);
-        current = rebased.plan;
         outcome.superseded = rebased.superseded;
+        for (const field of current.changed) {
+          if (!rebased.plan.changed.includes(field)) outcome.superseded[field] ??= `${field} already is as the rules want it: it was changed in the dms after the rules read the document.`;
+        }
+        current = rebased.plan;
       }
     } catch (err) {
       for (const field of current.changed) if (field !== 'notes') failed(field, err);

@@ -60,6 +60,17 @@ describe('writing a plan to the dms (simulator over HTTP)', () => {
     assert.deepEqual(outcome.written, ['tags']);
   });
 
+  test('a change a person already made since the read is not written again, and the outcome says so', async () => {
+    const { plan: p } = await plan(2, { id: 'r', actions: [{ add_tags: ['Vertrag'] }] });
+    const now = await person.getDocument(2);
+    await person.updateDocument(2, { tags: [...now.tags, 6] });
+    sim.resetCounts();
+    const outcome = await applyPlan(dms, p);
+    assert.deepEqual(outcome.written, []);
+    assert.match(outcome.superseded.tags ?? '', /already is as the rules want it/);
+    assert.equal(sim.counts()['POST /api/documents/bulk_edit/'] ?? 0, 0);
+  });
+
   test('a document with a dangling document link gets its other custom fields written and keeps the link', async () => {
     const field = await fetch(`${sim.url}/api/custom_fields/`, {
       method: 'POST',
