@@ -82,7 +82,7 @@ export interface DmsVocabulary {
 /** Vocabulary kinds the service may create on demand (`create_missing: true`). */
 export type CreatableKind = 'tags' | 'correspondents' | 'document_types';
 
-/** Fields `PATCH /api/documents/{id}/` accepts, in wire form. `tags`/`custom_fields` replace the whole set. */
+/** Fields `PATCH /api/documents/{id}/` accepts, in wire form. `tags`/`custom_fields` replace the whole set (the service never sends them). */
 export interface DocumentPatch {
   title?: string;
   correspondent?: number | null;
