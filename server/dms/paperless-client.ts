@@ -13,8 +13,10 @@ import type {
   DocumentPage,
   DocumentPatch,
   DocumentQuery,
+  DocumentWriteState,
 } from './types.js';
 import { SUPPORTED_PAPERLESS } from './api-version.js';
+import { WRITE_STATE_FIELDS } from './types.js';
 import { fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
 
 export interface PaperlessClientOptions {
@@ -130,6 +132,12 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
     pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {
       return streamDocuments(transport, query);
+    },
+
+    async getWriteState(id) {
+      const query = new URLSearchParams({ fields: WRITE_STATE_FIELDS.join(',') });
+      const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, query, idempotent: true, notFound: notFound(id) });
+      return res.json as DocumentWriteState;
     },
 
     async updateDocument(id, patch: DocumentPatch) {

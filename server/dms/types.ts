@@ -92,7 +92,7 @@ export interface DmsForbiddenKind {
 /** Vocabulary kinds the service may create on demand (`create_missing: true`). */
 export type CreatableKind = 'tags' | 'correspondents' | 'document_types';
 
-/** Fields `PATCH /api/documents/{id}/` accepts, in wire form. `tags`/`custom_fields` replace the whole set. */
+/** Fields `PATCH /api/documents/{id}/` accepts, in wire form. `tags`/`custom_fields` replace the whole set (the service never sends them). */
 export interface DocumentPatch {
   title?: string;
   correspondent?: number | null;
@@ -103,6 +103,10 @@ export interface DocumentPatch {
   archive_serial_number?: number | null;
   custom_fields?: DmsCustomFieldValue[];
 }
+
+/** The fields of a document that the service writes (and so compares before writing). */
+export const WRITE_STATE_FIELDS = ['id', 'title', 'correspondent', 'document_type', 'storage_path', 'tags', 'created', 'archive_serial_number', 'custom_fields', 'notes'] as const;
+export type DocumentWriteState = Pick<DmsDocument, (typeof WRITE_STATE_FIELDS)[number]>;
 
 export interface DocumentQuery {
   /** Paperless filter parameters (§4.4), whitelisted by the client: an unknown name is an error, not a silent widening. */
@@ -154,6 +158,11 @@ export interface DmsClient {
    * matching ids, snapshot at the start, so changes made while streaming never make it skip documents).
    */
   pages(query?: DocumentQuery): AsyncGenerator<DocumentPage>;
+  /**
+   * Only the fields a write depends on (`fields=`, so no content travels): what the service re-reads just before
+   * writing, to notice a person's edit made since its first read.
+   */
+  getWriteState(id: number): Promise<DocumentWriteState>;
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;

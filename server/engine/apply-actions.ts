@@ -3,7 +3,7 @@
  * changed and `unchanged` when the value already holds, so a second run writes nothing.
  */
 import type { CustomFieldDataType } from '../dms/types.js';
-import type { CreateMissing, CustomFieldValue, RuleDocument } from './model.js';
+import type { CreateMissing, CustomFieldValue, RuleDocument, TagHierarchy } from './model.js';
 import type { CompiledAction } from './compile-actions.js';
 import type { ExtractedValue, TypedValue } from './extraction.js';
 import { ConversionError, type RulePath } from './errors.js';
@@ -23,6 +23,8 @@ export interface ActionEnv {
   extracted: Record<string, ExtractedValue>;
   customFieldTypes: Record<string, CustomFieldDataType>;
   createMissing: CreateMissing;
+  /** The dms's tag tree; without it (rule tests) tags are flat. */
+  tagHierarchy?: TagHierarchy;
 }
 
 export interface ActionOutcome {
@@ -80,15 +82,17 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (p.kind !== 'names') break;
       const names = renderNames(p.templates, env, at);
       const from = [...doc.tags];
-      const has = (n: string): boolean => doc.tags.some((t) => sameName(t, n));
-      if (a.name === 'add_tags') doc.tags.push(...names.filter((n) => !has(n)));
-      else if (a.name === 'remove_tags') doc.tags = doc.tags.filter((t) => !names.some((n) => sameName(t, n)));
-      else doc.tags = names.map((n) => doc.tags.find((t) => sameName(t, n)) ?? n);
+      const { tags, byHierarchy } = tagsAfterAction(a.name, doc.tags, names, env.tagHierarchy);
+      doc.tags = tags;
       if (a.createMissing) addCreate(env, 'tags', names);
       const changed = from.length !== doc.tags.length || from.some((t) => !doc.tags.some((x) => sameName(x, t)));
       const sign = a.name === 'remove_tags' ? '-' : '+';
       const writes = a.name === 'set_tags' ? [{ field: 'tags', value: [...doc.tags] }] : names.map((n) => ({ field: `tags.${n.toLocaleLowerCase()}`, value: sign }));
-      return outcome(changed, 'tags', from, doc.tags, writes);
+      const result = outcome(changed, 'tags', from, doc.tags, writes);
+      if (changed && byHierarchy.length > 0) {
+        result.detail += `; the dms also ${a.name === 'remove_tags' ? 'removes the tags below' : 'adds the parent tags'}: ${byHierarchy.join(', ')}`;
+      }
+      return result;
     }
     case 'set_correspondent':
     case 'set_document_type':
@@ -148,6 +152,11 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
         const raw: TypedValue = f.passThrough ? passThroughValue(env.extracted[f.passThrough]) : f.template ? render(f.template, env, [...at, f.field]) : f.literal;
         const to: CustomFieldValue = toCustomFieldValue(f.field, raw, env.customFieldTypes[f.field]);
         writes.push({ field: `custom_fields.${f.field}`, value: to });
+        // No value for a field that is not attached: nothing to clear (attaching an empty field is add_custom_fields).
+        if (current === undefined && to === null) {
+          parts.push(`${f.field} is not attached and stays so (empty value)`);
+          continue;
+        }
         if (current !== undefined && sameCustomValue(current, to)) {
           parts.push(`${f.field} is already ${describeValue(current)}`);
           continue;
@@ -158,8 +167,46 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       }
       return { status: changed ? 'planned' : 'unchanged', detail: parts.join('; '), writes };
     }
+    case 'add_custom_fields':
+    case 'remove_custom_fields': {
+      if (p.kind !== 'fields') break;
+      const attach = a.name === 'add_custom_fields';
+      const parts: string[] = [];
+      let changed = false;
+      for (const name of p.fields) {
+        const attached = Object.prototype.hasOwnProperty.call(doc.custom_fields, name);
+        if (attached === attach) {
+          parts.push(`${name} is ${attach ? 'already attached' : 'not attached'}`);
+          continue;
+        }
+        changed = true;
+        parts.push(attach ? `attaches ${name} (no value)` : `detaches ${name} (was ${describeValue(doc.custom_fields[name])})`);
+        if (attach) doc.custom_fields[name] = null;
+        else delete doc.custom_fields[name];
+      }
+      const writes = p.fields.map((name) => ({ field: `custom_fields.${name}`, value: attach ? null : '(detached)' }));
+      return { status: changed ? 'planned' : 'unchanged', detail: parts.join('; '), writes };
+    }
   }
   throw new Error(`internal: action ${a.name} has a mismatched payload`);
+}
+
+/** The tags after a tag action, with the ones the dms adds (ancestors) or removes (descendants) on its own. */
+function tagsAfterAction(action: 'add_tags' | 'remove_tags' | 'set_tags', current: string[], names: string[], tree: TagHierarchy | undefined): { tags: string[]; byHierarchy: string[] } {
+  const has = (list: string[], n: string) => list.some((t) => sameName(t, n));
+  const expand = (list: string[], more: (n: string) => string[]) => {
+    const out = [...list];
+    for (const n of list) for (const m of tree ? more(n) : []) if (!has(out, m)) out.push(m);
+    return out;
+  };
+  if (action === 'remove_tags') {
+    const drop = expand(names, (n) => tree!.descendants(n));
+    return { tags: current.filter((t) => !has(drop, t)), byHierarchy: drop.filter((t) => !has(names, t) && has(current, t)) };
+  }
+  const wanted = expand(names, (n) => tree!.ancestors(n));
+  const byHierarchy = wanted.filter((t) => !has(names, t) && !has(current, t));
+  if (action === 'add_tags') return { tags: [...current, ...wanted.filter((n) => !has(current, n))], byHierarchy };
+  return { tags: wanted.map((n) => current.find((t) => sameName(t, n)) ?? n), byHierarchy };
 }
 
 function passThroughValue(v: ExtractedValue | undefined): TypedValue {

@@ -18,6 +18,7 @@ export type ActionPayload =
   | { kind: 'names'; templates: CompiledTemplate[] }
   | { kind: 'name'; template: CompiledTemplate | null }
   | { kind: 'custom'; fields: CustomFieldAssignment[] }
+  | { kind: 'fields'; fields: string[] }
   | { kind: 'asn'; template: CompiledTemplate | null; number: number | null };
 
 export interface CompiledAction {
@@ -85,6 +86,15 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
         payload = { kind: 'asn', template: null, number: body };
       } else payload = { kind: 'asn', template: template(body, at, name), number: null };
       break;
+    case 'add_custom_fields':
+    case 'remove_custom_fields': {
+      const list = Array.isArray(body) ? body : [body];
+      if (list.length === 0 || list.some((n) => typeof n !== 'string' || n.trim() === '')) {
+        throw new RuleCompileError(at, `${name} takes a custom field name or a list of them, e.g. [Rechnungsnummer]`);
+      }
+      payload = { kind: 'fields', fields: [...new Set((list as string[]).map((n) => n.trim()))] };
+      break;
+    }
     case 'set_custom_fields': {
       if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
         throw new RuleCompileError(at, 'set_custom_fields takes a mapping of field name → value, e.g. { Amount: "{{ total }}" }');

@@ -35,9 +35,22 @@ export function diffDocuments(before: RuleDocument, after: RuleDocument): Docume
     if (!had || !sameCustomValue(before.custom_fields[k], v)) custom[k] = v;
   }
   if (Object.keys(custom).length) c.custom_fields = custom;
+  const detached = Object.keys(before.custom_fields).filter((k) => !Object.prototype.hasOwnProperty.call(after.custom_fields, k));
+  if (detached.length) c.remove_custom_fields = detached;
   const notes = after.notes.slice(before.notes.length);
   if (notes.length) c.notes = notes;
   return c;
+}
+
+/**
+ * A custom field's change as from → to. Null stands for "not attached"; `empty` names the side where the field
+ * is attached but has no value, so an undo can tell "detach it again" from "clear its value".
+ */
+export function customFieldChange(before: Record<string, CustomFieldValue>, after: Record<string, CustomFieldValue>, name: string): FieldChange {
+  const change: FieldChange = { from: before[name] ?? null, to: after[name] ?? null };
+  if (before[name] === null) change.empty = 'from';
+  else if (after[name] === null) change.empty = 'to';
+  return change;
 }
 
 /** One rule's changes as from → to per field (`custom_fields.X` for custom fields). */
@@ -45,8 +58,9 @@ export function ruleChanges(before: RuleDocument, after: RuleDocument): Record<s
   const diff = diffDocuments(before, after);
   const out: Record<string, FieldChange> = {};
   for (const [field, to] of Object.entries(diff)) {
-    if (field === 'custom_fields') {
-      for (const [k, v] of Object.entries(to as Record<string, CustomFieldValue>)) out[`custom_fields.${k}`] = { from: before.custom_fields[k] ?? null, to: v };
+    if (field === 'custom_fields' || field === 'remove_custom_fields') {
+      const names = field === 'custom_fields' ? Object.keys(to as Record<string, CustomFieldValue>) : (to as string[]);
+      for (const k of names) out[`custom_fields.${k}`] = customFieldChange(before.custom_fields, after.custom_fields, k);
     } else if (field === 'notes') out.notes = { from: null, to };
     else out[field] = { from: (before as unknown as Record<string, unknown>)[field] ?? null, to };
   }

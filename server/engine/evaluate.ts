@@ -4,7 +4,7 @@
  * notes conflicts (two rules setting one field to different values; the later one wins).
  */
 import type { CustomFieldDataType } from '../dms/types.js';
-import type { ActionTrace, CreateMissing, DocumentChanges, RuleDocument, RunTrigger, Trace } from './model.js';
+import type { ActionTrace, CreateMissing, DocumentChanges, RuleDocument, RunTrigger, TagHierarchy, Trace } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateCondition } from './conditions.js';
 import { runExtraction, type ExtractedValue } from './extraction.js';
@@ -26,6 +26,8 @@ export interface EvaluateInput {
   trigger: RunTrigger;
   now: Date;
   customFieldTypes?: Record<string, CustomFieldDataType>;
+  /** The dms's tag tree, so tag actions end as Paperless stores them (ancestors added, descendants removed). */
+  tagHierarchy?: TagHierarchy;
 }
 
 /** Everything of a trace the engine knows; the run layer adds id, time, source, document and mode. */
@@ -159,7 +161,7 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
     }
     inActions = true;
     for (const a of rule.actions) {
-      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing });
+      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing, tagHierarchy: input.tagHierarchy });
       result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
     }
   } catch (err) {

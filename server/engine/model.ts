@@ -75,6 +75,10 @@ export interface ActionBodies {
   set_document_type?: string | null;
   set_storage_path?: string | null;
   set_custom_fields?: Record<string, Scalar>;
+  /** Attach custom fields without a value (a field already attached keeps its value). */
+  add_custom_fields?: string | string[];
+  /** Detach custom fields from the document (an empty value only clears a field; this takes it off). */
+  remove_custom_fields?: string | string[];
   set_created?: string;
   set_archive_serial_number?: number | string | null;
   add_note?: string;
@@ -155,9 +159,20 @@ export interface DocumentChanges {
   storage_path?: string | null;
   tags?: string[];
   custom_fields?: Record<string, CustomFieldValue>;
+  /** Custom fields to detach from the document. */
+  remove_custom_fields?: string[];
   created?: string;
   archive_serial_number?: number | null;
   notes?: string[];
+}
+
+/**
+ * The dms's tag tree by name (Paperless 2.20+): adding a tag adds its ancestors, removing one removes its
+ * descendants. Given to the engine so a rule's tags are what Paperless will store.
+ */
+export interface TagHierarchy {
+  ancestors(name: string): string[];
+  descendants(name: string): string[];
 }
 
 /** Names the plan may create in the dms because an action said `create_missing: true`. */
@@ -198,6 +213,8 @@ export interface ActionTrace {
 export interface FieldChange {
   from: unknown;
   to: unknown;
+  /** Custom fields: null is "not attached"; `empty` names the side where the field is attached with no value. */
+  empty?: 'from' | 'to';
 }
 
 export interface Trace {

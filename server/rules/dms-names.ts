@@ -81,6 +81,8 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     check('correspondents', action.set_correspondent, [...path, 'set_correspondent'], creatable);
     check('document_types', action.set_document_type, [...path, 'set_document_type'], creatable);
     check('storage_paths', action.set_storage_path, [...path, 'set_storage_path']);
+    checkAll('custom_fields', action.add_custom_fields, [...path, 'add_custom_fields']);
+    checkAll('custom_fields', action.remove_custom_fields, [...path, 'remove_custom_fields']);
     for (const [field, value] of Object.entries(action.set_custom_fields ?? {})) {
       const here = [...path, 'set_custom_fields', field];
       check('custom_fields', field, here);

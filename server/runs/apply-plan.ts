@@ -1,13 +1,16 @@
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsClient } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
-import { planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
+import { hasWrite, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
+import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
 
 /** What writing one plan did: which fields reached the dms, which failed and why. */
 export interface ApplyOutcome {
   written: ChangeField[];
   failures: Partial<Record<ChangeField, string>>;
+  /** Fields a person changed between the read and the write, left as they set them (with the reason). */
+  superseded: Partial<Record<ChangeField, string>>;
   /** The first dms error (for a synchronous run's 502); null when the dms accepted everything. */
   dmsError: Error | null;
 }
@@ -19,11 +22,13 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
 };
 
 /**
- * Writes one plan: creates the names it may create, then one PATCH with only what differs, then the notes.
- * Never throws for a dms failure; the failure is returned per field so every trace can say what happened.
+ * Writes one plan: creates the names it may create, re-reads the document (a person may have edited it since
+ * the rules read it: then the plan is redone on the fresh document), then writes by difference — one PATCH
+ * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
+ * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
  */
 export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites?: RecentWrites): Promise<ApplyOutcome> {
-  const outcome: ApplyOutcome = { written: [], failures: { ...plan.failures }, dmsError: null };
+  const outcome: ApplyOutcome = { written: [], failures: { ...plan.failures }, superseded: {}, dmsError: null };
   const failed = (field: ChangeField, err: unknown) => {
     outcome.failures[field] = `The dms refused the change: ${errorMessage(err)}`;
     outcome.dmsError ??= err instanceof Error ? err : new Error(String(err));
@@ -48,20 +53,45 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
     }
   }
 
-  const patch = { ...current.patch };
-  for (const field of Object.keys(outcome.failures) as ChangeField[]) delete patch[field as keyof typeof patch];
+  if (hasWrite(current)) {
+    try {
+      const fresh = await dms.getWriteState(plan.document);
+      if (!unchangedSince(current.source.document, fresh)) {
+        const rebased = rebaseOnFresh(current, fresh);
+        outcome.superseded = rebased.superseded;
+        for (const field of current.changed) {
+          if (!rebased.plan.changed.includes(field)) outcome.superseded[field] ??= `${field} already is as the rules want it: it was changed in the dms after the rules read the document.`;
+        }
+        current = rebased.plan;
+      }
+    } catch (err) {
+      for (const field of current.changed) if (field !== 'notes') failed(field, err);
+      return outcome;
+    }
+  }
   for (const [field, reason] of Object.entries(current.failures)) outcome.failures[field as ChangeField] ??= reason;
 
-  const patchFields = Object.keys(patch) as ChangeField[];
-  if (patchFields.length > 0) {
-    // Marked before the write: Paperless queues the "document updated" webhook inside the PATCH request.
+  const write = async (fields: ChangeField[], send: () => Promise<unknown>) => {
+    const open = fields.filter((f) => !outcome.failures[f]);
+    if (open.length === 0) return;
+    // Marked before the write: Paperless queues the "document updated" webhook inside the request.
     recentWrites?.mark(plan.document);
     try {
-      await dms.updateDocument(plan.document, patch);
-      outcome.written.push(...patchFields);
+      await send();
+      outcome.written.push(...open);
     } catch (err) {
-      for (const field of patchFields) failed(field, err);
+      for (const field of open) failed(field, err);
     }
+  };
+
+  const patch = { ...current.patch };
+  for (const field of Object.keys(outcome.failures)) delete patch[field as keyof typeof patch];
+  await write(Object.keys(patch) as ChangeField[], () => dms.updateDocument(plan.document, patch));
+  const { tags, customFields } = current;
+  if (tags) await write(['tags'], () => dms.bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove }));
+  if (customFields) {
+    const add = Object.fromEntries(customFields.set.map((cf) => [cf.field, cf.value]));
+    await write(['custom_fields'], () => dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }));
   }
 
   if (current.notes.length > 0 && !outcome.failures.notes) {

@@ -1,4 +1,6 @@
 import { evaluateRules, type Evaluation, type RunTrigger } from '../engine/index.js';
+import type { TagHierarchy } from '../engine/model.js';
+import { createTagTree } from '../dms/tag-hierarchy.js';
 import { createVocabularyIndex, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { CustomFieldDataType, DmsClient, DmsDocument, DmsVocabulary } from '../dms/types.js';
 import type { LoadedRule } from '../rules/index.js';
@@ -31,6 +33,17 @@ export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise
   return { index, customFieldTypes };
 }
 
+/** The dms's tag tree by name, for the engine (one tree module serves the simulator, the planner and this). */
+export function tagHierarchyOf(index: VocabularyIndex): TagHierarchy {
+  const tree = createTagTree(index.vocabulary.tags);
+  const names = (ids: number[]) => ids.map((id) => index.nameOf('tags', id) ?? `#${id}`);
+  const idOf = (name: string) => index.idOf('tags', name);
+  return {
+    ancestors: (name) => (idOf(name) === undefined ? [] : names(tree.ancestors(idOf(name) as number))),
+    descendants: (name) => (idOf(name) === undefined ? [] : names(tree.descendants(idOf(name) as number))),
+  };
+}
+
 /** The engine over the loaded rules, then the merged plan. Pure apart from the clock. */
 export function evaluateAndPlan(doc: DmsDocument, context: DocumentContext, rules: LoadedRule[], trigger: RunTrigger, now: Date): { evaluation: Evaluation; plan: DocumentPlan } {
   const evaluation = evaluateRules({
@@ -39,6 +52,7 @@ export function evaluateAndPlan(doc: DmsDocument, context: DocumentContext, rule
     trigger,
     now,
     customFieldTypes: context.customFieldTypes,
+    tagHierarchy: tagHierarchyOf(context.index),
   });
   const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);
   return { evaluation, plan };

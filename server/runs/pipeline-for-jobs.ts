@@ -5,7 +5,7 @@ import type { TraceStore } from '../history/trace-store.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan, type ApplyOutcome as PlanApplyOutcome } from './apply-plan.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './jobs/job-pipeline.js';
-import { isEmptyPlan, type DocumentPlan } from './plan-changes.js';
+import { hasWrite, isEmptyPlan, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
 import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import { permissionProblem } from './rule-permissions.js';
@@ -64,7 +64,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         document,
         matched: result.status === 'matched',
         changes: result.changes,
-        patch: Object.keys(plan.patch).length > 0 ? plan.patch : null,
+        write: hasWrite(plan) ? { patch: plan.patch, tags: plan.tags, customFields: plan.customFields } : null,
         // Creating names, notes and partly failing plans go through applyOne so every field's fate is known.
         needsSingleApply: plan.create.length > 0 || plan.notes.length > 0 || (failed && !isEmptyPlan(plan)),
         // A plan whose only changes cannot be written is an error for the job's counts, not a quiet no-op.
@@ -96,6 +96,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       if (internal.applied) {
         fieldOutcome.written = internal.applied.written;
         fieldOutcome.failures = internal.applied.failures;
+        fieldOutcome.superseded = internal.applied.superseded;
       } else if (outcome.kind === 'bulk') {
         fieldOutcome.written = plan.changed.filter((f) => !plan.failures[f]);
       } else if (outcome.kind === 'failed' && !ctx.dryRun) {

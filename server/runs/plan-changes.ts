@@ -1,11 +1,24 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CreateMissing, CustomFieldValue, DocumentChanges } from '../engine/model.js';
 import { decodeCustomFieldValue, encodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
-import type { CreatableKind, DmsCustomFieldValue, DmsDocument, DocumentPatch } from '../dms/types.js';
+import { createTagTree, withAncestors } from '../dms/tag-hierarchy.js';
+import type { CreatableKind, DmsCustomField, DmsCustomFieldValue, DmsDocument, DocumentPatch } from '../dms/types.js';
 import { dateOnly } from './rule-document.js';
 
-/** A document field a plan can change; `notes` are added, never replaced. */
-export type ChangeField = keyof DocumentChanges;
+/** A document field a plan can change; `notes` are added, never replaced; detaching custom fields counts as `custom_fields`. */
+export type ChangeField = Exclude<keyof DocumentChanges, 'remove_custom_fields'>;
+
+/** Tags to add and to remove (bulk `modify_tags`): a person's tag added meanwhile is never touched. */
+export interface TagDelta {
+  add: number[];
+  remove: number[];
+}
+
+/** Custom-field values to set (attaching when absent) and fields to detach (bulk `modify_custom_fields`). */
+export interface CustomFieldDelta {
+  set: DmsCustomFieldValue[];
+  remove: number[];
+}
 
 export interface MissingName {
   kind: CreatableKind;
@@ -18,8 +31,12 @@ export interface MissingName {
  */
 export interface DocumentPlan {
   document: number;
-  /** Only the fields that differ from the document; `tags`/`custom_fields` are whole sets (PATCH replaces them). */
+  /** The scalar fields that differ from the document (one PATCH); never `tags`/`custom_fields`, which PATCH replaces whole. */
   patch: DocumentPatch;
+  /** What to add and remove, predicted with the dms's tag hierarchy so it ends exactly as planned; null: nothing. */
+  tags: TagDelta | null;
+  /** Values to set and fields to detach; null: nothing. */
+  customFields: CustomFieldDelta | null;
   /** Names to create first (an action said `create_missing: true`); their ids join the patch once created. */
   create: MissingName[];
   /** Notes to add; notes identical to an existing one are left out. */
@@ -29,7 +46,7 @@ export interface DocumentPlan {
   /** Fields whose change cannot be written, with a reason a person can act on. */
   failures: Partial<Record<ChangeField, string>>;
   /** The inputs, kept so the plan can be redone once missing names exist. */
-  source: { document: DmsDocument; changes: DocumentChanges; createMissing: CreateMissing };
+  source: { document: DmsDocument; changes: DocumentChanges; createMissing: CreateMissing; index: VocabularyIndex };
 }
 
 type RelationField = 'correspondent' | 'document_type' | 'storage_path';
@@ -59,7 +76,17 @@ function missingMessage(kind: string, name: string): string {
 
 /** Plans the minimal write that makes `doc` match `changes`; never throws for bad values, it records them in `failures`. */
 export function planDocument(doc: DmsDocument, changes: DocumentChanges, createMissing: CreateMissing, index: VocabularyIndex): DocumentPlan {
-  const plan: DocumentPlan = { document: doc.id, patch: {}, create: [], notes: [], changed: [], failures: {}, source: { document: doc, changes, createMissing } };
+  const plan: DocumentPlan = {
+    document: doc.id,
+    patch: {},
+    tags: null,
+    customFields: null,
+    create: [],
+    notes: [],
+    changed: [],
+    failures: {},
+    source: { document: doc, changes, createMissing, index },
+  };
   const fail = (field: ChangeField, message: string) => {
     plan.failures[field] = plan.failures[field] ? `${plan.failures[field]} ${message}` : message;
   };
@@ -96,7 +123,9 @@ export function planDocument(doc: DmsDocument, changes: DocumentChanges, createM
   }
 
   if (changes.tags !== undefined) planTags(doc, changes.tags, index, plan, resolve);
-  if (changes.custom_fields !== undefined) planCustomFields(doc, changes.custom_fields, index, plan, fail);
+  if (changes.custom_fields !== undefined || changes.remove_custom_fields !== undefined) {
+    planCustomFields(doc, changes.custom_fields ?? {}, changes.remove_custom_fields ?? [], index, plan, fail);
+  }
 
   if (changes.created !== undefined && dateOnly(changes.created) !== dateOnly(doc.created)) {
     const created = dateOnly(changes.created);
@@ -139,22 +168,25 @@ function planTags(
     else if (!ids.includes(id)) ids.push(id);
   }
   if (plan.failures.tags) return;
-  const before = [...new Set(doc.tags)].sort((a, b) => a - b);
-  const after = [...ids].sort((a, b) => a - b);
-  if (!waiting && isDeepStrictEqual(before, after)) return;
-  plan.patch.tags = ids;
+  // Paperless adds every ancestor of a tag it stores: plan the same, so the write ends exactly as planned.
+  const wanted = withAncestors(createTagTree(index.vocabulary.tags), ids);
+  const add = wanted.filter((t) => !doc.tags.includes(t));
+  const remove = [...new Set(doc.tags)].filter((t) => !wanted.includes(t));
+  if (!waiting && add.length === 0 && remove.length === 0) return;
+  plan.tags = { add, remove };
   plan.changed.push('tags');
 }
 
 function planCustomFields(
   doc: DmsDocument,
   wanted: Record<string, CustomFieldValue>,
+  detach: string[],
   index: VocabularyIndex,
   plan: DocumentPlan,
   fail: (field: ChangeField, message: string) => void,
 ): void {
-  const merged: DmsCustomFieldValue[] = (doc.custom_fields ?? []).map((cf) => ({ ...cf }));
-  let differs = false;
+  const current = doc.custom_fields ?? [];
+  const set: DmsCustomFieldValue[] = [];
   for (const [name, value] of Object.entries(wanted)) {
     const field = index.field(name);
     if (!field) {
@@ -168,32 +200,37 @@ function planCustomFields(
       fail('custom_fields', (err as Error).message);
       continue;
     }
-    const slot = merged.find((cf) => cf.field === field.id);
-    if (!slot) {
-      if (encoded === null) continue; // nothing attached and nothing to set
-      merged.push({ field: field.id, value: encoded });
-      differs = true;
-      continue;
-    }
-    // Compare in canonical wire form, so a legacy "84.37" equals "EUR84.37" when that is the field's currency.
-    let current: unknown = slot.value;
-    try {
-      current = slot.value === null ? null : encodeCustomFieldValue(field, decodeCustomFieldValue(field, slot.value));
-    } catch {
-      // an existing value the codec cannot read: keep the raw value for the comparison
-    }
-    if (!isDeepStrictEqual(current, encoded)) {
-      slot.value = encoded;
-      differs = true;
-    }
+    const slot = current.find((cf) => cf.field === field.id);
+    // Not attached: setting it attaches it (with no value when the rules asked for an empty field).
+    if (!slot || !sameWireValue(field, slot.value, encoded)) set.push({ field: field.id, value: encoded });
   }
-  if (differs) {
-    plan.patch.custom_fields = merged;
-    plan.changed.push('custom_fields');
+  const remove: number[] = [];
+  for (const name of detach) {
+    const id = index.field(name)?.id ?? (/^#(\d+)$/.exec(name) ? Number(name.slice(1)) : undefined);
+    if (id !== undefined && current.some((cf) => cf.field === id) && !remove.includes(id)) remove.push(id);
   }
+  if (set.length === 0 && remove.length === 0) return;
+  plan.customFields = { set, remove };
+  plan.changed.push('custom_fields');
+}
+
+/** Compared in canonical wire form, so a legacy "84.37" equals "EUR84.37" when that is the field's currency. */
+function sameWireValue(field: DmsCustomField, stored: unknown, encoded: unknown): boolean {
+  let current: unknown = stored;
+  try {
+    current = stored === null ? null : encodeCustomFieldValue(field, decodeCustomFieldValue(field, stored));
+  } catch {
+    // an existing value the codec cannot read: keep the raw value for the comparison
+  }
+  return isDeepStrictEqual(current, encoded);
 }
 
 /** True when the plan would not touch the dms at all. */
 export function isEmptyPlan(plan: DocumentPlan): boolean {
-  return Object.keys(plan.patch).length === 0 && plan.create.length === 0 && plan.notes.length === 0;
+  return !hasWrite(plan) && plan.create.length === 0 && plan.notes.length === 0;
+}
+
+/** True when the plan changes any field of the document (notes and names to create aside). */
+export function hasWrite(plan: Pick<DocumentPlan, 'patch' | 'tags' | 'customFields'>): boolean {
+  return Object.keys(plan.patch).length > 0 || plan.tags !== null || plan.customFields !== null;
 }

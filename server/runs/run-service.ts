@@ -74,6 +74,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         const applied = await applyPlan(dms, plan, deps.recentWrites);
         outcome.written = applied.written;
         outcome.failures = applied.failures;
+        outcome.superseded = applied.superseded;
         dmsError = applied.dmsError;
       }
       changed = options.dryRun ? plan.changed.some((f) => !plan.failures[f]) : outcome.written.length > 0;

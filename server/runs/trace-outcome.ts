@@ -13,6 +13,8 @@ export const ACTION_FIELDS: Record<ActionName, ChangeField> = {
   set_document_type: 'document_type',
   set_storage_path: 'storage_path',
   set_custom_fields: 'custom_fields',
+  add_custom_fields: 'custom_fields',
+  remove_custom_fields: 'custom_fields',
   set_created: 'created',
   set_archive_serial_number: 'archive_serial_number',
   add_note: 'notes',
@@ -26,6 +28,8 @@ export interface FieldOutcome {
   /** Fields the dms accepted (real mode only). */
   written: readonly ChangeField[];
   failures: Partial<Record<ChangeField, string>>;
+  /** Fields a person changed between the read and the write, left as they set them. */
+  superseded?: Partial<Record<ChangeField, string>>;
 }
 
 function markAction(action: ActionTrace, outcome: FieldOutcome): ActionTrace {
@@ -35,8 +39,11 @@ function markAction(action: ActionTrace, outcome: FieldOutcome): ActionTrace {
   const failure = outcome.failures[field];
   if (failure) return { ...action, status: 'failed', error: failure };
   if (action.status === 'unchanged') return action;
+  const superseded = outcome.superseded?.[field];
+  if (superseded && !outcome.written.includes(field)) return { ...action, status: 'skipped', detail: superseded };
   if (!outcome.changed.includes(field)) return { ...action, status: 'unchanged' };
   if (outcome.dryRun) return { ...action, status: 'planned' };
+  if (superseded) return { ...action, status: 'applied', detail: action.detail ? `${action.detail}; ${superseded}` : superseded };
   return outcome.written.includes(field) ? { ...action, status: 'applied' } : { ...action, status: 'failed', error: 'Not written: the dms write for this document did not complete.' };
 }
 

@@ -123,4 +123,38 @@ describe('revert', () => {
       await rig.close();
     }
   });
+
+  it('undo detaches a custom field the job attached (bulk modify_custom_fields), and keeps one a person filled since', async () => {
+    const rules = `
+rules:
+  - id: checklist
+    when: { document_type: Rechnung }
+    actions:
+      - set_custom_fields: { Rechnungsnummer: offen }
+`;
+    const rig = await startRig(rules, {}, { generate: { count: 60, seed: 4 } });
+    const NUMBER = 4;
+    try {
+      const targets = [...rig.sim.store.documents.values()].filter((d) => d.document_type === 1 && !d.custom_fields.some((cf) => cf.field === NUMBER));
+      assert.ok(targets.length > 2, 'the generator makes invoices without the field');
+      rig.sim.resetCounts();
+      const job = await startJob(rig.server.url, 'rule_id=checklist&dry_run=false');
+      const jobId = job.body.event_id as number;
+      await waitForEvent(rig.server.url, jobId);
+      assert.ok(targets.every((d) => rig.sim.store.getDocument(d.id)?.custom_fields.some((cf) => cf.field === NUMBER && cf.value === 'offen')));
+      assert.equal(rig.sim.counts()['PATCH /api/documents/{id}/'] ?? 0, 0, 'custom fields are never PATCHed as a whole set');
+      const person = targets[0];
+      await editInDms(rig.sim, person.id, { custom_fields: [...(rig.sim.store.getDocument(person.id)?.custom_fields ?? [])].map((cf) => (cf.field === NUMBER ? { ...cf, value: 'R-1' } : cf)) });
+
+      const res = await revert(rig.server.url, jobId);
+      const event = await waitForEvent(rig.server.url, res.body.event_id as number);
+      assert.equal(event.status, 'done', JSON.stringify(event));
+      for (const d of targets.slice(1)) {
+        assert.equal(rig.sim.store.getDocument(d.id)?.custom_fields.some((cf) => cf.field === NUMBER), false, `document ${d.id}: detached, not left empty`);
+      }
+      assert.equal(rig.sim.store.getDocument(person.id)?.custom_fields.find((cf) => cf.field === NUMBER)?.value, 'R-1');
+    } finally {
+      await rig.close();
+    }
+  });
 });

@@ -16,6 +16,8 @@ const VOCABULARY_FOR: Record<string, keyof Vocabulary> = {
   set_document_type: 'document_types',
   storage_path: 'storage_paths',
   set_storage_path: 'storage_paths',
+  add_custom_fields: 'custom_fields',
+  remove_custom_fields: 'custom_fields',
 };
 
 // Operators sit between a field and its value: `tags: { any: [...] }` still completes tag names.

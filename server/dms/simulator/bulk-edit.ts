@@ -1,6 +1,8 @@
+import { tagsAfterModify } from '../tag-hierarchy.js';
 import { fail, type SimHooks } from './http-kit.js';
 import type { SimStore } from './store.js';
 import type { ObjectKind, SimDocument } from './sim-types.js';
+import { documentLinkError } from './document-write.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
 const METHODS = [
@@ -58,15 +60,13 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
   } else if (method === 'add_tag' || method === 'remove_tag') {
     const tag = params.tag;
     if (!Number.isInteger(tag) || !store.object('tags', tag as number)) fail(400, { non_field_errors: ['Tag does not exist'] });
+    const tree = store.tagTree();
+    const [add, remove] = method === 'add_tag' ? [[tag as number], []] : [[], [tag as number]];
     for (const doc of targets) {
-      if (method === 'add_tag' && !doc.tags.includes(tag as number)) {
-        doc.tags = [...new Set([...doc.tags, ...store.withAncestors([tag as number])])];
-        touched.push(doc);
-      } else if (method === 'remove_tag' && doc.tags.includes(tag as number)) {
-        const drop = new Set(store.withDescendants([tag as number]));
-        doc.tags = doc.tags.filter((t) => !drop.has(t));
-        touched.push(doc);
-      }
+      const next = tagsAfterModify(tree, doc.tags, add, remove);
+      if (next.length === doc.tags.length && next.every((t) => doc.tags.includes(t))) continue;
+      doc.tags = next;
+      touched.push(doc);
     }
   } else if (method === 'modify_tags') {
     if (!('add_tags' in params)) fail(400, { non_field_errors: ['add_tags not specified'] });
@@ -74,10 +74,9 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
     const add = idList(params.add_tags);
     const remove = idList(params.remove_tags);
     if (!add || !remove || [...add, ...remove].some((id) => !store.object('tags', id))) fail(400, { non_field_errors: ['Some tags in add_tags or remove_tags don\'t exist'] });
-    const drop = new Set(store.withDescendants(remove!));
-    const gain = store.withAncestors(add!);
+    const tree = store.tagTree();
     for (const doc of targets) {
-      doc.tags = [...new Set([...doc.tags.filter((t) => !drop.has(t)), ...gain])];
+      doc.tags = tagsAfterModify(tree, doc.tags, add!, remove!);
       touched.push(doc);
     }
   } else if (method === 'modify_custom_fields') {
@@ -93,31 +92,43 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
   for (const doc of touched) hooks.documentUpdated(doc.id);
 }
 
+/**
+ * `modify_custom_fields` (bulk_edit.py, 2.14+): a `{field_id: value}` mapping sets values, a bare list of ids
+ * attaches the fields with no value (an existing value is cleared, as `update_or_create` does); then the
+ * `remove_custom_fields` are detached. Only the named values are validated: a document's other fields, such as
+ * a document link to a trashed document, are never looked at.
+ */
 function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Record<string, unknown>): void {
   if (!('add_custom_fields' in params)) fail(400, { non_field_errors: ['add_custom_fields not specified'] });
   if (!('remove_custom_fields' in params)) fail(400, { non_field_errors: ['remove_custom_fields not specified'] });
   const add = params.add_custom_fields;
   const remove = idList(params.remove_custom_fields);
-  if (!remove) fail(400, { non_field_errors: ['remove_custom_fields must be a list'] });
-  // A dict sets values; a bare list attaches the fields with null and keeps existing values.
-  const entries: Array<[number, unknown, boolean]> = Array.isArray(add)
-    ? add.map((id) => [Number(id), null, false])
-    : Object.entries((add ?? {}) as Record<string, unknown>).map(([id, value]) => [Number(id), value, true]);
-  for (const [id, value, setValue] of entries) {
-    const field = store.object('custom_fields', id);
-    if (!field) fail(400, { non_field_errors: ['Some custom fields in add_custom_fields don\'t exist'] });
-    if (setValue) {
-      const checked = checkCustomFieldValue(field!, value);
-      if (checked.error) fail(400, { non_field_errors: [checked.error] });
+  if (!remove) fail(400, { non_field_errors: ['remove_custom_fields must be a list of integers or a dict of id:value pairs'] });
+  const entries: Array<[number, unknown]> = Array.isArray(add)
+    ? add.map((id) => [Number(id), null])
+    : Object.entries((add ?? {}) as Record<string, unknown>).map(([id, value]) => [Number(id), value]);
+  for (const [name, ids] of [['add_custom_fields', entries.map(([id]) => id)], ['remove_custom_fields', remove!]] as const) {
+    if (ids.some((id) => !store.object('custom_fields', id)) || new Set(ids).size !== ids.length) {
+      fail(400, { non_field_errors: [`Some custom fields in ${name} don't exist or were specified twice.`] });
     }
   }
+  const errors: Record<string, unknown> = {};
+  const stored = new Map<number, unknown>();
+  for (const [id, value] of entries) {
+    const field = store.object('custom_fields', id)!;
+    const checked = checkCustomFieldValue(field, value);
+    const error = checked.error ?? documentLinkError(store, field, checked.stored);
+    if (error) errors[String(id)] = { non_field_errors: [error] };
+    stored.set(id, checked.stored);
+  }
+  if (Object.keys(errors).length > 0) fail(400, { add_custom_fields: errors });
   for (const doc of targets) {
-    for (const [id, value, setValue] of entries) {
+    for (const [id, value] of stored) {
+      // Paperless skips a document-link value that would link a document to itself.
+      if (Array.isArray(value) && value.includes(doc.id) && store.object('custom_fields', id)!.data_type === 'documentlink') continue;
       const existing = doc.custom_fields.find((cf) => cf.field === id);
-      const stored = setValue ? checkCustomFieldValue(store.object('custom_fields', id)!, value).stored : null;
-      if (existing) {
-        if (setValue) existing.value = stored;
-      } else doc.custom_fields.push({ value: stored, field: id });
+      if (existing) existing.value = value;
+      else doc.custom_fields.push({ value, field: id });
     }
     doc.custom_fields = doc.custom_fields.filter((cf) => !remove!.includes(cf.field));
   }

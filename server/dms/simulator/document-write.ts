@@ -1,6 +1,7 @@
+import { tagsAfterPatch } from '../tag-hierarchy.js';
 import { fail } from './http-kit.js';
 import type { SimStore } from './store.js';
-import type { ObjectKind, SimDocument } from './sim-types.js';
+import type { ObjectKind, SimDocument, SimObject } from './sim-types.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
 type Errors = Record<string, unknown>;
@@ -74,7 +75,7 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
         }
         ids.push(id as number);
       }
-      if (!errors.tags) next.tags = store.withAncestors(ids);
+      if (!errors.tags) next.tags = tagsAfterPatch(store.tagTree(), doc.tags, ids);
     }
   }
   if ('created' in input || 'created_date' in input) {
@@ -137,13 +138,25 @@ function customFields(store: SimStore, raw: unknown): { error?: unknown; values?
     if (!('value' in entry)) errors.value = ['This field is required.'];
     if (Object.keys(errors).length === 0) {
       const checked = checkCustomFieldValue(store.object('custom_fields', id as number)!, entry.value);
-      if (checked.error) errors.non_field_errors = [checked.error];
+      const error = checked.error ?? documentLinkError(store, store.object('custom_fields', id as number)!, checked.stored);
+      if (error) errors.non_field_errors = [error];
       else values.set(id as number, checked.stored);
     }
     itemErrors.push(errors);
   }
   if (itemErrors.some((e) => Object.keys(e).length > 0)) return { error: itemErrors };
   return { values: [...values].map(([field, value]) => ({ value, field })) };
+}
+
+/**
+ * `validate_documentlink_targets` (serialisers.py): every document-link value written, including the ones a
+ * PATCH merely resends, must name existing documents, each once. Trashed documents do not count as existing.
+ */
+export function documentLinkError(store: SimStore, field: SimObject, value: unknown): string | null {
+  if (field.data_type !== 'documentlink' || !Array.isArray(value)) return null;
+  const ids = value as number[];
+  const existing = new Set(ids.filter((id) => store.getDocument(id)));
+  return existing.size === ids.length ? null : "Some documents in value don't exist or were specified twice.";
 }
 
 export { customFields as validateCustomFieldList };

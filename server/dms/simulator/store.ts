@@ -1,3 +1,4 @@
+import { createTagTree, type TagTree } from '../tag-hierarchy.js';
 import type { DmsNote } from '../types.js';
 import { SEED_HIDDEN_IDS, SEED_TRASHED_ASNS, seedDocuments, seedObjects } from './seed-data.js';
 import { OBJECT_KINDS, SIM_USER, type ObjectKind, type SimDocument, type SimObject } from './sim-types.js';
@@ -14,10 +15,8 @@ export interface SimStore {
   object(kind: ObjectKind, id: number): SimObject | undefined;
   insertObject(kind: ObjectKind, object: Omit<SimObject, 'id'>): SimObject;
   deleteObject(kind: ObjectKind, id: number): void;
-  /** Tag ids plus every ancestor (Paperless adds them on write). */
-  withAncestors(tagIds: number[]): number[];
-  /** Tag ids plus every descendant (Paperless removes them together). */
-  withDescendants(tagIds: number[]): number[];
+  /** The tag hierarchy as it is now (Paperless adds ancestors and removes descendants on write). */
+  tagTree(): TagTree;
   nextNoteId(): number;
   /** ISO datetime for `modified`/`added`; strictly increasing even within one millisecond. */
   now(): string;
@@ -45,8 +44,6 @@ export function createStore(options: StoreOptions = {}): SimStore {
       for (const note of doc.notes) lastNote = Math.max(lastNote, note.id);
     }
   }
-
-  const tagById = (id: number) => objects.tags.find((t) => t.id === id);
 
   const store: SimStore = {
     documents,
@@ -76,30 +73,7 @@ export function createStore(options: StoreOptions = {}): SimStore {
         else if (doc[singular(kind)] === id) doc[singular(kind)] = null;
       }
     },
-    withAncestors(tagIds) {
-      const result = new Set<number>();
-      for (const id of tagIds) {
-        let current = tagById(id);
-        for (let depth = 0; current && depth < 10; depth++) {
-          result.add(current.id);
-          current = current.parent == null ? undefined : tagById(current.parent as number);
-        }
-      }
-      return [...result];
-    },
-    withDescendants(tagIds) {
-      const result = new Set<number>(tagIds);
-      for (let grew = true; grew; ) {
-        grew = false;
-        for (const tag of objects.tags) {
-          if (tag.parent != null && result.has(tag.parent as number) && !result.has(tag.id)) {
-            result.add(tag.id);
-            grew = true;
-          }
-        }
-      }
-      return [...result];
-    },
+    tagTree: () => createTagTree(objects.tags as Array<{ id: number; parent?: number | null }>),
     nextNoteId: () => ++lastNote,
     now() {
       lastTick = Math.max(clock(), lastTick + 1);

@@ -1,4 +1,5 @@
-import type { BulkEditMethod, DmsDocument, DocumentPatch } from '../../dms/types.js';
+import type { BulkEditMethod } from '../../dms/types.js';
+import type { DocumentWrite } from './job-pipeline.js';
 
 export interface BulkOp {
   method: BulkEditMethod;
@@ -16,48 +17,51 @@ const RELATION_METHODS = {
   storage_path: 'set_storage_path',
 } as const;
 
+const byId = (a: number, b: number) => a - b;
+
 /**
- * The bulk edits that make the same change as a PATCH, or null when the patch holds anything a bulk
- * edit cannot express exactly (title, dates, custom fields…). Tags become a difference against the
- * document's current set, so "add processed" is one group whatever else each document carries.
+ * The bulk edits that make the same change as a document's write, or null when it holds anything a bulk
+ * edit cannot express (title, dates, ASN). Tags and custom fields already are differences, so "add
+ * processed" is one group whatever else each document carries.
  */
-export function bulkOpsFor(document: DmsDocument, patch: DocumentPatch): BulkOp[] | null {
+export function bulkOpsFor(write: DocumentWrite): BulkOp[] | null {
   const ops: BulkOp[] = [];
-  for (const key of Object.keys(patch) as Array<keyof DocumentPatch>) {
-    if (patch[key] === undefined) continue;
-    if (key === 'tags') {
-      const next = new Set(patch.tags);
-      const current = new Set(document.tags);
-      const add = [...next].filter((t) => !current.has(t)).sort((a, b) => a - b);
-      const remove = [...current].filter((t) => !next.has(t)).sort((a, b) => a - b);
-      if (add.length || remove.length) ops.push({ method: 'modify_tags', parameters: { add_tags: add, remove_tags: remove } });
-    } else if (key in RELATION_METHODS) {
-      const relation = key as keyof typeof RELATION_METHODS;
-      ops.push({ method: RELATION_METHODS[relation], parameters: { [relation]: patch[relation] ?? null } });
-    } else {
-      return null;
-    }
+  for (const key of Object.keys(write.patch) as Array<keyof DocumentWrite['patch']>) {
+    if (write.patch[key] === undefined) continue;
+    if (!(key in RELATION_METHODS)) return null;
+    const relation = key as keyof typeof RELATION_METHODS;
+    ops.push({ method: RELATION_METHODS[relation], parameters: { [relation]: write.patch[relation] ?? null } });
+  }
+  if (write.tags) {
+    ops.push({ method: 'modify_tags', parameters: { add_tags: [...write.tags.add].sort(byId), remove_tags: [...write.tags.remove].sort(byId) } });
+  }
+  if (write.customFields) {
+    const set = [...write.customFields.set].sort((a, b) => a.field - b.field);
+    ops.push({
+      method: 'modify_custom_fields',
+      parameters: { add_custom_fields: Object.fromEntries(set.map((cf) => [cf.field, cf.value])), remove_custom_fields: [...write.customFields.remove].sort(byId) },
+    });
   }
   return ops.length ? ops : null;
 }
 
 /**
  * Splits a page of planned writes into bulk groups (two or more documents with the very same edits)
- * and the rest, which are written one PATCH each. A group of one gains nothing from a bulk edit.
+ * and the rest, which are written one by one. A group of one gains nothing from a bulk edit.
  */
-export function groupWrites(items: Array<{ document: DmsDocument; patch: DocumentPatch }>): { groups: BulkGroup[]; singles: number[] } {
+export function groupWrites(items: Array<{ document: number; write: DocumentWrite }>): { groups: BulkGroup[]; singles: number[] } {
   const byKey = new Map<string, BulkGroup>();
   const singles: number[] = [];
-  for (const { document, patch } of items) {
-    const ops = bulkOpsFor(document, patch);
+  for (const { document, write } of items) {
+    const ops = bulkOpsFor(write);
     if (!ops) {
-      singles.push(document.id);
+      singles.push(document);
       continue;
     }
     const key = JSON.stringify(ops);
     const group = byKey.get(key);
-    if (group) group.documents.push(document.id);
-    else byKey.set(key, { ops, documents: [document.id] });
+    if (group) group.documents.push(document);
+    else byKey.set(key, { ops, documents: [document] });
   }
   const groups: BulkGroup[] = [];
   for (const group of byKey.values()) {

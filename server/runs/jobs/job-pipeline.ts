@@ -1,5 +1,9 @@
-import type { DmsDocument, DocumentPatch } from '../../dms/types.js';
+import type { DmsDocument } from '../../dms/types.js';
 import type { FieldChange } from '../../engine/model.js';
+import type { DocumentPlan } from '../plan-changes.js';
+
+/** A plan's writes: scalar fields (one PATCH), tags and custom fields as differences. */
+export type DocumentWrite = Pick<DocumentPlan, 'patch' | 'tags' | 'customFields'>;
 
 /**
  * What background jobs need from the one run pipeline (`server/runs/`): planning and applying are
@@ -10,8 +14,8 @@ export interface PlannedDocument {
   matched: boolean;
   /** Field → from/to in names, as traces and reports show them. */
   changes: Record<string, FieldChange>;
-  /** The wire difference still to write; null when the document already is what the rule wants. */
-  patch: DocumentPatch | null;
+  /** The difference still to write; null when the document already is what the rule wants. */
+  write: DocumentWrite | null;
   /** Whether anything else must be written that a bulk edit cannot do (notes, creating names…). */
   needsSingleApply: boolean;
   /** Evaluation failed; the trace records it and the job goes on. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DmsClient } from '../../dms/types.js';
 import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
 import type { ActionTrace, ConditionTrace, Trace } from '../../engine/model.js';
+import { customFieldChange } from '../../engine/document-views.js';
 import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { applyPlan } from '../apply-plan.js';
@@ -115,7 +116,16 @@ async function revertOne(
     );
     const plan = planDocument(doc, decision.changes, {}, index);
     const fields = plan.changed.filter((f) => f !== 'notes');
-    for (const f of fields) trace.changes[f] = { from: (current as unknown as Record<string, unknown>)[f], to: (decision.changes as Record<string, unknown>)[f] };
+    for (const f of fields) {
+      if (f !== 'custom_fields') trace.changes[f] = { from: (current as unknown as Record<string, unknown>)[f], to: (decision.changes as Record<string, unknown>)[f] };
+    }
+    if (fields.includes('custom_fields')) {
+      const restored = { ...current.custom_fields, ...decision.changes.custom_fields };
+      for (const name of decision.changes.remove_custom_fields ?? []) delete restored[name];
+      for (const name of [...Object.keys(decision.changes.custom_fields ?? {}), ...(decision.changes.remove_custom_fields ?? [])]) {
+        trace.changes[`custom_fields.${name}`] = customFieldChange(current.custom_fields, restored, name);
+      }
+    }
     let failures: Record<string, string> = { ...plan.failures } as Record<string, string>;
     if (!dryRun && !isEmptyPlan(plan)) {
       const outcome = await applyPlan(deps.dms, plan, deps.recentWrites);

@@ -6,7 +6,8 @@ import { dateOnly } from '../rule-document.js';
 export interface WrittenChange {
   document: number;
   rule_id: string;
-  fields: Record<string, { from: unknown; to: unknown }>;
+  /** Custom fields: null is "not attached"; `empty` names the sides where the field was attached with no value. */
+  fields: Record<string, { from: unknown; to: unknown; empty?: 'from' | 'to' | 'both' }>;
 }
 
 /** The per-document changes a job really wrote (real runs, at least one action applied), oldest first. */
@@ -19,7 +20,10 @@ export function writtenChanges(traces: Trace[]): WrittenChange[] {
     for (const [field, change] of Object.entries(trace.changes)) {
       if (field === 'notes') continue; // notes are added, never replaced: nothing to restore
       const prior = entry.fields[field];
+      const fromEmpty = prior ? prior.empty === 'from' || prior.empty === 'both' : change.empty === 'from';
+      const toEmpty = change.empty === 'to';
       entry.fields[field] = { from: prior ? prior.from : change.from, to: change.to };
+      if (fromEmpty || toEmpty) entry.fields[field].empty = fromEmpty && toEmpty ? 'both' : fromEmpty ? 'from' : 'to';
     }
     if (Object.keys(entry.fields).length) byDoc.set(trace.document, entry);
   }
@@ -68,15 +72,22 @@ export function decideRevert(current: RuleDocument, written: WrittenChange): Rev
       continue;
     }
     if (field === 'custom_fields' || field.startsWith('custom_fields.')) {
-      const pairs: Array<[string, unknown, unknown]> =
+      // [name, value before, attached before, value written, attached after]
+      const empty = written.fields[field].empty;
+      const pairs: Array<[string, unknown, boolean, unknown, boolean]> =
         field === 'custom_fields'
-          ? Object.keys(asRecord(to)).map((name) => [name, asRecord(from)[name], asRecord(to)[name]])
-          : [[field.slice('custom_fields.'.length), from, to]];
-      for (const [name, before, after] of pairs) {
+          ? Object.keys(asRecord(to)).map((name) => [name, asRecord(from)[name], name in asRecord(from), asRecord(to)[name], true])
+          : [[field.slice('custom_fields.'.length), from, from !== null || empty === 'from' || empty === 'both', to, to !== null || empty === 'to' || empty === 'both']];
+      for (const [name, before, wasAttached, after, isAttached] of pairs) {
+        const attached = Object.prototype.hasOwnProperty.call(current.custom_fields, name);
         const actual = current.custom_fields[name];
-        const restore = isDeepStrictEqual(actual ?? null, after ?? null) && !isDeepStrictEqual(before ?? null, after ?? null);
+        const holdsJobValue = attached === isAttached && isDeepStrictEqual(actual ?? null, after ?? null);
+        const restore = holdsJobValue && (wasAttached !== isAttached || !isDeepStrictEqual(before ?? null, after ?? null));
         checked[`custom_fields.${name}`] = { expected: after, actual, restore };
-        if (restore) (changes.custom_fields ??= {})[name] = (before ?? null) as CustomFieldValue;
+        if (!restore) continue;
+        // A field the job attached is detached again, not left attached with an empty value.
+        if (wasAttached) (changes.custom_fields ??= {})[name] = (before ?? null) as CustomFieldValue;
+        else (changes.remove_custom_fields ??= []).push(name);
       }
       continue;
     }

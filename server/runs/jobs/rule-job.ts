@@ -81,7 +81,7 @@ async function planSafely(pipeline: JobPipeline, ruleId: string, document: DmsDo
   try {
     return await pipeline.plan(ruleId, document, ctx);
   } catch (err) {
-    return { document, matched: false, changes: {}, patch: null, needsSingleApply: false, error: errorMessage(err) };
+    return { document, matched: false, changes: {}, write: null, needsSingleApply: false, error: errorMessage(err) };
   }
 }
 
@@ -89,9 +89,9 @@ async function planSafely(pipeline: JobPipeline, ruleId: string, document: DmsDo
 async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobContext): Promise<Map<number, ApplyOutcome>> {
   const outcomes = new Map<number, ApplyOutcome>();
   const byId = new Map(plans.map((p) => [p.document.id, p]));
-  const writable = plans.filter((p) => !p.error && (p.patch !== null || p.needsSingleApply));
-  const bulkable = writable.filter((p) => !p.needsSingleApply && p.patch !== null);
-  const { groups, singles } = groupWrites(bulkable.map((p) => ({ document: p.document, patch: p.patch ?? {} })));
+  const writable = plans.filter((p) => !p.error && (p.write !== null || p.needsSingleApply));
+  const bulkable = writable.flatMap((p) => (!p.needsSingleApply && p.write ? [{ document: p.document.id, write: p.write }] : []));
+  const { groups, singles } = groupWrites(bulkable);
   const single = new Set([...singles, ...writable.filter((p) => p.needsSingleApply).map((p) => p.document.id)]);
 
   for (const group of groups) {
@@ -101,7 +101,7 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
       for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
       for (const id of group.documents) outcomes.set(id, { kind: 'bulk' });
     } catch {
-      // Partly applied is fine to retry: PATCH writes the whole wanted state, so single writes finish the job.
+      // Partly applied is fine to retry: every write sets a target state or a difference, so single writes finish the job.
       for (const id of group.documents) single.add(id);
     }
   }

@@ -66,18 +66,22 @@ describe('planning a write', () => {
 
   it('turns names into ids and only includes fields that differ', () => {
     const plan = planDocument(doc(), { title: 'Neu', document_type: 'Vertrag', correspondent: 'Stadtwerke München', tags: ['Rechnung', 'Steuer'] }, {}, index);
-    assert.deepEqual(plan.patch, { title: 'Neu', document_type: 2, tags: [2, 4] });
+    assert.deepEqual(plan.patch, { title: 'Neu', document_type: 2 });
+    // Tags are a difference, never a whole set: PATCH `tags` would drop a tag a person added since the read.
+    assert.deepEqual(plan.tags, { add: [4], remove: [3, 9] });
     assert.deepEqual(plan.changed.sort(), ['document_type', 'tags', 'title']);
   });
 
-  it('merges custom fields into the existing set, encoded for their data type', () => {
+  it('sets only the custom fields that change, encoded for their data type (never the whole set)', () => {
     const plan = planDocument(doc(), { custom_fields: { Betrag: 99.5, Zahlungsstatus: 'offen' } }, {}, index);
-    assert.deepEqual(plan.patch.custom_fields, [
-      { value: 'EUR99.50', field: 1 },
-      { value: '2025-02-05', field: 2 },
-      { value: 'Kq3ZP8rWmTn2xYbD', field: 3 },
-      { value: 'SWM-2025-0012345', field: 4 },
-    ]);
+    assert.deepEqual(plan.customFields, {
+      set: [
+        { field: 1, value: 'EUR99.50' },
+        { field: 3, value: 'Kq3ZP8rWmTn2xYbD' },
+      ],
+      remove: [],
+    });
+    assert.equal(plan.patch.custom_fields, undefined);
   });
 
   it('fails a field whose name the dms lacks unless the rule allows creating it', () => {
@@ -104,7 +108,7 @@ describe('planning a write', () => {
   it('records a value the field cannot hold as a failure, not an exception', () => {
     const plan = planDocument(doc(), { custom_fields: { 'Fällig am': 'tomorrow', Rechnungsnummer: 'X-1' } }, {}, index);
     assert.match(plan.failures.custom_fields ?? '', /Fällig am.*ISO date/);
-    assert.deepEqual(plan.patch.custom_fields?.find((cf) => cf.field === 4), { value: 'X-1', field: 4 });
+    assert.deepEqual(plan.customFields?.set.find((cf) => cf.field === 4), { value: 'X-1', field: 4 });
   });
 
   it('adds only notes that are not there yet', () => {

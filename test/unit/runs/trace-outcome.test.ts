@@ -36,6 +36,14 @@ describe('action statuses from what happened to each field', () => {
     assert.equal(out.error, 'add_tags failed: Tag "x" does not exist in the dms.');
   });
 
+  it("skips an action whose field a person changed between the read and the write, and says why", () => {
+    const why = 'title was changed in the dms after the rules read the document; left as it is now.';
+    const out = withFieldOutcome(trace(), { dryRun: false, changed: ['title', 'tags'], written: ['tags'], failures: {}, superseded: { title: why } });
+    assert.deepEqual(out.actions.map((a) => a.status), ['skipped', 'applied', 'unchanged']);
+    assert.equal(out.actions[0].detail, why);
+    assert.equal(out.status, 'matched');
+  });
+
   it('leaves traces of rules that did not match alone', () => {
     const t = trace('not_matched');
     assert.equal(withFieldOutcome(t, { dryRun: false, changed: ['title'], written: ['title'], failures: {} }), t);

@@ -58,3 +58,24 @@ test('created compares by date only', () => {
   const written = { document: 1, rule_id: 'r', fields: { created: { from: '2024-01-01', to: '2024-03-05' } } };
   assert.deepEqual(decideRevert(current({ created: '2024-03-05' }), written).changes, { created: '2024-01-01' });
 });
+
+test('undo detaches a custom field the job attached, instead of leaving it attached and empty', () => {
+  const written = writtenChanges([trace(1, { 'custom_fields.Number': { from: null, to: '17' } }, { actions: [{ path: 'actions/0', action: 'set_custom_fields', status: 'applied' }] })])[0];
+  const decision = decideRevert(current({ custom_fields: { Number: '17', Other: 'x' } }), written);
+  assert.deepEqual(decision.changes, { remove_custom_fields: ['Number'] });
+  const wasEmpty = { document: 1, rule_id: 'r', fields: { 'custom_fields.Number': { from: null, to: '17', empty: 'from' as const } } };
+  assert.deepEqual(decideRevert(current({ custom_fields: { Number: '17' } }), wasEmpty).changes, { custom_fields: { Number: null } }, 'attached and empty before: cleared, still attached');
+});
+
+test('undo re-attaches a field the job detached, with its value, and detaches one the job attached empty', () => {
+  const detached = { document: 1, rule_id: 'r', fields: { 'custom_fields.Number': { from: '17', to: null } } };
+  assert.deepEqual(decideRevert(current({}), detached).changes, { custom_fields: { Number: '17' } });
+  assert.deepEqual(decideRevert(current({ custom_fields: { Number: '3' } }), detached).changes, {}, 'a value a person attached since stays');
+  const attachedEmpty = { document: 1, rule_id: 'r', fields: { 'custom_fields.Number': { from: null, to: null, empty: 'to' as const } } };
+  assert.deepEqual(decideRevert(current({ custom_fields: { Number: null } }), attachedEmpty).changes, { remove_custom_fields: ['Number'] });
+});
+
+test('undo of tags the dms added through the hierarchy restores the tag set as it was', () => {
+  const written = { document: 1, rule_id: 'r', fields: { tags: { from: ['Rechnung'], to: ['Rechnung', 'Steuer 2025', 'Steuer'] } } };
+  assert.deepEqual(decideRevert(current({ tags: ['Rechnung', 'Steuer 2025', 'Steuer'] }), written).changes.tags, ['Rechnung']);
+});
