@@ -11,7 +11,8 @@ import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
 import { createJobPipeline, webhookRunner } from './runs/pipeline-for-jobs.js';
 import { createWebhookService } from './runs/webhook/webhook-service.js';
-import { openEventStore } from './history/event-store.js';
+import { isFinished, openEventStore } from './history/event-store.js';
+import { createScheduleService } from './runs/schedules/schedule-service.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
 import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
@@ -71,6 +72,24 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   });
   closers.push(() => webhook.stop());
 
+  // Rules with `schedule:` run as background jobs; the last run of each is kept in the data dir for catch-up.
+  const schedules = createScheduleService({
+    rules: () => rules.loadedRules().flatMap((r) => (r.compiled.enabled && r.compiled.schedule ? [{ ruleId: r.id, schedule: r.compiled.schedule }] : [])),
+    startJob: (ruleId, dryRun) => jobs.startRuleJob({ ruleId, dryRun }).event_id,
+    jobActive: (eventId) => {
+      const event = events.get(eventId);
+      return event !== undefined && !isFinished(event.status);
+    },
+    stateFile: path.join(config.dataDir, 'schedules.json'),
+    logger,
+  });
+  await schedules.start();
+  const stopReloadListener = rules.onReload(() => void schedules.tick());
+  closers.push(async () => {
+    stopReloadListener();
+    await schedules.stop();
+  });
+
   return {
     config,
     logger,
@@ -81,6 +100,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     runs,
     jobs,
     webhook,
+    schedules,
     rules,
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,

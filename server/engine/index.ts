@@ -12,3 +12,4 @@ export { parseNumber, parseInteger, parseMoney, parseBool, formatMoneyWire } fro
 export { parseDate, resolveRelativeDate } from './parse-date.js';
 export { emptyDocument } from './fields.js';
 export { RESERVED_NAMES } from './extraction.js';
+export { compileSchedule, nextRunAfter, type CompiledSchedule } from './schedule.js';

@@ -96,6 +96,13 @@ export interface RuleTestCase {
   };
 }
 
+/** `schedule:` — a background job over all documents at these times (server local time). */
+export interface RuleSchedule {
+  daily?: string;
+  cron?: string;
+  dry_run?: boolean;
+}
+
 export interface RuleDefinition {
   id: string;
   description?: string;
@@ -106,6 +113,7 @@ export interface RuleDefinition {
   actions?: Action[];
   stop?: boolean;
   tests?: RuleTestCase[];
+  schedule?: RuleSchedule;
 }
 
 export interface RuleFileDefinition {

@@ -209,6 +209,19 @@ const rule = {
     actions: { type: 'array', items: { $ref: '#/definitions/action' } },
     stop: { type: 'boolean', default: false, description: 'After a match, no later rule runs on this document' },
     tests: { type: 'array', items: { $ref: '#/definitions/ruleTest' } },
+    schedule: { $ref: '#/definitions/schedule' },
+  },
+};
+
+const schedule = {
+  type: 'object',
+  additionalProperties: false,
+  oneOf: [{ required: ['daily'] }, { required: ['cron'] }],
+  description: 'Run the rule over all documents as a background job at these times (server local time)',
+  properties: {
+    daily: { type: 'string', pattern: '^([01]?\\d|2[0-3]):[0-5]\\d$', description: 'Every day at this time, e.g. "06:30"' },
+    cron: { type: 'string', description: 'Cron expression with five fields: minute hour day month weekday, e.g. "0 6 * * 1-5"' },
+    dry_run: { type: 'boolean', default: false, description: 'Scheduled runs only record what they would change' },
   },
 };
 
@@ -223,7 +236,7 @@ export const RULE_FILE_SCHEMA = {
   properties: {
     rules: { type: 'array', items: { $ref: '#/definitions/rule' } },
   },
-  definitions: { rule, condition, fieldTest, operatorTest, extraction, action, ruleTest, testDocument },
+  definitions: { rule, schedule, condition, fieldTest, operatorTest, extraction, action, ruleTest, testDocument },
 } as const;
 
 /** A `_vars.yml` file: any mapping; string values are Liquid templates rendered at load. */
