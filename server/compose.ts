@@ -17,6 +17,7 @@ import { EXAMPLE_RULES_DIR } from './project-paths.js';
 import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
 import { createSettingsService } from './settings/settings-service.js';
+import { createNotifier } from './runs/notify/notifier.js';
 
 /** The composition root: the one place where long-lived services are created and wired together. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
@@ -26,6 +27,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret));
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);
+  const notifier = createNotifier(() => config.notifyTargets);
 
   // SVC_DMS_URL unset: the demo dms (simulator) starts here, on loopback, and stops with the service.
   const dmsConnection = await createDmsConnection(config, logger);
@@ -42,11 +44,12 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     logger,
     templateEnv: config.templateEnv,
     vocabulary: () => dmsConnection.dms.vocabulary(),
+    notifyTargets: () => notifier.names(),
   });
   closers.push(() => rules.close());
 
   // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger, notifier });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -55,7 +58,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
-    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites }),
+    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier }),
     recentWrites: runs.recentWrites,
     traces: history,
     getRule: (id) => rules.getRule(id)?.definition,

@@ -18,7 +18,8 @@ export type ActionPayload =
   | { kind: 'names'; templates: CompiledTemplate[] }
   | { kind: 'name'; template: CompiledTemplate | null }
   | { kind: 'custom'; fields: CustomFieldAssignment[] }
-  | { kind: 'asn'; template: CompiledTemplate | null; number: number | null };
+  | { kind: 'asn'; template: CompiledTemplate | null; number: number | null }
+  | { kind: 'notify'; to: string; title: CompiledTemplate | null; message: CompiledTemplate };
 
 export interface CompiledAction {
   name: ActionName;
@@ -85,6 +86,14 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
         payload = { kind: 'asn', template: null, number: body };
       } else payload = { kind: 'asn', template: template(body, at, name), number: null };
       break;
+    case 'notify': {
+      const n = body as { to?: unknown; title?: unknown; message?: unknown } | null;
+      if (typeof n !== 'object' || n === null || typeof n.to !== 'string' || n.to.trim() === '') {
+        throw new RuleCompileError(at, 'notify takes { to: <target name from the settings>, message: "…" } and an optional title');
+      }
+      payload = { kind: 'notify', to: n.to.trim(), title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title'), message: template(n.message, [...at, 'message'], 'the notify message') };
+      break;
+    }
     case 'set_custom_fields': {
       if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
         throw new RuleCompileError(at, 'set_custom_fields takes a mapping of field name → value, e.g. { Amount: "{{ total }}" }');

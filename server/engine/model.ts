@@ -66,6 +66,13 @@ export interface ActionModifiers {
   create_missing?: boolean;
 }
 
+/** `notify:` — a message to a target named in the settings (never an address in the rule). */
+export interface NotifyBody {
+  to: string;
+  title?: string;
+  message: string;
+}
+
 export interface ActionBodies {
   set_title?: string;
   add_tags?: string | string[];
@@ -78,6 +85,7 @@ export interface ActionBodies {
   set_created?: string;
   set_archive_serial_number?: number | string | null;
   add_note?: string;
+  notify?: NotifyBody;
 }
 
 export type ActionName = keyof ActionBodies;

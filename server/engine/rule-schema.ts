@@ -43,6 +43,7 @@ export const ACTIONS = [
   'set_created',
   'set_archive_serial_number',
   'add_note',
+  'notify',
 ] as const;
 
 export const ACTION_MODIFIERS = ['if_empty', 'create_missing'] as const;
@@ -141,6 +142,17 @@ const action = {
     set_created: { type: 'string', description: 'Document date (template rendering a date)' },
     set_archive_serial_number: { type: ['integer', 'string', 'null'] },
     add_note: { type: 'string', minLength: 1, description: 'Adds a note unless an identical one exists' },
+    notify: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['to', 'message'],
+      description: 'Sends a message to a notify target named in the settings, when the rule\'s changes are written or the document was just added',
+      properties: {
+        to: { type: 'string', minLength: 1, description: 'The name of a notify target from the settings (notify_targets)' },
+        title: { type: 'string', description: 'Title or e-mail subject (template)' },
+        message: { type: 'string', minLength: 1, description: 'Message text (template)' },
+      },
+    },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
     create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents and document types the dms lacks' },
   },
