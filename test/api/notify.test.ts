@@ -8,18 +8,27 @@ import { SMTPServer } from 'smtp-server';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { waitForEvent } from './support/jobs-kit.js';
 
 const RULES = `
 rules:
   - id: tell-phone
+    on: [manual]
     actions:
       - add_tags: [rules-processed]
       - notify: { to: phone, title: "New: {{ doc.title }}", message: "Document {{ doc.id }} was tagged" }
   - id: mail-office
+    on: [manual]
     actions:
       - add_note: "Checked by dms-rules"
       - notify: { to: office, title: "Checked {{ doc.id }}", message: "Document {{ doc.id }} got a note" }
+  - id: arrival
+    on: [added]
+    when: { title: { contains: Eingang } }
+    actions:
+      - notify: { to: phone, message: "Arrived: {{ doc.title }}" }
   - id: broken-endpoint
+    on: [manual]
     actions:
       - set_title: "Renamed {{ doc.id }}"
       - notify: { to: failing, message: "never arrives" }
@@ -129,6 +138,20 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     assert.equal(notifyAction(again)?.status, 'skipped');
     assert.match(notifyAction(again)?.detail ?? '', /not sent: the rule wrote no change/);
     assert.equal(posts.length, 1);
+  });
+
+  it('a rule on "added" sends once for the new document though it changes nothing, and not for an update', async () => {
+    const arrived = sim.addDocument({ title: 'Eingang Brief', content: 'Sehr geehrte Damen und Herren', tags: [] }).id;
+    const deliver = async (event: string) => {
+      const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { method: 'POST', token: API_TOKEN, body: { event, doc_id: String(arrived) } });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      return waitForEvent(server.url, res.body.event_id);
+    };
+    const before = posts.length;
+    assert.equal((await deliver('document_added')).status, 'done');
+    assert.deepEqual(posts.slice(before).map((p) => p.body), ['Arrived: Eingang Brief']);
+    assert.equal((await deliver('document_updated')).status, 'done');
+    assert.equal(posts.length, before + 1);
   });
 
   it('sends e-mail over SMTP with the title as subject', async () => {
