@@ -179,6 +179,7 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     assert.match(String(res.body.error), /there is no notify target "boss@example.org"; the settings define "phone", "office", "failing"/);
     const settings = await call(server.url, '/api/ui/settings', { cookie });
     assert.equal(settings.status, 200);
+    assert.deepEqual(settings.body.notify_targets, ['phone', 'office', 'failing']);
     const text = JSON.stringify(settings.body);
     assert.ok(!text.includes('secret-ntfy-token') && !text.includes('/topic') && !text.includes('smtp://'), text);
   });
