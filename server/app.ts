@@ -15,6 +15,7 @@ import { RENDERER_DIST_DIR } from './project-paths.js';
 import { runRoutes } from './http/routes/run-routes.js';
 import { tracesRoutes } from './http/routes/traces-routes.js';
 import { eventsRoutes } from './http/routes/events-routes.js';
+import { schedulesRoutes } from './http/routes/schedules-routes.js';
 import { webhookRoutes } from './http/routes/webhook-routes.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
 import type { Services } from './services.js';
@@ -44,6 +45,7 @@ export function createApp(services: Services): express.Express {
   api.use(runRoutes(services));
   api.use(tracesRoutes(services));
   api.use(eventsRoutes(services));
+  api.use(schedulesRoutes(services));
   api.use(webhookRoutes(services));
   api.use(reloadRoutes(services));
 

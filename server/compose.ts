@@ -11,11 +11,13 @@ import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
 import { createJobPipeline, webhookRunner } from './runs/pipeline-for-jobs.js';
 import { createWebhookService } from './runs/webhook/webhook-service.js';
-import { openEventStore } from './history/event-store.js';
+import { isFinished, openEventStore } from './history/event-store.js';
+import { createScheduleService } from './runs/schedules/schedule-service.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
 import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
 import { createSettingsService } from './settings/settings-service.js';
+import { createNotifier } from './runs/notify/notifier.js';
 
 /** The composition root: the one place where long-lived services are created and wired together. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
@@ -25,6 +27,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret));
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);
+  const notifier = createNotifier(() => config.notifyTargets);
 
   // SVC_DMS_URL unset: the demo dms (simulator) starts here, on loopback, and stops with the service.
   const dmsConnection = await createDmsConnection(config, logger);
@@ -41,11 +44,12 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     logger,
     templateEnv: config.templateEnv,
     vocabulary: () => dmsConnection.dms.vocabulary(),
+    notifyTargets: () => notifier.names(),
   });
   closers.push(() => rules.close());
 
   // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger, notifier });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -54,7 +58,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
-    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites }),
+    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier }),
     recentWrites: runs.recentWrites,
     traces: history,
     getRule: (id) => rules.getRule(id)?.definition,
@@ -71,6 +75,24 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   });
   closers.push(() => webhook.stop());
 
+  // Rules with `schedule:` run as background jobs; the last run of each is kept in the data dir for catch-up.
+  const schedules = createScheduleService({
+    rules: () => rules.loadedRules().flatMap((r) => (r.compiled.enabled && r.compiled.schedule ? [{ ruleId: r.id, schedule: r.compiled.schedule }] : [])),
+    startJob: (ruleId, dryRun) => jobs.startRuleJob({ ruleId, dryRun }).event_id,
+    jobActive: (eventId) => {
+      const event = events.get(eventId);
+      return event !== undefined && !isFinished(event.status);
+    },
+    stateFile: path.join(config.dataDir, 'schedules.json'),
+    logger,
+  });
+  await schedules.start();
+  const stopReloadListener = rules.onReload(() => void schedules.tick());
+  closers.push(async () => {
+    stopReloadListener();
+    await schedules.stop();
+  });
+
   return {
     config,
     logger,
@@ -81,6 +103,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     runs,
     jobs,
     webhook,
+    schedules,
     rules,
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { parseNotifyTargets, type NotifyTarget } from './settings/notify-targets.js';
 
 /** Everything the service can be configured with. The only reader of process.env (STYLE §7). */
 export interface Config {
@@ -17,6 +18,8 @@ export interface Config {
   jwtSecret: string | null;
   traceRetention: number;
   webhookDryRun: boolean;
+  /** Where `notify` actions may send, by name; null = none. */
+  notifyTargets: Record<string, NotifyTarget> | null;
   /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
   templateEnv: Record<string, string>;
   /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
@@ -75,6 +78,14 @@ const httpUrl: Parse<string | null> = (raw, name) => {
   return url.toString().replace(/\/+$/, '');
 };
 
+const notifyTargets: Parse<Record<string, NotifyTarget> | null> = (raw, name) => {
+  try {
+    return parseNotifyTargets(raw);
+  } catch (err) {
+    throw new ConfigError(`${name} ${(err as Error).message}`);
+  }
+};
+
 // The table is the documentation too: `docs/configuration.md` mirrors it and a test keeps them in step.
 export const CONFIG_KEYS = [
   { field: 'host', env: 'SVC_HOST', doc: 'Listen address; 0.0.0.0 accepts the dms webhook from the LAN', default: () => '127.0.0.1', parse: text },
@@ -90,6 +101,7 @@ export const CONFIG_KEYS = [
   { field: 'jwtSecret', env: 'SVC_JWT_SECRET', doc: 'Session signing key; unset = generated once and kept in the data dir', default: () => null, parse: nullableText, secret: true },
   { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
   { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
+  { field: 'notifyTargets', env: 'SVC_NOTIFY_TARGETS', doc: 'Targets of `notify` actions: name → HTTP endpoint or SMTP e-mail (YAML/JSON; in config.yml a mapping `notify_targets:`)', default: () => null, parse: notifyTargets, secret: true },
 ] as const satisfies readonly Key<keyof Config>[];
 
 export interface LoadConfigOptions {
@@ -163,7 +175,8 @@ function readConfigFile(dataDir: string): Record<string, string> {
   for (const [key, value] of Object.entries(parsed)) {
     const env = envNameOf(key);
     if (!known.has(env)) throw new ConfigError(`${file}: unknown setting "${key}"`);
-    if (value !== null && value !== '') values[env] = String(value);
+    // A structured setting (notify_targets) travels as JSON text, like its environment variable.
+    if (value !== null && value !== '') values[env] = typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
   return values;
 }

@@ -6,7 +6,7 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { CreateMissing, CustomFieldValue, RuleDocument, TagHierarchy } from './model.js';
 import type { CompiledAction } from './compile-actions.js';
 import type { ExtractedValue, TypedValue } from './extraction.js';
-import { ConversionError, type RulePath } from './errors.js';
+import { ConversionError, formatPath, type RulePath } from './errors.js';
 import { renderTemplate, type CompiledTemplate } from './templates.js';
 import { parseDate } from './parse-date.js';
 import { parseInteger } from './parse-number.js';
@@ -25,6 +25,16 @@ export interface ActionEnv {
   createMissing: CreateMissing;
   /** The dms's tag tree; without it (rule tests) tags are flat. */
   tagHierarchy?: TagHierarchy;
+  /** Messages `notify` actions want sent; the run layer decides whether they go out. */
+  notifications: PlannedNotification[];
+}
+
+export interface PlannedNotification {
+  /** The action's trace path, e.g. `actions/2`. */
+  path: string;
+  target: string;
+  title: string;
+  message: string;
 }
 
 export interface ActionOutcome {
@@ -137,6 +147,14 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (doc.notes.some((n) => n.trim() === note)) return { status: 'unchanged', detail: `an identical note exists: ${describeValue(note)}`, writes: [] };
       doc.notes.push(note);
       return { status: 'planned', detail: `adds note ${describeValue(note)}`, writes: [] };
+    }
+    case 'notify': {
+      if (p.kind !== 'notify') break;
+      const title = p.title ? render(p.title, env, [...at, 'title']).trim() : '';
+      const message = render(p.message, env, [...at, 'message']).trim();
+      if (!message) return { status: 'unchanged', detail: 'the message rendered empty; nothing to send', writes: [] };
+      env.notifications.push({ path: formatPath(a.path), target: p.to, title, message });
+      return { status: 'planned', detail: `to ${p.to}: ${title ? `${describeValue(title)} ` : ''}${describeValue(message)}`, writes: [] };
     }
     case 'set_custom_fields': {
       if (p.kind !== 'custom') break;

@@ -19,7 +19,8 @@ export type ActionPayload =
   | { kind: 'name'; template: CompiledTemplate | null }
   | { kind: 'custom'; fields: CustomFieldAssignment[] }
   | { kind: 'fields'; fields: string[] }
-  | { kind: 'asn'; template: CompiledTemplate | null; number: number | null };
+  | { kind: 'asn'; template: CompiledTemplate | null; number: number | null }
+  | { kind: 'notify'; to: string; title: CompiledTemplate | null; message: CompiledTemplate };
 
 export interface CompiledAction {
   name: ActionName;
@@ -93,6 +94,14 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
         throw new RuleCompileError(at, `${name} takes a custom field name or a list of them, e.g. [Rechnungsnummer]`);
       }
       payload = { kind: 'fields', fields: [...new Set((list as string[]).map((n) => n.trim()))] };
+      break;
+    }
+    case 'notify': {
+      const n = body as { to?: unknown; title?: unknown; message?: unknown } | null;
+      if (typeof n !== 'object' || n === null || typeof n.to !== 'string' || n.to.trim() === '') {
+        throw new RuleCompileError(at, 'notify takes { to: <target name from the settings>, message: "…" } and an optional title');
+      }
+      payload = { kind: 'notify', to: n.to.trim(), title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title'), message: template(n.message, [...at, 'message'], 'the notify message') };
       break;
     }
     case 'set_custom_fields': {

@@ -8,6 +8,7 @@ import { RuleCompileError } from './errors.js';
 import { compileCondition, type CompiledCondition } from './conditions.js';
 import { compileExtraction, type CompiledExtraction } from './extraction.js';
 import { compileAction, type CompiledAction } from './compile-actions.js';
+import { compileSchedule, type CompiledSchedule } from './schedule.js';
 
 export interface CompiledRule {
   id: string;
@@ -19,6 +20,7 @@ export interface CompiledRule {
   when: CompiledCondition | null;
   extract: CompiledExtraction[];
   actions: CompiledAction[];
+  schedule: CompiledSchedule | null;
   definition: RuleDefinition;
 }
 
@@ -54,6 +56,7 @@ export function compileRule(def: RuleDefinition): CompiledRule {
     when,
     extract,
     actions,
+    schedule: def.schedule === undefined ? null : compileSchedule(def.schedule, ['schedule']),
     definition: def,
   };
 }

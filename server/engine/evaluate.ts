@@ -8,7 +8,7 @@ import type { ActionTrace, CreateMissing, DocumentChanges, RuleDocument, RunTrig
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateCondition } from './conditions.js';
 import { runExtraction, type ExtractedValue } from './extraction.js';
-import { applyAction } from './apply-actions.js';
+import { applyAction, type PlannedNotification } from './apply-actions.js';
 import { cloneDocument } from './fields.js';
 import { errorMessage, formatPath, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
@@ -45,6 +45,8 @@ export interface Evaluation {
   createMissing: CreateMissing;
   conflicts: Conflict[];
   document: RuleDocument;
+  /** Messages of the matched rules' `notify` actions, by rule id. */
+  notifications: Record<string, PlannedNotification[]>;
 }
 
 export function evaluateRules(input: EvaluateInput): Evaluation {
@@ -52,6 +54,7 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
   const results: RuleResult[] = [];
   const createMissing: CreateMissing = {};
   const conflicts: Conflict[] = [];
+  const notifications: Record<string, PlannedNotification[]> = {};
   const setBy = new Map<string, { rule: string; value: unknown }>();
   let stoppedBy: string | null = null;
 
@@ -71,9 +74,11 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
     // Work on a copy; a rule that fails halfway leaves no partial changes behind.
     const work = cloneDocument(doc);
     const wanted: CreateMissing = {};
-    const result = evaluateOne(rule, file, vars, work, input, wanted);
+    const messages: PlannedNotification[] = [];
+    const result = evaluateOne(rule, file, vars, work, input, wanted, messages);
     results.push(result);
     if (result.status !== 'matched') continue;
+    if (messages.length > 0) notifications[rule.id] = messages;
     mergeCreateMissing(createMissing, wanted);
     for (const [i, action] of result.actions.entries()) {
       for (const w of action.writes) {
@@ -96,6 +101,7 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
     createMissing: stillUsed(createMissing, doc),
     conflicts,
     document: doc,
+    notifications,
   };
 }
 
@@ -128,7 +134,7 @@ function stripWrites(r: RuleResult | WorkingResult): RuleResult {
   return { ...r, actions: r.actions.map((a) => ('writes' in a ? (({ writes: _w, ...rest }) => rest)(a) : a)) };
 }
 
-function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unknown>, work: RuleDocument, input: EvaluateInput, createMissing: CreateMissing): WorkingResult {
+function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unknown>, work: RuleDocument, input: EvaluateInput, createMissing: CreateMissing, notifications: PlannedNotification[]): WorkingResult {
   const result: WorkingResult = { rule_id: rule.id, file, status: 'not_matched', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
   const now = input.now;
   if (rule.when) {
@@ -161,7 +167,7 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
     }
     inActions = true;
     for (const a of rule.actions) {
-      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing, tagHierarchy: input.tagHierarchy });
+      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing, tagHierarchy: input.tagHierarchy, notifications });
       result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
     }
   } catch (err) {

@@ -12,3 +12,5 @@ export { parseNumber, parseInteger, parseMoney, parseBool, formatMoneyWire } fro
 export { parseDate, resolveRelativeDate } from './parse-date.js';
 export { emptyDocument } from './fields.js';
 export { RESERVED_NAMES } from './extraction.js';
+export type { PlannedNotification } from './apply-actions.js';
+export { compileSchedule, nextRunAfter, type CompiledSchedule } from './schedule.js';

@@ -66,6 +66,13 @@ export interface ActionModifiers {
   create_missing?: boolean;
 }
 
+/** `notify:` — a message to a target named in the settings (never an address in the rule). */
+export interface NotifyBody {
+  to: string;
+  title?: string;
+  message: string;
+}
+
 export interface ActionBodies {
   set_title?: string;
   add_tags?: string | string[];
@@ -82,6 +89,7 @@ export interface ActionBodies {
   set_created?: string;
   set_archive_serial_number?: number | string | null;
   add_note?: string;
+  notify?: NotifyBody;
 }
 
 export type ActionName = keyof ActionBodies;
@@ -100,6 +108,13 @@ export interface RuleTestCase {
   };
 }
 
+/** `schedule:` — a background job over all documents at these times (server local time). */
+export interface RuleSchedule {
+  daily?: string;
+  cron?: string;
+  dry_run?: boolean;
+}
+
 export interface RuleDefinition {
   id: string;
   description?: string;
@@ -110,6 +125,7 @@ export interface RuleDefinition {
   actions?: Action[];
   stop?: boolean;
   tests?: RuleTestCase[];
+  schedule?: RuleSchedule;
 }
 
 export interface RuleFileDefinition {

@@ -45,6 +45,7 @@ export const ACTIONS = [
   'set_created',
   'set_archive_serial_number',
   'add_note',
+  'notify',
 ] as const;
 
 export const ACTION_MODIFIERS = ['if_empty', 'create_missing'] as const;
@@ -145,6 +146,17 @@ const action = {
     set_created: { type: 'string', description: 'Document date (template rendering a date)' },
     set_archive_serial_number: { type: ['integer', 'string', 'null'] },
     add_note: { type: 'string', minLength: 1, description: 'Adds a note unless an identical one exists' },
+    notify: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['to', 'message'],
+      description: 'Sends a message to a notify target named in the settings, when the rule\'s changes are written or the document was just added',
+      properties: {
+        to: { type: 'string', minLength: 1, description: 'The name of a notify target from the settings (notify_targets)' },
+        title: { type: 'string', description: 'Title or e-mail subject (template)' },
+        message: { type: 'string', minLength: 1, description: 'Message text (template)' },
+      },
+    },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
     create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents and document types the dms lacks' },
   },
@@ -213,6 +225,19 @@ const rule = {
     actions: { type: 'array', items: { $ref: '#/definitions/action' } },
     stop: { type: 'boolean', default: false, description: 'After a match, no later rule runs on this document' },
     tests: { type: 'array', items: { $ref: '#/definitions/ruleTest' } },
+    schedule: { $ref: '#/definitions/schedule' },
+  },
+};
+
+const schedule = {
+  type: 'object',
+  additionalProperties: false,
+  oneOf: [{ required: ['daily'] }, { required: ['cron'] }],
+  description: 'Run the rule over all documents as a background job at these times (server local time)',
+  properties: {
+    daily: { type: 'string', pattern: '^([01]?\\d|2[0-3]):[0-5]\\d$', description: 'Every day at this time, e.g. "06:30"' },
+    cron: { type: 'string', description: 'Cron expression with five fields: minute hour day month weekday, e.g. "0 6 * * 1-5"' },
+    dry_run: { type: 'boolean', default: false, description: 'Scheduled runs only record what they would change' },
   },
 };
 
@@ -227,7 +252,7 @@ export const RULE_FILE_SCHEMA = {
   properties: {
     rules: { type: 'array', items: { $ref: '#/definitions/rule' } },
   },
-  definitions: { rule, condition, fieldTest, operatorTest, extraction, action, ruleTest, testDocument },
+  definitions: { rule, schedule, condition, fieldTest, operatorTest, extraction, action, ruleTest, testDocument },
 } as const;
 
 /** A `_vars.yml` file: any mapping; string values are Liquid templates rendered at load. */

@@ -51,6 +51,8 @@ export interface RuleStoreOptions {
   now?: () => Date;
   /** Example rules copied into the rules dir when it is empty (first start). */
   examplesDir?: string;
+  /** Target names `notify` actions may use; without it they are not checked. */
+  notifyTargets?: () => readonly string[];
   /** Watch the rules dir for external edits (default true). */
   watch?: boolean;
   watchDebounceMs?: number;

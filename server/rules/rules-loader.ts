@@ -49,6 +49,8 @@ export interface LoadContext {
   env: Record<string, string>;
   /** Custom field data types last seen in the dms, so tests convert values as real runs do. */
   customFieldTypes?: Record<string, CustomFieldDataType>;
+  /** Target names `notify` may use; undefined: not checked. */
+  notifyTargets?: readonly string[];
 }
 
 const toFileError = (err: unknown): FileError =>
@@ -95,7 +97,7 @@ export async function loadRulesDir(dir: RulesDir, previous: LastGood, context: L
     const fileVars = vars.get(file.package ?? '') ?? vars.get('')!;
     let loaded: Array<{ definition: RuleDefinition; compiled: CompiledRule }> | undefined;
     try {
-      const prepared = prepareRuleFile(await read(file), { takenIds });
+      const prepared = prepareRuleFile(await read(file), { takenIds, notifyTargets: context.notifyTargets });
       checkRuleFileTests(prepared, { now: context.now, vars: fileVars, customFieldTypes: context.customFieldTypes });
       loaded = prepared.definitions.map((definition, i) => ({ definition, compiled: prepared.compiled[i] }));
       lastGood.set(file.path, { rules: loaded });

@@ -15,6 +15,7 @@ export interface SaveContext {
   vars: Record<string, unknown>;
   /** Global vars, inherited by a package's `_vars.yml`. */
   globalVars: Record<string, unknown>;
+  notifyTargets?: readonly string[];
 }
 
 export interface SaveValidator {
@@ -58,7 +59,7 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
       renderVarsFile(content, { now: context.now, env: context.env, inherited });
       return [];
     }
-    const prepared = prepareRuleFile(content, { takenIds: context.takenIds });
+    const prepared = prepareRuleFile(content, { takenIds: context.takenIds, notifyTargets: context.notifyTargets });
     const { vocabulary, error } = await fetchVocabulary();
     if (vocabulary) {
       const unknown = findUnknownNames(prepared.definitions, createVocabularyIndex(vocabulary))[0];

@@ -21,6 +21,8 @@ export interface PreparedRuleFile {
 export interface RuleFileContext {
   /** Rule id → path of the file that already holds it (other files only). */
   takenIds: ReadonlyMap<string, string>;
+  /** Target names `notify` may use (from the settings); undefined: not checked. */
+  notifyTargets?: readonly string[];
 }
 
 function checkSize(text: string): void {
@@ -47,7 +49,19 @@ export function prepareRuleFile(text: string, context: RuleFileContext): Prepare
     if (other !== undefined) throw positionedError(position, `rule id "${definition.id}" is already used in ${other}; ids are unique across all rule files`);
     seen.add(definition.id);
   });
+  if (context.notifyTargets) checkNotifyTargets(compiled, source, context.notifyTargets);
   return { source, definitions, compiled };
+}
+
+/** A rule may only name targets the settings define: addresses never come from a rule file. */
+function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, known: readonly string[]): void {
+  compiled.forEach((rule, index) => {
+    for (const action of rule.actions) {
+      if (action.payload.kind !== 'notify' || known.includes(action.payload.to)) continue;
+      const choice = known.length ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}` : 'the settings define no targets yet (notify_targets in config.yml)';
+      throw positionedError(source.positionOf(['rules', index, ...action.path, 'notify', 'to']), `rule "${rule.id}": there is no notify target "${action.payload.to}"; ${choice}`);
+    }
+  });
 }
 
 /** Stage 7: each rule's own `tests:` must pass. */

@@ -1,5 +1,5 @@
 import type { DmsClient, DmsDocument } from '../dms/types.js';
-import type { RuleResult } from '../engine/index.js';
+import type { PlannedNotification, RuleResult } from '../engine/index.js';
 import { NotFoundError, UpstreamError } from '../errors.js';
 import type { TraceStore } from '../history/trace-store.js';
 import type { LoadedRule } from '../rules/index.js';
@@ -7,6 +7,8 @@ import { applyPlan, type ApplyOutcome as PlanApplyOutcome } from './apply-plan.j
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './jobs/job-pipeline.js';
 import { hasWrite, isEmptyPlan, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
+import type { Notifier } from './notify/notifier.js';
+import { settleNotifications } from './notify/settle-notifications.js';
 import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import { permissionProblem } from './rule-permissions.js';
 import type { WebhookTrigger } from './webhook/parse-payload.js';
@@ -20,12 +22,14 @@ export interface JobPipelineDeps {
   history: Pick<TraceStore, 'append'>;
   recentWrites: RecentWrites;
   now?: () => Date;
+  notifier?: Notifier;
 }
 
 /** What plan() learnt, kept beside the PlannedDocument the job passes back to applyOne() and record(). */
 interface Internal {
   rule: LoadedRule;
   result: RuleResult;
+  notifications: Record<string, PlannedNotification[]>;
   plan: DocumentPlan;
   startedAt: number;
   applied?: PlanApplyOutcome;
@@ -70,7 +74,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         // A plan whose only changes cannot be written is an error for the job's counts, not a quiet no-op.
         error: result.status === 'error' ? result.error : failed && isEmptyPlan(plan) ? Object.values(plan.failures).join(' ') : null,
       };
-      internals.set(planned, { rule, result, plan, startedAt });
+      internals.set(planned, { rule, result, notifications: evaluation.notifications, plan, startedAt });
       return planned;
     },
 
@@ -83,7 +87,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       if (failures.length > 0) throw new Error(failures.join(' '));
     },
 
-    record(ruleId, planned, outcome: ApplyOutcome, ctx) {
+    async record(ruleId, planned, outcome: ApplyOutcome, ctx) {
       const internal = internals.get(planned);
       if (!internal) {
         const rule = deps.rules.getRule(ruleId);
@@ -104,7 +108,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         for (const field of plan.changed) fieldOutcome.failures[field] ??= outcome.error;
       }
       const trace = withFieldOutcome(toTrace(internal.result, traceContext(planned.document.id, ctx, internal.startedAt)), fieldOutcome);
-      deps.history.append([trace]);
+      deps.history.append(await settleNotifications([trace], internal.notifications, { trigger: 'job', dryRun: ctx.dryRun, notifier: deps.notifier }));
     },
   };
 }

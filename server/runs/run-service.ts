@@ -8,6 +8,8 @@ import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
 import type { RecentWrites } from './recent-writes.js';
+import type { Notifier } from './notify/notifier.js';
+import { settleNotifications } from './notify/settle-notifications.js';
 import { splitByPermission } from './rule-permissions.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
@@ -18,6 +20,8 @@ export interface RunServiceDeps {
   recentWrites: RecentWrites;
   logger: Logger;
   now?: () => Date;
+  /** Sends `notify` actions; without it a real run's notify fails in its trace. */
+  notifier?: Notifier;
 }
 
 export interface DocumentRunOptions {
@@ -79,6 +83,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       }
       changed = options.dryRun ? plan.changed.some((f) => !plan.failures[f]) : outcome.written.length > 0;
       traces = evaluation.results.map((result) => withFieldOutcome(toTrace(result, ctx), outcome));
+      traces = await settleNotifications(traces, evaluation.notifications, { trigger: options.trigger, dryRun: options.dryRun, notifier: deps.notifier });
       if (blocked.length > 0) traces = inRuleOrder(options.rules, [...traces, ...blocked.map(({ rule, message }) => errorTrace(rule, message, ctx))]);
     } catch (err) {
       // Still one trace per rule: a run that fails before evaluation says why in each of them.

@@ -4,7 +4,7 @@ import type { ActionName, ActionTrace, Trace, TraceSource } from '../engine/mode
 import type { ChangeField } from './plan-changes.js';
 
 /** The document field each action writes, so a field's fate (written, unchanged, failed) reaches its actions. */
-export const ACTION_FIELDS: Record<ActionName, ChangeField> = {
+export const ACTION_FIELDS: Record<Exclude<ActionName, 'notify'>, ChangeField> = {
   set_title: 'title',
   add_tags: 'tags',
   remove_tags: 'tags',
@@ -35,6 +35,8 @@ export interface FieldOutcome {
 function markAction(action: ActionTrace, outcome: FieldOutcome): ActionTrace {
   // The engine already decided these: an action that did nothing to the in-memory copy, or one not reached.
   if (action.status === 'skipped' || action.status === 'failed') return action;
+  // A notify writes no field; whether it was sent is settled after the write (runs/notify).
+  if (action.action === 'notify') return action;
   const field = ACTION_FIELDS[action.action];
   const failure = outcome.failures[field];
   if (failure) return { ...action, status: 'failed', error: failure };

@@ -19,6 +19,8 @@ export interface SettingsView {
   /** Settings whose environment variable wins over config.yml, so changing them here has no effect. */
   overridden_by_env: SettingName[];
   config_file: string;
+  /** Names of the notify targets in use (their URLs and credentials are never returned). */
+  notify_targets: string[];
 }
 
 export interface SettingsUpdate {
@@ -85,6 +87,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
         restart_required: restartRequired(next),
         overridden_by_env: NAMES.filter(overridden),
         config_file: file,
+        notify_targets: Object.keys(config.notifyTargets ?? {}),
       };
     },
 

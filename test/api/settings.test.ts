@@ -48,6 +48,7 @@ describe('settings page API backed by config.yml', () => {
         restart_required: false,
         overridden_by_env: [],
         config_file: undefined,
+        notify_targets: [],
       },
     );
     assert.ok(!JSON.stringify(res.body).includes(API_TOKEN));

@@ -2,13 +2,14 @@
 import { errorMessage, request } from '../api.js';
 import { formatTime, h } from '../dom.js';
 import { jobPanel, type JobPanel } from '../components/job-panel.js';
+import { scheduledRuns } from '../components/scheduled-runs.js';
 import type { JobEvent } from '../types.js';
 
 export function renderJobsPage(main: HTMLElement): () => void {
   const host = h('div', { class: 'jobs-host' });
   const live = h('div', { class: 'jobs-live' });
   let panels: JobPanel[] = [];
-  main.append(h('section', { class: 'jobs-page' }, h('h1', {}, 'Jobs'), h('p', { class: 'muted' }, 'Runs of one rule over all documents, their undo, and webhook deliveries from the dms.'), live, host));
+  main.append(h('section', { class: 'jobs-page' }, h('h1', {}, 'Jobs'), h('p', { class: 'muted' }, 'Runs of one rule over all documents, their undo, and webhook deliveries from the dms.'), scheduledRuns(), live, host));
 
   function follow(id: number): void {
     const panel = jobPanel(id, follow);

@@ -36,5 +36,5 @@ export interface JobPipeline {
   /** Writes one plan on its own (PATCH, notes, …); throws a DmsError when the dms refuses. */
   applyOne(planned: PlannedDocument, ctx: JobContext): Promise<void>;
   /** Records the one trace for this rule and document with the outcome of applying it. */
-  record(ruleId: string, planned: PlannedDocument, outcome: ApplyOutcome, ctx: JobContext): void;
+  record(ruleId: string, planned: PlannedDocument, outcome: ApplyOutcome, ctx: JobContext): Promise<void>;
 }

@@ -28,7 +28,7 @@ export function prefilterFor(
 /** The document fields a rule's actions may change (for `prefilterFor`'s `writes`). */
 export function fieldsWrittenBy(actions: ReadonlyArray<Record<string, unknown>> | undefined): Set<string> {
   const out = new Set<string>();
-  for (const action of actions ?? []) for (const key of Object.keys(action)) if (key in ACTION_FIELDS) out.add(ACTION_FIELDS[key as ActionName]);
+  for (const action of actions ?? []) for (const key of Object.keys(action)) if (key in ACTION_FIELDS) out.add(ACTION_FIELDS[key as Exclude<ActionName, 'notify'>]);
   return out;
 }
 

@@ -44,7 +44,7 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
       const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyPlans(deps, plans, ctx);
       for (const planned of plans) {
         const outcome: ApplyOutcome = planned.error ? { kind: 'failed', error: planned.error } : (outcomes.get(planned.document.id) ?? { kind: 'none' });
-        pipeline.record(rule.id, planned, outcome, ctx);
+        await pipeline.record(rule.id, planned, outcome, ctx);
         counts.processed++;
         if (planned.matched) counts.matched++;
         const changed = dryRun ? Object.keys(planned.changes).length > 0 : outcome.kind === 'bulk' || outcome.kind === 'single';

@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SMTPServer } from 'smtp-server';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import type { Trace } from '../../server/engine/model.js';
+import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { waitForEvent } from './support/jobs-kit.js';
+
+const RULES = `
+rules:
+  - id: tell-phone
+    on: [manual]
+    actions:
+      - add_tags: [rules-processed]
+      - notify: { to: phone, title: "New: {{ doc.title }}", message: "Document {{ doc.id }} was tagged" }
+  - id: mail-office
+    on: [manual]
+    actions:
+      - add_note: "Checked by dms-rules"
+      - notify: { to: office, title: "Checked {{ doc.id }}", message: "Document {{ doc.id }} got a note" }
+  - id: arrival
+    on: [added]
+    when: { title: { contains: Eingang } }
+    actions:
+      - notify: { to: phone, message: "Arrived: {{ doc.title }}" }
+  - id: broken-endpoint
+    on: [manual]
+    actions:
+      - set_title: "Renamed {{ doc.id }}"
+      - notify: { to: failing, message: "never arrives" }
+`;
+
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+describe('notify action: HTTP and SMTP targets from the settings', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  let receiver: http.Server;
+  let smtp: SMTPServer;
+  const posts: Received[] = [];
+  const mails: string[] = [];
+  let doc: number;
+
+  const run = async (ruleId: string, dryRun: boolean) => {
+    const res = await call<{ traces: Trace[] }>(server.url, `/api/run?document=${doc}&rule_id=${ruleId}&dry_run=${dryRun}`, { method: 'POST', token: API_TOKEN });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body.traces[0];
+  };
+  const notifyAction = (trace: Trace) => trace.actions.find((a) => a.action === 'notify');
+
+  before(async () => {
+    receiver = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        posts.push({ path: req.url ?? '', headers: req.headers, body });
+        res.statusCode = req.url === '/fail' ? 500 : 200;
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, _session, done) {
+        let text = '';
+        stream.on('data', (c: Buffer) => (text += c.toString()));
+        stream.on('end', () => {
+          mails.push(text);
+          done();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const httpPort = (receiver.address() as AddressInfo).port;
+    const smtpPort = (smtp.server.address() as AddressInfo).port;
+
+    sim = await startSimulator();
+    doc = sim.addDocument({ title: 'Stromrechnung März', tags: [] }).id;
+    const dataDir = tempDir('dms-rules-notify-data-');
+    const rulesDir = tempDir('dms-rules-notify-rules-');
+    fs.writeFileSync(path.join(rulesDir, 'notify.yml'), RULES);
+    // Targets live in config.yml as a mapping, like an administrator writes them.
+    fs.writeFileSync(
+      path.join(dataDir, 'config.yml'),
+      [
+        'notify_targets:',
+        '  phone:',
+        `    url: http://127.0.0.1:${httpPort}/topic`,
+        '    format: text',
+        '    headers: { Authorization: "Bearer secret-ntfy-token" }',
+        '  office:',
+        `    smtp: smtp://127.0.0.1:${smtpPort}`,
+        '    from: dms-rules@example.org',
+        '    to: [office@example.org]',
+        '  failing:',
+        `    url: http://127.0.0.1:${httpPort}/fail`,
+        '',
+      ].join('\n'),
+    );
+    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
+  });
+  after(async () => {
+    await server?.close();
+    await sim?.close();
+    await new Promise((resolve) => receiver?.close(resolve));
+    await new Promise((resolve) => smtp?.close(() => resolve(undefined)));
+  });
+
+  it('a dry run shows what would be sent and sends nothing', async () => {
+    const trace = await run('tell-phone', true);
+    assert.equal(trace.status, 'matched');
+    const action = notifyAction(trace);
+    assert.equal(action?.status, 'planned');
+    assert.match(action?.detail ?? '', /^would send to phone: "New: Stromrechnung März" "Document \d+ was tagged"/);
+    assert.equal(posts.length, 0);
+  });
+
+  it('a real run that writes the rule\'s change posts once; a re-run that changes nothing does not post again', async () => {
+    const trace = await run('tell-phone', false);
+    assert.equal(notifyAction(trace)?.status, 'applied', JSON.stringify(trace.actions));
+    assert.equal(posts.length, 1);
+    assert.equal(posts[0].path, '/topic');
+    assert.equal(posts[0].body, `Document ${doc} was tagged`);
+    assert.equal(posts[0].headers.title, 'New: Stromrechnung März');
+    assert.equal(posts[0].headers.authorization, 'Bearer secret-ntfy-token');
+
+    const again = await run('tell-phone', false);
+    assert.equal(again.status, 'matched');
+    assert.equal(notifyAction(again)?.status, 'skipped');
+    assert.match(notifyAction(again)?.detail ?? '', /not sent: the rule wrote no change/);
+    assert.equal(posts.length, 1);
+  });
+
+  it('a rule on "added" sends once for the new document though it changes nothing, and not for an update', async () => {
+    const arrived = sim.addDocument({ title: 'Eingang Brief', content: 'Sehr geehrte Damen und Herren', tags: [] }).id;
+    const deliver = async (event: string) => {
+      const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { method: 'POST', token: API_TOKEN, body: { event, doc_id: String(arrived) } });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      return waitForEvent(server.url, res.body.event_id);
+    };
+    const before = posts.length;
+    assert.equal((await deliver('document_added')).status, 'done');
+    assert.deepEqual(posts.slice(before).map((p) => p.body), ['Arrived: Eingang Brief']);
+    assert.equal((await deliver('document_updated')).status, 'done');
+    assert.equal(posts.length, before + 1);
+  });
+
+  it('sends e-mail over SMTP with the title as subject', async () => {
+    const trace = await run('mail-office', false);
+    assert.equal(notifyAction(trace)?.status, 'applied', JSON.stringify(trace));
+    assert.equal(mails.length, 1);
+    assert.match(mails[0], new RegExp(`Subject: Checked ${doc}`));
+    assert.match(mails[0], /To: office@example\.org/);
+    assert.match(mails[0], new RegExp(`Document ${doc} got a note`));
+  });
+
+  it('a target that refuses makes the trace an error naming the target', async () => {
+    const trace = await run('broken-endpoint', false);
+    assert.equal(trace.status, 'error');
+    assert.equal(notifyAction(trace)?.status, 'failed');
+    assert.match(trace.error ?? '', /notify target "failing" failed: answered HTTP 500/);
+  });
+
+  it('refuses to save a rule that names an unknown target, and never shows the targets\' secrets', async () => {
+    const cookie = await login(server.url);
+    const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie })).body.files;
+    const id = files.find((f) => f.name === 'notify.yml')?.id as string;
+    const res = await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: RULES.replace('to: office', 'to: boss@example.org') });
+    assert.equal(res.status, 422);
+    assert.match(String(res.body.error), /there is no notify target "boss@example.org"; the settings define "phone", "office", "failing"/);
+    const settings = await call(server.url, '/api/ui/settings', { cookie });
+    assert.equal(settings.status, 200);
+    assert.deepEqual(settings.body.notify_targets, ['phone', 'office', 'failing']);
+    const text = JSON.stringify(settings.body);
+    assert.ok(!text.includes('secret-ntfy-token') && !text.includes('/topic') && !text.includes('smtp://'), text);
+  });
+});
