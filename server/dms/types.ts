@@ -101,6 +101,8 @@ export interface DocumentQuery {
   fields?: string[];
   pageSize?: number;
   truncateContent?: boolean;
+  /** Pages requested before the consumer asks for them, so its work overlaps the next fetches. Default 0. */
+  ahead?: number;
 }
 
 export interface DocumentPage {

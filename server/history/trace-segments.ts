@@ -25,9 +25,25 @@ export function segmentFile(dir: string, seq: number): string {
   return path.join(dir, `traces-${String(seq).padStart(6, '0')}.json`);
 }
 
+// A segment file is rewritten as it fills; traces never change once recorded, so each is serialised once.
+const serialised = new WeakMap<Trace, string>();
+
+function traceJson(trace: Trace): string {
+  let json = serialised.get(trace);
+  if (json === undefined) {
+    json = JSON.stringify(trace);
+    serialised.set(trace, json);
+  }
+  return json;
+}
+
+/** Compact JSON (the files are for the service; indentation would double their size and write time). */
+function stringifySegment(data: SegmentData): string {
+  return `{"version":${JSON.stringify(data.version)},"traces":[${data.traces.map(traceJson).join(',')}]}`;
+}
+
 function openDb(file: string): Low<SegmentData> {
-  // Compact JSON: the files are for the service, and indentation would double their size and write time.
-  const adapter = new DataFile<SegmentData>(file, { parse: JSON.parse, stringify: (data) => JSON.stringify(data) });
+  const adapter = new DataFile<SegmentData>(file, { parse: JSON.parse, stringify: stringifySegment });
   return new Low<SegmentData>(adapter, { version: 1, traces: [] });
 }
 

@@ -1,6 +1,6 @@
 import { evaluateRules, type Evaluation, type RunTrigger } from '../engine/index.js';
 import { createVocabularyIndex, type VocabularyIndex } from '../dms/vocabulary-index.js';
-import type { CustomFieldDataType, DmsClient, DmsDocument } from '../dms/types.js';
+import type { CustomFieldDataType, DmsClient, DmsDocument, DmsVocabulary } from '../dms/types.js';
 import type { LoadedRule } from '../rules/index.js';
 import { planDocument, type DocumentPlan } from './plan-changes.js';
 import { hasUnknownIds, toRuleDocument } from './rule-document.js';
@@ -11,13 +11,25 @@ export interface DocumentContext {
   customFieldTypes: Record<string, CustomFieldDataType>;
 }
 
+// The client hands out the same vocabulary object until it refetches: index it once, not per document.
+const contexts = new WeakMap<DmsVocabulary, DocumentContext>();
+
+function contextOf(vocabulary: DmsVocabulary): DocumentContext {
+  let context = contexts.get(vocabulary);
+  if (!context) {
+    const index = createVocabularyIndex(vocabulary);
+    const customFieldTypes: Record<string, CustomFieldDataType> = {};
+    for (const field of vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
+    context = { index, customFieldTypes };
+    contexts.set(vocabulary, context);
+  }
+  return context;
+}
+
 /** Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. */
 export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise<DocumentContext> {
-  let index = createVocabularyIndex(await dms.vocabulary());
-  if (hasUnknownIds(doc, index)) index = createVocabularyIndex(await dms.vocabulary({ refresh: true }));
-  const customFieldTypes: Record<string, CustomFieldDataType> = {};
-  for (const field of index.vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
-  return { index, customFieldTypes };
+  const context = contextOf(await dms.vocabulary());
+  return hasUnknownIds(doc, context.index) ? contextOf(await dms.vocabulary({ refresh: true })) : context;
 }
 
 /** The engine over the loaded rules, then the merged plan. Pure apart from the clock. */

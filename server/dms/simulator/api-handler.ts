@@ -13,6 +13,8 @@ export interface ApiHandlerDeps {
   username: string;
   password: string;
   count(key: string): void;
+  /** Delays an answer as a slow server would (see slow-dms.ts). */
+  pace?(result: SimResult): Promise<void>;
 }
 
 const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes];
@@ -103,6 +105,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
         return parseJsonBody(bodyText, req.headers['content-type'] ?? '', options.jsonOnly ?? false);
       },
     });
+    await deps.pace?.(result);
     writeResult(res, result, VERSION_HEADERS);
   } catch (err) {
     if (err instanceof SimHttpError) return writeResult(res, err.result, VERSION_HEADERS);

@@ -19,6 +19,8 @@ export interface RuleJobDeps {
   now: () => Date;
 }
 
+const PAGES_AHEAD = 2;
+
 /** Why a job stopped early: a person cancelled it, or the service is shutting down. */
 export type StopReason = 'cancel' | 'shutdown';
 
@@ -38,7 +40,8 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
     const vocabulary = await dms.vocabulary({ refresh: true });
     prefilter = prefilterFor(rule.when, vocabulary, deps.now(), { writes: dryRun ? undefined : fieldsWrittenBy(rule.actions as Array<Record<string, unknown>>) });
     report = createReportBuilder(prefilter);
-    for await (const page of dms.pages({ filters: prefilter, pageSize: deps.pageSize })) {
+    // Two pages requested ahead: the dms works on them while this one is evaluated.
+    for await (const page of dms.pages({ filters: prefilter, pageSize: deps.pageSize, ahead: PAGES_AHEAD })) {
       counts.total ??= page.count;
       const plans = await mapBounded(page.documents, deps.concurrency, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
       const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyPlans(deps, plans, ctx);
