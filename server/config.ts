@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 
@@ -17,6 +18,10 @@ export interface Config {
   jwtSecret: string | null;
   traceRetention: number;
   webhookDryRun: boolean;
+  /** Worker threads that evaluate rules off the main thread; 0 evaluates on it (no time budget). */
+  evalWorkers: number;
+  /** Time one rule may take on one document before it fails with a timeout trace. */
+  evalBudgetMs: number;
   /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
   templateEnv: Record<string, string>;
   /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
@@ -90,6 +95,8 @@ export const CONFIG_KEYS = [
   { field: 'jwtSecret', env: 'SVC_JWT_SECRET', doc: 'Session signing key; unset = generated once and kept in the data dir', default: () => null, parse: nullableText, secret: true },
   { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
   { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
+  { field: 'evalWorkers', env: 'SVC_EVAL_WORKERS', doc: 'Worker threads that evaluate rules (default: one per core, at most 4); 0 = on the main thread, without a time budget', default: () => Math.min(4, os.availableParallelism()), parse: integer(0, 64) },
+  { field: 'evalBudgetMs', env: 'SVC_EVAL_BUDGET_MS', doc: 'Time one rule may take on one document before it stops with a timeout trace', default: () => 5000, parse: integer(50, 600_000) },
 ] as const satisfies readonly Key<keyof Config>[];
 
 export interface LoadConfigOptions {

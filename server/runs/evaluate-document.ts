@@ -1,4 +1,7 @@
-import { evaluateRules, type Evaluation, type RunTrigger } from '../engine/index.js';
+import type { RunTrigger } from '../engine/index.js';
+import { capContent, withContentCut } from '../eval/content-budget.js';
+import type { DocumentEvaluation } from '../eval/eval-protocol.js';
+import type { Evaluator } from '../eval/eval-pool.js';
 import { createVocabularyIndex, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { CustomFieldDataType, DmsClient, DmsDocument, DmsVocabulary } from '../dms/types.js';
 import type { LoadedRule } from '../rules/index.js';
@@ -32,15 +35,18 @@ export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise
   return hasUnknownIds(doc, context.index) ? contextOf(await dms.vocabulary({ refresh: true })) : context;
 }
 
-/** The engine over the loaded rules, then the merged plan. Pure apart from the clock. */
-export function evaluateAndPlan(doc: DmsDocument, context: DocumentContext, rules: LoadedRule[], trigger: RunTrigger, now: Date): { evaluation: Evaluation; plan: DocumentPlan } {
-  const evaluation = evaluateRules({
-    document: toRuleDocument(doc, context.index),
-    rules: rules.map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars })),
-    trigger,
-    now,
-    customFieldTypes: context.customFieldTypes,
-  });
+/** The engine over the loaded rules (in the evaluation pool), then the merged plan. */
+export async function evaluateAndPlan(
+  evaluator: Evaluator,
+  doc: DmsDocument,
+  context: DocumentContext,
+  rules: LoadedRule[],
+  trigger: RunTrigger,
+  now: Date,
+): Promise<{ evaluation: DocumentEvaluation; plan: DocumentPlan }> {
+  const { document, cutFrom } = capContent(toRuleDocument(doc, context.index));
+  const evaluation = await evaluator.evaluate({ document, rules, trigger, now, customFieldTypes: context.customFieldTypes });
+  if (cutFrom !== null) evaluation.results = evaluation.results.map((r) => withContentCut(r, cutFrom));
   const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);
   return { evaluation, plan };
 }

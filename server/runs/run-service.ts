@@ -4,6 +4,7 @@ import type { RunTrigger, Trace, TraceSource } from '../engine/index.js';
 import { NotFoundError, UpstreamError, errorMessage } from '../errors.js';
 import type { TraceStore } from '../history/trace-store.js';
 import type { Logger } from '../log.js';
+import type { Evaluator } from '../eval/eval-pool.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
@@ -15,6 +16,7 @@ export interface RunServiceDeps {
   rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined };
   history: Pick<TraceStore, 'append'>;
   recentWrites: RecentWrites;
+  evaluator: Evaluator;
   logger: Logger;
   now?: () => Date;
 }
@@ -60,7 +62,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     let changed = false;
     try {
       const context = await documentContext(dms, doc);
-      const { evaluation, plan } = evaluateAndPlan(doc, context, options.rules, options.trigger, new Date(startedAt));
+      const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, options.rules, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
       if (!options.dryRun) {
         const applied = await applyPlan(dms, plan, deps.recentWrites);
