@@ -95,7 +95,7 @@ export const CONFIG_KEYS = [
   { field: 'jwtSecret', env: 'SVC_JWT_SECRET', doc: 'Session signing key; unset = generated once and kept in the data dir', default: () => null, parse: nullableText, secret: true },
   { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
   { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
-  { field: 'evalWorkers', env: 'SVC_EVAL_WORKERS', doc: 'Worker threads that evaluate rules (default: one per core, at most 4); 0 = on the main thread, without a time budget', default: () => Math.min(4, os.availableParallelism()), parse: integer(0, 64) },
+  { field: 'evalWorkers', env: 'SVC_EVAL_WORKERS', doc: 'Worker threads that evaluate rules (default: one per core beside the main thread, 1 to 4); 0 = on the main thread, without a time budget', default: () => Math.max(1, Math.min(4, os.availableParallelism() - 1)), parse: integer(0, 64) },
   { field: 'evalBudgetMs', env: 'SVC_EVAL_BUDGET_MS', doc: 'Time one rule may take on one document before it stops with a timeout trace', default: () => 5000, parse: integer(50, 600_000) },
 ] as const satisfies readonly Key<keyof Config>[];
 

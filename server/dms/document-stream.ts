@@ -8,8 +8,9 @@ import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 
 // `fields=id` trims only Paperless's output: its queryset still loads every row's content and prefetches
 // tags, notes and custom fields, so a 10,000-id page can run into a proxy's or gunicorn's timeout on a
-// slow host. 1,000 rows answer in a few seconds even there; the id pages after the first go out together.
-export const ID_PAGE_SIZE = 1_000;
+// slow host. 500 rows answer in about a second even there (docs/performance.md), and since every id page is
+// requested at once, a dms with several workers starts on all of them together.
+export const ID_PAGE_SIZE = 500;
 // Keeps `id__in=…` well under the 8 KB request-line limit of common proxies.
 const MAX_CHUNK = 500;
 
@@ -25,21 +26,21 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-async function idPage(transport: Transport, query: DocumentQuery, page: number): Promise<PageBody<{ id: number }>> {
-  const params = documentListParams({ filters: query.filters, fields: ['id'], pageSize: ID_PAGE_SIZE }, page);
+async function idPage(transport: Transport, query: DocumentQuery, page: number, pageSize = ID_PAGE_SIZE): Promise<PageBody<{ id: number }>> {
+  const params = documentListParams({ filters: query.filters, fields: ['id'], pageSize }, page);
   const res = await transport.send({ method: 'GET', path: '/api/documents/', query: params, idempotent: true });
   return res.json as PageBody<{ id: number }>;
 }
 
-/** The matching ids page by page, in id order; the requests for every page after the first are sent at once. */
-async function* matchingIds(transport: Transport, query: DocumentQuery, first: PageBody<{ id: number }>): AsyncGenerator<number[]> {
-  const pages = first.next && first.results.length > 0 ? Math.ceil(first.count / first.results.length) : 1;
-  const later = Array.from({ length: pages - 1 }, (_, i) => quiet(idPage(transport, query, i + 2)));
+/**
+ * The matching ids page by page, in id order. A one-row request learns the count first, so every id page
+ * can be requested at once (a slow dms works on several in parallel instead of one after the other).
+ */
+async function* matchingIds(transport: Transport, query: DocumentQuery, count: number): AsyncGenerator<number[]> {
+  const pages = Array.from({ length: Math.ceil(count / ID_PAGE_SIZE) }, (_, i) => quiet(idPage(transport, query, i + 1)));
   const seen = new Set<number>();
   // A document deleted between two id requests shifts the later pages by one: never hand out an id twice.
-  const fresh = (body: PageBody<{ id: number }>) => body.results.map((d) => d.id).filter((id) => !seen.has(id) && seen.add(id));
-  yield fresh(first);
-  for (const page of later) yield fresh(await page);
+  for (const page of pages) yield (await page).results.map((d) => d.id).filter((id) => !seen.has(id) && seen.add(id));
 }
 
 /**
@@ -47,8 +48,8 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, first: P
  * consumer asks for them, so memory holds at most `ahead + 1` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
-  const first = await idPage(transport, query, 1);
-  if (first.results.length === 0) {
+  const { count } = await idPage(transport, query, 1, 1);
+  if (count === 0) {
     yield { count: 0, documents: [] };
     return;
   }
@@ -65,14 +66,14 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
   };
   const requested: Array<Promise<DmsDocument[]>> = [];
   let waiting: number[] = [];
-  for await (const ids of matchingIds(transport, query, first)) {
+  for await (const ids of matchingIds(transport, query, count)) {
     waiting = waiting.concat(ids);
     while (waiting.length >= size) {
       requested.push(quiet(fetchChunk(waiting.slice(0, size))));
       waiting = waiting.slice(size);
-      if (requested.length > ahead) yield { count: first.count, documents: await (requested.shift() as Promise<DmsDocument[]>) };
+      if (requested.length > ahead) yield { count, documents: await (requested.shift() as Promise<DmsDocument[]>) };
     }
   }
   if (waiting.length > 0) requested.push(quiet(fetchChunk(waiting)));
-  while (requested.length > 0) yield { count: first.count, documents: await (requested.shift() as Promise<DmsDocument[]>) };
+  while (requested.length > 0) yield { count, documents: await (requested.shift() as Promise<DmsDocument[]>) };
 }

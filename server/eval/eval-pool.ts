@@ -3,7 +3,7 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import { evaluateRules, type RuleResult, type RunTrigger, type RuleDocument } from '../engine/index.js';
 import type { Logger } from '../log.js';
 import type { LoadedRule } from '../rules/index.js';
-import { PROGRESS, type DocumentEvaluation, type EvalAnswer, type EvalItem, type WireRule } from './eval-protocol.js';
+import { PROGRESS, type DocumentEvaluation, type EvalAnswer, type EvalBatch, type EvalItem, type WireRule } from './eval-protocol.js';
 
 export interface EvaluateRequest {
   document: RuleDocument;
@@ -25,8 +25,8 @@ export interface EvalPoolOptions {
   workers: number;
   budgetMs: number;
   logger: Logger;
-  /** Documents per message to a worker: amortises the hand-over without delaying a short queue. */
-  batchSize?: number;
+  /** Most documents in one message to a worker. */
+  maxBatch?: number;
 }
 
 /** The same engine call on the main thread: no budget (used with SVC_EVAL_WORKERS=0 or when workers cannot start). */
@@ -92,10 +92,11 @@ function timeoutResult(rule: LoadedRule, message: string): RuleResult {
  * its trace says it timed out, like a rule that failed. The other documents of the batch go on elsewhere.
  */
 export function createEvalPool(options: EvalPoolOptions): Evaluator {
-  const batchSize = options.batchSize ?? 20;
+  const maxBatch = options.maxBatch ?? 250;
   const queue: Pending[] = [];
   const slots: Slot[] = [];
   let closed = false;
+  let dispatchScheduled = false;
   let inline: Evaluator | null = null;
   let watchdog: NodeJS.Timeout | undefined;
 
@@ -106,7 +107,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     // An idle worker must not keep the process alive; a busy one is referenced while it works.
     worker.unref();
     // Ready only once the worker's module loaded: an error before that means workers cannot run here at all.
-    worker.on('message', (answer: EvalAnswer | 'ready') => (answer === 'ready' ? (slot.online = true) : onAnswer(slot, answer)));
+    worker.on('message', (answers: EvalAnswer[] | 'ready') => (answers === 'ready' ? (slot.online = true) : onAnswers(slot, answers)));
     worker.on('error', (err) => (slot.online ? replace(slot, `evaluation failed: ${err.message}`) : giveUp(slot, err.message)));
     worker.on('exit', (code) => {
       if (!closed && slots.includes(slot)) replace(slot, `the evaluation worker stopped (exit code ${code})`);
@@ -156,13 +157,15 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     return { ...evaluation, results };
   };
 
-  const onAnswer = (slot: Slot, answer: EvalAnswer) => {
-    const item = slot.batch[answer.index];
-    if (!item || answer.index !== slot.answered) return;
-    slot.answered++;
-    if ('error' in answer) item.pending.reject(new Error(answer.error));
-    else item.pending.resolve(merged(item.pending, item.sent, answer.evaluation));
-    if (slot.answered === slot.batch.length) {
+  const onAnswers = (slot: Slot, answers: EvalAnswer[]) => {
+    for (const answer of answers) {
+      const item = slot.batch[answer.index];
+      if (!item || answer.index !== slot.answered) return;
+      slot.answered++;
+      if ('error' in answer) item.pending.reject(new Error(answer.error));
+      else item.pending.resolve(merged(item.pending, item.sent, answer.evaluation));
+    }
+    if (slot.batch.length > 0 && slot.answered === slot.batch.length) {
       slot.batch = [];
       slot.worker.unref();
       dispatch();
@@ -175,12 +178,12 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       const startedAt = slot.progress[PROGRESS.startedAt];
       if (slot.batch.length === 0 || startedAt === 0 || now - startedAt <= options.budgetMs) continue;
       const at = slot.batch[slot.progress[PROGRESS.item]];
-      if (!at || slot.progress[PROGRESS.item] !== slot.answered) continue;
+      if (!at || slot.progress[PROGRESS.item] < slot.answered) continue;
       const ruleIndex = at.sent[slot.progress[PROGRESS.rule]];
       const rule = at.pending.request.rules[ruleIndex];
       at.pending.timedOut.set(ruleIndex, `${rule.id} took longer than ${options.budgetMs} ms on this document (the evaluation time budget, SVC_EVAL_BUDGET_MS) and was stopped; the other rules ran without it`);
       options.logger.error(`rule ${rule.id} exceeded the evaluation budget of ${options.budgetMs} ms on document ${at.pending.request.document.id}; stopped`);
-      // The unanswered items, the overrunning one first, go back to the front of the queue.
+      // The unanswered items (some may be done but not yet reported) go back to the front of the queue.
       queue.unshift(...slot.batch.slice(slot.answered).map((b) => b.pending));
       slot.batch = [];
       replace(slot, null);
@@ -191,11 +194,14 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     }
   };
 
+  /** Splits the queue evenly over the idle workers; called once per turn so a whole page is queued first. */
   const dispatch = () => {
-    for (const slot of slots) {
+    dispatchScheduled = false;
+    const idle = slots.filter((slot) => slot.batch.length === 0);
+    for (const [n, slot] of idle.entries()) {
       if (queue.length === 0) return;
-      if (slot.batch.length > 0) continue;
-      const batch = queue.splice(0, batchSize).map((pending) => {
+      const take = Math.min(maxBatch, Math.ceil(queue.length / (idle.length - n)));
+      const batch = queue.splice(0, take).map((pending) => {
         const sent = pending.request.rules.map((_, i) => i).filter((i) => !pending.timedOut.has(i));
         return { pending, sent };
       });
@@ -210,10 +216,17 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       slot.answered = 0;
       slot.progress[PROGRESS.startedAt] = 0;
       slot.worker.ref();
-      slot.worker.postMessage({ items });
+      // Few, large messages: each hand-over to a worker costs far more than the size of its payload.
+      slot.worker.postMessage(JSON.stringify({ items } satisfies EvalBatch));
       watchdog ??= setInterval(checkBudgets, Math.max(10, Math.min(250, options.budgetMs / 4)));
       watchdog.unref();
     }
+  };
+
+  const scheduleDispatch = () => {
+    if (dispatchScheduled) return;
+    dispatchScheduled = true;
+    setImmediate(dispatch);
   };
 
   for (let i = 0; i < options.workers; i++) slots.push(spawn());
@@ -227,7 +240,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       if (inline) return inline.evaluate(request);
       return new Promise<DocumentEvaluation>((resolve, reject) => {
         queue.push({ request, timedOut: new Map(), resolve, reject });
-        dispatch();
+        scheduleDispatch();
       });
     },
     async close() {

@@ -19,10 +19,17 @@ function compiledRule(rule: WireRule): CompiledRule {
   return c;
 }
 
-parentPort?.on('message', (batch: EvalBatch) => {
+// Answers go back in groups (each message costs the pool's thread time): every 25 items, after 50 ms, and
+// at the end of the batch. Items not yet reported when the pool stops this worker are simply evaluated again.
+const GROUP = 25;
+const GROUP_MS = 50;
+
+parentPort?.on('message', (message: string) => {
+  const batch = JSON.parse(message) as EvalBatch;
+  let answers: EvalAnswer[] = [];
+  let sentAt = Date.now();
   batch.items.forEach((item, index) => {
     progress[PROGRESS.item] = index;
-    let answer: EvalAnswer;
     try {
       const { document: _final, ...evaluation } = evaluateRules({
         document: item.document,
@@ -35,12 +42,16 @@ parentPort?.on('message', (batch: EvalBatch) => {
           progress[PROGRESS.startedAt] = Date.now();
         },
       });
-      answer = { index, evaluation };
+      answers.push({ index, evaluation });
     } catch (err) {
-      answer = { index, error: errorMessage(err) };
+      answers.push({ index, error: errorMessage(err) });
     }
     progress[PROGRESS.startedAt] = 0;
-    parentPort?.postMessage(answer);
+    if (answers.length >= GROUP || index === batch.items.length - 1 || Date.now() - sentAt > GROUP_MS) {
+      parentPort?.postMessage(answers);
+      answers = [];
+      sentAt = Date.now();
+    }
   });
 });
 
