@@ -43,6 +43,8 @@ export async function benchLimit(size: number, profile: SlowDmsProfile | null, o
       rows.push({ measure: `${name}: ${mode} / bare read`, value: `${round(jobSeconds / bare, 2)}×`, note });
       if (own !== null) rows.push({ measure: `${name}: ${mode} / dms's own time`, value: `${round(jobSeconds / own, 2)}×`, note: `dms worker time ${round(own * (profile as SlowDmsProfile).workers, 1)} s over ${(profile as SlowDmsProfile).workers} workers = ${round(own, 2)} s` });
     };
+    // The first job after start runs on cold code (the worker threads' JIT included): measured apart.
+    if (!profile) await measure('dry run, first after start', true, true);
     await measure('dry run', true, true);
     if (options.real !== false) {
       await measure('real (changing)', false, false);
