@@ -25,21 +25,17 @@ export function segmentFile(dir: string, seq: number): string {
   return path.join(dir, `traces-${String(seq).padStart(6, '0')}.json`);
 }
 
-// A segment file is rewritten as it fills; traces never change once recorded, so each is serialised once.
-const serialised = new WeakMap<Trace, string>();
-
-function traceJson(trace: Trace): string {
-  let json = serialised.get(trace);
-  if (json === undefined) {
-    json = JSON.stringify(trace);
-    serialised.set(trace, json);
-  }
-  return json;
-}
+// The newest segment is rewritten as it fills (traces are only ever appended, never changed): its JSON so
+// far is kept, so each trace is serialised once. Only that one segment's text is held, not the history's.
+let lastWritten: { data: SegmentData; count: number; body: string } | null = null;
 
 /** Compact JSON (the files are for the service; indentation would double their size and write time). */
 function stringifySegment(data: SegmentData): string {
-  return `{"version":${JSON.stringify(data.version)},"traces":[${data.traces.map(traceJson).join(',')}]}`;
+  const prior = lastWritten?.data === data && lastWritten.count > 0 && lastWritten.count <= data.traces.length ? lastWritten : null;
+  const fresh = data.traces.slice(prior?.count ?? 0).map((trace) => JSON.stringify(trace));
+  const body = prior ? [prior.body, ...fresh].join(',') : fresh.join(',');
+  lastWritten = { data, count: data.traces.length, body };
+  return `{"version":${JSON.stringify(data.version)},"traces":[${body}]}`;
 }
 
 function openDb(file: string): Low<SegmentData> {
