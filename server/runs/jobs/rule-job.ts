@@ -83,10 +83,19 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
   }
 }
 
-/** Yields each page with its plans, having already started planning the page after it. */
+/**
+ * Yields each page with its plans, having already started planning the page after it. The first page is
+ * finished alone, so a name it creates (`create_missing`) is known before the next pages are planned.
+ */
 async function* plannedAhead<P, R>(pages: AsyncIterable<P>, plan: (page: P) => Promise<R>): AsyncGenerator<{ page: P; plans: R }> {
   let previous: { page: P; plans: Promise<R> } | null = null;
+  let first = true;
   for await (const page of pages) {
+    if (first) {
+      first = false;
+      yield { page, plans: await plan(page) };
+      continue;
+    }
     const current = { page, plans: plan(page) };
     // Its failure is reported when it is awaited below, not as an unhandled rejection meanwhile.
     current.plans.catch(() => undefined);
