@@ -9,7 +9,8 @@ import { RE2JS } from 're2js';
 const MAX_PATTERN_LENGTH = 2000;
 /**
  * The largest counted repetition (`{n}`, `{n,}`, `{n,m}`). RE2 stays linear, but each count copies the
- * repeated part into the program: `(\w+\s?){1,500}$` takes seconds per 100 KB, `{1,100}` a fifth of that.
+ * repeated part into the program: `(\w+\s?){1,500}$` takes seconds per 100 KB. Below this, what is
+ * still slow (nested counts, extraction with capture groups) is stopped by the evaluation time budget.
  */
 export const MAX_REPETITION = 100;
 /** `pick: all` keeps at most this many values so a pattern matching everywhere cannot fill memory. */
