@@ -1,9 +1,12 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
-// Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --skip jobs,latency,history,reload
+// Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
+// --skip limit,jobs,latency,history,reload
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchHeapCap, benchJobs } from './job-bench.js';
 import { benchHistory } from './history-bench.js';
+import { benchLimit } from './limit-bench.js';
+import { SLOW_DMS } from '../server/dms/simulator/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
 import { printTable, type Row } from './stats.js';
 
@@ -13,11 +16,21 @@ function option(name: string): string | undefined {
 }
 
 const sizes = (option('sizes') ?? '1000,10000,100000').split(',').map(Number);
+const limitSizes = (option('limit-sizes') ?? '2000,10000').split(',').map(Number);
 const skip = new Set((option('skip') ?? '').split(','));
 
 execSync('npm run build --silent', { stdio: 'inherit' });
 console.log(`# dms-rules benchmark, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
 
+if (!skip.has('limit')) {
+  const rows: Row[] = [];
+  for (const size of limitSizes) {
+    rows.push(...(await benchLimit(size, null)));
+    rows.push(...(await benchLimit(size, null, { env: { SVC_EVAL_WORKERS: '0' }, label: ', evaluation on the main thread', real: false })));
+  }
+  for (const size of limitSizes) rows.push(...(await benchLimit(size, SLOW_DMS)));
+  printTable('Limit comparison: run-all against the bare paged read of the same dms', rows);
+}
 if (!skip.has('jobs')) {
   const rows: Row[] = [];
   for (const size of sizes) rows.push(...(await benchJobs(size)));

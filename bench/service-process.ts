@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { SlowDmsProfile } from '../server/dms/simulator/slow-dms.js';
 import { startSimulator, type Simulator } from '../server/dms/simulator/simulator.js';
 import { rulesDirWith, tempDir } from './fixtures.js';
 
@@ -31,8 +32,8 @@ function procCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-export async function startService(root: string, env: Record<string, string>): Promise<ServiceProcess> {
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, 'dist/server/main.js')], {
+export async function startService(root: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServiceProcess> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/server/main.js')], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: env.NODE_OPTIONS ?? '', SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_API_TOKEN: BENCH_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -89,10 +90,10 @@ export interface BenchRig {
  * with `files` as its rules dir and a fresh data dir; both are stopped when `run` settles.
  */
 export async function withRig<T>(
-  setup: { generate?: { count: number; seed: number }; files: Record<string, string>; env?: Record<string, string> },
+  setup: { generate?: { count: number; seed: number }; files: Record<string, string>; env?: Record<string, string>; slow?: SlowDmsProfile; nodeArgs?: string[] },
   run: (rig: BenchRig) => Promise<T>,
 ): Promise<T> {
-  const sim = await startSimulator({ seedDocuments: true, generate: setup.generate });
+  const sim = await startSimulator({ seedDocuments: true, generate: setup.generate, slow: setup.slow });
   try {
     const service = await startService(process.cwd(), {
       SVC_DMS_URL: sim.url,
@@ -100,7 +101,7 @@ export async function withRig<T>(
       SVC_RULES_DIR: rulesDirWith(setup.files),
       SVC_DATA_DIR: tempDir('data'),
       ...setup.env,
-    });
+    }, setup.nodeArgs);
     try {
       return await run({ sim, service });
     } finally {

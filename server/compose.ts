@@ -4,6 +4,7 @@ import { createDesktopSignIn } from './auth/desktop-sign-in.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
+import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { createRecentWrites } from './runs/recent-writes.js';
@@ -48,8 +49,12 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   });
   closers.push(() => rules.close());
 
+  // Rules are evaluated in worker threads, each rule on each document within a time budget (docs/security.md).
+  const evaluator = config.evalWorkers > 0 ? createEvalPool({ workers: config.evalWorkers, budgetMs: config.evalBudgetMs, logger }) : inlineEvaluator();
+  closers.push(() => evaluator.close());
+
   // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger, notifier });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger, notifier, evaluator });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -58,7 +63,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
-    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier }),
+    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier, evaluator }),
     recentWrites: runs.recentWrites,
     traces: history,
     getRule: (id) => rules.getRule(id)?.definition,

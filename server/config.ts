@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { parseNotifyTargets, type NotifyTarget } from './settings/notify-targets.js';
@@ -20,6 +21,10 @@ export interface Config {
   webhookDryRun: boolean;
   /** Where `notify` actions may send, by name; null = none. */
   notifyTargets: Record<string, NotifyTarget> | null;
+  /** Worker threads that evaluate rules off the main thread; 0 evaluates on it (no time budget). */
+  evalWorkers: number;
+  /** Time one rule may take on one document before it fails with a timeout trace. */
+  evalBudgetMs: number;
   /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
   templateEnv: Record<string, string>;
   /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
@@ -102,6 +107,8 @@ export const CONFIG_KEYS = [
   { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
   { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
   { field: 'notifyTargets', env: 'SVC_NOTIFY_TARGETS', doc: 'Targets of `notify` actions: name → HTTP endpoint or SMTP e-mail (YAML/JSON; in config.yml a mapping `notify_targets:`)', default: () => null, parse: notifyTargets, secret: true },
+  { field: 'evalWorkers', env: 'SVC_EVAL_WORKERS', doc: 'Worker threads that evaluate rules (default: one per core beside the main thread, 1 to 4); 0 = on the main thread, without a time budget', default: () => Math.max(1, Math.min(4, os.availableParallelism() - 1)), parse: integer(0, 64) },
+  { field: 'evalBudgetMs', env: 'SVC_EVAL_BUDGET_MS', doc: 'Time one rule may take on one document before it stops with a timeout trace', default: () => 5000, parse: integer(50, 600_000) },
 ] as const satisfies readonly Key<keyof Config>[];
 
 export interface LoadConfigOptions {

@@ -115,6 +115,8 @@ export interface DocumentQuery {
   fields?: string[];
   pageSize?: number;
   truncateContent?: boolean;
+  /** Pages requested before the consumer asks for them, so its work overlaps the next fetches. Default 0. */
+  ahead?: number;
 }
 
 export interface DocumentPage {

@@ -28,6 +28,8 @@ export interface EvaluateInput {
   customFieldTypes?: Record<string, CustomFieldDataType>;
   /** The dms's tag tree, so tag actions end as Paperless stores them (ancestors added, descendants removed). */
   tagHierarchy?: TagHierarchy;
+  /** Called as each rule starts, so a watchdog outside the engine can tell which rule overran its time. */
+  onRule?(index: number): void;
 }
 
 /** Everything of a trace the engine knows; the run layer adds id, time, source, document and mode. */
@@ -58,7 +60,8 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
   const setBy = new Map<string, { rule: string; value: unknown }>();
   let stoppedBy: string | null = null;
 
-  for (const { compiled: rule, file, vars } of input.rules) {
+  for (const [index, { compiled: rule, file, vars }] of input.rules.entries()) {
+    input.onRule?.(index);
     const base: RuleResult = { rule_id: rule.id, file, status: 'skipped', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
     const skip = stoppedBy
       ? `skipped: rule ${stoppedBy} matched earlier and has stop: true`

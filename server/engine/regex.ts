@@ -7,6 +7,12 @@ import { RE2JS } from 're2js';
 
 /** Patterns longer than this are refused: a rule regex is a line or two, not a program. */
 const MAX_PATTERN_LENGTH = 2000;
+/**
+ * The largest counted repetition (`{n}`, `{n,}`, `{n,m}`). RE2 stays linear, but each count copies the
+ * repeated part into the program: `(\w+\s?){1,500}$` takes seconds per 100 KB. Below this, what is
+ * still slow (nested counts, extraction with capture groups) is stopped by the evaluation time budget.
+ */
+export const MAX_REPETITION = 100;
 /** `pick: all` keeps at most this many values so a pattern matching everywhere cannot fill memory. */
 export const MAX_MATCHES = 1000;
 
@@ -48,6 +54,13 @@ function unsupportedConstruct(pattern: string): string | null {
       if (pattern[i + 1] === ']') i++;
       else if (pattern[i + 1] === '^' && pattern[i + 2] === ']') i += 2;
       continue;
+    }
+    if (c === '{') {
+      const bound = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(i));
+      const largest = bound ? Math.max(Number(bound[1]), Number(bound[3] || 0)) : 0;
+      if (largest > MAX_REPETITION) {
+        return `the repetition bound ${bound?.[0]} is larger than ${MAX_REPETITION}, which makes the pattern slow on long documents; use + or * (they stay fast) or a bound of at most ${MAX_REPETITION}`;
+      }
     }
     if (c === '(' && pattern[i + 1] === '?') {
       const rest = pattern.slice(i + 2, i + 4);

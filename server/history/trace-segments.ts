@@ -25,9 +25,22 @@ export function segmentFile(dir: string, seq: number): string {
   return path.join(dir, `traces-${String(seq).padStart(6, '0')}.json`);
 }
 
+// The newest segment is rewritten as it fills (traces are only ever appended, never changed): its JSON so
+// far is kept, so each trace is serialised once. A batch may end one segment and start the next, so the
+// text of the last two segments written is held, never the whole history's.
+let recent: Array<{ data: SegmentData; count: number; body: string }> = [];
+
+/** Compact JSON (the files are for the service; indentation would double their size and write time). */
+function stringifySegment(data: SegmentData): string {
+  const prior = recent.find((r) => r.data === data && r.count > 0 && r.count <= data.traces.length);
+  const fresh = data.traces.slice(prior?.count ?? 0).map((trace) => JSON.stringify(trace));
+  const body = prior ? [prior.body, ...fresh].join(',') : fresh.join(',');
+  recent = [{ data, count: data.traces.length, body }, ...recent.filter((r) => r.data !== data)].slice(0, 2);
+  return `{"version":${JSON.stringify(data.version)},"traces":[${body}]}`;
+}
+
 function openDb(file: string): Low<SegmentData> {
-  // Compact JSON: the files are for the service, and indentation would double their size and write time.
-  const adapter = new DataFile<SegmentData>(file, { parse: JSON.parse, stringify: (data) => JSON.stringify(data) });
+  const adapter = new DataFile<SegmentData>(file, { parse: JSON.parse, stringify: stringifySegment });
   return new Low<SegmentData>(adapter, { version: 1, traces: [] });
 }
 

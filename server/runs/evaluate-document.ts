@@ -1,6 +1,7 @@
-import { evaluateRules, type Evaluation, type RunTrigger } from '../engine/index.js';
-import type { TagHierarchy } from '../engine/model.js';
-import { createTagTree } from '../dms/tag-hierarchy.js';
+import type { RunTrigger } from '../engine/index.js';
+import { capContent, withContentCut } from '../eval/content-budget.js';
+import type { DocumentEvaluation } from '../eval/eval-protocol.js';
+import type { Evaluator } from '../eval/eval-pool.js';
 import { createVocabularyIndex, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { CustomFieldDataType, DmsClient, DmsDocument, DmsVocabulary } from '../dms/types.js';
 import type { LoadedRule } from '../rules/index.js';
@@ -13,6 +14,21 @@ export interface DocumentContext {
   customFieldTypes: Record<string, CustomFieldDataType>;
 }
 
+// The client hands out the same vocabulary object until it refetches: index it once, not per document.
+const contexts = new WeakMap<DmsVocabulary, DocumentContext>();
+
+function contextOf(vocabulary: DmsVocabulary): DocumentContext {
+  let context = contexts.get(vocabulary);
+  if (!context) {
+    const index = createVocabularyIndex(vocabulary);
+    const customFieldTypes: Record<string, CustomFieldDataType> = {};
+    for (const field of vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
+    context = { index, customFieldTypes };
+    contexts.set(vocabulary, context);
+  }
+  return context;
+}
+
 // Refs a refresh did not resolve, per vocabulary snapshot: objects the token may not see (owned by someone
 // else). Without this memo every document that uses one would refetch the whole vocabulary.
 const unresolved = new WeakMap<DmsVocabulary, Set<string>>();
@@ -20,40 +36,28 @@ const unresolved = new WeakMap<DmsVocabulary, Set<string>>();
 /** Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. */
 export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise<DocumentContext> {
   const cached = await dms.vocabulary();
-  let index = createVocabularyIndex(cached);
+  const context = contextOf(cached);
   const seen = unresolved.get(cached);
-  if (unknownRefs(doc, index).some((ref) => !seen?.has(ref))) {
-    const fresh = await dms.vocabulary({ refresh: true });
-    index = createVocabularyIndex(fresh);
-    const still = unknownRefs(doc, index);
-    if (still.length > 0) unresolved.set(fresh, new Set([...(unresolved.get(fresh) ?? []), ...(seen ?? []), ...still]));
-  }
-  const customFieldTypes: Record<string, CustomFieldDataType> = {};
-  for (const field of index.vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
-  return { index, customFieldTypes };
+  if (!unknownRefs(doc, context.index).some((ref) => !seen?.has(ref))) return context;
+  const fresh = await dms.vocabulary({ refresh: true });
+  const freshContext = contextOf(fresh);
+  const still = unknownRefs(doc, freshContext.index);
+  if (still.length > 0) unresolved.set(fresh, new Set([...(unresolved.get(fresh) ?? []), ...(seen ?? []), ...still]));
+  return freshContext;
 }
 
-/** The dms's tag tree by name, for the engine (one tree module serves the simulator, the planner and this). */
-export function tagHierarchyOf(index: VocabularyIndex): TagHierarchy {
-  const tree = createTagTree(index.vocabulary.tags);
-  const names = (ids: number[]) => ids.map((id) => index.nameOf('tags', id) ?? `#${id}`);
-  const idOf = (name: string) => index.idOf('tags', name);
-  return {
-    ancestors: (name) => (idOf(name) === undefined ? [] : names(tree.ancestors(idOf(name) as number))),
-    descendants: (name) => (idOf(name) === undefined ? [] : names(tree.descendants(idOf(name) as number))),
-  };
-}
-
-/** The engine over the loaded rules, then the merged plan. Pure apart from the clock. */
-export function evaluateAndPlan(doc: DmsDocument, context: DocumentContext, rules: LoadedRule[], trigger: RunTrigger, now: Date): { evaluation: Evaluation; plan: DocumentPlan } {
-  const evaluation = evaluateRules({
-    document: toRuleDocument(doc, context.index),
-    rules: rules.map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars })),
-    trigger,
-    now,
-    customFieldTypes: context.customFieldTypes,
-    tagHierarchy: tagHierarchyOf(context.index),
-  });
+/** The engine over the loaded rules (in the evaluation pool), then the merged plan. */
+export async function evaluateAndPlan(
+  evaluator: Evaluator,
+  doc: DmsDocument,
+  context: DocumentContext,
+  rules: LoadedRule[],
+  trigger: RunTrigger,
+  now: Date,
+): Promise<{ evaluation: DocumentEvaluation; plan: DocumentPlan }> {
+  const { document, cutFrom } = capContent(toRuleDocument(doc, context.index));
+  const evaluation = await evaluator.evaluate({ document, rules, trigger, now, customFieldTypes: context.customFieldTypes, tags: context.index.vocabulary.tags });
+  if (cutFrom !== null) evaluation.results = evaluation.results.map((r) => withContentCut(r, cutFrom));
   const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);
   return { evaluation, plan };
 }

@@ -2,6 +2,7 @@ import type { DmsClient, DmsDocument } from '../dms/types.js';
 import type { PlannedNotification, RuleResult } from '../engine/index.js';
 import { NotFoundError, UpstreamError } from '../errors.js';
 import type { TraceStore } from '../history/trace-store.js';
+import type { Evaluator } from '../eval/eval-pool.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan, type ApplyOutcome as PlanApplyOutcome } from './apply-plan.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './jobs/job-pipeline.js';
@@ -21,6 +22,7 @@ export interface JobPipelineDeps {
   rules: { getRule(id: string): LoadedRule | undefined };
   history: Pick<TraceStore, 'append'>;
   recentWrites: RecentWrites;
+  evaluator: Evaluator;
   now?: () => Date;
   notifier?: Notifier;
 }
@@ -61,7 +63,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       const context = await documentContext(deps.dms, document);
       const blocked = permissionProblem(rule.definition, context.index.vocabulary.forbidden);
       if (blocked) throw new Error(blocked);
-      const { evaluation, plan } = evaluateAndPlan(document, context, [rule], 'job', new Date(startedAt));
+      const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, document, context, [rule], 'job', new Date(startedAt));
       const result = evaluation.results[0];
       const failed = Object.keys(plan.failures).length > 0;
       const planned: PlannedDocument = {

@@ -4,6 +4,7 @@ import type { RunTrigger, Trace, TraceSource } from '../engine/index.js';
 import { NotFoundError, UpstreamError, errorMessage } from '../errors.js';
 import type { TraceStore } from '../history/trace-store.js';
 import type { Logger } from '../log.js';
+import type { Evaluator } from '../eval/eval-pool.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
@@ -18,6 +19,7 @@ export interface RunServiceDeps {
   rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined };
   history: Pick<TraceStore, 'append'>;
   recentWrites: RecentWrites;
+  evaluator: Evaluator;
   logger: Logger;
   now?: () => Date;
   /** Sends `notify` actions; without it a real run's notify fails in its trace. */
@@ -72,7 +74,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     try {
       const context = await documentContext(dms, doc);
       const { runnable, blocked } = splitByPermission(options.rules, context.index.vocabulary.forbidden);
-      const { evaluation, plan } = evaluateAndPlan(doc, context, runnable, options.trigger, new Date(startedAt));
+      const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, runnable, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
       if (!options.dryRun) {
         const applied = await applyPlan(dms, plan, deps.recentWrites);

@@ -53,6 +53,10 @@ describe('rule file validation on save', () => {
     await assertRejected("rules:\n  - id: a\n    when: { content: { matches: '(a+)+\\1' } }\n", /backreference/, 3);
   });
 
+  it('rejects a counted repetition too large to stay fast on long documents', async () => {
+    await assertRejected("rules:\n  - id: a\n    when: { content: { matches: '(\\w+\\s?){1,500}$' } }\n", /repetition bound \{1,500\} is larger than 100.*use \+ or \*/, 3);
+  });
+
   it('rejects a template that does not parse', async () => {
     await assertRejected('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.title | }"\n', /rule "a".*template/, 4);
   });

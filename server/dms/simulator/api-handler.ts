@@ -18,6 +18,8 @@ export interface ApiHandlerDeps {
   /** The superuser (`token`, Basic auth) and any further users by their token. */
   users: { owner: SimUser; byToken: Map<string, SimUser> };
   count(key: string): void;
+  /** Delays an answer as a slow server would (see slow-dms.ts). */
+  pace?(result: SimResult): Promise<void>;
 }
 
 const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes];
@@ -113,6 +115,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
         return parseJsonBody(bodyText, req.headers['content-type'] ?? '', options.jsonOnly ?? false);
       },
     });
+    await deps.pace?.(result);
     writeResult(res, result, headers);
   } catch (err) {
     if (err instanceof SimHttpError) return writeResult(res, err.result, headers);

@@ -10,6 +10,7 @@ import type { SimHooks } from './http-kit.js';
 import { resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
 import { limitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
 import { SIM_USER, type SimDocument } from './sim-types.js';
+import { createSlowDms, type SlowDms, type SlowDmsProfile } from './slow-dms.js';
 import { createStore, type SimStore } from './store.js';
 import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
 
@@ -31,6 +32,8 @@ export interface SimulatorOptions {
   /** A second token whose user is no superuser: it needs model permissions and sees only what it owns or is granted. */
   limitedUser?: LimitedUserOptions;
   logger?: Logger;
+  /** Behave like a slow real server (bounded workers, time per request and per document row). */
+  slow?: SlowDmsProfile;
 }
 
 export interface Simulator {
@@ -56,6 +59,8 @@ export interface Simulator {
   webhooksIdle(): Promise<void>;
   /** Adds a document as consumption would (fires "Document Added"); missing fields get defaults. */
   addDocument(doc?: Partial<SimDocument>): SimDocument;
+  /** The slow-server pacing when started with `slow`, with its busy time. */
+  slow: SlowDms | null;
   close(): Promise<void>;
 }
 
@@ -122,7 +127,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   if (options.generate) generate(options.generate.count, options.generate.seed ?? 1);
 
+  const slow = options.slow ? createSlowDms(options.slow) : null;
   const apiDeps = {
+    pace: slow?.pace,
     store,
     faults,
     hooks,
@@ -138,7 +145,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const server = http.createServer((req, res) => {
     const control = (req.url ?? '').startsWith('/__sim/');
     if (!control) peak = Math.max(peak, ++inFlight);
-    const task = control ? handleControl(req, res, controlDeps) : handleApi(req, res, apiDeps);
+    const api = () => handleApi(req, res, apiDeps);
+    const task = control ? handleControl(req, res, controlDeps) : slow ? slow.serve(api) : api();
     if (!control) void task.finally(() => inFlight--);
     task.catch((err: unknown) => {
       options.logger?.error(`dms simulator: ${(err as Error).message}`);
@@ -170,6 +178,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     webhookStats: () => webhook.stats(),
     webhooksIdle: () => webhook.idle(),
     addDocument,
+    slow,
     async close() {
       await webhook.close();
       server.closeAllConnections();

@@ -19,6 +19,9 @@ export interface RuleJobDeps {
   now: () => Date;
 }
 
+// Enough requests in flight to keep a small gunicorn's workers busy; memory holds these pages at most.
+const PAGES_AHEAD = 4;
+
 /** Why a job stopped early: a person cancelled it, or the service is shutting down. */
 export type StopReason = 'cancel' | 'shutdown';
 
@@ -38,9 +41,12 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
     const vocabulary = await dms.vocabulary({ refresh: true });
     prefilter = prefilterFor(rule.when, vocabulary, deps.now(), { writes: dryRun ? undefined : fieldsWrittenBy(rule.actions as Array<Record<string, unknown>>) });
     report = createReportBuilder(prefilter);
-    for await (const page of dms.pages({ filters: prefilter, pageSize: deps.pageSize })) {
+    // Pages are requested ahead (the dms works on them meanwhile) and evaluated one ahead (the workers
+    // evaluate the next page while this thread writes and records this one); a whole page goes to the pool at once.
+    const pages = dms.pages({ filters: prefilter, pageSize: deps.pageSize, ahead: PAGES_AHEAD });
+    const planPage = (documents: DmsDocument[]) => mapBounded(documents, documents.length, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
+    for await (const { page, plans } of plannedAhead(pages, (page) => planPage(page.documents))) {
       counts.total ??= page.count;
-      const plans = await mapBounded(page.documents, deps.concurrency, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
       const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyPlans(deps, plans, ctx);
       for (const planned of plans) {
         const outcome: ApplyOutcome = planned.error ? { kind: 'failed', error: planned.error } : (outcomes.get(planned.document.id) ?? { kind: 'none' });
@@ -75,6 +81,28 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
       report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }),
     });
   }
+}
+
+/**
+ * Yields each page with its plans, having already started planning the page after it. The first page is
+ * finished alone, so a name it creates (`create_missing`) is known before the next pages are planned.
+ */
+async function* plannedAhead<P, R>(pages: AsyncIterable<P>, plan: (page: P) => Promise<R>): AsyncGenerator<{ page: P; plans: R }> {
+  let previous: { page: P; plans: Promise<R> } | null = null;
+  let first = true;
+  for await (const page of pages) {
+    if (first) {
+      first = false;
+      yield { page, plans: await plan(page) };
+      continue;
+    }
+    const current = { page, plans: plan(page) };
+    // Its failure is reported when it is awaited below, not as an unhandled rejection meanwhile.
+    current.plans.catch(() => undefined);
+    if (previous) yield { page: previous.page, plans: await previous.plans };
+    previous = current;
+  }
+  if (previous) yield { page: previous.page, plans: await previous.plans };
 }
 
 async function planSafely(pipeline: JobPipeline, ruleId: string, document: DmsDocument, ctx: JobContext): Promise<PlannedDocument> {

@@ -82,7 +82,7 @@ for (const profile of PROFILES) describe(`the Paperless client against the simul
     }
     assert.deepEqual(ids, [6, 7, 10, 13]);
     assert.equal(count, 4);
-    assert.equal(sim.counts()['GET /api/documents/'], 3, 'one id snapshot, then two pages');
+    assert.equal(sim.counts()['GET /api/documents/'], 4, 'a count probe, one id page, then two pages');
   });
 
   test('an unknown filter name is refused before any request (no silent widening)', async () => {

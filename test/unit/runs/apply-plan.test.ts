@@ -7,6 +7,7 @@ import type { DmsClient } from '../../../server/dms/types.js';
 import { compileRule, type RuleDefinition } from '../../../server/engine/index.js';
 import type { LoadedRule } from '../../../server/rules/rules-loader.js';
 import { applyPlan } from '../../../server/runs/apply-plan.js';
+import { inlineEvaluator } from '../../../server/eval/eval-pool.js';
 import { documentContext, evaluateAndPlan } from '../../../server/runs/evaluate-document.js';
 import { isEmptyPlan } from '../../../server/runs/plan-changes.js';
 
@@ -31,7 +32,7 @@ describe('writing a plan to the dms (simulator over HTTP)', () => {
   const plan = async (id: number, def: RuleDefinition) => {
     const doc = await dms.getDocument(id);
     const context = await documentContext(dms, doc);
-    return evaluateAndPlan(doc, context, [loaded(def)], 'manual', new Date('2025-03-15T12:00:00Z'));
+    return evaluateAndPlan(inlineEvaluator(), doc, context, [loaded(def)], 'manual', new Date('2025-03-15T12:00:00Z'));
   };
 
   test("a person's tag and custom-field value added between the read and the write survive it", async () => {

@@ -1,0 +1,16 @@
+// The physical limit of a run-all, in its own process like the service: page through every document
+// (`GET /api/documents/?page_size=1000` until `next` is null) and parse each page, nothing else.
+// Usage: node --import tsx bench/bare-read.ts <dms url> <token>; prints {"seconds", "documents", "requests"}.
+const [base, token] = process.argv.slice(2);
+const started = process.hrtime.bigint();
+let documents = 0;
+let requests = 0;
+for (let next: string | null = `${base}/api/documents/?page_size=1000`; next; ) {
+  const res = await fetch(next, { headers: { authorization: `Token ${token}`, accept: 'application/json; version=10' } });
+  if (!res.ok) throw new Error(`${res.status} from ${next}`);
+  const body = (await res.json()) as { next: string | null; results: unknown[] };
+  requests++;
+  documents += body.results.length;
+  next = body.next;
+}
+process.stdout.write(JSON.stringify({ seconds: Number(process.hrtime.bigint() - started) / 1e9, documents, requests }));

@@ -1,0 +1,47 @@
+import { createSemaphore } from '../semaphore.js';
+import type { SimResult } from './http-kit.js';
+
+/**
+ * A slow real Paperless-ngx, roughly: Django behind a small gunicorn on a NAS. Each request holds one of
+ * `workers` slots (the rest queue, as in gunicorn's backlog) for `latencyMs` plus `perDocumentMs` for
+ * every document row it answers. Rows cost the same whatever `fields` asks for: Paperless's queryset
+ * loads content and prefetches tags, notes and custom fields for every row of a page (real-servers.md).
+ */
+export interface SlowDmsProfile {
+  latencyMs: number;
+  perDocumentMs: number;
+  workers: number;
+}
+
+/** The profile the benchmark calls "slow dms": 150 ms per request, 2 ms per document row, 4 workers. */
+export const SLOW_DMS: SlowDmsProfile = { latencyMs: 150, perDocumentMs: 2, workers: 4 };
+
+export interface SlowDms {
+  /** Runs one API request in a worker slot. */
+  serve(task: () => Promise<void>): Promise<void>;
+  /** Waits as long as the worker would need for this answer, before it is written. */
+  pace(result: SimResult): Promise<void>;
+  /** Milliseconds of worker time spent since the last reset (sum over slots). */
+  busyMs(): number;
+  resetBusy(): void;
+}
+
+function rowsOf(result: SimResult): number {
+  const results = (result.body as { results?: unknown } | undefined)?.results;
+  return Array.isArray(results) ? results.length : 1;
+}
+
+export function createSlowDms(profile: SlowDmsProfile): SlowDms {
+  const slots = createSemaphore(Math.max(1, profile.workers));
+  let busy = 0;
+  return {
+    serve: (task) => slots.run(task),
+    async pace(result) {
+      const ms = profile.latencyMs + profile.perDocumentMs * rowsOf(result);
+      busy += ms;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    },
+    busyMs: () => busy,
+    resetBusy: () => void (busy = 0),
+  };
+}

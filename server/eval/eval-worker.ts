@@ -1,0 +1,72 @@
+// A worker thread of the evaluation pool (eval-pool.ts): runs the pure engine on batches of documents and
+// reports which item and rule it is in through shared memory, so the pool can stop it when a rule overruns.
+import { parentPort, workerData } from 'node:worker_threads';
+import { compileRule, evaluateRules, type CompiledRule } from '../engine/index.js';
+import { errorMessage } from '../errors.js';
+import type { TagHierarchy } from '../engine/model.js';
+import { tagHierarchyOfTags } from './named-tag-tree.js';
+import { PROGRESS, type EvalAnswer, type EvalBatch, type WireRule } from './eval-protocol.js';
+
+const progress = new Float64Array(workerData.progress as SharedArrayBuffer);
+const compiled = new Map<string, CompiledRule>();
+
+function compiledRule(rule: WireRule): CompiledRule {
+  let c = compiled.get(rule.key);
+  if (!c) {
+    // Rules change rarely; a reload brings new keys, so forget everything when the cache grows large.
+    if (compiled.size > 1000) compiled.clear();
+    c = compileRule(rule.definition);
+    compiled.set(rule.key, c);
+  }
+  return c;
+}
+
+const hierarchies = new Map<string, TagHierarchy>();
+function hierarchyOf(batch: EvalBatch, key: string): TagHierarchy {
+  let h = hierarchies.get(key);
+  if (!h) {
+    if (hierarchies.size > 20) hierarchies.clear();
+    h = tagHierarchyOfTags(batch.tagTrees[key] ?? []);
+    hierarchies.set(key, h);
+  }
+  return h;
+}
+
+// Answers go back in groups (each message costs the pool's thread time): every 25 items, after 50 ms, and
+// at the end of the batch. Items not yet reported when the pool stops this worker are simply evaluated again.
+const GROUP = 25;
+const GROUP_MS = 50;
+
+parentPort?.on('message', (message: string) => {
+  const batch = JSON.parse(message) as EvalBatch;
+  let answers: EvalAnswer[] = [];
+  let sentAt = Date.now();
+  batch.items.forEach((item, index) => {
+    progress[PROGRESS.item] = index;
+    try {
+      const { document: _final, ...evaluation } = evaluateRules({
+        document: item.document,
+        rules: item.rules.map((r) => ({ compiled: compiledRule(r), file: r.file, vars: r.vars })),
+        trigger: item.trigger,
+        now: new Date(item.now),
+        customFieldTypes: item.customFieldTypes,
+        tagHierarchy: hierarchyOf(batch, item.tagTree),
+        onRule(rule) {
+          progress[PROGRESS.rule] = rule;
+          progress[PROGRESS.startedAt] = Date.now();
+        },
+      });
+      answers.push({ index, evaluation });
+    } catch (err) {
+      answers.push({ index, error: errorMessage(err) });
+    }
+    progress[PROGRESS.startedAt] = 0;
+    if (answers.length >= GROUP || index === batch.items.length - 1 || Date.now() - sentAt > GROUP_MS) {
+      parentPort?.postMessage(answers);
+      answers = [];
+      sentAt = Date.now();
+    }
+  });
+});
+
+parentPort?.postMessage('ready');

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { compileRule, emptyDocument, type RuleDefinition, type RuleDocument } from '../../../server/engine/index.js';
+import { createEvalPool, inlineEvaluator, type EvaluateRequest } from '../../../server/eval/eval-pool.js';
+import { createMemoryLogger } from '../../../server/log.js';
+import type { LoadedRule } from '../../../server/rules/index.js';
+
+function loaded(definition: RuleDefinition): LoadedRule {
+  return { id: definition.id, description: null, file: 'pool.yml', package: null, definition, compiled: compileRule(definition), vars: {} };
+}
+
+const TITLE = loaded({ id: 'invoice-title', when: { content: { matches: '(?i)rechnung' } }, actions: [{ set_title: 'Rechnung {{ doc.id }}' }] });
+// Extraction with capture groups over one long run of word characters: seconds per 100 KB, far over the budget.
+const SLOW = loaded({ id: 'slow-tail', extract: { tail: { regex: '(\\w+\\s?){1,100}$' } }, actions: [{ add_tags: ['tail'] }] });
+const TAG = loaded({ id: 'tag-all', actions: [{ add_tags: ['seen'] }] });
+
+const doc = (id: number, content: string): RuleDocument => ({ ...emptyDocument(), id, title: `Doc ${id}`, content });
+const request = (document: RuleDocument, rules: LoadedRule[]): EvaluateRequest => ({ document, rules, trigger: 'job', now: new Date('2026-01-01T00:00:00Z'), customFieldTypes: {}, tags: [] });
+
+const logger = createMemoryLogger();
+const pool = createEvalPool({ workers: 2, budgetMs: 150, logger });
+after(() => pool.close());
+
+test('evaluates in worker threads exactly as on the main thread', async () => {
+  const inline = inlineEvaluator();
+  const docs = Array.from({ length: 60 }, (_, i) => doc(i + 1, i % 3 === 0 ? `Rechnung Nr. ${i}` : `Brief ${i}`));
+  const fromPool = await Promise.all(docs.map((d) => pool.evaluate(request(d, [TITLE, TAG]))));
+  const onMain = await Promise.all(docs.map((d) => inline.evaluate(request(d, [TITLE, TAG]))));
+  assert.deepEqual(fromPool, onMain);
+  assert.equal(fromPool.filter((e) => e.changes.title !== undefined).length, 20);
+  assert.equal(pool.workers, 2);
+});
+
+test('tag actions see the dms tag tree in a worker as on the main thread', async () => {
+  const tags = [{ id: 4, name: 'Steuer', parent: null }, { id: 5, name: 'Steuer 2025', parent: 4 }];
+  const ADD_CHILD = loaded({ id: 'add-child', actions: [{ add_tags: ['Steuer 2025'] }] });
+  const withTree = { ...request(doc(200, 'Brief'), [ADD_CHILD]), tags };
+  const [fromPool, onMain] = [await pool.evaluate(withTree), await inlineEvaluator().evaluate(withTree)];
+  assert.deepEqual(fromPool, onMain);
+  assert.deepEqual([...(fromPool.changes.tags ?? [])].sort(), ['Steuer', 'Steuer 2025']);
+});
+
+test('a rule over its budget times out on that document only; the batch around it completes', async () => {
+  const hostile = doc(100, `${'a'.repeat(300_000)}.`);
+  const docs = [doc(101, 'Rechnung 1'), hostile, doc(102, 'Rechnung 2'), doc(103, 'kurz')];
+  const results = await Promise.all(docs.map((d) => pool.evaluate(request(d, [TITLE, SLOW, TAG]))));
+  const statuses = results.map((e) => e.results.map((r) => r.status));
+  assert.deepEqual(statuses[1], ['not_matched', 'timeout', 'matched']);
+  assert.match(results[1].results[1].error ?? '', /^slow-tail took longer than 150 ms on this document/);
+  // The rules after the stopped one still ran on the hostile document, and their changes are planned.
+  assert.deepEqual(results[1].changes.tags, ['seen']);
+  for (const i of [0, 2, 3]) assert.ok(!statuses[i].includes('timeout'), `document ${docs[i].id}: ${statuses[i].join(', ')}`);
+  assert.ok(logger.lines.some((l) => l.includes('rule slow-tail exceeded the evaluation budget of 150 ms on document 100')));
+  // The stopped worker was replaced: the pool still has both and keeps working.
+  assert.equal(pool.workers, 2);
+  const again = await pool.evaluate(request(doc(104, 'Rechnung 3'), [TITLE]));
+  assert.equal(again.results[0].status, 'matched');
+});
