@@ -17,6 +17,13 @@ export interface Config {
   jwtSecret: string | null;
   traceRetention: number;
   webhookDryRun: boolean;
+  /** Loop breaker: writes to one document allowed within `loopWindowMinutes` before it is held. */
+  loopMaxWrites: number;
+  loopWindowMinutes: number;
+  /** Polling interval in minutes; 0 = off; null = every 5 minutes when no SVC_API_TOKEN (no webhook), else off. */
+  pollMinutes: number | null;
+  /** Where the first catch-up starts (ISO date or datetime); null = the moment of the first start. */
+  catchUpFrom: string | null;
   /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
   templateEnv: Record<string, string>;
   /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
@@ -75,6 +82,14 @@ const httpUrl: Parse<string | null> = (raw, name) => {
   return url.toString().replace(/\/+$/, '');
 };
 
+const isoDate: Parse<string | null> = (raw, name) => {
+  const at = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(at.getTime())) {
+    throw new ConfigError(`${name} must be a date such as 2026-01-31 or 2026-01-31T08:00:00Z, got "${raw}"`);
+  }
+  return at.toISOString();
+};
+
 // The table is the documentation too: `docs/configuration.md` mirrors it and a test keeps them in step.
 export const CONFIG_KEYS = [
   { field: 'host', env: 'SVC_HOST', doc: 'Listen address; 0.0.0.0 accepts the dms webhook from the LAN', default: () => '127.0.0.1', parse: text },
@@ -90,6 +105,10 @@ export const CONFIG_KEYS = [
   { field: 'jwtSecret', env: 'SVC_JWT_SECRET', doc: 'Session signing key; unset = generated once and kept in the data dir', default: () => null, parse: nullableText, secret: true },
   { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
   { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
+  { field: 'loopMaxWrites', env: 'SVC_LOOP_MAX_WRITES', doc: 'Loop breaker: writes to one document within the loop window before the service stops writing it', default: () => 5, parse: integer(1, 1000) },
+  { field: 'loopWindowMinutes', env: 'SVC_LOOP_WINDOW_MINUTES', doc: 'Loop breaker: the window in minutes over which writes to one document are counted', default: () => 10, parse: integer(1, 1440) },
+  { field: 'pollMinutes', env: 'SVC_POLL_MINUTES', doc: 'Polling: check the dms for new and changed documents every N minutes; 0 = off; unset = 5 without SVC_API_TOKEN, else off', default: () => null, parse: integer(0, 1440) },
+  { field: 'catchUpFrom', env: 'SVC_CATCH_UP_FROM', doc: 'Where the very first catch-up starts (a date); unset = the first start, so an existing archive is not run', default: () => null, parse: isoDate },
 ] as const satisfies readonly Key<keyof Config>[];
 
 export interface LoadConfigOptions {

@@ -26,6 +26,8 @@ export interface NewEvent {
   dry_run: boolean;
   document?: number | null;
   reverts?: number | null;
+  trigger?: EventRecord['trigger'];
+  resumes?: number | null;
 }
 
 export interface EventStore {
@@ -35,8 +37,12 @@ export interface EventStore {
   list(options?: { limit?: number; kind?: EventKind; status?: EventStatus }): EventRecord[];
   /** Merges fields into a record; a status change is persisted at once, progress on the next flush. */
   update(id: number, patch: Partial<Omit<EventRecord, 'event_id'>>): EventRecord | undefined;
-  /** Marks every queued or running record interrupted (used at start-up and at shutdown). */
+  /** Marks every queued or running record interrupted (used at start-up and at shutdown); webhook deliveries are kept. */
   interruptUnfinished(reason: string): number;
+  /** Webhook deliveries accepted but not finished (the durable webhook queue), oldest first. */
+  unfinishedDeliveries(): EventRecord[];
+  /** Forgets a record (a delivery that turned out to be the service's own echo). */
+  discard(id: number): void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -127,6 +133,8 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
         finished_at: null,
         error: null,
         report: null,
+        ...(input.trigger ? { trigger: input.trigger } : {}),
+        ...(input.resumes ? { resumes: input.resumes } : {}),
       };
       data.events.push(record);
       byId.set(record.event_id, record);
@@ -159,7 +167,8 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
     interruptUnfinished(reason) {
       let count = 0;
       for (const e of data.events) {
-        if (isFinished(e.status)) continue;
+        // An accepted webhook delivery is persisted before its 202: it runs after the restart instead.
+        if (isFinished(e.status) || e.kind === 'webhook') continue;
         e.status = 'interrupted';
         e.finished_at = now().toISOString();
         e.error = reason;
@@ -167,6 +176,14 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       }
       if (count) void writeNow();
       return count;
+    },
+    unfinishedDeliveries() {
+      return data.events.filter((e) => e.kind === 'webhook' && !isFinished(e.status)).map((e) => ({ ...e }));
+    },
+    discard(id) {
+      if (!byId.delete(id)) return;
+      data.events = data.events.filter((e) => e.event_id !== id);
+      writeSoon();
     },
     flush: () => writeNow(),
     async close() {

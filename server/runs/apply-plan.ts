@@ -1,5 +1,5 @@
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
-import type { DmsClient } from '../dms/types.js';
+import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
 import { planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
@@ -56,12 +56,15 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   if (patchFields.length > 0) {
     // Marked before the write: Paperless queues the "document updated" webhook inside the PATCH request.
     recentWrites?.mark(plan.document);
+    let written: DmsDocument | undefined;
     try {
-      await dms.updateDocument(plan.document, patch);
+      written = await dms.updateDocument(plan.document, patch);
       outcome.written.push(...patchFields);
     } catch (err) {
       for (const field of patchFields) failed(field, err);
     }
+    // What the dms stored is what its echo will show (read back when the PATCH did not answer with it).
+    recentWrites?.settle(plan.document, written);
   }
 
   if (current.notes.length > 0 && !outcome.failures.notes) {

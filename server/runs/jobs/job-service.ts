@@ -54,7 +54,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     dms: deps.dms,
     pipeline: deps.pipeline,
     events,
-    noteWrite: (id: number) => deps.recentWrites.mark(id),
+    writes: deps.recentWrites,
     concurrency,
     pageSize: deps.pageSize ?? 100,
     now,

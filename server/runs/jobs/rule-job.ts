@@ -2,6 +2,7 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { RuleDefinition } from '../../engine/model.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
+import type { RecentWrites } from '../recent-writes.js';
 import { groupWrites } from './bulk-plan.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './job-pipeline.js';
 import { createReportBuilder } from './job-report.js';
@@ -12,8 +13,8 @@ export interface RuleJobDeps {
   dms: DmsClient;
   pipeline: JobPipeline;
   events: EventStore;
-  /** Tells the webhook echo guard that the service itself just wrote this document. */
-  noteWrite(document: number): void;
+  /** Tells the webhook echo guard that the service itself writes these documents (before and after the write). */
+  writes: RecentWrites;
   concurrency: number;
   pageSize: number;
   now: () => Date;
@@ -96,7 +97,7 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
 
   for (const group of groups) {
     // Marked before the write, as for single writes: the dms's "document updated" echo may arrive before we resume.
-    for (const id of group.documents) deps.noteWrite(id);
+    for (const id of group.documents) deps.writes.mark(id);
     try {
       for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
       for (const id of group.documents) outcomes.set(id, { kind: 'bulk' });
@@ -104,6 +105,8 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
       // Partly applied is fine to retry: PATCH writes the whole wanted state, so single writes finish the job.
       for (const id of group.documents) single.add(id);
     }
+    // A bulk edit answers nothing about the documents: the guard reads their state back.
+    for (const id of group.documents) deps.writes.settle(id);
   }
   await mapBounded([...single], deps.concurrency, async (id) => {
     const planned = byId.get(id) as PlannedDocument;
