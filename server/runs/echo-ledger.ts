@@ -119,6 +119,8 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     const entry = touch(doc.id);
     entry.state = documentState(doc);
     entry.own = own;
+    // A write's state is saved at once: a crash right after must not turn its late echo into a run.
+    if (own) void persist();
   };
 
   const flushReadBack = async () => {

@@ -176,8 +176,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
 
   const tick = async () => {
     const at = now();
-    const tickMs = deps.tickMs ?? 30_000;
-    const slept = at - lastTick > tickMs * 3;
+    const slept = at - lastTick > tickMs() * 3 + 10_000;
     lastTick = at;
     const reachable = await deps.dmsReachable().catch(() => false);
     const cameBack = dmsWasDown && reachable;
@@ -192,9 +191,13 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     }
   };
 
+  const tickMs = () => {
+    const poll = deps.pollMinutes();
+    return Math.min(deps.tickMs ?? 30_000, poll > 0 ? poll * 60_000 : Infinity);
+  };
   const schedule = () => {
     if (stopped) return;
-    timer = setTimeout(() => void tick().finally(schedule), deps.tickMs ?? 30_000);
+    timer = setTimeout(() => void tick().finally(schedule), tickMs());
     timer.unref();
   };
 

@@ -28,7 +28,7 @@ export type StopReason = 'cancel' | 'shutdown';
  * stays flat, and keeps the event record's progress live. One failing document is an error trace, never
  * the end of the job; only a dms that cannot list pages at all fails it.
  */
-export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleDefinition, dryRun: boolean, signal: AbortSignal): Promise<void> {
+export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleDefinition, dryRun: boolean, signal: AbortSignal, resumeAfter = 0): Promise<void> {
   const { dms, pipeline, events } = deps;
   const ctx: JobContext = { eventId, dryRun, source: 'job' };
   events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
@@ -41,7 +41,10 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
     report = createReportBuilder(prefilter);
     for await (const page of dms.pages({ filters: prefilter, pageSize: deps.pageSize })) {
       counts.total ??= page.count;
-      const plans = await mapBounded(page.documents, deps.concurrency, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
+      // Resuming: documents come in id order, so those up to the interrupted job's last page are done.
+      const documents = resumeAfter > 0 ? page.documents.filter((d) => d.id > resumeAfter) : page.documents;
+      if (documents.length < page.documents.length) counts.total -= page.documents.length - documents.length;
+      const plans = await mapBounded(documents, deps.concurrency, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
       const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyPlans(deps, plans, ctx);
       for (const planned of plans) {
         const outcome: ApplyOutcome = planned.error ? { kind: 'failed', error: planned.error } : (outcomes.get(planned.document.id) ?? { kind: 'none' });
@@ -53,7 +56,9 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
         if (outcome.kind === 'failed') counts.errors++;
         report.add(planned.document.id, planned.document.title, planned.matched && outcome.kind !== 'failed', outcome.kind === 'failed' ? {} : planned.changes);
       }
-      events.update(eventId, { ...counts });
+      const last = page.documents.at(-1)?.id;
+      // Only a page finished in full moves the resume point (a stop mid-page leaves it before that page).
+      events.update(eventId, { ...counts, ...(last !== undefined && !signal.aborted ? { resume_after: Math.max(last, resumeAfter) } : {}) });
       if (signal.aborted) break;
     }
     const finished = { ...counts, finished_at: deps.now().toISOString(), report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }) };
