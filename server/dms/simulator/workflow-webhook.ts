@@ -93,8 +93,8 @@ function encode(shape: WebhookShape, p: Record<string, string>): { body: string 
 
 interface EchoTask {
   cfg: WorkflowWebhookConfig;
-  trigger: WebhookTrigger;
-  id: number;
+  /** Rendered when the workflow ran (as Paperless does), not when the task is sent. */
+  params: Record<string, string>;
   attempt: number;
   dueAt: number;
 }
@@ -118,8 +118,7 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): Wo
 
   /** One HTTP attempt; answers whether Paperless would retry it. */
   async function attempt(task: EchoTask): Promise<'done' | 'retry'> {
-    const { cfg, trigger, id } = task;
-    const params = renderParams(store, trigger, id, (cfg.paperlessUrl ?? ownUrl()).replace(/\/+$/, ''));
+    const { cfg, params } = task;
     const { body, contentType } = encode(cfg.shape ?? 'json', params);
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'python-httpx/0.28.1' };
     if (contentType) headers['content-type'] = contentType;
@@ -194,7 +193,8 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): Wo
       const cfg = config;
       if (!cfg || !(cfg.triggers ?? ['added', 'updated']).includes(trigger)) return;
       stats.queued++;
-      tasks.push({ cfg, trigger, id: documentId, attempt: 0, dueAt: Date.now() + (cfg.echoDelayMs ?? DEFAULT_ECHO_DELAY_MS) });
+      const params = renderParams(store, trigger, documentId, (cfg.paperlessUrl ?? ownUrl()).replace(/\/+$/, ''));
+      tasks.push({ cfg, params, attempt: 0, dueAt: Date.now() + (cfg.echoDelayMs ?? DEFAULT_ECHO_DELAY_MS) });
       // Queued like a Celery task: sent after the request that caused it has answered.
       setImmediate(pump);
     },
