@@ -135,3 +135,26 @@ describe('catch-up after downtime (issue 13)', () => {
     }
   });
 });
+
+describe('a catch-up that cannot read the dms', () => {
+  it('fails visibly, says when it retries, and health shows it', async () => {
+    const sim = await startSimulator();
+    const server = await service(sim, tempDir(), tempDir(), { SVC_CATCH_UP_FROM: '2000-01-01' });
+    try {
+      await server.services.catchUp.runNow('test');
+      const fault = sim.faults.inject({ route: 'GET /api/documents/', kind: 'status', status: 400 });
+      const failed = await server.services.catchUp.runNow('test');
+      assert.equal(failed?.status, 'failed');
+      assert.match(String(failed?.error), /could not read the dms.*It retries at/s);
+      const health = await call<{ arrival: { catch_up_error: string | null; catch_up_retry_at: string | null } }>(server.url, '/api/health');
+      assert.match(String(health.body.arrival.catch_up_error), /could not read the dms/);
+      assert.ok(health.body.arrival.catch_up_retry_at);
+      sim.faults.remove(fault.id);
+      assert.equal((await server.services.catchUp.runNow('test'))?.status, 'done');
+      assert.equal(server.services.catchUp.state().last_error, null, 'a success clears the failure');
+    } finally {
+      await server.close();
+      await sim.close();
+    }
+  });
+});
