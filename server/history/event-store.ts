@@ -3,6 +3,7 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
+import { createCoalescedWriter } from './coalesced-writer.js';
 import { moveAside } from './move-aside.js';
 
 export type { EventKind, EventRecord, EventStatus, JobReport } from './event-types.js';
@@ -74,30 +75,10 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
   data.next_id = Math.max(data.next_id, ...data.events.map((e) => e.event_id + 1), 1);
   const byId = new Map(data.events.map((e) => [e.event_id, e]));
 
-  let timer: NodeJS.Timeout | undefined;
-  let dirty = false;
-  let writing: Promise<void> | null = null;
-  // Coalesces: a burst of changes (a webhook flood) costs one write in flight plus one after it, not one each.
-  let closed = false;
-  const writeNow = (): Promise<void> => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    // A job still winding down after shutdown must not overwrite the file a restarted service now owns.
-    if (closed) return writing ?? Promise.resolve();
-    dirty = true;
-    writing ??= (async () => {
-      while (dirty) {
-        dirty = false;
-        await db.write();
-      }
-    })()
-      .catch((err: Error) => logger.error(`events file ${file} could not be written: ${err.message}`))
-      .finally(() => (writing = null));
-    return writing;
-  };
-  const writeSoon = () => {
-    timer ??= setTimeout(() => void writeNow(), flushIntervalMs);
-  };
+  // A job still winding down after shutdown must not overwrite the file a restarted service now owns (close).
+  const writer = createCoalescedWriter(() => db.write(), (message) => logger.error(`events file ${file} could not be written: ${message}`), flushIntervalMs);
+  const writeNow = () => writer.now();
+  const writeSoon = () => writer.soon();
 
   const prune = () => {
     if (data.events.length <= retention) return;
@@ -186,10 +167,7 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       writeSoon();
     },
     flush: () => writeNow(),
-    async close() {
-      await writeNow();
-      closed = true;
-    },
+    close: () => writer.close(),
   };
 
   const interrupted = store.interruptUnfinished('The service stopped while this was queued or running; start it again.');

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
+import { createCoalescedWriter } from '../history/coalesced-writer.js';
 import { moveAside } from '../history/move-aside.js';
 import type { Logger } from '../log.js';
 import { documentState } from './document-state.js';
@@ -65,30 +66,13 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
   const pending = new Map<number, number>();
   const waiters = new Map<number, Array<() => void>>();
   const readBack = new Set<number>();
-  let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> | null = null;
-  let dirty = false;
-  let closed = false;
-
-  const persist = (): Promise<void> => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    if (closed) return writing ?? Promise.resolve();
-    dirty = true;
-    writing ??= (async () => {
-      while (dirty) {
-        dirty = false;
-        const stored: StoredEntry[] = [...entries].map(([id, e]) => [id, e.state, e.writes, e.own]);
-        await writeFileAtomic(options.file, JSON.stringify({ version: 1, documents: stored }));
-      }
-    })()
-      .catch((err) => options.logger.error(`echo ledger ${options.file} could not be written: ${errorMessage(err)}`))
-      .finally(() => (writing = null));
-    return writing;
-  };
-  const persistSoon = () => {
-    timer ??= setTimeout(() => void persist(), options.flushIntervalMs ?? 500);
-  };
+  const writer = createCoalescedWriter(
+    () => writeFileAtomic(options.file, JSON.stringify({ version: 1, documents: [...entries].map(([id, e]): StoredEntry => [id, e.state, e.writes, e.own]) })),
+    (message) => options.logger.error(`echo ledger ${options.file} could not be written: ${message}`),
+    options.flushIntervalMs ?? 500,
+  );
+  const persist = () => writer.now();
+  const persistSoon = () => writer.soon();
 
   /** Moves the entry to the end (most recent) and forgets the oldest beyond capacity. */
   const touch = (id: number): Entry => {
@@ -203,10 +187,7 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       return held;
     },
     flush: () => persist(),
-    async close() {
-      await persist();
-      closed = true;
-    },
+    close: () => writer.close(),
   };
 }
 
