@@ -41,8 +41,6 @@ export interface EchoLedger extends RecentWrites {
   holdReason(documentId: number): string | null;
   /** A person asked for a run of this document: the loop breaker lets it be written again. */
   release(documentId: number): void;
-  /** Documents the loop breaker holds now. */
-  heldCount(): number;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -180,11 +178,6 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
         entry.writes = [];
         persistSoon();
       }
-    },
-    heldCount() {
-      let held = 0;
-      for (const entry of entries.values()) if (recentWrites(entry).length >= options.loopMaxWrites) held++;
-      return held;
     },
     flush: () => persist(),
     close: () => writer.close(),

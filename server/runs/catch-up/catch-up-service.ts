@@ -89,6 +89,8 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     events.update(event.event_id, { status: 'running', started_at: new Date(startedAt).toISOString(), catchup: { ...found } });
     logger.info(`catch-up ${event.event_id} (${reason}): documents changed in the dms since ${cursor.since}`);
     let newest: number | null = null;
+    // A document whose run failed (the dms refused a write, say) keeps the cursor before it, so the next catch-up tries it again.
+    let oldestFailed: number | null = null;
     const since = Date.parse(cursor.since);
     try {
       for await (const page of deps.dms.pages({ filters: { modified__gte: cursor.since }, pageSize: deps.pageSize ?? 100 })) {
@@ -111,6 +113,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
             } catch (err) {
               // One document that fails is its traces' story; the catch-up goes on.
               tally.errors++;
+              if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
               logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${errorMessage(err)}`);
             }
           }
@@ -127,7 +130,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       // Documents changed while this catch-up ran may carry a `modified` older than the newest seen, so
       // the cursor keeps an overlap as long as the catch-up took; the ledger skips what is read again.
       const overlapMs = now() - startedAt + 1000;
-      const next = newest === null ? since : Math.max(since, newest - overlapMs);
+      const next = Math.min(newest === null ? since : Math.max(since, newest - overlapMs), oldestFailed ?? Infinity);
       heardNow();
       await deps.cursor.write({ since: new Date(next).toISOString(), last_heard_at: lastHeard });
       failures = 0;

@@ -31,7 +31,8 @@ export type StopReason = 'cancel' | 'shutdown';
 export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleDefinition, dryRun: boolean, signal: AbortSignal, resumeAfter = 0): Promise<void> {
   const { dms, pipeline, events } = deps;
   const ctx: JobContext = { eventId, dryRun, source: 'job' };
-  events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+  // A resumed job interrupted again before its first page still resumes from where the first one stopped.
+  events.update(eventId, { status: 'running', started_at: deps.now().toISOString(), ...(resumeAfter > 0 ? { resume_after: resumeAfter } : {}) });
   const counts = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
   let prefilter: Record<string, string> = {};
   let report = createReportBuilder(prefilter);
