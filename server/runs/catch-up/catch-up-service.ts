@@ -148,6 +148,8 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       );
     } catch (err) {
       failures++;
+      // The dms is down (not just failing): the watch starts the next catch-up as soon as it answers again.
+      if (!(await deps.dmsReachable().catch(() => false))) dmsWasDown = true;
       const pause = Math.min((deps.retryBaseMs ?? 30_000) * 2 ** (failures - 1), MAX_RETRY_MS);
       retryAt = now() + pause;
       lastError = `The catch-up could not read the dms: ${errorMessage(err)}`;
