@@ -93,9 +93,14 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
 
   // The durable queue: deliveries accepted before a stop or crash run now, once each.
   const restored = events.unfinishedDeliveries();
+  const restoredFor = new Set<number>();
   for (const e of restored) {
     if (e.document === null) continue;
-    if (e.status === 'running') events.update(e.event_id, { status: 'queued', started_at: null });
+    if (restoredFor.has(e.document)) {
+      // A follow-up queued behind a run the crash cut short: one run of the document now covers both.
+      events.discard(e.event_id);
+    } else if (e.status === 'running') events.update(e.event_id, { status: 'queued', started_at: null });
+    restoredFor.add(e.document);
     queue.restore({ document: e.document, trigger: e.trigger ?? 'unknown', event_id: e.event_id });
   }
   if (restored.length > 0) logger.info(`${restored.length} webhook delivery(ies) accepted before the last stop are queued again`);
