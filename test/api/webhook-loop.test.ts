@@ -27,7 +27,7 @@ async function webhookEvents(rig: Rig): Promise<EventRecord[]> {
 }
 
 describe('webhook loop safety', () => {
-  it('a rule set that would loop forever ends after one write: its echo is suppressed', async () => {
+  it('a rule set that would loop forever ends after one write: its echo is recognised', async () => {
     const rig = await startRig(`
 rules:
   - id: stamp
@@ -125,7 +125,7 @@ rules:
     }
   });
 
-  it('a real job’s bulk edits fire one webhook per document, each suppressed as the job\'s own echo', async () => {
+  it('a real job’s bulk edits fire one webhook per document, each recognised as the job\'s own echo', async () => {
     const rig = await startRig(
       `
 rules:

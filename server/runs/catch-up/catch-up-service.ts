@@ -54,6 +54,7 @@ export interface CatchUpService {
 }
 
 const MAX_RETRY_MS = 15 * 60_000;
+const POLLING = 'polling';
 
 /**
  * Catch-up and polling (issue 13): documents added or changed in the dms since the cursor are read with a
@@ -136,6 +137,11 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       failures = 0;
       lastError = null;
       retryAt = null;
+      if (reason === POLLING && found.added + found.updated === 0 && tally.errors === 0) {
+        // A poll that found nothing new leaves no record: 288 empty polls a day would push real jobs out of the history.
+        events.discard(event.event_id);
+        return null;
+      }
       const summary = `${tally.processed} changed document(s) since ${cursor.since}: ${found.added} added, ${found.updated} updated, ${found.skipped} already handled (own writes or webhooks); ${tally.changed} written, ${tally.errors} error(s).`;
       return (
         events.update(event.event_id, {
@@ -192,7 +198,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     if (!reachable && !retryDue) return;
     if (slept || cameBack || pollDue || retryDue) {
       lastPoll = at;
-      await runNow(slept ? 'the machine was asleep' : cameBack ? 'the dms is reachable again' : retryDue ? 'retry after a failure' : 'polling');
+      await runNow(slept ? 'the machine was asleep' : cameBack ? 'the dms is reachable again' : retryDue ? 'retry after a failure' : POLLING);
     }
   };
 
