@@ -7,7 +7,9 @@ import { createDmsConnection } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
-import { createRecentWrites } from './runs/recent-writes.js';
+import { createCatchUpService } from './runs/catch-up/catch-up-service.js';
+import { openCursorStore } from './runs/catch-up/cursor-store.js';
+import { openEchoLedger } from './runs/echo-ledger.js';
 import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
 import { createJobPipeline, webhookRunner } from './runs/pipeline-for-jobs.js';
@@ -53,8 +55,18 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const evaluator = config.evalWorkers > 0 ? createEvalPool({ workers: config.evalWorkers, budgetMs: config.evalBudgetMs, logger }) : inlineEvaluator();
   closers.push(() => evaluator.close());
 
-  // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: createRecentWrites(), logger, notifier, evaluator });
+  // The echo guard by state: what the service last left each document as, kept across restarts.
+  const echoes = openEchoLedger({
+    file: path.join(config.dataDir, 'echo-ledger.json'),
+    dms: dmsConnection.dms,
+    logger,
+    loopMaxWrites: config.loopMaxWrites,
+    loopWindowMs: config.loopWindowMinutes * 60_000,
+  });
+  closers.push(() => echoes.close());
+
+    // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, logger, notifier, evaluator });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -70,15 +82,32 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     logger,
   });
   closers.push(() => jobs.stop());
+  const runner = webhookRunner(runs, rules);
+  // Catch-up and polling: documents changed while the service was not listening (issue 13).
+  const catchUp = createCatchUpService({
+    dms: dmsConnection.dms,
+    events,
+    echoes,
+    cursor: openCursorStore(path.join(config.dataDir, 'dms-cursor.json'), logger),
+    logger,
+    run: (document, trigger, ctx) => runner.run(document, trigger, { ...ctx, source: 'catchup' }),
+    dryRun: () => config.webhookDryRun,
+    startFrom: config.catchUpFrom,
+    pollMinutes: () => config.pollMinutes ?? (config.apiToken ? 0 : 5),
+    dmsReachable: async () => (await dmsConnection.status()).reachable,
+  });
   const webhook = createWebhookService({
     dms: dmsConnection.dms,
     events,
-    recentWrites: runs.recentWrites,
+    echoes,
     logger,
     dryRun: () => config.webhookDryRun,
-    runner: webhookRunner(runs, rules),
+    runner,
+    heard: () => catchUp.heard(),
   });
   closers.push(() => webhook.stop());
+  closers.push(() => catchUp.stop());
+  catchUp.start();
 
   // Rules with `schedule:` run as background jobs; the last run of each is kept in the data dir for catch-up.
   const schedules = createScheduleService({
@@ -109,6 +138,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     jobs,
     webhook,
     schedules,
+    catchUp,
     rules,
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,

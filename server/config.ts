@@ -25,6 +25,13 @@ export interface Config {
   evalWorkers: number;
   /** Time one rule may take on one document before it fails with a timeout trace. */
   evalBudgetMs: number;
+  /** Loop breaker: writes to one document allowed within `loopWindowMinutes` before it is held. */
+  loopMaxWrites: number;
+  loopWindowMinutes: number;
+  /** Polling interval in minutes; 0 = off; null = every 5 minutes when no SVC_API_TOKEN (no webhook), else off. */
+  pollMinutes: number | null;
+  /** Where the first catch-up starts (ISO date or datetime); null = the moment of the first start. */
+  catchUpFrom: string | null;
   /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
   templateEnv: Record<string, string>;
   /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
@@ -91,6 +98,14 @@ const notifyTargets: Parse<Record<string, NotifyTarget> | null> = (raw, name) =>
   }
 };
 
+const isoDate: Parse<string | null> = (raw, name) => {
+  const at = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(at.getTime())) {
+    throw new ConfigError(`${name} must be a date such as 2026-01-31 or 2026-01-31T08:00:00Z, got "${raw}"`);
+  }
+  return at.toISOString();
+};
+
 // The table is the documentation too: `docs/configuration.md` mirrors it and a test keeps them in step.
 export const CONFIG_KEYS = [
   { field: 'host', env: 'SVC_HOST', doc: 'Listen address; 0.0.0.0 accepts the dms webhook from the LAN', default: () => '127.0.0.1', parse: text },
@@ -109,6 +124,10 @@ export const CONFIG_KEYS = [
   { field: 'notifyTargets', env: 'SVC_NOTIFY_TARGETS', doc: 'Targets of `notify` actions: name → HTTP endpoint or SMTP e-mail (YAML/JSON; in config.yml a mapping `notify_targets:`)', default: () => null, parse: notifyTargets, secret: true },
   { field: 'evalWorkers', env: 'SVC_EVAL_WORKERS', doc: 'Worker threads that evaluate rules (default: one per core beside the main thread, 1 to 4); 0 = on the main thread, without a time budget', default: () => Math.max(1, Math.min(4, os.availableParallelism() - 1)), parse: integer(0, 64) },
   { field: 'evalBudgetMs', env: 'SVC_EVAL_BUDGET_MS', doc: 'Time one rule may take on one document before it stops with a timeout trace', default: () => 5000, parse: integer(50, 600_000) },
+  { field: 'loopMaxWrites', env: 'SVC_LOOP_MAX_WRITES', doc: 'Loop breaker: writes to one document within the loop window before the service stops writing it', default: () => 5, parse: integer(1, 1000) },
+  { field: 'loopWindowMinutes', env: 'SVC_LOOP_WINDOW_MINUTES', doc: 'Loop breaker: the window in minutes over which writes to one document are counted', default: () => 10, parse: integer(1, 1440) },
+  { field: 'pollMinutes', env: 'SVC_POLL_MINUTES', doc: 'Polling: check the dms for new and changed documents every N minutes; 0 = off; unset = 5 without SVC_API_TOKEN, else off', default: () => null, parse: integer(0, 1440) },
+  { field: 'catchUpFrom', env: 'SVC_CATCH_UP_FROM', doc: 'Where the very first catch-up starts (a date); unset = the first start, so an existing archive is not run', default: () => null, parse: isoDate },
 ] as const satisfies readonly Key<keyof Config>[];
 
 export interface LoadConfigOptions {

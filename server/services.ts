@@ -10,6 +10,7 @@ import type { RunService } from './runs/run-service.js';
 import type { JobService } from './runs/jobs/job-service.js';
 import type { WebhookService } from './runs/webhook/webhook-service.js';
 import type { ScheduleService } from './runs/schedules/schedule-service.js';
+import type { CatchUpService } from './runs/catch-up/catch-up-service.js';
 import type { SettingsService } from './settings/settings-service.js';
 
 /**
@@ -31,6 +32,8 @@ export interface Services {
   webhook: WebhookService;
   /** Rules with `schedule:`, run as background jobs at their times. */
   schedules: ScheduleService;
+  /** Catch-up after downtime and polling: documents changed in the dms while the service was not listening. */
+  catchUp: CatchUpService;
   /** One-time tokens for the desktop window's password-less sign-in. */
   desktopSignIn: DesktopSignIn;
   /** The settings page: config.yml in the data dir, applied live where possible. */

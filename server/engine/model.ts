@@ -201,7 +201,7 @@ export interface CreateMissing {
 // ---- traces (DESIGN §5) ----
 
 export type TraceStatus = 'matched' | 'not_matched' | 'error' | 'skipped' | 'timeout';
-export type TraceSource = 'manual' | 'webhook' | 'job';
+export type TraceSource = 'manual' | 'webhook' | 'job' | 'catchup';
 export type ActionStatus = 'planned' | 'applied' | 'unchanged' | 'failed' | 'skipped';
 
 export interface ConditionTrace {

@@ -3,6 +3,7 @@ import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
 import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
+import { createCoalescedWriter } from './coalesced-writer.js';
 import { moveAside } from './move-aside.js';
 
 export type { EventKind, EventRecord, EventStatus, JobReport } from './event-types.js';
@@ -26,6 +27,8 @@ export interface NewEvent {
   dry_run: boolean;
   document?: number | null;
   reverts?: number | null;
+  trigger?: EventRecord['trigger'];
+  resumes?: number | null;
 }
 
 export interface EventStore {
@@ -35,8 +38,12 @@ export interface EventStore {
   list(options?: { limit?: number; kind?: EventKind; status?: EventStatus }): EventRecord[];
   /** Merges fields into a record; a status change is persisted at once, progress on the next flush. */
   update(id: number, patch: Partial<Omit<EventRecord, 'event_id'>>): EventRecord | undefined;
-  /** Marks every queued or running record interrupted (used at start-up and at shutdown). */
+  /** Marks every queued or running record interrupted (used at start-up and at shutdown); webhook deliveries are kept. */
   interruptUnfinished(reason: string): number;
+  /** Webhook deliveries accepted but not finished (the durable webhook queue), oldest first. */
+  unfinishedDeliveries(): EventRecord[];
+  /** Forgets a record (a delivery that turned out to be the service's own echo). */
+  discard(id: number): void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,30 +75,10 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
   data.next_id = Math.max(data.next_id, ...data.events.map((e) => e.event_id + 1), 1);
   const byId = new Map(data.events.map((e) => [e.event_id, e]));
 
-  let timer: NodeJS.Timeout | undefined;
-  let dirty = false;
-  let writing: Promise<void> | null = null;
-  // Coalesces: a burst of changes (a webhook flood) costs one write in flight plus one after it, not one each.
-  let closed = false;
-  const writeNow = (): Promise<void> => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-    // A job still winding down after shutdown must not overwrite the file a restarted service now owns.
-    if (closed) return writing ?? Promise.resolve();
-    dirty = true;
-    writing ??= (async () => {
-      while (dirty) {
-        dirty = false;
-        await db.write();
-      }
-    })()
-      .catch((err: Error) => logger.error(`events file ${file} could not be written: ${err.message}`))
-      .finally(() => (writing = null));
-    return writing;
-  };
-  const writeSoon = () => {
-    timer ??= setTimeout(() => void writeNow(), flushIntervalMs);
-  };
+  // A job still winding down after shutdown must not overwrite the file a restarted service now owns (close).
+  const writer = createCoalescedWriter(() => db.write(), (message) => logger.error(`events file ${file} could not be written: ${message}`), flushIntervalMs);
+  const writeNow = () => writer.now();
+  const writeSoon = () => writer.soon();
 
   const prune = () => {
     if (data.events.length <= retention) return;
@@ -127,6 +114,8 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
         finished_at: null,
         error: null,
         report: null,
+        ...(input.trigger ? { trigger: input.trigger } : {}),
+        ...(input.resumes ? { resumes: input.resumes } : {}),
       };
       data.events.push(record);
       byId.set(record.event_id, record);
@@ -159,7 +148,8 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
     interruptUnfinished(reason) {
       let count = 0;
       for (const e of data.events) {
-        if (isFinished(e.status)) continue;
+        // An accepted webhook delivery is persisted before its 202: it runs after the restart instead.
+        if (isFinished(e.status) || e.kind === 'webhook') continue;
         e.status = 'interrupted';
         e.finished_at = now().toISOString();
         e.error = reason;
@@ -168,11 +158,16 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       if (count) void writeNow();
       return count;
     },
-    flush: () => writeNow(),
-    async close() {
-      await writeNow();
-      closed = true;
+    unfinishedDeliveries() {
+      return data.events.filter((e) => e.kind === 'webhook' && !isFinished(e.status)).map((e) => ({ ...e }));
     },
+    discard(id) {
+      if (!byId.delete(id)) return;
+      data.events = data.events.filter((e) => e.event_id !== id);
+      writeSoon();
+    },
+    flush: () => writeNow(),
+    close: () => writer.close(),
   };
 
   const interrupted = store.interruptUnfinished('The service stopped while this was queued or running; start it again.');

@@ -2,8 +2,11 @@
 
 export type EventStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
 
-/** `job`: one rule over all documents; `revert`: undo of a job; `webhook`: rules run for one document on a dms call. */
-export type EventKind = 'job' | 'revert' | 'webhook';
+/**
+ * `job`: one rule over all documents; `revert`: undo of a job; `webhook`: rules run for one document on a
+ * dms call; `catchup`: the documents added or changed in the dms while the service was not listening.
+ */
+export type EventKind = 'job' | 'revert' | 'webhook' | 'catchup';
 
 /** What a finished job found, for a person deciding whether to run it for real. */
 export interface JobReport {
@@ -45,4 +48,12 @@ export interface EventRecord {
   /** Why the job failed or was interrupted. */
   error: string | null;
   report: JobReport | null;
+  /** Webhook events: which rules the delivery selects (kept so a delivery survives a restart). */
+  trigger?: 'added' | 'updated' | 'unknown' | null;
+  /** Rule jobs: the last document id fully processed (documents are read in id order), for resume. */
+  resume_after?: number | null;
+  /** A job that continues an interrupted one: the id of that job. */
+  resumes?: number | null;
+  /** Catch-up: what it found, and a failure waiting for its retry. */
+  catchup?: { since: string; added: number; updated: number; skipped: number; next_retry_at?: string | null } | null;
 }

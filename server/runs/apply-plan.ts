@@ -1,5 +1,5 @@
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
-import type { DmsClient } from '../dms/types.js';
+import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
 import { hasWrite, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
@@ -71,15 +71,21 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   }
   for (const [field, reason] of Object.entries(current.failures)) outcome.failures[field as ChangeField] ??= reason;
 
-  const write = async (fields: ChangeField[], send: () => Promise<unknown>) => {
+  // One mark before the first write and one settle after the last, so the loop breaker counts one write per
+  // plan and the echo ledger keeps the state after all of it: the PATCH answer, or a read-back after a bulk edit.
+  let marked = false;
+  let answer: DmsDocument | undefined;
+  const write = async (fields: ChangeField[], send: () => Promise<DmsDocument | void>) => {
     const open = fields.filter((f) => !outcome.failures[f]);
     if (open.length === 0) return;
     // Marked before the write: Paperless queues the "document updated" webhook inside the request.
-    recentWrites?.mark(plan.document);
+    if (!marked) recentWrites?.mark(plan.document);
+    marked = true;
     try {
-      await send();
+      answer = (await send()) ?? undefined;
       outcome.written.push(...open);
     } catch (err) {
+      answer = undefined;
       for (const field of open) failed(field, err);
     }
   };
@@ -93,6 +99,8 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
     const add = Object.fromEntries(customFields.set.map((cf) => [cf.field, cf.value]));
     await write(['custom_fields'], () => dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }));
   }
+  // What the dms stored is what its echo will show (read back unless the last write answered with it).
+  if (marked) recentWrites?.settle(plan.document, answer);
 
   if (current.notes.length > 0 && !outcome.failures.notes) {
     try {

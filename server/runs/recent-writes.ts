@@ -1,37 +1,17 @@
+import type { DmsDocument } from '../dms/types.js';
+
 /**
- * The webhook echo guard (DESIGN §6, Paperless reference §7.7): every PATCH fires "Document Updated",
- * whose webhook arrives tens of milliseconds later. Runs mark the documents they write; the webhook
- * drops deliveries for a document written within the last few seconds.
+ * What every write path tells the echo guard (DESIGN §6): Paperless answers each PATCH and bulk edit with
+ * a "Document Updated" webhook that may arrive seconds or minutes later (Celery). The guard recognises
+ * that echo by the document's state, so the write path only says which document it writes and, when it
+ * knows it, what the dms answered.
  */
 export interface RecentWrites {
-  /** Records that the service is writing `documentId` now. */
+  /** Before a write: the service is about to write `documentId` (an echo processed meanwhile waits for `settle`). */
   mark(documentId: number): void;
-  /** True when the service wrote `documentId` within the last `withinMs` milliseconds. */
-  wasRecentlyWritten(documentId: number, withinMs: number): boolean;
-}
-
-/** Entries older than this are forgotten, so the map stays small however many documents are written. */
-const FORGET_AFTER_MS = 60_000;
-
-export function createRecentWrites(now: () => number = Date.now): RecentWrites {
-  const writes = new Map<number, number>();
-  let lastSweep = now();
-
-  const sweep = (at: number) => {
-    if (at - lastSweep < FORGET_AFTER_MS) return;
-    lastSweep = at;
-    for (const [id, when] of writes) if (at - when > FORGET_AFTER_MS) writes.delete(id);
-  };
-
-  return {
-    mark(documentId) {
-      const at = now();
-      writes.set(documentId, at);
-      sweep(at);
-    },
-    wasRecentlyWritten(documentId, withinMs) {
-      const when = writes.get(documentId);
-      return when !== undefined && now() - when <= withinMs;
-    },
-  };
+  /**
+   * After the write, whether it succeeded or not: the document as the dms returned it, or nothing
+   * (a bulk edit, a failed write) and the guard reads the document back itself.
+   */
+  settle(documentId: number, written?: DmsDocument): void;
 }

@@ -8,17 +8,17 @@ import type { Evaluator } from '../eval/eval-pool.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
-import type { RecentWrites } from './recent-writes.js';
 import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
 import { splitByPermission } from './rule-permissions.js';
+import type { EchoLedger } from './echo-ledger.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
 export interface RunServiceDeps {
   dms: DmsClient;
   rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined };
   history: Pick<TraceStore, 'append'>;
-  recentWrites: RecentWrites;
+  recentWrites: Pick<EchoLedger, 'mark' | 'settle' | 'holdReason' | 'release'>;
   evaluator: Evaluator;
   logger: Logger;
   now?: () => Date;
@@ -52,7 +52,7 @@ export interface RunService {
   /** One error trace per rule for a document that could not even be fetched, so the failure is in the history. */
   recordFailure(document: number, options: Omit<DocumentRunOptions, 'trigger'>, message: string): void;
   /** The echo guard every write marks (the webhook reads it). */
-  readonly recentWrites: RecentWrites;
+  readonly recentWrites: RunServiceDeps['recentWrites'];
 }
 
 /** Traces sorted as the rules were given (blocked rules' traces were made apart from the evaluation). */
@@ -76,7 +76,12 @@ export function createRunService(deps: RunServiceDeps): RunService {
       const { runnable, blocked } = splitByPermission(options.rules, context.index.vocabulary.forbidden);
       const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, runnable, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
-      if (!options.dryRun) {
+      // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
+      const held = options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;
+      if (held && !options.dryRun && plan.changed.length > 0) {
+        outcome.failures = Object.fromEntries(plan.changed.map((field) => [field, held]));
+        logger.warn(held);
+      } else if (!options.dryRun) {
         const applied = await applyPlan(dms, plan, deps.recentWrites);
         outcome.written = applied.written;
         outcome.failures = applied.failures;
@@ -119,6 +124,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
     // A rule asked for by id runs whatever its `on` says (like a job); "all rules" honours `on: manual`.
     const trigger: RunTrigger = input.ruleId !== null ? 'job' : 'manual';
     const options: DocumentRunOptions = { rules, trigger, source: 'manual', eventId: null, dryRun: input.dryRun };
+    // A person asked for this document: the loop breaker lets the service write it again.
+    if (!input.dryRun) deps.recentWrites.release(input.document);
 
     let doc: DmsDocument;
     try {

@@ -9,10 +9,12 @@ export interface SettingsPatch {
   admin_password?: string;
   api_token?: string | null;
   webhook_dry_run?: boolean;
+  /** Polling interval in minutes (0 = off); null = automatic (on without an API token). */
+  poll_minutes?: number | null;
 }
 
 export type SettingName = keyof SettingsPatch;
-export const SETTING_NAMES: readonly SettingName[] = ['dms_url', 'dms_token', 'admin_user', 'admin_password', 'api_token', 'webhook_dry_run'];
+export const SETTING_NAMES: readonly SettingName[] = ['dms_url', 'dms_token', 'admin_user', 'admin_password', 'api_token', 'webhook_dry_run', 'poll_minutes'];
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -75,6 +77,12 @@ export function parseSettingsPatch(body: unknown): SettingsPatch {
     if (typeof v === 'boolean') patch.webhook_dry_run = v;
     else if (typeof v === 'string') patch.webhook_dry_run = configParse('webhookDryRun', v, 'webhook_dry_run') as boolean;
     else throw new BadRequestError('webhook_dry_run must be true or false.');
+  }
+  if ('poll_minutes' in input) {
+    const v = input.poll_minutes;
+    if (v === null || v === '') patch.poll_minutes = null;
+    else if (typeof v === 'number' || typeof v === 'string') patch.poll_minutes = configParse('pollMinutes', String(v), 'poll_minutes') as number;
+    else throw new BadRequestError('poll_minutes must be a whole number of minutes (0 = off), or null for automatic.');
   }
   return patch;
 }

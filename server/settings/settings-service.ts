@@ -14,6 +14,8 @@ export interface SettingsView {
   admin_password_set: boolean;
   api_token_set: boolean;
   webhook_dry_run: boolean;
+  /** Polling interval in minutes (0 = off); null = automatic: every 5 minutes without an API token. */
+  poll_minutes: number | null;
   /** True while config.yml holds a value the running service has not picked up (e.g. a new dms URL). */
   restart_required: boolean;
   /** Settings whose environment variable wins over config.yml, so changing them here has no effect. */
@@ -45,6 +47,7 @@ const SETTINGS: Record<SettingName, { fields: ConfigField[]; live: boolean }> = 
   admin_password: { fields: ['adminPassword', 'adminPasswordHash'], live: true },
   api_token: { fields: ['apiToken'], live: true },
   webhook_dry_run: { fields: ['webhookDryRun'], live: true },
+  poll_minutes: { fields: ['pollMinutes'], live: true },
 };
 const NAMES = Object.keys(SETTINGS) as SettingName[];
 const COMPARED: ConfigField[] = NAMES.flatMap((name) => SETTINGS[name].fields);
@@ -84,6 +87,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
         admin_password_set: Boolean(next.adminPassword || next.adminPasswordHash),
         api_token_set: Boolean(next.apiToken),
         webhook_dry_run: next.webhookDryRun,
+        poll_minutes: next.pollMinutes,
         restart_required: restartRequired(next),
         overridden_by_env: NAMES.filter(overridden),
         config_file: file,
@@ -101,6 +105,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
       const changes: Record<string, string | boolean | null> = {};
       for (const name of names) {
         if (name === 'admin_password') Object.assign(changes, { admin_password: null, admin_password_hash: hash });
+        else if (name === 'poll_minutes') changes[name] = patch.poll_minutes == null ? null : String(patch.poll_minutes);
         else changes[name] = patch[name] ?? null;
       }
       updateConfigFile(config.dataDir, changes);
@@ -111,6 +116,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
         if (name === 'admin_password') Object.assign(config, { adminPassword: null, adminPasswordHash: hash });
         if (name === 'api_token') config.apiToken = patch.api_token ?? null;
         if (name === 'webhook_dry_run') config.webhookDryRun = patch.webhook_dry_run ?? config.webhookDryRun;
+        if (name === 'poll_minutes') config.pollMinutes = patch.poll_minutes ?? null;
         for (const f of SETTINGS[name].fields) if (config.sources) config.sources[f] = 'file';
       }
 

@@ -45,6 +45,7 @@ describe('settings page API backed by config.yml', () => {
         admin_password_set: true,
         api_token_set: true,
         webhook_dry_run: false,
+        poll_minutes: null,
         restart_required: false,
         overridden_by_env: [],
         config_file: undefined,
@@ -179,6 +180,18 @@ describe('settings page API backed by config.yml', () => {
     } finally {
       fs.writeFileSync(file, good);
     }
+  });
+
+  test('polling is offered and applies at once; a wrong interval is a 400', async () => {
+    const res = await put({ poll_minutes: 3 });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(readConfig(server.dataDir).poll_minutes, '3');
+    const health = await call<{ arrival: { polling_minutes: number } }>(server.url, '/api/health');
+    assert.equal(health.body.arrival.polling_minutes, 3);
+    const bad = await put({ poll_minutes: 'often' });
+    assert.equal(bad.status, 400);
+    assert.match(String(bad.body.error), /poll_minutes must be a whole number/);
+    assert.equal((await put({ poll_minutes: null })).status, 200);
   });
 });
 

@@ -17,9 +17,9 @@ async function settle(rig: Rig): Promise<void> {
   }
 }
 
-function emulateWorkflow(rig: Rig): void {
+function emulateWorkflow(rig: Rig, echoDelayMs = 50): void {
   // Paperless's "Document Updated" workflow with a webhook action, pointed at the service, on every update.
-  rig.sim.setWorkflowWebhook({ url: `${rig.server.url}/api/webhook/dms`, headers: { Authorization: `Bearer ${API_TOKEN}` }, triggers: ['updated'], shape: 'json', retryBaseMs: 10 });
+  rig.sim.setWorkflowWebhook({ url: `${rig.server.url}/api/webhook/dms`, headers: { Authorization: `Bearer ${API_TOKEN}` }, triggers: ['updated'], shape: 'json', retryBaseMs: 10, echoDelayMs });
 }
 
 async function webhookEvents(rig: Rig): Promise<EventRecord[]> {
@@ -27,7 +27,7 @@ async function webhookEvents(rig: Rig): Promise<EventRecord[]> {
 }
 
 describe('webhook loop safety', () => {
-  it('a rule set that would loop forever ends after one write: its echo is suppressed', async () => {
+  it('a rule set that would loop forever ends after one write: its echo is recognised', async () => {
     const rig = await startRig(`
 rules:
   - id: stamp
@@ -42,7 +42,7 @@ rules:
       - set_title: "{{ doc.title }}!"
 `);
     try {
-      emulateWorkflow(rig);
+      emulateWorkflow(rig, 0);
       const original = rig.sim.store.getDocument(10)?.title;
       rig.sim.resetCounts();
       await editInDms(rig.sim, 10, { archive_serial_number: 4242 }); // a person edits the document
@@ -64,36 +64,71 @@ rules:
     }
   });
 
-  it('an echo arriving after the window finds nothing to change and writes nothing', async () => {
-    const rig = await startRig(`
+  for (const delayMs of [1500, 7000]) {
+    it(`a non-idempotent rule triggered by a person's edit writes exactly once when every echo comes ${delayMs} ms late`, async () => {
+      const rig = await startRig(`
 rules:
-  - id: stamp
+  - id: bump
     on: [updated]
-    when: { not: { tags: { any: [rules-processed] } } }
+    when: { correspondent: Telekom Deutschland GmbH }
     actions:
-      - add_tags: [rules-processed]
+      - set_title: "{{ doc.title }}!"
+      - add_note: "checked {{ now }}"
 `);
+      try {
+        emulateWorkflow(rig, delayMs);
+        const original = rig.sim.store.getDocument(10)?.title;
+        const notes = rig.sim.store.getDocument(10)?.notes.length ?? 0;
+        rig.sim.resetCounts();
+        await editInDms(rig.sim, 10, { archive_serial_number: 4343 });
+        await settle(rig);
+        // A late redelivery of the service's own state (Paperless retries identical payloads) runs nothing either.
+        const late = await call<{ event_id: number }>(rig.server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event: 'document_updated', doc_id: '10' } });
+        await settle(rig);
+        assert.equal((await call(rig.server.url, `/api/events/${late.body.event_id}`, { token: API_TOKEN })).status, 404);
+        assert.equal(rig.sim.store.getDocument(10)?.title, `${original}!`, 'the title grew once');
+        assert.equal(rig.sim.store.getDocument(10)?.notes.length, notes + 1, 'one note');
+        assert.equal(patches(rig.sim), 2, 'the person’s PATCH and exactly one by the service');
+        assert.equal((await webhookEvents(rig)).length, 1, 'only the person’s edit ran the rules');
+      } finally {
+        await rig.close();
+      }
+    });
+  }
+
+  it('the loop breaker stops a fight with another automation after SVC_LOOP_MAX_WRITES writes, and its trace says so', async () => {
+    const rig = await startRig(
+      `
+rules:
+  - id: bump
+    on: [updated]
+    when: { correspondent: Telekom Deutschland GmbH }
+    actions:
+      - set_title: "{{ doc.title }}!"
+`,
+      { SVC_LOOP_MAX_WRITES: '3' },
+    );
     try {
       emulateWorkflow(rig);
-      await editInDms(rig.sim, 7, { archive_serial_number: 4343 });
-      await settle(rig);
-      rig.sim.setWorkflowWebhook(null);
-      // Past the echo window a late redelivery (Paperless retries identical payloads) is processed...
-      await new Promise((resolve) => setTimeout(resolve, 5200));
       rig.sim.resetCounts();
-      const late = await call<{ event_id: number; queued: boolean }>(rig.server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event: 'document_updated', doc_id: '7' } });
-      assert.equal(late.body.queued, true);
-      const event = await waitForEvent(rig.server.url, late.body.event_id);
-      // ...and the idempotent plan ends it: nothing to write, so no further "Document Updated".
-      assert.equal(event.status, 'done');
-      assert.equal(event.changed, 0);
-      assert.equal(patches(rig.sim) + bulkEdits(rig.sim), 0);
+      // Another automation answers every write of the service with its own edit: each echo is a new state.
+      for (let round = 0; round < 5; round++) {
+        await editInDms(rig.sim, 10, { archive_serial_number: 5000 + round });
+        await settle(rig);
+      }
+      assert.equal(patches(rig.sim), 5 + 3, 'five edits by the other side, three writes by the service');
+      const traces = (await call<{ traces: Array<{ status: string; error: string | null }> }>(rig.server.url, '/api/traces?document=10&limit=50', { token: API_TOKEN })).body.traces;
+      assert.ok(traces.some((t) => t.status === 'error' && (t.error ?? '').includes('Loop breaker')), JSON.stringify(traces.map((t) => t.error)));
+      // A person asks for a manual run: the document may be written again.
+      const manual = await call(rig.server.url, '/api/run?document=10&rule_id=bump&dry_run=false', { method: 'POST', token: API_TOKEN });
+      assert.equal(manual.status, 200, JSON.stringify(manual.body));
+      assert.equal(patches(rig.sim), 9);
     } finally {
       await rig.close();
     }
   });
 
-  it('a real job’s bulk edits fire one webhook per document, each suppressed as the job\'s own echo', async () => {
+  it('a real job’s bulk edits fire one webhook per document, each recognised as the job\'s own echo', async () => {
     const rig = await startRig(
       `
 rules:

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, startTestServer } from '../helpers/test-server.js';
-import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+import { editInDms, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 interface Example {
   name: string;
@@ -73,18 +73,25 @@ describe('POST /api/webhook/dms', () => {
     assert.ok(traces.every((t) => t.source === 'webhook' && t.document === 10));
   });
 
-  it('ignores the echo of its own write for a few seconds, but never an "added" delivery', async () => {
+  it('recognises the echo of its own write by the document\'s state, and a person\'s edit right after it as a change', async () => {
     // Document 10 was just written by the previous test: this is the "Document Updated" echo.
+    const before = rig.server.services.webhook.echoesSkipped;
     const echo = await json(rig.server.url, { event: 'document_updated', doc_id: '10' });
     assert.equal(echo.status, 202);
-    assert.equal(echo.body.queued, false);
-    assert.equal((echo.body as unknown as { suppressed: boolean }).suppressed, true);
-    assert.equal(echo.body.event_id, null);
-    const form = await post(rig.server.url, 'doc_id=10', { 'content-type': 'application/x-www-form-urlencoded' });
-    assert.equal(form.body.queued, false, 'no event field: treated like an update, so suppressed too');
-    const added = await json(rig.server.url, { event: 'document_added', doc_id: '10' });
-    assert.equal(added.body.queued, true);
-    await waitForEvent(rig.server.url, added.body.event_id);
+    assert.equal(echo.body.queued, true, 'accepted and persisted first: only the fetched state tells an echo');
+    await rig.server.services.webhook.queue.idle();
+    assert.equal((await call(rig.server.url, `/api/events/${echo.body.event_id}`, { token: API_TOKEN })).status, 404, 'an echo leaves no event');
+    assert.equal(rig.server.services.webhook.echoesSkipped, before + 1);
+    const health = await call<{ arrival: { echoes_skipped: number } }>(rig.server.url, '/api/health');
+    assert.equal(health.body.arrival.echoes_skipped, before + 1);
+    // A person removes the tag at once: a different state, so the rules run however soon it comes.
+    const tags = (rig.sim.store.getDocument(10)?.tags ?? []).filter((t) => t !== 9);
+    await editInDms(rig.sim, 10, { tags });
+    const edit = await json(rig.server.url, { event: 'document_updated', doc_id: '10' });
+    const event = await waitForEvent(rig.server.url, edit.body.event_id);
+    assert.equal(event.status, 'done');
+    assert.equal(event.changed, 1);
+    assert.ok(rig.sim.store.getDocument(10)?.tags.includes(9));
   });
 
   it('waits out a document that is added before the dms has committed it', async () => {

@@ -9,7 +9,7 @@ export function renderJobsPage(main: HTMLElement): () => void {
   const host = h('div', { class: 'jobs-host' });
   const live = h('div', { class: 'jobs-live' });
   let panels: JobPanel[] = [];
-  main.append(h('section', { class: 'jobs-page' }, h('h1', {}, 'Jobs'), h('p', { class: 'muted' }, 'Runs of one rule over all documents, their undo, and webhook deliveries from the dms.'), scheduledRuns(), live, host));
+  main.append(h('section', { class: 'jobs-page' }, h('h1', {}, 'Jobs'), h('p', { class: 'muted' }, 'Runs of one rule over all documents, their undo, webhook deliveries from the dms, and catch-ups of what changed while the service was not listening.'), scheduledRuns(), live, host));
 
   function follow(id: number): void {
     const panel = jobPanel(id, follow);
@@ -35,12 +35,19 @@ export function renderJobsPage(main: HTMLElement): () => void {
             ...events.map((e) => {
               const open = h('button', { class: 'link', attrs: { type: 'button' } }, 'Details');
               open.addEventListener('click', () => follow(e.event_id));
+              const resume = e.kind === 'job' && e.status === 'interrupted' ? h('button', { class: 'link', attrs: { type: 'button', 'data-resume': e.event_id } }, 'Resume') : null;
+              resume?.addEventListener('click', () => {
+                resume.setAttribute('disabled', '');
+                request<{ event_id: number }>(`/api/events/${e.event_id}/resume`, { method: 'POST' })
+                  .then((r) => follow(r.event_id))
+                  .catch((err: unknown) => resume.replaceWith(h('span', { class: 'error', attrs: { role: 'alert' } }, errorMessage(err))));
+              });
               return h(
                 'tr',
                 { attrs: { 'data-status': e.status } },
                 h('td', {}, String(e.event_id)),
                 h('td', {}, e.kind),
-                h('td', {}, e.rule_id ?? (e.document != null ? `document ${e.document}` : 'all')),
+                h('td', {}, e.rule_id ?? (e.document != null ? `document ${e.document}` : e.catchup ? `changed since ${formatTime(e.catchup.since)}` : 'all')),
                 h('td', {}, e.dry_run ? 'dry run' : 'real'),
                 h('td', {}, h('span', { class: `badge job-${e.status}` }, e.status)),
                 h('td', {}, `${e.processed}${e.total != null ? ` / ${e.total}` : ''}`),
@@ -48,7 +55,7 @@ export function renderJobsPage(main: HTMLElement): () => void {
                 h('td', {}, String(e.changed)),
                 h('td', {}, String(e.errors)),
                 h('td', {}, formatTime(e.started_at ?? e.created_at)),
-                h('td', {}, open, ' ', h('a', { attrs: { href: `/traces?event_id=${e.event_id}`, 'data-nav': true } }, 'Traces')),
+                h('td', {}, open, ' ', resume, resume ? ' ' : null, h('a', { attrs: { href: `/traces?event_id=${e.event_id}`, 'data-nav': true } }, 'Traces')),
               );
             }),
           ),

@@ -12,6 +12,7 @@ const ENV_NAMES: Record<string, string> = {
   admin_password: 'SVC_ADMIN_PASSWORD',
   api_token: 'SVC_API_TOKEN',
   webhook_dry_run: 'SVC_WEBHOOK_DRY_RUN',
+  poll_minutes: 'SVC_POLL_MINUTES',
 };
 
 function field(name: string, label: string, input: HTMLInputElement, fixed: boolean, hint?: string): HTMLElement {
@@ -33,6 +34,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const apiToken = secret(s.api_token_set);
   const dry = h('input', { attrs: { type: 'checkbox', role: 'switch', id: 'settings-webhook_dry_run', disabled: fixed('webhook_dry_run') } });
   dry.checked = s.webhook_dry_run;
+  const poll = h('input', { attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' } });
   const restart = h('p', { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } }, 'Restart the service to apply all saved settings.');
   const form = h(
     'form',
@@ -58,6 +60,13 @@ function renderForm(section: HTMLElement, s: Settings): void {
       h('legend', {}, 'Webhook and scripts'),
       field('api_token', 'API token (bearer for the webhook and scripts)', apiToken, fixed('api_token')),
       h('label', { class: 'switch', attrs: { for: dry.id } }, dry, h('span', {}, 'Webhook runs are dry runs (for trying a new setup)')),
+      field(
+        'poll_minutes',
+        'Poll the dms every … minutes',
+        poll,
+        fixed('poll_minutes'),
+        'For when Paperless cannot reach this service (laptop, firewall, Paperless in the cloud). 0 = off; empty = every 5 minutes when no API token is set, otherwise off.',
+      ),
     ),
     status,
     restart,
@@ -66,11 +75,13 @@ function renderForm(section: HTMLElement, s: Settings): void {
   );
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    const body: Record<string, string | boolean | null> = {};
+    const body: Record<string, string | number | boolean | null> = {};
     const url = dmsUrl.value.trim();
     if (!fixed('dms_url') && url !== (s.dms_url ?? '')) body.dms_url = url === '' ? null : url;
     if (!fixed('admin_user') && adminUser.value.trim() !== (s.admin_user ?? '')) body.admin_user = adminUser.value.trim();
     if (!fixed('webhook_dry_run') && dry.checked !== s.webhook_dry_run) body.webhook_dry_run = dry.checked;
+    const minutes = poll.value.trim() === '' ? null : Number(poll.value);
+    if (!fixed('poll_minutes') && minutes !== s.poll_minutes) body.poll_minutes = minutes;
     for (const [name, input] of [['dms_token', dmsToken], ['admin_password', adminPassword], ['api_token', apiToken]] as const) {
       if (!fixed(name) && input.value) body[name] = input.value;
     }

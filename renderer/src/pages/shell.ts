@@ -1,5 +1,6 @@
 // The frame around every signed-in page: navigation, demo notice, the signed-in user and sign-out.
-import { h } from '../dom.js';
+import { request } from '../api.js';
+import { formatTime, h } from '../dom.js';
 import { mayLeave, navigate } from '../router.js';
 import { signOut } from '../session.js';
 import type { Me, UiConfig } from '../types.js';
@@ -31,6 +32,8 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
   const dms = config?.dms_url
     ? h('span', { class: 'dms', attrs: { title: `Documents come from ${config.dms_url}` } }, config.demo ? 'demo dms' : new URL(config.dms_url).host)
     : null;
+  const arrival = h('span', { class: 'arrival muted small', attrs: { id: 'arrival-status' } });
+  void showArrival(arrival);
   const header = h(
     'header',
     { class: 'topbar' },
@@ -39,6 +42,7 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
     nav,
     h('span', { class: 'spacer' }),
     dms,
+    arrival,
     h('span', { class: 'user', attrs: { id: 'current-user', title: 'Signed in' } }, me.username),
     logout,
   );
@@ -47,4 +51,25 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
     : null;
   root.replaceChildren(header, ...(banner ? [banner] : []), main);
   return main;
+}
+
+interface Arrival {
+  last_heard_at: string | null;
+  waiting: number;
+  catch_up_error: string | null;
+  catch_up_retry_at: string | null;
+}
+
+/** "heard 10:42 · 3 waiting": when the dms last reached the service (webhook or poll) and what is still to run. */
+async function showArrival(target: HTMLElement): Promise<void> {
+  const health = await request<{ arrival?: Arrival }>('/api/health').catch(() => null);
+  const a = health?.arrival;
+  if (!a) return;
+  const heard = a.last_heard_at ? `dms heard ${formatTime(a.last_heard_at)}` : 'dms not heard yet';
+  target.textContent = `${heard} · ${a.waiting} waiting`;
+  if (a.catch_up_error) {
+    target.textContent += ' · catch-up failing';
+    target.classList.add('error');
+  }
+  target.title = a.catch_up_error ? `${a.catch_up_error} Next try ${formatTime(a.catch_up_retry_at ?? '')}.` : 'When the dms last reached this service (webhook, poll or catch-up) and how many documents wait to be run.';
 }

@@ -18,6 +18,10 @@ export interface WorkflowWebhookConfig {
   paperlessUrl?: string;
   /** First retry delay; Paperless uses 1 s (then 2, 4) with full jitter. */
   retryBaseMs?: number;
+  /** How long after the write a webhook is sent at the earliest (Celery queue latency); default 1 s. */
+  echoDelayMs?: number;
+  /** Celery workers sending webhooks (`PAPERLESS_TASK_WORKERS`, default 1): later echoes wait for earlier ones. */
+  workers?: number;
 }
 
 export interface WebhookStats {
@@ -34,6 +38,8 @@ export interface WorkflowWebhook {
   fire(trigger: WebhookTrigger, documentId: number): void;
   stats(): WebhookStats;
   resetStats(): void;
+  /** Webhooks queued or being sent. */
+  pending(): number;
   /** Resolves when every queued webhook has been delivered or given up. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -85,53 +91,99 @@ function encode(shape: WebhookShape, p: Record<string, string>): { body: string 
   }
 }
 
-/** Paperless's workflow webhook action, emulated: queued after the write, 5 s timeout, 3 jittered retries on non-2xx. */
+interface EchoTask {
+  cfg: WorkflowWebhookConfig;
+  /** Rendered when the workflow ran (as Paperless does), not when the task is sent. */
+  params: Record<string, string>;
+  attempt: number;
+  dueAt: number;
+}
+
+/** Default latency between a write and its webhook: Celery picks the task up after the request, often behind other work. */
+export const DEFAULT_ECHO_DELAY_MS = 1000;
+
+/**
+ * Paperless's workflow webhook action, emulated like its Celery task: every event is queued, a fixed
+ * number of workers (`PAPERLESS_TASK_WORKERS`, default 1) take tasks in order once `echoDelayMs` has
+ * passed, 5 s timeout, and a non-2xx answer is retried 3 times with jittered backoff (as a new task).
+ */
 export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): WorkflowWebhook {
   let config: WorkflowWebhookConfig | null = null;
   const stats: WebhookStats = { queued: 0, attempts: 0, delivered: 0, failed: 0 };
-  const pending = new Set<Promise<void>>();
+  const tasks: EchoTask[] = [];
+  let busy = 0;
+  let wake: NodeJS.Timeout | undefined;
+  let idleWaiters: Array<() => void> = [];
   const controller = new AbortController();
 
-  async function deliver(cfg: WorkflowWebhookConfig, trigger: WebhookTrigger, id: number): Promise<void> {
-    const params = renderParams(store, trigger, id, (cfg.paperlessUrl ?? ownUrl()).replace(/\/+$/, ''));
+  /** One HTTP attempt; answers whether Paperless would retry it. */
+  async function attempt(task: EchoTask): Promise<'done' | 'retry'> {
+    const { cfg, params } = task;
     const { body, contentType } = encode(cfg.shape ?? 'json', params);
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'python-httpx/0.28.1' };
     if (contentType) headers['content-type'] = contentType;
     for (const [key, value] of Object.entries(cfg.headers ?? {})) if (key.toLowerCase() !== 'host') headers[key] = String(value);
-    for (let attempt = 0; attempt <= RETRIES; attempt++) {
-      if (controller.signal.aborted) return;
-      stats.attempts++;
-      let status: number;
-      try {
-        const res = await fetch(cfg.url, {
-          method: 'POST',
-          headers,
-          // Bytes, not a string: fetch would otherwise add a text/plain Content-Type Paperless never sends.
-          body: body === '' ? undefined : Buffer.from(body),
-          redirect: 'manual',
-          signal: AbortSignal.any([controller.signal, AbortSignal.timeout(TIMEOUT_MS)]),
-        });
-        await res.arrayBuffer();
-        status = res.status;
-      } catch {
-        // Connection errors and timeouts are not retried by Paperless: the webhook is dropped.
-        stats.failed++;
-        return;
-      }
-      if (status >= 200 && status < 300) {
-        stats.delivered++;
-        return;
-      }
-      if (attempt === RETRIES) break;
-      const ceiling = (cfg.retryBaseMs ?? 1000) * 2 ** attempt;
-      // Closing the simulator cuts the wait short instead of holding shutdown for seconds.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.random() * ceiling);
-        controller.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    stats.attempts++;
+    let status: number;
+    try {
+      const res = await fetch(cfg.url, {
+        method: 'POST',
+        headers,
+        // Bytes, not a string: fetch would otherwise add a text/plain Content-Type Paperless never sends.
+        body: body === '' ? undefined : Buffer.from(body),
+        redirect: 'manual',
+        signal: AbortSignal.any([controller.signal, AbortSignal.timeout(TIMEOUT_MS)]),
       });
+      await res.arrayBuffer();
+      status = res.status;
+    } catch {
+      // Connection errors and timeouts are not retried by Paperless: the webhook is dropped.
+      stats.failed++;
+      return 'done';
     }
-    stats.failed++;
+    if (status >= 200 && status < 300) {
+      stats.delivered++;
+      return 'done';
+    }
+    if (task.attempt === RETRIES) {
+      stats.failed++;
+      return 'done';
+    }
+    return 'retry';
   }
+
+  const checkIdle = () => {
+    if (tasks.length > 0 || busy > 0) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const w of waiters) w();
+  };
+
+  const pump = () => {
+    if (wake) clearTimeout(wake);
+    wake = undefined;
+    if (controller.signal.aborted) return checkIdle();
+    const now = Date.now();
+    while (busy < (config?.workers ?? 1)) {
+      const index = tasks.findIndex((t) => t.dueAt <= now);
+      if (index < 0) break;
+      const [task] = tasks.splice(index, 1);
+      busy++;
+      void attempt(task)
+        .then((result) => {
+          if (result === 'retry' && !controller.signal.aborted) {
+            const ceiling = (task.cfg.retryBaseMs ?? 1000) * 2 ** task.attempt;
+            tasks.push({ ...task, attempt: task.attempt + 1, dueAt: Date.now() + Math.random() * ceiling });
+          }
+        })
+        .finally(() => {
+          busy--;
+          pump();
+        });
+    }
+    if (tasks.length > 0 && busy < (config?.workers ?? 1)) wake = setTimeout(pump, Math.max(0, Math.min(...tasks.map((t) => t.dueAt)) - now));
+    checkIdle();
+  };
 
   return {
     configure(next) {
@@ -141,21 +193,25 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): Wo
       const cfg = config;
       if (!cfg || !(cfg.triggers ?? ['added', 'updated']).includes(trigger)) return;
       stats.queued++;
+      const params = renderParams(store, trigger, documentId, (cfg.paperlessUrl ?? ownUrl()).replace(/\/+$/, ''));
+      tasks.push({ cfg, params, attempt: 0, dueAt: Date.now() + (cfg.echoDelayMs ?? DEFAULT_ECHO_DELAY_MS) });
       // Queued like a Celery task: sent after the request that caused it has answered.
-      const task = new Promise<void>((resolve) => setImmediate(resolve)).then(() => deliver(cfg, trigger, documentId));
-      pending.add(task);
-      void task.finally(() => pending.delete(task));
+      setImmediate(pump);
     },
     stats: () => ({ ...stats }),
     resetStats() {
       Object.assign(stats, { queued: 0, attempts: 0, delivered: 0, failed: 0 });
     },
-    async idle() {
-      while (pending.size > 0) await Promise.all([...pending]);
+    pending: () => tasks.length + busy,
+    idle() {
+      if (tasks.length === 0 && busy === 0) return Promise.resolve();
+      return new Promise((resolve) => idleWaiters.push(resolve));
     },
     async close() {
       controller.abort();
-      await Promise.allSettled([...pending]);
+      tasks.length = 0;
+      if (wake) clearTimeout(wake);
+      if (busy > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
   };
 }

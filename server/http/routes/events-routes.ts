@@ -4,12 +4,12 @@ import type { EventKind, EventStatus } from '../../history/event-store.js';
 import type { Services } from '../../services.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
-const KINDS: readonly EventKind[] = ['job', 'revert', 'webhook'];
+const KINDS: readonly EventKind[] = ['job', 'revert', 'webhook', 'catchup'];
 const STATUSES: readonly EventStatus[] = ['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted'];
 
 const eventId = (raw: string): number => positiveIntegerParam(raw, 'event id') as number;
 
-/** Background jobs and webhook runs (shared tier): list, one record, cancel, revert. */
+/** Background jobs, webhook runs and catch-ups (shared tier): list, one record, cancel, resume, revert. */
 export function eventsRoutes(services: Services): Router {
   const router = Router();
   router.use('/events', requireSessionOrToken(services.auth));
@@ -29,6 +29,11 @@ export function eventsRoutes(services: Services): Router {
 
   router.post('/events/:id/cancel', (req, res) => {
     res.json({ ok: true, event: services.jobs.cancel(eventId(req.params.id)) });
+  });
+
+  router.post('/events/:id/resume', (req, res) => {
+    const event = services.jobs.resume(eventId(req.params.id));
+    res.status(202).json({ ok: true, queued: true, event_id: event.event_id, resumes: event.resumes });
   });
 
   router.post('/events/:id/revert', (req, res) => {

@@ -6,6 +6,21 @@ import { VERSION } from '../../project-paths.js';
 import type { Services } from '../../services.js';
 import { requireSameOrigin } from '../middleware/auth-tiers.js';
 
+/** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */
+export function arrivalStatus(services: Services) {
+  const catchUp = services.catchUp.state();
+  return {
+    last_heard_at: catchUp.last_heard_at,
+    waiting: services.webhook.queue.waiting + services.webhook.queue.running + catchUp.remaining,
+    cursor: catchUp.since,
+    catch_up_running: catchUp.running_event,
+    catch_up_error: catchUp.last_error,
+    catch_up_retry_at: catchUp.next_retry_at,
+    polling_minutes: catchUp.polling_minutes,
+    echoes_skipped: services.webhook.echoesSkipped,
+  };
+}
+
 export function publicRoutes(services: Services): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
@@ -18,6 +33,7 @@ export function publicRoutes(services: Services): Router {
       version: VERSION,
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
       dms: dmsHealth(dms),
+      arrival: arrivalStatus(services),
     });
   });
 

@@ -12,7 +12,7 @@ export function webhookRoutes(services: Services): Router {
   const router = Router();
   router.post('/webhook/dms', requireApiToken(services.auth), async (req, res) => {
     const payload = payloadFromFields(await readWebhookFields(req));
-    const answer = services.webhook.receive(payload);
+    const answer = await services.webhook.receive(payload);
     res.status(202).json(answer);
   });
   return router;

@@ -35,6 +35,8 @@ export interface EventListQuery {
 export interface JobService {
   /** Queues a run of one rule over every document; answers at once. Unknown rule: 404. */
   startRuleJob(input: { ruleId: string; dryRun: boolean }): { event_id: number; event: EventRecord };
+  /** Continues an interrupted rule job with the documents it had not reached (a new job event). */
+  resume(eventId: number): EventRecord;
   /** Queues the undo of a finished real job or webhook run. */
   revert(eventId: number, options: { dryRun: boolean }): EventRecord;
   cancel(eventId: number): EventRecord;
@@ -54,7 +56,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     dms: deps.dms,
     pipeline: deps.pipeline,
     events,
-    noteWrite: (id: number) => deps.recentWrites.mark(id),
+    writes: deps.recentWrites,
     concurrency,
     pageSize: deps.pageSize ?? 100,
     now,
@@ -77,6 +79,19 @@ export function createJobService(deps: JobServiceDeps): JobService {
         return runRuleJob(ruleJobDeps, eventId, current, dryRun, signal);
       });
       return { event_id: event.event_id, event };
+    },
+    resume(eventId) {
+      const target = get(eventId);
+      if (target.kind !== 'job' || target.rule_id === null) throw new BadRequestError(`Event ${eventId} is a ${target.kind}, not a rule job; only rule jobs can be resumed.`);
+      if (target.status !== 'interrupted') throw new ConflictError(`Event ${eventId} is ${target.status}; only an interrupted job can be resumed (start a new one instead).`);
+      const resumedAs = events.list({ kind: 'job', limit: 1000 }).find((e) => e.resumes === eventId);
+      if (resumedAs) throw new ConflictError(`Event ${eventId} was already resumed as event ${resumedAs.event_id}; resume that one if it was interrupted too.`);
+      const ruleId = target.rule_id;
+      if (!deps.getRule(ruleId)) throw new NotFoundError(`The rule "${ruleId}" of event ${eventId} is no longer loaded; fix its file, then resume.`);
+      const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: target.dry_run, resumes: eventId });
+      const resumeAfter = target.resume_after ?? 0;
+      queue.submit(event, (id, signal) => runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) as RuleDefinition, target.dry_run, signal, resumeAfter));
+      return event;
     },
     revert(eventId, { dryRun }) {
       const target = get(eventId);

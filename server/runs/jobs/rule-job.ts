@@ -2,6 +2,7 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { RuleDefinition } from '../../engine/model.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
+import type { RecentWrites } from '../recent-writes.js';
 import { groupWrites } from './bulk-plan.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './job-pipeline.js';
 import { createReportBuilder } from './job-report.js';
@@ -12,8 +13,8 @@ export interface RuleJobDeps {
   dms: DmsClient;
   pipeline: JobPipeline;
   events: EventStore;
-  /** Tells the webhook echo guard that the service itself just wrote this document. */
-  noteWrite(document: number): void;
+  /** Tells the webhook echo guard that the service itself writes these documents (before and after the write). */
+  writes: RecentWrites;
   concurrency: number;
   pageSize: number;
   now: () => Date;
@@ -30,10 +31,11 @@ export type StopReason = 'cancel' | 'shutdown';
  * stays flat, and keeps the event record's progress live. One failing document is an error trace, never
  * the end of the job; only a dms that cannot list pages at all fails it.
  */
-export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleDefinition, dryRun: boolean, signal: AbortSignal): Promise<void> {
+export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleDefinition, dryRun: boolean, signal: AbortSignal, resumeAfter = 0): Promise<void> {
   const { dms, pipeline, events } = deps;
   const ctx: JobContext = { eventId, dryRun, source: 'job' };
-  events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+  // A resumed job interrupted again before its first page still resumes from where the first one stopped.
+  events.update(eventId, { status: 'running', started_at: deps.now().toISOString(), ...(resumeAfter > 0 ? { resume_after: resumeAfter } : {}) });
   const counts = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
   let prefilter: Record<string, string> = {};
   let report = createReportBuilder(prefilter);
@@ -44,9 +46,13 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
     // Pages are requested ahead (the dms works on them meanwhile) and evaluated one ahead (the workers
     // evaluate the next page while this thread writes and records this one); a whole page goes to the pool at once.
     const pages = dms.pages({ filters: prefilter, pageSize: deps.pageSize, ahead: PAGES_AHEAD });
-    const planPage = (documents: DmsDocument[]) => mapBounded(documents, documents.length, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
+    const unreached = (documents: DmsDocument[]) => (resumeAfter > 0 ? documents.filter((d) => d.id > resumeAfter) : documents);
+    const planPage = (page: DmsDocument[]) => mapBounded(unreached(page), page.length, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
     for await (const { page, plans } of plannedAhead(pages, (page) => planPage(page.documents))) {
       counts.total ??= page.count;
+      // Resuming: documents come in id order, so those up to the interrupted job's last page are done.
+      const done = page.documents.length - unreached(page.documents).length;
+      if (done > 0) counts.total -= done;
       const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyPlans(deps, plans, ctx);
       for (const planned of plans) {
         const outcome: ApplyOutcome = planned.error ? { kind: 'failed', error: planned.error } : (outcomes.get(planned.document.id) ?? { kind: 'none' });
@@ -58,7 +64,9 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
         if (outcome.kind === 'failed') counts.errors++;
         report.add(planned.document.id, planned.document.title, planned.matched && outcome.kind !== 'failed', outcome.kind === 'failed' ? {} : planned.changes);
       }
-      events.update(eventId, { ...counts });
+      const last = page.documents.at(-1)?.id;
+      // Only a page finished in full moves the resume point (a stop mid-page leaves it before that page).
+      events.update(eventId, { ...counts, ...(last !== undefined && !signal.aborted ? { resume_after: Math.max(last, resumeAfter) } : {}) });
       if (signal.aborted) break;
     }
     const finished = { ...counts, finished_at: deps.now().toISOString(), report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }) };
@@ -124,7 +132,7 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
 
   for (const group of groups) {
     // Marked before the write, as for single writes: the dms's "document updated" echo may arrive before we resume.
-    for (const id of group.documents) deps.noteWrite(id);
+    for (const id of group.documents) deps.writes.mark(id);
     try {
       for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
       for (const id of group.documents) outcomes.set(id, { kind: 'bulk' });
@@ -132,6 +140,8 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
       // Partly applied is fine to retry: every write sets a target state or a difference, so single writes finish the job.
       for (const id of group.documents) single.add(id);
     }
+    // A bulk edit answers nothing about the documents: the guard reads their state back.
+    for (const id of group.documents) deps.writes.settle(id);
   }
   await mapBounded([...single], deps.concurrency, async (id) => {
     const planned = byId.get(id) as PlannedDocument;

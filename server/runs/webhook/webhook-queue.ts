@@ -5,6 +5,8 @@ export interface QueuedDelivery {
   document: number;
   trigger: WebhookTrigger;
   event_id: number;
+  /** When the first attempt began (ms): the document-added wait is counted from there. */
+  firstTriedAt?: number;
 }
 
 export interface WebhookQueueOptions {
@@ -23,9 +25,14 @@ export type EnqueueResult =
   /** The document was already waiting: this delivery joined that run. */
   | { status: 'collapsed'; delivery: QueuedDelivery };
 
+/** A run may ask to be tried again later (the document is not in the dms yet) without holding a slot. */
+export type DeliveryResult = void | { retryInMs: number };
+
 export interface WebhookQueue {
   /** Queues a run for the document, or joins one already waiting; throws 503 when full. */
   enqueue(document: number, trigger: WebhookTrigger, createEvent: () => number): EnqueueResult;
+  /** Puts back a delivery accepted before a restart (never refused: it was already answered 202). */
+  restore(delivery: QueuedDelivery): void;
   readonly waiting: number;
   readonly running: number;
   /** Resolves when nothing is waiting or running (tests, shutdown). */
@@ -35,20 +42,23 @@ export interface WebhookQueue {
 }
 
 /** `added` and `updated` together mean both kinds of rules must run: the same as no trigger. */
-function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrigger {
+export function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrigger {
   return a === b ? a : 'unknown';
 }
 
 /**
  * A bounded FIFO of per-document webhook runs. Paperless retries and duplicates deliveries, so a
  * document already waiting is never queued twice; a document whose run has started may be queued once
- * more (the person may have changed it after the run read it).
+ * more (the person may have changed it after the run read it). A run waiting for a document that is not
+ * in the dms yet goes back to the queue with a due time instead of holding one of the few run slots.
  */
-export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery: QueuedDelivery) => Promise<void>): WebhookQueue {
+export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery: QueuedDelivery) => Promise<DeliveryResult>): WebhookQueue {
   const waiting = new Map<number, QueuedDelivery>();
+  const dueAt = new Map<number, number>();
   const running = new Map<number, QueuedDelivery>();
   let active = 0;
   let stopped = false;
+  let wakeTimer: NodeJS.Timeout | undefined;
   let idleWaiters: Array<() => void> = [];
 
   const checkIdle = () => {
@@ -59,17 +69,31 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
     }
   };
 
+  const wakeAt = (at: number) => {
+    if (wakeTimer) clearTimeout(wakeTimer);
+    wakeTimer = setTimeout(() => ((wakeTimer = undefined), pump()), Math.max(0, at - Date.now()));
+  };
+
   const pump = () => {
     if (stopped) return;
+    const now = Date.now();
     while (active < options.concurrency) {
-      // Skip documents whose run is still going: the follow-up waits for it (keeps per-document order).
-      const next = [...waiting.values()].find((d) => !running.has(d.document));
+      // Skip documents whose run is still going (keeps per-document order) and deferred ones not yet due.
+      const next = [...waiting.values()].find((d) => !running.has(d.document) && (dueAt.get(d.document) ?? 0) <= now);
       if (!next) break;
       waiting.delete(next.document);
+      dueAt.delete(next.document);
       running.set(next.document, next);
       active++;
+      next.firstTriedAt ??= now;
       void run(next)
         .catch(() => undefined)
+        .then((result) => {
+          if (result && !stopped && !waiting.has(next.document)) {
+            waiting.set(next.document, next);
+            dueAt.set(next.document, Date.now() + result.retryInMs);
+          }
+        })
         .finally(() => {
           active--;
           running.delete(next.document);
@@ -77,6 +101,7 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
           checkIdle();
         });
     }
+    if (dueAt.size > 0) wakeAt(Math.min(...dueAt.values()));
     checkIdle();
   };
 
@@ -100,6 +125,12 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
       setImmediate(pump);
       return { status: 'queued', delivery: { ...delivery } };
     },
+    restore(delivery) {
+      const existing = waiting.get(delivery.document);
+      if (existing) existing.trigger = mergeTriggers(existing.trigger, delivery.trigger);
+      else waiting.set(delivery.document, { ...delivery });
+      setImmediate(pump);
+    },
     get waiting() {
       return waiting.size;
     },
@@ -112,10 +143,12 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
     },
     async stop() {
       stopped = true;
+      if (wakeTimer) clearTimeout(wakeTimer);
       const left = [...waiting.values()];
       waiting.clear();
+      dueAt.clear();
       if (active > 0) {
-        // A delivery may be waiting out a late document or a slow dms; shutdown does not wait for it forever.
+        // A delivery may be waiting on a slow dms; shutdown does not wait for it forever.
         let timer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? 5000)));
         await Promise.race([new Promise<void>((resolve) => idleWaiters.push(resolve)), grace]);

@@ -3,9 +3,9 @@ import { DmsNotFoundError } from '../../dms/errors.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import type { RecentWrites } from '../recent-writes.js';
+import type { EchoLedger } from '../echo-ledger.js';
 import type { WebhookPayload, WebhookTrigger } from './parse-payload.js';
-import { createWebhookQueue, type QueuedDelivery, type WebhookQueue } from './webhook-queue.js';
+import { createWebhookQueue, mergeTriggers, type DeliveryResult, type QueuedDelivery, type WebhookQueue } from './webhook-queue.js';
 
 /** Counts one webhook run reports back for its event record. */
 export interface WebhookRunCounts {
@@ -17,8 +17,6 @@ export interface WebhookRunCounts {
 export interface WebhookServiceOptions {
   capacity: number;
   concurrency: number;
-  /** A delivery for a document the service wrote this recently is its own echo and is dropped. */
-  echoWindowMs: number;
   /** After "added", how long a 404 or an empty content is waited out (Paperless may call before its commit). */
   arrivalWaitMs: number;
   /** First pause between re-fetches; doubles up to a second. */
@@ -28,7 +26,6 @@ export interface WebhookServiceOptions {
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookServiceOptions = {
   capacity: 200,
   concurrency: 2,
-  echoWindowMs: 5000,
   arrivalWaitMs: 10_000,
   arrivalPollMs: 250,
 };
@@ -36,7 +33,7 @@ export const DEFAULT_WEBHOOK_OPTIONS: WebhookServiceOptions = {
 export interface WebhookDeps {
   dms: DmsClient;
   events: EventStore;
-  recentWrites: RecentWrites;
+  echoes: EchoLedger;
   logger: Logger;
   /** Read per delivery so a settings change applies without restart. */
   dryRun(): boolean;
@@ -46,80 +43,115 @@ export interface WebhookDeps {
     /** Records the failure in a trace per rule when the document could not be fetched. */
     fail(document: number, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }, message: string): void;
   };
+  /** Called whenever the dms reached the service (a webhook arrived). */
+  heard?(): void;
 }
 
-export type WebhookAnswer =
-  | { ok: true; queued: true; document: number; event_id: number; duplicate: boolean }
-  | { ok: true; queued: false; suppressed: true; document: number; event_id: null; reason: string };
+export type WebhookAnswer = { ok: true; queued: true; document: number; event_id: number; duplicate: boolean };
 
 export interface WebhookService {
-  /** Answers at once; the run happens in the background. Throws 503 when the queue is full. */
-  receive(payload: WebhookPayload): WebhookAnswer;
+  /** Persists the delivery, then answers; the run happens in the background. Throws 503 when the queue is full. */
+  receive(payload: WebhookPayload): Promise<WebhookAnswer>;
   readonly queue: WebhookQueue;
+  /** Deliveries recognised as the service's own echo since start. */
+  readonly echoesSkipped: number;
   stop(): Promise<void>;
 }
 
 export function createWebhookService(deps: WebhookDeps, options: WebhookServiceOptions = DEFAULT_WEBHOOK_OPTIONS): WebhookService {
-  const { events, logger } = deps;
-  const runDelivery = async (delivery: QueuedDelivery) => {
+  const { events, logger, echoes } = deps;
+  let echoesSkipped = 0;
+
+  const runDelivery = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
     const dryRun = events.get(delivery.event_id)?.dry_run ?? deps.dryRun();
-    events.update(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
     const ctx = { eventId: delivery.event_id, dryRun };
     try {
-      let document: DmsDocument;
-      try {
-        document = await fetchWhenReady(deps.dms, delivery.document, delivery.trigger, options);
-      } catch (err) {
-        const missing = err instanceof DmsNotFoundError;
-        deps.runner.fail(delivery.document, delivery.trigger, ctx, missing ? `Document ${delivery.document} was not found in the dms.` : `The dms failed: ${errorMessage(err)}`);
-        throw err;
+      // A write of this very document still in flight: its state is known only once it settles.
+      await echoes.settled(delivery.document);
+      const fetched = await fetchOnce(deps.dms, delivery, options);
+      if ('retryInMs' in fetched) return fetched;
+      const document = fetched.document;
+      if (echoes.isOwnWrite(document)) {
+        // Exactly as the service's own write left it: its echo, however late.
+        echoesSkipped++;
+        events.discard(delivery.event_id);
+        logger.info(`webhook for document ${document.id} skipped: it is exactly as the service last left it (its own echo)`);
+        return;
       }
+      events.update(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
       const counts = await deps.runner.run(document, delivery.trigger, ctx);
+      // Nothing written: the catch-up need not run this state again.
+      if (dryRun || counts.changed === 0) echoes.handled(document);
       events.update(delivery.event_id, { ...counts, processed: 1, status: 'done', finished_at: new Date().toISOString() });
     } catch (err) {
-      logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
+      if (!(err instanceof FetchFailed)) logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
+      else deps.runner.fail(delivery.document, delivery.trigger, ctx, err.message);
       events.update(delivery.event_id, { processed: 1, errors: 1, status: 'failed', finished_at: new Date().toISOString(), error: errorMessage(err) });
     }
   };
   const queue = createWebhookQueue({ capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 }, runDelivery);
 
+  // The durable queue: deliveries accepted before a stop or crash run now, once each.
+  const restored = events.unfinishedDeliveries();
+  const restoredFor = new Set<number>();
+  for (const e of restored) {
+    if (e.document === null) continue;
+    if (restoredFor.has(e.document)) {
+      // A follow-up queued behind a run the crash cut short: one run of the document now covers both.
+      events.discard(e.event_id);
+    } else if (e.status === 'running') events.update(e.event_id, { status: 'queued', started_at: null });
+    restoredFor.add(e.document);
+    queue.restore({ document: e.document, trigger: e.trigger ?? 'unknown', event_id: e.event_id });
+  }
+  if (restored.length > 0) logger.info(`${restored.length} webhook delivery(ies) accepted before the last stop are queued again`);
+
   return {
     queue,
-    receive({ document, trigger }) {
-      // "added" is never an echo of our own write; anything else right after one is (DESIGN §6).
-      if (trigger !== 'added' && deps.recentWrites.wasRecentlyWritten(document, options.echoWindowMs)) {
-        logger.info(`webhook for document ${document} ignored: the service wrote it moments ago (its own echo)`);
-        return { ok: true, queued: false, suppressed: true, document, event_id: null, reason: 'The service itself wrote this document moments ago; this is the echo of that write.' };
+    get echoesSkipped() {
+      return echoesSkipped;
+    },
+    async receive({ document, trigger }) {
+      deps.heard?.();
+      const result = queue.enqueue(document, trigger, () => events.create({ kind: 'webhook', rule_id: null, dry_run: deps.dryRun(), document, trigger }).event_id);
+      const event = events.get(result.delivery.event_id);
+      if (result.status === 'collapsed' && event && event.trigger !== result.delivery.trigger) {
+        events.update(event.event_id, { trigger: mergeTriggers(event.trigger ?? 'unknown', trigger) });
       }
-      const result = queue.enqueue(document, trigger, () => events.create({ kind: 'webhook', rule_id: null, dry_run: deps.dryRun(), document }).event_id);
+      // Persisted before the 202: Paperless will not resend an accepted delivery.
+      await events.flush();
       return { ok: true, queued: true, document, event_id: result.delivery.event_id, duplicate: result.status === 'collapsed' };
     },
     async stop() {
       const left = await queue.stop();
-      for (const d of left) {
-        events.update(d.event_id, { status: 'interrupted', finished_at: new Date().toISOString(), error: 'The service stopped before this webhook run finished; Paperless will not resend it, run the rules for the document by hand.' });
-      }
+      // They stay queued in the events file and run after the next start.
+      if (left.length > 0) logger.info(`${left.length} webhook delivery(ies) stay queued for the next start`);
     },
   };
 }
 
+class FetchFailed extends Error {}
+
 /**
- * Gets the document, waiting out the Document Added race: a 404 (not committed yet) or empty content
- * (OCR not stored yet) is re-fetched with growing pauses for at most `arrivalWaitMs`.
+ * One fetch of the document, waiting out the Document Added race: a 404 (not committed yet) or empty
+ * content (OCR not stored yet) after an `added` (or unknown) delivery asks to be tried again later,
+ * for at most `arrivalWaitMs` from the first try.
  */
-async function fetchWhenReady(dms: DmsClient, id: number, trigger: WebhookTrigger, options: WebhookServiceOptions): Promise<DmsDocument> {
-  const mayWait = trigger !== 'updated';
-  const deadline = Date.now() + options.arrivalWaitMs;
-  let pause = options.arrivalPollMs;
-  for (;;) {
-    let document: DmsDocument | undefined;
-    try {
-      document = await dms.getDocument(id);
-    } catch (err) {
-      if (!(err instanceof DmsNotFoundError) || !mayWait || Date.now() + pause > deadline) throw err;
+async function fetchOnce(dms: DmsClient, delivery: QueuedDelivery, options: WebhookServiceOptions): Promise<{ document: DmsDocument } | { retryInMs: number }> {
+  const mayWait = delivery.trigger !== 'updated';
+  const waited = Date.now() - (delivery.firstTriedAt ?? Date.now());
+  const attempts = Math.max(0, Math.floor(Math.log2(1 + waited / options.arrivalPollMs)));
+  const pause = Math.min(options.arrivalPollMs * 2 ** attempts, 1000);
+  const canWait = mayWait && waited + pause <= options.arrivalWaitMs;
+  let document: DmsDocument;
+  try {
+    document = await dms.getDocument(delivery.document);
+  } catch (err) {
+    if (err instanceof DmsNotFoundError) {
+      if (canWait) return { retryInMs: pause };
+      throw new FetchFailed(`Document ${delivery.document} was not found in the dms.`);
     }
-    if (document && (document.content.trim() !== '' || !mayWait || Date.now() + pause > deadline)) return document;
-    await new Promise((resolve) => setTimeout(resolve, pause));
-    pause = Math.min(pause * 2, 1000);
+    throw new FetchFailed(`The dms failed: ${errorMessage(err)}`);
   }
+  if (document.content.trim() === '' && canWait) return { retryInMs: pause };
+  return { document };
 }

@@ -96,6 +96,17 @@ describe('Paperless workflow webhook emulation', () => {
     assert.deepEqual(ids.sort(), [1, 2, 3]);
   });
 
+  test('echoes come late like Celery tasks: queued, sent one at a time after the delay, per document after a bulk edit, even for a PATCH that changes nothing', async () => {
+    sim.setWorkflowWebhook({ url: receiverUrl, shape: 'json', triggers: ['updated'], echoDelayMs: 300 });
+    const title = (await dms.getDocument(2)).title;
+    await dms.updateDocument(2, { title }); // changes nothing, still fires
+    await dms.bulkEdit([3, 4], 'set_correspondent', { correspondent: 1 });
+    assert.equal(sim.webhookStats().queued, 3, 'all three are queued at once');
+    assert.equal(received.length, 0, 'none is sent before the delay');
+    await sim.webhooksIdle();
+    assert.deepEqual(received.map((r) => (JSON.parse(r.body) as { doc_id: string }).doc_id), ['2', '3', '4'], 'in order, one per document');
+  });
+
   test('addDocument fires "added" only where the trigger is configured', async () => {
     configure('raw', ['added']);
     const doc = sim.addDocument({ title: 'Scan "neu"', original_file_name: 'Scan_neu.pdf' });

@@ -98,3 +98,25 @@ test('after close, late updates stay in memory and never reach the file', async 
   const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'events.json'), 'utf8')) as { events: Array<{ status: string }> };
   assert.equal(onDisk.events[0].status, 'queued');
 });
+
+test('accepted webhook deliveries are the durable queue: kept unfinished on open, and an echo can be discarded', async () => {
+  const dir = tmp();
+  const store = await openEventStore(dir, createMemoryLogger());
+  const waiting = store.create({ kind: 'webhook', rule_id: null, dry_run: false, document: 3, trigger: 'added' });
+  const running = store.create({ kind: 'webhook', rule_id: null, dry_run: false, document: 4, trigger: 'updated' });
+  store.update(running.event_id, { status: 'running' });
+  const echo = store.create({ kind: 'webhook', rule_id: null, dry_run: false, document: 5 });
+  store.discard(echo.event_id);
+  await store.flush();
+
+  const reopened = await openEventStore(dir, createMemoryLogger());
+  assert.deepEqual(
+    reopened.unfinishedDeliveries().map((e) => [e.event_id, e.status, e.document, e.trigger]),
+    [
+      [waiting.event_id, 'queued', 3, 'added'],
+      [running.event_id, 'running', 4, 'updated'],
+    ],
+  );
+  assert.equal(reopened.get(echo.event_id), undefined);
+  await reopened.close();
+});

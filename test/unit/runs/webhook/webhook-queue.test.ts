@@ -108,3 +108,21 @@ test('stop gives up on a delivery still running after the grace time and returns
   assert.deepEqual(left.map((d) => d.document), [7], 'the stuck delivery is handed back to be marked interrupted');
   never.open();
 });
+
+test('a run waiting for its document goes back to the queue with a due time and frees its slot; restored deliveries are never refused', async () => {
+  const order: string[] = [];
+  let tries = 0;
+  const queue = createWebhookQueue({ capacity: 1, concurrency: 1, retryAfterSeconds: 5 }, async (d) => {
+    if (d.document === 1 && tries++ < 2) {
+      order.push('1 not there yet');
+      return { retryInMs: 30 };
+    }
+    order.push(`${d.document} ran`);
+  });
+  queue.enqueue(1, 'added', () => 1);
+  await new Promise((r) => setImmediate(r));
+  queue.restore({ document: 2, trigger: 'updated', event_id: 2 }); // over capacity, but accepted before a restart
+  queue.restore({ document: 3, trigger: 'updated', event_id: 3 });
+  await queue.idle();
+  assert.deepEqual(order, ['1 not there yet', '2 ran', '3 ran', '1 not there yet', '1 ran']);
+});

@@ -1,0 +1,241 @@
+import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import { errorMessage } from '../../errors.js';
+import type { EventRecord, EventStore } from '../../history/event-store.js';
+import type { Logger } from '../../log.js';
+import type { EchoLedger } from '../echo-ledger.js';
+import { mapBounded } from '../jobs/pool.js';
+import type { WebhookRunCounts } from '../webhook/webhook-service.js';
+import type { CursorStore } from './cursor-store.js';
+
+export interface CatchUpDeps {
+  dms: Pick<DmsClient, 'pages'>;
+  events: EventStore;
+  echoes: Pick<EchoLedger, 'isKnownState' | 'handled'>;
+  cursor: CursorStore;
+  logger: Logger;
+  /** The webhook's runner: the same rules, traces with `source: catchup`. */
+  run(document: DmsDocument, trigger: 'added' | 'updated', ctx: { eventId: number; dryRun: boolean }): Promise<WebhookRunCounts>;
+  dryRun(): boolean;
+  /** Where the very first catch-up starts; null = now (no run over an existing archive). */
+  startFrom: string | null;
+  /** Minutes between polls; 0 = no polling. Read before each wait so a settings change applies. */
+  pollMinutes(): number;
+  /** Whether the dms answers (cached by the connection); a down → up change starts a catch-up. */
+  dmsReachable(): Promise<boolean>;
+  concurrency?: number;
+  pageSize?: number;
+  /** First retry pause after a failed catch-up; doubles up to 15 minutes. */
+  retryBaseMs?: number;
+  /** How often the service checks for a dms that came back, a sleep of the machine, or a poll due. */
+  tickMs?: number;
+  now?: () => number;
+}
+
+export interface CatchUpState {
+  last_heard_at: string | null;
+  since: string | null;
+  running_event: number | null;
+  /** Documents of the running catch-up not processed yet. */
+  remaining: number;
+  last_error: string | null;
+  next_retry_at: string | null;
+  polling_minutes: number;
+}
+
+export interface CatchUpService {
+  /** Starts the first catch-up and the watch for polls, a dms that comes back and a machine that slept. */
+  start(): void;
+  /** Runs a catch-up now (or joins the running one); resolves with its event. */
+  runNow(reason: string): Promise<EventRecord | null>;
+  /** The dms reached the service (a webhook arrived). */
+  heard(): void;
+  state(): CatchUpState;
+  stop(): Promise<void>;
+}
+
+const MAX_RETRY_MS = 15 * 60_000;
+const POLLING = 'polling';
+
+/**
+ * Catch-up and polling (issue 13): documents added or changed in the dms since the cursor are read with a
+ * filter query (`modified__gte`, paged, never a scan of everything) and run like a webhook delivery, with
+ * `added` for documents added since the cursor and `updated` for the rest. A document exactly as the
+ * service last wrote or handled it is skipped (the echo ledger), so overlaps never run anything twice.
+ */
+export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
+  const now = deps.now ?? Date.now;
+  const { events, logger } = deps;
+  let running: Promise<EventRecord | null> | null = null;
+  let runningEvent: number | null = null;
+  let remaining = 0;
+  let lastError: string | null = null;
+  let retryAt: number | null = null;
+  let failures = 0;
+  let lastPoll = now();
+  let lastTick = now();
+  let dmsWasDown = false;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let lastHeard = deps.cursor.read()?.last_heard_at ?? null;
+
+  const catchUp = async (reason: string): Promise<EventRecord | null> => {
+    const cursor = deps.cursor.read();
+    if (!cursor) return null;
+    const dryRun = deps.dryRun();
+    const event = events.create({ kind: 'catchup', rule_id: null, dry_run: dryRun });
+    runningEvent = event.event_id;
+    const startedAt = now();
+    const tally = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
+    const found = { since: cursor.since, added: 0, updated: 0, skipped: 0 };
+    events.update(event.event_id, { status: 'running', started_at: new Date(startedAt).toISOString(), catchup: { ...found } });
+    logger.info(`catch-up ${event.event_id} (${reason}): documents changed in the dms since ${cursor.since}`);
+    let newest: number | null = null;
+    // A document whose run failed (the dms refused a write, say) keeps the cursor before it, so the next catch-up tries it again.
+    let oldestFailed: number | null = null;
+    const since = Date.parse(cursor.since);
+    try {
+      for await (const page of deps.dms.pages({ filters: { modified__gte: cursor.since }, pageSize: deps.pageSize ?? 100 })) {
+        tally.total ??= page.count;
+        remaining = page.count - tally.processed;
+        await mapBounded(page.documents, deps.concurrency ?? 2, async (doc) => {
+          const modified = Date.parse(doc.modified);
+          if (!Number.isNaN(modified)) newest = Math.max(newest ?? modified, modified);
+          if (deps.echoes.isKnownState(doc)) {
+            found.skipped++;
+          } else {
+            const trigger = Date.parse(doc.added) >= since ? 'added' : 'updated';
+            found[trigger]++;
+            try {
+              const counts = await deps.run(doc, trigger, { eventId: event.event_id, dryRun });
+              if (dryRun || counts.changed === 0) deps.echoes.handled(doc);
+              tally.matched += counts.matched > 0 ? 1 : 0;
+              tally.changed += counts.changed;
+              tally.errors += counts.errors > 0 ? 1 : 0;
+            } catch (err) {
+              // One document that fails is its traces' story; the catch-up goes on.
+              tally.errors++;
+              if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
+              logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${errorMessage(err)}`);
+            }
+          }
+          tally.processed++;
+          remaining = (tally.total ?? 0) - tally.processed;
+        }, () => stopped);
+        events.update(event.event_id, { ...tally, catchup: { ...found } });
+        if (stopped) break;
+      }
+      if (stopped) {
+        // The cursor stays where it was: the next start reads these documents again and skips the handled ones.
+        return events.update(event.event_id, { ...tally, status: 'interrupted', finished_at: new Date(now()).toISOString(), error: 'The service stopped during the catch-up; the next start continues it.', catchup: { ...found } }) ?? null;
+      }
+      // Documents changed while this catch-up ran may carry a `modified` older than the newest seen, so
+      // the cursor keeps an overlap as long as the catch-up took; the ledger skips what is read again.
+      const overlapMs = now() - startedAt + 1000;
+      const next = Math.min(newest === null ? since : Math.max(since, newest - overlapMs), oldestFailed ?? Infinity);
+      heardNow();
+      await deps.cursor.write({ since: new Date(next).toISOString(), last_heard_at: lastHeard });
+      failures = 0;
+      lastError = null;
+      retryAt = null;
+      if (reason === POLLING && found.added + found.updated === 0 && tally.errors === 0) {
+        // A poll that found nothing new leaves no record: 288 empty polls a day would push real jobs out of the history.
+        events.discard(event.event_id);
+        return null;
+      }
+      const summary = `${tally.processed} changed document(s) since ${cursor.since}: ${found.added} added, ${found.updated} updated, ${found.skipped} already handled (own writes or webhooks); ${tally.changed} written, ${tally.errors} error(s).`;
+      return (
+        events.update(event.event_id, {
+          ...tally,
+          status: 'done',
+          finished_at: new Date(now()).toISOString(),
+          catchup: { ...found },
+          report: { matched: tally.matched, changed: tally.changed, unchanged: tally.processed - tally.changed, fields: {}, samples: [], prefilter: { modified__gte: cursor.since }, summary },
+        }) ?? null
+      );
+    } catch (err) {
+      failures++;
+      // The dms is down (not just failing): the watch starts the next catch-up as soon as it answers again.
+      if (!(await deps.dmsReachable().catch(() => false))) dmsWasDown = true;
+      const pause = Math.min((deps.retryBaseMs ?? 30_000) * 2 ** (failures - 1), MAX_RETRY_MS);
+      retryAt = now() + pause;
+      lastError = `The catch-up could not read the dms: ${errorMessage(err)}`;
+      logger.warn(`${lastError}; retrying in ${Math.round(pause / 1000)} s`);
+      return (
+        events.update(event.event_id, {
+          ...tally,
+          status: 'failed',
+          finished_at: new Date(now()).toISOString(),
+          error: `${lastError}. It retries at ${new Date(retryAt).toISOString()}; documents already processed are not run again.`,
+          catchup: { ...found, next_retry_at: new Date(retryAt).toISOString() },
+        }) ?? null
+      );
+    } finally {
+      runningEvent = null;
+      remaining = 0;
+    }
+  };
+
+  const heardNow = () => {
+    lastHeard = new Date(now()).toISOString();
+  };
+
+  const runNow = (reason: string) => {
+    if (stopped) return Promise.resolve(null);
+    running ??= catchUp(reason).finally(() => (running = null));
+    return running;
+  };
+
+  const tick = async () => {
+    const at = now();
+    const slept = at - lastTick > tickMs() * 3 + 10_000;
+    lastTick = at;
+    const reachable = await deps.dmsReachable().catch(() => false);
+    const cameBack = dmsWasDown && reachable;
+    dmsWasDown = !reachable;
+    const poll = deps.pollMinutes();
+    const pollDue = poll > 0 && at - lastPoll >= poll * 60_000;
+    const retryDue = retryAt !== null && at >= retryAt;
+    if (!reachable && !retryDue) return;
+    if (slept || cameBack || pollDue || retryDue) {
+      lastPoll = at;
+      await runNow(slept ? 'the machine was asleep' : cameBack ? 'the dms is reachable again' : retryDue ? 'retry after a failure' : POLLING);
+    }
+  };
+
+  const tickMs = () => {
+    const poll = deps.pollMinutes();
+    return Math.min(deps.tickMs ?? 30_000, poll > 0 ? poll * 60_000 : Infinity);
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void tick().finally(schedule), tickMs());
+    timer.unref();
+  };
+
+  return {
+    start() {
+      if (!deps.cursor.read()) {
+        // First start: from the configured date, or from now (an existing archive is not run).
+        const since = deps.startFrom ?? new Date(now()).toISOString();
+        void deps.cursor.write({ since, last_heard_at: null }).then(() => (deps.startFrom ? runNow('first start from SVC_CATCH_UP_FROM') : null));
+      } else void runNow('start');
+      schedule();
+    },
+    runNow,
+    heard: heardNow,
+    state: () => ({
+      last_heard_at: lastHeard,
+      since: deps.cursor.read()?.since ?? null,
+      running_event: runningEvent,
+      remaining,
+      last_error: lastError,
+      next_retry_at: retryAt === null ? null : new Date(retryAt).toISOString(),
+      polling_minutes: deps.pollMinutes(),
+    }),
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import fs from 'node:fs';
+import { writeFileAtomic } from '../atomic-write.js';
+import type { DmsClient, DmsDocument } from '../dms/types.js';
+import { errorMessage } from '../errors.js';
+import { createCoalescedWriter } from '../history/coalesced-writer.js';
+import { moveAside } from '../history/move-aside.js';
+import type { Logger } from '../log.js';
+import { documentState } from './document-state.js';
+import type { RecentWrites } from './recent-writes.js';
+
+export interface EchoLedgerOptions {
+  /** Where the ledger survives restarts (JSON, rewritten atomically). */
+  file: string;
+  dms: Pick<DmsClient, 'getDocument' | 'pages'>;
+  logger: Logger;
+  /** Loop breaker: at most this many writes to one document within `loopWindowMs`. */
+  loopMaxWrites: number;
+  loopWindowMs: number;
+  /** Documents remembered; the least recently touched are forgotten first. */
+  capacity?: number;
+  flushIntervalMs?: number;
+  now?: () => number;
+}
+
+/**
+ * The echo guard by state (issue 12): per document, the state the service last left it in (written, or
+ * handled without writing). A webhook or catch-up that finds the document in exactly that state is the
+ * service's own echo, or a change already handled, however late it comes; any other state is a change
+ * someone else made, however soon. On top, a loop breaker stops writing a document written too often.
+ */
+export interface EchoLedger extends RecentWrites {
+  /** Resolves once no write to the document is in flight (or after `maxWaitMs`). */
+  settled(documentId: number, maxWaitMs?: number): Promise<void>;
+  /** True when the document is exactly as the service last wrote or handled it. */
+  isKnownState(doc: DmsDocument): boolean;
+  /** True when the document is exactly as the service's own last write left it (its echo). */
+  isOwnWrite(doc: DmsDocument): boolean;
+  /** Records that a run saw this state and had nothing (more) to write. */
+  handled(doc: DmsDocument): void;
+  /** Null when the service may write the document; otherwise the loop breaker's reason. */
+  holdReason(documentId: number): string | null;
+  /** A person asked for a run of this document: the loop breaker lets it be written again. */
+  release(documentId: number): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Entry {
+  state: string | null;
+  /** The state is what the service wrote (not only a state it handled without writing). */
+  own: boolean;
+  /** Times of the service's writes within the loop window. */
+  writes: number[];
+}
+
+type StoredEntry = [id: number, state: string | null, writes: number[], own: boolean];
+
+const READ_BACK_BATCH = 100;
+
+export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
+  const now = options.now ?? Date.now;
+  const capacity = options.capacity ?? 20_000;
+  const entries = loadEntries(options.file, options.logger);
+  const pending = new Map<number, number>();
+  const waiters = new Map<number, Array<() => void>>();
+  const readBack = new Set<number>();
+  const writer = createCoalescedWriter(
+    () => writeFileAtomic(options.file, JSON.stringify({ version: 1, documents: [...entries].map(([id, e]): StoredEntry => [id, e.state, e.writes, e.own]) })),
+    (message) => options.logger.error(`echo ledger ${options.file} could not be written: ${message}`),
+    options.flushIntervalMs ?? 500,
+  );
+  const persist = () => writer.now();
+  const persistSoon = () => writer.soon();
+
+  /** Moves the entry to the end (most recent) and forgets the oldest beyond capacity. */
+  const touch = (id: number): Entry => {
+    const entry = entries.get(id) ?? { state: null, own: false, writes: [] };
+    entries.delete(id);
+    entries.set(id, entry);
+    while (entries.size > capacity) entries.delete(entries.keys().next().value as number);
+    persistSoon();
+    return entry;
+  };
+
+  const recentWrites = (entry: Entry | undefined): number[] => {
+    if (!entry) return [];
+    const since = now() - options.loopWindowMs;
+    entry.writes = entry.writes.filter((t) => t > since);
+    return entry.writes;
+  };
+
+  const done = (id: number) => {
+    const left = (pending.get(id) ?? 1) - 1;
+    if (left > 0) return void pending.set(id, left);
+    pending.delete(id);
+    for (const wake of waiters.get(id) ?? []) wake();
+    waiters.delete(id);
+  };
+
+  const record = (doc: DmsDocument, own: boolean) => {
+    const entry = touch(doc.id);
+    entry.state = documentState(doc);
+    entry.own = own;
+    // A write's state is saved at once: a crash right after must not turn its late echo into a run.
+    if (own) void persist();
+  };
+
+  const flushReadBack = async () => {
+    const ids = [...readBack].slice(0, READ_BACK_BATCH);
+    for (const id of ids) readBack.delete(id);
+    if (readBack.size > 0) setImmediate(() => void flushReadBack());
+    const seen = new Set<number>();
+    try {
+      for await (const page of options.dms.pages({ filters: { id__in: ids.join(',') }, pageSize: ids.length })) {
+        for (const doc of page.documents) {
+          seen.add(doc.id);
+          record(doc, true);
+        }
+      }
+    } catch (err) {
+      // Without the state the next echo runs the rules once more; idempotent plans make that a no-op.
+      options.logger.warn(`could not read back ${ids.length} written document(s): ${errorMessage(err)}`);
+    }
+    for (const id of ids) {
+      // Gone (deleted) or unreadable: no state to compare with, so the next delivery runs the rules.
+      if (!seen.has(id) && entries.has(id)) touch(id).state = null;
+      done(id);
+    }
+  };
+
+  return {
+    mark(id) {
+      pending.set(id, (pending.get(id) ?? 0) + 1);
+      const entry = touch(id);
+      recentWrites(entry).push(now());
+    },
+    settle(id, written) {
+      if (written) {
+        record(written, true);
+        return done(id);
+      }
+      if (readBack.size === 0) setImmediate(() => void flushReadBack());
+      if (readBack.has(id)) return done(id);
+      readBack.add(id);
+    },
+    settled(id, maxWaitMs = 30_000) {
+      if (!pending.has(id)) return Promise.resolve();
+      return new Promise((resolve) => {
+        const timeout = setTimeout(resolve, maxWaitMs);
+        const list = waiters.get(id) ?? [];
+        list.push(() => (clearTimeout(timeout), resolve()));
+        waiters.set(id, list);
+      });
+    },
+    isKnownState(doc) {
+      const entry = entries.get(doc.id);
+      return entry?.state != null && entry.state === documentState(doc);
+    },
+    isOwnWrite(doc) {
+      const entry = entries.get(doc.id);
+      return entry?.own === true && entry.state === documentState(doc);
+    },
+    handled(doc) {
+      if (!pending.has(doc.id)) record(doc, false);
+    },
+    holdReason(id) {
+      const writes = recentWrites(entries.get(id));
+      if (writes.length < options.loopMaxWrites) return null;
+      const minutes = Math.round(options.loopWindowMs / 60_000);
+      return (
+        `Loop breaker: the service wrote document ${id} ${writes.length} times within ${minutes} minutes (limit ${options.loopMaxWrites}, ` +
+        `SVC_LOOP_MAX_WRITES); it is not written again until a person runs the rules for it by hand or ${minutes} minutes pass without a write.`
+      );
+    },
+    release(id) {
+      const entry = entries.get(id);
+      if (entry && entry.writes.length > 0) {
+        entry.writes = [];
+        persistSoon();
+      }
+    },
+    flush: () => persist(),
+    close: () => writer.close(),
+  };
+}
+
+function loadEntries(file: string, logger: Logger): Map<number, Entry> {
+  const entries = new Map<number, Entry>();
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return entries;
+  }
+  try {
+    const parsed = JSON.parse(text) as { version?: number; documents?: StoredEntry[] };
+    if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
+    for (const [id, state, writes, own] of parsed.documents) entries.set(id, { state, own: own === true, writes: Array.isArray(writes) ? writes : [] });
+  } catch (err) {
+    moveAside(file, 'echo ledger', errorMessage(err), logger);
+    entries.clear();
+  }
+  return entries;
+}

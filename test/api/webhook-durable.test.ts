@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { startSimulator } from '../../server/dms/simulator/simulator.js';
+import type { EventRecord } from '../../server/history/event-types.js';
+import { API_TOKEN, call, startTestServer, tempDir } from '../helpers/test-server.js';
+import { startJob, waitForEvent } from './support/jobs-kit.js';
+
+const post = (url: string, body: Record<string, string>) => call<{ event_id: number; duplicate: boolean }>(url, '/api/webhook/dms', { token: API_TOKEN, body });
+
+describe('webhook deliveries and jobs across stops', () => {
+  it('deliveries for ids the dms does not have wait side by side: 199 of them do not jam the queue', async () => {
+    const sim = await startSimulator();
+    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    try {
+      const ids = Array.from({ length: 199 }, (_, i) => 90_000 + i);
+      const events: number[] = [];
+      for (const id of ids) {
+        events.push((await post(server.url, { event: 'document_added', doc_id: String(id) })).body.event_id);
+        // A duplicate "added" for a waiting unknown document joins it instead of queueing a second wait.
+        if (id === ids[0]) assert.equal((await post(server.url, { event: 'document_added', doc_id: String(id) })).body.duplicate, true);
+      }
+      // A real document delivered behind them is not stuck behind 199 waits of 10 s each (that would be minutes).
+      const real = await post(server.url, { event: 'document_updated', doc_id: '1' });
+      const done = await waitForEvent(server.url, real.body.event_id);
+      assert.equal(done.status, 'done');
+      const stillWaiting = server.services.webhook.queue.waiting;
+      assert.ok(stillWaiting > 100, `the real document overtook the waiting ones (${stillWaiting} still waiting)`);
+      await server.services.webhook.queue.idle();
+      const failed = await waitForEvent(server.url, events[198]);
+      assert.equal(failed.status, 'failed');
+      assert.match(String(failed.error), /was not found in the dms/);
+    } finally {
+      await server.close();
+      await sim.close();
+    }
+  });
+
+  it('a graceful stop keeps queued deliveries; the next start runs them', async () => {
+    const sim = await startSimulator();
+    const dataDir = tempDir();
+    const slow = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 1500 });
+    let server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir });
+    try {
+      const accepted = [];
+      for (const id of [1, 2, 3, 4, 5]) accepted.push((await post(server.url, { event: 'document_updated', doc_id: String(id) })).body.event_id);
+      await server.close();
+      sim.faults.remove(slow.id);
+      server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir });
+      for (const id of accepted) assert.equal((await waitForEvent(server.url, id)).status, 'done');
+    } finally {
+      await server.close();
+      await sim.close();
+    }
+  });
+
+  it('a job interrupted by a stop resumes with one click and continues with the documents it had not reached', async () => {
+    const sim = await startSimulator({ generate: { count: 600, seed: 5 } });
+    const rulesDir = tempDir();
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(rulesDir, 'scan.yml'), 'rules:\n  - id: scan\n    when: { content: { matches: "(?i)rechnung" } }\n    actions:\n      - add_tags: [Steuer]\n');
+    const slow = sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 150 });
+    let server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
+    try {
+      const started = await startJob(server.url, 'rule_id=scan&dry_run=true');
+      const id = started.body.event_id as number;
+      await waitForEvent(server.url, id, (e) => (e.resume_after ?? 0) > 0);
+      await server.close();
+      sim.faults.remove(slow.id);
+      server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
+      const interrupted = (await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN })).body;
+      assert.equal(interrupted.status, 'interrupted');
+      const resumed = await call<{ event_id: number; resumes: number }>(server.url, `/api/events/${id}/resume`, { method: 'POST', token: API_TOKEN });
+      assert.equal(resumed.status, 202, JSON.stringify(resumed.body));
+      assert.equal(resumed.body.resumes, id);
+      const done = await waitForEvent(server.url, resumed.body.event_id);
+      assert.equal(done.status, 'done');
+      const before = countUpTo(sim.store.documents.keys(), interrupted.resume_after as number);
+      assert.ok(before > 0 && (interrupted.processed ?? 0) >= before, 'the interrupted job had done the documents up to its resume point');
+      assert.equal(done.total, sim.store.documents.size - before, 'the resumed job has only the documents not reached');
+      assert.equal(done.processed, done.total);
+      const again = await call(server.url, `/api/events/${id}/resume`, { method: 'POST', token: API_TOKEN });
+      assert.equal(again.status, 409, 'a job is resumed once');
+    } finally {
+      await server.close();
+      await sim.close();
+    }
+  });
+});
+
+function countUpTo(ids: Iterable<number>, last: number): number {
+  let n = 0;
+  for (const id of ids) if (id <= last) n++;
+  return n;
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { DmsClient, DmsDocument } from '../../../server/dms/types.js';
+import { openEventStore } from '../../../server/history/event-store.js';
+import { createMemoryLogger } from '../../../server/log.js';
+import { createCatchUpService, type CatchUpDeps } from '../../../server/runs/catch-up/catch-up-service.js';
+import { openCursorStore } from '../../../server/runs/catch-up/cursor-store.js';
+import { openEchoLedger } from '../../../server/runs/echo-ledger.js';
+import { tempDir } from '../../helpers/test-server.js';
+
+const doc = (id: number, modified: string): DmsDocument => ({
+  id, correspondent: null, document_type: null, storage_path: null, title: `Doc ${id}`, content: 'text', tags: [], created: '2026-01-01',
+  modified, added: '2025-12-01T00:00:00Z', archive_serial_number: null, original_file_name: null, owner: null, notes: [], custom_fields: [],
+  page_count: 1, mime_type: 'application/pdf',
+});
+
+/** The catch-up service over a dms whose reachability and failures the test switches; the watch ticks every 20 ms. */
+async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocument[] }, retryBaseMs = 30) {
+  const dir = tempDir();
+  const logger = createMemoryLogger();
+  const events = await openEventStore(dir, logger);
+  const ran: number[] = [];
+  const dms: Pick<DmsClient, 'pages' | 'getDocument'> = {
+    getDocument: async () => {
+      throw new Error('not used');
+    },
+    pages: async function* (query) {
+      if (state.failing) throw new Error('connect ECONNREFUSED');
+      const since = Date.parse(String(query?.filters?.modified__gte));
+      const docs = state.docs.filter((d) => Date.parse(d.modified) >= since);
+      yield { count: docs.length, documents: docs };
+    } as DmsClient['pages'],
+  };
+  const cursor = openCursorStore(path.join(dir, 'cursor.json'), logger);
+  await cursor.write({ since: '2026-01-01T00:00:00Z', last_heard_at: null });
+  const deps: CatchUpDeps = {
+    dms,
+    events,
+    echoes: openEchoLedger({ file: path.join(dir, 'ledger.json'), dms, logger, loopMaxWrites: 5, loopWindowMs: 60_000 }),
+    cursor,
+    logger,
+    run: async (d) => {
+      ran.push(d.id);
+      return { matched: 1, changed: 0, errors: 0 };
+    },
+    dryRun: () => false,
+    startFrom: null,
+    pollMinutes: () => 0,
+    dmsReachable: async () => state.reachable,
+    retryBaseMs,
+    tickMs: 20,
+  };
+  return { service: createCatchUpService(deps), events, ran };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(check());
+};
+
+describe('when catch-ups run', () => {
+  it('when the dms is reachable again after being down', async () => {
+    const state = { reachable: false, failing: true, docs: [doc(1, '2026-02-01T00:00:00Z')] };
+    // A retry would come only after a minute: what starts the next catch-up is the dms coming back.
+    const { service, events, ran } = await rig(state, 60_000);
+    service.start(); // the start's catch-up fails: the dms is down
+    await until(() => events.list({ kind: 'catchup' }).some((e) => e.status === 'failed'));
+    state.reachable = true;
+    state.failing = false;
+    await until(() => events.list({ kind: 'catchup' }).some((e) => e.status === 'done' && e.catchup?.updated === 1));
+    assert.deepEqual(ran, [1]);
+    await service.stop();
+    await events.close();
+  });
+
+  it('a failed catch-up retries with backoff and says so until it succeeds', async () => {
+    const state = { reachable: true, failing: true, docs: [doc(2, '2026-02-01T00:00:00Z')] };
+    const { service, events, ran } = await rig(state);
+    service.start();
+    await until(() => events.list({ kind: 'catchup' }).filter((e) => e.status === 'failed').length >= 2);
+    const failed = events.list({ kind: 'catchup', status: 'failed' })[0];
+    assert.match(String(failed.error), /ECONNREFUSED.*It retries at/s);
+    assert.ok(failed.catchup?.next_retry_at);
+    assert.match(String(service.state().last_error), /ECONNREFUSED/);
+    state.failing = false;
+    await until(() => service.state().last_error === null);
+    assert.deepEqual(ran, [2]);
+    await service.stop();
+    await events.close();
+  });
+});

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { DmsClient, DmsDocument } from '../../../server/dms/types.js';
+import { createMemoryLogger } from '../../../server/log.js';
+import { openEchoLedger, type EchoLedgerOptions } from '../../../server/runs/echo-ledger.js';
+import { tempDir } from '../../helpers/test-server.js';
+
+function doc(id: number, over: Partial<DmsDocument> = {}): DmsDocument {
+  return {
+    id, correspondent: null, document_type: null, storage_path: null, title: `Doc ${id}`, content: 'text', tags: [2, 1],
+    created: '2026-01-02', modified: '2026-01-02T10:00:00Z', added: '2026-01-02T10:00:00Z', archive_serial_number: null,
+    original_file_name: null, owner: null, notes: [], custom_fields: [], page_count: 1, mime_type: 'application/pdf', ...over,
+  };
+}
+
+/** A dms that holds documents in memory: the ledger reads written documents back through `pages`. */
+function memoryDms(docs: Map<number, DmsDocument>): EchoLedgerOptions['dms'] {
+  return {
+    getDocument: async (id: number) => docs.get(id) as DmsDocument,
+    pages: async function* (query) {
+      const ids = String(query?.filters?.id__in ?? '').split(',').map(Number);
+      yield { count: ids.length, documents: ids.flatMap((id) => (docs.has(id) ? [docs.get(id) as DmsDocument] : [])) };
+    } as DmsClient['pages'],
+  };
+}
+
+function ledger(docs = new Map<number, DmsDocument>(), over: Partial<EchoLedgerOptions> = {}) {
+  const dir = tempDir();
+  return openEchoLedger({ file: path.join(dir, 'echo-ledger.json'), dms: memoryDms(docs), logger: createMemoryLogger(), loopMaxWrites: 3, loopWindowMs: 60_000, ...over });
+}
+
+describe('the echo ledger (echo recognition by state)', () => {
+  it('recognises the state the service wrote however late the echo comes, and any other state as a change', async () => {
+    const guard = ledger();
+    guard.mark(7);
+    guard.settle(7, doc(7, { title: 'Written' }));
+    // Same state, a later `modified`, tags in another order, notes added: still the service's own state.
+    assert.equal(guard.isKnownState(doc(7, { title: 'Written', modified: '2026-03-01T00:00:00Z', tags: [1, 2], notes: [{ id: 1, note: 'n', created: '', user: null }] })), true);
+    assert.equal(guard.isKnownState(doc(7, { title: 'Written by a person' })), false);
+    assert.equal(guard.isKnownState(doc(8)), false);
+  });
+
+  it('reads a bulk-edited document back, and an echo processed meanwhile waits for that', async () => {
+    const docs = new Map([[3, doc(3, { tags: [5] })]]);
+    const guard = ledger(docs);
+    guard.mark(3);
+    let settled = false;
+    const waiting = guard.settled(3).then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'a write in flight holds the echo back');
+    guard.settle(3);
+    await waiting;
+    assert.equal(guard.isKnownState(doc(3, { tags: [5] })), true);
+  });
+
+  it('survives a restart: an old echo after the restart is still recognised', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'echo-ledger.json');
+    const options = { file, dms: memoryDms(new Map()), logger: createMemoryLogger(), loopMaxWrites: 3, loopWindowMs: 60_000 };
+    const first = openEchoLedger(options);
+    first.mark(4);
+    first.settle(4, doc(4, { title: 'Mine' }));
+    await first.close();
+    const second = openEchoLedger(options);
+    assert.equal(second.isKnownState(doc(4, { title: 'Mine' })), true);
+    assert.equal(second.isKnownState(doc(4, { title: 'Theirs' })), false);
+  });
+
+  it('the loop breaker holds a document written too often within the window until a person releases it or the window passes', () => {
+    let now = 1_000_000;
+    const guard = ledger(new Map(), { now: () => now });
+    for (let i = 0; i < 3; i++) {
+      assert.equal(guard.holdReason(9), null);
+      guard.mark(9);
+      guard.settle(9, doc(9, { title: `T${i}` }));
+    }
+    assert.match(guard.holdReason(9) ?? '', /Loop breaker: the service wrote document 9 3 times/);
+    guard.release(9);
+    assert.equal(guard.holdReason(9), null);
+    for (let i = 0; i < 3; i++) guard.mark(9);
+    now += 61_000;
+    assert.equal(guard.holdReason(9), null, 'the window has passed');
+  });
+
+  it('a state handled without a write is known too, unless a write is in flight', () => {
+    const guard = ledger();
+    guard.handled(doc(5));
+    assert.equal(guard.isKnownState(doc(5)), true);
+    guard.mark(6);
+    guard.handled(doc(6));
+    assert.equal(guard.isKnownState(doc(6)), false);
+  });
+});
