@@ -2,6 +2,7 @@ import path from 'node:path';
 import { createAuthService } from './auth/auth-service.js';
 import { createDesktopSignIn } from './auth/desktop-sign-in.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
+import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
 import { openTraceStore } from './history/trace-store.js';
@@ -22,7 +23,9 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   prepareDirectories(config);
   const closers: Array<() => Promise<void>> = [];
 
-  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret));
+  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret), {
+    revocations: openSessionRevocations(path.join(config.dataDir, 'signed-out-sessions.json'), logger),
+  });
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);
 

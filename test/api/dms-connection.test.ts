@@ -32,7 +32,7 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
     const res = await call(server.url, '/api/health');
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'healthy');
-    assert.deepEqual(res.body.dms, { url: server.services.dmsInfo.url, demo: true, reachable: true });
+    assert.deepEqual(res.body.dms, { demo: true, reachable: true });
   });
 
   test('the demo dms serves the sample documents and the start-up log says so', async () => {
@@ -51,7 +51,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
   });
   after(() => sim.close());
 
-  test('the UI config and health show the configured URL, demo: false', async () => {
+  test('the UI config shows the configured URL; the public health answer does not', async () => {
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
     try {
       const cookie = await login(server.url);
@@ -59,7 +59,8 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       assert.equal(config.body.dms_url, sim.url);
       assert.equal(config.body.demo, false);
       const health = await call(server.url, '/api/health');
-      assert.deepEqual(health.body.dms, { url: sim.url, demo: false, reachable: true });
+      assert.deepEqual(health.body.dms, { demo: false, reachable: true });
+      assert.ok(!JSON.stringify(health.body).includes(new URL(sim.url).host), 'health (unauthenticated) must not name the dms');
       assert.ok(!server.logs.some((line) => /demo dms/.test(line)));
       assert.ok((sim.counts()['GET /api/documents/'] ?? 0) >= 1, 'the health ping reached the configured dms');
     } finally {
@@ -86,7 +87,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       const health = await call(server.url, '/api/health');
       assert.equal(health.status, 200);
       assert.equal(health.body.status, 'healthy');
-      assert.deepEqual(health.body.dms, { url, demo: false, reachable: false });
+      assert.deepEqual(health.body.dms, { demo: false, reachable: false });
     } finally {
       await server.close();
     }

@@ -4,6 +4,8 @@ import { BadRequestError } from '../../errors.js';
 import { VERSION } from '../../project-paths.js';
 import type { Services } from '../../services.js';
 import { requireSameOrigin } from '../middleware/auth-tiers.js';
+import { loginSource } from '../login-source.js';
+import { SESSION_COOKIE } from '../../auth/sessions.js';
 
 export function publicRoutes(services: Services): Router {
   const router = Router();
@@ -16,7 +18,8 @@ export function publicRoutes(services: Services): Router {
       status: 'healthy',
       version: VERSION,
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
-      dms: { url: dms.url, demo: dms.demo, reachable: dms.reachable },
+      // No URL here: this answer is public, and the address of the archive is not everyone's business.
+      dms: { demo: dms.demo, reachable: dms.reachable },
     });
   });
 
@@ -25,12 +28,13 @@ export function publicRoutes(services: Services): Router {
     if (typeof body.username !== 'string' || typeof body.password !== 'string') {
       throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
     }
-    const token = services.auth.login(body.username, body.password, req.ip ?? 'unknown');
+    const token = services.auth.login(body.username, body.password, loginSource(req));
     setSessionCookie(req, res, token);
     res.json({ ok: true, username: body.username });
   });
 
   router.post('/logout', requireSameOrigin(), (req, res) => {
+    services.auth.endSession((req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE]);
     clearSessionCookie(req, res);
     res.json({ ok: true });
   });
