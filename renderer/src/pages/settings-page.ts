@@ -30,6 +30,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const adminUser = h('input', { attrs: { value: s.admin_user ?? '', autocomplete: 'username' } });
   const adminPassword = secret(s.admin_password_set);
   const apiToken = secret(s.api_token_set);
+  const currentPassword = h('input', { attrs: { type: 'password', autocomplete: 'current-password' } });
   const dry = h('input', { attrs: { type: 'checkbox', role: 'switch', id: 'settings-webhook_dry_run', disabled: fixed('webhook_dry_run') } });
   dry.checked = s.webhook_dry_run;
   const restart = h('p', { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } }, 'Restart the service to apply all saved settings.');
@@ -57,6 +58,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
       field('api_token', 'API token (bearer for the webhook and scripts)', apiToken, fixed('api_token')),
       h('label', { class: 'switch', attrs: { for: dry.id } }, dry, h('span', {}, 'Webhook runs are dry runs (for trying a new setup)')),
     ),
+    field('current_password', 'Current password', currentPassword, false, 'Needed to change the password or the API token. A new dms URL without a new token removes the stored token.'),
     status,
     restart,
     s.config_file ? h('p', { class: 'muted small' }, `Stored in ${s.config_file}.`) : null,
@@ -73,9 +75,10 @@ function renderForm(section: HTMLElement, s: Settings): void {
       if (!fixed(name) && input.value) body[name] = input.value;
     }
     if (Object.keys(body).length === 0) return say(status, 'Nothing changed.', 'info');
+    if (currentPassword.value) body.current_password = currentPassword.value;
     request<{ ok: boolean; restart_required?: boolean }>('/api/ui/settings', { method: 'PUT', json: body })
       .then((r) => {
-        for (const input of [dmsToken, adminPassword, apiToken]) input.value = '';
+        for (const input of [dmsToken, adminPassword, apiToken, currentPassword]) input.value = '';
         restart.hidden = !r.restart_required;
         say(status, 'Settings saved.', 'ok');
         return request<Settings>('/api/ui/settings').then((fresh) => Object.assign(s, fresh));
