@@ -5,6 +5,7 @@ import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
+import { makeDataDirPrivate } from './data-dir-privacy.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { createRecentWrites } from './runs/recent-writes.js';
@@ -21,6 +22,7 @@ import { createSettingsService } from './settings/settings-service.js';
 /** The composition root: the one place where long-lived services are created and wired together. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
   prepareDirectories(config);
+  makeDataDirPrivate(config.dataDir);
   const closers: Array<() => Promise<void>> = [];
 
   const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret), {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import jwt from 'jsonwebtoken';
@@ -164,5 +165,38 @@ describe('scoped tokens', () => {
 describe('no secrets in public answers or logs', () => {
   test('a dms URL with user info is refused at start with a message naming SVC_DMS_TOKEN', async () => {
     await assert.rejects(startTestServer({ SVC_DMS_URL: 'http://paperless:hunter2@127.0.0.1:9' }), /SVC_DMS_URL must not contain a user name or password.*SVC_DMS_TOKEN/);
+  });
+});
+
+describe('stored data is the owner\'s only', () => {
+  test('everything in the data dir is 0600 (files) or 0700 (folders): traces, events, drafts, secrets, settings', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-modes-'));
+    fs.mkdirSync(path.join(dataDir, 'old'), { mode: 0o755 });
+    fs.writeFileSync(path.join(dataDir, 'old', 'left-over.json'), '{}', { mode: 0o644 });
+    const server = await startTestServer({}, { dataDir });
+    try {
+      const cookie = await login(server.url);
+      const id = Buffer.from('inbox.yml').toString('base64url');
+      assert.equal((await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules:\n  - id: d\n' })).status, 200);
+      assert.equal((await call(server.url, '/api/run?document=1&dry_run=true', { method: 'POST', token: API_TOKEN })).status, 200);
+      assert.equal((await call(server.url, '/api/logout', { method: 'POST', cookie })).status, 200);
+      await server.close();
+      const loose: string[] = [];
+      const walk = (dir: string) => {
+        for (const name of fs.readdirSync(dir)) {
+          const entry = path.join(dir, name);
+          const stat = fs.statSync(entry);
+          if ((stat.mode & 0o777) !== (stat.isDirectory() ? 0o700 : 0o600)) loose.push(`${entry} ${(stat.mode & 0o777).toString(8)}`);
+          if (stat.isDirectory()) walk(entry);
+        }
+      };
+      walk(dataDir);
+      assert.deepEqual(loose, []);
+      assert.equal(fs.statSync(dataDir).mode & 0o777, 0o700);
+      assert.ok(fs.readdirSync(path.join(dataDir, 'traces')).length > 0, 'traces were written');
+      assert.ok(fs.existsSync(path.join(dataDir, 'drafts', 'inbox.yml')), 'the draft was written');
+    } finally {
+      await server.close();
+    }
   });
 });
