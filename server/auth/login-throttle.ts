@@ -67,7 +67,8 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
   };
 
   const sourceKey = (source: ThrottleSource) => `source:${source.local ? 'local' : source.key}`;
-  const accountKey = (account: string) => `account:${account}`;
+  // Only a prefix: the key is attacker-chosen text, and up to maxTracked of them are kept.
+  const accountKey = (account: string) => `account:${account.slice(0, 100)}`;
 
   return {
     retryAfter(source, account) {
