@@ -1,6 +1,7 @@
 import cookieParser from 'cookie-parser';
 import express from 'express';
 import { errorHandler, apiNotFound } from './http/middleware/error-handler.js';
+import { requireAllowedHost, type HostPolicy } from './http/middleware/allowed-hosts.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { noStore, securityHeaders } from './http/middleware/security-headers.js';
 import { requireSameOrigin, requireSession } from './http/middleware/auth-tiers.js';
@@ -25,8 +26,12 @@ export function createApp(services: Services): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Forwarded client addresses and https are believed only from the proxies SVC_TRUST_PROXY names.
+  app.set('trust proxy', services.config.trustProxy ?? false);
+  app.locals.hostPolicy = services.config satisfies HostPolicy;
   app.use(securityHeaders());
   app.use(requestLog(services.logger));
+  app.use(requireAllowedHost(services.config));
   app.use(cookieParser());
 
   const api = express.Router();

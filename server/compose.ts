@@ -2,9 +2,11 @@ import path from 'node:path';
 import { createAuthService } from './auth/auth-service.js';
 import { createDesktopSignIn } from './auth/desktop-sign-in.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
+import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
+import { makeDataDirPrivate } from './data-dir-privacy.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { createCatchUpService } from './runs/catch-up/catch-up-service.js';
@@ -25,9 +27,12 @@ import { createNotifier } from './runs/notify/notifier.js';
 /** The composition root: the one place where long-lived services are created and wired together. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
   prepareDirectories(config);
+  makeDataDirPrivate(config.dataDir);
   const closers: Array<() => Promise<void>> = [];
 
-  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret));
+  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret), {
+    revocations: openSessionRevocations(path.join(config.dataDir, 'signed-out-sessions.json'), logger),
+  });
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);
   const notifier = createNotifier(() => config.notifyTargets);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import { parseNotifyTargets, type NotifyTarget } from './settings/notify-targets.js';
@@ -32,6 +33,14 @@ export interface Config {
   pollMinutes: number | null;
   /** Where the first catch-up starts (ISO date or datetime); null = the moment of the first start. */
   catchUpFrom: string | null;
+  /** Bearer token that may only call the dms webhook; unset = the webhook accepts apiToken. */
+  webhookToken: string | null;
+  /** Extra `host` or `host:port` names the service answers to (DNS-rebinding defence). */
+  allowedHosts: string[];
+  /** The origin browsers use behind a reverse proxy, e.g. https://rules.example.com. */
+  publicUrl: string | null;
+  /** Express `trust proxy` value: whose X-Forwarded-For/-Proto to believe; null = nobody's. */
+  trustProxy: string | null;
   /** SVC_VAR_* variables, exposed to _vars.yml templates as `env`. */
   templateEnv: Record<string, string>;
   /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
@@ -106,6 +115,42 @@ const isoDate: Parse<string | null> = (raw, name) => {
   return at.toISOString();
 };
 
+const dmsUrl: Parse<string | null> = (raw, name) => {
+  const url = httpUrl(raw, name);
+  if (url && (new URL(url).username || new URL(url).password)) {
+    // A URL is shown in the UI, the health answer and logs; a secret inside it would leak everywhere.
+    throw new ConfigError(`${name} must not contain a user name or password; put the Paperless API token in SVC_DMS_TOKEN instead`);
+  }
+  return url;
+};
+
+const publicUrl: Parse<string | null> = (raw, name) => {
+  const url = httpUrl(raw, name);
+  if (url && new URL(url).origin !== url) throw new ConfigError(`${name} must be an origin only, such as https://rules.example.com, got "${raw}"`);
+  return url;
+};
+
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+const hostList: Parse<string[]> = (raw, name) => {
+  const hosts = raw.split(/[\s,]+/).filter(Boolean).map((h) => h.toLowerCase().replace(/\.$/, ''));
+  const bad = hosts.find((h) => !HOST_NAME.test(h));
+  if (bad !== undefined) throw new ConfigError(`${name} must list host names such as "rules.lan" or "rules.lan:8484", separated by commas; "${bad}" is not one`);
+  return hosts;
+};
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+const proxyList: Parse<string | null> = (raw, name) => {
+  const entries = raw.split(/[\s,]+/).filter(Boolean);
+  const bad = entries.find((e) => {
+    const [address, bits, ...rest] = e.split('/');
+    return !PROXY_NAMES.has(e) && (rest.length > 0 || net.isIP(address) === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits)));
+  });
+  if (bad !== undefined) throw new ConfigError(`${name} must list proxy addresses (IP, IP/bits, loopback, linklocal or uniquelocal); "${bad}" is not one`);
+  return entries.join(',');
+};
+
 // The table is the documentation too: `docs/configuration.md` mirrors it and a test keeps them in step.
 export const CONFIG_KEYS = [
   { field: 'host', env: 'SVC_HOST', doc: 'Listen address; 0.0.0.0 accepts the dms webhook from the LAN', default: () => '127.0.0.1', parse: text },
@@ -116,7 +161,7 @@ export const CONFIG_KEYS = [
   { field: 'adminPassword', env: 'SVC_ADMIN_PASSWORD', doc: 'The admin password in clear', default: () => null, parse: nullableText, secret: true },
   { field: 'adminPasswordHash', env: 'SVC_ADMIN_PASSWORD_HASH', doc: 'Alternative to the clear password: an scrypt hash from `npm run hash-password`', default: () => null, parse: nullableText, secret: true },
   { field: 'apiToken', env: 'SVC_API_TOKEN', doc: 'Bearer token for the webhook and the shared routes; unset = bearer access refused', default: () => null, parse: nullableText, secret: true },
-  { field: 'dmsUrl', env: 'SVC_DMS_URL', doc: 'Base URL of Paperless-ngx; unset = the built-in demo dms', default: () => null, parse: httpUrl },
+  { field: 'dmsUrl', env: 'SVC_DMS_URL', doc: 'Base URL of Paperless-ngx; unset = the built-in demo dms', default: () => null, parse: dmsUrl },
   { field: 'dmsToken', env: 'SVC_DMS_TOKEN', doc: 'Paperless-ngx API token (sent as `Authorization: Token …`)', default: () => null, parse: nullableText, secret: true },
   { field: 'jwtSecret', env: 'SVC_JWT_SECRET', doc: 'Session signing key; unset = generated once and kept in the data dir', default: () => null, parse: nullableText, secret: true },
   { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
@@ -128,6 +173,10 @@ export const CONFIG_KEYS = [
   { field: 'loopWindowMinutes', env: 'SVC_LOOP_WINDOW_MINUTES', doc: 'Loop breaker: the window in minutes over which writes to one document are counted', default: () => 10, parse: integer(1, 1440) },
   { field: 'pollMinutes', env: 'SVC_POLL_MINUTES', doc: 'Polling: check the dms for new and changed documents every N minutes; 0 = off; unset = 5 without SVC_API_TOKEN, else off', default: () => null, parse: integer(0, 1440) },
   { field: 'catchUpFrom', env: 'SVC_CATCH_UP_FROM', doc: 'Where the very first catch-up starts (a date); unset = the first start, so an existing archive is not run', default: () => null, parse: isoDate },
+  { field: 'webhookToken', env: 'SVC_WEBHOOK_TOKEN', doc: 'Bearer token for `POST /api/webhook/dms` only; unset = the webhook accepts SVC_API_TOKEN', default: () => null, parse: nullableText, secret: true },
+  { field: 'allowedHosts', env: 'SVC_ALLOWED_HOSTS', doc: 'Extra host names (or host:port) the service answers to besides localhost, 127.0.0.1 and [::1]; other Host headers get 421', default: () => [], parse: hostList },
+  { field: 'publicUrl', env: 'SVC_PUBLIC_URL', doc: 'The origin browsers use behind a reverse proxy (e.g. https://rules.example.com); allowed as Host and as Origin', default: () => null, parse: publicUrl },
+  { field: 'trustProxy', env: 'SVC_TRUST_PROXY', doc: 'Addresses of a reverse proxy whose X-Forwarded-For/-Proto are believed (e.g. loopback or 10.0.0.2); unset = none', default: () => null, parse: proxyList },
 ] as const satisfies readonly Key<keyof Config>[];
 
 export interface LoadConfigOptions {
@@ -236,7 +285,7 @@ export function describeConfig(config: Config): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of CONFIG_KEYS) {
     const value = config[key.field];
-    if (value === null) out[key.env] = '(unset)';
+    if (value === null || (Array.isArray(value) && value.length === 0)) out[key.env] = '(unset)';
     else if ('secret' in key && key.secret) out[key.env] = '(set)';
     else out[key.env] = String(value);
   }

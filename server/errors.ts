@@ -40,6 +40,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** The request named a Host this service does not answer to (DNS-rebinding defence). */
+export class MisdirectedRequestError extends AppError {
+  constructor(message: string) {
+    super(421, message);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(message: string) {
     super(413, message);

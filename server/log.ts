@@ -7,9 +7,14 @@ export interface Logger {
 
 type Level = 'info' | 'warn' | 'error';
 
+/** One message, one line: CR/LF from a dms error or a request path cannot forge further log lines. */
+export function escapeLineBreaks(message: string): string {
+  return message.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
+}
+
 export function createConsoleLogger(): Logger {
   const write = (level: Level) => (message: string) => {
-    const line = `${new Date().toISOString()} ${level.padEnd(5)} ${message}\n`;
+    const line = `${new Date().toISOString()} ${level.padEnd(5)} ${escapeLineBreaks(message)}\n`;
     (level === 'info' ? process.stdout : process.stderr).write(line);
   };
   return { info: write('info'), warn: write('warn'), error: write('error') };
@@ -18,6 +23,6 @@ export function createConsoleLogger(): Logger {
 /** Keeps lines in memory; tests assert on them (e.g. that no secret was logged). */
 export function createMemoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const push = (level: Level) => (message: string) => void lines.push(`${level} ${message}`);
+  const push = (level: Level) => (message: string) => void lines.push(`${level} ${escapeLineBreaks(message)}`);
   return { lines, info: push('info'), warn: push('warn'), error: push('error') };
 }

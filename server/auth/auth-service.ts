@@ -2,28 +2,46 @@ import type { Config } from '../config.js';
 import { ForbiddenError, TooManyRequestsError } from '../errors.js';
 import crypto from 'node:crypto';
 import { safeEqual } from './constant-time.js';
-import { createLoginThrottle, type LoginThrottle } from './login-throttle.js';
+import { createLoginThrottle, type LoginThrottle, type ThrottleSource } from './login-throttle.js';
+import { openSessionRevocations, type SessionRevocations } from './session-revocations.js';
 import { verifyPassword } from './passwords.js';
 import { createSessionSigner, type Session } from './sessions.js';
 
 export interface AuthService {
   readonly adminConfigured: boolean;
   readonly apiTokenConfigured: boolean;
-  /** Checks the admin credentials (throttled per address) and returns a signed session token. */
-  login(username: string, password: string, address: string): string;
+  /** Checks the admin credentials (throttled per source and account) and returns a signed session token. */
+  login(username: string, password: string, source: ThrottleSource): string;
+  /**
+   * For changes that need the current password (admin password, API token): throws 403 when it is wrong
+   * (counted like a failed sign-in) or 429 while throttled; passes when no admin password is configured yet.
+   */
+  confirmPassword(password: string | undefined, source: ThrottleSource): void;
+  /** Sign-out: the session stays invalid until it would have expired, across restarts. */
+  endSession(token: string | undefined): void;
   /** Signs a session for the admin without a password (the desktop window's one-time sign-in). */
   issueSession(): string;
   verifySession(token: string | undefined): Session | null;
   verifyApiToken(token: string | undefined): boolean;
+  /** The webhook's token: SVC_WEBHOOK_TOKEN, or SVC_API_TOKEN (which may do everything the webhook may). */
+  verifyWebhookToken(token: string | undefined): boolean;
+  readonly webhookTokenConfigured: boolean;
 }
 
-type AuthConfig = Pick<Config, 'adminUser' | 'adminPassword' | 'adminPasswordHash' | 'apiToken'>;
+export interface AuthServiceOptions {
+  throttle?: LoginThrottle;
+  revocations?: SessionRevocations;
+}
+
+type AuthConfig = Pick<Config, 'adminUser' | 'adminPassword' | 'adminPasswordHash' | 'apiToken' | 'webhookToken'>;
 
 /**
  * `config` is read on every call, not captured: the settings page changes the admin account and the
  * API token in place on the live config, and they take effect without a restart.
  */
-export function createAuthService(config: AuthConfig, secret: string, throttle: LoginThrottle = createLoginThrottle()): AuthService {
+export function createAuthService(config: AuthConfig, secret: string, options: AuthServiceOptions = {}): AuthService {
+  const throttle = options.throttle ?? createLoginThrottle();
+  const revocations = options.revocations ?? openSessionRevocations(null);
   const signer = createSessionSigner(secret);
   const isAdminConfigured = () => Boolean(config.adminUser && (config.adminPassword || config.adminPasswordHash));
 
@@ -35,6 +53,13 @@ export function createAuthService(config: AuthConfig, secret: string, throttle: 
       .digest('base64url')
       .slice(0, 22);
 
+  const tokenMatches = (token: string | undefined, expected: string | null) => Boolean(expected && token && safeEqual(token, expected));
+
+  const throwIfThrottled = (source: ThrottleSource, account: string) => {
+    const wait = throttle.retryAfter(source, account);
+    if (wait > 0) throw new TooManyRequestsError(`Too many failed sign-ins. Try again in ${wait} seconds.`, wait);
+  };
+
   const passwordMatches = (password: string) =>
     config.adminPasswordHash ? verifyPassword(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
 
@@ -45,9 +70,8 @@ export function createAuthService(config: AuthConfig, secret: string, throttle: 
     get apiTokenConfigured() {
       return Boolean(config.apiToken);
     },
-    login(username, password, address) {
-      const wait = throttle.retryAfter(address);
-      if (wait > 0) throw new TooManyRequestsError(`Too many failed sign-ins. Try again in ${wait} seconds.`, wait);
+    login(username, password, source) {
+      throwIfThrottled(source, username);
       const adminUser = config.adminUser;
       if (!isAdminConfigured() || !adminUser) {
         throw new ForbiddenError('No admin account is configured: set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD.');
@@ -56,11 +80,24 @@ export function createAuthService(config: AuthConfig, secret: string, throttle: 
       const userOk = safeEqual(username, adminUser);
       const passwordOk = passwordMatches(password);
       if (!userOk || !passwordOk) {
-        throttle.recordFailure(address);
+        throttle.recordFailure(source, username);
         throw new ForbiddenError('Wrong username or password.');
       }
-      throttle.recordSuccess(address);
+      throttle.recordSuccess(source, username);
       return signer.sign(adminUser, credential());
+    },
+    confirmPassword(password, source) {
+      if (!config.adminPassword && !config.adminPasswordHash) return;
+      const account = config.adminUser ?? '';
+      throwIfThrottled(source, account);
+      if (typeof password !== 'string' || password === '' || !passwordMatches(password)) {
+        if (typeof password === 'string' && password !== '') throttle.recordFailure(source, account);
+        throw new ForbiddenError('Enter your current password to change the admin password or a token (current_password).');
+      }
+    },
+    endSession(token) {
+      const session = token ? signer.verify(token) : null;
+      if (session) revocations.revoke(session.id, session.expiresAt);
     },
     issueSession() {
       return signer.sign(config.adminUser ?? 'admin', credential());
@@ -68,11 +105,14 @@ export function createAuthService(config: AuthConfig, secret: string, throttle: 
     verifySession(token) {
       if (!token) return null;
       const session = signer.verify(token);
-      if (!session || !safeEqual(session.credential, credential())) return null;
+      if (!session || !safeEqual(session.credential, credential()) || revocations.isRevoked(session.id, session.issuedAt)) return null;
       return session;
     },
-    verifyApiToken(token) {
-      return Boolean(config.apiToken && token && safeEqual(token, config.apiToken));
+    verifyApiToken: (token) => tokenMatches(token, config.apiToken),
+    // Both comparisons always run, so timing does not say which token was tried.
+    verifyWebhookToken: (token) => [tokenMatches(token, config.webhookToken), tokenMatches(token, config.apiToken)].includes(true),
+    get webhookTokenConfigured() {
+      return Boolean(config.webhookToken || config.apiToken);
     },
   };
 }

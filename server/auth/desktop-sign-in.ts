@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { isLoopbackAddress } from './loopback.js';
 
 /** One-time tokens that let the desktop window sign in without the admin password. */
 export interface DesktopSignIn {
@@ -48,8 +49,6 @@ export function createDesktopSignIn(options: DesktopSignInOptions = {}): Desktop
   };
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
-
 /**
  * Checks that a desktop sign-in comes from this computer and spends its one-time token; the LAN still
  * needs the admin login. A caller whose address is the socket's own local address is this computer too
@@ -57,7 +56,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
  */
 export function redeemDesktopToken(signIn: DesktopSignIn, token: string | undefined, caller: { remote?: string; local?: string }): void {
   const remote = caller.remote ?? '';
-  if (!LOOPBACK.test(remote) && remote !== caller.local) {
+  if (!isLoopbackAddress(remote) && remote !== caller.local) {
     throw new ForbiddenError('The desktop sign-in works only from this computer; sign in with the admin account.');
   }
   if (!signIn.consume(token)) {

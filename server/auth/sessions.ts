@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 export const SESSION_COOKIE = 'svc_session';
@@ -7,24 +8,34 @@ export interface Session {
   username: string;
   /** Fingerprint of the admin credential the session was signed under (see AuthService). */
   credential: string;
+  /** Random per sign-in (`jti`), so sign-out can revoke exactly this session. */
+  id: string;
+  issuedAt: number;
+  expiresAt: number;
 }
 
 export interface SessionSigner {
   sign(username: string, credential: string): string;
-  /** The session, or null for anything not signed by us with HS256 and unexpired. */
+  /** The session, or null for anything not signed by us with HS256, without `jti`/`iat`/`exp`, expired or older than the lifetime. */
   verify(token: string): Session | null;
 }
 
 export function createSessionSigner(secret: string): SessionSigner {
   return {
     sign: (username, credential) =>
-      jwt.sign({ sub: username, cv: credential }, secret, { algorithm: 'HS256', expiresIn: SESSION_LIFETIME_SECONDS }),
+      jwt.sign({ sub: username, cv: credential }, secret, {
+        algorithm: 'HS256',
+        expiresIn: SESSION_LIFETIME_SECONDS,
+        jwtid: crypto.randomBytes(16).toString('base64url'),
+      }),
     verify: (token) => {
       try {
-        // Pinning the algorithm refuses `alg: none` and key-confusion tricks.
-        const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
+        // Pinning the algorithm refuses `alg: none` and key-confusion tricks; maxAge refuses a token
+        // signed with a far `exp` (or none) once it is older than a session may live.
+        const payload = jwt.verify(token, secret, { algorithms: ['HS256'], maxAge: SESSION_LIFETIME_SECONDS });
         if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.cv !== 'string') return null;
-        return { username: payload.sub, credential: payload.cv };
+        if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
+        return { username: payload.sub, credential: payload.cv, id: payload.jti, issuedAt: payload.iat, expiresAt: payload.exp };
       } catch {
         return null;
       }

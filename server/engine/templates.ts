@@ -10,6 +10,8 @@ import { TemplateError, type RulePath } from './errors.js';
 
 /** Wall-clock budget per render: the one place the engine measures time, to stop a runaway loop. */
 const RENDER_LIMIT_MS = 2000;
+/** Rendered text of one template, in characters (a title, a note, a var); more fails the template. */
+export const MAX_RENDERED_CHARS = 100_000;
 
 // Templates never read files: Liquid's include/render/layout would otherwise load any file the service
 // can read (the session secret, config.yml) into a title or the vars preview.
@@ -165,8 +167,14 @@ export function compileTemplate(source: string, path: RulePath): CompiledTemplat
 export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknown>, path: RulePath): string {
   if (t.literal) return t.source;
   try {
-    return liquid.renderSync(t.templates, scope) as string;
+    const text = liquid.renderSync(t.templates, scope) as string;
+    // liquidjs's memoryLimit does not see `{% capture %}`, so a doubling capture could build megabytes.
+    if (text.length > MAX_RENDERED_CHARS) {
+      throw new TemplateError(path, `template "${shorten(t.source)}" rendered ${text.length} characters, more than the limit of ${MAX_RENDERED_CHARS}`);
+    }
+    return text;
   } catch (err) {
+    if (err instanceof TemplateError) throw err;
     const message = cleanLiquidMessage(err);
     if (message.includes('template render limit exceeded')) {
       throw new TemplateError(path, `template "${shorten(t.source)}" took longer than ${RENDER_LIMIT_MS} ms and was stopped; simplify its loops`, true);

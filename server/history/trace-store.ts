@@ -13,7 +13,7 @@ export interface TraceStore {
   count(): number;
   /** Writes everything buffered; resolves when it is on disk. */
   flush(): Promise<void>;
-  /** Flushes and stops the timer; later appends are refused with an error in the log. */
+  /** Flushes and stops the timer; later appends are written at once, never dropped. */
   close(): Promise<void>;
 }
 
@@ -106,12 +106,9 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
 
   return {
     append(traces) {
-      if (closed) {
-        logger.error(`trace history is closed; ${traces.length} trace(s) not recorded`);
-        return;
-      }
       pending.push(...traces);
-      if (pending.length >= flushBatch) void flush();
+      // After close no timer runs: a late trace (from a run that outlived the shutdown grace) is written at once.
+      if (closed || pending.length >= flushBatch) void flush();
       else if (!timer && pending.length > 0) {
         timer = setTimeout(() => void flush(), flushDelayMs);
         timer.unref();
@@ -142,9 +139,8 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
     flush,
 
     async close() {
-      if (closed) return;
-      await flush();
       closed = true;
+      await flush();
     },
   };
 }

@@ -31,7 +31,8 @@ export function createDraftStore(dataDir: string): DraftStore {
         throw err;
       }
     },
-    write: (file, content) => writeFileAtomic(pathOf(file), content),
+    // Drafts live in the data dir, which is the owner's only (see data-dir-privacy.ts).
+    write: (file, content) => writeFileAtomic(pathOf(file), content, { mode: 0o600 }),
     async remove(file) {
       const target = pathOf(file);
       const existed = fs.existsSync(target);

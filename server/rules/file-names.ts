@@ -10,6 +10,9 @@ const RULE_FILE_EXTENSIONS = ['.yml', '.yaml'];
 // Characters Windows or shells make dangerous in a file name, control characters, and both separators.
 const FORBIDDEN_CHARS = /[\\/:*?"<>|\u0000-\u001f\u007f]/;
 
+// Windows opens the device, not a file, for these names with any extension (`nul.yml`, `LPT1/`).
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+
 export interface RuleFilePath {
   /** Relative path with `/`, e.g. `finance/invoices.yml`. */
   path: string;
@@ -25,6 +28,8 @@ function segmentProblem(segment: string, what: string): string | null {
   if (segment.startsWith('.')) return `the ${what} may not start with "."`;
   if (FORBIDDEN_CHARS.test(segment)) return `the ${what} "${segment}" contains a character that is not allowed (\\ / : * ? " < > | or a control character)`;
   if (segment !== segment.trim()) return `the ${what} may not start or end with a space`;
+  if (segment.endsWith('.')) return `the ${what} may not end with "." (Windows drops it)`;
+  if (WINDOWS_DEVICE.test(segment)) return `"${segment}" is a Windows device name (CON, PRN, AUX, NUL, COM1–9, LPT1–9), whatever the extension`;
   return null;
 }
 

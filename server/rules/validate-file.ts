@@ -69,6 +69,9 @@ export function checkRuleFileTests(prepared: PreparedRuleFile, context: TestCont
   prepared.compiled.forEach((compiled, index) => runTestsAt(compiled, index, prepared.source, context));
 }
 
+/** What one `_vars.yml` may expand to, in characters of JSON. */
+export const MAX_RENDERED_VARS_CHARS = 1_000_000;
+
 export interface VarsContext {
   now: Date;
   env: Record<string, string>;
@@ -90,5 +93,11 @@ export function renderVarsFile(text: string, context: VarsContext): RenderedVars
   checkVarsFileSchema(source, source.value);
   const defined = (source.value ?? {}) as Record<string, unknown>;
   const vars = renderVarsAt(defined, source, context);
-  return { vars, own: Object.fromEntries(Object.keys(defined).map((key) => [key, vars[key]])) };
+  const own = Object.fromEntries(Object.keys(defined).map((key) => [key, vars[key]]));
+  // Anchors and aliases multiply a small file: bound what it expands to, for the preview and the rules alike.
+  const size = JSON.stringify(own).length;
+  if (size > MAX_RENDERED_VARS_CHARS) {
+    throw new ValidationError(`The vars expand to ${size} characters (anchors and aliases included), more than the limit of ${MAX_RENDERED_VARS_CHARS}; use fewer aliases or smaller values.`);
+  }
+  return { vars, own };
 }

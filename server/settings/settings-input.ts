@@ -11,9 +11,11 @@ export interface SettingsPatch {
   webhook_dry_run?: boolean;
   /** Polling interval in minutes (0 = off); null = automatic (on without an API token). */
   poll_minutes?: number | null;
+  /** Not a setting: the admin's current password, needed to change the password or the API token. */
+  current_password?: string;
 }
 
-export type SettingName = keyof SettingsPatch;
+export type SettingName = Exclude<keyof SettingsPatch, 'current_password'>;
 export const SETTING_NAMES: readonly SettingName[] = ['dms_url', 'dms_token', 'admin_user', 'admin_password', 'api_token', 'webhook_dry_run', 'poll_minutes'];
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -46,11 +48,15 @@ export function parseSettingsPatch(body: unknown): SettingsPatch {
     throw new BadRequestError(`Send a JSON object with any of: ${SETTING_NAMES.join(', ')}.`);
   }
   const input = body as Record<string, unknown>;
-  const unknown = Object.keys(input).filter((k) => !(SETTING_NAMES as readonly string[]).includes(k));
+  const unknown = Object.keys(input).filter((k) => !(SETTING_NAMES as readonly string[]).includes(k) && k !== 'current_password');
   if (unknown.length > 0) throw new BadRequestError(`Unknown setting ${unknown.map((k) => `"${k}"`).join(', ')}; known: ${SETTING_NAMES.join(', ')}.`);
-  if (Object.keys(input).length === 0) throw new BadRequestError(`Nothing to change: send any of ${SETTING_NAMES.join(', ')}.`);
+  if (Object.keys(input).filter((k) => k !== 'current_password').length === 0) throw new BadRequestError(`Nothing to change: send any of ${SETTING_NAMES.join(', ')}.`);
 
   const patch: SettingsPatch = {};
+  if ('current_password' in input) {
+    if (typeof input.current_password !== 'string') throw new BadRequestError('current_password must be a string.');
+    patch.current_password = input.current_password;
+  }
   if ('dms_url' in input) {
     const v = input.dms_url;
     if (v !== null && typeof v !== 'string') throw new BadRequestError('dms_url must be a URL string, or null for the demo dms.');

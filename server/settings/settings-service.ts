@@ -35,7 +35,8 @@ export interface SettingsUpdate {
 
 export interface SettingsService {
   get(): SettingsView;
-  update(patch: SettingsPatch): SettingsUpdate;
+  /** `confirmPassword` throws unless `current_password` is right; it is asked only for the admin password and the API token. */
+  update(patch: SettingsPatch, confirmPassword?: (currentPassword: string | undefined) => void): SettingsUpdate;
 }
 
 // The dms client is built once at start, so its settings wait for a restart; auth and the webhook
@@ -50,6 +51,8 @@ const SETTINGS: Record<SettingName, { fields: ConfigField[]; live: boolean }> = 
   poll_minutes: { fields: ['pollMinutes'], live: true },
 };
 const NAMES = Object.keys(SETTINGS) as SettingName[];
+/** Changes that would let a stolen session keep or widen its access. */
+const NEED_CURRENT_PASSWORD: SettingName[] = ['admin_password', 'api_token'];
 const COMPARED: ConfigField[] = NAMES.flatMap((name) => SETTINGS[name].fields);
 
 /** Reads and changes the settings kept in `<dataDir>/config.yml`, applying what it can to the live `config`. */
@@ -95,18 +98,26 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
       };
     },
 
-    update(patch) {
+    update(patch, confirmPassword) {
       const names = NAMES.filter((n) => patch[n] !== undefined);
       if (patch.admin_password !== undefined && overridden('admin_password')) {
         // A hash in config.yml next to SVC_ADMIN_PASSWORD would make the next start fail.
         throw new ConflictError('The admin password comes from SVC_ADMIN_PASSWORD or SVC_ADMIN_PASSWORD_HASH in the environment; change it there.');
       }
+      if (NEED_CURRENT_PASSWORD.some((n) => names.includes(n))) confirmPassword?.(patch.current_password);
       const hash = patch.admin_password === undefined ? undefined : hashPassword(patch.admin_password);
       const changes: Record<string, string | boolean | null> = {};
       for (const name of names) {
         if (name === 'admin_password') Object.assign(changes, { admin_password: null, admin_password_hash: hash });
         else if (name === 'poll_minutes') changes[name] = patch.poll_minutes == null ? null : String(patch.poll_minutes);
         else changes[name] = patch[name] ?? null;
+      }
+      if (names.includes('dms_url') && !names.includes('dms_token') && patch.dms_url !== nextStart().dmsUrl) {
+        // The stored token was issued by the old dms: sending it to a new address would hand it to whoever is there.
+        if (overridden('dms_token')) {
+          throw new ConflictError('The dms token comes from SVC_DMS_TOKEN in the environment; change the dms URL there too, or give a new token here.');
+        }
+        changes.dms_token = null;
       }
       updateConfigFile(config.dataDir, changes);
 
@@ -124,6 +135,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
       const ignored = names.filter(overridden);
       logger.info(
         `settings saved to ${file}: ${names.join(', ')}` +
+          ('dms_token' in changes && !names.includes('dms_token') ? ' (the dms token was removed: it belonged to the old dms URL)' : '') +
           (restart ? ' (restart the service to apply the dms settings)' : '') +
           (ignored.length ? `; the environment still wins for ${ignored.join(', ')}` : ''),
       );

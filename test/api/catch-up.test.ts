@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
 import type { EventRecord } from '../../server/history/event-types.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { editInDms, waitForEvent } from './support/jobs-kit.js';
 
 const RULES = `
@@ -62,7 +62,7 @@ describe('catch-up after downtime (issue 13)', () => {
       assert.equal(sim.store.getDocument(added.id)?.notes.length, 1, 'the new document ran the added rules once');
       const traces = await tracesFor(server.url, 3);
       assert.ok(traces.every((t) => t.source === 'catchup' && t.event_id === first.event_id));
-      const health = await call<{ arrival: { last_heard_at: string | null; waiting: number; cursor: string } }>(server.url, '/api/health');
+      const health = await call<{ arrival: { last_heard_at: string | null; waiting: number; cursor: string } }>(server.url, '/api/health', { cookie: await login(server.url) });
       assert.ok(health.body.arrival.last_heard_at, 'health says when the dms was last heard from');
       assert.equal(health.body.arrival.waiting, 0);
 
@@ -146,7 +146,7 @@ describe('a catch-up that cannot read the dms', () => {
       const failed = await server.services.catchUp.runNow('test');
       assert.equal(failed?.status, 'failed');
       assert.match(String(failed?.error), /could not read the dms.*It retries at/s);
-      const health = await call<{ arrival: { catch_up_error: string | null; catch_up_retry_at: string | null } }>(server.url, '/api/health');
+      const health = await call<{ arrival: { catch_up_error: string | null; catch_up_retry_at: string | null } }>(server.url, '/api/health', { cookie: await login(server.url) });
       assert.match(String(health.body.arrival.catch_up_error), /could not read the dms/);
       assert.ok(health.body.arrival.catch_up_retry_at);
       sim.faults.remove(fault.id);

@@ -32,7 +32,9 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
     const res = await call(server.url, '/api/health');
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'healthy');
-    assert.deepEqual(res.body.dms, { url: server.services.dmsInfo.url, demo: true, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+    assert.deepEqual(res.body.dms, { demo: true, reachable: true });
+    const signedIn = await call(server.url, '/api/health', { cookie: await login(server.url) });
+    assert.deepEqual(signedIn.body.dms, { url: server.services.dmsInfo.url, demo: true, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
   });
 
   test('the demo dms serves the sample documents and the start-up log says so', async () => {
@@ -51,7 +53,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
   });
   after(() => sim.close());
 
-  test('the UI config and health show the configured URL, demo: false', async () => {
+  test('the UI config shows the configured URL; the public health answer does not', async () => {
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
     try {
       const cookie = await login(server.url);
@@ -59,7 +61,10 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       assert.equal(config.body.dms_url, sim.url);
       assert.equal(config.body.demo, false);
       const health = await call(server.url, '/api/health');
-      assert.deepEqual(health.body.dms, { url: sim.url, demo: false, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+      assert.deepEqual(health.body.dms, { demo: false, reachable: true });
+      assert.ok(!JSON.stringify(health.body).includes(new URL(sim.url).host), 'health (unauthenticated) must not name the dms');
+      const signedIn = await call(server.url, '/api/health', { cookie });
+      assert.deepEqual(signedIn.body.dms, { url: sim.url, demo: false, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
       assert.ok(!server.logs.some((line) => /demo dms/.test(line)));
       assert.ok((sim.counts()['GET /api/documents/'] ?? 0) >= 1, 'the health ping reached the configured dms');
     } finally {
@@ -86,7 +91,9 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       const health = await call(server.url, '/api/health');
       assert.equal(health.status, 200);
       assert.equal(health.body.status, 'healthy');
-      const dms = health.body.dms as Record<string, unknown>;
+      assert.deepEqual(health.body.dms, { demo: false, reachable: false });
+      const signedIn = await call(server.url, '/api/health', { cookie: await login(server.url) });
+      const dms = signedIn.body.dms as Record<string, unknown>;
       assert.deepEqual({ ...dms, error: null }, { url, demo: false, reachable: false, version: null, api_version: null, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
       assert.match(String(dms.error), /ECONNREFUSED/);
     } finally {

@@ -92,7 +92,7 @@ describe('settings page API backed by config.yml', () => {
 
   test('a new API token replaces the old one at once and is stored with 0600', async () => {
     const newToken = 'rotated-token-abcdefghijklmnop';
-    const res = await put({ api_token: newToken });
+    const res = await put({ api_token: newToken, current_password: ADMIN.password });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { ok: true, restart_required: false, overridden_by_env: [] });
 
@@ -110,7 +110,7 @@ describe('settings page API backed by config.yml', () => {
 
   test('a new admin password is stored as an scrypt hash, works for the next login at once and ends other sessions', async () => {
     const otherCookie = await login(server.url);
-    const res = await put({ admin_password: 'a much newer passphrase' });
+    const res = await put({ admin_password: 'a much newer passphrase', current_password: ADMIN.password });
     assert.equal(res.status, 200);
     assert.equal((await call(server.url, '/api/ui/me', { cookie: otherCookie })).status, 401, 'a session from before the change ends');
     const renewed = (res.headers.get('set-cookie') ?? '').split(';')[0];
@@ -168,6 +168,28 @@ describe('settings page API backed by config.yml', () => {
     assert.equal('dms_token' in stored, false);
   });
 
+  test('the token-exfiltration attempt: a new dms URL without a new token drops the stored token', async () => {
+    assert.equal((await put({ dms_url: 'http://paperless.lan:8000', dms_token: 'real-paperless-token' })).status, 200);
+    const res = await put({ dms_url: 'http://listener.evil.example:9000' });
+    assert.equal(res.status, 200);
+    assert.equal((await call(server.url, '/api/ui/settings', { cookie })).body.dms_token_set, false, 'the next start sends no token to the new URL');
+    assert.equal('dms_token' in readConfig(server.dataDir), false);
+    assert.ok(!fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8').includes('real-paperless-token'));
+    assert.equal((await put({ dms_url: null })).status, 200);
+  });
+
+  test('changing the admin password or the API token needs the current password', async () => {
+    const password = 'a much newer passphrase'; // set by an earlier test in this file
+    for (const change of [{ admin_password: 'stolen-session-pw' }, { api_token: 'stolen-session-token-abcdef' }]) {
+      const missing = await put(change);
+      assert.equal(missing.status, 403, JSON.stringify(change));
+      assert.match(String(missing.body.error), /current password/i);
+      assert.equal((await put({ ...change, current_password: 'not it at all' })).status, 403);
+    }
+    assert.notEqual(readConfig(server.dataDir).api_token, 'stolen-session-token-abcdef');
+    assert.equal((await put({ api_token: 'rightful-token-abcdefghijk', current_password: password })).status, 200);
+  });
+
   test('a config.yml that cannot be parsed is not overwritten', async () => {
     const file = path.join(server.dataDir, 'config.yml');
     const good = fs.readFileSync(file, 'utf8');
@@ -186,7 +208,7 @@ describe('settings page API backed by config.yml', () => {
     const res = await put({ poll_minutes: 3 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(readConfig(server.dataDir).poll_minutes, '3');
-    const health = await call<{ arrival: { polling_minutes: number } }>(server.url, '/api/health');
+    const health = await call<{ arrival: { polling_minutes: number } }>(server.url, '/api/health', { cookie: await login(server.url) });
     assert.equal(health.body.arrival.polling_minutes, 3);
     const bad = await put({ poll_minutes: 'often' });
     assert.equal(bad.status, 400);
@@ -210,7 +232,7 @@ describe('settings set by environment variables', () => {
   });
 
   test('a change to an env-set value is saved, reported as overridden, and not applied', async () => {
-    const res = await put({ api_token: 'file-token-abcdefghijklmnop', webhook_dry_run: false });
+    const res = await put({ api_token: 'file-token-abcdefghijklmnop', webhook_dry_run: false, current_password: ADMIN.password });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.overridden_by_env, ['api_token', 'webhook_dry_run']);
     assert.equal(res.body.restart_required, false);

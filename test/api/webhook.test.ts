@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, startTestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer } from '../helpers/test-server.js';
 import { editInDms, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 interface Example {
@@ -82,7 +82,7 @@ describe('POST /api/webhook/dms', () => {
     await rig.server.services.webhook.queue.idle();
     assert.equal((await call(rig.server.url, `/api/events/${echo.body.event_id}`, { token: API_TOKEN })).status, 404, 'an echo leaves no event');
     assert.equal(rig.server.services.webhook.echoesSkipped, before + 1);
-    const health = await call<{ arrival: { echoes_skipped: number } }>(rig.server.url, '/api/health');
+    const health = await call<{ arrival: { echoes_skipped: number } }>(rig.server.url, '/api/health', { cookie: await login(rig.server.url) });
     assert.equal(health.body.arrival.echoes_skipped, before + 1);
     // A person removes the tag at once: a different state, so the rules run however soon it comes.
     const tags = (rig.sim.store.getDocument(10)?.tags ?? []).filter((t) => t !== 9);

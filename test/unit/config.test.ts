@@ -78,3 +78,18 @@ test('SVC_VAR_* variables are collected for vars templates', () => {
   const config = loadConfig({ env: { SVC_VAR_YEAR: '2025', OTHER: 'x' }, cwd: tmp() });
   assert.deepEqual(config.templateEnv, { SVC_VAR_YEAR: '2025' });
 });
+
+test('a dms URL with user info is refused with a message pointing to SVC_DMS_TOKEN', () => {
+  assert.throws(() => loadConfig({ env: { SVC_DMS_URL: 'http://user:secret@paperless.lan:8000' }, cwd: tmp() }), /SVC_DMS_URL must not contain a user name or password; put the Paperless API token in SVC_DMS_TOKEN/);
+});
+
+test('allowed hosts, public URL and trusted proxies are checked at start', () => {
+  const config = loadConfig({ env: { SVC_ALLOWED_HOSTS: 'Rules.LAN, rules.lan:8443 [::1]', SVC_PUBLIC_URL: 'https://rules.example.com/', SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8' }, cwd: tmp() });
+  assert.deepEqual(config.allowedHosts, ['rules.lan', 'rules.lan:8443', '[::1]']);
+  assert.equal(config.publicUrl, 'https://rules.example.com');
+  assert.equal(config.trustProxy, 'loopback,10.0.0.0/8');
+  assert.throws(() => loadConfig({ env: { SVC_ALLOWED_HOSTS: 'http://rules.lan' }, cwd: tmp() }), /SVC_ALLOWED_HOSTS/);
+  assert.throws(() => loadConfig({ env: { SVC_PUBLIC_URL: 'https://rules.example.com/app' }, cwd: tmp() }), /SVC_PUBLIC_URL must be an origin only/);
+  assert.throws(() => loadConfig({ env: { SVC_TRUST_PROXY: 'everyone' }, cwd: tmp() }), /SVC_TRUST_PROXY/);
+  assert.equal(describeConfig(loadConfig({ env: { SVC_WEBHOOK_TOKEN: 'hook-secret-123' }, cwd: tmp() })).SVC_WEBHOOK_TOKEN, '(set)');
+});

@@ -32,6 +32,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const adminUser = h('input', { attrs: { value: s.admin_user ?? '', autocomplete: 'username' } });
   const adminPassword = secret(s.admin_password_set);
   const apiToken = secret(s.api_token_set);
+  const currentPassword = h('input', { attrs: { type: 'password', autocomplete: 'current-password' } });
   const dry = h('input', { attrs: { type: 'checkbox', role: 'switch', id: 'settings-webhook_dry_run', disabled: fixed('webhook_dry_run') } });
   dry.checked = s.webhook_dry_run;
   const poll = h('input', { attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' } });
@@ -68,6 +69,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
         'For when Paperless cannot reach this service (laptop, firewall, Paperless in the cloud). 0 = off; empty = every 5 minutes when no API token is set, otherwise off.',
       ),
     ),
+    field('current_password', 'Current password', currentPassword, false, 'Needed to change the password or the API token. A new dms URL without a new token removes the stored token.'),
     status,
     restart,
     s.config_file ? h('p', { class: 'muted small' }, `Stored in ${s.config_file}.`) : null,
@@ -86,9 +88,10 @@ function renderForm(section: HTMLElement, s: Settings): void {
       if (!fixed(name) && input.value) body[name] = input.value;
     }
     if (Object.keys(body).length === 0) return say(status, 'Nothing changed.', 'info');
+    if (currentPassword.value) body.current_password = currentPassword.value;
     request<{ ok: boolean; restart_required?: boolean }>('/api/ui/settings', { method: 'PUT', json: body })
       .then((r) => {
-        for (const input of [dmsToken, adminPassword, apiToken]) input.value = '';
+        for (const input of [dmsToken, adminPassword, apiToken, currentPassword]) input.value = '';
         restart.hidden = !r.restart_required;
         say(status, 'Settings saved.', 'ok');
         return request<Settings>('/api/ui/settings').then((fresh) => Object.assign(s, fresh));

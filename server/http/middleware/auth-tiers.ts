@@ -2,6 +2,12 @@ import type { Request, RequestHandler } from 'express';
 import type { AuthService } from '../../auth/auth-service.js';
 import { SESSION_COOKIE, type Session } from '../../auth/sessions.js';
 import { ForbiddenError, UnauthorizedError } from '../../errors.js';
+import { isAllowedOrigin, type HostPolicy } from './allowed-hosts.js';
+
+/** The live host settings `createApp` put on the app (read per request: settings may change them). */
+export function hostPolicyOf(req: Request): HostPolicy {
+  return req.app.locals.hostPolicy as HostPolicy;
+}
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -11,6 +17,12 @@ export function bearerToken(req: Request): string | undefined {
   return match ? match[1] : undefined;
 }
 
+/** Whether the caller is signed in or sends the API token (no error either way: for answers that say more to the admin). */
+export function isAdminCaller(auth: AuthService, req: Request): boolean {
+  const token = bearerToken(req);
+  return token !== undefined ? auth.verifyApiToken(token) : sessionOf(auth, req) !== null;
+}
+
 function sessionOf(auth: AuthService, req: Request): Session | null {
   const cookies = req.cookies as Record<string, string> | undefined;
   return auth.verifySession(cookies?.[SESSION_COOKIE]);
@@ -18,17 +30,12 @@ function sessionOf(auth: AuthService, req: Request): Session | null {
 
 /**
  * A browser sends Origin on cross-site writes; a write carrying our cookie from another origin is CSRF.
- * The URL is parsed (not substring-matched) and compared with the Host the request came to.
+ * The origin is compared with the service's own origins (loopback, SVC_ALLOWED_HOSTS, SVC_PUBLIC_URL),
+ * never with the request's Host, which a DNS-rebinding page controls.
  */
 export function isSameOrigin(req: Request): boolean {
   const origin = req.headers.origin;
-  if (origin === undefined) return true;
-  try {
-    const url = new URL(origin);
-    return url.host === req.headers.host && url.protocol === `${req.protocol}:`;
-  } catch {
-    return false;
-  }
+  return origin === undefined || isAllowedOrigin(origin, req, hostPolicyOf(req));
 }
 
 export function requireSameOrigin(): RequestHandler {
@@ -72,14 +79,14 @@ export function requireSessionOrToken(auth: AuthService): RequestHandler {
   };
 }
 
-/** Webhook tier: the API bearer token only. */
-export function requireApiToken(auth: AuthService): RequestHandler {
+/** Webhook tier: SVC_WEBHOOK_TOKEN (which opens nothing else), or SVC_API_TOKEN. */
+export function requireWebhookToken(auth: AuthService): RequestHandler {
   return (req, _res, next) => {
-    if (!auth.apiTokenConfigured) {
-      return next(new UnauthorizedError('Webhook refused: SVC_API_TOKEN is not configured on the service.'));
+    if (!auth.webhookTokenConfigured) {
+      return next(new UnauthorizedError('Webhook refused: neither SVC_WEBHOOK_TOKEN nor SVC_API_TOKEN is configured on the service.'));
     }
-    if (!auth.verifyApiToken(bearerToken(req))) {
-      return next(new UnauthorizedError('Webhook refused: send Authorization: Bearer <SVC_API_TOKEN>.'));
+    if (!auth.verifyWebhookToken(bearerToken(req))) {
+      return next(new UnauthorizedError('Webhook refused: send Authorization: Bearer <SVC_WEBHOOK_TOKEN>.'));
     }
     next();
   };

@@ -4,7 +4,9 @@ import { BadRequestError } from '../../errors.js';
 import { dmsHealth } from '../../dms/dms-connection.js';
 import { VERSION } from '../../project-paths.js';
 import type { Services } from '../../services.js';
-import { requireSameOrigin } from '../middleware/auth-tiers.js';
+import { isAdminCaller, requireSameOrigin } from '../middleware/auth-tiers.js';
+import { loginSource } from '../login-source.js';
+import { SESSION_COOKIE } from '../../auth/sessions.js';
 
 /** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */
 export function arrivalStatus(services: Services) {
@@ -26,14 +28,17 @@ export function publicRoutes(services: Services): Router {
   const json = express.json({ limit: '16kb' });
 
   // The service is healthy even when the dms is down: `dms.reachable` reports that separately.
-  router.get('/health', async (_req, res) => {
+  router.get('/health', async (req, res) => {
     const dms = await services.dmsStatus();
+    const admin = isAdminCaller(services.auth, req);
     res.json({
       status: 'healthy',
       version: VERSION,
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
-      dms: dmsHealth(dms),
-      arrival: arrivalStatus(services),
+      // The public answer says only whether the dms answers; its address, version, token permissions,
+      // errors (which can name hosts) and the arrival cursor are for the signed-in admin and scripts.
+      dms: admin ? dmsHealth(dms) : { demo: dms.demo, reachable: dms.reachable },
+      ...(admin ? { arrival: arrivalStatus(services) } : {}),
     });
   });
 
@@ -42,12 +47,13 @@ export function publicRoutes(services: Services): Router {
     if (typeof body.username !== 'string' || typeof body.password !== 'string') {
       throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
     }
-    const token = services.auth.login(body.username, body.password, req.ip ?? 'unknown');
+    const token = services.auth.login(body.username, body.password, loginSource(req));
     setSessionCookie(req, res, token);
     res.json({ ok: true, username: body.username });
   });
 
   router.post('/logout', requireSameOrigin(), (req, res) => {
+    services.auth.endSession((req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE]);
     clearSessionCookie(req, res);
     res.json({ ok: true });
   });

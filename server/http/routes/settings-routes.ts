@@ -2,6 +2,7 @@ import express, { Router } from 'express';
 import { setSessionCookie } from '../session-cookie.js';
 import type { Services } from '../../services.js';
 import { parseSettingsPatch } from '../../settings/settings-input.js';
+import { loginSource } from '../login-source.js';
 
 /** The settings page's API (on the session-only /ui router): read and change config.yml. */
 export function settingsRoutes(services: Services): Router {
@@ -13,7 +14,7 @@ export function settingsRoutes(services: Services): Router {
   });
 
   router.put('/settings', json, (req, res) => {
-    const result = services.settings.update(parseSettingsPatch(req.body));
+    const result = services.settings.update(parseSettingsPatch(req.body), (password) => services.auth.confirmPassword(password, loginSource(req)));
     if (result.credentials_changed) {
       // A new admin name or password ends every session; keep the person who made the change signed in.
       setSessionCookie(req, res, services.auth.issueSession());

@@ -17,7 +17,7 @@ export function uiRoutes(services: Services): Router {
       dms_url: services.dmsInfo.url,
       demo: services.dmsInfo.demo,
       webhook_path: '/api/webhook/dms',
-      webhook_token_configured: services.auth.apiTokenConfigured,
+      webhook_token_configured: services.auth.webhookTokenConfigured,
       webhook_dry_run: config.webhookDryRun,
       rules_dir: config.rulesDir,
       trace_retention: config.traceRetention,

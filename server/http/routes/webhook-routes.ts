@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Services } from '../../services.js';
 import { readWebhookFields } from '../../runs/webhook/read-body.js';
 import { payloadFromFields } from '../../runs/webhook/parse-payload.js';
-import { requireApiToken } from '../middleware/auth-tiers.js';
+import { requireWebhookToken } from '../middleware/auth-tiers.js';
 
 /**
  * `POST /api/webhook/dms` (webhook tier): a Paperless workflow's webhook action. Reads every body form
@@ -10,7 +10,7 @@ import { requireApiToken } from '../middleware/auth-tiers.js';
  */
 export function webhookRoutes(services: Services): Router {
   const router = Router();
-  router.post('/webhook/dms', requireApiToken(services.auth), async (req, res) => {
+  router.post('/webhook/dms', requireWebhookToken(services.auth), async (req, res) => {
     const payload = payloadFromFields(await readWebhookFields(req));
     const answer = await services.webhook.receive(payload);
     res.status(202).json(answer);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 import { fileIdOf, isRuleFilePath, parseRuleFilePath, pathOfFileId } from '../../../server/rules/file-names.js';
 
 describe('rule file names', () => {
@@ -80,4 +80,15 @@ describe('rule file ids', () => {
     assert.notEqual(sibling, id);
     assert.equal(pathOfFileId(sibling), null);
   });
+});
+
+test('Windows device names and trailing dots are refused as file and package names', () => {
+  for (const name of ['CON.yml', 'nul.yml', 'Aux.yaml', 'com1.yml', 'LPT1/rules.yml', 'lpt9.backup.yml', 'prn/x.yml', 'finance./a.yml', 'a.yml.', 'pkg../a.yml']) {
+    const parsed = parseRuleFilePath(name);
+    assert.ok('problem' in parsed, `${name} must be refused`);
+  }
+  assert.match((parseRuleFilePath('nul.yml') as { problem: string }).problem, /Windows device name/);
+  for (const name of ['console.yml', 'null.yml', 'lpt10.yml', 'comics/a.yml', 'auxiliary.yml']) {
+    assert.ok('path' in parseRuleFilePath(name), `${name} is an ordinary name`);
+  }
 });
