@@ -44,7 +44,7 @@ export interface RunService {
    * A dry run of rule-file text that is not published (the editor's text): the loaded rules with that
    * file's replaced by the text's, or only `ruleId`, against one document. Nothing is written.
    */
-  runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<Trace[]>;
+  runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<{ traces: Trace[]; title: string }>;
   /** The one pipeline for a fetched document: evaluate, plan, write (real mode), record one trace per rule. */
   runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult>;
   /** One error trace per rule for a document that could not even be fetched, so the failure is in the history. */
@@ -104,10 +104,10 @@ export function createRunService(deps: RunServiceDeps): RunService {
       if (!rule) throw new NotFoundError(`No loaded rule has the id "${input.ruleId}"; check GET /api/ui/rules for the loaded ids and any file errors.`);
       rules = [rule];
     } else rules = deps.rules.loadedRules();
-    return runOn(input.document, rules, input.ruleId !== null, input.dryRun);
+    return (await runOn(input.document, rules, input.ruleId !== null, input.dryRun)).traces;
   }
 
-  async function runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<Trace[]> {
+  async function runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<{ traces: Trace[]; title: string }> {
     let rules = await deps.rules.rulesForTry(input.fileId, input.content);
     if (input.ruleId !== null) {
       rules = rules.filter((r) => r.id === input.ruleId);
@@ -116,7 +116,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     return runOn(input.document, rules, input.ruleId !== null, true);
   }
 
-  async function runOn(document: number, rules: LoadedRule[], oneRule: boolean, dryRun: boolean): Promise<Trace[]> {
+  async function runOn(document: number, rules: LoadedRule[], oneRule: boolean, dryRun: boolean): Promise<{ traces: Trace[]; title: string }> {
     // A rule asked for by id runs whatever its `on` says (like a job); "all rules" honours `on: manual`.
     const trigger: RunTrigger = oneRule ? 'job' : 'manual';
     const options: DocumentRunOptions = { rules, trigger, source: 'manual', eventId: null, dryRun };
@@ -137,7 +137,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     if (result.dmsError) {
       throw new UpstreamError(`The dms failed during the run of document ${document}: ${errorMessage(result.dmsError)} (the traces in GET /api/traces?document=${document} show what was written)`);
     }
-    return result.traces;
+    return { traces: result.traces, title: doc.title };
   }
 
   return { runManual, runText, runDocument, recordFailure, recentWrites: deps.recentWrites };

@@ -3,6 +3,7 @@
 import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
 import type { Settings } from '../types.js';
+import { connectionTest } from '../components/connection-test.js';
 
 const ENV_NAMES: Record<string, string> = {
   dms_url: 'SVC_DMS_URL',
@@ -42,6 +43,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
       h('legend', {}, 'Document management system'),
       field('dms_url', 'dms URL', dmsUrl, fixed('dms_url'), 'Empty: the built-in demo dms.'),
       field('dms_token', 'dms API token', dmsToken, fixed('dms_token')),
+      connectionTest(() => ({ url: dmsUrl.value.trim(), token: dmsToken.value })),
     ),
     h(
       'fieldset',

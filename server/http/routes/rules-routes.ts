@@ -62,8 +62,8 @@ export function rulesRoutes(services: Services): Router {
     const document = positiveIntegerParam(req.query.document, 'document', 'a positive whole number (a dms document id)');
     if (document === undefined) throw new BadRequestError('Give "document": the id of the dms document to try the rules on.');
     const ruleId = singleParam(req.query.rule_id, 'rule_id') || null;
-    const traces = await services.runs.runText({ fileId: fileId(req), content: bodyText(req), document, ruleId });
-    res.json({ ok: true, queued: false, document, rule_id: ruleId, dry_run: true, traces });
+    const { traces, title } = await services.runs.runText({ fileId: fileId(req), content: bodyText(req), document, ruleId });
+    res.json({ ok: true, queued: false, document, document_title: title, rule_id: ruleId, dry_run: true, traces });
   });
 
   router.post('/rules/:id/preview', rawYaml(), async (req, res) => {
