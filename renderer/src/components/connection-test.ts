@@ -17,7 +17,11 @@ const KNOWN = new Set(['ok', 'url', 'version', 'error', 'visible', 'vocabulary_e
 
 /** One line per finding, in words. */
 export function describeReport(r: ConnectionReport): string[] {
-  if (!r.ok) return [`Not reachable at ${r.url}: ${r.error ?? 'no answer'}`];
+  if (!r.ok) {
+    // Paperless answering 401/403 is reachable: the token is what is wrong.
+    if (/\b40[13]\b|token|authenticat|permission/i.test(r.error ?? '')) return [`Reachable at ${r.url}, but the token was refused: ${r.error}`];
+    return [`Not reachable at ${r.url}: ${r.error ?? 'no answer'}`];
+  }
   const lines = [`Reachable at ${r.url}${r.version ? `: Paperless-ngx ${r.version}` : ''}.`];
   if (r.visible) {
     const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`);

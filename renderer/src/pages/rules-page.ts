@@ -7,7 +7,7 @@ import { runPanel } from '../components/run-panel.js';
 import { varsPreview } from '../components/vars-preview.js';
 import type { CompletionData } from '../editor/schema-completion.js';
 import type { SchemaNode } from '../editor/schema-walk.js';
-import { EMPTY_VOCABULARY, normalizeVocabulary } from '../editor/vocabulary.js';
+import { EMPTY_VOCABULARY, normalizeLanguage, normalizeVocabulary } from '../editor/vocabulary.js';
 import { navigate, setDirtyCheck } from '../router.js';
 import type { RuleList } from '../types.js';
 
@@ -24,7 +24,7 @@ let dmsNamesProblem: string | null = null;
 async function loadCompletionData(): Promise<void> {
   try {
     const r = await request<{ schema: SchemaNode; vocabulary: unknown }>('/api/ui/schema');
-    completionData = { schema: r.schema, vocabulary: normalizeVocabulary(r.vocabulary) };
+    completionData = { schema: r.schema, vocabulary: normalizeVocabulary(r.vocabulary), language: normalizeLanguage(r.vocabulary) };
     const dms = (r.vocabulary as { dms?: { error?: unknown } } | null)?.dms;
     dmsNamesProblem = typeof dms?.error === 'string' && dms.error ? dms.error : null;
   } catch {
