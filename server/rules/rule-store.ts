@@ -172,14 +172,14 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       const { file } = await existing(id);
       const result = await validation(file, content);
       if (file.isVars) return { validation: result, tests: [] };
+      const context = saveContext(file);
       let prepared;
       try {
-        prepared = prepareRuleFile(content, { takenIds: saveContext(file).takenIds });
+        prepared = prepareRuleFile(content, { takenIds: context.takenIds });
       } catch (err) {
         if (err instanceof ValidationError) return { validation: result, tests: [] }; // the validation says why
         throw err;
       }
-      const context = saveContext(file);
       return { validation: result, tests: testReports(prepared, { now: context.now, vars: context.vars, customFieldTypes: validator.customFieldTypes() }) };
     },
 

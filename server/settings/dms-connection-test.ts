@@ -48,7 +48,8 @@ async function report(client: DmsClient): Promise<DmsConnectionReport> {
  */
 export async function testDmsConnection(deps: ConnectionTestDeps, body: unknown): Promise<DmsConnectionReport> {
   const input = (body ?? {}) as Record<string, unknown>;
-  if (typeof input !== 'object' || (input.url !== undefined && input.url !== null && typeof input.url !== 'string') || (input.token !== undefined && input.token !== null && typeof input.token !== 'string')) {
+  const textOrNothing = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+  if (!textOrNothing(input.url) || !textOrNothing(input.token)) {
     throw new BadRequestError('Send JSON {"url": "https://paperless.example.lan", "token": "…"}; both may be left out.');
   }
   const rawUrl = typeof input.url === 'string' ? input.url.trim() : '';

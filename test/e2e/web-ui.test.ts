@@ -203,6 +203,9 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.equal(await summary.locator('table.diff ins', { hasText: 'Steuer' }).count(), 1);
     const [summaryBox, firstTrace] = [await summary.boundingBox(), await panel.locator('.trace').first().boundingBox()];
     assert.ok(summaryBox && firstTrace && summaryBox.y < firstTrace.y, 'the summary comes first');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await screenshot(page, '04b-run-summary');
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.keyboard.press('Escape');
     await panel.waitFor({ state: 'detached' });
     await page.selectOption('#run-rule', 'telekom-tax');

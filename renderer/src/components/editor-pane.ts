@@ -6,7 +6,7 @@ import { onReconnect } from '../connection.js';
 import { h, say } from '../dom.js';
 import { createEditor, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import type { CompletionData } from '../editor/schema-completion.js';
-import type { RuleFileContent, RuleFileEntry, SaveResult } from '../types.js';
+import type { RuleFileContent, RuleFileEntry, RuleTestReport, SaveResult } from '../types.js';
 import { fileError } from './file-tree.js';
 
 const AUTOSAVE_MS = 1200;
@@ -30,15 +30,6 @@ rules:
 
 /** Which version of the file the editor shows: what a dry run of the editor's text runs. */
 export type EditorVersion = 'unsaved' | 'draft' | 'published';
-
-interface TestReport {
-  rule_id: string;
-  name: string;
-  ok: boolean;
-  message: string;
-  line: number;
-  column: number;
-}
 
 export interface EditorPane {
   element: HTMLElement;
@@ -129,7 +120,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   async function check(withTests: boolean): Promise<void> {
     const content = text();
     try {
-      const r = await request<{ validation: SaveResult['validation']; tests: TestReport[] }>(`${url(file.id)}/check`, { method: 'POST', text: content });
+      const r = await request<{ validation: SaveResult['validation']; tests: RuleTestReport[] }>(`${url(file.id)}/check`, { method: 'POST', text: content });
       if (content !== text()) return; // typed on meanwhile: the next check or save says more
       const problems = problemsOf({ ok: true, validation: r.validation });
       if (withTests) {
