@@ -97,6 +97,16 @@ describe('the edit → test loop in the browser', () => {
     assert.match(draft, /# typed while offline/);
   });
 
+  it('loads a page that failed while the service was away by itself once it is back', async () => {
+    await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+    await page.goto('/jobs');
+    await page.locator('#offline-banner').waitFor();
+    assert.equal(await page.locator('table.jobs, .jobs-page .empty-state').count(), 0);
+    await page.unroute('**/api/**');
+    await page.locator('.jobs-page').waitFor();
+    await page.locator('#offline-banner').waitFor({ state: 'detached' });
+  });
+
   it('filters traces by a rule id prefix and by a document title', async () => {
     // loop.yml fails its test, so it is not loaded: a dry run of the editor's text still tries it.
     await page.goto('/rules');

@@ -70,7 +70,7 @@ export function renderTracesPage(main: HTMLElement): () => void {
         traceList(traces, filtered ? 'No trace matches these filters. Clear them to see everything.' : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.', false, { dmsUrl: config?.dms_url ?? null, titles }),
       );
     } catch (err) {
-      list.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, errorMessage(err)));
+      list.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)));
     } finally {
       list.setAttribute('aria-busy', 'false');
     }
