@@ -2,7 +2,7 @@
 // before/after diff, each action's outcome, and the error if there was one.
 import { formatTime, h } from '../dom.js';
 import type { FieldChange, Trace } from '../types.js';
-import { formatValue as show } from '../value-format.js';
+import { formatValue } from '../value-format.js';
 
 /** What a trace can link to: the document in the dms (when its URL is known) and its title. */
 export interface TraceLinks {
@@ -54,7 +54,7 @@ function conditions(trace: Trace): HTMLElement {
         c.operator === 'matches' && c.result && typeof c.actual === 'string'
           ? h('span', { class: 'saw' }, 'found in ', h('q', { class: 'context' }, c.actual))
           : c.actual !== undefined && c.operator !== 'matches' && !/\bsaw\b/.test(c.description)
-            ? h('span', { class: 'saw' }, 'saw ', h('code', {}, show(c.actual)))
+            ? h('span', { class: 'saw' }, 'saw ', h('code', {}, formatValue(c.actual)))
             : h('span', { class: 'saw' }),
       );
       return li;
@@ -68,14 +68,14 @@ function extracted(trace: Trace): HTMLElement | null {
   return h(
     'dl',
     { class: 'extracted' },
-    ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, show(value)))]),
+    ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, formatValue(value)))]),
   );
 }
 
 /** Before: the old list, removed items struck out. After: the new list, added items marked. */
 function listCells(from: unknown[], to: unknown[]): [HTMLElement, HTMLElement] {
-  const before = from.map((v) => show(v));
-  const after = to.map((v) => show(v));
+  const before = from.map((v) => formatValue(v));
+  const after = to.map((v) => formatValue(v));
   return [
     h('td', {}, h('span', { class: 'list-diff' }, ...before.map((v) => (after.includes(v) ? h('span', { class: 'kept' }, v) : h('del', {}, v))))),
     h('td', {}, h('span', { class: 'list-diff' }, ...after.map((v) => (before.includes(v) ? h('span', { class: 'kept' }, v) : h('ins', {}, v))))),
@@ -86,7 +86,7 @@ function changeRow(field: string, change: FieldChange): HTMLElement {
   const cells =
     Array.isArray(change.from) && Array.isArray(change.to)
       ? listCells(change.from, change.to)
-      : [h('td', {}, h('del', {}, show(change.from))), h('td', {}, h('ins', {}, show(change.to)))];
+      : [h('td', {}, h('del', {}, formatValue(change.from))), h('td', {}, h('ins', {}, formatValue(change.to)))];
   return h('tr', {}, h('th', { attrs: { scope: 'row' } }, field), ...cells);
 }
 
