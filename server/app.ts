@@ -12,6 +12,8 @@ import { rendererRoutes } from './http/routes/renderer-routes.js';
 import { reloadRoutes, rulesRoutes } from './http/routes/rules-routes.js';
 import { schemaRoutes } from './http/routes/schema-routes.js';
 import { settingsRoutes } from './http/routes/settings-routes.js';
+import { setupRoutes } from './http/routes/setup-routes.js';
+import { dmsTestRoutes } from './http/routes/dms-test-routes.js';
 import { RENDERER_DIST_DIR } from './project-paths.js';
 import { runRoutes } from './http/routes/run-routes.js';
 import { tracesRoutes } from './http/routes/traces-routes.js';
@@ -38,11 +40,13 @@ export function createApp(services: Services): express.Express {
   api.use(noStore());
   api.use(publicRoutes(services));
   api.use(desktopAuthRoutes(services));
+  api.use(setupRoutes(services));
 
   const ui = express.Router();
   ui.use(requireSession(services.auth), requireSameOrigin());
   ui.use(uiRoutes(services));
   ui.use(settingsRoutes(services));
+  ui.use(dmsTestRoutes(services));
   ui.use(rulesRoutes(services));
   ui.use(schemaRoutes(services));
   ui.use(documentsRoutes(services));

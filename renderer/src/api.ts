@@ -22,6 +22,13 @@ export function onUnauthorized(listener: Listener): void {
   unauthorizedListeners.push(listener);
 }
 
+const unreachableListeners: Listener[] = [];
+
+/** Called when a request cannot reach the service at all (it stopped, or the network is away). */
+export function onUnreachable(listener: Listener): void {
+  unreachableListeners.push(listener);
+}
+
 export interface RequestOptions {
   method?: string;
   json?: unknown;
@@ -60,6 +67,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
       credentials: 'same-origin',
     });
   } catch {
+    for (const l of unreachableListeners) l();
     throw new ApiError('The dms-rules service cannot be reached. Is it running?', 0);
   }
   const raw = await res.text();

@@ -47,10 +47,3 @@ export function formatTime(iso: string | null | undefined): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
-
-/** Short readable text for any JSON value in traces and diffs. */
-export function show(value: unknown): string {
-  if (value === undefined) return '—';
-  if (typeof value === 'string') return JSON.stringify(value);
-  return JSON.stringify(value) ?? String(value);
-}

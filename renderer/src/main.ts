@@ -1,19 +1,28 @@
 // Entry point: decides which page a path shows and keeps the signed-out person on the login page.
 import './styles/app.css';
-import { onUnauthorized } from './api.js';
+import { onUnauthorized, onUnreachable } from './api.js';
+import { onReconnect, reportUnreachable } from './connection.js';
 import { h } from './dom.js';
 import { renderJobsPage } from './pages/jobs-page.js';
 import { renderLogin } from './pages/login-page.js';
 import { renderRulesPage } from './pages/rules-page.js';
 import { renderSettingsPage } from './pages/settings-page.js';
+import { renderSetup } from './pages/setup-page.js';
 import { renderShell } from './pages/shell.js';
 import { renderTracesPage } from './pages/traces-page.js';
 import { navigate, startRouter } from './router.js';
-import { currentUser, forgetSession, uiConfig } from './session.js';
+import { currentUser, forgetSession, setupState, uiConfig } from './session.js';
 
 const root = document.getElementById('app') as HTMLElement;
 /** Pages with timers (job polling, autosave) register a cleanup that runs when the page changes. */
 let cleanup: (() => void) | null = null;
+
+const TITLES: Record<string, string> = { rules: 'Rules', traces: 'Traces', jobs: 'Jobs', settings: 'Settings', login: 'Sign in', setup: 'Set up' };
+
+/** The tab names the page: "Rules · dms-rules". */
+function setTitle(page: string): void {
+  document.title = `${TITLES[page] ?? page} · dms-rules`;
+}
 
 function nextPath(): string {
   const next = new URLSearchParams(location.search).get('next') ?? '/rules';
@@ -25,21 +34,32 @@ async function route(path: string): Promise<void> {
   cleanup?.();
   cleanup = null;
   if (path === '/login') {
+    setTitle('login');
     if (await currentUser()) return navigate(nextPath(), { replace: true, force: true });
+    const setup = await setupState();
+    if (setup.needed) {
+      setTitle('setup');
+      renderSetup(root, setup.allowed, () => navigate(nextPath(), { replace: true, force: true }));
+      return;
+    }
     renderLogin(root, () => navigate(nextPath(), { replace: true, force: true }));
     return;
   }
   const me = await currentUser();
-  if (!me) return navigate(`/login?next=${encodeURIComponent(path)}`, { replace: true, force: true });
+  if (!me) return navigate(`/login?next=${encodeURIComponent(path + location.search)}`, { replace: true, force: true });
   const config = await uiConfig().catch(() => null);
   if (path === '/' || path === '/rules' || path.startsWith('/rules/')) {
     const id = path.startsWith('/rules/') ? decodeURIComponent(path.slice('/rules/'.length)) : null;
+    setTitle('rules');
     cleanup = await renderRulesPage(renderShell(root, me, config, 'rules'), id);
   } else if (path === '/traces') {
+    setTitle('traces');
     cleanup = renderTracesPage(renderShell(root, me, config, 'traces'));
   } else if (path === '/jobs') {
+    setTitle('jobs');
     cleanup = renderJobsPage(renderShell(root, me, config, 'jobs'));
   } else if (path === '/settings') {
+    setTitle('settings');
     cleanup = renderSettingsPage(renderShell(root, me, config, 'settings'));
   } else {
     const main = renderShell(root, me, config, 'rules');
@@ -49,11 +69,23 @@ async function route(path: string): Promise<void> {
 
 onUnauthorized(() => {
   forgetSession();
-  navigate(`/login?next=${encodeURIComponent(location.pathname)}`, { replace: true, force: true });
+  navigate(`/login?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true, force: true });
 });
 
-startRouter((path) => {
+/** True while the page shows the "could not load" notice, so the page loads again when the service is back. */
+let failed = false;
+
+function show(path: string): void {
+  failed = false;
   route(path).catch((err: unknown) => {
+    failed = true;
     root.replaceChildren(h('main', { class: 'empty' }, h('h1', {}, 'Something went wrong'), h('p', {}, err instanceof Error ? err.message : String(err))));
   });
+}
+
+onUnreachable(reportUnreachable);
+onReconnect(() => {
+  if (failed || root.querySelector('[data-load-failed]')) show(location.pathname);
 });
+
+startRouter(show);

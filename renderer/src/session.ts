@@ -1,5 +1,5 @@
 // Who is signed in, and the service's non-secret settings; fetched once per sign-in.
-import { request } from './api.js';
+import { ApiError, request } from './api.js';
 import type { Me, UiConfig } from './types.js';
 
 let me: Me | null = null;
@@ -11,14 +11,27 @@ export async function currentUser(): Promise<Me | null> {
   try {
     me = await request<Me>('/api/ui/me', { quiet401: true });
     return me;
-  } catch {
-    return null;
+  } catch (err) {
+    // Only "not signed in" means sign in; an unreachable service is shown as such and retried.
+    if (err instanceof ApiError && err.status === 401) return null;
+    throw err;
   }
 }
 
 export async function uiConfig(): Promise<UiConfig> {
   config ??= await request<UiConfig>('/api/ui/config');
   return config;
+}
+
+/** Whether the first start's setup page applies (no admin yet) and may be used from here. */
+export function setupState(): Promise<{ needed: boolean; allowed: boolean }> {
+  return request('/api/setup');
+}
+
+/** Creates the admin account on a fresh install (this machine only) and signs in as it. */
+export async function createAdmin(username: string, password: string): Promise<void> {
+  await request('/api/setup', { json: { username, password }, quiet401: true });
+  forgetSession();
 }
 
 export function forgetSession(): void {

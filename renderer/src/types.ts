@@ -5,6 +5,7 @@ import type { RuleFileEntry } from '../../server/rules/rule-store-types.js';
 export type { Trace, ConditionTrace, ActionTrace, FieldChange } from '../../server/engine/model.js';
 export type { RuleFileContent, RuleFileEntry } from '../../server/rules/rule-store-types.js';
 export type { DocumentHit } from '../../server/dms/document-search.js';
+export type { RuleTestReport } from '../../server/rules/text-check.js';
 export type { SettingsView as Settings } from '../../server/settings/settings-service.js';
 export type { DmsHealth } from '../../server/dms/dms-connection.js';
 

@@ -141,8 +141,9 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
     let result = false;
     let outcome: string;
     let error: string | undefined;
+    let around: string | undefined;
     try {
-      [result, outcome] = applyOperator(t, value, opCtx);
+      [result, outcome, around] = applyOperator(t, value, opCtx);
     } catch (err) {
       error = `${c.field} ${t.op}: ${err instanceof Error ? err.message : String(err)}`;
       outcome = `error: ${error}`;
@@ -154,7 +155,7 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
       field: c.field,
       operator: t.op,
       expected: t.operand,
-      actual: shortenValue(value),
+      actual: around ?? shortenValue(value),
       description: `${c.field} ${t.op} ${describeOperand(t)} → ${outcome}`,
       result,
       ...(error ? { error } : {}),
@@ -173,7 +174,16 @@ function describeOperand(t: CompiledTest): string {
 }
 
 /** Returns whether the test holds and a short phrase saying what was seen. */
-function applyOperator(t: CompiledTest, v: unknown, c: OpContext): [boolean, string] {
+/** The matched text with some of the text on either side of it, so a trace shows where a regex hit. */
+function textAround(text: string, index: number, length: number): string {
+  const start = Math.max(0, index - MATCH_CONTEXT);
+  const end = Math.min(text.length, index + length + MATCH_CONTEXT);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+const MATCH_CONTEXT = 50;
+
+/** Returns whether the test holds, a short phrase saying what was seen, and for a regex hit the text around it. */
+function applyOperator(t: CompiledTest, v: unknown, c: OpContext): [boolean, string, string?] {
   const seen = (ok: boolean): [boolean, string] => [ok, `${ok} (saw ${describeValue(shortenValue(v))})`];
   switch (t.op) {
     case 'equals':
@@ -192,7 +202,10 @@ function applyOperator(t: CompiledTest, v: unknown, c: OpContext): [boolean, str
       if (texts.length === 0 || texts[0] === null) return [false, `false (the field is ${v === undefined ? 'not set' : 'empty'})`];
       const hit = t.regexes.find((r) => texts.some((s) => s !== null && r.test(s)));
       const size = texts.reduce((n, s) => n + (s?.length ?? 0), 0).toLocaleString('en-US');
-      return hit ? [true, `match for /${hit.source}/ in ${size} characters`] : [false, `no match in ${size} characters`];
+      if (!hit) return [false, `no match in ${size} characters`];
+      const text = texts.find((s): s is string => s !== null && hit.test(s)) ?? '';
+      const found = hit.firstMatch(text);
+      return [true, `match for /${hit.source}/ in ${size} characters`, found ? textAround(text, found.index, found.text.length) : undefined];
     }
     case 'exists':
       return seen((v !== null && v !== undefined) === t.operand);

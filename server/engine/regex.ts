@@ -23,6 +23,8 @@ export interface RuleRegex {
   values(text: string, limit: number): string[];
   /** The last match's value, scanning the whole text. */
   lastValue(text: string): string | undefined;
+  /** Where the first match starts and what it matched (the whole match). */
+  firstMatch(text: string): { index: number; text: string } | undefined;
 }
 
 export class RegexSyntaxError extends Error {
@@ -100,6 +102,10 @@ export function compileRegex(pattern: string): RuleRegex {
         if (out.length >= limit) break;
       }
       return out;
+    },
+    firstMatch(text) {
+      for (const m of re.matchAll(text)) return { index: m.index ?? 0, text: m[0] };
+      return undefined;
     },
     lastValue(text) {
       let last: string | undefined;

@@ -29,6 +29,7 @@ export interface NewEvent {
   reverts?: number | null;
   trigger?: EventRecord['trigger'];
   resumes?: number | null;
+  applied_from?: number | null;
 }
 
 export interface EventStore {
@@ -103,6 +104,7 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
         dry_run: input.dry_run,
         document: input.document ?? null,
         reverts: input.reverts ?? null,
+        ...(input.applied_from != null ? { applied_from: input.applied_from } : {}),
         status: 'queued',
         total: null,
         processed: 0,

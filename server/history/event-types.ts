@@ -45,6 +45,12 @@ export interface EventRecord {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Links between events (absent in records written before they existed): the real job a dry run was applied as, */
+  applied_as?: number | null;
+  /** the dry run a real job applied, */
+  applied_from?: number | null;
+  /** and the revert that undid a real job. */
+  undone_by?: number | null;
   /** Why the job failed or was interrupted. */
   error: string | null;
   report: JobReport | null;

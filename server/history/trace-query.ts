@@ -13,6 +13,10 @@ export interface TraceQuery {
   rule_id?: string;
   event_id?: number;
   status?: TraceStatus;
+  /** Rule ids starting with this (the traces page's rule filter). */
+  rule_prefix?: string;
+  /** Any of these documents (the traces page resolves a title to the documents it names). */
+  documents?: number[];
 }
 
 /** Turns query-string values into a TraceQuery; anything malformed is a 400 naming the parameter. */
@@ -30,6 +34,14 @@ export function parseTraceQuery(query: Record<string, unknown>): TraceQuery {
     if (ruleId === '') throw new BadRequestError('"rule_id" must not be empty.');
     result.rule_id = ruleId;
   }
+  const prefix = singleParam(query.rule_prefix, 'rule_prefix');
+  if (prefix) result.rule_prefix = prefix;
+  const documents = singleParam(query.documents, 'documents');
+  if (documents !== undefined) {
+    const ids = documents.split(',').map((id) => positiveIntegerParam(id.trim(), 'documents', 'a comma-separated list of document ids') as number);
+    if (ids.length > 100) throw new BadRequestError('"documents" may list at most 100 document ids.');
+    result.documents = ids;
+  }
   const status = oneOfParam(query.status, TRACE_STATUSES, 'status');
   if (status !== undefined) result.status = status;
   return result;
@@ -39,6 +51,8 @@ export function traceMatches(trace: Trace, query: TraceQuery): boolean {
   return (
     (query.document === undefined || trace.document === query.document) &&
     (query.rule_id === undefined || trace.rule_id === query.rule_id) &&
+    (query.rule_prefix === undefined || trace.rule_id.startsWith(query.rule_prefix)) &&
+    (query.documents === undefined || query.documents.includes(trace.document)) &&
     (query.event_id === undefined || trace.event_id === query.event_id) &&
     (query.status === undefined || trace.status === query.status)
   );

@@ -2,6 +2,7 @@ import type { DmsVocabulary } from '../dms/types.js';
 import type { Logger } from '../log.js';
 import type { FileError, LoadedRule } from './rules-loader.js';
 import type { SchemaInfo } from './schema-info.js';
+import type { RuleTestReport } from './text-check.js';
 
 /** The rules store's contract: what routes, runs and the composition root rely on. */
 
@@ -75,6 +76,10 @@ export interface RuleStore {
   saveDraft(id: string, content: string): Promise<{ validation: DraftValidation }>;
   deleteFile(id: string): Promise<void>;
   deleteDraft(id: string): Promise<void>;
+  /** Every save stage on posted text (nothing stored), and each `tests:` example's outcome at its line. */
+  checkText(id: string, content: string): Promise<{ validation: DraftValidation; tests: RuleTestReport[] }>;
+  /** The loaded rules with this file's replaced by the rules of posted text (its unsaved or draft version). */
+  rulesForTry(id: string, content: string): Promise<LoadedRule[]>;
   /** Renders posted `_vars.yml` text as it would load; returns YAML. */
   previewVars(id: string, content: string): Promise<string>;
   schema(): Promise<SchemaInfo>;

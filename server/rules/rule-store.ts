@@ -5,13 +5,14 @@ import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
 import { createDraftStore } from './drafts.js';
 import { fileIdOf, isRuleFilePath, parseRuleFilePath, pathOfFileId, type RuleFilePath } from './file-names.js';
 import { loadRulesDir, type LoadedRule, type LoadState } from './rules-loader.js';
-import type { ReloadReport, RuleStore, RuleStoreOptions } from './rule-store-types.js';
+import type { DraftValidation, ReloadReport, RuleStore, RuleStoreOptions } from './rule-store-types.js';
 import { createRulesDir } from './rules-dir.js';
 import { watchRulesDir, type RulesWatcher } from './rules-watcher.js';
 import { seedExampleRules } from './seed-examples.js';
 import { dmsNames, schemaInfo } from './schema-info.js';
 import { createSaveValidator, type SaveContext } from './save-validation.js';
-import { MAX_RULE_FILE_BYTES, renderVarsFile } from './validate-file.js';
+import { MAX_RULE_FILE_BYTES, prepareRuleFile, renderVarsFile } from './validate-file.js';
+import { rulesOfText, testReports, withFileReplaced } from './text-check.js';
 
 const entryOf = (file: RuleFilePath) => ({ id: fileIdOf(file.path), name: file.name, path: file.path });
 
@@ -89,6 +90,22 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   });
   const validate = (file: RuleFilePath, content: string) => validator.validate(file, content, saveContext(file));
 
+  /** Every save stage run on text that is not stored; a failure is reported, not thrown. */
+  async function validation(file: RuleFilePath, content: string): Promise<DraftValidation> {
+    try {
+      return { ok: true, warnings: await validate(file, content) };
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      return { ok: false, error: err.message, line: err.line, column: err.column, warnings: [] };
+    }
+  }
+
+  async function ruleFileOf(id: string): Promise<RuleFilePath> {
+    const { file } = await existing(id);
+    if (file.isVars) throw new BadRequestError(`"${file.path}" is a vars file: it has no rules to run or test.`);
+    return file;
+  }
+
   const store: RuleStore = {
     loadedRules: () => state.rules,
     getRule: (id) => byId.get(id),
@@ -148,13 +165,30 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
         await drafts.write(found, content);
         return found;
       });
+      return { validation: await validation(file, content) };
+    },
+
+    async checkText(id, content) {
+      checkSize(content);
+      const { file } = await existing(id);
+      const result = await validation(file, content);
+      if (file.isVars) return { validation: result, tests: [] };
+      const context = saveContext(file);
+      let prepared;
       try {
-        const warnings = await validate(file, content);
-        return { validation: { ok: true, warnings } };
+        prepared = prepareRuleFile(content, { takenIds: context.takenIds });
       } catch (err) {
-        if (!(err instanceof ValidationError)) throw err;
-        return { validation: { ok: false, error: err.message, line: err.line, column: err.column, warnings: [] } };
+        if (err instanceof ValidationError) return { validation: result, tests: [] }; // the validation says why
+        throw err;
       }
+      return { validation: result, tests: testReports(prepared, { now: context.now, vars: context.vars, customFieldTypes: validator.customFieldTypes() }) };
+    },
+
+    async rulesForTry(id, content) {
+      checkSize(content);
+      const file = await ruleFileOf(id);
+      const context = saveContext(file);
+      return withFileReplaced(state.rules, file.path, rulesOfText(file, content, context.takenIds, context.vars));
     },
 
     deleteFile: (id) =>

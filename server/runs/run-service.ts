@@ -16,7 +16,7 @@ import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceCon
 
 export interface RunServiceDeps {
   dms: DmsClient;
-  rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined };
+  rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined; rulesForTry(fileId: string, content: string): Promise<LoadedRule[]> };
   history: Pick<TraceStore, 'append'>;
   recentWrites: Pick<EchoLedger, 'mark' | 'settle' | 'holdReason' | 'release'>;
   evaluator: Evaluator;
@@ -47,6 +47,11 @@ export interface DocumentRunResult {
 export interface RunService {
   /** `POST /api/run` with a document: every loaded rule (or `ruleId`) against it; traces, or 404/502. */
   runManual(input: { document: number; ruleId: string | null; dryRun: boolean }): Promise<Trace[]>;
+  /**
+   * A dry run of rule-file text that is not published (the editor's text): the loaded rules with that
+   * file's replaced by the text's, or only `ruleId`, against one document. Nothing is written.
+   */
+  runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<{ traces: Trace[]; title: string }>;
   /** The one pipeline for a fetched document: evaluate, plan, write (real mode), record one trace per rule. */
   runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult>;
   /** One error trace per rule for a document that could not even be fetched, so the failure is in the history. */
@@ -121,19 +126,32 @@ export function createRunService(deps: RunServiceDeps): RunService {
       if (!rule) throw new NotFoundError(`No loaded rule has the id "${input.ruleId}"; check GET /api/ui/rules for the loaded ids and any file errors.`);
       rules = [rule];
     } else rules = deps.rules.loadedRules();
+    return (await runOn(input.document, rules, input.ruleId !== null, input.dryRun)).traces;
+  }
+
+  async function runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<{ traces: Trace[]; title: string }> {
+    let rules = await deps.rules.rulesForTry(input.fileId, input.content);
+    if (input.ruleId !== null) {
+      rules = rules.filter((r) => r.id === input.ruleId);
+      if (rules.length === 0) throw new NotFoundError(`Neither the edited text nor the other loaded files have a rule "${input.ruleId}".`);
+    }
+    return runOn(input.document, rules, input.ruleId !== null, true);
+  }
+
+  async function runOn(document: number, rules: LoadedRule[], oneRule: boolean, dryRun: boolean): Promise<{ traces: Trace[]; title: string }> {
     // A rule asked for by id runs whatever its `on` says (like a job); "all rules" honours `on: manual`.
-    const trigger: RunTrigger = input.ruleId !== null ? 'job' : 'manual';
-    const options: DocumentRunOptions = { rules, trigger, source: 'manual', eventId: null, dryRun: input.dryRun };
+    const trigger: RunTrigger = oneRule ? 'job' : 'manual';
+    const options: DocumentRunOptions = { rules, trigger, source: 'manual', eventId: null, dryRun };
     // A person asked for this document: the loop breaker lets the service write it again.
-    if (!input.dryRun) deps.recentWrites.release(input.document);
+    if (!dryRun) deps.recentWrites.release(document);
 
     let doc: DmsDocument;
     try {
-      doc = await dms.getDocument(input.document);
+      doc = await dms.getDocument(document);
     } catch (err) {
       const missing = err instanceof DmsNotFoundError;
-      const message = missing ? `Document ${input.document} was not found in the dms (${dms.url}).` : `The dms failed: ${errorMessage(err)}`;
-      recordFailure(input.document, options, message);
+      const message = missing ? `Document ${document} was not found in the dms (${dms.url}).` : `The dms failed: ${errorMessage(err)}`;
+      recordFailure(document, options, message);
       if (missing) throw new NotFoundError(message);
       if (err instanceof UpstreamError) throw err;
       throw new UpstreamError(message);
@@ -141,10 +159,10 @@ export function createRunService(deps: RunServiceDeps): RunService {
 
     const result = await runDocument(doc, options);
     if (result.dmsError) {
-      throw new UpstreamError(`The dms failed during the run of document ${input.document}: ${errorMessage(result.dmsError)} (the traces in GET /api/traces?document=${input.document} show what was written)`);
+      throw new UpstreamError(`The dms failed during the run of document ${document}: ${errorMessage(result.dmsError)} (the traces in GET /api/traces?document=${document} show what was written)`);
     }
-    return result.traces;
+    return { traces: result.traces, title: doc.title };
   }
 
-  return { runManual, runDocument, recordFailure, recentWrites: deps.recentWrites };
+  return { runManual, runText, runDocument, recordFailure, recentWrites: deps.recentWrites };
 }

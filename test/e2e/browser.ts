@@ -17,11 +17,12 @@ const ARGS = [
   '--no-first-run',
 ];
 
-export async function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: e.g. `--host-resolver-rules=MAP rebound.test 127.0.0.1` to play a DNS-rebinding page. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   if (!fs.existsSync(CHROMIUM_PATH)) {
     throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set CHROMIUM_PATH.`);
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, headless: true });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...ARGS, ...extraArgs], headless: true });
 }
 
 export interface UiPage {

@@ -84,6 +84,11 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.waitForURL(/\/rules\/[A-Za-z0-9_-]+$/);
     await page.locator('.tree li[data-path="finance/telekom.yml"] a[aria-current="page"]').waitFor();
     assert.equal(await page.locator('#editor-title').textContent(), 'finance/telekom.yml');
+    // A new file starts from a short commented template (unsaved until the person keeps it).
+    await page.locator('.cm-line', { hasText: '# Rules in this file run in order' }).waitFor();
+    await editor(page).click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
   });
 
   it("completes keys from the schema and the dms's real names while typing", async () => {
@@ -146,27 +151,71 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.locator('.tree li[data-path="finance/telekom.yml"]:not(:has(.tag.draft))').waitFor();
   });
 
-  it('dry-runs a document found by title and shows what each condition saw and the planned change', async () => {
+  it("dry-runs the editor's unsaved text on a document found by title, in a wide trace panel", async () => {
     assert.equal(await page.locator('#run-dry').isChecked(), true, 'dry run is on by default');
+    // An edit that is not saved: the dry run must run it, not the published file.
+    await editor(page).click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('      - set_title: "Telekom unsaved edit"\n');
     await page.fill('#run-document', 'Telekom Rechnung Feb');
     const hit = page.locator('#run-document-results [role=option]', { hasText: 'Telekom Rechnung Februar 2025' });
     await hit.click();
     assert.equal(await page.locator('#run-document').inputValue(), '2');
     const patchesBefore = sim.counts()['PATCH /api/documents/{id}/'] ?? 0;
     await page.click('#run-button');
-    const trace = page.locator('#run-results .trace').first();
+    const panel = page.locator('dialog#run-results[open]');
+    const trace = panel.locator('.trace').first();
     await trace.waitFor();
+    assert.match((await panel.locator('#run-ran').textContent()) ?? '', /^Ran (the editor's unsaved text|the saved draft \(not published\)) of finance\/telekom\.yml/);
     assert.equal(await trace.locator('summary .badge').first().textContent(), 'matched');
-    assert.match((await trace.locator('summary').textContent()) ?? '', /telekom-tax.*document 2.*dry run/);
+    assert.match((await trace.locator('summary').textContent()) ?? '', /telekom-tax.*#2 Telekom Rechnung Februar 2025.*dry run/);
+    assert.match((await trace.locator('summary a.doc').getAttribute('href')) ?? '', new RegExp(`^${sim.url}/documents/2/details$`));
     const condition = trace.locator('.conditions li.pass').first();
     assert.match((await condition.textContent()) ?? '', /✓.*correspondent.*Telekom Deutschland GmbH/);
-    assert.equal(await trace.locator('table.diff th', { hasText: 'tags' }).count(), 1);
     assert.equal(await trace.locator('table.diff ins', { hasText: 'Steuer' }).count(), 1);
+    assert.equal(await trace.locator('table.diff ins', { hasText: 'Telekom unsaved edit' }).count(), 1, 'the unsaved action ran');
+    assert.match((await trace.locator('a.rule-link').getAttribute('href')) ?? '', /^\/rules\/[A-Za-z0-9_-]+\?rule=telekom-tax$/);
     assert.equal(sim.counts()['PATCH /api/documents/{id}/'] ?? 0, patchesBefore, 'a dry run writes nothing');
+    for (const width of [1440, 1024]) {
+      await page.setViewportSize({ width, height: 900 });
+      const box = await panel.boundingBox();
+      assert.ok(box && box.width >= width * 0.85, `the trace panel is wide at ${width} px: ${box?.width}`);
+      const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+      assert.ok(overflow <= 0, `${overflow}px of sideways scrolling at ${width} px`);
+      // The before → after table reads in whole words: its value column is far wider than a letter.
+      const cell = await trace.locator('table.diff tbody td').last().boundingBox();
+      assert.ok(cell && cell.width > 200, `diff cell ${cell?.width}px wide at ${width} px`);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
     await screenshot(page, '04-dry-run-trace');
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
-  it('runs the rule on all documents as a job with live progress, then applies and undoes it', async () => {
+  it('runs all rules on a document with a summary first: what matched and the document after every rule', async () => {
+    await page.selectOption('#run-rule', '');
+    await page.click('#run-button');
+    const panel = page.locator('dialog#run-results[open]');
+    const summary = panel.locator('.run-summary');
+    await summary.waitFor();
+    assert.match((await summary.textContent()) ?? '', /\d+ of \d+ rules matched: .*telekom-tax/);
+    assert.equal(await summary.locator('table.diff ins', { hasText: 'Steuer' }).count(), 1);
+    const [summaryBox, firstTrace] = [await summary.boundingBox(), await panel.locator('.trace').first().boundingBox()];
+    assert.ok(summaryBox && firstTrace && summaryBox.y < firstTrace.y, 'the summary comes first');
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await screenshot(page, '04b-run-summary');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+    await page.selectOption('#run-rule', 'telekom-tax');
+  });
+
+  it('runs the rule on all documents as a dry job, applies it once, and undoes it: each says what became of it', async () => {
+    assert.equal(await page.locator('#run-all-button').textContent(), 'Dry-run this rule on all documents');
+    await page.click('label[for="run-dry"]');
+    assert.equal(await page.locator('#run-all-button').textContent(), 'Write to all documents (dry report first)');
+    await page.click('label[for="run-dry"]');
     await page.click('#run-all-button');
     const dry = page.locator('.job-panel').first();
     await page.locator('.job-panel[data-status="done"]').first().waitFor();
@@ -180,13 +229,18 @@ describe('the Web UI against the real service and the dms simulator', () => {
     const steuer = sim.store.objects.tags.find((t) => t.name === 'Steuer')!.id;
     assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer));
 
-    await dry.locator('button', { hasText: 'Apply for real' }).click(); // the confirm dialog is accepted
-    const real = page.locator('.job-panel').first();
+    const dryPanel = page.locator(`.job-panel[data-event-id="${await dry.getAttribute('data-event-id')}"]`);
+    await dryPanel.locator('button', { hasText: 'Apply for real' }).click(); // the confirm dialog is accepted
+    await dryPanel.locator('.job-links', { hasText: /applied as job #\d+/ }).waitFor();
+    assert.equal(await dryPanel.locator('button', { hasText: 'Apply for real' }).isVisible(), false, 'no second apply');
     await page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Run of telekom-tax/ }).waitFor();
+    const real = page.locator(`.job-panel[data-event-id="${await page.locator('.run-jobs > .job-panel').first().getAttribute('data-event-id')}"]`);
     assert.match((await real.locator('.counts').textContent()) ?? '', /2 changed/);
     assert.ok(sim.store.getDocument(2)!.tags.includes(steuer), 'apply wrote the tag');
 
     await real.locator('button', { hasText: 'Undo these changes' }).click();
+    await real.locator('.job-links', { hasText: /undone by #\d+/ }).waitFor();
+    assert.equal(await real.locator('button', { hasText: 'Undo these changes' }).isVisible(), false);
     await page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Undo of job/ }).waitFor();
     assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer), 'undo removed the tag again');
   });
@@ -225,14 +279,26 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await screenshot(page, '07-traces');
   });
 
-  it('lists the jobs with their outcome', async () => {
+  it('lists the jobs with their outcome and links, and shows a new job without a reload', async () => {
     await page.click('.topbar nav a[href="/jobs"]');
+    assert.equal(await page.title(), 'Jobs · dms-rules');
     const rows = page.locator('table.jobs tbody tr');
     await rows.first().waitFor();
     assert.equal(await rows.count(), 3);
     assert.deepEqual(await rows.locator('td:nth-child(2)').allTextContents(), ['revert', 'job', 'job']);
-    assert.deepEqual(await rows.locator('td:nth-child(5)').allTextContents(), ['done', 'done', 'done']);
+    assert.deepEqual(await rows.locator('td:nth-child(5) .badge').allTextContents(), ['done', 'done', 'done']);
     assert.equal(await rows.nth(2).locator('td:nth-child(4)').textContent(), 'dry run');
+    assert.match((await rows.nth(2).locator('.job-links').textContent()) ?? '', /applied as job #\d+/);
+    assert.match((await rows.nth(1).locator('.job-links').textContent()) ?? '', /undone by #\d+/);
+    // A job started elsewhere (a script) appears by itself.
+    await page.evaluate("fetch('/api/run?rule_id=telekom-tax&dry_run=true', { method: 'POST' })");
+    await page.locator('table.jobs tbody tr').nth(3).waitFor();
+    await page.locator('table.jobs tbody tr:first-child[data-status="done"]').waitFor();
+    // At 800 px the header words stay whole.
+    await page.setViewportSize({ width: 800, height: 800 });
+    const heights = await page.locator('table.jobs th').evaluateAll((ths) => ths.map((th) => th.getBoundingClientRect().height));
+    assert.ok(Math.max(...heights) < 40, `header heights ${heights.join(', ')}`);
+    await page.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('changes a setting, and shows the ones fixed by environment variables as read-only', async () => {

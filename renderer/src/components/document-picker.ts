@@ -7,6 +7,8 @@ export interface DocumentPicker {
   element: HTMLElement;
   /** The chosen document id, or null when the field holds no number. */
   value(): number | null;
+  /** The title of the document picked from the search, if it was picked that way. */
+  title(): string | null;
 }
 
 export function documentPicker(id: string): DocumentPicker {
@@ -78,6 +80,7 @@ export function documentPicker(id: string): DocumentPicker {
 
   return {
     element: h('div', { class: 'document-picker' }, input, results, chosen),
+    title: () => chosen.textContent || null,
     value() {
       const text = input.value.trim();
       return /^\d+$/.test(text) ? Number(text) : null;

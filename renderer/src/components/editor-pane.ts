@@ -2,13 +2,34 @@
 // discard the draft, delete the file; validation problems go to their line and column.
 import type { EditorView } from '@codemirror/view';
 import { ApiError, errorMessage, request } from '../api.js';
+import { onReconnect } from '../connection.js';
 import { h, say } from '../dom.js';
 import { createEditor, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import type { CompletionData } from '../editor/schema-completion.js';
-import type { RuleFileContent, RuleFileEntry, SaveResult } from '../types.js';
+import type { RuleFileContent, RuleFileEntry, RuleTestReport, SaveResult } from '../types.js';
 import { fileError } from './file-tree.js';
 
 const AUTOSAVE_MS = 1200;
+/** A failed autosave is tried again after this long (and at once when the service is back). */
+const AUTOSAVE_RETRY_MS = 5000;
+
+/** What a new, empty rule file starts with: enough to see the shape, all of it easy to delete. */
+export const NEW_FILE_TEMPLATE = `# Rules in this file run in order on every new or changed document.
+# Reference: docs/rules.md. Ctrl-Space suggests keys, operators and your dms's names.
+rules:
+  - id: my-first-rule            # lower case, unique across all files
+    description: What this rule does
+    when:                        # leave out to match every document
+      content: { matches: '(?i)invoice|rechnung' }
+    actions:
+      - set_title: "Invoice {{ doc.title }}"
+    tests:                       # examples checked on every save ("Run tests")
+      - document: { content: "Invoice 123" }
+        expect: { matched: true }
+`;
+
+/** Which version of the file the editor shows: what a dry run of the editor's text runs. */
+export type EditorVersion = 'unsaved' | 'draft' | 'published';
 
 export interface EditorPane {
   element: HTMLElement;
@@ -16,6 +37,8 @@ export interface EditorPane {
   isDirty(): boolean;
   /** The text in the editor now. */
   text(): string;
+  /** Whether that text is unsaved, the stored draft, or the published file. */
+  version(): EditorVersion;
   stop(): void;
 }
 
@@ -53,6 +76,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   }
   let publishedText = published.content;
   let storedText = draft ?? publishedText; // last text the server holds for this file (draft or published)
+  const startText = storedText === '' && !file.is_vars ? NEW_FILE_TEMPLATE : storedText;
   let hasDraft = draft !== null && draft !== publishedText;
   let timer: number | undefined;
   let view: EditorView | null = null;
@@ -62,6 +86,8 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   const saveButton = h('button', { class: 'primary', attrs: { type: 'button', id: 'save-button', title: 'Save and publish (Ctrl/Cmd-S)' } }, 'Save');
   const discardButton = h('button', { attrs: { type: 'button', id: 'discard-button' } }, 'Discard draft');
   const deleteButton = h('button', { class: 'danger', attrs: { type: 'button', id: 'delete-button' } }, 'Delete file');
+  const testButton = h('button', { attrs: { type: 'button', id: 'run-tests-button', hidden: file.is_vars, title: "Run this file's tests: examples on the editor's text" } }, 'Run tests');
+  const testSummary = h('span', { class: 'test-summary', attrs: { id: 'test-summary', role: 'status' } });
   const host = h('div', { class: 'editor-host' });
 
   const text = (): string => view?.state.doc.toString() ?? storedText;
@@ -90,9 +116,32 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     );
   }
 
+  /** Every validation stage on the editor's text (nothing stored); with `tests`, each test's outcome at its line too. */
+  async function check(withTests: boolean): Promise<void> {
+    const content = text();
+    try {
+      const r = await request<{ validation: SaveResult['validation']; tests: RuleTestReport[] }>(`${url(file.id)}/check`, { method: 'POST', text: content });
+      if (content !== text()) return; // typed on meanwhile: the next check or save says more
+      const problems = problemsOf({ ok: true, validation: r.validation });
+      if (withTests) {
+        const failed = r.tests.filter((t) => !t.ok);
+        // The validation names the first failing test only; show each at its own line instead.
+        const others = problems.filter((p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message));
+        renderProblems([...failed.map((t): Problem => ({ message: `${t.rule_id}: ${t.message}`, line: t.line, column: t.column, severity: 'error' })), ...others]);
+        const passed = r.tests.length - failed.length;
+        testSummary.textContent = r.tests.length === 0 ? 'No tests in this file: add examples under tests:.' : `${r.tests.length} test${r.tests.length === 1 ? '' : 's'}: ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}`;
+        testSummary.dataset.kind = failed.length ? 'error' : 'ok';
+      } else renderProblems(problems);
+    } catch (err) {
+      testSummary.textContent = `Cannot check: ${errorMessage(err)}`;
+      testSummary.dataset.kind = 'error';
+    }
+  }
+
   async function saveDraft(note = `draft saved ${new Date().toLocaleTimeString()}`): Promise<void> {
     const content = text();
     if (content === storedText) return;
+    window.clearTimeout(timer);
     try {
       const r = await request<SaveResult>(url(file.id), { method: 'PUT', text: content, query: { draft: true } });
       storedText = content;
@@ -102,9 +151,12 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       renderState(note);
       if (hadDraft !== hasDraft) options.onStored(); // the tree marks files with drafts
     } catch (err) {
-      renderState(`draft not saved: ${errorMessage(err)}`);
+      // Keep the text and try again: by itself after a while, and at once when the service is back.
+      renderState(`draft not saved: ${errorMessage(err)} · retrying`);
+      timer = window.setTimeout(() => void saveDraft(), AUTOSAVE_RETRY_MS);
     }
   }
+  const stopReconnect = onReconnect(() => void saveDraft());
 
   async function publish(): Promise<void> {
     window.clearTimeout(timer);
@@ -153,6 +205,10 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       .catch((err: unknown) => renderState(`not deleted: ${errorMessage(err)}`));
   });
   saveButton.addEventListener('click', () => void publish());
+  testButton.addEventListener('click', () => {
+    testButton.disabled = true;
+    void check(true).finally(() => (testButton.disabled = false));
+  });
   // Ctrl/Cmd-S anywhere on the page saves too (the editor's own key binding covers it while typing).
   const onKey = (event: KeyboardEvent): void => {
     if (!(event.ctrlKey || event.metaKey) || event.altKey || event.key.toLowerCase() !== 's' || view?.hasFocus) return;
@@ -171,6 +227,8 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       h('h2', { attrs: { id: 'editor-title' } }, file.path),
       state,
       h('span', { class: 'spacer' }),
+      testSummary,
+      testButton,
       discardButton,
       saveButton,
       deleteButton,
@@ -183,7 +241,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
 
   view = createEditor({
     parent: host,
-    content: storedText,
+    content: startText,
     completion: options.completion,
     label: `Contents of ${file.path}`,
     onSave: () => void publish(),
@@ -195,19 +253,31 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     },
   });
   renderState();
-  // Show why the published file did not load, at its place, until the next validation says more.
+  // Show why the published file did not load, at its place, until the check of the open text says more.
   if (file.error && typeof file.error === 'object' && file.error.line) {
     renderProblems([{ message: file.error.message ?? 'This file did not load.', line: file.error.line, column: file.error.column ?? undefined, severity: 'error' }]);
   }
+  void check(false); // the open file's or draft's diagnostics at once, not after the next keystroke
+  revealRule(view, new URLSearchParams(location.search).get('rule'));
 
   return {
     element,
     isDirty: () => text() !== storedText,
     text,
+    version: () => (text() !== storedText ? 'unsaved' : text() !== publishedText ? 'draft' : 'published'),
     stop() {
       window.clearTimeout(timer);
+      stopReconnect();
       window.removeEventListener('keydown', onKey);
       view?.destroy();
     },
   };
+}
+
+/** Opens at a rule's `id:` line (trace links name the rule: /rules/<file>?rule=<id>). */
+function revealRule(view: EditorView, ruleId: string | null): void {
+  if (!ruleId) return;
+  const lines = view.state.doc.toString().split('\n');
+  const index = lines.findIndex((l) => new RegExp(`^\\s*-?\\s*id:\\s*["']?${ruleId.replace(/[^a-z0-9_-]/g, '')}["']?\\s*(#.*)?$`).test(l));
+  if (index >= 0) revealPosition(view, index + 1, lines[index].indexOf('id:') + 1);
 }

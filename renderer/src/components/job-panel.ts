@@ -25,6 +25,17 @@ function reportView(report: JobReport): HTMLElement {
   );
 }
 
+/** "applied as job #N", "undone by #N" and the like, for a job panel and the jobs table. */
+export function eventLinks(j: JobEvent): HTMLElement[] {
+  const link = (text: string, id: number) => h('span', { class: 'event-link', attrs: { 'data-link': text } }, `${text} #${id}`);
+  const out: HTMLElement[] = [];
+  if (j.applied_as != null) out.push(link('applied as job', j.applied_as));
+  if (j.applied_from != null) out.push(link('applies dry run', j.applied_from));
+  if (j.undone_by != null) out.push(link('undone by', j.undone_by));
+  if (j.reverts != null) out.push(link('undoes job', j.reverts));
+  return out;
+}
+
 /** Follows job `eventId`; `onNewJob` is told when apply/undo start a follow-up job. */
 export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void): JobPanel {
   const title = h('h3', {}, `Job #${eventId}`);
@@ -35,6 +46,7 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
   const cancel = h('button', { attrs: { type: 'button' } }, 'Cancel');
   const apply = h('button', { class: 'primary', attrs: { type: 'button', hidden: true } }, 'Apply for real');
   const undo = h('button', { attrs: { type: 'button', hidden: true } }, 'Undo these changes');
+  const links = h('p', { class: 'job-links', attrs: { hidden: true } });
   const traces = h('a', { attrs: { href: `/traces?event_id=${eventId}`, 'data-nav': true, hidden: true } }, 'Traces of this job');
   const element = h(
     'section',
@@ -43,6 +55,7 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
     progress,
     counts,
     h('div', { class: 'buttons' }, cancel, apply, undo),
+    links,
     status,
     report,
     traces,
@@ -68,14 +81,16 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
       progress.removeAttribute('value'); // indeterminate until the dms says how many
     }
     counts.textContent =
-      `${j.status} · ${j.processed}${j.total != null ? ` of ${j.total}` : ''} documents · ${j.matched} matched · ` +
+      `${j.status} · ${j.processed}${j.total != null ? ` of ${j.total}` : ''} ${(j.total ?? j.processed) === 1 ? 'document' : 'documents'} · ${j.matched} matched · ` +
       `${j.changed} ${j.dry_run ? 'would change' : 'changed'} · ${j.errors} errors` +
       (j.finished_at ? ` · finished ${formatTime(j.finished_at)}` : '');
     if (j.error) say(status, j.error, 'error');
     cancel.hidden = FINISHED.has(j.status);
     const doneOk = j.status === 'done';
-    apply.hidden = !(doneOk && j.dry_run && j.kind === 'job' && j.changed > 0 && j.rule_id);
-    undo.hidden = !(doneOk && !j.dry_run && j.kind === 'job' && j.changed > 0);
+    apply.hidden = !(doneOk && j.dry_run && j.kind === 'job' && j.changed > 0 && j.rule_id && j.applied_as == null);
+    undo.hidden = !(doneOk && !j.dry_run && j.kind === 'job' && j.changed > 0 && j.undone_by == null);
+    links.replaceChildren(...eventLinks(j));
+    links.hidden = links.childNodes.length === 0;
     report.replaceChildren(...(j.report ? [reportView(j.report)] : []));
     traces.hidden = !FINISHED.has(j.status);
   }
@@ -97,10 +112,14 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
   });
   apply.addEventListener('click', () => {
     if (!job?.rule_id) return;
-    if (!window.confirm(`Write these changes to the dms? ${job.changed} documents will change.`)) return;
+    if (!window.confirm(`Write these changes to the dms? ${job.changed} ${job.changed === 1 ? 'document' : 'documents'} will change.`)) return;
     apply.disabled = true;
-    request<RunResult>('/api/run', { method: 'POST', query: { rule_id: job.rule_id, dry_run: false } })
-      .then((r) => r.event_id != null && onNewJob?.(r.event_id))
+    request<RunResult>(`/api/events/${eventId}/apply`, { method: 'POST' })
+      .then((r) => {
+        if (r.event_id == null) return;
+        render({ ...job!, applied_as: r.event_id }); // no second apply while the next poll is on its way
+        onNewJob?.(r.event_id);
+      })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'))
       .finally(() => (apply.disabled = false));
   });
@@ -108,7 +127,11 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
     if (!window.confirm('Restore the fields this job changed to what they were before?')) return;
     undo.disabled = true;
     request<{ event_id?: number }>(`/api/events/${eventId}/revert`, { method: 'POST' })
-      .then((r) => r.event_id != null && onNewJob?.(r.event_id))
+      .then((r) => {
+        if (r.event_id == null) return;
+        render({ ...job!, undone_by: r.event_id });
+        onNewJob?.(r.event_id);
+      })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'))
       .finally(() => (undo.disabled = false));
   });

@@ -1,10 +1,28 @@
 // Run rules now: one document (traces shown at once) or one rule over all documents (a job).
 import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
+import { uiConfig } from '../session.js';
 import type { RunResult } from '../types.js';
 import { documentPicker } from './document-picker.js';
+import type { EditorVersion } from './editor-pane.js';
 import { jobPanel, type JobPanel } from './job-panel.js';
+import { runSummary } from './run-summary.js';
+import { traceDialog } from './trace-dialog.js';
 import { traceList } from './trace-view.js';
+
+/** The editor's text, which a dry run from the rules page runs instead of the published file. */
+export interface RunSource {
+  fileId: string;
+  path: string;
+  text(): string;
+  version(): EditorVersion;
+}
+
+const RAN: Record<EditorVersion, string> = {
+  unsaved: "the editor's unsaved text",
+  draft: 'the saved draft (not published)',
+  published: 'the published file',
+};
 
 export interface RunPanel {
   element: HTMLElement;
@@ -13,16 +31,19 @@ export interface RunPanel {
   stop(): void;
 }
 
-export function runPanel(): RunPanel {
+export function runPanel(source?: RunSource): RunPanel {
   const picker = documentPicker('run-document');
   const rule = h('select', { attrs: { id: 'run-rule' } });
   const dry = h('input', { attrs: { id: 'run-dry', type: 'checkbox', role: 'switch', checked: true } });
   dry.checked = true;
   const dryLabel = h('label', { class: 'switch', attrs: { for: 'run-dry' } }, dry, h('span', {}, 'Dry run (change nothing)'));
   const run = h('button', { class: 'primary', attrs: { type: 'submit', id: 'run-button' } }, 'Run on document');
-  const runAll = h('button', { attrs: { type: 'button', id: 'run-all-button' } }, 'Run this rule on all documents');
+  const runAll = h('button', { attrs: { type: 'button', id: 'run-all-button' } }, 'Dry-run this rule on all documents');
+  const skipDry = h('input', { attrs: { id: 'run-skip-report', type: 'checkbox' } });
+  const skipLabel = h('label', { class: 'check small', attrs: { for: 'run-skip-report', hidden: true } }, skipDry, ' Skip the dry report and write at once');
   const status = h('p', { class: 'status', attrs: { role: 'alert', hidden: true } });
-  const results = h('div', { class: 'run-results', attrs: { id: 'run-results', 'aria-live': 'polite' } });
+  const results = h('div', { class: 'run-results', attrs: { 'aria-live': 'polite' } });
+  const dialog = traceDialog('run-results');
   const jobs = h('div', { class: 'run-jobs' });
   let panels: JobPanel[] = [];
 
@@ -35,13 +56,19 @@ export function runPanel(): RunPanel {
     rule,
     dryLabel,
     h('div', { class: 'buttons' }, run, runAll),
+    skipLabel,
     status,
   );
 
   function syncDry(): void {
     dryLabel.classList.toggle('live', !dry.checked);
     run.textContent = dry.checked ? 'Dry-run on document' : 'Run on document (writes)';
+    // Writing to every document goes through the dry report first, unless the person says to skip it.
+    skipLabel.hidden = dry.checked;
+    runAll.textContent = dry.checked ? 'Dry-run this rule on all documents' : skipDry.checked ? 'Write to all documents now' : 'Write to all documents (dry report first)';
+    runAll.classList.toggle('danger', !dry.checked);
   }
+  skipDry.addEventListener('change', syncDry);
   dry.addEventListener('change', syncDry);
   syncDry();
 
@@ -51,6 +78,18 @@ export function runPanel(): RunPanel {
     jobs.prepend(panel.element);
   }
 
+  async function runOnDocument(document: number): Promise<{ r: RunResult & { document_title?: string }; ran: string | null }> {
+    const ruleId = rule.value || undefined;
+    // A dry run from the editor tries what is being edited; a real run writes what is published.
+    if (source && dry.checked) {
+      const version = source.version();
+      const r = await request<RunResult & { document_title?: string }>(`/api/ui/rules/${encodeURIComponent(source.fileId)}/dry-run`, { method: 'POST', text: source.text(), query: { document, rule_id: ruleId } });
+      return { r, ran: `Ran ${RAN[version]} of ${source.path}${ruleId ? '' : ' with the other loaded files'}.` };
+    }
+    const r = await request<RunResult>('/api/run', { method: 'POST', query: { document, rule_id: ruleId, dry_run: dry.checked } });
+    return { r, ran: source ? `Ran the published rules (a real run writes only what is published).` : null };
+  }
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const document = picker.value();
@@ -58,12 +97,22 @@ export function runPanel(): RunPanel {
     say(status, '');
     run.disabled = true;
     results.replaceChildren(h('p', { class: 'muted' }, 'Running…'));
-    request<RunResult>('/api/run', { method: 'POST', query: { document, rule_id: rule.value || undefined, dry_run: dry.checked } })
-      .then((r) => {
+    Promise.all([runOnDocument(document), uiConfig().catch(() => null)])
+      .then(([{ r, ran }, config]) => {
         const traces = r.traces ?? [];
-        results.replaceChildren(
-          h('h3', {}, `${traces.length} trace${traces.length === 1 ? '' : 's'} for document ${document}${r.dry_run ? ' (dry run)' : ''}`),
-          traceList(traces, 'No rule ran: no loaded rule applies to manual runs, or the file has errors.', true),
+        const title = r.document_title ?? picker.title();
+        const links = { dmsUrl: config?.dms_url ?? null, titles: title ? { [document]: title } : {} };
+        const heading = `${traces.length} trace${traces.length === 1 ? '' : 's'} for #${document}${title ? ` ${title}` : ''}${r.dry_run ? ' (dry run)' : ''}`;
+        const note = ran ? h('p', { class: 'ran-what', attrs: { id: 'run-ran' } }, ran) : null;
+        results.replaceChildren(h('p', {}, heading), ...(note ? [note.cloneNode(true) as HTMLElement] : []));
+        const reopen = h('button', { attrs: { type: 'button' } }, 'Show the traces again');
+        reopen.addEventListener('click', () => dialog.element.showModal());
+        results.append(reopen);
+        dialog.show(
+          heading,
+          ...(note ? [note] : []),
+          ...(traces.length > 1 ? [runSummary(traces)] : []),
+          traceList(traces, 'No rule ran: no loaded rule applies to manual runs, or the file has errors.', true, links),
         );
       })
       .catch((err: unknown) => {
@@ -75,17 +124,18 @@ export function runPanel(): RunPanel {
 
   runAll.addEventListener('click', () => {
     if (!rule.value) return say(status, 'Choose one rule to run on all documents.', 'error');
-    if (!dry.checked && !window.confirm(`Run ${rule.value} on ALL documents and write the changes?`)) return;
-    say(status, '');
+    const writeNow = !dry.checked && skipDry.checked;
+    if (writeNow && !window.confirm(`Write ${rule.value}'s changes to ALL documents now, without a dry report first?`)) return;
+    say(status, dry.checked || writeNow ? '' : 'A dry run first: read its report, then "Apply for real" writes.', 'info');
     runAll.disabled = true;
-    request<RunResult>('/api/run', { method: 'POST', query: { rule_id: rule.value, dry_run: dry.checked } })
+    request<RunResult>('/api/run', { method: 'POST', query: { rule_id: rule.value, dry_run: !writeNow } })
       .then((r) => (r.event_id != null ? follow(r.event_id) : say(status, 'The service did not start a job.', 'error')))
       .catch((err: unknown) => say(status, errorMessage(err), 'error'))
       .finally(() => (runAll.disabled = false));
   });
 
   return {
-    element: h('section', { class: 'run-panel', attrs: { 'aria-labelledby': 'run-title' } }, h('h2', { attrs: { id: 'run-title' } }, 'Run'), form, jobs, results),
+    element: h('section', { class: 'run-panel', attrs: { 'aria-labelledby': 'run-title' } }, h('h2', { attrs: { id: 'run-title' } }, 'Run'), form, results, jobs, dialog.element),
     setRules(fileRules, allRules) {
       const previous = rule.value;
       const others = allRules.filter((r) => !fileRules.includes(r));
@@ -98,6 +148,7 @@ export function runPanel(): RunPanel {
       rule.value = keep;
     },
     stop() {
+      if (dialog.element.open) dialog.close();
       for (const p of panels) p.stop();
       panels = [];
     },

@@ -1,7 +1,34 @@
 // One trace, readable: what each condition saw and whether it held, extracted values, the changes as a
 // before/after diff, each action's outcome, and the error if there was one.
-import { formatTime, h, show } from '../dom.js';
+import { formatTime, h } from '../dom.js';
 import type { FieldChange, Trace } from '../types.js';
+import { formatValue } from '../value-format.js';
+
+/** What a trace can link to: the document in the dms (when its URL is known) and its title. */
+export interface TraceLinks {
+  dmsUrl?: string | null;
+  titles?: Record<number, string>;
+}
+
+/** The document's page in Paperless. */
+export function dmsDocumentUrl(dmsUrl: string, id: number): string {
+  return `${dmsUrl.replace(/\/+$/, '')}/documents/${id}/details`;
+}
+
+/** The rule's line in the editor: the file id is the base64url of its path, as the server makes it. */
+export function ruleEditorHref(file: string, ruleId: string): string {
+  const bytes = new TextEncoder().encode(file);
+  const id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return `/rules/${encodeURIComponent(id)}?rule=${encodeURIComponent(ruleId)}`;
+}
+
+function documentLabel(id: number, links: TraceLinks): HTMLElement {
+  const title = links.titles?.[id];
+  const text = title ? `#${id} ${title}` : `document ${id}`;
+  return links.dmsUrl
+    ? h('a', { class: 'doc', attrs: { href: dmsDocumentUrl(links.dmsUrl, id), target: '_blank', rel: 'noopener', title: 'Open in the dms' } }, text)
+    : h('span', { class: 'doc' }, text);
+}
 
 const STATUS_LABEL: Record<string, string> = {
   matched: 'matched',
@@ -22,14 +49,13 @@ function conditions(trace: Trace): HTMLElement {
         'li',
         { class: c.result ? 'pass' : 'fail', attrs: { 'data-depth': Math.min(depth, 6) } },
         h('span', { class: 'mark', attrs: { 'aria-label': c.result ? 'holds' : 'does not hold' } }, c.result ? '✓' : '✗'),
-        h(
-          'span',
-          { class: 'desc' },
-          c.description,
-          // The engine's description may already say what it saw.
-          c.actual !== undefined && !/\bsaw\b/.test(c.description) ? h('span', { class: 'saw' }, ' saw ', h('code', {}, show(c.actual))) : null,
-          c.error ? h('span', { class: 'error-text' }, ` ${c.error}`) : null,
-        ),
+        h('span', { class: 'desc' }, c.description, c.error ? h('span', { class: 'error-text' }, ` ${c.error}`) : null),
+        // A regex hit shows the text around it; other conditions what the field held (unless the description says it).
+        c.operator === 'matches' && c.result && typeof c.actual === 'string'
+          ? h('span', { class: 'saw' }, 'found in ', h('q', { class: 'context' }, c.actual))
+          : c.actual !== undefined && c.operator !== 'matches' && !/\bsaw\b/.test(c.description)
+            ? h('span', { class: 'saw' }, 'saw ', h('code', {}, formatValue(c.actual)))
+            : h('span', { class: 'saw' }),
       );
       return li;
     }),
@@ -42,14 +68,14 @@ function extracted(trace: Trace): HTMLElement | null {
   return h(
     'dl',
     { class: 'extracted' },
-    ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, show(value)))]),
+    ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, formatValue(value)))]),
   );
 }
 
 /** Before: the old list, removed items struck out. After: the new list, added items marked. */
 function listCells(from: unknown[], to: unknown[]): [HTMLElement, HTMLElement] {
-  const before = from.map((v) => show(v));
-  const after = to.map((v) => show(v));
+  const before = from.map((v) => formatValue(v));
+  const after = to.map((v) => formatValue(v));
   return [
     h('td', {}, h('span', { class: 'list-diff' }, ...before.map((v) => (after.includes(v) ? h('span', { class: 'kept' }, v) : h('del', {}, v))))),
     h('td', {}, h('span', { class: 'list-diff' }, ...after.map((v) => (before.includes(v) ? h('span', { class: 'kept' }, v) : h('ins', {}, v))))),
@@ -60,7 +86,7 @@ function changeRow(field: string, change: FieldChange): HTMLElement {
   const cells =
     Array.isArray(change.from) && Array.isArray(change.to)
       ? listCells(change.from, change.to)
-      : [h('td', {}, h('del', {}, show(change.from))), h('td', {}, h('ins', {}, show(change.to)))];
+      : [h('td', {}, h('del', {}, formatValue(change.from))), h('td', {}, h('ins', {}, formatValue(change.to)))];
   return h('tr', {}, h('th', { attrs: { scope: 'row' } }, field), ...cells);
 }
 
@@ -104,7 +130,7 @@ function section(title: string, body: HTMLElement | null): HTMLElement | null {
 }
 
 /** A collapsible trace; `open` expands it at once (run results), closed in long lists. */
-export function traceView(trace: Trace, open = false): HTMLDetailsElement {
+export function traceView(trace: Trace, open = false, links: TraceLinks = {}): HTMLDetailsElement {
   const details = h('details', { class: `trace status-${trace.status}`, attrs: { open, 'data-trace-id': trace.id } });
   details.append(
     h(
@@ -112,7 +138,7 @@ export function traceView(trace: Trace, open = false): HTMLDetailsElement {
       {},
       h('span', { class: `badge status-${trace.status}` }, STATUS_LABEL[trace.status] ?? trace.status),
       h('span', { class: 'rule' }, trace.rule_id),
-      h('span', { class: 'doc' }, `document ${trace.document}`),
+      documentLabel(trace.document, links),
       trace.dry_run ? h('span', { class: 'badge dry' }, 'dry run') : null,
       h('span', { class: 'source muted' }, trace.source + (trace.event_id != null ? ` #${trace.event_id}` : '')),
       h('time', { class: 'muted', attrs: { datetime: trace.at } }, `${formatTime(trace.at)} · ${Math.round(trace.duration_ms)} ms`),
@@ -126,14 +152,14 @@ export function traceView(trace: Trace, open = false): HTMLDetailsElement {
     section('Extracted values', extracted(trace)),
     section(trace.dry_run ? 'Changes (not written: dry run)' : 'Changes', changes(trace)),
     section('Actions', actions(trace)),
-    trace.file ? h('p', { class: 'muted small' }, `Rule file: ${trace.file}`) : null,
+    trace.file ? h('p', { class: 'muted small' }, 'Rule file: ', h('a', { class: 'rule-link', attrs: { href: ruleEditorHref(trace.file, trace.rule_id), 'data-nav': true } }, `${trace.file} (${trace.rule_id})`)) : null,
   );
   details.append(body);
   return details;
 }
 
 /** A list of traces with an empty state that says what to do. */
-export function traceList(traces: Trace[], empty: string, open = false): HTMLElement {
+export function traceList(traces: Trace[], empty: string, open = false, links: TraceLinks = {}): HTMLElement {
   if (traces.length === 0) return h('p', { class: 'empty-state' }, empty);
-  return h('div', { class: 'trace-list' }, ...traces.map((t) => traceView(t, open)));
+  return h('div', { class: 'trace-list' }, ...traces.map((t) => traceView(t, open, links)));
 }

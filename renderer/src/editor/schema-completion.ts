@@ -2,7 +2,8 @@
 // real names where a rule names a tag, correspondent, document type, storage path or custom field.
 import type { Completion, CompletionContext, CompletionResult, CompletionSource } from '@codemirror/autocomplete';
 import { isMapping, keysOf, scalarsOf, schemaAt, type SchemaNode } from './schema-walk.js';
-import type { Vocabulary } from './vocabulary.js';
+import { templateOptions } from './template-completion.js';
+import type { LanguageWords, Vocabulary } from './vocabulary.js';
 import { ITEM, yamlContextAt } from './yaml-context.js';
 
 const VOCABULARY_FOR: Record<string, keyof Vocabulary> = {
@@ -44,11 +45,47 @@ export function yamlScalar(name: string): string {
 export interface CompletionData {
   schema: SchemaNode | null;
   vocabulary: Vocabulary;
+  /** The language's words by kind (operators per field kind, modifiers, template names); optional. */
+  language?: LanguageWords;
+  /** Names of the vars rules see, for `{{ vars.… }}`. */
+  vars?: string[];
+}
+
+/** Fields that hold numbers or dates: the only ones compared with gt/gte/lt/lte. */
+const ORDERED_FIELDS = new Set(['created', 'added', 'modified', 'archive_serial_number', 'page_count', 'owner']);
+/** Which actions a modifier applies to (docs/rules.md, "Action modifiers"). */
+const MODIFIER_ACTIONS: Record<string, string[]> = {
+  if_empty: ['set_custom_fields'],
+  create_missing: ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type'],
+};
+
+/** The operators that make sense for this field: tag operators for tags only, comparisons for numbers and dates. */
+function fitsField(field: string, key: string, words: LanguageWords): boolean {
+  if (field === 'tags') return words.tag_operators.includes(key) || ['exists', 'empty', 'case_sensitive'].includes(key);
+  if (words.tag_operators.includes(key)) return false;
+  if (words.comparison_operators.includes(key)) return ORDERED_FIELDS.has(field) || field.startsWith('custom_fields.');
+  return true;
+}
+
+/** The action of the sequence item a continuation line belongs to (`- set_custom_fields: …` above it). */
+function actionAbove(lines: string[], line: number, column: number): string | null {
+  for (let i = line - 1; i >= 0; i--) {
+    const m = /^(\s*)-\s+([a-z_]+):/.exec(lines[i]);
+    if (m && m[1].length < column) return m[2];
+    if (lines[i].trim() !== '' && lines[i].length - lines[i].trimStart().length < column - 2) return null;
+  }
+  return null;
 }
 
 /** The options for a context; separate from CodeMirror so it can be reasoned about on its own. */
 export function optionsFor(data: CompletionData, text: string, line: number, column: number): { from: number; options: Completion[] } | null {
   if (!data.schema) return null;
+  const lines = text.split('\n');
+  if (data.language) {
+    const names = { words: data.language, customFields: data.vocabulary.custom_fields, vars: data.vars ?? [] };
+    const template = templateOptions(text, (lines[line] ?? '').slice(0, column), names);
+    if (template) return template.options.length ? { from: column - template.back, options: template.options } : null;
+  }
   const ctx = yamlContextAt(text, line, column);
   if (!ctx) return null;
   const nodes = schemaAt(data.schema, ctx.path);
@@ -57,7 +94,19 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
   const quoted = ctx.prefix !== '' && /^["']/.test(text.split('\n')[line]?.[ctx.fromColumn - 1] ?? '');
 
   if (ctx.kind === 'key' && isMapping(nodes)) {
-    for (const k of keysOf(data.schema, nodes)) {
+    let keys = keysOf(data.schema, nodes);
+    const words = data.language;
+    if (words && last && (words.fields.includes(last) || last.startsWith('custom_fields.'))) {
+      keys = keys.filter((k) => fitsField(last, k.key, words));
+      if (last === 'tags') keys.sort((a, b) => Number(words.tag_operators.includes(b.key)) - Number(words.tag_operators.includes(a.key)));
+    }
+    if (words && last === ITEM && ctx.path[ctx.path.length - 2] === 'actions') {
+      // On the item's `- ` line an action is chosen; below it, only the modifiers that action takes.
+      const onDash = /-\s*$/.test((lines[line] ?? '').slice(0, ctx.fromColumn));
+      const action = onDash ? null : actionAbove(lines, line, ctx.fromColumn);
+      keys = keys.filter((k) => (words.action_modifiers.includes(k.key) ? !onDash && action !== null && MODIFIER_ACTIONS[k.key]?.includes(action) : onDash));
+    }
+    for (const k of keys) {
       options.push({ label: k.key, type: 'property', info: k.description, apply: k.nested ? `${k.key}:` : `${k.key}: ` });
     }
     if (last === 'set_custom_fields') {
@@ -89,10 +138,10 @@ export function schemaCompletion(getData: () => CompletionData): CompletionSourc
   return (context: CompletionContext): CompletionResult | null => {
     const line = context.state.doc.lineAt(context.pos);
     const word = context.matchBefore(/[\w.\- ]*$/);
-    // Open by itself only after a word character, `- `, `: `, `[` or `,`; never on a bare new line, where
-    // Enter must make another line, not accept a suggestion. Ctrl-Space always opens it.
+    // Open by itself only after a word character, `- `, `: `, `[`, `{`, `,`, `{{ ` or `| `; never on a bare new
+    // line, where Enter must make another line, not accept a suggestion. Ctrl-Space always opens it.
     const before = line.text.slice(0, context.pos - line.from);
-    if (!context.explicit && (word?.text.trim() ?? '') === '' && !/(\S-\s|-\s|:\s|[\[,]\s*)$/.test(before)) return null;
+    if (!context.explicit && (word?.text.trim() ?? '') === '' && !/(\S-\s|-\s|:\s|[\[{,|]\s*)$/.test(before)) return null;
     const result = optionsFor(getData(), context.state.doc.toString(), line.number - 1, context.pos - line.from);
     if (!result) return null;
     return { from: line.from + result.from, options: result.options, validFor: /^[\w.\- ]*$/ };

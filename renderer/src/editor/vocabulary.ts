@@ -29,3 +29,28 @@ export function normalizeVocabulary(raw: unknown): Vocabulary {
     custom_fields: names(dms.custom_fields),
   };
 }
+
+/** The rule language's own words from `/api/ui/schema`: operators by field kind, modifiers, template names. */
+export interface LanguageWords {
+  fields: string[];
+  text_operators: string[];
+  comparison_operators: string[];
+  tag_operators: string[];
+  action_modifiers: string[];
+  template_filters: string[];
+  template_context: string[];
+}
+
+export function normalizeLanguage(raw: unknown): LanguageWords {
+  const v = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const list = (key: keyof LanguageWords): string[] => (Array.isArray(v[key]) ? (v[key] as unknown[]).filter((x): x is string => typeof x === 'string') : []);
+  return {
+    fields: list('fields'),
+    text_operators: list('text_operators'),
+    comparison_operators: list('comparison_operators'),
+    tag_operators: list('tag_operators'),
+    action_modifiers: list('action_modifiers'),
+    template_filters: list('template_filters'),
+    template_context: list('template_context'),
+  };
+}

@@ -84,21 +84,60 @@ export function yamlContextAt(text: string, lineIndex: number, column: number): 
   const valuePath = [...here, unquote(key[1])];
   const valueStart = keyColumn + key[0].length;
   const value = rest.slice(key[0].length);
-  if (value.startsWith('[')) {
-    // Flow sequence: complete the item after the last `[` or `,`.
-    const cut = Math.max(value.lastIndexOf('['), value.lastIndexOf(','));
-    const item = value.slice(cut + 1);
-    const lead = item.length - item.trimStart().length;
-    const quoted = /^["']/.test(item.trimStart());
-    if (value.includes(']')) return null;
-    return {
-      kind: 'value',
-      path: [...valuePath, ITEM],
-      prefix: item.trimStart().slice(quoted ? 1 : 0),
-      fromColumn: valueStart + cut + 1 + lead + (quoted ? 1 : 0),
-    };
-  }
-  if (value.startsWith('{') || value.startsWith('|') || value.startsWith('>')) return null;
+  if (value.startsWith('[') || value.startsWith('{')) return flowContext(value, valueStart, valuePath);
+  if (value.startsWith('|') || value.startsWith('>')) return null;
   const quoted = /^["']/.test(value);
   return { kind: 'value', path: valuePath, prefix: value.slice(quoted ? 1 : 0), fromColumn: valueStart + (quoted ? 1 : 0) };
+}
+
+interface FlowFrame {
+  kind: 'map' | 'seq';
+  path: string[];
+  /** In a map: the key whose value is being typed, or null while a key is typed. */
+  key: string | null;
+}
+
+/**
+ * The context inside flow collections on one line, nested freely: `content: { matches: … }`,
+ * `tags: { any: [a, b` and `add_tags: [x, `. Null once every bracket is closed.
+ */
+function flowContext(value: string, valueStart: number, valuePath: string[]): YamlContext | null {
+  const stack: FlowFrame[] = [];
+  let tokenStart = 0;
+  const innerPath = (): string[] => {
+    const top = stack[stack.length - 1];
+    if (!top) return valuePath;
+    return top.kind === 'map' ? [...top.path, top.key ?? ''] : [...top.path, ITEM];
+  };
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === '"' || c === "'") {
+      const end = value.indexOf(c, i + 1);
+      if (end === -1) break; // an open quote: the prefix is being typed inside it
+      i = end;
+    } else if (c === '{' || c === '[') {
+      stack.push({ kind: c === '{' ? 'map' : 'seq', path: innerPath(), key: null });
+      tokenStart = i + 1;
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+      if (stack.length === 0) return null;
+      tokenStart = i + 1;
+    } else if (c === ':' && /^(\s|$)/.test(value.slice(i + 1, i + 2)) && stack[stack.length - 1]?.kind === 'map') {
+      stack[stack.length - 1].key = unquote(value.slice(tokenStart, i).trim());
+      tokenStart = i + 1;
+    } else if (c === ',') {
+      const top = stack[stack.length - 1];
+      if (top?.kind === 'map') top.key = null;
+      tokenStart = i + 1;
+    }
+  }
+  const top = stack[stack.length - 1];
+  if (!top) return null;
+  const token = value.slice(tokenStart);
+  const lead = token.length - token.trimStart().length;
+  const quoted = /^["']/.test(token.trimStart());
+  const prefix = token.trimStart().slice(quoted ? 1 : 0);
+  const fromColumn = valueStart + tokenStart + lead + (quoted ? 1 : 0);
+  if (top.kind === 'map' && top.key === null) return { kind: 'key', path: top.path, prefix, fromColumn };
+  return { kind: 'value', path: top.kind === 'map' ? [...top.path, top.key ?? ''] : [...top.path, ITEM], prefix, fromColumn };
 }

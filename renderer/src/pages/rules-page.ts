@@ -7,7 +7,7 @@ import { runPanel } from '../components/run-panel.js';
 import { varsPreview } from '../components/vars-preview.js';
 import type { CompletionData } from '../editor/schema-completion.js';
 import type { SchemaNode } from '../editor/schema-walk.js';
-import { EMPTY_VOCABULARY, normalizeVocabulary } from '../editor/vocabulary.js';
+import { EMPTY_VOCABULARY, normalizeLanguage, normalizeVocabulary } from '../editor/vocabulary.js';
 import { navigate, setDirtyCheck } from '../router.js';
 import type { RuleList } from '../types.js';
 
@@ -24,7 +24,7 @@ let dmsNamesProblem: string | null = null;
 async function loadCompletionData(): Promise<void> {
   try {
     const r = await request<{ schema: SchemaNode; vocabulary: unknown }>('/api/ui/schema');
-    completionData = { schema: r.schema, vocabulary: normalizeVocabulary(r.vocabulary) };
+    completionData = { schema: r.schema, vocabulary: normalizeVocabulary(r.vocabulary), language: normalizeLanguage(r.vocabulary) };
     const dms = (r.vocabulary as { dms?: { error?: unknown } } | null)?.dms;
     dmsNamesProblem = typeof dms?.error === 'string' && dms.error ? dms.error : null;
   } catch {
@@ -48,7 +48,7 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   try {
     list = await request<RuleList>('/api/ui/rules');
   } catch (err) {
-    treeHost.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, `Cannot list the rule files: ${errorMessage(err)}`));
+    treeHost.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, `Cannot list the rule files: ${errorMessage(err)}`));
     return () => undefined;
   }
   const refreshTree = async (): Promise<void> => {
@@ -61,9 +61,14 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   };
   treeHost.replaceChildren(fileTree(list.files, fileId));
 
-  const run = runPanel();
-  stops.push(() => run.stop());
   const file = fileId ? list.files.find((f) => f.id === fileId) : undefined;
+  let editorRef: { text(): string; version(): 'unsaved' | 'draft' | 'published' } | null = null;
+  const run = runPanel(
+    file && !file.is_vars
+      ? { fileId: file.id, path: file.path, text: () => editorRef?.text() ?? '', version: () => editorRef?.version() ?? 'published' }
+      : undefined,
+  );
+  stops.push(() => run.stop());
 
   if (!file) {
     center.append(
@@ -96,10 +101,11 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
       },
     });
   } catch (err) {
-    center.append(h('p', { class: 'error-box', attrs: { role: 'alert' } }, `Cannot open ${file.path}: ${errorMessage(err)}`));
+    center.append(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, `Cannot open ${file.path}: ${errorMessage(err)}`));
     return () => stops.forEach((s) => s());
   }
   const editor = pane;
+  editorRef = editor;
   stops.push(() => editor.stop());
   setDirtyCheck(() => editor.isDirty());
   center.append(editor.element);

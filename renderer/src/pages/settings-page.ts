@@ -4,6 +4,7 @@ import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
 import type { Settings } from '../types.js';
 import { dmsConnectionStatus } from './dms-connection-status.js';
+import { connectionTest } from '../components/connection-test.js';
 
 const ENV_NAMES: Record<string, string> = {
   dms_url: 'SVC_DMS_URL',
@@ -47,6 +48,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
       field('dms_url', 'dms URL', dmsUrl, fixed('dms_url'), 'Empty: the built-in demo dms.'),
       field('dms_token', 'dms API token', dmsToken, fixed('dms_token')),
       dmsConnectionStatus(),
+      connectionTest(() => ({ url: dmsUrl.value.trim(), token: dmsToken.value })),
     ),
     h(
       'fieldset',

@@ -2,7 +2,25 @@
 import { errorMessage, request } from '../api.js';
 import { h } from '../dom.js';
 import { traceList } from '../components/trace-view.js';
-import type { Trace } from '../types.js';
+import { uiConfig } from '../session.js';
+import type { DocumentHit, Trace } from '../types.js';
+
+/** The filters as the service takes them: a title becomes the documents it names, a rule id a prefix. */
+async function serviceQuery(query: Record<string, string>): Promise<{ query: Record<string, string>; titles: Record<number, string> }> {
+  const out: Record<string, string> = { ...query };
+  const titles: Record<number, string> = {};
+  delete out.document;
+  delete out.rule_id;
+  if (query.rule_id) out.rule_prefix = query.rule_id;
+  if (query.document && /^\d+$/.test(query.document)) out.document = query.document;
+  else if (query.document) {
+    const { documents } = await request<{ documents: DocumentHit[] }>('/api/ui/documents', { query: { search: query.document } });
+    for (const d of documents) titles[d.id] = d.title;
+    // No document has that title: ask for one that cannot exist, so the list says "no match".
+    out.documents = documents.length ? documents.slice(0, 100).map((d) => d.id).join(',') : '999999999999999';
+  }
+  return { query: out, titles };
+}
 
 const FILTERS = ['document', 'rule_id', 'status', 'event_id'] as const;
 const STATUSES = ['matched', 'not_matched', 'error', 'skipped', 'timeout'];
@@ -13,8 +31,8 @@ export function renderTracesPage(main: HTMLElement): () => void {
     const el = h('input', { attrs: { id: `filter-${id}`, name: id, value: params.get(id) ?? '', ...attrs } });
     return [h('label', { attrs: { for: `filter-${id}` } }, label), el];
   };
-  const [docLabel, doc] = input('document', 'Document id', { inputmode: 'numeric', pattern: '\\d*' });
-  const [ruleLabel, rule] = input('rule_id', 'Rule id');
+  const [docLabel, doc] = input('document', 'Document id or title');
+  const [ruleLabel, rule] = input('rule_id', 'Rule id or its start');
   const [eventLabel, eventId] = input('event_id', 'Job / event id', { inputmode: 'numeric', pattern: '\\d*' });
   const status = h(
     'select',
@@ -44,14 +62,15 @@ export function renderTracesPage(main: HTMLElement): () => void {
     history.replaceState(null, '', qs ? `/traces?${qs}` : '/traces');
     list.setAttribute('aria-busy', 'true');
     try {
-      const { traces } = await request<{ traces: Trace[] }>('/api/traces', { query: { ...query, limit: 200 } });
+      const [{ query: sent, titles }, config] = await Promise.all([serviceQuery(query), uiConfig().catch(() => null)]);
+      const { traces } = await request<{ traces: Trace[] }>('/api/traces', { query: { ...sent, limit: 200 } });
       const filtered = Object.keys(query).length > 0;
       summary.textContent = `${traces.length} trace${traces.length === 1 ? '' : 's'}${filtered ? ' matching the filters' : ''}, newest first${traces.length === 200 ? ' (the latest 200)' : ''}.`;
       list.replaceChildren(
-        traceList(traces, filtered ? 'No trace matches these filters. Clear them to see everything.' : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.'),
+        traceList(traces, filtered ? 'No trace matches these filters. Clear them to see everything.' : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.', false, { dmsUrl: config?.dms_url ?? null, titles }),
       );
     } catch (err) {
-      list.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, errorMessage(err)));
+      list.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)));
     } finally {
       list.setAttribute('aria-busy', 'false');
     }

@@ -1,7 +1,7 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
 import { MAX_RULE_FILE_BYTES } from '../../rules/index.js';
-import { booleanParam } from '../../query-params.js';
+import { booleanParam, positiveIntegerParam, singleParam } from '../../query-params.js';
 import type { Services } from '../../services.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
@@ -50,6 +50,20 @@ export function rulesRoutes(services: Services): Router {
     if (isDraft(req)) await rules.deleteDraft(fileId(req));
     else await rules.deleteFile(fileId(req));
     res.json({ ok: true });
+  });
+
+  // The editor's text, not the stored file: every validation stage and each test's outcome at its line.
+  router.post('/rules/:id/check', rawYaml(), async (req, res) => {
+    res.json({ ok: true, ...(await rules.checkText(fileId(req), bodyText(req))) });
+  });
+
+  // A dry run of the editor's text (unsaved or draft) against one document; nothing is published or written.
+  router.post('/rules/:id/dry-run', rawYaml(), async (req, res) => {
+    const document = positiveIntegerParam(req.query.document, 'document', 'a positive whole number (a dms document id)');
+    if (document === undefined) throw new BadRequestError('Give "document": the id of the dms document to try the rules on.');
+    const ruleId = singleParam(req.query.rule_id, 'rule_id') || null;
+    const { traces, title } = await services.runs.runText({ fileId: fileId(req), content: bodyText(req), document, ruleId });
+    res.json({ ok: true, queued: false, document, document_title: title, rule_id: ruleId, dry_run: true, traces });
   });
 
   router.post('/rules/:id/preview', rawYaml(), async (req, res) => {

@@ -2,6 +2,9 @@ import type { FieldChange } from '../../engine/model.js';
 import type { JobReport } from '../../history/event-types.js';
 
 const SAMPLE_LIMIT = 20;
+
+/** "1 document", "2 documents". */
+const documents = (n: number): string => `${n} ${n === 1 ? 'document' : 'documents'}`;
 /** Long values (content, notes) are cut in samples so an event record stays small. */
 const VALUE_LIMIT = 200;
 
@@ -32,8 +35,8 @@ export function createReportBuilder(prefilter: Record<string, string>) {
         .join(', ');
       const parts =
         summary.kind === 'revert'
-          ? [`${summary.processed} documents checked`, `${report.reverted ?? 0} restored`, `${report.skipped_edited ?? 0} left alone because they were edited since`]
-          : [`${summary.processed} documents read`, `${report.matched} matched`, `${report.changed} ${verb}${fields ? ` (${fields})` : ''}`, `${report.unchanged} already as the rule wants`];
+          ? [`${documents(summary.processed)} checked`, `${report.reverted ?? 0} restored`, `${report.skipped_edited ?? 0} left alone because they were edited since`]
+          : [`${documents(summary.processed)} read`, `${report.matched} matched`, `${report.changed} ${verb}${fields ? ` (${fields})` : ''}`, `${report.unchanged} already as the rule wants`];
       if (summary.errors) parts.push(`${summary.errors} errors (see the traces with status error)`);
       report.summary = parts.join('; ') + '.';
       return report;

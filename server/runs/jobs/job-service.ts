@@ -34,9 +34,11 @@ export interface EventListQuery {
 /** Background jobs: one rule over all documents, and undo of a job. Exposed as `services.jobs`. */
 export interface JobService {
   /** Queues a run of one rule over every document; answers at once. Unknown rule: 404. */
-  startRuleJob(input: { ruleId: string; dryRun: boolean }): { event_id: number; event: EventRecord };
+  startRuleJob(input: { ruleId: string; dryRun: boolean; appliedFrom?: number }): { event_id: number; event: EventRecord };
   /** Continues an interrupted rule job with the documents it had not reached (a new job event). */
   resume(eventId: number): EventRecord;
+  /** Runs a finished dry run's rule for real, once: the dry record then says `applied_as`, the new one `applied_from`. */
+  apply(eventId: number): EventRecord;
   /** Queues the undo of a finished real job or webhook run. */
   revert(eventId: number, options: { dryRun: boolean }): EventRecord;
   cancel(eventId: number): EventRecord;
@@ -68,11 +70,17 @@ export function createJobService(deps: JobServiceDeps): JobService {
     return record;
   };
 
-  return {
-    startRuleJob({ ruleId, dryRun }) {
+  /** A linked follow-up counts unless it failed, was cancelled or interrupted (then it may be tried again). */
+  const stillStands = (linked: number | null | undefined): boolean => {
+    const status = linked != null ? events.get(linked)?.status : undefined;
+    return status !== undefined && !['failed', 'cancelled', 'interrupted'].includes(status);
+  };
+
+  const service: JobService = {
+    startRuleJob({ ruleId, dryRun, appliedFrom }) {
       const rule = deps.getRule(ruleId);
       if (!rule) throw new NotFoundError(`No loaded rule has the id "${ruleId}"; check the rule files (a file that fails validation is not loaded).`);
-      const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: dryRun });
+      const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: dryRun, applied_from: appliedFrom ?? null });
       queue.submit(event, (eventId, signal) => {
         // The rule as loaded when the job starts: an edit saved meanwhile applies to this job too.
         const current = deps.getRule(ruleId) ?? rule;
@@ -93,12 +101,23 @@ export function createJobService(deps: JobServiceDeps): JobService {
       queue.submit(event, (id, signal) => runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) as RuleDefinition, target.dry_run, signal, resumeAfter));
       return event;
     },
+    apply(eventId) {
+      const dry = get(eventId);
+      if (dry.kind !== 'job' || !dry.dry_run || !dry.rule_id) throw new BadRequestError(`Event ${eventId} is not a dry run of a rule; only those can be applied.`);
+      if (dry.status !== 'done') throw new ConflictError(`Dry run ${eventId} is ${dry.status}; only a finished dry run can be applied.`);
+      if (stillStands(dry.applied_as)) throw new ConflictError(`Dry run ${eventId} was already applied as job #${dry.applied_as}.`);
+      const { event } = service.startRuleJob({ ruleId: dry.rule_id, dryRun: false, appliedFrom: eventId });
+      events.update(eventId, { applied_as: event.event_id });
+      return event;
+    },
     revert(eventId, { dryRun }) {
       const target = get(eventId);
       if (target.kind === 'revert') throw new BadRequestError(`Event ${eventId} is itself a revert; revert the original job again instead.`);
       if (target.dry_run) throw new ConflictError(`Event ${eventId} was a dry run: it wrote nothing, so there is nothing to undo.`);
       if (!isFinished(target.status)) throw new ConflictError(`Event ${eventId} is still ${target.status}; cancel it or wait for it to end, then revert.`);
+      if (!dryRun && stillStands(target.undone_by)) throw new ConflictError(`Event ${eventId} was already undone by #${target.undone_by}.`);
       const event = events.create({ kind: 'revert', rule_id: target.rule_id, dry_run: dryRun, reverts: eventId, document: target.document });
+      if (!dryRun) events.update(eventId, { undone_by: event.event_id });
       queue.submit(event, (id, signal) =>
         runRevertJob({ dms: deps.dms, events, traces: deps.traces, recentWrites: deps.recentWrites, concurrency, now }, id, target, dryRun, signal),
       );
@@ -113,4 +132,5 @@ export function createJobService(deps: JobServiceDeps): JobService {
     idle: () => queue.idle(),
     stop: () => queue.stop(),
   };
+  return service;
 }

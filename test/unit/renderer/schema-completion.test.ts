@@ -87,7 +87,7 @@ describe('schema completion', () => {
     assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      correspondent: |'), ['ACME GmbH', 'Stadtwerke']);
     assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - set_document_type: |'), ['Invoice', 'Contract']);
     assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - add_tags:\n          - |'), ['inbox', 'invoice', 'Tax 2024']);
-    assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags: { any: [|'), []); // flow mappings are not guessed at
+    assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags: { any: [|'), ['inbox', 'invoice', 'Tax 2024']); // inside flow mappings too
     assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags:\n        none: [|'), ['inbox', 'invoice', 'Tax 2024']);
     assert.ok(labels('rules:\n  - id: a\n    actions:\n      - set_custom_fields:\n          |').includes('Invoice number'));
   });

@@ -1,0 +1,54 @@
+// Completion inside `{{ … }}`: extracted names, doc.* fields, vars.* names, filters after `|`. Pure: unit-tested.
+import type { Completion } from '@codemirror/autocomplete';
+import type { LanguageWords } from './vocabulary.js';
+
+const DOC_FIELDS_EXTRA = ['id'];
+
+/** Names under every `extract:` block of the text (a rule's later templates may use them). */
+export function extractedNames(text: string): string[] {
+  const out = new Set<string>();
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const head = /^(\s*)(?:-\s+)?extract:\s*$/.exec(lines[i]);
+    if (!head) continue;
+    let childIndent = -1;
+    for (let j = i + 1; j < lines.length; j++) {
+      const m = /^(\s*)([A-Za-z_][\w-]*)\s*:/.exec(lines[j]);
+      if (lines[j].trim() === '' || lines[j].trimStart().startsWith('#')) continue;
+      const indent = lines[j].length - lines[j].trimStart().length;
+      if (indent <= head[1].length) break;
+      if (childIndent === -1) childIndent = indent;
+      if (m && indent === childIndent) out.add(m[2]);
+    }
+  }
+  return [...out];
+}
+
+/** Top-level keys of the vars the rules see (from the `_vars.yml` texts the page knows, if any). */
+export interface TemplateNames {
+  words: LanguageWords;
+  customFields: string[];
+  vars: string[];
+}
+
+/** Options for a cursor inside an open `{{` on this line, or null when it is not in one. */
+export function templateOptions(text: string, before: string, names: TemplateNames): { back: number; options: Completion[] } | null {
+  const open = before.lastIndexOf('{{');
+  if (open === -1 || before.lastIndexOf('}}') > open) return null;
+  const inside = before.slice(open + 2);
+  const word = /[\w.]*$/.exec(inside)?.[0] ?? '';
+  if (/\|\s*[\w]*$/.test(inside)) {
+    return { back: word.length, options: names.words.template_filters.map((f) => ({ label: f, type: 'function', detail: 'filter' })) };
+  }
+  if (word.startsWith('doc.custom_fields.')) {
+    return { back: word.length, options: names.customFields.map((n) => ({ label: `doc.custom_fields.${n}`, type: 'property' })) };
+  }
+  if (word.startsWith('doc.')) {
+    const fields = [...names.words.fields, ...DOC_FIELDS_EXTRA].map((f) => ({ label: `doc.${f}`, type: 'property' }));
+    return { back: word.length, options: [...fields, { label: 'doc.custom_fields.', type: 'property' }] };
+  }
+  if (word.startsWith('vars.')) return { back: word.length, options: names.vars.map((n) => ({ label: `vars.${n}`, type: 'variable' })) };
+  const extracted = extractedNames(text).map((n): Completion => ({ label: n, type: 'variable', detail: 'extracted' }));
+  const context = names.words.template_context.map((n): Completion => ({ label: n, type: 'namespace', apply: n === 'doc' || n === 'vars' ? `${n}.` : n }));
+  return { back: word.length, options: [...extracted, ...context] };
+}

@@ -1,0 +1,54 @@
+// First start without a terminal: no admin account yet. From this machine the page creates it; from
+// anywhere else it says where to go instead.
+import { errorMessage } from '../api.js';
+import { h, say } from '../dom.js';
+import { createAdmin } from '../session.js';
+
+export function renderSetup(root: HTMLElement, allowed: boolean, onCreated: () => void): void {
+  if (!allowed) {
+    root.replaceChildren(
+      h(
+        'main',
+        { class: 'login-page' },
+        h(
+          'section',
+          { class: 'login-card', attrs: { id: 'setup-refused' } },
+          h('h1', {}, 'dms-rules is not set up yet'),
+          h('p', {}, 'No admin account exists. For safety it can only be created on the machine the service runs on: open http://localhost:<port>/ there.'),
+          h('p', { class: 'muted small' }, 'Or set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD for the service and restart it.'),
+        ),
+      ),
+    );
+    return;
+  }
+  const user = h('input', { attrs: { id: 'setup-user', name: 'username', autocomplete: 'username', required: true, value: 'admin' } });
+  const pass = h('input', { attrs: { id: 'setup-password', name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 } });
+  const again = h('input', { attrs: { id: 'setup-password-again', type: 'password', autocomplete: 'new-password', required: true } });
+  const status = h('p', { class: 'status', attrs: { role: 'alert', id: 'setup-status', hidden: true } });
+  const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Create the admin account');
+  const form = h(
+    'form',
+    { class: 'login-card', attrs: { id: 'setup-form', 'aria-labelledby': 'setup-title' } },
+    h('h1', { attrs: { id: 'setup-title' } }, 'Welcome to dms-rules'),
+    h('p', { class: 'muted' }, 'Create the admin account. It is stored (the password as a hash) in config.yml in the data directory; this page is shown only once, and only on this machine.'),
+    h('label', { attrs: { for: 'setup-user' } }, 'User name'),
+    user,
+    h('label', { attrs: { for: 'setup-password' } }, 'Password (at least 8 characters)'),
+    pass,
+    h('label', { attrs: { for: 'setup-password-again' } }, 'Password again'),
+    again,
+    status,
+    submit,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (pass.value !== again.value) return say(status, 'The two passwords differ.', 'error');
+    submit.disabled = true;
+    createAdmin(user.value.trim(), pass.value)
+      .then(onCreated)
+      .catch((err: unknown) => say(status, errorMessage(err), 'error'))
+      .finally(() => (submit.disabled = false));
+  });
+  root.replaceChildren(h('main', { class: 'login-page' }, form));
+  pass.focus();
+}

@@ -1,0 +1,22 @@
+import express, { Router, type Request } from 'express';
+import type { Services } from '../../services.js';
+import { createFirstAdmin, firstStartState, type RequestOrigin } from '../../settings/first-admin.js';
+import { hasForwardingHeaders } from '../middleware/allowed-hosts.js';
+import { requireSameOrigin } from '../middleware/auth-tiers.js';
+import { setSessionCookie } from '../session-cookie.js';
+
+const originOf = (req: Request): RequestOrigin => ({ remoteAddress: req.socket.remoteAddress, host: req.headers.host, forwarded: hasForwardingHeaders(req) });
+
+/** `GET/POST /api/setup`: the first start's one-time page that creates the admin account (this machine only). */
+export function setupRoutes(services: Services): Router {
+  const router = Router();
+  router.get('/setup', (req, res) => {
+    res.json(firstStartState(services.auth, originOf(req)));
+  });
+  router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), (req, res) => {
+    const { username, session } = createFirstAdmin(services, req.body, originOf(req));
+    setSessionCookie(req, res, session);
+    res.json({ ok: true, username });
+  });
+  return router;
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { launchBrowser, openPage, screenshot } from './browser.js';
+
+// A name that Chromium resolves to 127.0.0.1, as a DNS-rebinding page's name would.
+const REBOUND = 'rebound.test';
+
+describe('first start in the browser: the setup page on this machine only', () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '' });
+    browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`]);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('refuses the setup to a page reached under another name, even though it arrives over loopback', async () => {
+    const port = new URL(server.url).port;
+    const ui = await openPage(browser, `http://${REBOUND}:${port}`);
+    try {
+      await ui.page.goto('/rules');
+      await ui.page.locator('#setup-refused').waitFor();
+      assert.equal(await ui.page.locator('#setup-form').count(), 0);
+      const status = await ui.page.evaluate("fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)");
+      assert.equal(status, 403);
+      assert.equal(fs.existsSync(path.join(server.dataDir, 'config.yml')) && /admin_user/.test(fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8')), false);
+    } finally {
+      await ui.context.close();
+    }
+  });
+
+  it('creates the admin account from localhost, signs in, keeps the deep link, and is not offered again', async () => {
+    const ui = await openPage(browser, server.url.replace('127.0.0.1', 'localhost'));
+    try {
+      const { page } = ui;
+      await page.goto('/traces?status=error');
+      await page.waitForURL(/\/login\?next=%2Ftraces%3Fstatus%3Derror$/);
+      await page.locator('#setup-form').waitFor();
+      assert.equal(await page.title(), 'Set up · dms-rules');
+      await screenshot(page, '10-first-start');
+      await page.fill('#setup-user', 'owner');
+      await page.fill('#setup-password', 'a good long password');
+      await page.fill('#setup-password-again', 'a good long password');
+      await page.click('#setup-form button[type=submit]');
+      await page.waitForURL(/\/traces\?status=error$/);
+      assert.equal(await page.locator('#filter-status').inputValue(), 'error');
+      assert.equal(await page.locator('#current-user').textContent(), 'owner');
+      const config = fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8');
+      assert.match(config, /admin_user: owner/);
+      assert.match(config, /admin_password_hash: .*scrypt/);
+      await page.click('#logout');
+      await page.locator('form.login-card #login-user').waitFor();
+      assert.equal(await page.locator('#setup-form').count(), 0);
+      assert.deepEqual(ui.problems, []);
+    } finally {
+      await ui.context.close();
+    }
+  });
+});
+
+describe('settings: testing the dms connection before saving', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    sim = await startSimulator();
+    server = await startTestServer(); // the demo dms; the simulator above plays the Paperless to switch to
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('reports reachable, the Paperless version and what the token may see; a wrong token says so', async () => {
+    const ui = await openPage(browser, server.url);
+    try {
+      const { page } = ui;
+      await page.goto('/login?next=%2Fsettings');
+      await page.fill('#login-user', ADMIN.username);
+      await page.fill('#login-password', ADMIN.password);
+      await page.click('form.login-card button[type=submit]');
+      await page.locator('#settings-dms_url').waitFor();
+      assert.equal(await page.title(), 'Settings · dms-rules');
+      await page.fill('#settings-dms_url', sim.url);
+      await page.fill('#settings-dms_token', sim.token);
+      await page.click('#test-dms-button');
+      const result = page.locator('#test-dms-result[data-kind="ok"]');
+      await result.waitFor();
+      const text = (await result.textContent()) ?? '';
+      assert.match(text, new RegExp(`Reachable at ${sim.url.replace(/[.]/g, '\\.')}: Paperless-ngx \\d`));
+      assert.match(text, /The token may see \d+ tags, \d+ correspondents/);
+      await screenshot(page, '11-connection-test');
+      await page.fill('#settings-dms_token', 'not-the-token');
+      await page.click('#test-dms-button');
+      await page.locator('#test-dms-result[data-kind="error"]', { hasText: 'the token was refused' }).waitFor();
+      assert.match(fs.existsSync(path.join(server.dataDir, 'config.yml')) ? fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8') : '', /^(?![\s\S]*dms_url)/, 'testing saved nothing');
+      assert.deepEqual(ui.problems, []);
+    } finally {
+      await ui.context.close();
+    }
+  });
+});
