@@ -145,6 +145,11 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
         const raw: TypedValue = f.passThrough ? passThroughValue(env.extracted[f.passThrough]) : f.template ? render(f.template, env, [...at, f.field]) : f.literal;
         const to: CustomFieldValue = toCustomFieldValue(f.field, raw, env.customFieldTypes[f.field]);
         writes.push({ field: `custom_fields.${f.field}`, value: to });
+        // Clearing a field the document does not have changes nothing (no phantom `null → null`).
+        if (to === null && current === undefined) {
+          parts.push(`${f.field} is not attached; nothing to clear`);
+          continue;
+        }
         if (current !== undefined && sameCustomValue(current, to)) {
           parts.push(`${f.field} is already ${describeValue(current)}`);
           continue;
