@@ -17,6 +17,8 @@ export interface CompiledRule {
   on: Trigger[];
   stop: boolean;
   when: CompiledCondition | null;
+  /** A `check:` reads extracted values, so the values are extracted before the conditions run. */
+  extractFirst: boolean;
   extract: CompiledExtraction[];
   actions: CompiledAction[];
   definition: RuleDefinition;
@@ -33,7 +35,6 @@ export function compileRule(def: RuleDefinition): CompiledRule {
   on.forEach((t, i) => {
     if (!(TRIGGERS as readonly string[]).includes(t)) throw new RuleCompileError(['on', i], `unknown trigger "${t}"; triggers are ${TRIGGERS.join(', ')}`);
   });
-  const when = def.when === undefined || def.when === null ? null : compileCondition(def.when, ['when']);
   const extract: CompiledExtraction[] = [];
   if (def.extract !== undefined) {
     if (!isObject(def.extract)) throw new RuleCompileError(['extract'], 'extract is a mapping of name → { regex: … } or { value: … }');
@@ -44,6 +45,7 @@ export function compileRule(def: RuleDefinition): CompiledRule {
     }
   }
   const names = extract.map((e) => e.name);
+  const when = def.when === undefined || def.when === null ? null : compileCondition(def.when, ['when'], names);
   const actions = (def.actions ?? []).map((a, i) => compileAction(a, ['actions', i], names));
   return {
     id: def.id,
@@ -52,8 +54,15 @@ export function compileRule(def: RuleDefinition): CompiledRule {
     on,
     stop: def.stop === true,
     when,
+    extractFirst: when !== null && readsExtracted(when),
     extract,
     actions,
     definition: def,
   };
+}
+
+function readsExtracted(c: CompiledCondition): boolean {
+  if (c.kind === 'all' || c.kind === 'any') return c.children.some(readsExtracted);
+  if (c.kind === 'not') return readsExtracted(c.child);
+  return c.kind === 'check' && c.check.usesExtracted;
 }

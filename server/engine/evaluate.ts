@@ -129,26 +129,21 @@ function stripWrites(r: RuleResult | WorkingResult): RuleResult {
 function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unknown>, work: RuleDocument, input: EvaluateInput, createMissing: CreateMissing): WorkingResult {
   const result: WorkingResult = { rule_id: rule.id, file, status: 'not_matched', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
   const now = input.now;
-  if (rule.when) {
-    const outcome = evaluateCondition(rule.when, { doc: work, now }, result.conditions);
-    if (outcome.error) return { ...result, status: 'error', error: outcome.error };
-    if (!outcome.result) return result;
-  }
   const extracted: Record<string, ExtractedValue> = {};
   const scope = (): Record<string, unknown> => {
     const s: Record<string, unknown> = { doc: templateDocument(work), vars, now: now.toISOString(), rule: { id: rule.id, description: rule.description ?? '', file } };
     for (const [k, v] of Object.entries(extracted)) s[k] = templateValue(v);
     return s;
   };
-  let inActions = false;
-  try {
+  /** False when a required value is missing: the rule does not match. */
+  const extractAll = (): boolean => {
     for (const e of rule.extract) {
       const out = runExtraction(e, work, scope());
       const path = formatPath(e.path);
       if (out.value === undefined) {
         if (e.required) {
           result.conditions.push({ path, description: `extract ${e.name} (required): ${out.detail} → not matched`, field: e.from, operator: 'required', result: false });
-          return result;
+          return false;
         }
         result.conditions.push({ path, description: `extract ${e.name}: ${out.detail} (no value)`, field: e.from, result: true });
         continue;
@@ -157,6 +152,18 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
       result.extracted[e.name] = out.value;
       result.conditions.push({ path, description: `extract ${e.name}: ${out.detail}`, field: e.from, actual: out.value, result: true });
     }
+    return true;
+  };
+  let inActions = false;
+  try {
+    // A check that reads extracted values needs them first; otherwise conditions go first and spare the regexes.
+    if (rule.extractFirst && !extractAll()) return result;
+    if (rule.when) {
+      const outcome = evaluateCondition(rule.when, { doc: work, now, scope }, result.conditions);
+      if (outcome.error) return { ...result, status: 'error', error: outcome.error };
+      if (!outcome.result) return result;
+    }
+    if (!rule.extractFirst && !extractAll()) return result;
     inActions = true;
     for (const a of rule.actions) {
       const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing });

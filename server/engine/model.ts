@@ -11,8 +11,13 @@ export type Scalar = string | number | boolean | null;
 
 // ---- rule definitions (what a rule file holds after schema validation) ----
 
+/** `{ field: created }`: compare with another field of the same document. */
+export interface FieldRef {
+  field: string;
+}
+
 export interface OperatorTest {
-  equals?: Scalar;
+  equals?: Scalar | FieldRef;
   in?: Scalar[];
   contains?: string | number;
   contains_any?: string[];
@@ -21,10 +26,10 @@ export interface OperatorTest {
   matches?: string | string[];
   exists?: boolean;
   empty?: boolean;
-  gt?: number | string;
-  gte?: number | string;
-  lt?: number | string;
-  lte?: number | string;
+  gt?: number | string | FieldRef;
+  gte?: number | string | FieldRef;
+  lt?: number | string | FieldRef;
+  lte?: number | string | FieldRef;
   /** Tag lists: has any / all / none of these. */
   any?: string[] | string;
   all?: string[] | string;
@@ -40,6 +45,8 @@ export type Condition =
   | { all: Condition[] }
   | { any: Condition[] }
   | { not: Condition }
+  /** A Liquid expression or a template that must render truthy. */
+  | { check: string }
   | { [field: string]: FieldTest };
 
 export type ExtractionType = 'string' | 'int' | 'number' | 'money' | 'date' | 'bool';

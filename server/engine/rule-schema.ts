@@ -6,6 +6,7 @@
  */
 
 export const DOCUMENT_FIELDS = [
+  'id',
   'title',
   'content',
   'tags',
@@ -30,6 +31,8 @@ export const COMPARISON_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const;
 export const TAG_OPERATORS = ['any', 'all', 'none'] as const;
 export const OPERATORS = [...TEXT_OPERATORS, ...COMPARISON_OPERATORS, ...TAG_OPERATORS] as const;
 export const COMBINATORS = ['all', 'any', 'not'] as const;
+/** Condition keys that are neither a combinator nor a field. */
+export const COMPUTED_CONDITIONS = ['check'] as const;
 
 export const ACTIONS = [
   'set_title',
@@ -53,14 +56,23 @@ export const EXTRACT_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 
 const scalar = { type: ['string', 'number', 'boolean', 'null'] };
 const stringOrList = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
-const comparable = { type: ['number', 'string'], description: 'A number, a date (yyyy-MM-dd) or a relative date such as -30d, +1w, -6m, -1y' };
+const fieldRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field'],
+  properties: { field: { type: 'string', description: 'Another field of the same document: a document field or custom_fields.<name>' } },
+};
+const comparable = {
+  oneOf: [{ type: ['number', 'string'] }, fieldRef],
+  description: 'A number, a date (yyyy-MM-dd), a relative date such as -30d, +1w, -6m, -1y, or { field: <another field> }',
+};
 
 const operatorTest = {
   type: 'object',
   minProperties: 1,
   additionalProperties: false,
   properties: {
-    equals: { ...scalar, description: 'Equal to (text compares case-insensitively unless case_sensitive: true)' },
+    equals: { oneOf: [scalar, fieldRef], description: 'Equal to a value or { field: <another field> } (text compares case-insensitively unless case_sensitive: true)' },
     in: { type: 'array', items: scalar, minItems: 1, description: 'Equal to one of these' },
     contains: { type: ['string', 'number'], description: 'Text contains this; a list (tags, notes) has this element' },
     contains_any: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Contains at least one of these' },
@@ -86,7 +98,7 @@ const fieldProperties = Object.fromEntries(DOCUMENT_FIELDS.map((f) => [f, { $ref
 
 const condition = {
   type: 'object',
-  description: 'Exactly one key: all, any, not, or a document field',
+  description: 'Exactly one key: all, any, not, check, or a document field',
   minProperties: 1,
   maxProperties: 1,
   additionalProperties: false,
@@ -94,6 +106,7 @@ const condition = {
     all: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'Every condition holds' },
     any: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'At least one condition holds' },
     not: { $ref: '#/definitions/condition', description: 'The condition does not hold' },
+    check: { type: 'string', minLength: 1, description: 'A Liquid expression ("total > 1000 and doc.page_count < 3") or a template that must render truthy; sees doc, vars, now, rule and extracted values' },
     ...fieldProperties,
   },
   patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
@@ -150,6 +163,7 @@ const testDocument = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    id: { type: 'integer', minimum: 1 },
     title: { type: 'string' },
     content: { type: 'string' },
     tags: { type: 'array', items: { type: 'string' } },
