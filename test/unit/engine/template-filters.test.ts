@@ -27,6 +27,18 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ["{{ 'Rechnung Ärger' | slugify }}", {}, 'rechnung-ärger'],
   ["{{ vars.missing | default: 'fallback' }}", {}, 'fallback'],
   ["{% if vars.missing %}yes{% else %}no{% endif %}", {}, 'no'],
+  ["{{ 'Rechnung  Nr.\t 12/2024' | regex_replace: '\\s+', ' ' }}", {}, 'Rechnung Nr. 12/2024'],
+  ["{{ '12/2024' | regex_replace: '([0-9]+)/(\\\\d{4})', '$2-$1' }}", {}, '2024-12'],
+  ["{{ 'ACME gmbh' | regex_replace: '(?i)\\s*gmbh$', '' }}", {}, 'ACME'],
+  ["{{ 'STADTWERKE MÜNCHEN gmbh' | title_case }}", {}, 'Stadtwerke München Gmbh'],
+  ["{{ \"o'neil-meyer's ärger\" | title_case }}", {}, "O'neil-Meyer's Ärger"],
+  ["{{ '2025-03-03' | localize_date: '%d. %B %Y', 'de' }}", {}, '03. März 2025'],
+  ["{{ '2025-03-03' | localize_date: '%A %e %B %Y', 'fr' }}", {}, 'lundi 3 mars 2025'],
+  ["{{ '2025-03-03' | localize_date: '%a, %b %d %Y', 'en' }}", {}, 'Mon, Mar 03 2025'],
+  ["{{ '2025-03-03' | localize_date: 'long', 'de' }}", {}, '3. März 2025'],
+  ["{{ '2025-03-03' | localize_date: 'full', 'fr' }}", {}, 'lundi 3 mars 2025'],
+  ["{{ 'today' | localize_date: '%B %Y', 'de_AT' }}", {}, 'März 2025'],
+  ["{{ '2025-01-10' | localize_date: '%B', 'de-AT' }}", {}, 'Jänner'],
 ];
 for (const [template, vars, expected] of cases) {
   test(`template ${template} renders ${JSON.stringify(expected)}`, () => {
@@ -41,6 +53,10 @@ const failures: Array<[string, RegExp]> = [
   ["{{ 'abc' | parse_number }}", /"abc" is not a number/],
   ["{{ 'x' | money }}", /"x" is not an amount/],
   ['{{ vars.missing }}', /undefined variable "vars.missing"/],
+  ["{{ 'x' | regex_replace: '(?=x)', 'y' }}", /regex_replace: .*lookahead/],
+  ["{{ 'x' | regex_replace: '(', 'y' }}", /regex_replace: invalid regular expression/],
+  ["{{ 'today' | localize_date: '%B', 'klingon-xx-yy' }}", /no language this service knows/],
+  ["{{ 'soon' | localize_date: '%B', 'de' }}", /"soon" is not a date/],
   ['{{ vars.constructor }}', /undefined variable "vars.constructor"/],
 ];
 for (const [template, message] of failures) {
