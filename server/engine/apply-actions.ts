@@ -23,10 +23,12 @@ export interface ActionEnv {
   extracted: Record<string, ExtractedValue>;
   customFieldTypes: Record<string, CustomFieldDataType>;
   createMissing: CreateMissing;
+  /** Whether the document differs from the one the run started with (for `if_changed`). */
+  changedSoFar(): boolean;
 }
 
 export interface ActionOutcome {
-  status: 'planned' | 'unchanged';
+  status: 'planned' | 'unchanged' | 'skipped';
   detail: string;
   /** Fields this action set, with the value it wanted (for conflict detection): `title`, `custom_fields.X`, `tags`. */
   writes: Array<{ field: string; value: unknown }>;
@@ -60,6 +62,7 @@ function outcome(changed: boolean, field: string, from: unknown, to: unknown, wr
 }
 
 export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv): ActionOutcome {
+  if (a.ifChanged && !env.changedSoFar()) return { status: 'skipped', detail: 'if_changed: the rules changed nothing on this document before this action', writes: [] };
   const at = [...a.path, a.name];
   const p = a.payload;
   switch (a.name) {

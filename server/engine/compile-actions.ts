@@ -26,6 +26,7 @@ export interface CompiledAction {
   path: RulePath;
   ifEmpty: boolean;
   createMissing: boolean;
+  ifChanged: boolean;
   payload: ActionPayload;
 }
 
@@ -105,5 +106,5 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       break;
     }
   }
-  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, payload };
+  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, ifChanged: action.if_changed === true, payload };
 }

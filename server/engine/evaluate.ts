@@ -154,6 +154,7 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
     }
     return true;
   };
+  const changedSoFar = (): boolean => Object.keys(diffDocuments(input.document, work)).length > 0;
   let inActions = false;
   try {
     // A check that reads extracted values needs them first; otherwise conditions go first and spare the regexes.
@@ -166,7 +167,7 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
     if (!rule.extractFirst && !extractAll()) return result;
     inActions = true;
     for (const a of rule.actions) {
-      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing });
+      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing, changedSoFar });
       result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
     }
   } catch (err) {

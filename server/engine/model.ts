@@ -71,6 +71,8 @@ export interface ActionModifiers {
   if_empty?: boolean;
   /** Create tags, correspondents or document types that the dms does not have yet. */
   create_missing?: boolean;
+  /** Any action: only when the rules before it in this run changed the document ("mark what the rules changed"). */
+  if_changed?: boolean;
 }
 
 export interface ActionBodies {

@@ -225,3 +225,17 @@ test('clearing a custom field the document does not have is no change (no phanto
   const [outcome] = runRuleTests(compileRule(rule), { now: NOW });
   assert.match(outcome.message, /Rechnungsnummer: expected null, but the rule does not change it/);
 });
+
+test('if_changed: an action runs only when the rules before it changed the document (mark what the rules changed)', () => {
+  const rules: RuleDefinition[] = [
+    { id: 'retitle', when: { content: { contains: 'Rechnungsbetrag' } }, actions: [{ set_title: 'Strom' }] },
+    { id: 'mark-changed', actions: [{ add_tags: 'rules-changed', if_changed: true }] },
+  ];
+  const changed = run(sample(1), rules);
+  assert.deepEqual(changed.changes.tags?.includes('rules-changed'), true);
+  assert.equal(changed.results[1].actions[0].status, 'planned');
+  const again = run(changed.document, rules);
+  assert.deepEqual(again.changes, {});
+  assert.equal(again.results[1].actions[0].status, 'skipped');
+  assert.match(again.results[1].actions[0].detail ?? '', /if_changed: the rules changed nothing/);
+});
