@@ -50,7 +50,7 @@ function renderNames(templates: CompiledTemplate[], env: ActionEnv, path: RulePa
   return out;
 }
 
-function addCreate(env: ActionEnv, key: keyof CreateMissing, names: string[]): void {
+function addCreate(env: ActionEnv, key: 'tags' | 'correspondents' | 'document_types' | 'storage_paths', names: string[]): void {
   const list = (env.createMissing[key] ??= []);
   for (const n of names) if (!list.some((x) => sameName(x, n))) list.push(n);
 }
@@ -100,7 +100,10 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       const from = doc[field];
       const changed = !sameName(from, to);
       if (changed) doc[field] = to;
-      if (a.createMissing && to) addCreate(env, field === 'correspondent' ? 'correspondents' : 'document_types', [to]);
+      if (a.createMissing && to) {
+        addCreate(env, field === 'correspondent' ? 'correspondents' : field === 'document_type' ? 'document_types' : 'storage_paths', [to]);
+        if (a.storagePathTemplate) (env.createMissing.storage_path_templates ??= {})[to.toLocaleLowerCase()] = a.storagePathTemplate;
+      }
       return outcome(changed, field, from, doc[field], [{ field, value: doc[field] }]);
     }
     case 'set_created': {

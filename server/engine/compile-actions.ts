@@ -27,10 +27,12 @@ export interface CompiledAction {
   ifEmpty: boolean;
   createMissing: boolean;
   ifChanged: boolean;
+  /** The Paperless path template for a storage path this action creates; passed on as it is. */
+  storagePathTemplate: string | null;
   payload: ActionPayload;
 }
 
-const CREATE_MISSING_ACTIONS: ActionName[] = ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type'];
+const CREATE_MISSING_ACTIONS: ActionName[] = ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type', 'set_storage_path'];
 const PASS_THROUGH = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
 function template(source: unknown, path: RulePath, what: string, extractNames: readonly string[]): CompiledTemplate {
@@ -64,6 +66,9 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
   if (action.if_empty !== undefined && name !== 'set_custom_fields') throw new RuleCompileError([...path, 'if_empty'], 'if_empty works only with set_custom_fields');
   if (action.create_missing !== undefined && !CREATE_MISSING_ACTIONS.includes(name)) {
     throw new RuleCompileError([...path, 'create_missing'], `create_missing works only with ${CREATE_MISSING_ACTIONS.join(', ')}`);
+  }
+  if (action.path !== undefined && (name !== 'set_storage_path' || action.create_missing !== true)) {
+    throw new RuleCompileError([...path, 'path'], 'path (the template of a storage path to create) works only with set_storage_path and create_missing: true');
   }
   const body: unknown = action[name];
   let payload: ActionPayload;
@@ -106,5 +111,5 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       break;
     }
   }
-  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, ifChanged: action.if_changed === true, payload };
+  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, ifChanged: action.if_changed === true, storagePathTemplate: action.path ?? null, payload };
 }

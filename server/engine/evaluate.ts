@@ -98,7 +98,8 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
 }
 
 function mergeCreateMissing(into: CreateMissing, from: CreateMissing): void {
-  for (const key of ['tags', 'correspondents', 'document_types'] as const) {
+  if (from.storage_path_templates) into.storage_path_templates = { ...into.storage_path_templates, ...from.storage_path_templates };
+  for (const key of ['tags', 'correspondents', 'document_types', 'storage_paths'] as const) {
     for (const name of from[key] ?? []) {
       const list = (into[key] ??= []);
       if (!list.some((n) => n.toLocaleLowerCase() === name.toLocaleLowerCase())) list.push(name);
@@ -113,6 +114,12 @@ function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
   const tags = wanted.tags?.filter((t) => doc.tags.some((d) => same(d)(t)));
   const correspondents = wanted.correspondents?.filter(same(doc.correspondent));
   const documentTypes = wanted.document_types?.filter(same(doc.document_type));
+  const storagePaths = wanted.storage_paths?.filter(same(doc.storage_path));
+  if (storagePaths?.length) {
+    out.storage_paths = storagePaths;
+    const templates = Object.entries(wanted.storage_path_templates ?? {}).filter(([name]) => storagePaths.some(same(name)));
+    if (templates.length) out.storage_path_templates = Object.fromEntries(templates);
+  }
   if (tags?.length) out.tags = tags;
   if (correspondents?.length) out.correspondents = correspondents;
   if (documentTypes?.length) out.document_types = documentTypes;

@@ -71,6 +71,8 @@ export interface ActionModifiers {
   if_empty?: boolean;
   /** Create tags, correspondents or document types that the dms does not have yet. */
   create_missing?: boolean;
+  /** `set_storage_path` with `create_missing`: the Paperless path template of a storage path it creates (not rendered here). */
+  path?: string;
   /** Any action: only when the rules before it in this run changed the document ("mark what the rules changed"). */
   if_changed?: boolean;
 }
@@ -174,6 +176,9 @@ export interface CreateMissing {
   tags?: string[];
   correspondents?: string[];
   document_types?: string[];
+  storage_paths?: string[];
+  /** Lower-cased storage path name → the Paperless path template to create it with (the action's `path`). */
+  storage_path_templates?: Record<string, string>;
 }
 
 // ---- traces (DESIGN §5) ----

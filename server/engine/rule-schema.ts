@@ -48,7 +48,7 @@ export const ACTIONS = [
   'add_note',
 ] as const;
 
-export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed'] as const;
+export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
 export const EXTRACTION_TYPES = ['string', 'int', 'number', 'money', 'date', 'bool'] as const;
 export const TRIGGERS = ['added', 'updated', 'manual'] as const;
 export const RULE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
@@ -155,7 +155,8 @@ const action = {
     set_archive_serial_number: { type: ['integer', 'string', 'null'] },
     add_note: { type: 'string', minLength: 1, description: 'Adds a note unless an identical one exists' },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
-    create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents and document types the dms lacks' },
+    create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents, document types and storage paths the dms lacks' },
+    path: { type: 'string', minLength: 1, maxLength: 512, description: 'set_storage_path with create_missing: the Paperless path template of a created storage path, e.g. "{{ created_year }}/{{ title }}" (Paperless renders it; default "<name>/{{ title }}")' },
     if_changed: { type: 'boolean', default: false, description: 'Only when the rules before it (earlier rules and actions in this run) changed the document' },
   },
 };
