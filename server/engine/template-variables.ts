@@ -13,7 +13,7 @@ const DOC_FIELDS = new Set<string>(['id', 'custom_fields', ...DOCUMENT_FIELDS]);
 const RULE_FIELDS = new Set(['id', 'description', 'file']);
 
 /** The names every rule template sees besides the extracted values. */
-export const CONTEXT_NAMES = ['doc', 'vars', 'now', 'rule'] as const;
+const CONTEXT_NAMES = ['doc', 'vars', 'now', 'rule'] as const;
 
 /**
  * Throws a RuleCompileError at `path` when the template names a variable outside `doc`, `vars`, `now`,
