@@ -26,6 +26,10 @@ const FALSY = new Set(['', 'false', '0', 'no', 'nil', 'null']);
 export function compileCheck(source: unknown, path: RulePath, extractNames: readonly string[]): CompiledCheck {
   if (typeof source !== 'string' || source.trim() === '') throw new RuleCompileError(path, 'check takes a Liquid expression such as "total > 1000" or a template such as "{{ doc.created | date: \'%u\' }}"');
   const rendered = isTemplateText(source);
+  // "{{ x }} == 7" renders "7 == 7", which is text and always truthy: refuse it instead of matching everything.
+  if (rendered && /==|!=|<=|>=|<|>|\b(and|or|contains)\b/.test(source.replace(/\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g, ''))) {
+    throw new RuleCompileError(path, `check ${JSON.stringify(source)} compares outside its {{ }}: the comparison would be plain text and always true. Compare inside the template ({% if … %}yes{% endif %}) or write an expression without {{ }} such as "total > 1000"`);
+  }
   const text = rendered ? source : `{% if ${source} %}true{% else %}false{% endif %}`;
   let template: CompiledTemplate;
   try {

@@ -12,7 +12,8 @@ const cases: Array<[string, Condition, boolean]> = [
   ['check: a template that renders false', { check: "{% if doc.created contains '-31' %}yes{% else %}no{% endif %}" }, false],
   ['check: created on a Sunday', { check: "{% assign day = doc.created | date: '%u' %}{% if day == '7' %}yes{% endif %}" }, false],
   ['check: the last day of the month', { check: "{{ doc.created | shift_date: '+1d' | date: '%d' | remove: '01' | size | minus: 2 }}" }, false],
-  ['check: now', { check: "{{ now | date: '%Y' }} == '2025'" }, true],
+  ['check: now', { check: "{% assign year = now | date: '%Y' %}{% if year == '2025' %}yes{% endif %}" }, true],
+  ['check: now in another year', { check: "{% assign year = now | date: '%Y' %}{% if year == '2024' %}yes{% endif %}" }, false],
   ['field comparison: a custom date after created', { 'custom_fields.Fällig am': { gt: { field: 'created' } } }, true],
   ['field comparison: created before the due date', { created: { gte: { field: 'custom_fields.Fällig am' } } }, false],
   ['field comparison: equals another field', { title: { equals: { field: 'title' } } }, true],
@@ -61,6 +62,7 @@ test('a check that fails to render makes the rule an error, never a quiet false'
 test('checks and field comparisons are refused at compile time when they cannot work', () => {
   assert.throws(() => compileRule({ id: 'r', when: { check: 'totl > 3' } }), /template names "totl"/);
   assert.throws(() => compileRule({ id: 'r', when: { check: '{{ doc.title | }' } }), /does not parse/);
+  assert.throws(() => compileRule({ id: 'r', when: { check: "{{ doc.created | date: '%u' }} == 7" } }), /compares outside its \{\{ \}\}: .*always true/);
   assert.throws(() => compileRule({ id: 'r', when: { created: { gt: { field: 'nope' } } } }), /unknown field "nope"/);
   assert.throws(() => compileRule({ id: 'r', when: { created: { gt: { field: 'title' } } } }), /title is text/);
   assert.throws(() => compileRule({ id: 'r', when: { title: { contains: { field: 'content' } } as never } }), /"contains" cannot take another field/);
