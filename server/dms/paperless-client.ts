@@ -42,6 +42,7 @@ const PATHS: Record<CreatableKind, string> = {
   tags: '/api/tags/',
   correspondents: '/api/correspondents/',
   document_types: '/api/document_types/',
+  storage_paths: '/api/storage_paths/',
 };
 
 /** The Paperless-ngx REST client: the one implementation of `DmsClient`. */
@@ -78,10 +79,11 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
   const creating = new Map<string, Promise<DmsNamedObject>>();
 
-  async function createOnce(kind: CreatableKind, name: string): Promise<DmsNamedObject> {
+  async function createOnce(kind: CreatableKind, name: string, path: string | undefined): Promise<DmsNamedObject> {
     const known = cached?.[kind].find((o) => o.name.toLowerCase() === name.toLowerCase());
     if (known) return known;
     const body: Record<string, unknown> = { name, owner: null, matching_algorithm: 0 };
+    if (kind === 'storage_paths') body.path = path ?? `${name}/{{ title }}`;
     let created: DmsNamedObject;
     try {
       const res = await transport.send({ method: 'POST', path: PATHS[kind], body, idempotent: false });
@@ -161,12 +163,12 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
     vocabulary,
 
-    createObject(kind, name) {
+    createObject(kind, name, path) {
       // Many documents of one job may need the same missing tag at once: create it once, share the answer.
       const key = `${kind}\u0000${name.toLowerCase()}`;
       let creation = creating.get(key);
       if (!creation) {
-        creation = createOnce(kind, name).finally(() => creating.delete(key));
+        creation = createOnce(kind, name, path).finally(() => creating.delete(key));
         creating.set(key, creation);
       }
       return creation;

@@ -90,7 +90,7 @@ export interface DmsForbiddenKind {
 }
 
 /** Vocabulary kinds the service may create on demand (`create_missing: true`). */
-export type CreatableKind = 'tags' | 'correspondents' | 'document_types';
+export type CreatableKind = 'tags' | 'correspondents' | 'document_types' | 'storage_paths';
 
 /** Fields `PATCH /api/documents/{id}/` accepts, in wire form. `tags`/`custom_fields` replace the whole set (the service never sends them). */
 export interface DocumentPatch {
@@ -171,6 +171,7 @@ export interface DmsClient {
   /** Cached; `refresh` refetches. Changes made through this client refresh it too. */
   vocabulary(options?: { refresh?: boolean }): Promise<DmsVocabulary>;
   /** Creates an unowned object with matching_algorithm 0 (so Paperless does not start auto-assigning it). */
-  createObject(kind: CreatableKind, name: string): Promise<DmsNamedObject>;
+  /** `path` is the Paperless path template a new storage path needs (Paperless refuses one without). */
+  createObject(kind: CreatableKind, name: string, path?: string): Promise<DmsNamedObject>;
   close(): Promise<void>;
 }

@@ -27,6 +27,8 @@ export interface ActionEnv {
   tagHierarchy?: TagHierarchy;
   /** Messages `notify` actions want sent; the run layer decides whether they go out. */
   notifications: PlannedNotification[];
+  /** Whether the document differs from the one the run started with (for `if_changed`). */
+  changedSoFar(): boolean;
 }
 
 export interface PlannedNotification {
@@ -38,7 +40,7 @@ export interface PlannedNotification {
 }
 
 export interface ActionOutcome {
-  status: 'planned' | 'unchanged';
+  status: 'planned' | 'unchanged' | 'skipped';
   detail: string;
   /** Fields this action set, with the value it wanted (for conflict detection): `title`, `custom_fields.X`, `tags`. */
   writes: Array<{ field: string; value: unknown }>;
@@ -60,7 +62,7 @@ function renderNames(templates: CompiledTemplate[], env: ActionEnv, path: RulePa
   return out;
 }
 
-function addCreate(env: ActionEnv, key: keyof CreateMissing, names: string[]): void {
+function addCreate(env: ActionEnv, key: 'tags' | 'correspondents' | 'document_types' | 'storage_paths', names: string[]): void {
   const list = (env.createMissing[key] ??= []);
   for (const n of names) if (!list.some((x) => sameName(x, n))) list.push(n);
 }
@@ -72,6 +74,7 @@ function outcome(changed: boolean, field: string, from: unknown, to: unknown, wr
 }
 
 export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv): ActionOutcome {
+  if (a.ifChanged && !env.changedSoFar()) return { status: 'skipped', detail: 'if_changed: the rules changed nothing on this document before this action', writes: [] };
   const at = [...a.path, a.name];
   const p = a.payload;
   switch (a.name) {
@@ -114,7 +117,10 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       const from = doc[field];
       const changed = !sameName(from, to);
       if (changed) doc[field] = to;
-      if (a.createMissing && to) addCreate(env, field === 'correspondent' ? 'correspondents' : 'document_types', [to]);
+      if (a.createMissing && to) {
+        addCreate(env, field === 'correspondent' ? 'correspondents' : field === 'document_type' ? 'document_types' : 'storage_paths', [to]);
+        if (a.storagePathTemplate) (env.createMissing.storage_path_templates ??= {})[to.toLocaleLowerCase()] = a.storagePathTemplate;
+      }
       return outcome(changed, field, from, doc[field], [{ field, value: doc[field] }]);
     }
     case 'set_created': {

@@ -3,6 +3,7 @@ import type { Action, ActionName } from './model.js';
 import { ACTION_MODIFIERS, ACTIONS } from './rule-schema.js';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { compileTemplate, type CompiledTemplate } from './templates.js';
+import { checkTemplateVariables } from './template-variables.js';
 
 export interface CustomFieldAssignment {
   field: string;
@@ -27,25 +28,30 @@ export interface CompiledAction {
   path: RulePath;
   ifEmpty: boolean;
   createMissing: boolean;
+  ifChanged: boolean;
+  /** The Paperless path template for a storage path this action creates; passed on as it is. */
+  storagePathTemplate: string | null;
   payload: ActionPayload;
 }
 
-const CREATE_MISSING_ACTIONS: ActionName[] = ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type'];
+const CREATE_MISSING_ACTIONS: ActionName[] = ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type', 'set_storage_path'];
 const PASS_THROUGH = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
-function template(source: unknown, path: RulePath, what: string): CompiledTemplate {
+function template(source: unknown, path: RulePath, what: string, extractNames: readonly string[]): CompiledTemplate {
   if (typeof source !== 'string') throw new RuleCompileError(path, `${what} must be text (a template is allowed)`);
   try {
-    return compileTemplate(source, path);
+    const compiled = compileTemplate(source, path);
+    checkTemplateVariables(compiled, extractNames, path);
+    return compiled;
   } catch (err) {
     if (err instanceof TemplateError) throw new RuleCompileError(err.path, err.message);
     throw err;
   }
 }
 
-function nameList(body: unknown, path: RulePath, action: string): CompiledTemplate[] {
+function nameList(body: unknown, path: RulePath, action: string, extractNames: readonly string[]): CompiledTemplate[] {
   const list = Array.isArray(body) ? body : [body];
-  return list.map((n, i) => template(n, Array.isArray(body) ? [...path, i] : path, `each name in ${action}`));
+  return list.map((n, i) => template(n, Array.isArray(body) ? [...path, i] : path, `each name in ${action}`, extractNames));
 }
 
 export function compileAction(action: Action, path: RulePath, extractNames: string[]): CompiledAction {
@@ -63,29 +69,32 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
   if (action.create_missing !== undefined && !CREATE_MISSING_ACTIONS.includes(name)) {
     throw new RuleCompileError([...path, 'create_missing'], `create_missing works only with ${CREATE_MISSING_ACTIONS.join(', ')}`);
   }
+  if (action.path !== undefined && (name !== 'set_storage_path' || action.create_missing !== true)) {
+    throw new RuleCompileError([...path, 'path'], 'path (the template of a storage path to create) works only with set_storage_path and create_missing: true');
+  }
   const body: unknown = action[name];
   let payload: ActionPayload;
   switch (name) {
     case 'set_title':
     case 'set_created':
     case 'add_note':
-      payload = { kind: 'text', template: template(body, at, name) };
+      payload = { kind: 'text', template: template(body, at, name, extractNames) };
       break;
     case 'add_tags':
     case 'remove_tags':
     case 'set_tags':
-      payload = { kind: 'names', templates: nameList(body, at, name) };
+      payload = { kind: 'names', templates: nameList(body, at, name, extractNames) };
       break;
     case 'set_correspondent':
     case 'set_document_type':
     case 'set_storage_path':
-      payload = { kind: 'name', template: body === null ? null : template(body, at, name) };
+      payload = { kind: 'name', template: body === null ? null : template(body, at, name, extractNames) };
       break;
     case 'set_archive_serial_number':
       if (body === null || typeof body === 'number') {
         if (typeof body === 'number' && (!Number.isInteger(body) || body < 0)) throw new RuleCompileError(at, 'an archive serial number is a whole number ≥ 0');
         payload = { kind: 'asn', template: null, number: body };
-      } else payload = { kind: 'asn', template: template(body, at, name), number: null };
+      } else payload = { kind: 'asn', template: template(body, at, name, extractNames), number: null };
       break;
     case 'add_custom_fields':
     case 'remove_custom_fields': {
@@ -101,7 +110,7 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       if (typeof n !== 'object' || n === null || typeof n.to !== 'string' || n.to.trim() === '') {
         throw new RuleCompileError(at, 'notify takes { to: <target name from the settings>, message: "…" } and an optional title');
       }
-      payload = { kind: 'notify', to: n.to.trim(), title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title'), message: template(n.message, [...at, 'message'], 'the notify message') };
+      payload = { kind: 'notify', to: n.to.trim(), title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title', extractNames), message: template(n.message, [...at, 'message'], 'the notify message', extractNames) };
       break;
     }
     case 'set_custom_fields': {
@@ -112,7 +121,7 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
         if (typeof v === 'string') {
           const m = PASS_THROUGH.exec(v.trim());
           const passThrough = m && extractNames.includes(m[1]) ? m[1] : null;
-          return { field, template: template(v, [...at, field], `custom field "${field}"`), literal: null, passThrough };
+          return { field, template: template(v, [...at, field], `custom field "${field}"`, extractNames), literal: null, passThrough };
         }
         if (v === null || typeof v === 'number' || typeof v === 'boolean') return { field, template: null, literal: v, passThrough: null };
         throw new RuleCompileError([...at, field], `custom field "${field}" takes text, a number, true/false or null`);
@@ -121,5 +130,5 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       break;
     }
   }
-  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, payload };
+  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, ifChanged: action.if_changed === true, storagePathTemplate: action.path ?? null, payload };
 }

@@ -18,6 +18,8 @@ export interface CompiledRule {
   on: Trigger[];
   stop: boolean;
   when: CompiledCondition | null;
+  /** A `check:` reads extracted values, so the values are extracted before the conditions run. */
+  extractFirst: boolean;
   extract: CompiledExtraction[];
   actions: CompiledAction[];
   schedule: CompiledSchedule | null;
@@ -35,17 +37,17 @@ export function compileRule(def: RuleDefinition): CompiledRule {
   on.forEach((t, i) => {
     if (!(TRIGGERS as readonly string[]).includes(t)) throw new RuleCompileError(['on', i], `unknown trigger "${t}"; triggers are ${TRIGGERS.join(', ')}`);
   });
-  const when = def.when === undefined || def.when === null ? null : compileCondition(def.when, ['when']);
   const extract: CompiledExtraction[] = [];
   if (def.extract !== undefined) {
     if (!isObject(def.extract)) throw new RuleCompileError(['extract'], 'extract is a mapping of name → { regex: … } or { value: … }');
     for (const [name, e] of Object.entries(def.extract)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RuleCompileError(['extract', name], `"${name}" cannot be used in templates; use letters, digits and _`);
       if (!isObject(e)) throw new RuleCompileError(['extract', name], 'an extraction is a mapping such as { regex: "Nr (\\d+)" }');
-      extract.push(compileExtraction(name, e, ['extract', name]));
+      extract.push(compileExtraction(name, e, ['extract', name], extract.map((x) => x.name)));
     }
   }
   const names = extract.map((e) => e.name);
+  const when = def.when === undefined || def.when === null ? null : compileCondition(def.when, ['when'], names);
   const actions = (def.actions ?? []).map((a, i) => compileAction(a, ['actions', i], names));
   return {
     id: def.id,
@@ -54,9 +56,16 @@ export function compileRule(def: RuleDefinition): CompiledRule {
     on,
     stop: def.stop === true,
     when,
+    extractFirst: when !== null && readsExtracted(when),
     extract,
     actions,
     schedule: def.schedule === undefined ? null : compileSchedule(def.schedule, ['schedule']),
     definition: def,
   };
+}
+
+function readsExtracted(c: CompiledCondition): boolean {
+  if (c.kind === 'all' || c.kind === 'any') return c.children.some(readsExtracted);
+  if (c.kind === 'not') return readsExtracted(c.child);
+  return c.kind === 'check' && c.check.usesExtracted;
 }

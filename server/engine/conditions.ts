@@ -4,7 +4,7 @@
  */
 import type { ConditionTrace, FieldTest, OperatorTest, RuleDocument, Scalar } from './model.js';
 import { COMBINATORS, COMPARISON_OPERATORS, OPERATORS, TAG_OPERATORS } from './rule-schema.js';
-import { RuleCompileError, formatPath, type RulePath } from './errors.js';
+import { RuleCompileError, errorMessage, formatPath, type RulePath } from './errors.js';
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { isRelativeDate, parseDateAuto } from './parse-date.js';
@@ -21,6 +21,8 @@ import {
   type OpContext,
 } from './condition-ops.js';
 import { describeValue, shortenValue } from './describe.js';
+import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
+import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
 
 type Operator = (typeof OPERATORS)[number];
 
@@ -34,17 +36,20 @@ export type CompiledCondition =
   | { kind: 'all'; path: RulePath; children: CompiledCondition[] }
   | { kind: 'any'; path: RulePath; children: CompiledCondition[] }
   | { kind: 'not'; path: RulePath; child: CompiledCondition }
+  | { kind: 'check'; path: RulePath; check: CompiledCheck }
   | { kind: 'field'; path: RulePath; field: string; fieldKind: FieldKind; caseSensitive: boolean; tests: CompiledTest[] };
 
 export interface EvalContext {
   doc: RuleDocument;
   now: Date;
+  /** The template scope (doc, vars, now, rule, extracted values), for `check:`. */
+  scope(): Record<string, unknown>;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Compiles a condition tree; `path` is where it sits in the rule (starting at `['when']`). */
-export function compileCondition(cond: unknown, path: RulePath): CompiledCondition {
+/** Compiles a condition tree; `path` is where it sits in the rule (starting at `['when']`); `check:` may read `extractNames`. */
+export function compileCondition(cond: unknown, path: RulePath, extractNames: readonly string[] = []): CompiledCondition {
   if (!isObject(cond)) throw new RuleCompileError(path, 'a condition is a mapping with one key: all, any, not or a document field');
   const keys = Object.keys(cond);
   if (keys.length !== 1) throw new RuleCompileError(path, `a condition has exactly one key (all, any, not or a field), found ${keys.length ? keys.join(', ') : 'none'}; wrap several in all: [...]`);
@@ -52,12 +57,13 @@ export function compileCondition(cond: unknown, path: RulePath): CompiledConditi
   const body = cond[key];
   if (key === 'all' || key === 'any') {
     if (!Array.isArray(body) || body.length === 0) throw new RuleCompileError([...path, key], `${key} takes a non-empty list of conditions`);
-    const children = body.map((c, i) => compileCondition(c, [...path, key, i]));
+    const children = body.map((c, i) => compileCondition(c, [...path, key, i], extractNames));
     return key === 'all' ? { kind: 'all', path, children } : { kind: 'any', path, children };
   }
-  if (key === 'not') return { kind: 'not', path, child: compileCondition(body, [...path, 'not']) };
+  if (key === 'not') return { kind: 'not', path, child: compileCondition(body, [...path, 'not'], extractNames) };
+  if (key === 'check') return { kind: 'check', path, check: compileCheck(body, [...path, 'check'], extractNames) };
   const kind = fieldKind(key);
-  if (!kind) throw new RuleCompileError([...path, key], `unknown field "${key}"; use one of ${COMBINATORS.join(', ')}, a document field or custom_fields.<name>`);
+  if (!kind) throw new RuleCompileError([...path, key], `unknown field "${key}"; use one of ${COMBINATORS.join(', ')}, check, a document field or custom_fields.<name>`);
   return compileFieldTest(key, kind, body as FieldTest, [...path, key]);
 }
 
@@ -78,6 +84,10 @@ function compileFieldTest(field: string, kind: FieldKind, body: FieldTest, path:
 function compileOperator(field: string, kind: FieldKind, op: Operator, operand: unknown, path: RulePath): CompiledTest {
   if ((TAG_OPERATORS as readonly string[]).includes(op) && field !== 'tags') {
     throw new RuleCompileError(path, `"${op}" tests the tag list and works only on tags; on ${field} use contains_any, in or matches`);
+  }
+  if (isFieldRef(operand)) {
+    checkFieldRef(field, kind, op, operand, path);
+    return { op, operand, regexes: [] };
   }
   if ((COMPARISON_OPERATORS as readonly string[]).includes(op)) {
     if (kind === 'text' || kind === 'list') throw new RuleCompileError(path, `"${op}" compares numbers and dates; ${field} is ${kind === 'list' ? 'a list' : 'text'} (comparable: created, added, modified, archive_serial_number, page_count, owner, custom_fields.<name>)`);
@@ -125,6 +135,17 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
     out[index] = { path, operator: c.kind, description: `${c.kind}: ${passed} of ${outcomes.length} conditions hold → ${result}`, result, ...(error ? { error } : {}) };
     return { result, ...(error ? { error } : {}) };
   }
+  if (c.kind === 'check') {
+    try {
+      const { result, actual, description } = evaluateCheck(c.check, ctx.scope(), [...c.path, 'check']);
+      out.push({ path, operator: 'check', field: 'check', expected: c.check.source, actual, description, result });
+      return { result };
+    } catch (err) {
+      const error = errorMessage(err);
+      out.push({ path, operator: 'check', field: 'check', expected: c.check.source, description: `check ${JSON.stringify(c.check.source)} → error: ${error}`, result: false, error });
+      return { result: false, error };
+    }
+  }
   if (c.kind === 'not') {
     const index = out.length;
     out.push({ path, description: '', result: false });
@@ -143,7 +164,7 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
     let error: string | undefined;
     let around: string | undefined;
     try {
-      [result, outcome, around] = applyOperator(t, value, opCtx);
+      [result, outcome, around] = applyOperator(t, value, opCtx, ctx.doc);
     } catch (err) {
       error = `${c.field} ${t.op}: ${err instanceof Error ? err.message : String(err)}`;
       outcome = `error: ${error}`;
@@ -169,6 +190,7 @@ function isShorthand(c: Extract<CompiledCondition, { kind: 'field' }>): boolean 
 }
 
 function describeOperand(t: CompiledTest): string {
+  if (isFieldRef(t.operand)) return `field ${t.operand.field}`;
   if (t.op === 'matches') return t.regexes.map((r) => `/${r.source}/`).join(' or ');
   return describeValue(t.operand);
 }
@@ -183,7 +205,8 @@ function textAround(text: string, index: number, length: number): string {
 const MATCH_CONTEXT = 50;
 
 /** Returns whether the test holds, a short phrase saying what was seen, and for a regex hit the text around it. */
-function applyOperator(t: CompiledTest, v: unknown, c: OpContext): [boolean, string, string?] {
+function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocument): [boolean, string, string?] {
+  if (isFieldRef(t.operand)) return applyFieldRef(t.op, t.operand.field, v, c, doc);
   const seen = (ok: boolean): [boolean, string] => [ok, `${ok} (saw ${describeValue(shortenValue(v))})`];
   switch (t.op) {
     case 'equals':

@@ -109,7 +109,8 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
 }
 
 function mergeCreateMissing(into: CreateMissing, from: CreateMissing): void {
-  for (const key of ['tags', 'correspondents', 'document_types'] as const) {
+  if (from.storage_path_templates) into.storage_path_templates = { ...into.storage_path_templates, ...from.storage_path_templates };
+  for (const key of ['tags', 'correspondents', 'document_types', 'storage_paths'] as const) {
     for (const name of from[key] ?? []) {
       const list = (into[key] ??= []);
       if (!list.some((n) => n.toLocaleLowerCase() === name.toLocaleLowerCase())) list.push(name);
@@ -124,6 +125,12 @@ function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
   const tags = wanted.tags?.filter((t) => doc.tags.some((d) => same(d)(t)));
   const correspondents = wanted.correspondents?.filter(same(doc.correspondent));
   const documentTypes = wanted.document_types?.filter(same(doc.document_type));
+  const storagePaths = wanted.storage_paths?.filter(same(doc.storage_path));
+  if (storagePaths?.length) {
+    out.storage_paths = storagePaths;
+    const templates = Object.entries(wanted.storage_path_templates ?? {}).filter(([name]) => storagePaths.some(same(name)));
+    if (templates.length) out.storage_path_templates = Object.fromEntries(templates);
+  }
   if (tags?.length) out.tags = tags;
   if (correspondents?.length) out.correspondents = correspondents;
   if (documentTypes?.length) out.document_types = documentTypes;
@@ -140,26 +147,21 @@ function stripWrites(r: RuleResult | WorkingResult): RuleResult {
 function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unknown>, work: RuleDocument, input: EvaluateInput, createMissing: CreateMissing, notifications: PlannedNotification[]): WorkingResult {
   const result: WorkingResult = { rule_id: rule.id, file, status: 'not_matched', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
   const now = input.now;
-  if (rule.when) {
-    const outcome = evaluateCondition(rule.when, { doc: work, now }, result.conditions);
-    if (outcome.error) return { ...result, status: 'error', error: outcome.error };
-    if (!outcome.result) return result;
-  }
   const extracted: Record<string, ExtractedValue> = {};
   const scope = (): Record<string, unknown> => {
     const s: Record<string, unknown> = { doc: templateDocument(work), vars, now: now.toISOString(), rule: { id: rule.id, description: rule.description ?? '', file } };
     for (const [k, v] of Object.entries(extracted)) s[k] = templateValue(v);
     return s;
   };
-  let inActions = false;
-  try {
+  /** False when a required value is missing: the rule does not match. */
+  const extractAll = (): boolean => {
     for (const e of rule.extract) {
       const out = runExtraction(e, work, scope());
       const path = formatPath(e.path);
       if (out.value === undefined) {
         if (e.required) {
           result.conditions.push({ path, description: `extract ${e.name} (required): ${out.detail} → not matched`, field: e.from, operator: 'required', result: false });
-          return result;
+          return false;
         }
         result.conditions.push({ path, description: `extract ${e.name}: ${out.detail} (no value)`, field: e.from, result: true });
         continue;
@@ -168,9 +170,22 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
       result.extracted[e.name] = out.value;
       result.conditions.push({ path, description: `extract ${e.name}: ${out.detail}`, field: e.from, actual: out.value, result: true });
     }
+    return true;
+  };
+  const changedSoFar = (): boolean => Object.keys(diffDocuments(input.document, work)).length > 0;
+  let inActions = false;
+  try {
+    // A check that reads extracted values needs them first; otherwise conditions go first and spare the regexes.
+    if (rule.extractFirst && !extractAll()) return result;
+    if (rule.when) {
+      const outcome = evaluateCondition(rule.when, { doc: work, now, scope }, result.conditions);
+      if (outcome.error) return { ...result, status: 'error', error: outcome.error };
+      if (!outcome.result) return result;
+    }
+    if (!rule.extractFirst && !extractAll()) return result;
     inActions = true;
     for (const a of rule.actions) {
-      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing, tagHierarchy: input.tagHierarchy, notifications });
+      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing, tagHierarchy: input.tagHierarchy, notifications, changedSoFar });
       result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
     }
   } catch (err) {

@@ -7,6 +7,7 @@ import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { fieldKind, readField } from './fields.js';
 import { compileRegex, MAX_MATCHES, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { compileTemplate, renderTemplate, type CompiledTemplate } from './templates.js';
+import { checkTemplateVariables } from './template-variables.js';
 import { parseBool, parseInteger, parseMoney, parseNumber } from './parse-number.js';
 import { checkDateFormat, parseDate } from './parse-date.js';
 import { asText } from './condition-ops.js';
@@ -60,7 +61,8 @@ function typedDefault(v: Scalar, e: CompiledExtraction | Extraction, currency: s
   return parsed;
 }
 
-export function compileExtraction(name: string, e: Extraction, path: RulePath): CompiledExtraction {
+/** `earlier` are the names extracted before this one: a `value` template may use them. */
+export function compileExtraction(name: string, e: Extraction, path: RulePath, earlier: readonly string[] = []): CompiledExtraction {
   if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(path, `"${name}" is reserved in templates; choose another name for this value`);
   const from = e.from ?? 'content';
   if (!fieldKind(from)) throw new RuleCompileError([...path, 'from'], `cannot read from "${from}"; use content, title, original_file_name, notes, a document field or custom_fields.<name>`);
@@ -90,6 +92,7 @@ export function compileExtraction(name: string, e: Extraction, path: RulePath): 
   if (e.value !== undefined) {
     try {
       template = compileTemplate(e.value, [...path, 'value']);
+      checkTemplateVariables(template, earlier, [...path, 'value']);
     } catch (err) {
       if (err instanceof TemplateError) throw new RuleCompileError(err.path, err.message);
       throw err;

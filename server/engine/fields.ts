@@ -4,6 +4,7 @@ import type { CustomFieldValue, RuleDocument } from './model.js';
 export type FieldKind = 'text' | 'list' | 'date' | 'number' | 'custom';
 
 const KINDS: Record<string, FieldKind> = {
+  id: 'number',
   title: 'text',
   content: 'text',
   correspondent: 'text',

@@ -11,8 +11,13 @@ export type Scalar = string | number | boolean | null;
 
 // ---- rule definitions (what a rule file holds after schema validation) ----
 
+/** `{ field: created }`: compare with another field of the same document. */
+export interface FieldRef {
+  field: string;
+}
+
 export interface OperatorTest {
-  equals?: Scalar;
+  equals?: Scalar | FieldRef;
   in?: Scalar[];
   contains?: string | number;
   contains_any?: string[];
@@ -21,10 +26,10 @@ export interface OperatorTest {
   matches?: string | string[];
   exists?: boolean;
   empty?: boolean;
-  gt?: number | string;
-  gte?: number | string;
-  lt?: number | string;
-  lte?: number | string;
+  gt?: number | string | FieldRef;
+  gte?: number | string | FieldRef;
+  lt?: number | string | FieldRef;
+  lte?: number | string | FieldRef;
   /** Tag lists: has any / all / none of these. */
   any?: string[] | string;
   all?: string[] | string;
@@ -40,6 +45,8 @@ export type Condition =
   | { all: Condition[] }
   | { any: Condition[] }
   | { not: Condition }
+  /** A Liquid expression or a template that must render truthy. */
+  | { check: string }
   | { [field: string]: FieldTest };
 
 export type ExtractionType = 'string' | 'int' | 'number' | 'money' | 'date' | 'bool';
@@ -64,6 +71,10 @@ export interface ActionModifiers {
   if_empty?: boolean;
   /** Create tags, correspondents or document types that the dms does not have yet. */
   create_missing?: boolean;
+  /** `set_storage_path` with `create_missing`: the Paperless path template of a storage path it creates (not rendered here). */
+  path?: string;
+  /** Any action: only when the rules before it in this run changed the document ("mark what the rules changed"). */
+  if_changed?: boolean;
 }
 
 /** `notify:` — a message to a target named in the settings (never an address in the rule). */
@@ -196,6 +207,9 @@ export interface CreateMissing {
   tags?: string[];
   correspondents?: string[];
   document_types?: string[];
+  storage_paths?: string[];
+  /** Lower-cased storage path name → the Paperless path template to create it with (the action's `path`). */
+  storage_path_templates?: Record<string, string>;
 }
 
 // ---- traces (DESIGN §5) ----

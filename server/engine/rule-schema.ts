@@ -6,6 +6,7 @@
  */
 
 export const DOCUMENT_FIELDS = [
+  'id',
   'title',
   'content',
   'tags',
@@ -30,6 +31,8 @@ export const COMPARISON_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const;
 export const TAG_OPERATORS = ['any', 'all', 'none'] as const;
 export const OPERATORS = [...TEXT_OPERATORS, ...COMPARISON_OPERATORS, ...TAG_OPERATORS] as const;
 export const COMBINATORS = ['all', 'any', 'not'] as const;
+/** Condition keys that are neither a combinator nor a field. */
+export const COMPUTED_CONDITIONS = ['check'] as const;
 
 export const ACTIONS = [
   'set_title',
@@ -48,7 +51,7 @@ export const ACTIONS = [
   'notify',
 ] as const;
 
-export const ACTION_MODIFIERS = ['if_empty', 'create_missing'] as const;
+export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
 export const EXTRACTION_TYPES = ['string', 'int', 'number', 'money', 'date', 'bool'] as const;
 export const TRIGGERS = ['added', 'updated', 'manual'] as const;
 export const RULE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
@@ -56,14 +59,23 @@ export const EXTRACT_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 
 const scalar = { type: ['string', 'number', 'boolean', 'null'] };
 const stringOrList = { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
-const comparable = { type: ['number', 'string'], description: 'A number, a date (yyyy-MM-dd) or a relative date such as -30d, +1w, -6m, -1y' };
+const fieldRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['field'],
+  properties: { field: { type: 'string', description: 'Another field of the same document: a document field or custom_fields.<name>' } },
+};
+const comparable = {
+  oneOf: [{ type: ['number', 'string'] }, fieldRef],
+  description: 'A number, a date (yyyy-MM-dd), a relative date such as -30d, +1w, -6m, -1y, or { field: <another field> }',
+};
 
 const operatorTest = {
   type: 'object',
   minProperties: 1,
   additionalProperties: false,
   properties: {
-    equals: { ...scalar, description: 'Equal to (text compares case-insensitively unless case_sensitive: true)' },
+    equals: { oneOf: [scalar, fieldRef], description: 'Equal to a value or { field: <another field> } (text compares case-insensitively unless case_sensitive: true)' },
     in: { type: 'array', items: scalar, minItems: 1, description: 'Equal to one of these' },
     contains: { type: ['string', 'number'], description: 'Text contains this; a list (tags, notes) has this element' },
     contains_any: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Contains at least one of these' },
@@ -89,7 +101,7 @@ const fieldProperties = Object.fromEntries(DOCUMENT_FIELDS.map((f) => [f, { $ref
 
 const condition = {
   type: 'object',
-  description: 'Exactly one key: all, any, not, or a document field',
+  description: 'Exactly one key: all, any, not, check, or a document field',
   minProperties: 1,
   maxProperties: 1,
   additionalProperties: false,
@@ -97,6 +109,7 @@ const condition = {
     all: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'Every condition holds' },
     any: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'At least one condition holds' },
     not: { $ref: '#/definitions/condition', description: 'The condition does not hold' },
+    check: { type: 'string', minLength: 1, description: 'A Liquid expression ("total > 1000 and doc.page_count < 3") or a template that must render truthy; sees doc, vars, now, rule and extracted values' },
     ...fieldProperties,
   },
   patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
@@ -158,7 +171,9 @@ const action = {
       },
     },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
-    create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents and document types the dms lacks' },
+    create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents, document types and storage paths the dms lacks' },
+    path: { type: 'string', minLength: 1, maxLength: 512, description: 'set_storage_path with create_missing: the Paperless path template of a created storage path, e.g. "{{ created_year }}/{{ title }}" (Paperless renders it; default "<name>/{{ title }}")' },
+    if_changed: { type: 'boolean', default: false, description: 'Only when the rules before it (earlier rules and actions in this run) changed the document' },
   },
 };
 
@@ -166,6 +181,7 @@ const testDocument = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    id: { type: 'integer', minimum: 1 },
     title: { type: 'string' },
     content: { type: 'string' },
     tags: { type: 'array', items: { type: 'string' } },

@@ -7,6 +7,7 @@ import { Liquid, type FS, type Template } from 'liquidjs';
 import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { parseDate, resolveRelativeDate } from './parse-date.js';
 import { TemplateError, type RulePath } from './errors.js';
+import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
 
 /** Wall-clock budget per render: the one place the engine measures time, to stop a runaway loop. */
 const RENDER_LIMIT_MS = 2000;
@@ -93,6 +94,12 @@ liquid.registerFilter('date', function (this: FilterThis, v: unknown, format?: u
   return builtinDate.call(this as unknown as ThisParameterType<typeof builtinDate>, toDate(this, v), format_, ...rest);
 });
 
+registerLanguageFilters(
+  liquid,
+  (self, v, format) => builtinDate.call(self as ThisParameterType<typeof builtinDate>, v, format),
+  (self, v) => toDate(self as FilterThis, v),
+);
+
 // The other date filters get the same input handling, so `now` is the injected clock, never the machine's.
 for (const name of ['date_to_xmlschema', 'date_to_rfc822', 'date_to_string', 'date_to_long_string']) {
   const impl = builtin(name);
@@ -140,7 +147,7 @@ delete (liquid.filters as Record<string, unknown>).sample;
 export const TEMPLATE_FILTERS: string[] = Object.keys(liquid.filters).sort();
 
 /** Our own filters (documented in detail in docs/rules.md). */
-export const CUSTOM_TEMPLATE_FILTERS = ['date', 'money', 'parse_number', 'parse_date', 'shift_date'] as const;
+export const CUSTOM_TEMPLATE_FILTERS = ['date', 'money', 'parse_number', 'parse_date', 'shift_date', ...LANGUAGE_FILTERS] as const;
 
 export interface CompiledTemplate {
   source: string;

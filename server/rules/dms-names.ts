@@ -28,7 +28,7 @@ const FIELD_KINDS: Record<string, VocabularyKind> = {
   storage_path: 'storage_paths',
 };
 
-const CREATABLE = new Set<VocabularyKind>(['tags', 'correspondents', 'document_types']);
+const CREATABLE = new Set<VocabularyKind>(['tags', 'correspondents', 'document_types', 'storage_paths']);
 // Operators whose operands are names (the others compare text, numbers or dates).
 const NAME_OPERATORS = new Set(['equals', 'in', 'contains', 'contains_any', 'any', 'all', 'none']);
 
@@ -80,7 +80,7 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     checkAll('tags', action.set_tags, [...path, 'set_tags'], creatable);
     check('correspondents', action.set_correspondent, [...path, 'set_correspondent'], creatable);
     check('document_types', action.set_document_type, [...path, 'set_document_type'], creatable);
-    check('storage_paths', action.set_storage_path, [...path, 'set_storage_path']);
+    check('storage_paths', action.set_storage_path, [...path, 'set_storage_path'], creatable);
     checkAll('custom_fields', action.add_custom_fields, [...path, 'add_custom_fields']);
     checkAll('custom_fields', action.remove_custom_fields, [...path, 'remove_custom_fields']);
     for (const [field, value] of Object.entries(action.set_custom_fields ?? {})) {

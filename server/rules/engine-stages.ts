@@ -1,4 +1,3 @@
-import type { CustomFieldDataType } from '../dms/types.js';
 import { compileRule, renderVars, RuleCompileError, runRuleTests, TemplateError, type CompiledRule, type RuleDefinition } from '../engine/index.js';
 import { errorMessage } from '../errors.js';
 import { positionedError, type YamlSource } from './yaml-source.js';
@@ -23,7 +22,6 @@ export function compileAt(definition: RuleDefinition, index: number, source: Yam
 export interface TestContext {
   now: Date;
   vars: Record<string, unknown>;
-  customFieldTypes?: Record<string, CustomFieldDataType>;
 }
 
 /** Runs `rules[index]`'s own `tests:`; the first failing one becomes the error, at its place in the file. */

@@ -39,7 +39,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   async function reloadNow(): Promise<ReloadReport> {
     let unreadable: string | null = null;
     try {
-      state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, customFieldTypes: validator.customFieldTypes(), notifyTargets: options.notifyTargets?.() });
+      state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, notifyTargets: options.notifyTargets?.() });
       byId = new Map(state.rules.map((r) => [r.id, r]));
     } catch (err) {
       // Never replace loaded rules with nothing because the folder could not be read (STYLE §12).
@@ -181,7 +181,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
         if (err instanceof ValidationError) return { validation: result, tests: [] }; // the validation says why
         throw err;
       }
-      return { validation: result, tests: testReports(prepared, { now: context.now, vars: context.vars, customFieldTypes: validator.customFieldTypes() }) };
+      return { validation: result, tests: testReports(prepared, { now: context.now, vars: context.vars }) };
     },
 
     async rulesForTry(id, content) {

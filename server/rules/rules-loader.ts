@@ -1,6 +1,5 @@
 import fsp from 'node:fs/promises';
 import { ValidationError, errorMessage } from '../errors.js';
-import type { CustomFieldDataType } from '../dms/types.js';
 import type { RuleDefinition } from '../engine/model.js';
 import type { CompiledRule } from './engine-stages.js';
 import type { RuleFilePath } from './file-names.js';
@@ -47,8 +46,6 @@ export interface LoadState {
 export interface LoadContext {
   now: Date;
   env: Record<string, string>;
-  /** Custom field data types last seen in the dms, so tests convert values as real runs do. */
-  customFieldTypes?: Record<string, CustomFieldDataType>;
   /** Target names `notify` may use; undefined: not checked. */
   notifyTargets?: readonly string[];
 }
@@ -98,7 +95,7 @@ export async function loadRulesDir(dir: RulesDir, previous: LastGood, context: L
     let loaded: Array<{ definition: RuleDefinition; compiled: CompiledRule }> | undefined;
     try {
       const prepared = prepareRuleFile(await read(file), { takenIds, notifyTargets: context.notifyTargets });
-      checkRuleFileTests(prepared, { now: context.now, vars: fileVars, customFieldTypes: context.customFieldTypes });
+      checkRuleFileTests(prepared, { now: context.now, vars: fileVars });
       loaded = prepared.definitions.map((definition, i) => ({ definition, compiled: prepared.compiled[i] }));
       lastGood.set(file.path, { rules: loaded });
     } catch (err) {

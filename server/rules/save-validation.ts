@@ -1,7 +1,8 @@
-import type { CustomFieldDataType, DmsVocabulary } from '../dms/types.js';
+import type { DmsVocabulary } from '../dms/types.js';
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import { errorMessage } from '../errors.js';
 import { findUnknownNames } from './dms-names.js';
+import { findConditionTemplates } from './condition-templates.js';
 import type { RuleFilePath } from './file-names.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
 import { positionedError } from './yaml-source.js';
@@ -23,15 +24,12 @@ export interface SaveValidator {
   validate(file: RuleFilePath, content: string, context: SaveContext): Promise<string[]>;
   /** The dms vocabulary, or why it could not be had (bounded by the timeout). */
   fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }>;
-  /** Custom field types from the last vocabulary seen, so rule tests convert values like real runs. */
-  customFieldTypes(): Record<string, CustomFieldDataType> | undefined;
 }
 
 /** After the dms failed, saves skip asking it for this long, so each save does not wait out the timeout again. */
 const DMS_DOWN_MEMORY_MS = 10_000;
 
 export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, timeoutMs: number): SaveValidator {
-  let fieldTypes: Record<string, CustomFieldDataType> | undefined;
   let lastFailure: { at: number; error: string } | null = null;
 
   async function fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }> {
@@ -42,7 +40,6 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
     });
     try {
       const vocab = await Promise.race([vocabulary(), timeout]);
-      fieldTypes = Object.fromEntries(vocab.custom_fields.map((f) => [f.name, f.data_type]));
       lastFailure = null;
       return { vocabulary: vocab, error: null };
     } catch (err) {
@@ -65,12 +62,16 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
       const unknown = findUnknownNames(prepared.definitions, createVocabularyIndex(vocabulary))[0];
       if (unknown) throw positionedError(prepared.source.positionOf(unknown.path), unknown.message);
     }
-    checkRuleFileTests(prepared, { now: context.now, vars: context.vars, customFieldTypes: fieldTypes });
-    if (error) return [`${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`];
-    return (vocabulary?.forbidden ?? []).map(
+    checkRuleFileTests(prepared, { now: context.now, vars: context.vars });
+    const warnings = findConditionTemplates(prepared.definitions).map((use) => {
+      const { line, column } = prepared.source.positionOf(use.path);
+      return `line ${line}, column ${column}: ${use.message}`;
+    });
+    const forbidden = (vocabulary?.forbidden ?? []).map(
       (f) => `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
     );
+    return error ? [`${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`, ...warnings] : [...forbidden, ...warnings];
   }
 
-  return { validate, fetchVocabulary, customFieldTypes: () => fieldTypes };
+  return { validate, fetchVocabulary };
 }

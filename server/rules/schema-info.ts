@@ -3,6 +3,7 @@ import {
   ACTION_MODIFIERS,
   ACTIONS,
   COMBINATORS,
+  COMPUTED_CONDITIONS,
   COMPARISON_OPERATORS,
   DOCUMENT_FIELDS,
   EXTRACTION_TYPES,
@@ -33,6 +34,8 @@ export interface SchemaInfo {
     keys: { file: string[]; rule: string[]; extraction: string[]; test: string[]; expect: string[] };
     fields: string[];
     combinators: string[];
+    /** Condition keys that compute (`check`), for completion next to the combinators. */
+    computed_conditions: string[];
     operators: string[];
     text_operators: string[];
     comparison_operators: string[];
@@ -79,6 +82,7 @@ export function schemaInfo(dms: DmsNames): SchemaInfo {
       },
       fields: [...DOCUMENT_FIELDS, ...dms.custom_fields.map((f) => `custom_fields.${f.name}`)],
       combinators: [...COMBINATORS],
+      computed_conditions: [...COMPUTED_CONDITIONS],
       operators: [...OPERATORS],
       text_operators: [...TEXT_OPERATORS],
       comparison_operators: [...COMPARISON_OPERATORS],

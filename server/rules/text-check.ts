@@ -1,5 +1,4 @@
 import { runRuleTests } from '../engine/index.js';
-import type { CustomFieldDataType } from '../dms/types.js';
 import type { RuleFilePath } from './file-names.js';
 import type { LoadedRule } from './rules-loader.js';
 import { prepareRuleFile, type PreparedRuleFile } from './validate-file.js';
@@ -36,13 +35,12 @@ export function rulesOfText(file: RuleFilePath, text: string, takenIds: Readonly
 export interface TestRunContext {
   now: Date;
   vars: Record<string, unknown>;
-  customFieldTypes?: Record<string, CustomFieldDataType>;
 }
 
 /** Every `tests:` example of every rule in the text, passed or failed (not only the first failure). */
 export function testReports(prepared: PreparedRuleFile, context: TestRunContext): RuleTestReport[] {
   return prepared.compiled.flatMap((compiled, index) =>
-    runRuleTests(compiled, { now: context.now, vars: context.vars, customFieldTypes: context.customFieldTypes }).map((outcome) => {
+    runRuleTests(compiled, { now: context.now, vars: context.vars }).map((outcome) => {
       const at = prepared.source.positionOf(['rules', index, ...outcome.path]);
       return { rule_id: compiled.id, name: outcome.name, ok: outcome.ok, message: outcome.message, line: at.line, column: at.column };
     }),

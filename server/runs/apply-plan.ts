@@ -19,6 +19,7 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
   tags: 'tags',
   correspondents: 'correspondent',
   document_types: 'document_type',
+  storage_paths: 'storage_path',
 };
 
 /**
@@ -36,9 +37,9 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
 
   let current = plan;
   if (plan.create.length > 0) {
-    for (const { kind, name } of plan.create) {
+    for (const { kind, name, path } of plan.create) {
       try {
-        await dms.createObject(kind, name);
+        await dms.createObject(kind, name, path);
       } catch (err) {
         failed(FIELDS_OF_KIND[kind], err);
       }

@@ -23,6 +23,8 @@ export interface CustomFieldDelta {
 export interface MissingName {
   kind: CreatableKind;
   name: string;
+  /** A storage path's Paperless path template, when the action gave one. */
+  path?: string;
 }
 
 /**
@@ -70,7 +72,7 @@ function mayCreate(createMissing: CreateMissing, kind: string, name: string): ki
 }
 
 function missingMessage(kind: string, name: string): string {
-  const creatable = kind === 'tags' || kind === 'correspondents' || kind === 'document_types';
+  const creatable = kind === 'tags' || kind === 'correspondents' || kind === 'document_types' || kind === 'storage_paths';
   return `${KIND_LABEL[kind]} "${name}" does not exist in the dms; create it there${creatable ? ' or add create_missing: true to the action' : ''}.`;
 }
 
@@ -95,7 +97,8 @@ export function planDocument(doc: DmsDocument, changes: DocumentChanges, createM
     const id = index.idOf(kind, name);
     if (id !== undefined) return id;
     if (mayCreate(createMissing, kind, name)) {
-      if (!plan.create.some((m) => m.kind === kind && sameName(m.name, name))) plan.create.push({ kind, name: name.trim() });
+      const path = kind === 'storage_paths' ? createMissing.storage_path_templates?.[name.trim().toLocaleLowerCase()] : undefined;
+      if (!plan.create.some((m) => m.kind === kind && sameName(m.name, name))) plan.create.push({ kind, name: name.trim(), ...(path ? { path } : {}) });
     } else fail(field, missingMessage(kind, name));
     return undefined;
   };

@@ -61,6 +61,17 @@ describe('rule file validation on save', () => {
     await assertRejected('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.title | }"\n', /rule "a".*template/, 4);
   });
 
+  it('rejects a template naming a variable that cannot exist, at its line and column', async () => {
+    await assertRejected('rules:\n  - id: a\n    extract: { total: { regex: "(\\\\d+)" } }\n    actions:\n      - set_title: "{{ totl }}"\n', /rule "a": template names "totl".*did you mean "total"/, 5, 20);
+  });
+
+  it('saves a condition whose operand looks like a template, with a warning that it is compared as text', async () => {
+    const res = await put('rules:\n  - id: a\n    when: { title: { contains: "{{ vars.x }}" } }\n');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.match(JSON.stringify(res.body.warnings), /line 3, column 32: the title condition compares with the literal text .*check:/);
+    assert.equal((await put(GOOD)).status, 200);
+  });
+
   it('rejects an id used twice in one file or already used in another file', async () => {
     await assertRejected('rules:\n  - id: twice\n  - id: twice\n', /used twice/, 3, 9);
     await assertRejected('rules:\n  - id: invoice-de\n', /already used in finance\/invoices\.yml/, 2, 9);

@@ -39,6 +39,13 @@ rules:
     actions:
       - add_tags: [Supermarkt]
         create_missing: true
+  - id: new-storage-path
+    description: Files REWE receipts under a storage path per year, created when missing
+    when: { title: { contains: REWE } }
+    actions:
+      - set_storage_path: "Belege {{ doc.created | date: '%Y' }}"
+        create_missing: true
+        path: "belege/{{ created_year }}/{{ title }}"
   - id: unknown-tag
     description: Names a tag the dms lacks, without create_missing
     when: { title: { contains: Mietvertrag } }
@@ -230,6 +237,16 @@ describe('POST /api/run with hand-written rules', () => {
     const created = tagId(sim, 'Supermarkt');
     assert.ok(created !== undefined);
     assert.ok(sim.store.getDocument(6)?.tags.includes(created));
+  });
+
+  it('creates a missing storage path from a templated name, with the path template the action gives', async () => {
+    const year = String(sim.store.getDocument(6)?.created).slice(0, 4);
+    const res = await run(server, 'document=6&rule_id=new-storage-path&dry_run=false');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.traces[0].actions[0].status, 'applied', JSON.stringify(res.body.traces[0]));
+    const created = sim.store.objects.storage_paths.find((p) => p.name === `Belege ${year}`);
+    assert.equal(created?.path, 'belege/{{ created_year }}/{{ title }}');
+    assert.equal(sim.store.getDocument(6)?.storage_path, created?.id);
   });
 
   it('fails an action whose name the dms lacks, with the reason in its trace, and writes the rest', async () => {

@@ -90,7 +90,11 @@ async function create(ctx: SimContext, kind: ObjectKind) {
     if (!/^#[0-9a-fA-F]{6}$/.test(color)) return json(400, { color: ['Invalid color.'] });
     Object.assign(object, { color, text_color: textColor(color) });
   }
-  if (kind === 'storage_paths') object.path = String(body.path ?? '');
+  if (kind === 'storage_paths') {
+    // Like Paperless: a storage path is a path template, and one without is refused.
+    if (typeof body.path !== 'string' || body.path.trim() === '') return json(400, { path: ['This field is required.'] });
+    object.path = body.path;
+  }
   Object.assign(object, {
     match: String(body.match ?? ''),
     matching_algorithm: Number.isInteger(body.matching_algorithm) ? body.matching_algorithm : 1,

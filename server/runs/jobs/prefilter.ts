@@ -95,7 +95,7 @@ function tagIds(value: string | string[] | undefined, vocab: DmsVocabulary, exac
 
 function addRelation(filters: Record<string, string>, field: keyof typeof RELATIONS, test: FieldTest, vocab: DmsVocabulary): void {
   const objects = vocab[RELATIONS[field]];
-  let names: Array<string | number | boolean | null>;
+  let names: unknown[];
   let exact = false;
   if (test === null || typeof test === 'string') names = [test];
   else if (isOperator(test) && onlyKeys(test, ['equals', 'case_sensitive'])) [names, exact] = [[test.equals ?? null], test.case_sensitive === true];

@@ -166,6 +166,16 @@ for (const profile of PROFILES) describe(`the Paperless client against the simul
     assert.ok((await dms.vocabulary()).correspondents.some((c) => c.id === created.id));
   });
 
+  test('createObject gives a storage path the path template Paperless requires (the given one, else "<name>/{{ title }}")', async () => {
+    const get = async (id: number) => (await (await fetch(`${sim.url}/api/storage_paths/${id}/`, { headers: { authorization: `Token ${sim.token}` } })).json()) as Record<string, unknown>;
+    const given = await dms.createObject('storage_paths', 'Belege 2025', 'belege/{{ created_year }}/{{ title }}');
+    assert.equal((await get(given.id)).path, 'belege/{{ created_year }}/{{ title }}');
+    const defaulted = await dms.createObject('storage_paths', 'Archiv neu');
+    assert.equal((await get(defaulted.id)).path, 'Archiv neu/{{ title }}');
+    const refused = await fetch(`${sim.url}/api/storage_paths/`, { method: 'POST', headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ohne Pfad' }) });
+    assert.equal(refused.status, 400, 'like Paperless, the simulator refuses a storage path without a path');
+  });
+
   test('concurrent createObject calls for one name send a single POST', async () => {
     await dms.vocabulary();
     sim.resetCounts();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluateRules, compileRule, type RuleDefinition } from '../../../server/engine/index.js';
+import { evaluateRules, compileRule, runRuleTests, type RuleDefinition } from '../../../server/engine/index.js';
 import { run, NOW } from './helpers.js';
 import { sample, CUSTOM_FIELD_TYPES } from './fixtures/sample-documents.js';
 
@@ -115,9 +115,9 @@ test('if_empty never overwrites a value a person set, but fills empty fields', (
 });
 
 test('a template error makes that rule an error, never a silent false, and the next rule still runs', () => {
-  const ev = run(sample(1), [{ id: 'a', actions: [{ set_title: '{{ missing_value }}' }] }, { id: 'b', actions: [{ set_title: 'B' }] }]);
+  const ev = run(sample(1), [{ id: 'a', actions: [{ set_title: '{{ vars.missing_value }}' }] }, { id: 'b', actions: [{ set_title: 'B' }] }]);
   assert.equal(ev.results[0].status, 'error');
-  assert.match(ev.results[0].error ?? '', /undefined variable "missing_value"/);
+  assert.match(ev.results[0].error ?? '', /undefined variable "vars.missing_value"/);
   assert.equal(ev.results[1].status, 'matched');
   assert.equal(ev.changes.title, 'B');
 });
@@ -196,7 +196,7 @@ test('create_missing lists only names the final document uses, from rules that s
   const ev = run(sample(1), [
     { id: 'a', actions: [{ add_tags: ['neu', 'temp'], create_missing: true }, { set_correspondent: 'Neue Firma', create_missing: true }] },
     { id: 'b', actions: [{ remove_tags: 'temp' }] },
-    { id: 'broken', actions: [{ set_document_type: 'Nie', create_missing: true }, { set_title: '{{ nope }}' }] },
+    { id: 'broken', actions: [{ set_document_type: 'Nie', create_missing: true }, { set_title: '{{ vars.nope }}' }] },
   ]);
   assert.deepEqual(ev.createMissing, { tags: ['neu'], correspondents: ['Neue Firma'] });
   assert.equal(ev.changes.document_type, undefined, 'the failed rule left no changes');
@@ -219,4 +219,32 @@ test('a title longer than 128 code points is cut at 128 code points, never insid
   assert.equal([...written].length, 128);
   assert.equal(written, `${'a'.repeat(127)}😀`, 'the emoji stays whole (129 UTF-16 units)');
   assert.ok(!/[\uD800-\uDBFF]$/.test(written), 'no lone high surrogate at the end');
+});
+
+test('clearing a custom field the document does not have is no change (no phantom null → null)', () => {
+  const rule: RuleDefinition = {
+    id: 'clear-number',
+    actions: [{ set_custom_fields: { Rechnungsnummer: '' } }],
+    tests: [{ document: { title: 'x' }, expect: { matched: true, changes: { custom_fields: { Rechnungsnummer: null } } } }],
+  };
+  const evaluation = run({ ...sample(1), custom_fields: {} }, [rule]);
+  assert.deepEqual(evaluation.results[0].changes, {});
+  assert.deepEqual(evaluation.changes, {});
+  assert.equal(evaluation.results[0].actions[0].status, 'unchanged');
+  const [outcome] = runRuleTests(compileRule(rule), { now: NOW });
+  assert.match(outcome.message, /Rechnungsnummer: expected null, but the rule does not change it/);
+});
+
+test('if_changed: an action runs only when the rules before it changed the document (mark what the rules changed)', () => {
+  const rules: RuleDefinition[] = [
+    { id: 'retitle', when: { content: { contains: 'Rechnungsbetrag' } }, actions: [{ set_title: 'Strom' }] },
+    { id: 'mark-changed', actions: [{ add_tags: 'rules-changed', if_changed: true }] },
+  ];
+  const changed = run(sample(1), rules);
+  assert.deepEqual(changed.changes.tags?.includes('rules-changed'), true);
+  assert.equal(changed.results[1].actions[0].status, 'planned');
+  const again = run(changed.document, rules);
+  assert.deepEqual(again.changes, {});
+  assert.equal(again.results[1].actions[0].status, 'skipped');
+  assert.match(again.results[1].actions[0].detail ?? '', /if_changed: the rules changed nothing/);
 });

@@ -42,7 +42,7 @@ describe('dms name check', () => {
     assert.match(problems[2].message, /create_missing: true/);
   });
 
-  it('lets create_missing cover tags, correspondents and types, but not storage paths or fields', () => {
+  it('lets create_missing cover tags, correspondents, types and storage paths, but not custom fields', () => {
     const problems = unknown({
       actions: [
         { add_tags: ['Neu'], create_missing: true },
@@ -52,7 +52,7 @@ describe('dms name check', () => {
         { set_custom_fields: { Unbekannt: 'x' }, create_missing: true },
       ],
     });
-    assert.deepEqual(problems.map((p) => p.path.at(-1)), ['set_storage_path', 'Unbekannt']);
+    assert.deepEqual(problems.map((p) => p.path.at(-1)), ['Unbekannt']);
   });
 
   it('skips templated names, removed tags and comparisons that are not names', () => {

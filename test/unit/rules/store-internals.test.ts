@@ -192,3 +192,43 @@ describe('the store when its folder disappears', () => {
     }
   });
 });
+
+describe('a saved file loads again after a restart', () => {
+  it('gives its tests the same answer whether or not the dms has answered (Betrag: EUR1120.00)', async () => {
+    const root = tempDir();
+    const rulesDir = path.join(root, 'rules');
+    fs.mkdirSync(rulesDir);
+    const vocabulary = {
+      tags: [{ id: 1, name: 'teuer', is_inbox_tag: false, parent: null }],
+      correspondents: [],
+      document_types: [],
+      storage_paths: [],
+      custom_fields: [{ id: 1, name: 'Betrag', data_type: 'monetary' as const, extra_data: { default_currency: 'EUR' } }],
+    };
+    const content = [
+      'rules:',
+      '  - id: big-invoice',
+      '    when: { custom_fields.Betrag: { gt: 1000 } }',
+      '    actions: [{ add_tags: teuer }]',
+      '    tests:',
+      '      - document: { custom_fields: { Betrag: EUR1120.00 } }',
+      '        expect: { matched: true, changes: { tags: [teuer] } }',
+      '',
+    ].join('\n');
+    const options = { rulesDir, dataDir: path.join(root, 'data'), logger: createMemoryLogger(), templateEnv: {}, watch: false };
+    const online = await createRuleStore({ ...options, vocabulary: async () => vocabulary });
+    try {
+      const { id } = await online.createFile('big.yml');
+      await online.saveFile(id, content);
+    } finally {
+      await online.close();
+    }
+    const restarted = await createRuleStore({ ...options, vocabulary: () => Promise.reject(new Error('not up yet')) });
+    try {
+      assert.deepEqual(restarted.listFiles().files.map((f) => f.error), [null]);
+      assert.deepEqual(restarted.loadedRules().map((r) => r.id), ['big-invoice']);
+    } finally {
+      await restarted.close();
+    }
+  });
+});

@@ -98,11 +98,17 @@ describe('planning a write', () => {
     assert.deepEqual(allowed.changed, ['tags']);
   });
 
-  it('never creates storage paths or custom fields', () => {
+  it('never creates custom fields, nor a storage path the action did not allow', () => {
     const plan = planDocument(doc(), { storage_path: 'Archiv', custom_fields: { Unbekannt: 'x' } }, { tags: ['Archiv'] }, index);
-    assert.match(plan.failures.storage_path ?? '', /Storage path "Archiv" does not exist in the dms; create it there\.$/);
+    assert.match(plan.failures.storage_path ?? '', /Storage path "Archiv" does not exist in the dms; create it there or add create_missing: true/);
     assert.match(plan.failures.custom_fields ?? '', /Custom field "Unbekannt"/);
     assert.ok(isEmptyPlan(plan));
+  });
+
+  it('creates a storage path the action allowed, with the path template it gave', () => {
+    const plan = planDocument(doc(), { storage_path: 'Belege 2025' }, { storage_paths: ['belege 2025'], storage_path_templates: { 'belege 2025': 'belege/{{ title }}' } }, index);
+    assert.deepEqual(plan.create, [{ kind: 'storage_paths', name: 'Belege 2025', path: 'belege/{{ title }}' }]);
+    assert.deepEqual(plan.failures, {});
   });
 
   it('records a value the field cannot hold as a failure, not an exception', () => {
