@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
+import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
 import { moveAside } from './move-aside.js';
@@ -85,7 +86,7 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
         await db.write();
       }
     })()
-      .catch((err: Error) => logger.error(`events file ${file} could not be written: ${err.message}`))
+      .catch((err: unknown) => logger.error(`events file ${file} could not be written: ${errorMessage(err)}`))
       .finally(() => (writing = null));
     return writing;
   };

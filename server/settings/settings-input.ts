@@ -14,6 +14,7 @@ export interface SettingsPatch {
 export type SettingName = keyof SettingsPatch;
 export const SETTING_NAMES: readonly SettingName[] = ['dms_url', 'dms_token', 'admin_user', 'admin_password', 'api_token', 'webhook_dry_run'];
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** The config.ts parser for a field, so the page accepts exactly what the environment would. */

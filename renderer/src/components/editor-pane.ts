@@ -2,7 +2,7 @@
 // discard the draft, delete the file; validation problems go to their line and column.
 import type { EditorView } from '@codemirror/view';
 import { ApiError, errorMessage, request } from '../api.js';
-import { h, say } from '../dom.js';
+import { h } from '../dom.js';
 import { createEditor, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import type { CompletionData } from '../editor/schema-completion.js';
 import type { RuleFileContent, RuleFileEntry, SaveResult } from '../types.js';

@@ -116,7 +116,7 @@ async function revertOne(
     const plan = planDocument(doc, decision.changes, {}, index);
     const fields = plan.changed.filter((f) => f !== 'notes');
     for (const f of fields) trace.changes[f] = { from: (current as unknown as Record<string, unknown>)[f], to: (decision.changes as Record<string, unknown>)[f] };
-    let failures: Record<string, string> = { ...plan.failures } as Record<string, string>;
+    let failures: Record<string, string> = { ...plan.failures };
     if (!dryRun && !isEmptyPlan(plan)) {
       const outcome = await applyPlan(deps.dms, plan, deps.recentWrites);
       failures = { ...failures, ...(outcome.failures as Record<string, string>) };
