@@ -4,6 +4,7 @@ import { createDesktopSignIn } from './auth/desktop-sign-in.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
+import { findDocumentsByTitle } from './dms/document-search.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { createRecentWrites } from './runs/recent-writes.js';
@@ -85,6 +86,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
+    findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
     startedAt: Date.now(),
     async close() {
       for (const close of closers.reverse()) await close();

@@ -1,6 +1,6 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
-import { MAX_RULE_FILE_BYTES } from '../../rules/index.js';
+import { MAX_RULE_FILE_BYTES } from '../../rules/validate-file.js';
 import { booleanParam } from '../../query-params.js';
 import type { Services } from '../../services.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
