@@ -70,7 +70,7 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
     case 'enum':
       return `must be one of: ${list((params.allowedValues as unknown[]) ?? [])}`;
     case 'type': {
-      const types = [...new Set(samePlace.flatMap((e) => (e.params as { type: string }).type.split(',')))];
+      const types = [...new Set(samePlace.flatMap((e) => String((e.params as { type: string | string[] }).type).split(',')))];
       return `must be ${types.map((t) => (t === 'array' ? 'a list' : t === 'object' ? 'a mapping' : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}, not ${JSON.stringify(error.data)}`;
     }
     case 'pattern':
