@@ -53,9 +53,9 @@ export function documentPicker(id: string): DocumentPicker {
                 if (e.key === 'ArrowDown') (li.nextElementSibling as HTMLElement | null)?.focus();
                 if (e.key === 'ArrowUp') ((li.previousElementSibling as HTMLElement | null) ?? input).focus();
                 if (e.key === 'Escape') {
-      close();
-      input.focus();
-    }
+                  close();
+                  input.focus();
+                }
               });
               return li;
             })),
