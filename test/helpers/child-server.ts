@@ -16,8 +16,6 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
-      // npm test's coverage reaches the child too (written when it exits normally).
-      ...(process.env.NODE_V8_COVERAGE ? { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE } : {}),
       SVC_HOST: '127.0.0.1',
       SVC_PORT: '0',
       SVC_ADMIN_USER: ADMIN.username,
