@@ -71,6 +71,7 @@ export async function startService(root: string, env: Record<string, string>, no
 }
 
 /** JSON call with the bench bearer token. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the JSON shape it expects
 export async function api<T = Record<string, unknown>>(base: string, route: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
   const res = await fetch(base + route, {
     ...init,

@@ -1,5 +1,7 @@
 // `npm test`: builds the Web UI when its build script exists, then runs every test file with node's runner.
 // Node 20 does not expand globs, so the files are listed here; zero tests found is a failure, not a pass.
+// V8 records coverage of server/ and electron/ (config in .c8rc.json) and one summary line is printed;
+// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,6 +31,9 @@ if (fs.existsSync(path.join(root, 'build', 'build-renderer.mjs'))) {
 }
 
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
+const coverage = process.env.COVERAGE !== '0';
+const coverageRaw = path.join(root, 'coverage', 'tmp');
+if (coverage) fs.rmSync(path.join(root, 'coverage'), { recursive: true, force: true });
 const run = spawnSync(
   process.execPath,
   [
@@ -38,12 +43,23 @@ const run = spawnSync(
     '--test-reporter=tap', `--test-reporter-destination=${tap}`,
     ...files.map((f) => path.relative(root, f)),
   ],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, NODE_ENV: 'test' } },
+  { stdio: 'inherit', cwd: root, env: { ...process.env, NODE_ENV: 'test', ...(coverage ? { NODE_V8_COVERAGE: coverageRaw } : {}) } },
 );
+
+// One line, not a gate: the figure is for reading, the per-file table is `npm run coverage`.
+function coverageLine() {
+  const c8 = path.join(root, 'node_modules', 'c8', 'bin', 'c8.js');
+  const report = spawnSync(process.execPath, [c8, 'report'], { cwd: root, encoding: 'utf8' });
+  const summary = path.join(root, 'coverage', 'coverage-summary.json');
+  if (report.status !== 0 || !fs.existsSync(summary)) return `coverage: not measured (${(report.stderr || 'no report').trim().split('\n')[0]})`;
+  const { total } = JSON.parse(fs.readFileSync(summary, 'utf8'));
+  return `coverage: ${total.lines.pct}% of lines, ${total.branches.pct}% of branches, ${total.functions.pct}% of functions in server/ and electron/ (npm run coverage: per file)`;
+}
 
 const report = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const [tests, pass, fail, skipped] = [count('tests'), count('pass'), count('fail'), count('skipped') + count('todo')];
+if (coverage && fs.existsSync(coverageRaw)) console.log(`\n${coverageLine()}`);
 console.log(`\n${pass} passed, ${fail} failed${skipped ? `, ${skipped} skipped` : ''}`);
 if (tests === 0) {
   console.error('no test ran');

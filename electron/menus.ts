@@ -1,10 +1,10 @@
 import type { MenuItemLike } from './electron-like.js';
 
 export interface MenuActions {
-  open(): void;
-  copyWebhookUrl(): void;
-  openRulesFolder(): void;
-  quit(): void;
+  open: () => void;
+  copyWebhookUrl: () => void;
+  openRulesFolder: () => void;
+  quit: () => void;
 }
 
 /** The tray menu: the service keeps running (for webhooks) while the window is closed. */

@@ -7,6 +7,7 @@ import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
+import { findDocumentsByTitle } from './dms/document-search.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { createCatchUpService } from './runs/catch-up/catch-up-service.js';
@@ -148,6 +149,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
+    findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
     startedAt: Date.now(),
     async close() {
       for (const close of closers.reverse()) await close();

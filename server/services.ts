@@ -2,6 +2,7 @@ import type { AuthService } from './auth/auth-service.js';
 import type { DesktopSignIn } from './auth/desktop-sign-in.js';
 import type { Config } from './config.js';
 import type { DmsInfo, DmsStatus } from './dms/dms-connection.js';
+import type { DocumentHit } from './dms/document-search.js';
 import type { DmsClient } from './dms/types.js';
 import type { TraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
@@ -46,6 +47,8 @@ export interface Services {
   dmsInfo: DmsInfo;
   /** Whether the dms answers, cached for a few seconds; never throws. */
   dmsStatus(): Promise<DmsStatus>;
+  /** The run panel's document picker: the first documents whose title contains the text. */
+  findDocuments(text: string): Promise<{ count: number; documents: DocumentHit[] }>;
   /** Flushes and stops everything long-lived, in reverse order of creation. */
   close(): Promise<void>;
 }

@@ -71,7 +71,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     throw new ApiError('The dms-rules service cannot be reached. Is it running?', 0);
   }
   const raw = await res.text();
-  let data: unknown = null;
+  let data: unknown;
   try {
     data = raw ? JSON.parse(raw) : null;
   } catch {

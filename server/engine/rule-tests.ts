@@ -161,8 +161,8 @@ function compareChange(field: string, expected: unknown, changes: Record<string,
     actual = changed ? changes[field] : (final as unknown as Record<string, unknown>)[field];
   }
   if (field === 'tags' && Array.isArray(actual) && Array.isArray(expected)) {
-    const a = [...actual].map(String).sort();
-    const e = [...expected].map(String).sort();
+    const a = (actual as unknown[]).map(String).sort();
+    const e = (expected as unknown[]).map(String).sort();
     if (JSON.stringify(a) === JSON.stringify(e) && changed) return null;
   } else if (changed && sameExpected(actual, expected)) return null;
   if (!changed) return `${field}: expected ${describeValue(expected)}, but the rule does not change it (it stays ${describeValue(actual)})`;

@@ -17,11 +17,9 @@ export const MAX_RENDERED_CHARS = 100_000;
 // Templates never read files: Liquid's include/render/layout would otherwise load any file the service
 // can read (the session secret, config.yml) into a title or the vars preview.
 const NO_FILES: FS = {
-  exists: async () => false,
+  exists: () => Promise.resolve(false),
   existsSync: () => false,
-  readFile: async () => {
-    throw new Error('templates cannot read files');
-  },
+  readFile: () => Promise.reject(new Error('templates cannot read files')),
   readFileSync: () => {
     throw new Error('templates cannot read files');
   },
@@ -89,7 +87,7 @@ function builtin(name: string) {
 }
 
 const builtinDate = builtin('date');
-liquid.registerFilter('date', function (this: FilterThis, v: unknown, format?: unknown, ...rest: unknown[]) {
+liquid.registerFilter('date', function (this: FilterThis, v: unknown, format?: unknown, ...rest: unknown[]): unknown {
   const format_ = typeof format === 'string' ? format : '%Y-%m-%d';
   return builtinDate.call(this as unknown as ThisParameterType<typeof builtinDate>, toDate(this, v), format_, ...rest);
 });
@@ -103,7 +101,7 @@ registerLanguageFilters(
 // The other date filters get the same input handling, so `now` is the injected clock, never the machine's.
 for (const name of ['date_to_xmlschema', 'date_to_rfc822', 'date_to_string', 'date_to_long_string']) {
   const impl = builtin(name);
-  liquid.registerFilter(name, function (this: FilterThis, v: unknown, ...rest: unknown[]) {
+  liquid.registerFilter(name, function (this: FilterThis, v: unknown, ...rest: unknown[]): unknown {
     return impl.call(this as unknown as ThisParameterType<typeof impl>, toDate(this, v), ...rest);
   });
 }

@@ -8,6 +8,7 @@ export const VARS_FILE_NAME = '_vars.yml';
 const MAX_NAME_BYTES = 255;
 const RULE_FILE_EXTENSIONS = ['.yml', '.yaml'];
 // Characters Windows or shells make dangerous in a file name, control characters, and both separators.
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const FORBIDDEN_CHARS = /[\\/:*?"<>|\u0000-\u001f\u007f]/;
 
 // Windows opens the device, not a file, for these names with any extension (`nul.yml`, `LPT1/`).

@@ -66,11 +66,11 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
       return `unknown key "${String(params.additionalProperty)}"${hint}`;
     }
     case 'required':
-      return `missing required key ${samePlace.map((e) => `"${String((e.params as { missingProperty: string }).missingProperty)}"`).join(' or ')}`;
+      return `missing required key ${samePlace.map((e) => `"${(e.params as { missingProperty: string }).missingProperty}"`).join(' or ')}`;
     case 'enum':
       return `must be one of: ${list((params.allowedValues as unknown[]) ?? [])}`;
     case 'type': {
-      const types = [...new Set(samePlace.flatMap((e) => String((e.params as { type: string }).type).split(',')))];
+      const types = [...new Set(samePlace.flatMap((e) => String((e.params as { type: string | string[] }).type).split(',')))];
       return `must be ${types.map((t) => (t === 'array' ? 'a list' : t === 'object' ? 'a mapping' : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}, not ${JSON.stringify(error.data)}`;
     }
     case 'pattern':
@@ -78,7 +78,7 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
     case 'minProperties':
     case 'maxProperties':
       if ('not' in ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {})) return 'a condition has exactly one key: all, any, not, or a document field';
-      return `${error.message ?? 'has the wrong number of keys'}`;
+      return error.message ?? 'has the wrong number of keys';
     default:
       return error.message ?? `fails the schema (${error.keyword})`;
   }
@@ -90,7 +90,7 @@ function check(validate: ValidateFunction, source: YamlSource, value: unknown): 
   const error = pickError(errors);
   const path = pointerToPath(error.instancePath);
   const position = error.keyword === 'additionalProperties'
-    ? source.keyPositionOf(path, String((error.params as { additionalProperty: string }).additionalProperty))
+    ? source.keyPositionOf(path, (error.params as { additionalProperty: string }).additionalProperty)
     : source.positionOf(path);
   const rules = (value as { rules?: unknown }).rules;
   let where = describePath(path);

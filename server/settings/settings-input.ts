@@ -18,6 +18,7 @@ export interface SettingsPatch {
 export type SettingName = Exclude<keyof SettingsPatch, 'current_password'>;
 export const SETTING_NAMES: readonly SettingName[] = ['dms_url', 'dms_token', 'admin_user', 'admin_password', 'api_token', 'webhook_dry_run', 'poll_minutes'];
 
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** The config.ts parser for a field, so the page accepts exactly what the environment would. */

@@ -97,7 +97,7 @@ describe('sign-in, sessions and the UI tier', () => {
   test('UI routes refuse a tampered JWT', async () => {
     const cookie = await login(server.url);
     const [header, payload, signature] = cookie.slice('svc_session='.length).split('.');
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     claims.sub = 'mallory';
     const tampered = [header, Buffer.from(JSON.stringify(claims)).toString('base64url'), signature].join('.');
     const res = await call(server.url, '/api/ui/me', { cookie: sessionCookie(tampered) });

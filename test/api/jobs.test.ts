@@ -89,7 +89,7 @@ describe('background jobs: one rule over all documents', () => {
 
     const second = await startJob(rig.server.url, 'rule_id=mark-invoices');
     assert.equal(second.body.event_id, event.event_id + 1);
-    await waitForEvent(rig.server.url, second.body.event_id as number);
+    await waitForEvent(rig.server.url, second.body.event_id);
   });
 
   it('in real mode writes identical changes as bulk edits, and a second run finds nothing to do', async () => {

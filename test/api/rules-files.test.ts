@@ -65,7 +65,7 @@ describe('rule files API', () => {
     const created = await create('tax/notices.yml');
     assert.equal(created.status, 200);
     assert.deepEqual(created.body, { ok: true, id: Buffer.from('tax/notices.yml').toString('base64url'), name: 'notices.yml', path: 'tax/notices.yml' });
-    const id = created.body.id as string;
+    const id = created.body.id;
     assert.equal(fs.readFileSync(path.join(server.rulesDir, 'tax', 'notices.yml'), 'utf8'), '');
 
     const read = await call(server.url, `/api/ui/rules/${id}`, { cookie });

@@ -13,7 +13,7 @@ const b64 = (s: string) => Buffer.from(s).toString('base64url');
 const rule = (id: string, description = id) => `rules:\n  - id: ${id}\n    description: ${description}\n`;
 
 /** Polls until `check` passes; the deadline only bounds a failing test, nothing is asserted about speed. */
-async function eventually(check: () => Promise<void>, deadlineMs = 10_000): Promise<void> {
+async function eventually(check: () => void | Promise<void>, deadlineMs = 10_000): Promise<void> {
   const end = Date.now() + deadlineMs;
   for (;;) {
     try {
@@ -48,7 +48,7 @@ describe('reloading rule files', () => {
 
   it('picks up files in a package folder created after start', async () => {
     fs.mkdirSync(path.join(server.rulesDir, 'later'));
-    await eventually(async () => assert.ok(fs.existsSync(path.join(server.rulesDir, 'later'))));
+    await eventually(() => assert.ok(fs.existsSync(path.join(server.rulesDir, 'later'))));
     // The watcher must have seen the new folder before a file inside it can be noticed.
     await eventually(async () => {
       write('later/pkg.yml', rule('package-rule'));

@@ -1,11 +1,10 @@
-// Shared Playwright launcher for the browser tests: Debian's Chromium, headless, loopback only,
-// with console errors and CSP violations collected so a test can assert there were none.
+// Shared Playwright launcher for the browser tests: the Chromium-family browser find-chromium.ts picks, headless,
+// loopback only, with console errors and CSP violations collected so a test can assert there were none.
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../server/project-paths.js';
-
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { findChromium } from './find-chromium.js';
 
 const ARGS = [
   '--no-sandbox',
@@ -19,10 +18,19 @@ const ARGS = [
 
 /** `extraArgs`: e.g. `--host-resolver-rules=MAP rebound.test 127.0.0.1` to play a DNS-rebinding page. */
 export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: install it (apt-get install -y chromium) or set CHROMIUM_PATH.`);
-  }
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...ARGS, ...extraArgs], headless: true });
+  const { launch } = findChromium({
+    platform: process.platform,
+    env: process.env,
+    exists: (file) => fs.existsSync(file),
+    playwrightChromium: () => {
+      try {
+        return chromium.executablePath();
+      } catch {
+        return undefined; // a platform Playwright ships no Chromium for
+      }
+    },
+  });
+  return chromium.launch({ ...launch, args: [...ARGS, ...extraArgs], headless: true });
 }
 
 export interface UiPage {

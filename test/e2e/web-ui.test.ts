@@ -270,7 +270,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.waitForURL(/rule_id=telekom-tax/);
     const traces = page.locator('.traces-host .trace');
     await traces.first().waitFor();
-    const ats = await traces.locator('summary time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime') ?? ''));
+    const ats = await traces.locator('summary time').evaluateAll((els: Array<{ getAttribute(name: string): string | null }>) => els.map((e) => e.getAttribute('datetime') ?? ''));
     assert.ok(ats.length >= 3, `${ats.length} traces`); // the manual dry run and the jobs' matches
     assert.deepEqual([...ats].sort().reverse(), ats, 'newest first');
     assert.equal(await traces.locator('summary .rule', { hasNotText: 'telekom-tax' }).count(), 0);

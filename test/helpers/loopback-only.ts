@@ -2,6 +2,8 @@ import net from 'node:net';
 
 // Tests may talk to this machine only. Any other destination is a bug in the test or the code under test.
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/;
+// Called with the socket as `this` (original.apply below), so unbinding it is the point.
+// eslint-disable-next-line @typescript-eslint/unbound-method
 const original = net.Socket.prototype.connect;
 
 function hostOf(args: unknown[]): string | undefined {
@@ -22,4 +24,4 @@ net.Socket.prototype.connect = function connect(this: net.Socket, ...args: unkno
     throw new Error(`test network guard: connection to ${host} refused (tests may only reach loopback)`);
   }
   return (original as (...a: unknown[]) => net.Socket).apply(this, args);
-} as typeof net.Socket.prototype.connect;
+};

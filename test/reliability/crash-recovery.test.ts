@@ -52,7 +52,7 @@ describe('kill -9 and restart', () => {
       assert.equal(listed.status, 200);
       const crash = listed.body.files.find((f) => f.name === 'crash.yml');
       assert.ok(crash && !crash.error, 'the file loads after the restart');
-      assert.ok(!listed.body.files.some((f) => /tmp|~$/.test(f.name)), `no temp file is listed: ${listed.body.files.map((f) => f.name)}`);
+      assert.ok(!listed.body.files.some((f) => /tmp|~$/.test(f.name)), `no temp file is listed: ${listed.body.files.map((f) => f.name).join(', ')}`);
       assert.equal(Object.keys(listed.body.loaded).filter((k) => /^(alpha|beta)-/.test(k)).length, 150);
     } finally {
       await server.kill();

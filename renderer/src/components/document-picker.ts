@@ -54,7 +54,10 @@ export function documentPicker(id: string): DocumentPicker {
                 if (e.key === 'Enter') pick(d);
                 if (e.key === 'ArrowDown') (li.nextElementSibling as HTMLElement | null)?.focus();
                 if (e.key === 'ArrowUp') ((li.previousElementSibling as HTMLElement | null) ?? input).focus();
-                if (e.key === 'Escape') (close(), input.focus());
+                if (e.key === 'Escape') {
+                  close();
+                  input.focus();
+                }
               });
               return li;
             })),
@@ -73,7 +76,7 @@ export function documentPicker(id: string): DocumentPicker {
   input.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowDown' && !results.hidden) {
       e.preventDefault();
-      (results.querySelector('[role=option]') as HTMLElement | null)?.focus();
+      results.querySelector<HTMLElement>('[role=option]')?.focus();
     }
     if (e.key === 'Escape') close();
   });

@@ -23,6 +23,7 @@ export function fileNameProblem(name: string): string | null {
   const parts = name.split('/');
   if (parts.length > 2) return 'Only one package folder is allowed: package/name.yml.';
   if (parts.some((p) => p === '' || p === '.' || p === '..' || p.startsWith('.'))) return 'Folder and file names may not be empty or start with a dot.';
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (parts.some((p) => /[\u0000-\u001f<>:"|?*]/.test(p))) return 'The name contains a character file systems do not allow.';
   if (new TextEncoder().encode(name).length > 255) return 'The name is too long (at most 255 bytes).';
   return null;

@@ -21,7 +21,7 @@ interface Element {
 }
 
 const LINE = /^(\s*)((?:-[ \t]+)*)(.*)$/;
-const KEY = /^("[^"]*"|'[^']*'|[^\s:#'"\[\]{},][^:#]*?)[ \t]*:(?:[ \t]+|$)/;
+const KEY = /^("[^"]*"|'[^']*'|[^\s:#'"[\]{},][^:#]*?)[ \t]*:(?:[ \t]+|$)/;
 
 function unquote(key: string): string {
   return /^["'].*["']$/.test(key) ? key.slice(1, -1) : key;
@@ -77,7 +77,7 @@ export function yamlContextAt(text: string, lineIndex: number, column: number): 
 
   const key = KEY.exec(rest);
   if (!key) {
-    if (/[:{}\[\],]/.test(rest)) return null;
+    if (/[:{}[\],]/.test(rest)) return null;
     const quoted = /^["']/.test(rest);
     return { kind: 'key', path: here, prefix: quoted ? rest.slice(1) : rest, fromColumn: keyColumn + (quoted ? 1 : 0) };
   }

@@ -24,7 +24,7 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, d
   const path = new URL(req.url ?? '/', 'http://sim').pathname;
   const method = req.method ?? 'GET';
   const raw = method === 'GET' || method === 'DELETE' ? '' : await readBody(req);
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = raw ? JSON.parse(raw) : null;
   } catch {
@@ -52,9 +52,9 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, d
       return answer({ status: 200, body: deps.webhook.stats() });
     }
     if (path === '/__sim/workflow-webhook' && method === 'GET') return answer({ status: 200, body: deps.webhook.stats() });
-    if (path === '/__sim/documents' && method === 'POST') return answer({ status: 201, body: deps.addDocument((body ?? {}) as Partial<SimDocument>) });
+    if (path === '/__sim/documents' && method === 'POST') return answer({ status: 201, body: deps.addDocument(body ?? {}) });
     if (path === '/__sim/generate' && method === 'POST') {
-      const input = (body ?? {}) as { count?: number; seed?: number };
+      const input = (body ?? {}) as { count?: unknown; seed?: unknown };
       return answer({ status: 201, body: { added: deps.generate(Number(input.count ?? 0), Number(input.seed ?? 1)) } });
     }
   } catch (err) {

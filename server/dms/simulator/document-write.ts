@@ -60,7 +60,7 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
     else {
       const { id, error } = pk(store, kind, input[key]);
       if (error) errors[key] = [error];
-      else next[key] = id as number;
+      else next[key] = id;
     }
   }
   if ('tags' in input) {

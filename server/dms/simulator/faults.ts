@@ -42,7 +42,7 @@ export function parseFaultSpec(body: unknown): FaultSpec {
     const regex = /^\/(.+)\/([a-z]*)$/.exec(input.route);
     route = regex ? new RegExp(regex[1], regex[2]) : input.route;
   }
-  const num = (key: string) => (typeof input[key] === 'number' ? (input[key] as number) : undefined);
+  const num = (key: string) => (typeof input[key] === 'number' ? input[key] : undefined);
   return { route, kind: input.kind as FaultSpec['kind'], status: num('status'), ms: num('ms'), retryAfter: num('retryAfter'), times: num('times') };
 }
 

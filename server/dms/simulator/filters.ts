@@ -96,16 +96,16 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
       } else if (op === 'id__in') {
         const ids = strictIds(value);
         if (!ids) errors[name] = ['Enter a number.'];
-        else predicates.push((d) => d[rel] !== null && ids.includes(d[rel] as number));
+        else predicates.push((d) => d[rel] !== null && ids.includes(d[rel]));
       } else if (op === 'id__none') {
         const ids = lenientIds(value);
-        if (ids.length) predicates.push((d) => d[rel] === null || !ids.includes(d[rel] as number));
+        if (ids.length) predicates.push((d) => d[rel] === null || !ids.includes(d[rel]));
       } else if (op === 'isnull') {
         const b = bool(value);
         if (b !== null) predicates.push((d) => (d[rel] === null) === b);
       } else {
         const lookup = LOOKUPS[op.slice('name__'.length)];
-        predicates.push((d) => d[rel] !== null && lookup(store.object(kind, d[rel] as number)?.name ?? '', value));
+        predicates.push((d) => d[rel] !== null && lookup(store.object(kind, d[rel])?.name ?? '', value));
       }
     } else if ((match = /^(title|content|original_filename)__(iexact|icontains|istartswith|iendswith)$/.exec(name))) {
       const lookup = LOOKUPS[match[2]];

@@ -52,7 +52,7 @@ const list: SimHandler = (ctx) => {
   const all = ctx.user.superuser ? [...ctx.store.documents.values()] : [...ctx.store.documents.values()].filter((d) => ctx.user.sees('documents', d));
   const ordering = ctx.params.get('ordering');
   // Unfiltered id-ordered pages (the client's scan) are sliced directly: no full copy per page.
-  const matching = filter.empty ? all : all.filter(filter.test);
+  const matching = filter.empty ? all : all.filter((d) => filter.test(d));
   const docs = ordering === 'id' ? matching : ordered(matching, ordering);
   const v = view(ctx);
   const page = paginate(docs.length, (s, e) => docs.slice(s, e).map((d) => documentToWire(ctx.store, d, v)), request, `${ctx.origin}/api/documents/`, ctx.params);

@@ -1,5 +1,4 @@
 import { Router } from 'express';
-import { findDocumentsByTitle } from '../../dms/document-search.js';
 import { BadRequestError } from '../../errors.js';
 import type { Services } from '../../services.js';
 
@@ -9,7 +8,7 @@ export function documentsRoutes(services: Services): Router {
   router.get('/documents', async (req, res) => {
     const search = typeof req.query.search === 'string' ? req.query.search.trim() : '';
     if (search.length < 2 || search.length > 200) throw new BadRequestError('Send ?search= with 2 to 200 characters of a document title.');
-    res.json(await findDocumentsByTitle(services.dms, search));
+    res.json(await services.findDocuments(search));
   });
   return router;
 }

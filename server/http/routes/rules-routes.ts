@@ -1,6 +1,6 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
-import { MAX_RULE_FILE_BYTES } from '../../rules/index.js';
+import { MAX_RULE_FILE_BYTES } from '../../rules/validate-file.js';
 import { booleanParam, positiveIntegerParam, singleParam } from '../../query-params.js';
 import type { Services } from '../../services.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
@@ -9,6 +9,8 @@ import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 function rawYaml(): RequestHandler {
   const parse = express.text({ type: () => true, limit: MAX_RULE_FILE_BYTES });
   return (req, res, next) =>
+    // Express builds req from IncomingMessage by swapping its prototype, which this rule cannot see.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
     parse(req, res, (err?: unknown) => {
       if ((err as { type?: string } | undefined)?.type === 'entity.too.large') {
         return next(new PayloadTooLargeError(`A rule file may be at most ${MAX_RULE_FILE_BYTES / 1024} KB; split it into several files.`));

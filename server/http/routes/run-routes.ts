@@ -7,9 +7,9 @@ import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 export function runRoutes(services: Services): Router {
   const router = Router();
   router.post('/run', requireSessionOrToken(services.auth), async (req, res) => {
-    const query = parseRunQuery(req.query as Record<string, unknown>);
+    const query = parseRunQuery(req.query);
     if (query.document === null) {
-      const { event_id } = await services.jobs.startRuleJob({ ruleId: query.ruleId, dryRun: query.dryRun });
+      const { event_id } = services.jobs.startRuleJob({ ruleId: query.ruleId, dryRun: query.dryRun });
       res.json({ ok: true, queued: true, rule_id: query.ruleId, dry_run: query.dryRun, event_id });
       return;
     }

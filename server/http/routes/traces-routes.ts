@@ -7,7 +7,7 @@ import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 export function tracesRoutes(services: Services): Router {
   const router = Router();
   router.get('/traces', requireSessionOrToken(services.auth), (req, res) => {
-    const query = parseTraceQuery(req.query as Record<string, unknown>);
+    const query = parseTraceQuery(req.query);
     res.json({ traces: services.history.query(query) });
   });
   return router;

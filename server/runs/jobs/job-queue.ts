@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
+import { ConflictError, NotFoundError, ServiceUnavailableError, errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
@@ -46,9 +46,9 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
     }
     const done = job
       .work(job.eventId, job.controller.signal)
-      .catch((err: Error) => {
-        logger.error(`job ${job.eventId} crashed: ${err.message}`);
-        events.update(job.eventId, { status: 'failed', finished_at: new Date().toISOString(), error: err.message });
+      .catch((err: unknown) => {
+        logger.error(`job ${job.eventId} crashed: ${errorMessage(err)}`);
+        events.update(job.eventId, { status: 'failed', finished_at: new Date().toISOString(), error: errorMessage(err) });
       })
       .finally(() => {
         current = null;

@@ -47,6 +47,6 @@ export function createReportBuilder(prefilter: Record<string, string>) {
 
 function shorten(value: unknown): unknown {
   if (typeof value === 'string' && value.length > VALUE_LIMIT) return `${value.slice(0, VALUE_LIMIT)}…`;
-  if (Array.isArray(value) && value.length > 50) return [...value.slice(0, 50), '…'];
+  if (Array.isArray(value) && value.length > 50) return [...(value as unknown[]).slice(0, 50), '…'];
   return value;
 }

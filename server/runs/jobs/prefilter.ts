@@ -33,7 +33,7 @@ export function fieldsWrittenBy(actions: ReadonlyArray<Record<string, unknown>> 
 }
 
 function conjuncts(c: Condition): Condition[] {
-  if ('all' in c && Array.isArray(c.all) && Object.keys(c).length === 1) return (c.all as Condition[]).flatMap(conjuncts);
+  if ('all' in c && Array.isArray(c.all) && Object.keys(c).length === 1) return c.all.flatMap(conjuncts);
   return [c];
 }
 

@@ -185,7 +185,7 @@ for (const profile of PROFILES) describe(`the simulator answers in the shapes of
     const res = await send('PATCH', '/api/documents/10/', '{tags: [1]}');
     assert.equal(res.status, want.status);
     assert.deepEqual(shape(res.json), shape(want.body));
-    assert.match(String((res.json as { detail: string }).detail), /^JSON parse error - /);
+    assert.match((res.json as { detail: string }).detail, /^JSON parse error - /);
   });
 
   test('the failed writes above changed nothing', async () => {

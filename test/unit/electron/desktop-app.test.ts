@@ -166,9 +166,7 @@ describe('desktop app wiring', () => {
     const fake = createFakeElectron({ userData: tempDir('dms-rules-userdata-') });
     const desktop = await createDesktopApp(fake.electron, {
       logger: createMemoryLogger(),
-      startServer: async () => {
-        throw new Error('SVC_PORT must be a whole number from 0 to 65535, got "abc"');
-      },
+      startServer: () => Promise.reject(new Error('SVC_PORT must be a whole number from 0 to 65535, got "abc"')),
     });
     assert.equal(desktop, null);
     assert.deepEqual(fake.record.errorBoxes, [{ title: 'dms-rules could not start', content: 'SVC_PORT must be a whole number from 0 to 65535, got "abc"' }]);

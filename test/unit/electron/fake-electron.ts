@@ -140,10 +140,13 @@ export function createFakeElectron(options: { lock?: boolean; userData: string }
       },
     },
     shell: {
-      openExternal: async (url) => void record.externals.push(url),
-      openPath: async (p) => {
+      openExternal: (url) => {
+        record.externals.push(url);
+        return Promise.resolve();
+      },
+      openPath: (p) => {
         record.openedPaths.push(p);
-        return '';
+        return Promise.resolve('');
       },
     },
     clipboard: { writeText: (text) => void (record.clipboard = text) },

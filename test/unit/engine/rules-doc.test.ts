@@ -62,13 +62,13 @@ for (const [what, title, names] of checks) {
 
 const yamlBlocks = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
 const ajv = new Ajv({ allErrors: true, strict: false });
-const validateFile = ajv.compile(RULE_FILE_SCHEMA);
+const validateFile = ajv.compile<{ rules: RuleDefinition[] }>(RULE_FILE_SCHEMA);
 
 test('docs/rules.md has examples', () => assert.ok(yamlBlocks.length >= 5));
 
 yamlBlocks.forEach((block, i) => {
   const data: unknown = parse(block);
-  const keys = Object.keys((data ?? {}) as object);
+  const keys = Object.keys(data ?? {});
   test(`example ${i + 1} (${keys.join(', ')}) is valid against the schema and compiles`, () => {
     if (keys.includes('year') || keys.includes('year_tag')) {
       // The vars example: two files shown in one block.
@@ -78,7 +78,7 @@ yamlBlocks.forEach((block, i) => {
     }
     const file = keys.includes('rules') ? data : { rules: [{ id: 'doc-example', ...(data as object) }] };
     assert.ok(validateFile(file), JSON.stringify(validateFile.errors));
-    for (const rule of (file as { rules: RuleDefinition[] }).rules) {
+    for (const rule of file.rules) {
       const compiled = compileRule(rule);
       const failures = runRuleTests(compiled, { now: NOW, vars: { year_tag: 'Steuer 2025' } }).filter((o) => !o.ok);
       assert.deepEqual(failures, []);

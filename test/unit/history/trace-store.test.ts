@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { Trace, TraceStatus } from '../../../server/engine/model.js';
+import type { Trace } from '../../../server/engine/model.js';
 import { openTraceStore, type TraceStoreOptions } from '../../../server/history/trace-store.js';
 import { createMemoryLogger } from '../../../server/log.js';
 import { tempDir } from '../../helpers/test-server.js';
@@ -31,7 +31,7 @@ describe('trace store', () => {
     assert.deepEqual(store.query({ limit: 10, document: 1 }).map((t) => t.id), [c.id, a.id]);
     assert.deepEqual(store.query({ limit: 10, rule_id: 'b' }).map((t) => t.id), [c.id, b.id]);
     assert.deepEqual(store.query({ limit: 10, event_id: 7 }).map((t) => t.id), [b.id]);
-    assert.deepEqual(store.query({ limit: 10, status: 'error' as TraceStatus }).map((t) => t.id), [c.id]);
+    assert.deepEqual(store.query({ limit: 10, status: 'error' }).map((t) => t.id), [c.id]);
     assert.deepEqual(store.query({ limit: 10, document: 2, rule_id: 'a' }), []);
     await store.close();
   });

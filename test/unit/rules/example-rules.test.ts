@@ -38,7 +38,7 @@ describe('the shipped example rules', () => {
       examplesDir: EXAMPLE_RULES_DIR,
       logger: createMemoryLogger(),
       templateEnv: {},
-      vocabulary: async () => vocabulary,
+      vocabulary: () => Promise.resolve(vocabulary),
       now: () => NOW,
       watch: false,
     });

@@ -7,7 +7,7 @@ import { createEmptyFile, writeFileAtomic } from '../../../server/atomic-write.j
 import { createDraftStore } from '../../../server/rules/drafts.js';
 import { createRuleStore } from '../../../server/rules/index.js';
 import { isRuleFilePath, parseRuleFilePath, type RuleFilePath } from '../../../server/rules/file-names.js';
-import { loadRulesDir } from '../../../server/rules/rules-loader.js';
+import { loadRulesDir, type LastGood } from '../../../server/rules/rules-loader.js';
 import { createRulesDir } from '../../../server/rules/rules-dir.js';
 import { watchRulesDir } from '../../../server/rules/rules-watcher.js';
 import { seedExampleRules } from '../../../server/rules/seed-examples.js';
@@ -78,7 +78,7 @@ describe('atomic writes and drafts', () => {
 });
 
 describe('loading', () => {
-  async function load(files: Record<string, string>, previous = new Map()) {
+  async function load(files: Record<string, string>, previous: LastGood = new Map()) {
     const root = tempDir();
     for (const [p, content] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });

@@ -8,8 +8,8 @@ import { isEmptyPlan, planDocument } from '../../../server/runs/plan-changes.js'
 import { toRuleDocument } from '../../../server/runs/rule-document.js';
 
 const FIXTURES = path.join(import.meta.dirname, '../../fixtures/paperless');
-const read = <T>(name: string): T => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8')) as T;
-const results = <T>(name: string): T[] => read<{ results: T[] }>(name).results;
+const read = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8'));
+const results = <T>(name: string): T[] => (read(name) as { results: T[] }).results;
 
 const vocabulary: DmsVocabulary = {
   tags: results('tags.json'),
@@ -19,7 +19,7 @@ const vocabulary: DmsVocabulary = {
   custom_fields: results('custom_fields.json'),
 };
 const index = createVocabularyIndex(vocabulary);
-const doc = (): DmsDocument => read<DmsDocument>('document-1.json');
+const doc = (): DmsDocument => read('document-1.json') as DmsDocument;
 
 describe('the document as rules see it', () => {
   it('resolves ids to names and decodes custom fields by data type', () => {
