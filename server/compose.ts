@@ -4,10 +4,12 @@ import { createDesktopSignIn } from './auth/desktop-sign-in.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
-import { createDmsConnection } from './dms/dms-connection.js';
+import { createDmsConnection, dmsHealth } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
 import { findDocumentsByTitle } from './dms/document-search.js';
+import { testDmsConnection } from './settings/dms-connection-test.js';
+import { createFirstAdmin, firstStartState } from './settings/first-admin.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { createCatchUpService } from './runs/catch-up/catch-up-service.js';
@@ -150,6 +152,12 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
+    dmsHealth: async () => dmsHealth(await dmsConnection.status()),
+    testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
+    firstStart: {
+      state: (origin) => firstStartState(auth, origin),
+      createAdmin: (body, origin) => createFirstAdmin({ auth, settings }, body, origin),
+    },
     startedAt: Date.now(),
     async close() {
       for (const close of closers.reverse()) await close();

@@ -1,7 +1,7 @@
 import type { AuthService } from './auth/auth-service.js';
 import type { DesktopSignIn } from './auth/desktop-sign-in.js';
 import type { Config } from './config.js';
-import type { DmsInfo, DmsStatus } from './dms/dms-connection.js';
+import type { DmsHealth, DmsInfo, DmsStatus } from './dms/dms-connection.js';
 import type { DocumentHit } from './dms/document-search.js';
 import type { DmsClient } from './dms/types.js';
 import type { TraceStore } from './history/trace-store.js';
@@ -12,7 +12,11 @@ import type { JobService } from './runs/jobs/job-service.js';
 import type { WebhookService } from './runs/webhook/webhook-service.js';
 import type { ScheduleService } from './runs/schedules/schedule-service.js';
 import type { CatchUpService } from './runs/catch-up/catch-up-service.js';
+import type { DmsConnectionReport } from './settings/dms-connection-test.js';
+import type { FirstStartState, RequestOrigin } from './settings/first-admin.js';
 import type { SettingsService } from './settings/settings-service.js';
+
+export type { RequestOrigin } from './settings/first-admin.js';
 
 /**
  * Everything the HTTP layer can reach. Built in one place (`compose.ts`) and handed to `createApp`,
@@ -49,6 +53,15 @@ export interface Services {
   dmsStatus(): Promise<DmsStatus>;
   /** The run panel's document picker: the first documents whose title contains the text. */
   findDocuments(text: string): Promise<{ count: number; documents: DocumentHit[] }>;
+  /** What health shows the admin about the dms: address, Paperless version, what the token may not view. */
+  dmsHealth(): Promise<DmsHealth>;
+  /** The settings page's "Test connection": tries a dms URL and token before they are saved. */
+  testDmsConnection(body: unknown): Promise<DmsConnectionReport>;
+  /** The first start's one-time setup (no admin yet, this machine only). */
+  firstStart: {
+    state(origin: RequestOrigin): FirstStartState;
+    createAdmin(body: unknown, origin: RequestOrigin): { username: string; session: string };
+  };
   /** Flushes and stops everything long-lived, in reverse order of creation. */
   close(): Promise<void>;
 }

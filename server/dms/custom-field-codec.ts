@@ -11,7 +11,7 @@ const STRING_MAX = 128;
 // Django's URLField default max_length; Paperless's value_url has no other limit.
 const URL_MAX = 200;
 /** Length as Paperless (Python) counts it: code points, not UTF-16 units. */
-const codePointLength = (text: string) => [...text].length;
+const codePointLength = (text: string) => Array.from(text).length;
 // Paperless: at most 12 digits with at most 2 decimals, so 10 before the point.
 const MONETARY_MAX = 9_999_999_999.99;
 
@@ -125,7 +125,7 @@ function encodeUrl(field: DmsCustomField, value: unknown): string {
   }
   if (url.host === '' && (url.pathname === '' || url.pathname === '/')) fail(field, value, 'needs a host or a path.');
   const length = codePointLength(text);
-  if (length > URL_MAX) fail(field, `${[...text].slice(0, 40).join('')}…`, `is ${length} characters long; Paperless keeps URLs of at most ${URL_MAX}.`);
+  if (length > URL_MAX) fail(field, `${Array.from(text).slice(0, 40).join('')}…`, `is ${length} characters long; Paperless keeps URLs of at most ${URL_MAX}.`);
   return text;
 }
 
@@ -166,7 +166,7 @@ export function encodeCustomFieldValue(field: DmsCustomField, value: CustomField
       if (isMoney(value) || Array.isArray(value)) fail(field, value, 'is not text.');
       const text = String(value);
       const length = codePointLength(text);
-      if (length > STRING_MAX) fail(field, `${[...text].slice(0, 40).join('')}…`, `is ${length} characters long; at most ${STRING_MAX} fit.`);
+      if (length > STRING_MAX) fail(field, `${Array.from(text).slice(0, 40).join('')}…`, `is ${length} characters long; at most ${STRING_MAX} fit.`);
       return text;
     }
     default: {

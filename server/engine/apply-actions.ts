@@ -82,7 +82,7 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (p.kind !== 'text') break;
       const rendered = render(p.template, env, at).replace(/\s+/g, ' ').trim();
       // Paperless counts code points (Python str): cutting UTF-16 units could split an emoji's surrogate pair.
-      const codePoints = [...rendered];
+      const codePoints = Array.from(rendered);
       const title = codePoints.length > MAX_TITLE_LENGTH ? codePoints.slice(0, MAX_TITLE_LENGTH).join('').trimEnd() : rendered;
       if (!title) throw new ConversionError('set_title rendered an empty title');
       const from = doc.title;

@@ -30,7 +30,7 @@ function re2(pattern: string): RE2JS {
 
 function language(locale: unknown): string {
   const tag = typeof locale === 'string' ? locale.replace('_', '-') : '';
-  let supported: string[] = [];
+  let supported: string[];
   try {
     supported = tag ? Intl.DateTimeFormat.supportedLocalesOf(tag) : [];
   } catch {
@@ -62,7 +62,7 @@ export function registerLanguageFilters(liquid: Liquid, strftime: Strftime, toDa
     try {
       return re2(pattern).matcher(String(v ?? '')).replaceAll(typeof replacement === 'string' ? replacement : String(replacement ?? ''));
     } catch (err) {
-      throw new Error(`regex_replace: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`regex_replace: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   });
 

@@ -21,7 +21,7 @@ export function compileSchedule(def: RuleSchedule, path: RulePath): CompiledSche
   const dryRun = def.dry_run === true;
   if ((def.daily === undefined) === (def.cron === undefined)) throw new RuleCompileError(path, 'a schedule has exactly one of daily: "HH:MM" or cron: "<minute> <hour> <day> <month> <weekday>"');
   if (def.daily !== undefined) {
-    const m = DAILY.exec(String(def.daily).trim());
+    const m = DAILY.exec(def.daily.trim());
     if (!m) throw new RuleCompileError([...path, 'daily'], `daily takes a time of day such as "06:30", not ${JSON.stringify(def.daily)}`);
     return { description: `daily at ${m[1].padStart(2, '0')}:${m[2]}`, pattern: `${Number(m[2])} ${Number(m[1])} * * *`, dryRun };
   }

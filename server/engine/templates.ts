@@ -94,7 +94,7 @@ liquid.registerFilter('date', function (this: FilterThis, v: unknown, format?: u
 
 registerLanguageFilters(
   liquid,
-  (self, v, format) => builtinDate.call(self as ThisParameterType<typeof builtinDate>, v, format),
+  (self, v, format) => builtinDate.call(self as ThisParameterType<typeof builtinDate>, v, format) as string,
   (self, v) => toDate(self as FilterThis, v),
 );
 

@@ -36,13 +36,16 @@ export interface EvalPoolOptions {
 export function inlineEvaluator(): Evaluator {
   return {
     workers: 0,
-    async evaluate(request) {
-      const { document: _final, ...evaluation } = evaluateRules({
-        ...request,
-        rules: request.rules.map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars })),
-        tagHierarchy: tagHierarchyOfTags(request.tags),
+    evaluate(request) {
+      // The executor runs at once; an engine throw becomes the rejection.
+      return new Promise((resolve) => {
+        const { document: _final, ...evaluation } = evaluateRules({
+          ...request,
+          rules: request.rules.map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars })),
+          tagHierarchy: tagHierarchyOfTags(request.tags),
+        });
+        resolve(evaluation);
       });
-      return evaluation;
     },
     async close() {},
   };

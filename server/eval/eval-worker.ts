@@ -7,7 +7,7 @@ import type { TagHierarchy } from '../engine/model.js';
 import { tagHierarchyOfTags } from './named-tag-tree.js';
 import { PROGRESS, type EvalAnswer, type EvalBatch, type WireRule } from './eval-protocol.js';
 
-const progress = new Float64Array(workerData.progress as SharedArrayBuffer);
+const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
 const compiled = new Map<string, CompiledRule>();
 
 function compiledRule(rule: WireRule): CompiledRule {

@@ -18,5 +18,5 @@ export function tagHierarchyOfTags(tags: readonly NamedTagNode[]): TagHierarchy 
     const id = idByName.get(name.trim().toLowerCase());
     return id === undefined ? [] : names(step(id));
   };
-  return { ancestors: walk(tree.ancestors), descendants: walk(tree.descendants) };
+  return { ancestors: walk((id) => tree.ancestors(id)), descendants: walk((id) => tree.descendants(id)) };
 }

@@ -76,14 +76,14 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   // plan and the echo ledger keeps the state after all of it: the PATCH answer, or a read-back after a bulk edit.
   let marked = false;
   let answer: DmsDocument | undefined;
-  const write = async (fields: ChangeField[], send: () => Promise<DmsDocument | void>) => {
+  const write = async (fields: ChangeField[], send: () => Promise<DmsDocument | undefined>) => {
     const open = fields.filter((f) => !outcome.failures[f]);
     if (open.length === 0) return;
     // Marked before the write: Paperless queues the "document updated" webhook inside the request.
     if (!marked) recentWrites?.mark(plan.document);
     marked = true;
     try {
-      answer = (await send()) ?? undefined;
+      answer = await send();
       outcome.written.push(...open);
     } catch (err) {
       answer = undefined;
@@ -95,10 +95,10 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   for (const field of Object.keys(outcome.failures)) delete patch[field as keyof typeof patch];
   await write(Object.keys(patch) as ChangeField[], () => dms.updateDocument(plan.document, patch));
   const { tags, customFields } = current;
-  if (tags) await write(['tags'], () => dms.bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove }));
+  if (tags) await write(['tags'], () => dms.bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove }).then(() => undefined));
   if (customFields) {
     const add = Object.fromEntries(customFields.set.map((cf) => [cf.field, cf.value]));
-    await write(['custom_fields'], () => dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }));
+    await write(['custom_fields'], () => dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }).then(() => undefined));
   }
   // What the dms stored is what its echo will show (read back unless the last write answered with it).
   if (marked) recentWrites?.settle(plan.document, answer);

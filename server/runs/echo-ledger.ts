@@ -195,7 +195,7 @@ function loadEntries(file: string, logger: Logger): Map<number, Entry> {
   try {
     const parsed = JSON.parse(text) as { version?: number; documents?: StoredEntry[] };
     if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
-    for (const [id, state, writes, own] of parsed.documents) entries.set(id, { state, own: own === true, writes: Array.isArray(writes) ? writes : [] });
+    for (const [id, state, writes, own] of parsed.documents) entries.set(id, { state, own: own, writes: Array.isArray(writes) ? writes : [] });
   } catch (err) {
     moveAside(file, 'echo ledger', errorMessage(err), logger);
     entries.clear();

@@ -47,7 +47,7 @@ export function parseNotifyTargets(raw: string): Record<string, NotifyTarget> {
   try {
     data = YAML.parse(raw);
   } catch (err) {
-    throw new Error(`is not valid YAML or JSON: ${(err as Error).message}`);
+    throw new Error(`is not valid YAML or JSON: ${(err as Error).message}`, { cause: err });
   }
   if (!isObject(data)) throw new Error('must be a mapping of target name → { url: … } or { smtp: …, from: …, to: … }');
   const targets: Record<string, NotifyTarget> = {};

@@ -18,7 +18,7 @@ function rawRequest(base: string, route: string, options: { method?: string; hea
       { host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? (body ? 'POST' : 'GET'), headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers } },
       (res) => {
         let text = '';
-        res.on('data', (chunk) => (text += chunk));
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
       },
     );

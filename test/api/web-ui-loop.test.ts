@@ -80,14 +80,14 @@ describe('the edit → try loop, event links and first start', () => {
   it('links a dry run to the job that applied it, and a job to the undo, and refuses a second apply', async () => {
     const dry = await startJob(rig.server.url, 'rule_id=telekom-tax&dry_run=true');
     await waitForEvent(rig.server.url, dry.body.event_id as number);
-    const applied = await call<{ event_id: number }>(rig.server.url, `/api/events/${dry.body.event_id}/apply`, { method: 'POST', token: API_TOKEN });
+    const applied = await call<{ event_id: number }>(rig.server.url, `/api/events/${dry.body.event_id as number}/apply`, { method: 'POST', token: API_TOKEN });
     assert.equal(applied.status, 202, JSON.stringify(applied.body));
     const real = await waitForEvent(rig.server.url, applied.body.event_id);
     assert.equal(real.applied_from, dry.body.event_id);
     assert.equal(real.dry_run, false);
-    const again = await call(rig.server.url, `/api/events/${dry.body.event_id}/apply`, { method: 'POST', token: API_TOKEN });
+    const again = await call(rig.server.url, `/api/events/${dry.body.event_id as number}/apply`, { method: 'POST', token: API_TOKEN });
     assert.equal(again.status, 409);
-    const dryNow = await call<EventRecord>(rig.server.url, `/api/events/${dry.body.event_id}`, { token: API_TOKEN });
+    const dryNow = await call<EventRecord>(rig.server.url, `/api/events/${dry.body.event_id as number}`, { token: API_TOKEN });
     assert.equal(dryNow.body.applied_as, real.event_id);
 
     const undo = await call<{ event_id: number }>(rig.server.url, `/api/events/${real.event_id}/revert`, { method: 'POST', token: API_TOKEN });
@@ -108,12 +108,12 @@ describe('the edit → try loop, event links and first start', () => {
   });
 
   it('tests a dms connection before saving: reachable, version and what the token sees; a wrong token says so', async () => {
-    const ok = await call<Record<string, unknown>>(rig.server.url, '/api/ui/settings/test-dms', { body: { url: rig.sim.url, token: rig.sim.token }, cookie });
+    const ok = await call(rig.server.url, '/api/ui/settings/test-dms', { body: { url: rig.sim.url, token: rig.sim.token }, cookie });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.ok, true);
     assert.equal(typeof ok.body.version, 'string');
     assert.ok(((ok.body.visible as { tags: number }).tags) > 0);
-    const wrong = await call<Record<string, unknown>>(rig.server.url, '/api/ui/settings/test-dms', { body: { url: rig.sim.url, token: 'wrong' }, cookie });
+    const wrong = await call(rig.server.url, '/api/ui/settings/test-dms', { body: { url: rig.sim.url, token: 'wrong' }, cookie });
     assert.equal(wrong.body.ok, false);
     assert.match(String(wrong.body.error), /401|token|auth/i);
   });

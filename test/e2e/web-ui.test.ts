@@ -296,7 +296,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.locator('table.jobs tbody tr:first-child[data-status="done"]').waitFor();
     // At 800 px the header words stay whole.
     await page.setViewportSize({ width: 800, height: 800 });
-    const heights = await page.locator('table.jobs th').evaluateAll((ths) => ths.map((th) => th.getBoundingClientRect().height));
+    const heights = await Promise.all((await page.locator('table.jobs th').all()).map(async (th) => (await th.boundingBox())?.height ?? 0));
     assert.ok(Math.max(...heights) < 40, `header heights ${heights.join(', ')}`);
     await page.setViewportSize({ width: 1280, height: 800 });
   });

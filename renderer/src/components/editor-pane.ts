@@ -3,7 +3,7 @@
 import type { EditorView } from '@codemirror/view';
 import { ApiError, errorMessage, request } from '../api.js';
 import { onReconnect } from '../connection.js';
-import { h, say } from '../dom.js';
+import { h } from '../dom.js';
 import { createEditor, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import type { CompletionData } from '../editor/schema-completion.js';
 import type { RuleFileContent, RuleFileEntry, RuleTestReport, SaveResult } from '../types.js';

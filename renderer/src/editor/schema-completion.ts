@@ -37,7 +37,7 @@ export function vocabularyKind(path: string[]): keyof Vocabulary | null {
 
 /** YAML needs quotes around names that would read as something else (`a: b`, `#`, `true`, `12`). */
 export function yamlScalar(name: string): string {
-  const plain = /^[^\s\-?:,\[\]{}#&*!|>'"%@`][^#]*$/.test(name) && !/:\s|\s$/.test(name);
+  const plain = /^[^\s\-?:,[\]{}#&*!|>'"%@`][^#]*$/.test(name) && !/:\s|\s$/.test(name);
   const ambiguous = /^(true|false|null|yes|no|on|off|~|[-+]?[\d.]+(e[-+]?\d+)?)$/i.test(name);
   return plain && !ambiguous ? name : JSON.stringify(name);
 }
@@ -141,7 +141,7 @@ export function schemaCompletion(getData: () => CompletionData): CompletionSourc
     // Open by itself only after a word character, `- `, `: `, `[`, `{`, `,`, `{{ ` or `| `; never on a bare new
     // line, where Enter must make another line, not accept a suggestion. Ctrl-Space always opens it.
     const before = line.text.slice(0, context.pos - line.from);
-    if (!context.explicit && (word?.text.trim() ?? '') === '' && !/(\S-\s|-\s|:\s|[\[{,|]\s*)$/.test(before)) return null;
+    if (!context.explicit && (word?.text.trim() ?? '') === '' && !/(\S-\s|-\s|:\s|[[{,|]\s*)$/.test(before)) return null;
     const result = optionsFor(getData(), context.state.doc.toString(), line.number - 1, context.pos - line.from);
     if (!result) return null;
     return { from: line.from + result.from, options: result.options, validFor: /^[\w.\- ]*$/ };

@@ -47,7 +47,7 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
   if ('title' in input) {
     if (typeof input.title !== 'string') errors.title = ['Not a valid string.'];
     // Django counts code points (Python str), not UTF-16 units.
-    else if ([...input.title].length > 128) errors.title = ['Ensure this field has no more than 128 characters.'];
+    else if (Array.from(input.title).length > 128) errors.title = ['Ensure this field has no more than 128 characters.'];
     else next.title = input.title;
   }
   if ('content' in input) {

@@ -20,7 +20,7 @@ export interface SlowDms {
   /** Runs one API request in a worker slot. */
   serve(task: () => Promise<void>): Promise<void>;
   /** Waits as long as the worker would need for this answer, before it is written. */
-  pace(result: SimResult): Promise<void>;
+  pace: (result: SimResult) => Promise<void>;
   /** Milliseconds of worker time spent since the last reset (sum over slots). */
   busyMs(): number;
   resetBusy(): void;

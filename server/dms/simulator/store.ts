@@ -73,7 +73,7 @@ export function createStore(options: StoreOptions = {}): SimStore {
         else if (doc[singular(kind)] === id) doc[singular(kind)] = null;
       }
     },
-    tagTree: () => createTagTree(objects.tags as Array<{ id: number; parent?: number | null }>),
+    tagTree: () => createTagTree(objects.tags),
     nextNoteId: () => ++lastNote,
     now() {
       lastTick = Math.max(clock(), lastTick + 1);

@@ -18,7 +18,7 @@ export function checkCustomFieldValue(field: SimObject, value: unknown): { error
   switch (field.data_type) {
     case 'string':
       if (typeof value !== 'string') return { error: 'Not a valid string.', stored: value };
-      if ([...value].length > 128) return { error: `Ensure this value has at most 128 characters (it has ${[...value].length}).`, stored: value };
+      if (Array.from(value).length > 128) return { error: `Ensure this value has at most 128 characters (it has ${Array.from(value).length}).`, stored: value };
       return { error: null, stored: value };
     case 'longtext':
       return typeof value === 'string' ? { error: null, stored: value } : { error: 'Not a valid string.', stored: value };
@@ -32,7 +32,7 @@ export function checkCustomFieldValue(field: SimObject, value: unknown): { error
       }
       // value_url is a Django URLField (max_length 200, in code points) that the serializer does not check:
       // PostgreSQL refuses the INSERT and Paperless answers a bare 500 (models.py, CustomFieldInstance).
-      if ([...String(value)].length > 200) throw new SimHttpError({ status: 500, text: SERVER_ERROR_PAGE });
+      if (Array.from(String(value)).length > 200) throw new SimHttpError({ status: 500, text: SERVER_ERROR_PAGE });
       return { error: null, stored: value };
     }
     case 'date':

@@ -122,7 +122,7 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): Wo
     const { body, contentType } = encode(cfg.shape ?? 'json', params);
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'python-httpx/0.28.1' };
     if (contentType) headers['content-type'] = contentType;
-    for (const [key, value] of Object.entries(cfg.headers ?? {})) if (key.toLowerCase() !== 'host') headers[key] = String(value);
+    for (const [key, value] of Object.entries(cfg.headers ?? {})) if (key.toLowerCase() !== 'host') headers[key] = value;
     stats.attempts++;
     let status: number;
     try {

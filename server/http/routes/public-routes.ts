@@ -1,7 +1,6 @@
 import express, { Router } from 'express';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
 import { BadRequestError } from '../../errors.js';
-import { dmsHealth } from '../../dms/dms-connection.js';
 import { VERSION } from '../../project-paths.js';
 import type { Services } from '../../services.js';
 import { isAdminCaller, requireSameOrigin } from '../middleware/auth-tiers.js';
@@ -29,7 +28,7 @@ export function publicRoutes(services: Services): Router {
 
   // The service is healthy even when the dms is down: `dms.reachable` reports that separately.
   router.get('/health', async (req, res) => {
-    const dms = await services.dmsStatus();
+    const dms = await services.dmsHealth();
     const admin = isAdminCaller(services.auth, req);
     res.json({
       status: 'healthy',
@@ -37,7 +36,7 @@ export function publicRoutes(services: Services): Router {
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
       // The public answer says only whether the dms answers; its address, version, token permissions,
       // errors (which can name hosts) and the arrival cursor are for the signed-in admin and scripts.
-      dms: admin ? dmsHealth(dms) : { demo: dms.demo, reachable: dms.reachable },
+      dms: admin ? dms : { demo: dms.demo, reachable: dms.reachable },
       ...(admin ? { arrival: arrivalStatus(services) } : {}),
     });
   });

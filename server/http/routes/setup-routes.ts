@@ -1,6 +1,5 @@
 import express, { Router, type Request } from 'express';
-import type { Services } from '../../services.js';
-import { createFirstAdmin, firstStartState, type RequestOrigin } from '../../settings/first-admin.js';
+import type { RequestOrigin, Services } from '../../services.js';
 import { hasForwardingHeaders } from '../middleware/allowed-hosts.js';
 import { requireSameOrigin } from '../middleware/auth-tiers.js';
 import { setSessionCookie } from '../session-cookie.js';
@@ -11,10 +10,10 @@ const originOf = (req: Request): RequestOrigin => ({ remoteAddress: req.socket.r
 export function setupRoutes(services: Services): Router {
   const router = Router();
   router.get('/setup', (req, res) => {
-    res.json(firstStartState(services.auth, originOf(req)));
+    res.json(services.firstStart.state(originOf(req)));
   });
   router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), (req, res) => {
-    const { username, session } = createFirstAdmin(services, req.body, originOf(req));
+    const { username, session } = services.firstStart.createAdmin(req.body, originOf(req));
     setSessionCookie(req, res, session);
     res.json({ ok: true, username });
   });

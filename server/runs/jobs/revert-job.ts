@@ -126,7 +126,7 @@ async function revertOne(
         trace.changes[`custom_fields.${name}`] = customFieldChange(current.custom_fields, restored, name);
       }
     }
-    let failures: Record<string, string> = { ...plan.failures } as Record<string, string>;
+    let failures: Record<string, string> = { ...plan.failures };
     if (!dryRun && !isEmptyPlan(plan)) {
       const outcome = await applyPlan(deps.dms, plan, deps.recentWrites);
       failures = { ...failures, ...(outcome.failures as Record<string, string>) };

@@ -51,7 +51,7 @@ export function createNotifier(targets: () => Record<string, NotifyTarget> | nul
         if (target.kind === 'http') await postHttp(target, msg);
         else await sendMail(target, msg);
       } catch (err) {
-        throw new Error(`notify target "${name}" failed: ${(err as Error).message}`);
+        throw new Error(`notify target "${name}" failed: ${(err as Error).message}`, { cause: err });
       }
     },
   };

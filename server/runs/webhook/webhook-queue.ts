@@ -26,6 +26,7 @@ export type EnqueueResult =
   | { status: 'collapsed'; delivery: QueuedDelivery };
 
 /** A run may ask to be tried again later (the document is not in the dms yet) without holding a slot. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- most runs return nothing; only a wait returns a value
 export type DeliveryResult = void | { retryInMs: number };
 
 export interface WebhookQueue {

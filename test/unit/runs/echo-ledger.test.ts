@@ -19,7 +19,7 @@ function memoryDms(docs: Map<number, DmsDocument>): EchoLedgerOptions['dms'] {
   return {
     getDocument: async (id: number) => docs.get(id) as DmsDocument,
     pages: async function* (query) {
-      const ids = String(query?.filters?.id__in ?? '').split(',').map(Number);
+      const ids = (query?.filters?.id__in ?? '').split(',').map(Number);
       yield { count: ids.length, documents: ids.flatMap((id) => (docs.has(id) ? [docs.get(id) as DmsDocument] : [])) };
     } as DmsClient['pages'],
   };
