@@ -118,7 +118,7 @@ describe('health names the Paperless release, its API version and what the token
     const old = await startSimulator({ profile: '2.20' });
     const server = await startTestServer({ SVC_DMS_URL: old.url, SVC_DMS_TOKEN: old.token });
     try {
-      const health = await call(server.url, '/api/health');
+      const health = await call(server.url, '/api/health', { cookie: await login(server.url) });
       assert.deepEqual(health.body.dms, { url: old.url, demo: false, reachable: true, version: '2.20.11', api_version: 9, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
       await server.services.dms.getDocument(1);
       assert.ok(server.logs.some((line) => line.includes(`${old.url} does not accept API version 10; using 9`)), server.logs.join('\n'));
@@ -132,7 +132,7 @@ describe('health names the Paperless release, its API version and what the token
     const ancient = await startSimulator({ profile: { name: 'before 2.16', release: '2.15.3', apiVersions: [1, 2, 3, 4, 5, 6, 7, 8], defaultApiVersion: 8 } });
     const server = await startTestServer({ SVC_DMS_URL: ancient.url, SVC_DMS_TOKEN: ancient.token });
     try {
-      const dms = (await call(server.url, '/api/health')).body.dms as Record<string, unknown>;
+      const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<string, unknown>;
       assert.equal(dms.reachable, false);
       assert.equal(dms.version, '2.15.3');
       assert.match(String(dms.error), /is Paperless-ngx 2\.15\.3 \(its newest API version is 8\), which accepts neither API version 10 nor 9: this service supports Paperless-ngx 2\.16 to 3\.0\.x/);
@@ -146,7 +146,7 @@ describe('health names the Paperless release, its API version and what the token
     const sim = await startSimulator({ limitedUser: { permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath'] } });
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.limitedToken as string });
     try {
-      const dms = (await call(server.url, '/api/health')).body.dms as Record<string, unknown>;
+      const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<string, unknown>;
       assert.equal(dms.reachable, true);
       assert.deepEqual(dms.forbidden, [{ kind: 'custom_fields', permission: 'view_customfield' }]);
     } finally {

@@ -208,7 +208,7 @@ describe('settings page API backed by config.yml', () => {
     const res = await put({ poll_minutes: 3 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(readConfig(server.dataDir).poll_minutes, '3');
-    const health = await call<{ arrival: { polling_minutes: number } }>(server.url, '/api/health', { cookie: await login(server.url) });
+    const health = await call<{ arrival: { polling_minutes: number } }>(server.url, '/api/health', { cookie });
     assert.equal(health.body.arrival.polling_minutes, 3);
     const bad = await put({ poll_minutes: 'often' });
     assert.equal(bad.status, 400);

@@ -121,11 +121,13 @@ describe('the edit → try loop, event links and first start', () => {
 
 describe('first start: creating the admin account from this machine only', () => {
   it('offers setup to a loopback request with a loopback Host, refuses a rebound name, then stores a hash', async () => {
-    const server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '' });
+    const server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '', SVC_ALLOWED_HOSTS: 'rules.lan' });
     try {
       const state = await call(server.url, '/api/setup');
       assert.deepEqual(state.body, { needed: true, allowed: true });
-      assert.equal(await postWithHost(server.url, '/api/setup', 'evil.example:8484', { username: 'boss', password: 'long enough pw' }), 403);
+      // A rebound name never gets past the Host allow-list; an allowed LAN name is still not "this machine".
+      assert.equal(await postWithHost(server.url, '/api/setup', 'evil.example:8484', { username: 'boss', password: 'long enough pw' }), 421);
+      assert.equal(await postWithHost(server.url, '/api/setup', `rules.lan:${new URL(server.url).port}`, { username: 'boss', password: 'long enough pw' }), 403);
       const created = await call(server.url, '/api/setup', { body: { username: 'boss', password: 'long enough pw' } });
       assert.equal(created.status, 200, JSON.stringify(created.body));
       assert.match(created.headers.get('set-cookie') ?? '', /svc_session=/);

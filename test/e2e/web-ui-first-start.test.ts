@@ -7,24 +7,40 @@ import { startSimulator, type Simulator } from '../../server/dms/simulator/simul
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot } from './browser.js';
 
-// A name that Chromium resolves to 127.0.0.1, as a DNS-rebinding page's name would.
+// A name that Chromium resolves to 127.0.0.1, as a DNS-rebinding page's name would, and a LAN name the
+// admin allowed (SVC_ALLOWED_HOSTS) that also reaches the service over loopback here.
 const REBOUND = 'rebound.test';
+const LAN_NAME = 'rules.lan';
 
 describe('first start in the browser: the setup page on this machine only', () => {
   let server: TestServer;
   let browser: Browser;
   before(async () => {
-    server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '' });
-    browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`]);
+    server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '', SVC_ALLOWED_HOSTS: LAN_NAME });
+    browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
   });
   after(async () => {
     await browser?.close();
     await server?.close();
   });
 
-  it('refuses the setup to a page reached under another name, even though it arrives over loopback', async () => {
+  it('a rebound name gets nothing at all, not even the page (Host allow-list, 421)', async () => {
     const port = new URL(server.url).port;
     const ui = await openPage(browser, `http://${REBOUND}:${port}`);
+    try {
+      const response = await ui.page.goto('/rules');
+      assert.equal(response?.status(), 421);
+      assert.match(await ui.page.content(), /does not answer to the host name/);
+      const status = await ui.page.evaluate("fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)");
+      assert.equal(status, 421);
+    } finally {
+      await ui.context.close();
+    }
+  });
+
+  it('refuses the setup to a page reached under another (allowed) name, even though it arrives over loopback', async () => {
+    const port = new URL(server.url).port;
+    const ui = await openPage(browser, `http://${LAN_NAME}:${port}`);
     try {
       await ui.page.goto('/rules');
       await ui.page.locator('#setup-refused').waitFor();

@@ -31,7 +31,7 @@ export function openCursorStore(file: string, logger: Logger): CursorStore {
     read: () => current && { ...current },
     async write(cursor) {
       current = { ...cursor };
-      await writeFileAtomic(file, JSON.stringify(current));
+      await writeFileAtomic(file, JSON.stringify(current), { mode: 0o600 });
     },
   };
 }

@@ -39,5 +39,5 @@ export async function readScheduleState(file: string, logger: Logger): Promise<S
 }
 
 export async function writeScheduleState(file: string, state: ScheduleState): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
+  await writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
 }
