@@ -17,7 +17,14 @@ async function measure(size: number): Promise<void> {
   const rulesDir = tempDir('rules');
   fs.writeFileSync(path.join(rulesDir, 'bench.yml'), BENCH_RULES);
   const config = loadConfig({
-    env: { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_API_TOKEN: 'bench-token-0123456789', SVC_WEBHOOK_DRY_RUN: 'true', SVC_CATCH_UP_FROM: '2000-01-01', SVC_TRACE_RETENTION: '100' },
+    env: {
+      SVC_DMS_URL: sim.url,
+      SVC_DMS_TOKEN: sim.token,
+      SVC_API_TOKEN: 'bench-token-0123456789',
+      SVC_WEBHOOK_DRY_RUN: 'true',
+      SVC_CATCH_UP_FROM: '2000-01-01',
+      SVC_TRACE_RETENTION: '100',
+    },
     overrides: { host: '127.0.0.1', port: 0, dataDir: tempDir('data'), rulesDir },
   });
   gc?.();

@@ -21,8 +21,24 @@ function syntheticTrace(i: number): Trace {
     dry_run: i % 2 === 0,
     status: i % 4 === 0 ? 'not_matched' : 'matched',
     conditions: [
-      { path: 'when/all/0', description: 'correspondent equals "Stadtwerke München"', field: 'correspondent', operator: 'equals', expected: 'Stadtwerke München', actual: 'Stadtwerke München', result: true },
-      { path: 'when/all/1', description: 'content matches /(?i)rechnung/', field: 'content', operator: 'matches', expected: '(?i)rechnung', actual: 'Stadtwerke München GmbH Rechnung Nr. SWM-2025-0012345 …', result: true },
+      {
+        path: 'when/all/0',
+        description: 'correspondent equals "Stadtwerke München"',
+        field: 'correspondent',
+        operator: 'equals',
+        expected: 'Stadtwerke München',
+        actual: 'Stadtwerke München',
+        result: true,
+      },
+      {
+        path: 'when/all/1',
+        description: 'content matches /(?i)rechnung/',
+        field: 'content',
+        operator: 'matches',
+        expected: '(?i)rechnung',
+        actual: 'Stadtwerke München GmbH Rechnung Nr. SWM-2025-0012345 …',
+        result: true,
+      },
       { path: 'when/all', description: 'all of 2 conditions', operator: 'all', result: true },
     ],
     extracted: { number: `SWM-2025-${document}`, total: 84.37 },
@@ -46,7 +62,11 @@ export async function benchHistory(retention = 20_000): Promise<Row[]> {
   });
   await store.close();
   const rows: Row[] = [
-    { measure: 'trace append rate (one at a time, until on disk)', value: `${round(total / (ms / 1000), 0)} traces/s`, note: `${total.toLocaleString('en')} traces, retention ${retention.toLocaleString('en')}` },
+    {
+      measure: 'trace append rate (one at a time, until on disk)',
+      value: `${round(total / (ms / 1000), 0)} traces/s`,
+      note: `${total.toLocaleString('en')} traces, retention ${retention.toLocaleString('en')}`,
+    },
   ];
 
   const service = await startService(process.cwd(), { SVC_DATA_DIR: dataDir, SVC_RULES_DIR: tempDir('rules'), SVC_TRACE_RETENTION: String(retention) });
@@ -65,7 +85,11 @@ export async function benchHistory(retention = 20_000): Promise<Row[]> {
         times.push(t);
         count = value.body.traces.length;
       }
-      rows.push({ measure: `GET /api/traces ${label}, full history, p50 / p99`, value: `${round(percentile(times, 50))} / ${round(percentile(times, 99))} ms`, note: `${count} returned` });
+      rows.push({
+        measure: `GET /api/traces ${label}, full history, p50 / p99`,
+        value: `${round(percentile(times, 50))} / ${round(percentile(times, 99))} ms`,
+        note: `${count} returned`,
+      });
     }
   } finally {
     await service.stop();

@@ -45,9 +45,17 @@ export async function benchJobs(size: number): Promise<Row[]> {
       const used = process.cpuUsage(dmsCpu);
       const usedByDms = (used.user + used.system) / 1e6;
       const perThousand = (totalRequests(sim.counts()) / event.processed) * 1000;
-      rows.push({ measure: `${n(size)} docs, ${label}: throughput`, value: `${round(event.processed / seconds, 0)} docs/s`, note: `${event.processed} processed, ${event.matched} matched, ${event.changed} changed, ${event.errors} errors in ${round(seconds, 1)} s` });
+      rows.push({
+        measure: `${n(size)} docs, ${label}: throughput`,
+        value: `${round(event.processed / seconds, 0)} docs/s`,
+        note: `${event.processed} processed, ${event.matched} matched, ${event.changed} changed, ${event.errors} errors in ${round(seconds, 1)} s`,
+      });
       rows.push({ measure: `${n(size)} docs, ${label}: dms requests / 1,000 docs`, value: round(perThousand, 1), note: JSON.stringify(sim.counts()) });
-      rows.push({ measure: `${n(size)} docs, ${label}: CPU service / dms`, value: `${round(usedByService, 1)} / ${round(usedByDms, 1)} s`, note: `ratio ${round(usedByService / usedByDms, 2)}; wall ${round(seconds, 1)} s on 2 cores` });
+      rows.push({
+        measure: `${n(size)} docs, ${label}: CPU service / dms`,
+        value: `${round(usedByService, 1)} / ${round(usedByDms, 1)} s`,
+        note: `ratio ${round(usedByService / usedByDms, 2)}; wall ${round(seconds, 1)} s on 2 cores`,
+      });
     };
     await measure('dry run', true);
     await measure('real, changing', false);

@@ -17,16 +17,30 @@ export async function benchLatency(): Promise<Row[]> {
       if (value.status !== 200) throw new Error(`run failed: ${value.status} ${JSON.stringify(value.body)}`);
       runs.push(ms);
     }
-    rows.push({ measure: 'single-document dry run latency p50 / p99', value: `${round(percentile(runs, 50))} / ${round(percentile(runs, 99))} ms`, note: '300 sequential POST /api/run?document=N&rule_id=…' });
+    rows.push({
+      measure: 'single-document dry run latency p50 / p99',
+      value: `${round(percentile(runs, 50))} / ${round(percentile(runs, 99))} ms`,
+      note: '300 sequential POST /api/run?document=N&rule_id=…',
+    });
 
     const rate = 200;
     const seconds = 5;
     // Async on purpose: the simulator lives in this process and must keep answering during the load.
     const load = JSON.parse(
-      (await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')], { encoding: 'utf8' })).stdout,
+      (
+        await promisify(execFile)(
+          process.execPath,
+          ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')],
+          { encoding: 'utf8' },
+        )
+      ).stdout,
     ) as { sent: number; statuses: Record<string, number>; p50: number; p99: number; eventIds: number[] };
     const lost = await countUnfinished(service.url, load.eventIds);
-    rows.push({ measure: `webhook acceptance p50 / p99 at ${rate}/s`, value: `${round(load.p50)} / ${round(load.p99)} ms`, note: `from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}` });
+    rows.push({
+      measure: `webhook acceptance p50 / p99 at ${rate}/s`,
+      value: `${round(load.p50)} / ${round(load.p99)} ms`,
+      note: `from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}`,
+    });
     rows.push({ measure: 'webhook events accepted but never run', value: String(lost), note: `${load.eventIds.length} distinct events accepted (duplicates collapse)` });
 
     const traceCalls: number[] = [];
@@ -36,7 +50,11 @@ export async function benchLatency(): Promise<Row[]> {
       filtered.push((await timed(() => api(service.url, `/api/traces?limit=100&document=${ids[i]}`))).ms);
     }
     const stored = await api<{ traces: unknown[] }>(service.url, '/api/traces?limit=1000');
-    rows.push({ measure: 'GET /api/traces?limit=100 p50 / p99', value: `${round(percentile(traceCalls, 50))} / ${round(percentile(traceCalls, 99))} ms`, note: `history holds ≥ ${stored.body.traces.length} traces` });
+    rows.push({
+      measure: 'GET /api/traces?limit=100 p50 / p99',
+      value: `${round(percentile(traceCalls, 50))} / ${round(percentile(traceCalls, 99))} ms`,
+      note: `history holds ≥ ${stored.body.traces.length} traces`,
+    });
     rows.push({ measure: 'GET /api/traces filtered by document p50 / p99', value: `${round(percentile(filtered, 50))} / ${round(percentile(filtered, 99))} ms` });
     return rows;
   });

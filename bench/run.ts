@@ -20,7 +20,9 @@ const limitSizes = (option('limit-sizes') ?? '2000,10000').split(',').map(Number
 const skip = new Set((option('skip') ?? '').split(','));
 
 execSync('npm run build --silent', { stdio: 'inherit' });
-console.log(`# dms-rules benchmark, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`);
+console.log(
+  `# dms-rules benchmark, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+);
 
 if (!skip.has('limit')) {
   const rows: Row[] = [];

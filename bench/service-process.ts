@@ -96,13 +96,17 @@ export async function withRig<T>(
 ): Promise<T> {
   const sim = await startSimulator({ seedDocuments: true, generate: setup.generate, slow: setup.slow });
   try {
-    const service = await startService(process.cwd(), {
-      SVC_DMS_URL: sim.url,
-      SVC_DMS_TOKEN: sim.token,
-      SVC_RULES_DIR: rulesDirWith(setup.files),
-      SVC_DATA_DIR: tempDir('data'),
-      ...setup.env,
-    }, setup.nodeArgs);
+    const service = await startService(
+      process.cwd(),
+      {
+        SVC_DMS_URL: sim.url,
+        SVC_DMS_TOKEN: sim.token,
+        SVC_RULES_DIR: rulesDirWith(setup.files),
+        SVC_DATA_DIR: tempDir('data'),
+        ...setup.env,
+      },
+      setup.nodeArgs,
+    );
     try {
       return await run({ sim, service });
     } finally {

@@ -37,10 +37,13 @@ if (coverage) fs.rmSync(path.join(root, 'coverage'), { recursive: true, force: t
 const run = spawnSync(
   process.execPath,
   [
-    '--import', 'tsx',
+    '--import',
+    'tsx',
     '--test',
-    '--test-reporter=spec', '--test-reporter-destination=stdout',
-    '--test-reporter=tap', `--test-reporter-destination=${tap}`,
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=tap',
+    `--test-reporter-destination=${tap}`,
     ...files.map((f) => path.relative(root, f)),
   ],
   { stdio: 'inherit', cwd: root, env: { ...process.env, NODE_ENV: 'test', ...(coverage ? { NODE_V8_COVERAGE: coverageRaw } : {}) } },

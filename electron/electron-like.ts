@@ -28,7 +28,22 @@ export interface WindowLike {
 export interface MenuItemLike {
   label?: string;
   type?: 'normal' | 'separator' | 'submenu';
-  role?: 'quit' | 'undo' | 'redo' | 'cut' | 'copy' | 'paste' | 'selectAll' | 'reload' | 'toggleDevTools' | 'resetZoom' | 'zoomIn' | 'zoomOut' | 'togglefullscreen' | 'minimize' | 'close';
+  role?:
+    | 'quit'
+    | 'undo'
+    | 'redo'
+    | 'cut'
+    | 'copy'
+    | 'paste'
+    | 'selectAll'
+    | 'reload'
+    | 'toggleDevTools'
+    | 'resetZoom'
+    | 'zoomIn'
+    | 'zoomOut'
+    | 'togglefullscreen'
+    | 'minimize'
+    | 'close';
   accelerator?: string;
   enabled?: boolean;
   click?: () => void;

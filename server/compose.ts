@@ -73,7 +73,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   });
   closers.push(() => echoes.close());
 
-    // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
+  // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
   const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, logger, notifier, evaluator });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue

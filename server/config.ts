@@ -133,7 +133,10 @@ const publicUrl: Parse<string | null> = (raw, name) => {
 const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 const hostList: Parse<string[]> = (raw, name) => {
-  const hosts = raw.split(/[\s,]+/).filter(Boolean).map((h) => h.toLowerCase().replace(/\.$/, ''));
+  const hosts = raw
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((h) => h.toLowerCase().replace(/\.$/, ''));
   const bad = hosts.find((h) => !HOST_NAME.test(h));
   if (bad !== undefined) throw new ConfigError(`${name} must list host names such as "rules.lan" or "rules.lan:8484", separated by commas; "${bad}" is not one`);
   return hosts;
@@ -159,24 +162,119 @@ export const CONFIG_KEYS = [
   { field: 'rulesDir', env: 'SVC_RULES_DIR', doc: 'The rules directory (rules.d)', default: (d) => path.join(d.cwd, 'rules.d'), parse: text },
   { field: 'adminUser', env: 'SVC_ADMIN_USER', doc: 'The admin account name; unset = every login fails', default: () => null, parse: nullableText },
   { field: 'adminPassword', env: 'SVC_ADMIN_PASSWORD', doc: 'The admin password in clear', default: () => null, parse: nullableText, secret: true },
-  { field: 'adminPasswordHash', env: 'SVC_ADMIN_PASSWORD_HASH', doc: 'Alternative to the clear password: an scrypt hash from `npm run hash-password`', default: () => null, parse: nullableText, secret: true },
-  { field: 'apiToken', env: 'SVC_API_TOKEN', doc: 'Bearer token for the webhook and the shared routes; unset = bearer access refused', default: () => null, parse: nullableText, secret: true },
+  {
+    field: 'adminPasswordHash',
+    env: 'SVC_ADMIN_PASSWORD_HASH',
+    doc: 'Alternative to the clear password: an scrypt hash from `npm run hash-password`',
+    default: () => null,
+    parse: nullableText,
+    secret: true,
+  },
+  {
+    field: 'apiToken',
+    env: 'SVC_API_TOKEN',
+    doc: 'Bearer token for the webhook and the shared routes; unset = bearer access refused',
+    default: () => null,
+    parse: nullableText,
+    secret: true,
+  },
   { field: 'dmsUrl', env: 'SVC_DMS_URL', doc: 'Base URL of Paperless-ngx; unset = the built-in demo dms', default: () => null, parse: dmsUrl },
   { field: 'dmsToken', env: 'SVC_DMS_TOKEN', doc: 'Paperless-ngx API token (sent as `Authorization: Token …`)', default: () => null, parse: nullableText, secret: true },
-  { field: 'jwtSecret', env: 'SVC_JWT_SECRET', doc: 'Session signing key; unset = generated once and kept in the data dir', default: () => null, parse: nullableText, secret: true },
-  { field: 'traceRetention', env: 'SVC_TRACE_RETENTION', doc: 'How many traces are kept; the oldest are dropped first', default: () => 20000, parse: integer(100, 10_000_000) },
+  {
+    field: 'jwtSecret',
+    env: 'SVC_JWT_SECRET',
+    doc: 'Session signing key; unset = generated once and kept in the data dir',
+    default: () => null,
+    parse: nullableText,
+    secret: true,
+  },
+  {
+    field: 'traceRetention',
+    env: 'SVC_TRACE_RETENTION',
+    doc: 'How many traces are kept; the oldest are dropped first',
+    default: () => 20000,
+    parse: integer(100, 10_000_000),
+  },
   { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
-  { field: 'notifyTargets', env: 'SVC_NOTIFY_TARGETS', doc: 'Targets of `notify` actions: name → HTTP endpoint or SMTP e-mail (YAML/JSON; in config.yml a mapping `notify_targets:`)', default: () => null, parse: notifyTargets, secret: true },
-  { field: 'evalWorkers', env: 'SVC_EVAL_WORKERS', doc: 'Worker threads that evaluate rules (default: one per core beside the main thread, 1 to 4); 0 = on the main thread, without a time budget', default: () => Math.max(1, Math.min(4, os.availableParallelism() - 1)), parse: integer(0, 64) },
-  { field: 'evalBudgetMs', env: 'SVC_EVAL_BUDGET_MS', doc: 'Time one rule may take on one document before it stops with a timeout trace', default: () => 5000, parse: integer(50, 600_000) },
-  { field: 'loopMaxWrites', env: 'SVC_LOOP_MAX_WRITES', doc: 'Loop breaker: writes to one document within the loop window before the service stops writing it', default: () => 5, parse: integer(1, 1000) },
-  { field: 'loopWindowMinutes', env: 'SVC_LOOP_WINDOW_MINUTES', doc: 'Loop breaker: the window in minutes over which writes to one document are counted', default: () => 10, parse: integer(1, 1440) },
-  { field: 'pollMinutes', env: 'SVC_POLL_MINUTES', doc: 'Polling: check the dms for new and changed documents every N minutes; 0 = off; unset = 5 without SVC_API_TOKEN, else off', default: () => null, parse: integer(0, 1440) },
-  { field: 'catchUpFrom', env: 'SVC_CATCH_UP_FROM', doc: 'Where the very first catch-up starts (a date); unset = the first start, so an existing archive is not run', default: () => null, parse: isoDate },
-  { field: 'webhookToken', env: 'SVC_WEBHOOK_TOKEN', doc: 'Bearer token for `POST /api/webhook/dms` only; unset = the webhook accepts SVC_API_TOKEN', default: () => null, parse: nullableText, secret: true },
-  { field: 'allowedHosts', env: 'SVC_ALLOWED_HOSTS', doc: 'Extra host names (or host:port) the service answers to besides localhost, 127.0.0.1 and [::1]; other Host headers get 421', default: () => [], parse: hostList },
-  { field: 'publicUrl', env: 'SVC_PUBLIC_URL', doc: 'The origin browsers use behind a reverse proxy (e.g. https://rules.example.com); allowed as Host and as Origin', default: () => null, parse: publicUrl },
-  { field: 'trustProxy', env: 'SVC_TRUST_PROXY', doc: 'Addresses of a reverse proxy whose X-Forwarded-For/-Proto are believed (e.g. loopback or 10.0.0.2); unset = none', default: () => null, parse: proxyList },
+  {
+    field: 'notifyTargets',
+    env: 'SVC_NOTIFY_TARGETS',
+    doc: 'Targets of `notify` actions: name → HTTP endpoint or SMTP e-mail (YAML/JSON; in config.yml a mapping `notify_targets:`)',
+    default: () => null,
+    parse: notifyTargets,
+    secret: true,
+  },
+  {
+    field: 'evalWorkers',
+    env: 'SVC_EVAL_WORKERS',
+    doc: 'Worker threads that evaluate rules (default: one per core beside the main thread, 1 to 4); 0 = on the main thread, without a time budget',
+    default: () => Math.max(1, Math.min(4, os.availableParallelism() - 1)),
+    parse: integer(0, 64),
+  },
+  {
+    field: 'evalBudgetMs',
+    env: 'SVC_EVAL_BUDGET_MS',
+    doc: 'Time one rule may take on one document before it stops with a timeout trace',
+    default: () => 5000,
+    parse: integer(50, 600_000),
+  },
+  {
+    field: 'loopMaxWrites',
+    env: 'SVC_LOOP_MAX_WRITES',
+    doc: 'Loop breaker: writes to one document within the loop window before the service stops writing it',
+    default: () => 5,
+    parse: integer(1, 1000),
+  },
+  {
+    field: 'loopWindowMinutes',
+    env: 'SVC_LOOP_WINDOW_MINUTES',
+    doc: 'Loop breaker: the window in minutes over which writes to one document are counted',
+    default: () => 10,
+    parse: integer(1, 1440),
+  },
+  {
+    field: 'pollMinutes',
+    env: 'SVC_POLL_MINUTES',
+    doc: 'Polling: check the dms for new and changed documents every N minutes; 0 = off; unset = 5 without SVC_API_TOKEN, else off',
+    default: () => null,
+    parse: integer(0, 1440),
+  },
+  {
+    field: 'catchUpFrom',
+    env: 'SVC_CATCH_UP_FROM',
+    doc: 'Where the very first catch-up starts (a date); unset = the first start, so an existing archive is not run',
+    default: () => null,
+    parse: isoDate,
+  },
+  {
+    field: 'webhookToken',
+    env: 'SVC_WEBHOOK_TOKEN',
+    doc: 'Bearer token for `POST /api/webhook/dms` only; unset = the webhook accepts SVC_API_TOKEN',
+    default: () => null,
+    parse: nullableText,
+    secret: true,
+  },
+  {
+    field: 'allowedHosts',
+    env: 'SVC_ALLOWED_HOSTS',
+    doc: 'Extra host names (or host:port) the service answers to besides localhost, 127.0.0.1 and [::1]; other Host headers get 421',
+    default: () => [],
+    parse: hostList,
+  },
+  {
+    field: 'publicUrl',
+    env: 'SVC_PUBLIC_URL',
+    doc: 'The origin browsers use behind a reverse proxy (e.g. https://rules.example.com); allowed as Host and as Origin',
+    default: () => null,
+    parse: publicUrl,
+  },
+  {
+    field: 'trustProxy',
+    env: 'SVC_TRUST_PROXY',
+    doc: 'Addresses of a reverse proxy whose X-Forwarded-For/-Proto are believed (e.g. loopback or 10.0.0.2); unset = none',
+    default: () => null,
+    parse: proxyList,
+  },
 ] as const satisfies readonly Key<keyof Config>[];
 
 export interface LoadConfigOptions {

@@ -61,11 +61,17 @@ function logStartup(logger: Logger, url: string, services: Services): void {
   logger.info(`dms-rules listening on ${url}`);
   logger.info(`rules dir: ${config.rulesDir}`);
   logger.info(`data dir:  ${config.dataDir}`);
-  logger.info(`admin account: ${auth.adminConfigured ? `"${config.adminUser}"` : 'none configured (every sign-in is refused; set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD)'}`);
+  logger.info(
+    `admin account: ${auth.adminConfigured ? `"${config.adminUser}"` : 'none configured (every sign-in is refused; set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD)'}`,
+  );
   logger.info(`API token: ${auth.apiTokenConfigured ? 'configured' : 'none (bearer access to the shared routes refused; set SVC_API_TOKEN)'}`);
   if (config.webhookToken) logger.info('webhook token: configured (SVC_WEBHOOK_TOKEN, webhook only)');
   else if (auth.apiTokenConfigured) {
     logger.warn('the webhook accepts SVC_API_TOKEN, which also runs jobs and reads traces; set SVC_WEBHOOK_TOKEN and put that in the Paperless workflow instead');
   } else logger.info('webhook token: none (the webhook is refused; set SVC_WEBHOOK_TOKEN)');
-  logger.info(`settings: ${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  logger.info(
+    `settings: ${Object.entries(settings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
 }

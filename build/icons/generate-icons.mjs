@@ -40,15 +40,27 @@ function render(size) {
   const rgba = Buffer.alloc(size * size * 4);
   for (let py = 0; py < size; py++) {
     for (let px = 0; px < size; px++) {
-      let r = 0, g = 0, b = 0, a = 0;
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
       for (let sy = 0; sy < S; sy++) {
         for (let sx = 0; sx < S; sx++) {
           const c = shade((px + (sx + 0.5) / S) / size, (py + (sy + 0.5) / S) / size);
-          if (c) { r += c[0]; g += c[1]; b += c[2]; a += 1; }
+          if (c) {
+            r += c[0];
+            g += c[1];
+            b += c[2];
+            a += 1;
+          }
         }
       }
       const o = (py * size + px) * 4;
-      if (a > 0) { rgba[o] = Math.round(r / a); rgba[o + 1] = Math.round(g / a); rgba[o + 2] = Math.round(b / a); }
+      if (a > 0) {
+        rgba[o] = Math.round(r / a);
+        rgba[o + 1] = Math.round(g / a);
+        rgba[o + 2] = Math.round(b / a);
+      }
       rgba[o + 3] = Math.round((255 * a) / (S * S));
     }
   }

@@ -33,7 +33,11 @@ async function check(): Promise<void> {
 /** A request could not reach the service: say so once and start checking until it answers. */
 export function reportUnreachable(): void {
   if (!banner) {
-    banner = h('div', { class: 'banner offline', attrs: { role: 'alert', id: 'offline-banner' } }, 'The dms-rules service cannot be reached. Retrying by itself… your edits stay here and are saved when it is back.');
+    banner = h(
+      'div',
+      { class: 'banner offline', attrs: { role: 'alert', id: 'offline-banner' } },
+      'The dms-rules service cannot be reached. Retrying by itself… your edits stay here and are saved when it is back.',
+    );
     document.body.prepend(banner);
   }
   timer ??= window.setTimeout(() => void check(), RETRY_MS);

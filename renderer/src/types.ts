@@ -55,4 +55,3 @@ export interface RunResult {
 
 export type { EventRecord as JobEvent, EventStatus, JobReport } from '../../server/history/event-types.js';
 export type { ScheduleEntry } from '../../server/runs/schedules/schedule-service.js';
-

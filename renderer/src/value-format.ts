@@ -29,7 +29,8 @@ export function formatValue(value: unknown, locale?: string): string {
     if (wire) return money(Number(wire[2]), wire[1], locale);
     const date = ISO_DATE.exec(value);
     if (date) return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(Date.UTC(+date[1], +date[2] - 1, +date[3])));
-    if (ISO_DATETIME.test(value) && !Number.isNaN(Date.parse(value))) return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(value));
+    if (ISO_DATETIME.test(value) && !Number.isNaN(Date.parse(value)))
+      return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(value));
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) return value.map((v) => formatValue(v, locale)).join(', ');

@@ -75,7 +75,9 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     url = sim.url;
     token = sim.token;
     stopDemo = () => sim.close();
-    logger.info(`demo dms: SVC_DMS_URL is not set, so a built-in Paperless-ngx simulator with ${sim.store.documents.size} sample documents runs at ${sim.url} (changes are kept in memory only)`);
+    logger.info(
+      `demo dms: SVC_DMS_URL is not set, so a built-in Paperless-ngx simulator with ${sim.store.documents.size} sample documents runs at ${sim.url} (changes are kept in memory only)`,
+    );
   } else if (!token) {
     logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);
   }

@@ -106,11 +106,7 @@ export function createTransport(options: TransportOptions): Transport {
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       // Paperless redirects unknown paths to its login page; following it would hand us HTML.
-      throw new DmsError(
-        `dms redirected ${label} to ${flat.location ?? '?'}: check that the dms URL is the Paperless base URL`,
-        label,
-        res.statusCode,
-      );
+      throw new DmsError(`dms redirected ${label} to ${flat.location ?? '?'}: check that the dms URL is the Paperless base URL`, label, res.statusCode);
     }
     if (res.statusCode === 404 && request.notFound) throw new DmsNotFoundError(request.notFound, label);
     const permission = res.statusCode === 403 ? permissionFor(request.method, request.path) : null;

@@ -67,8 +67,18 @@ export function withDescendants(tree: TagTree, ids: Iterable<number>): number[] 
 export function tagsAfterPatch(tree: TagTree, previous: readonly number[], requested: readonly number[]): number[] {
   const before = new Set(previous);
   const wanted = new Set(requested);
-  const required = new Set(withAncestors(tree, [...wanted].filter((t) => !before.has(t))));
-  const blocked = new Set(withDescendants(tree, [...before].filter((t) => !wanted.has(t))).filter((t) => !required.has(t)));
+  const required = new Set(
+    withAncestors(
+      tree,
+      [...wanted].filter((t) => !before.has(t)),
+    ),
+  );
+  const blocked = new Set(
+    withDescendants(
+      tree,
+      [...before].filter((t) => !wanted.has(t)),
+    ).filter((t) => !required.has(t)),
+  );
   return withAncestors(tree, wanted).filter((t) => !blocked.has(t));
 }
 

@@ -49,17 +49,7 @@ export interface DmsTag extends DmsNamedObject {
   color?: string;
 }
 
-export type CustomFieldDataType =
-  | 'string'
-  | 'longtext'
-  | 'url'
-  | 'date'
-  | 'boolean'
-  | 'integer'
-  | 'float'
-  | 'monetary'
-  | 'documentlink'
-  | 'select';
+export type CustomFieldDataType = 'string' | 'longtext' | 'url' | 'date' | 'boolean' | 'integer' | 'float' | 'monetary' | 'documentlink' | 'select';
 
 export interface DmsCustomField {
   id: number;
@@ -105,7 +95,18 @@ export interface DocumentPatch {
 }
 
 /** The fields of a document that the service writes (and so compares before writing). */
-export const WRITE_STATE_FIELDS = ['id', 'title', 'correspondent', 'document_type', 'storage_path', 'tags', 'created', 'archive_serial_number', 'custom_fields', 'notes'] as const;
+export const WRITE_STATE_FIELDS = [
+  'id',
+  'title',
+  'correspondent',
+  'document_type',
+  'storage_path',
+  'tags',
+  'created',
+  'archive_serial_number',
+  'custom_fields',
+  'notes',
+] as const;
 export type DocumentWriteState = Pick<DmsDocument, (typeof WRITE_STATE_FIELDS)[number]>;
 
 export interface DocumentQuery {
@@ -125,14 +126,7 @@ export interface DocumentPage {
   documents: DmsDocument[];
 }
 
-export type BulkEditMethod =
-  | 'set_correspondent'
-  | 'set_document_type'
-  | 'set_storage_path'
-  | 'add_tag'
-  | 'remove_tag'
-  | 'modify_tags'
-  | 'modify_custom_fields';
+export type BulkEditMethod = 'set_correspondent' | 'set_document_type' | 'set_storage_path' | 'add_tag' | 'remove_tag' | 'modify_tags' | 'modify_custom_fields';
 
 export interface DmsPing {
   ok: boolean;

@@ -139,7 +139,8 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (p.template) {
         const rendered = render(p.template, env, at).trim();
         to = rendered === '' ? null : parseInteger(rendered);
-        if (rendered !== '' && (to === null || to < 0)) throw new ConversionError(`set_archive_serial_number rendered ${JSON.stringify(rendered)}, which is not a whole number ≥ 0`);
+        if (rendered !== '' && (to === null || to < 0))
+          throw new ConversionError(`set_archive_serial_number rendered ${JSON.stringify(rendered)}, which is not a whole number ≥ 0`);
       }
       const from = doc.archive_serial_number;
       doc.archive_serial_number = to;
@@ -216,7 +217,12 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
 }
 
 /** The tags after a tag action, with the ones the dms adds (ancestors) or removes (descendants) on its own. */
-function tagsAfterAction(action: 'add_tags' | 'remove_tags' | 'set_tags', current: string[], names: string[], tree: TagHierarchy | undefined): { tags: string[]; byHierarchy: string[] } {
+function tagsAfterAction(
+  action: 'add_tags' | 'remove_tags' | 'set_tags',
+  current: string[],
+  names: string[],
+  tree: TagHierarchy | undefined,
+): { tags: string[]; byHierarchy: string[] } {
   const has = (list: string[], n: string) => list.some((t) => sameName(t, n));
   const expand = (list: string[], more: (n: string) => string[]) => {
     const out = [...list];

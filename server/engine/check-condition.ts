@@ -24,18 +24,26 @@ export interface CompiledCheck {
 const FALSY = new Set(['', 'false', '0', 'no', 'nil', 'null']);
 
 export function compileCheck(source: unknown, path: RulePath, extractNames: readonly string[]): CompiledCheck {
-  if (typeof source !== 'string' || source.trim() === '') throw new RuleCompileError(path, 'check takes a Liquid expression such as "total > 1000" or a template such as "{{ doc.created | date: \'%u\' }}"');
+  if (typeof source !== 'string' || source.trim() === '')
+    throw new RuleCompileError(path, 'check takes a Liquid expression such as "total > 1000" or a template such as "{{ doc.created | date: \'%u\' }}"');
   const rendered = isTemplateText(source);
   // "{{ x }} == 7" renders "7 == 7", which is text and always truthy: refuse it instead of matching everything.
   if (rendered && /==|!=|<=|>=|<|>|\b(and|or|contains)\b/.test(source.replace(/\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g, ''))) {
-    throw new RuleCompileError(path, `check ${JSON.stringify(source)} compares outside its {{ }}: the comparison would be plain text and always true. Compare inside the template ({% if … %}yes{% endif %}) or write an expression without {{ }} such as "total > 1000"`);
+    throw new RuleCompileError(
+      path,
+      `check ${JSON.stringify(source)} compares outside its {{ }}: the comparison would be plain text and always true. Compare inside the template ({% if … %}yes{% endif %}) or write an expression without {{ }} such as "total > 1000"`,
+    );
   }
   const text = rendered ? source : `{% if ${source} %}true{% else %}false{% endif %}`;
   let template: CompiledTemplate;
   try {
     template = compileTemplate(text, path);
   } catch (err) {
-    if (err instanceof TemplateError) throw new RuleCompileError(path, rendered ? err.message : `check "${source}" is not a Liquid expression: ${err.message.replace(/^template .*? does not parse: /, '')}`);
+    if (err instanceof TemplateError)
+      throw new RuleCompileError(
+        path,
+        rendered ? err.message : `check "${source}" is not a Liquid expression: ${err.message.replace(/^template .*? does not parse: /, '')}`,
+      );
     throw err;
   }
   checkTemplateVariables(template, extractNames, path);
@@ -57,7 +65,9 @@ export function evaluateCheck(c: CompiledCheck, scope: Record<string, unknown>, 
   const out = renderTemplate(c.template, scope, path).trim();
   const result = c.rendered ? !FALSY.has(out.toLowerCase()) : out === 'true';
   const values = Object.fromEntries(c.reads.map((segments) => [segments.join('.'), shortenValue(lookup(scope, segments))]));
-  const saw = Object.entries(values).map(([k, v]) => `${k} = ${describeValue(v)}`).join(', ');
+  const saw = Object.entries(values)
+    .map(([k, v]) => `${k} = ${describeValue(v)}`)
+    .join(', ');
   if (c.rendered) return { result, actual: out, description: `check ${JSON.stringify(c.source)} rendered ${JSON.stringify(out)} → ${result}` };
   return { result, actual: values, description: `check ${JSON.stringify(c.source)} → ${result}${saw ? ` (${saw})` : ''}` };
 }

@@ -55,13 +55,19 @@ function nameList(body: unknown, path: RulePath, action: string, extractNames: r
 }
 
 export function compileAction(action: Action, path: RulePath, extractNames: string[]): CompiledAction {
-  if (typeof action !== 'object' || action === null || Array.isArray(action)) throw new RuleCompileError(path, `an action is a mapping such as { set_title: "…" }; actions are ${ACTIONS.join(', ')}`);
+  if (typeof action !== 'object' || action === null || Array.isArray(action))
+    throw new RuleCompileError(path, `an action is a mapping such as { set_title: "…" }; actions are ${ACTIONS.join(', ')}`);
   const keys = Object.keys(action);
   const unknown = keys.filter((k) => !(ACTIONS as readonly string[]).includes(k) && !(ACTION_MODIFIERS as readonly string[]).includes(k));
   if (unknown.length) throw new RuleCompileError([...path, unknown[0]], `unknown action "${unknown[0]}"; actions are ${ACTIONS.join(', ')}`);
   const names = keys.filter((k): k is ActionName => (ACTIONS as readonly string[]).includes(k));
   if (names.length !== 1) {
-    throw new RuleCompileError(path, names.length === 0 ? `this action has only modifiers; add one of ${ACTIONS.join(', ')}` : `one action per list item, found ${names.join(' and ')}; write each as its own "- ${names[0]}: …" item`);
+    throw new RuleCompileError(
+      path,
+      names.length === 0
+        ? `this action has only modifiers; add one of ${ACTIONS.join(', ')}`
+        : `one action per list item, found ${names.join(' and ')}; write each as its own "- ${names[0]}: …" item`,
+    );
   }
   const name = names[0];
   const at = [...path, name];
@@ -110,7 +116,12 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       if (typeof n !== 'object' || n === null || typeof n.to !== 'string' || n.to.trim() === '') {
         throw new RuleCompileError(at, 'notify takes { to: <target name from the settings>, message: "…" } and an optional title');
       }
-      payload = { kind: 'notify', to: n.to.trim(), title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title', extractNames), message: template(n.message, [...at, 'message'], 'the notify message', extractNames) };
+      payload = {
+        kind: 'notify',
+        to: n.to.trim(),
+        title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title', extractNames),
+        message: template(n.message, [...at, 'message'], 'the notify message', extractNames),
+      };
       break;
     }
     case 'set_custom_fields': {
@@ -130,5 +141,13 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       break;
     }
   }
-  return { name, path, ifEmpty: action.if_empty === true, createMissing: action.create_missing === true, ifChanged: action.if_changed === true, storagePathTemplate: action.path ?? null, payload };
+  return {
+    name,
+    path,
+    ifEmpty: action.if_empty === true,
+    createMissing: action.create_missing === true,
+    ifChanged: action.if_changed === true,
+    storagePathTemplate: action.path ?? null,
+    payload,
+  };
 }

@@ -43,7 +43,14 @@ export function compileRule(def: RuleDefinition): CompiledRule {
     for (const [name, e] of Object.entries(def.extract)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RuleCompileError(['extract', name], `"${name}" cannot be used in templates; use letters, digits and _`);
       if (!isObject(e)) throw new RuleCompileError(['extract', name], 'an extraction is a mapping such as { regex: "Nr (\\d+)" }');
-      extract.push(compileExtraction(name, e, ['extract', name], extract.map((x) => x.name)));
+      extract.push(
+        compileExtraction(
+          name,
+          e,
+          ['extract', name],
+          extract.map((x) => x.name),
+        ),
+      );
     }
   }
   const names = extract.map((e) => e.name);

@@ -8,18 +8,7 @@ import { RuleCompileError, errorMessage, formatPath, type RulePath } from './err
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { isRelativeDate, parseDateAuto } from './parse-date.js';
-import {
-  affixValue,
-  asText,
-  comparableOperand,
-  compareValues,
-  containsValue,
-  equalsValue,
-  fold,
-  isEmptyValue,
-  tagSet,
-  type OpContext,
-} from './condition-ops.js';
+import { affixValue, asText, comparableOperand, compareValues, containsValue, equalsValue, fold, isEmptyValue, tagSet, type OpContext } from './condition-ops.js';
 import { describeValue, shortenValue } from './describe.js';
 import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
 import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
@@ -52,7 +41,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function compileCondition(cond: unknown, path: RulePath, extractNames: readonly string[] = []): CompiledCondition {
   if (!isObject(cond)) throw new RuleCompileError(path, 'a condition is a mapping with one key: all, any, not or a document field');
   const keys = Object.keys(cond);
-  if (keys.length !== 1) throw new RuleCompileError(path, `a condition has exactly one key (all, any, not or a field), found ${keys.length ? keys.join(', ') : 'none'}; wrap several in all: [...]`);
+  if (keys.length !== 1)
+    throw new RuleCompileError(
+      path,
+      `a condition has exactly one key (all, any, not or a field), found ${keys.length ? keys.join(', ') : 'none'}; wrap several in all: [...]`,
+    );
   const key = keys[0];
   const body = cond[key];
   if (key === 'all' || key === 'any') {
@@ -90,12 +83,21 @@ function compileOperator(field: string, kind: FieldKind, op: Operator, operand: 
     return { op, operand, regexes: [] };
   }
   if ((COMPARISON_OPERATORS as readonly string[]).includes(op)) {
-    if (kind === 'text' || kind === 'list') throw new RuleCompileError(path, `"${op}" compares numbers and dates; ${field} is ${kind === 'list' ? 'a list' : 'text'} (comparable: created, added, modified, archive_serial_number, page_count, owner, custom_fields.<name>)`);
-    if (typeof operand !== 'number' && typeof operand !== 'string') throw new RuleCompileError(path, `"${op}" needs a number, a date (yyyy-MM-dd) or a relative date such as -30d`);
+    if (kind === 'text' || kind === 'list')
+      throw new RuleCompileError(
+        path,
+        `"${op}" compares numbers and dates; ${field} is ${kind === 'list' ? 'a list' : 'text'} (comparable: created, added, modified, archive_serial_number, page_count, owner, custom_fields.<name>)`,
+      );
+    if (typeof operand !== 'number' && typeof operand !== 'string')
+      throw new RuleCompileError(path, `"${op}" needs a number, a date (yyyy-MM-dd) or a relative date such as -30d`);
     if (kind === 'date' && (typeof operand === 'number' || (!isRelativeDate(operand) && !parseDateAuto(operand)))) {
-      throw new RuleCompileError(path, `${field} is a date: give "${op}" a date such as 2024-03-01 or a relative date such as -30d, -2w, -6m, -1y (got ${JSON.stringify(operand)})`);
+      throw new RuleCompileError(
+        path,
+        `${field} is a date: give "${op}" a date such as 2024-03-01 or a relative date such as -30d, -2w, -6m, -1y (got ${JSON.stringify(operand)})`,
+      );
     }
-    if (kind === 'number' && typeof operand !== 'number') throw new RuleCompileError(path, `${field} is a number: give "${op}" a number (got ${JSON.stringify(operand)})`);
+    if (kind === 'number' && typeof operand !== 'number')
+      throw new RuleCompileError(path, `${field} is a number: give "${op}" a number (got ${JSON.stringify(operand)})`);
   }
   if ((op === 'exists' || op === 'empty') && typeof operand !== 'boolean') throw new RuleCompileError(path, `"${op}" takes true or false`);
   if ((op === 'in' || op === 'contains_any') && !Array.isArray(operand)) throw new RuleCompileError(path, `"${op}" takes a list`);
@@ -142,7 +144,15 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
       return { result };
     } catch (err) {
       const error = errorMessage(err);
-      out.push({ path, operator: 'check', field: 'check', expected: c.check.source, description: `check ${JSON.stringify(c.check.source)} → error: ${error}`, result: false, error });
+      out.push({
+        path,
+        operator: 'check',
+        field: 'check',
+        expected: c.check.source,
+        description: `check ${JSON.stringify(c.check.source)} → error: ${error}`,
+        result: false,
+        error,
+      });
       return { result: false, error };
     }
   }
@@ -151,7 +161,13 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
     out.push({ path, description: '', result: false });
     const inner = evaluateCondition(c.child, ctx, out);
     const result = !inner.result;
-    out[index] = { path, operator: 'not', description: `not: the inner condition is ${inner.result} → ${result}`, result, ...(inner.error ? { error: inner.error } : {}) };
+    out[index] = {
+      path,
+      operator: 'not',
+      description: `not: the inner condition is ${inner.result} → ${result}`,
+      result,
+      ...(inner.error ? { error: inner.error } : {}),
+    };
     return { result, ...(inner.error ? { error: inner.error } : {}) };
   }
   const value = readField(ctx.doc, c.field);

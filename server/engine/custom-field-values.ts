@@ -41,7 +41,10 @@ export function toCustomFieldValue(field: string, v: TypedValue, dataType: Custo
     case 'date':
       return parseDate(text(v)) ?? fail('a date (yyyy-MM-dd, dd.MM.yyyy, …)');
     case 'documentlink': {
-      const ids = text(v).split(/[\s,;]+/).filter(Boolean).map(Number);
+      const ids = text(v)
+        .split(/[\s,;]+/)
+        .filter(Boolean)
+        .map(Number);
       return ids.every((n) => Number.isInteger(n) && n > 0) ? ids : fail('a list of document ids');
     }
     case 'string':

@@ -144,7 +144,15 @@ function stripWrites(r: RuleResult | WorkingResult): RuleResult {
   return { ...r, actions: r.actions.map((a) => ('writes' in a ? (({ writes: _w, ...rest }) => rest)(a) : a)) };
 }
 
-function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unknown>, work: RuleDocument, input: EvaluateInput, createMissing: CreateMissing, notifications: PlannedNotification[]): WorkingResult {
+function evaluateOne(
+  rule: CompiledRule,
+  file: string,
+  vars: Record<string, unknown>,
+  work: RuleDocument,
+  input: EvaluateInput,
+  createMissing: CreateMissing,
+  notifications: PlannedNotification[],
+): WorkingResult {
   const result: WorkingResult = { rule_id: rule.id, file, status: 'not_matched', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
   const now = input.now;
   const extracted: Record<string, ExtractedValue> = {};
@@ -185,7 +193,15 @@ function evaluateOne(rule: CompiledRule, file: string, vars: Record<string, unkn
     if (!rule.extractFirst && !extractAll()) return result;
     inActions = true;
     for (const a of rule.actions) {
-      const out = applyAction(a, work, { scope, extracted, customFieldTypes: input.customFieldTypes ?? {}, createMissing, tagHierarchy: input.tagHierarchy, notifications, changedSoFar });
+      const out = applyAction(a, work, {
+        scope,
+        extracted,
+        customFieldTypes: input.customFieldTypes ?? {},
+        createMissing,
+        tagHierarchy: input.tagHierarchy,
+        notifications,
+        changedSoFar,
+      });
       result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
     }
   } catch (err) {

@@ -65,7 +65,8 @@ function typedDefault(v: Scalar, e: CompiledExtraction | Extraction, currency: s
 export function compileExtraction(name: string, e: Extraction, path: RulePath, earlier: readonly string[] = []): CompiledExtraction {
   if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(path, `"${name}" is reserved in templates; choose another name for this value`);
   const from = e.from ?? 'content';
-  if (!fieldKind(from)) throw new RuleCompileError([...path, 'from'], `cannot read from "${from}"; use content, title, original_file_name, notes, a document field or custom_fields.<name>`);
+  if (!fieldKind(from))
+    throw new RuleCompileError([...path, 'from'], `cannot read from "${from}"; use content, title, original_file_name, notes, a document field or custom_fields.<name>`);
   if (e.regex !== undefined && e.value !== undefined) throw new RuleCompileError(path, 'give either regex (read from the document) or value (a template), not both');
   if (e.regex === undefined && e.value === undefined) throw new RuleCompileError(path, 'give regex (read from the document) or value (a template)');
   const type = e.type ?? 'string';
@@ -99,7 +100,19 @@ export function compileExtraction(name: string, e: Extraction, path: RulePath, e
     }
   }
   const currency = e.currency ?? null;
-  const compiled: CompiledExtraction = { name, path, from, regexes, template, type, pick: e.pick ?? 'first', format: e.format, currency, default: undefined, required: e.required === true };
+  const compiled: CompiledExtraction = {
+    name,
+    path,
+    from,
+    regexes,
+    template,
+    type,
+    pick: e.pick ?? 'first',
+    format: e.format,
+    currency,
+    default: undefined,
+    required: e.required === true,
+  };
   if (e.default !== undefined) compiled.default = typedDefault(e.default, e, currency, [...path, 'default']);
   return compiled;
 }

@@ -25,8 +25,10 @@ export function checkFieldRef(field: string, kind: FieldKind, op: string, ref: F
   if (!FIELD_REF_OPERATORS.includes(op)) throw new RuleCompileError(path, `"${op}" cannot take another field; { field: … } works with ${FIELD_REF_OPERATORS.join(', ')}`);
   const other = fieldKind(ref.field);
   if (!other) throw new RuleCompileError([...path, 'field'], `unknown field "${ref.field}"; give a document field or custom_fields.<name>`);
-  if (op !== 'equals' && (other === 'text' || other === 'list')) throw new RuleCompileError([...path, 'field'], `"${op}" compares numbers and dates; ${ref.field} is ${other === 'list' ? 'a list' : 'text'}`);
-  if (op !== 'equals' && (kind === 'text' || kind === 'list')) throw new RuleCompileError(path, `"${op}" compares numbers and dates; ${field} is ${kind === 'list' ? 'a list' : 'text'}`);
+  if (op !== 'equals' && (other === 'text' || other === 'list'))
+    throw new RuleCompileError([...path, 'field'], `"${op}" compares numbers and dates; ${ref.field} is ${other === 'list' ? 'a list' : 'text'}`);
+  if (op !== 'equals' && (kind === 'text' || kind === 'list'))
+    throw new RuleCompileError(path, `"${op}" compares numbers and dates; ${field} is ${kind === 'list' ? 'a list' : 'text'}`);
 }
 
 /** The other field's value as an operand: money as its amount, dates as their day. */
@@ -43,7 +45,10 @@ export function applyFieldRef(op: string, other: string, v: unknown, c: OpContex
   const saw = `saw ${describeValue(shortenValue(v))} and ${other} ${describeValue(shortenValue(theirs))}`;
   if (op === 'equals') {
     const operand = Array.isArray(theirs) ? null : isMoneyValue(theirs) ? theirs.amount : theirs;
-    const ok = Array.isArray(theirs) && Array.isArray(v) ? theirs.length === v.length && theirs.every((t) => equalsValue(v, t, c)) : theirs !== undefined && operand !== null && equalsValue(v, operand, c);
+    const ok =
+      Array.isArray(theirs) && Array.isArray(v)
+        ? theirs.length === v.length && theirs.every((t) => equalsValue(v, t, c))
+        : theirs !== undefined && operand !== null && equalsValue(v, operand, c);
     return [ok, `${ok} (${saw})`];
   }
   const operand = comparable(theirs);

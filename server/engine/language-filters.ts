@@ -44,7 +44,9 @@ function language(locale: unknown): string {
 function localize(date: Date, format: string, locale: string): string {
   const name = (options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' }).format(date);
   // With a day, the month takes the form used in a date (Polish "marca", not the nominative "marzec").
-  const monthInDate = () => new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: 'UTC' }).formatToParts(date).find((p) => p.type === 'month')?.value ?? name({ month: 'long' });
+  const monthInDate = () =>
+    new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: 'UTC' }).formatToParts(date).find((p) => p.type === 'month')?.value ??
+    name({ month: 'long' });
   const names: Record<string, () => string> = {
     B: monthInDate,
     b: () => name({ month: 'short' }),
@@ -58,9 +60,11 @@ function localize(date: Date, format: string, locale: string): string {
 export function registerLanguageFilters(liquid: Liquid, strftime: Strftime, toDate: (self: unknown, v: unknown) => Date): void {
   /** `{{ text | regex_replace: '(\d+)/(\d+)', '$2-$1' }}`: every match replaced; `$1` … for groups. */
   liquid.registerFilter('regex_replace', (v: unknown, pattern?: unknown, replacement?: unknown) => {
-    if (typeof pattern !== 'string') throw new Error('regex_replace needs a pattern: regex_replace: \'\\s+\', \' \'');
+    if (typeof pattern !== 'string') throw new Error("regex_replace needs a pattern: regex_replace: '\\s+', ' '");
     try {
-      return re2(pattern).matcher(String(v ?? '')).replaceAll(typeof replacement === 'string' ? replacement : String(replacement ?? ''));
+      return re2(pattern)
+        .matcher(String(v ?? ''))
+        .replaceAll(typeof replacement === 'string' ? replacement : String(replacement ?? ''));
     } catch (err) {
       throw new Error(`regex_replace: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }

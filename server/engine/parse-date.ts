@@ -93,7 +93,7 @@ export function checkDateFormat(format: string): string | null {
 function compileFormat(format: string): RegExp | null {
   let out = '';
   const seen = new Set<string>();
-  for (let i = 0; i < format.length; ) {
+  for (let i = 0; i < format.length;) {
     const tok = TOKENS.find(([t]) => format.startsWith(t, i));
     if (tok) {
       const group = /\?<(\w+)>/.exec(tok[1])?.[1] ?? '';
@@ -152,4 +152,3 @@ export function resolveRelativeDate(text: string, now: Date): string | null {
   }
   return d.toISOString().slice(0, 10);
 }
-

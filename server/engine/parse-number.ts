@@ -4,7 +4,7 @@
  */
 import type { MoneyValue } from './model.js';
 
-const SYMBOLS: Record<string, string> = { '€': 'EUR', $: 'USD', '£': 'GBP', '¥': 'JPY', '₹': 'INR', 'Fr.': 'CHF', 'fr.': 'CHF', 'zł': 'PLN', 'kr': 'SEK' };
+const SYMBOLS: Record<string, string> = { '€': 'EUR', $: 'USD', '£': 'GBP', '¥': 'JPY', '₹': 'INR', 'Fr.': 'CHF', 'fr.': 'CHF', zł: 'PLN', kr: 'SEK' };
 // Also matches the dms wire form EUR84.37, where no word boundary separates code and amount.
 const CODE = /(?:^|[^A-Za-z])([A-Z]{3})(?![A-Za-z])/;
 

@@ -66,8 +66,10 @@ function unsupportedConstruct(pattern: string): string | null {
     }
     if (c === '(' && pattern[i + 1] === '?') {
       const rest = pattern.slice(i + 2, i + 4);
-      if (rest.startsWith('=') || rest.startsWith('!')) return `lookahead (?${rest[0]}…) is not supported (RE2 syntax, linear time); match more text and capture the part you need with (?<value>…)`;
-      if (rest === '<=' || rest === '<!') return `lookbehind (?${rest}…) is not supported (RE2 syntax, linear time); match the preceding text too and capture the part you need with (?<value>…)`;
+      if (rest.startsWith('=') || rest.startsWith('!'))
+        return `lookahead (?${rest[0]}…) is not supported (RE2 syntax, linear time); match more text and capture the part you need with (?<value>…)`;
+      if (rest === '<=' || rest === '<!')
+        return `lookbehind (?${rest}…) is not supported (RE2 syntax, linear time); match the preceding text too and capture the part you need with (?<value>…)`;
       if (rest.startsWith('>')) return 'atomic groups (?>…) are not supported (RE2 syntax); they are not needed because RE2 never backtracks';
     }
   }

@@ -109,7 +109,11 @@ const condition = {
     all: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'Every condition holds' },
     any: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'At least one condition holds' },
     not: { $ref: '#/definitions/condition', description: 'The condition does not hold' },
-    check: { type: 'string', minLength: 1, description: 'A Liquid expression ("total > 1000 and doc.page_count < 3") or a template that must render truthy; sees doc, vars, now, rule and extracted values' },
+    check: {
+      type: 'string',
+      minLength: 1,
+      description: 'A Liquid expression ("total > 1000 and doc.page_count < 3") or a template that must render truthy; sees doc, vars, now, rule and extracted values',
+    },
     ...fieldProperties,
   },
   patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
@@ -152,7 +156,7 @@ const action = {
       type: 'object',
       minProperties: 1,
       additionalProperties: scalar,
-      description: 'Custom field name → value (template), converted to the field\'s data type',
+      description: "Custom field name → value (template), converted to the field's data type",
     },
     add_custom_fields: { ...stringOrList, description: 'Attach custom fields without a value (one already attached keeps its value)' },
     remove_custom_fields: { ...stringOrList, description: 'Detach custom fields from the document (an empty value only clears a field)' },
@@ -163,7 +167,7 @@ const action = {
       type: 'object',
       additionalProperties: false,
       required: ['to', 'message'],
-      description: 'Sends a message to a notify target named in the settings, when the rule\'s changes are written or the document was just added',
+      description: "Sends a message to a notify target named in the settings, when the rule's changes are written or the document was just added",
       properties: {
         to: { type: 'string', minLength: 1, description: 'The name of a notify target from the settings (notify_targets)' },
         title: { type: 'string', description: 'Title or e-mail subject (template)' },
@@ -172,7 +176,13 @@ const action = {
     },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
     create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents, document types and storage paths the dms lacks' },
-    path: { type: 'string', minLength: 1, maxLength: 512, description: 'set_storage_path with create_missing: the Paperless path template of a created storage path, e.g. "{{ created_year }}/{{ title }}" (Paperless renders it; default "<name>/{{ title }}")' },
+    path: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 512,
+      description:
+        'set_storage_path with create_missing: the Paperless path template of a created storage path, e.g. "{{ created_year }}/{{ title }}" (Paperless renders it; default "<name>/{{ title }}")',
+    },
     if_changed: { type: 'boolean', default: false, description: 'Only when the rules before it (earlier rules and actions in this run) changed the document' },
   },
 };

@@ -48,7 +48,11 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
     if (result.status === 'error') return fail(`the rule failed: ${result.error}`);
     const matched = result.status === 'matched';
     if (matched !== t.expect.matched) {
-      return fail(t.expect.matched ? `expected a match, but it did not match: ${whyNot(result)}` : 'expected no match, but the rule matched', [...path, 'expect', 'matched']);
+      return fail(t.expect.matched ? `expected a match, but it did not match: ${whyNot(result)}` : 'expected no match, but the rule matched', [
+        ...path,
+        'expect',
+        'matched',
+      ]);
     }
     for (const [field, expected] of Object.entries(t.expect.changes ?? {})) {
       const problem = compareChange(field, expected, evaluation.changes as Record<string, unknown>, evaluation.document);
@@ -56,7 +60,8 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
     }
     for (const [key, expected] of Object.entries(t.expect.extracted ?? {})) {
       const actual = result.extracted[key];
-      if (!sameExpected(actual, expected)) return fail(`extracted ${key}: expected ${describeValue(expected)}, got ${describeValue(actual)}`, [...path, 'expect', 'extracted', key]);
+      if (!sameExpected(actual, expected))
+        return fail(`extracted ${key}: expected ${describeValue(expected)}, got ${describeValue(actual)}`, [...path, 'expect', 'extracted', key]);
     }
     return { name, ok: true, message: `${name}: passed`, path };
   } catch (err) {

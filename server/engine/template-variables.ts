@@ -27,7 +27,10 @@ export function checkTemplateVariables(t: CompiledTemplate, extracted: readonly 
     if (!(CONTEXT_NAMES as readonly string[]).includes(name) && !extracted.includes(name)) {
       const known = [...extracted, ...CONTEXT_NAMES];
       const hint = closest(name, known);
-      throw new RuleCompileError(path, `template names "${name}"${where}, which does not exist${hint ? `; did you mean "${hint}"?` : "."} Available: ${known.join(', ')}${extracted.length ? '' : ' (this rule extracts no values here)'}`);
+      throw new RuleCompileError(
+        path,
+        `template names "${name}"${where}, which does not exist${hint ? `; did you mean "${hint}"?` : '.'} Available: ${known.join(', ')}${extracted.length ? '' : ' (this rule extracts no values here)'}`,
+      );
     }
     const fields = name === 'doc' ? DOC_FIELDS : name === 'rule' ? RULE_FIELDS : name === 'now' ? new Set<string>() : null;
     if (!fields) continue;

@@ -202,7 +202,10 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       if (!at || slot.progress[PROGRESS.item] < slot.answered) continue;
       const ruleIndex = at.sent[slot.progress[PROGRESS.rule]];
       const rule = at.pending.request.rules[ruleIndex];
-      at.pending.timedOut.set(ruleIndex, `${rule.id} took longer than ${options.budgetMs} ms on this document (the evaluation time budget, SVC_EVAL_BUDGET_MS) and was stopped; the other rules ran without it`);
+      at.pending.timedOut.set(
+        ruleIndex,
+        `${rule.id} took longer than ${options.budgetMs} ms on this document (the evaluation time budget, SVC_EVAL_BUDGET_MS) and was stopped; the other rules ran without it`,
+      );
       options.logger.error(`rule ${rule.id} exceeded the evaluation budget of ${options.budgetMs} ms on document ${at.pending.request.document.id}; stopped`);
       // The unanswered items (some may be done but not yet reported) go back to the front of the queue.
       queue.unshift(...slot.batch.slice(slot.answered).map((b) => b.pending));

@@ -77,7 +77,11 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
   const byId = new Map(data.events.map((e) => [e.event_id, e]));
 
   // A job still winding down after shutdown must not overwrite the file a restarted service now owns (close).
-  const writer = createCoalescedWriter(() => db.write(), (message) => logger.error(`events file ${file} could not be written: ${message}`), flushIntervalMs);
+  const writer = createCoalescedWriter(
+    () => db.write(),
+    (message) => logger.error(`events file ${file} could not be written: ${message}`),
+    flushIntervalMs,
+  );
   const writeNow = () => writer.now();
   const writeSoon = () => writer.soon();
 

@@ -17,7 +17,10 @@ export function findConditionTemplates(rules: RuleDefinition[]): ConditionTempla
   const operand = (value: unknown, path: YamlPath, field: string) => {
     if (Array.isArray(value)) return value.forEach((v, i) => operand(v, [...path, i], field));
     if (typeof value === 'string' && isTemplateText(value)) {
-      found.push({ path, message: `the ${field} condition compares with the literal text ${JSON.stringify(value)}: templates are not rendered in operands. To compare with a variable, write a computed condition such as check: "doc.title contains vars.x", or compare two fields with { field: <name> }.` });
+      found.push({
+        path,
+        message: `the ${field} condition compares with the literal text ${JSON.stringify(value)}: templates are not rendered in operands. To compare with a variable, write a computed condition such as check: "doc.title contains vars.x", or compare two fields with { field: <name> }.`,
+      });
     }
   };
   const walk = (condition: Condition, path: YamlPath) => {

@@ -35,7 +35,10 @@ const NAME_OPERATORS = new Set(['equals', 'in', 'contains', 'contains_any', 'any
 function suggestion(index: VocabularyIndex, kind: VocabularyKind): string {
   const names = index.names(kind);
   if (names.length === 0) return ` The dms has no ${KIND_LABEL[kind]}s yet.`;
-  const shown = names.slice(0, 12).map((n) => `"${n}"`).join(', ');
+  const shown = names
+    .slice(0, 12)
+    .map((n) => `"${n}"`)
+    .join(', ');
   return ` Known ${KIND_LABEL[kind]}s: ${shown}${names.length > 12 ? ', …' : ''}.`;
 }
 
@@ -90,7 +93,10 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
       const options = definition?.data_type === 'select' ? (definition.extra_data.select_options ?? []) : [];
       if (options.length > 0 && typeof value === 'string' && !isTemplateText(value) && value !== '') {
         if (!options.some((o) => o.label.toLowerCase() === value.toLowerCase())) {
-          problems.push({ path: here, message: `"${value}" is not an option of the select field "${field}"; options: ${options.map((o) => `"${o.label}"`).join(', ')}.` });
+          problems.push({
+            path: here,
+            message: `"${value}" is not an option of the select field "${field}"; options: ${options.map((o) => `"${o.label}"`).join(', ')}.`,
+          });
         }
       }
     }

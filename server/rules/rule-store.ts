@@ -228,7 +228,12 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   if (options.examplesDir) seedExampleRules(options.rulesDir, options.examplesDir, logger);
   await store.reload();
   if (options.watch !== false) {
-    watcher = watchRulesDir(dir.root, () => void store.reload().catch((err: unknown) => logger.error(`rules: reload failed: ${errorMessage(err)}`)), logger, options.watchDebounceMs);
+    watcher = watchRulesDir(
+      dir.root,
+      () => void store.reload().catch((err: unknown) => logger.error(`rules: reload failed: ${errorMessage(err)}`)),
+      logger,
+      options.watchDebounceMs,
+    );
   }
   return store;
 }

@@ -51,7 +51,9 @@ export interface LoadContext {
 }
 
 const toFileError = (err: unknown): FileError =>
-  err instanceof ValidationError ? { message: err.message, line: err.line ?? null, column: err.column ?? null } : { message: errorMessage(err), line: null, column: null };
+  err instanceof ValidationError
+    ? { message: err.message, line: err.line ?? null, column: err.column ?? null }
+    : { message: errorMessage(err), line: null, column: null };
 
 /**
  * Loads every file of the rules dir: vars first (global, then each package's over it), then rule
@@ -83,9 +85,18 @@ export async function loadRulesDir(dir: RulesDir, previous: LastGood, context: L
     }
     vars.set(key, { ...inherited, ...own });
   };
-  await loadVars(files.find((f) => f.package === null && f.isVars), '', {});
+  await loadVars(
+    files.find((f) => f.package === null && f.isVars),
+    '',
+    {},
+  );
   const packages = [...new Set(files.map((f) => f.package).filter((p): p is string => p !== null))];
-  for (const pkg of packages) await loadVars(files.find((f) => f.package === pkg && f.isVars), pkg, vars.get('')!);
+  for (const pkg of packages)
+    await loadVars(
+      files.find((f) => f.package === pkg && f.isVars),
+      pkg,
+      vars.get('')!,
+    );
 
   const rules: LoadedRule[] = [];
   const takenIds = new Map<string, string>();

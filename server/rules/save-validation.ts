@@ -68,7 +68,8 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
       return `line ${line}, column ${column}: ${use.message}`;
     });
     const forbidden = (vocabulary?.forbidden ?? []).map(
-      (f) => `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
+      (f) =>
+        `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
     );
     return error ? [`${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`, ...warnings] : [...forbidden, ...warnings];
   }

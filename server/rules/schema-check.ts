@@ -52,7 +52,10 @@ function pickError(errors: ErrorObject[]): ErrorObject {
 }
 
 function list(values: unknown[], max = 25): string {
-  const shown = values.slice(0, max).map((v) => JSON.stringify(v)).join(', ');
+  const shown = values
+    .slice(0, max)
+    .map((v) => JSON.stringify(v))
+    .join(', ');
   return values.length > max ? `${shown}, …` : shown;
 }
 
@@ -77,7 +80,8 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
       return `${JSON.stringify(error.data)} does not match the pattern ${String(params.pattern)}`;
     case 'minProperties':
     case 'maxProperties':
-      if ('not' in ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {})) return 'a condition has exactly one key: all, any, not, or a document field';
+      if ('not' in ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}))
+        return 'a condition has exactly one key: all, any, not, or a document field';
       return error.message ?? 'has the wrong number of keys';
     default:
       return error.message ?? `fails the schema (${error.keyword})`;
@@ -89,9 +93,8 @@ function check(validate: ValidateFunction, source: YamlSource, value: unknown): 
   const errors = validate.errors ?? [];
   const error = pickError(errors);
   const path = pointerToPath(error.instancePath);
-  const position = error.keyword === 'additionalProperties'
-    ? source.keyPositionOf(path, (error.params as { additionalProperty: string }).additionalProperty)
-    : source.positionOf(path);
+  const position =
+    error.keyword === 'additionalProperties' ? source.keyPositionOf(path, (error.params as { additionalProperty: string }).additionalProperty) : source.positionOf(path);
   const rules = (value as { rules?: unknown }).rules;
   let where = describePath(path);
   if (path[0] === 'rules' && typeof path[1] === 'number' && Array.isArray(rules)) {

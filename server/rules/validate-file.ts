@@ -59,7 +59,10 @@ function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, known:
     for (const action of rule.actions) {
       if (action.payload.kind !== 'notify' || known.includes(action.payload.to)) continue;
       const choice = known.length ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}` : 'the settings define no targets yet (notify_targets in config.yml)';
-      throw positionedError(source.positionOf(['rules', index, ...action.path, 'notify', 'to']), `rule "${rule.id}": there is no notify target "${action.payload.to}"; ${choice}`);
+      throw positionedError(
+        source.positionOf(['rules', index, ...action.path, 'notify', 'to']),
+        `rule "${rule.id}": there is no notify target "${action.payload.to}"; ${choice}`,
+      );
     }
   });
 }
@@ -97,7 +100,9 @@ export function renderVarsFile(text: string, context: VarsContext): RenderedVars
   // Anchors and aliases multiply a small file: bound what it expands to, for the preview and the rules alike.
   const size = JSON.stringify(own).length;
   if (size > MAX_RENDERED_VARS_CHARS) {
-    throw new ValidationError(`The vars expand to ${size} characters (anchors and aliases included), more than the limit of ${MAX_RENDERED_VARS_CHARS}; use fewer aliases or smaller values.`);
+    throw new ValidationError(
+      `The vars expand to ${size} characters (anchors and aliases included), more than the limit of ${MAX_RENDERED_VARS_CHARS}; use fewer aliases or smaller values.`,
+    );
   }
   return { vars, own };
 }

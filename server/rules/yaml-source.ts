@@ -56,9 +56,10 @@ export function parseYamlSource(text: string): YamlSource {
   } catch (err) {
     const alias = firstAlias(doc);
     const position = alias?.range ? at(alias.range[0]) : { line: 1, column: 1 };
-    const reason = err instanceof ReferenceError && /alias/i.test(err.message)
-      ? `too many alias expansions (more than ${MAX_ALIAS_COUNT}); the file looks like an alias bomb`
-      : (err as Error).message;
+    const reason =
+      err instanceof ReferenceError && /alias/i.test(err.message)
+        ? `too many alias expansions (more than ${MAX_ALIAS_COUNT}); the file looks like an alias bomb`
+        : (err as Error).message;
     throw positionedError(position, `YAML error: ${reason}`);
   }
 

@@ -61,7 +61,8 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
         const rebased = rebaseOnFresh(current, fresh);
         outcome.superseded = rebased.superseded;
         for (const field of current.changed) {
-          if (!rebased.plan.changed.includes(field)) outcome.superseded[field] ??= `${field} already is as the rules want it: it was changed in the dms after the rules read the document.`;
+          if (!rebased.plan.changed.includes(field))
+            outcome.superseded[field] ??= `${field} already is as the rules want it: it was changed in the dms after the rules read the document.`;
         }
         current = rebased.plan;
       }
@@ -98,7 +99,9 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   if (tags) await write(['tags'], () => dms.bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove }).then(() => undefined));
   if (customFields) {
     const add = Object.fromEntries(customFields.set.map((cf) => [cf.field, cf.value]));
-    await write(['custom_fields'], () => dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }).then(() => undefined));
+    await write(['custom_fields'], () =>
+      dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }).then(() => undefined),
+    );
   }
   // What the dms stored is what its echo will show (read back unless the last write answered with it).
   if (marked) recentWrites?.settle(plan.document, answer);

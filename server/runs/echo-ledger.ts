@@ -65,7 +65,10 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
   const waiters = new Map<number, Array<() => void>>();
   const readBack = new Set<number>();
   const writer = createCoalescedWriter(
-    () => writeFileAtomic(options.file, JSON.stringify({ version: 1, documents: [...entries].map(([id, e]): StoredEntry => [id, e.state, e.writes, e.own]) }), { mode: 0o600 }),
+    () =>
+      writeFileAtomic(options.file, JSON.stringify({ version: 1, documents: [...entries].map(([id, e]): StoredEntry => [id, e.state, e.writes, e.own]) }), {
+        mode: 0o600,
+      }),
     (message) => options.logger.error(`echo ledger ${options.file} could not be written: ${message}`),
     options.flushIntervalMs ?? 500,
   );

@@ -128,7 +128,13 @@ export function webhookRunner(runs: RunService, rules: { loadedRules(): LoadedRu
   return {
     async run(document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean; source?: 'webhook' | 'catchup' }): Promise<WebhookRunCounts> {
       const { selected, engineTrigger } = webhookRules(rules, trigger);
-      const result = await runs.runDocument(document, { rules: selected, trigger: engineTrigger, source: ctx.source ?? 'webhook', eventId: ctx.eventId, dryRun: ctx.dryRun });
+      const result = await runs.runDocument(document, {
+        rules: selected,
+        trigger: engineTrigger,
+        source: ctx.source ?? 'webhook',
+        eventId: ctx.eventId,
+        dryRun: ctx.dryRun,
+      });
       if (result.dmsError) throw new UpstreamError(`The dms failed while writing document ${document.id}: ${result.dmsError.message}`);
       return { matched: result.matched, changed: result.changed ? 1 : 0, errors: result.errors };
     },

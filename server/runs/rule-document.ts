@@ -34,8 +34,7 @@ export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] 
 
 /** The document as rules see it: ids resolved to names, custom fields decoded by data type. */
 export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDocument {
-  const name = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) =>
-    id === null ? null : (index.nameOf(kind, id) ?? unknownName(id));
+  const name = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) => (id === null ? null : (index.nameOf(kind, id) ?? unknownName(id)));
 
   const customFields: Record<string, CustomFieldValue> = {};
   for (const { field, value } of doc.custom_fields ?? []) {

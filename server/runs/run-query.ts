@@ -12,7 +12,8 @@ export function parseRunQuery(query: Record<string, unknown>): RunQuery {
   const dryRun = booleanParam(query.dry_run, 'dry_run', true);
 
   if (document === null) {
-    if (ruleId === undefined) throw new BadRequestError('Give "document" (run all rules against that document), "rule_id" (run that rule against all documents), or both.');
+    if (ruleId === undefined)
+      throw new BadRequestError('Give "document" (run all rules against that document), "rule_id" (run that rule against all documents), or both.');
     return { document: null, ruleId, dryRun };
   }
   return { document, ruleId: ruleId ?? null, dryRun };

@@ -159,7 +159,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
 
     const result = await runDocument(doc, options);
     if (result.dmsError) {
-      throw new UpstreamError(`The dms failed during the run of document ${document}: ${errorMessage(result.dmsError)} (the traces in GET /api/traces?document=${document} show what was written)`);
+      throw new UpstreamError(
+        `The dms failed during the run of document ${document}: ${errorMessage(result.dmsError)} (the traces in GET /api/traces?document=${document} show what was written)`,
+      );
     }
     return { traces: result.traces, title: doc.title };
   }

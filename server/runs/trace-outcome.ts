@@ -46,7 +46,9 @@ function markAction(action: ActionTrace, outcome: FieldOutcome): ActionTrace {
   if (!outcome.changed.includes(field)) return { ...action, status: 'unchanged' };
   if (outcome.dryRun) return { ...action, status: 'planned' };
   if (superseded) return { ...action, status: 'applied', detail: action.detail ? `${action.detail}; ${superseded}` : superseded };
-  return outcome.written.includes(field) ? { ...action, status: 'applied' } : { ...action, status: 'failed', error: 'Not written: the dms write for this document did not complete.' };
+  return outcome.written.includes(field)
+    ? { ...action, status: 'applied' }
+    : { ...action, status: 'failed', error: 'Not written: the dms write for this document did not complete.' };
 }
 
 /**

@@ -50,4 +50,3 @@ function removeAliases(doc: YAML.Document, envName: string): void {
   const map = doc.contents as YAML.YAMLMap;
   map.items = map.items.filter((pair) => !(YAML.isScalar(pair.key) && envNameOf(String(pair.key.value)) === envName));
 }
-

@@ -38,7 +38,9 @@ export function createFirstAdmin(deps: { auth: AuthService; settings: SettingsSe
   const patch = parseSettingsPatch({ admin_user: input.username, admin_password: input.password });
   deps.settings.update(patch);
   if (!deps.auth.adminConfigured) {
-    throw new ConflictError('The account was stored in config.yml, but an environment variable (SVC_ADMIN_USER or SVC_ADMIN_PASSWORD*) overrides it; set the account there.');
+    throw new ConflictError(
+      'The account was stored in config.yml, but an environment variable (SVC_ADMIN_USER or SVC_ADMIN_PASSWORD*) overrides it; set the account there.',
+    );
   }
   return { username: patch.admin_user ?? input.username, session: deps.auth.issueSession() };
 }

@@ -69,7 +69,12 @@ export function parseNotifyTargets(raw: string): Record<string, NotifyTarget> {
       if (unknown.length) throw new Error(`${at}: unknown key "${unknown[0]}" (e-mail targets take smtp, from, to)`);
       const to = Array.isArray(t.to) ? t.to : [t.to];
       if (to.length === 0) throw new Error(`${at}: to needs at least one address`);
-      targets[name] = { kind: 'email', smtp: url(t.smtp, ['smtp:', 'smtps:'], `${at}: smtp`), from: address(t.from, `${at}: from`), to: to.map((a, i) => address(a, `${at}: to[${i}]`)) };
+      targets[name] = {
+        kind: 'email',
+        smtp: url(t.smtp, ['smtp:', 'smtps:'], `${at}: smtp`),
+        from: address(t.from, `${at}: from`),
+        to: to.map((a, i) => address(a, `${at}: to[${i}]`)),
+      };
     }
   }
   return targets;

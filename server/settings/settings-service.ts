@@ -58,8 +58,7 @@ const COMPARED: ConfigField[] = NAMES.flatMap((name) => SETTINGS[name].fields);
 /** Reads and changes the settings kept in `<dataDir>/config.yml`, applying what it can to the live `config`. */
 export function createSettingsService(config: Config, logger: Logger): SettingsService {
   const file = path.join(config.dataDir, CONFIG_FILE_NAME);
-  const overridden = (name: SettingName) =>
-    SETTINGS[name].fields.some((f) => config.sources?.[f] === 'env' || config.sources?.[f] === 'override');
+  const overridden = (name: SettingName) => SETTINGS[name].fields.some((f) => config.sources?.[f] === 'env' || config.sources?.[f] === 'override');
 
   /** The values the next start would use: config.yml and defaults, unless something above the file wins. */
   const nextStart = (): Config => {
@@ -139,7 +138,12 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
           (restart ? ' (restart the service to apply the dms settings)' : '') +
           (ignored.length ? `; the environment still wins for ${ignored.join(', ')}` : ''),
       );
-      return { ok: true, restart_required: restart, overridden_by_env: ignored, credentials_changed: `${config.adminUser}\u0000${config.adminPasswordHash ?? config.adminPassword}` !== previousCredential };
+      return {
+        ok: true,
+        restart_required: restart,
+        overridden_by_env: ignored,
+        credentials_changed: `${config.adminUser}\u0000${config.adminPasswordHash ?? config.adminPassword}` !== previousCredential,
+      };
     },
   };
 }

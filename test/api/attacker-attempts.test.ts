@@ -15,7 +15,13 @@ function rawRequest(base: string, route: string, options: { method?: string; hea
   const body = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Record<string, unknown> }>((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? (body ? 'POST' : 'GET'), headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: options.method ?? (body ? 'POST' : 'GET'),
+        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      },
       (res) => {
         let text = '';
         res.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -124,7 +130,11 @@ describe('sessions that end', () => {
       const secret = fs.readFileSync(path.join(server.dataDir, 'session-secret'), 'utf8');
       const { cv } = jwt.decode((await login(server.url)).slice('svc_session='.length)) as { cv: string };
       const noExp = jwt.sign({ sub: ADMIN.username, cv }, secret, { algorithm: 'HS256', jwtid: 'a' });
-      const old = jwt.sign({ sub: ADMIN.username, cv, iat: Math.floor(Date.now() / 1000) - 13 * 3600 }, secret, { algorithm: 'HS256', jwtid: 'b', expiresIn: 30 * 24 * 3600 });
+      const old = jwt.sign({ sub: ADMIN.username, cv, iat: Math.floor(Date.now() / 1000) - 13 * 3600 }, secret, {
+        algorithm: 'HS256',
+        jwtid: 'b',
+        expiresIn: 30 * 24 * 3600,
+      });
       assert.equal((await call(server.url, '/api/ui/me', { cookie: `svc_session=${noExp}` })).status, 401);
       assert.equal((await call(server.url, '/api/ui/me', { cookie: `svc_session=${old}` })).status, 401);
     } finally {
@@ -168,7 +178,7 @@ describe('no secrets in public answers or logs', () => {
   });
 });
 
-describe('stored data is the owner\'s only', () => {
+describe("stored data is the owner's only", () => {
   test('everything in the data dir is 0600 (files) or 0700 (folders): traces, events, drafts, secrets, settings', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-modes-'));
     fs.mkdirSync(path.join(dataDir, 'old'), { mode: 0o755 });

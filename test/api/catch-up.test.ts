@@ -62,7 +62,9 @@ describe('catch-up after downtime (issue 13)', () => {
       assert.equal(sim.store.getDocument(added.id)?.notes.length, 1, 'the new document ran the added rules once');
       const traces = await tracesFor(server.url, 3);
       assert.ok(traces.every((t) => t.source === 'catchup' && t.event_id === first.event_id));
-      const health = await call<{ arrival: { last_heard_at: string | null; waiting: number; cursor: string } }>(server.url, '/api/health', { cookie: await login(server.url) });
+      const health = await call<{ arrival: { last_heard_at: string | null; waiting: number; cursor: string } }>(server.url, '/api/health', {
+        cookie: await login(server.url),
+      });
       assert.ok(health.body.arrival.last_heard_at, 'health says when the dms was last heard from');
       assert.equal(health.body.arrival.waiting, 0);
 
@@ -146,7 +148,9 @@ describe('a catch-up that cannot read the dms', () => {
       const failed = await server.services.catchUp.runNow('test');
       assert.equal(failed?.status, 'failed');
       assert.match(String(failed?.error), /could not read the dms.*It retries at/s);
-      const health = await call<{ arrival: { catch_up_error: string | null; catch_up_retry_at: string | null } }>(server.url, '/api/health', { cookie: await login(server.url) });
+      const health = await call<{ arrival: { catch_up_error: string | null; catch_up_retry_at: string | null } }>(server.url, '/api/health', {
+        cookie: await login(server.url),
+      });
       assert.match(String(health.body.arrival.catch_up_error), /could not read the dms/);
       assert.ok(health.body.arrival.catch_up_retry_at);
       sim.faults.remove(fault.id);

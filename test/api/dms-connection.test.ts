@@ -34,7 +34,16 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
     assert.equal(res.body.status, 'healthy');
     assert.deepEqual(res.body.dms, { demo: true, reachable: true });
     const signedIn = await call(server.url, '/api/health', { cookie: await login(server.url) });
-    assert.deepEqual(signedIn.body.dms, { url: server.services.dmsInfo.url, demo: true, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+    assert.deepEqual(signedIn.body.dms, {
+      url: server.services.dmsInfo.url,
+      demo: true,
+      reachable: true,
+      version: '3.0.5',
+      api_version: 10,
+      supported_versions: '2.16 to 3.0.x',
+      forbidden: [],
+      error: null,
+    });
   });
 
   test('the demo dms serves the sample documents and the start-up log says so', async () => {
@@ -42,7 +51,10 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
     assert.equal(doc.title, 'Stromrechnung Januar 2025');
     const vocab = await server.services.dms.vocabulary();
     assert.ok(vocab.tags.some((t) => t.name === 'Posteingang'));
-    assert.ok(server.logs.some((line) => /demo dms/.test(line) && line.includes(server.services.dmsInfo.url)), server.logs.join('\n'));
+    assert.ok(
+      server.logs.some((line) => /demo dms/.test(line) && line.includes(server.services.dmsInfo.url)),
+      server.logs.join('\n'),
+    );
   });
 });
 
@@ -64,7 +76,16 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       assert.deepEqual(health.body.dms, { demo: false, reachable: true });
       assert.ok(!JSON.stringify(health.body).includes(new URL(sim.url).host), 'health (unauthenticated) must not name the dms');
       const signedIn = await call(server.url, '/api/health', { cookie });
-      assert.deepEqual(signedIn.body.dms, { url: sim.url, demo: false, reachable: true, version: '3.0.5', api_version: 10, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+      assert.deepEqual(signedIn.body.dms, {
+        url: sim.url,
+        demo: false,
+        reachable: true,
+        version: '3.0.5',
+        api_version: 10,
+        supported_versions: '2.16 to 3.0.x',
+        forbidden: [],
+        error: null,
+      });
       assert.ok(!server.logs.some((line) => /demo dms/.test(line)));
       assert.ok((sim.counts()['GET /api/documents/'] ?? 0) >= 1, 'the health ping reached the configured dms');
     } finally {
@@ -94,7 +115,10 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       assert.deepEqual(health.body.dms, { demo: false, reachable: false });
       const signedIn = await call(server.url, '/api/health', { cookie: await login(server.url) });
       const dms = signedIn.body.dms as Record<string, unknown>;
-      assert.deepEqual({ ...dms, error: null }, { url, demo: false, reachable: false, version: null, api_version: null, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+      assert.deepEqual(
+        { ...dms, error: null },
+        { url, demo: false, reachable: false, version: null, api_version: null, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null },
+      );
       assert.match(String(dms.error), /ECONNREFUSED/);
     } finally {
       await server.close();
@@ -119,9 +143,21 @@ describe('health names the Paperless release, its API version and what the token
     const server = await startTestServer({ SVC_DMS_URL: old.url, SVC_DMS_TOKEN: old.token });
     try {
       const health = await call(server.url, '/api/health', { cookie: await login(server.url) });
-      assert.deepEqual(health.body.dms, { url: old.url, demo: false, reachable: true, version: '2.20.11', api_version: 9, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null });
+      assert.deepEqual(health.body.dms, {
+        url: old.url,
+        demo: false,
+        reachable: true,
+        version: '2.20.11',
+        api_version: 9,
+        supported_versions: '2.16 to 3.0.x',
+        forbidden: [],
+        error: null,
+      });
       await server.services.dms.getDocument(1);
-      assert.ok(server.logs.some((line) => line.includes(`${old.url} does not accept API version 10; using 9`)), server.logs.join('\n'));
+      assert.ok(
+        server.logs.some((line) => line.includes(`${old.url} does not accept API version 10; using 9`)),
+        server.logs.join('\n'),
+      );
     } finally {
       await server.close();
       await old.close();
@@ -135,7 +171,10 @@ describe('health names the Paperless release, its API version and what the token
       const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<string, unknown>;
       assert.equal(dms.reachable, false);
       assert.equal(dms.version, '2.15.3');
-      assert.match(String(dms.error), /is Paperless-ngx 2\.15\.3 \(its newest API version is 8\), which accepts neither API version 10 nor 9: this service supports Paperless-ngx 2\.16 to 3\.0\.x/);
+      assert.match(
+        String(dms.error),
+        /is Paperless-ngx 2\.15\.3 \(its newest API version is 8\), which accepts neither API version 10 nor 9: this service supports Paperless-ngx 2\.16 to 3\.0\.x/,
+      );
     } finally {
       await server.close();
       await ancient.close();
@@ -143,7 +182,9 @@ describe('health names the Paperless release, its API version and what the token
   });
 
   test('a token without view_customfield is reachable and health lists the missing permission', async () => {
-    const sim = await startSimulator({ limitedUser: { permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath'] } });
+    const sim = await startSimulator({
+      limitedUser: { permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath'] },
+    });
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.limitedToken as string });
     try {
       const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<string, unknown>;

@@ -26,7 +26,10 @@ describe('GET /api/ui/documents?search= (the run panel picks documents by title)
   it('finds documents whose title contains the text, case-insensitively', async () => {
     const res = await call<SearchBody>(server.url, '/api/ui/documents?search=telekom%20rechnung', { cookie });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.documents.map((d) => d.id).sort((a, b) => a - b), [2, 10]);
+    assert.deepEqual(
+      res.body.documents.map((d) => d.id).sort((a, b) => a - b),
+      [2, 10],
+    );
     assert.equal(res.body.count, 2);
     assert.ok(res.body.documents.every((d) => /telekom rechnung/i.test(d.title)));
   });

@@ -77,7 +77,13 @@ describe('a hostile 5 MB document', () => {
     assert.deepEqual(quick.changes.title, { from: 'Hostile scan', to: 'Hostile document (checked)' });
     // The pool replaced the stopped worker: the next document is evaluated normally.
     const next = await run(small);
-    assert.deepEqual(next.body.traces.map((t) => [t.rule_id, t.status]), [['slow-scan', 'matched'], ['quick-title', 'not_matched']]);
+    assert.deepEqual(
+      next.body.traces.map((t) => [t.rule_id, t.status]),
+      [
+        ['slow-scan', 'matched'],
+        ['quick-title', 'not_matched'],
+      ],
+    );
   });
 
   it('scans at most the content limit and says so in every trace of the document', async () => {
@@ -88,6 +94,9 @@ describe('a hostile 5 MB document', () => {
       assert.match(note.description, new RegExp(`content cut: rules scanned the first ${CONTENT_LIMIT.toLocaleString('en-US')} of [\\d,]+ characters`));
     }
     const short = await run(small);
-    assert.ok(short.body.traces.every((t) => t.conditions.every((c) => !c.description.startsWith('content cut'))), 'a short document is not cut');
+    assert.ok(
+      short.body.traces.every((t) => t.conditions.every((c) => !c.description.startsWith('content cut'))),
+      'a short document is not cut',
+    );
   });
 });

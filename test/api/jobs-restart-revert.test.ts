@@ -145,13 +145,19 @@ rules:
       assert.ok(targets.every((d) => rig.sim.store.getDocument(d.id)?.custom_fields.some((cf) => cf.field === NUMBER && cf.value === 'offen')));
       assert.equal(rig.sim.counts()['PATCH /api/documents/{id}/'] ?? 0, 0, 'custom fields are never PATCHed as a whole set');
       const person = targets[0];
-      await editInDms(rig.sim, person.id, { custom_fields: [...(rig.sim.store.getDocument(person.id)?.custom_fields ?? [])].map((cf) => (cf.field === NUMBER ? { ...cf, value: 'R-1' } : cf)) });
+      await editInDms(rig.sim, person.id, {
+        custom_fields: [...(rig.sim.store.getDocument(person.id)?.custom_fields ?? [])].map((cf) => (cf.field === NUMBER ? { ...cf, value: 'R-1' } : cf)),
+      });
 
       const res = await revert(rig.server.url, jobId);
       const event = await waitForEvent(rig.server.url, res.body.event_id as number);
       assert.equal(event.status, 'done', JSON.stringify(event));
       for (const d of targets.slice(1)) {
-        assert.equal(rig.sim.store.getDocument(d.id)?.custom_fields.some((cf) => cf.field === NUMBER), false, `document ${d.id}: detached, not left empty`);
+        assert.equal(
+          rig.sim.store.getDocument(d.id)?.custom_fields.some((cf) => cf.field === NUMBER),
+          false,
+          `document ${d.id}: detached, not left empty`,
+        );
       }
       assert.equal(rig.sim.store.getDocument(person.id)?.custom_fields.find((cf) => cf.field === NUMBER)?.value, 'R-1');
     } finally {

@@ -146,7 +146,10 @@ describe('background jobs: one rule over all documents', () => {
     assert.match(rig.sim.store.getDocument(second.id)?.title ?? '', /^Telekom \d{4}-\d{2} #/);
     const traces = await tracesOf(rig, event.event_id);
     const failed = traces.filter((t) => t.status === 'error');
-    assert.deepEqual(failed.map((t) => t.document), [first.id]);
+    assert.deepEqual(
+      failed.map((t) => t.document),
+      [first.id],
+    );
     assert.ok(failed[0].error, 'the error trace says why');
   });
 
@@ -170,7 +173,10 @@ describe('background jobs: one rule over all documents', () => {
     assert.equal(list.status, 200);
     assert.equal(list.body.events.length, 3);
     const ids = list.body.events.map((e) => e.event_id);
-    assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => b - a),
+    );
     assert.equal((await call(rig.server.url, '/api/events')).status, 401);
     assert.equal((await call(rig.server.url, '/api/events', { token: 'wrong' })).status, 401);
     assert.equal((await call(rig.server.url, '/api/events/999999', { token: API_TOKEN })).status, 404);

@@ -124,7 +124,7 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     assert.equal(posts.length, 0);
   });
 
-  it('a real run that writes the rule\'s change posts once; a re-run that changes nothing does not post again', async () => {
+  it("a real run that writes the rule's change posts once; a re-run that changes nothing does not post again", async () => {
     const trace = await run('tell-phone', false);
     assert.equal(notifyAction(trace)?.status, 'applied', JSON.stringify(trace.actions));
     assert.equal(posts.length, 1);
@@ -149,7 +149,10 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     };
     const before = posts.length;
     assert.equal((await deliver('document_added')).status, 'done');
-    assert.deepEqual(posts.slice(before).map((p) => p.body), ['Arrived: Eingang Brief']);
+    assert.deepEqual(
+      posts.slice(before).map((p) => p.body),
+      ['Arrived: Eingang Brief'],
+    );
     assert.equal((await deliver('document_updated')).status, 'done');
     assert.equal(posts.length, before + 1);
   });
@@ -170,7 +173,7 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     assert.match(trace.error ?? '', /notify target "failing" failed: answered HTTP 500/);
   });
 
-  it('refuses to save a rule that names an unknown target, and never shows the targets\' secrets', async () => {
+  it("refuses to save a rule that names an unknown target, and never shows the targets' secrets", async () => {
     const cookie = await login(server.url);
     const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie })).body.files;
     const id = files.find((f) => f.name === 'notify.yml')?.id as string;

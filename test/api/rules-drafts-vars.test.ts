@@ -127,7 +127,11 @@ describe('_vars.yml', () => {
   });
 
   it('gives loaded rules the global vars overridden by their package vars', async () => {
-    const saved = await call(server.url, `/api/ui/rules/${financeId}`, { cookie, method: 'PUT', rawBody: 'invoice_type: Rechnung\nreceipt_type: Quittung\nfinance_path: Finanzen\nprocessed_tag: finance-processed\n' });
+    const saved = await call(server.url, `/api/ui/rules/${financeId}`, {
+      cookie,
+      method: 'PUT',
+      rawBody: 'invoice_type: Rechnung\nreceipt_type: Quittung\nfinance_path: Finanzen\nprocessed_tag: finance-processed\n',
+    });
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
     const invoice = server.services.rules.getRule('invoice-de');
     assert.equal(invoice?.vars.processed_tag, 'finance-processed');

@@ -17,7 +17,10 @@ describe('the example rules against the demo dms', () => {
   const dryRun = async (document: number) => {
     const res = await call<RunBody>(server.url, `/api/run?document=${document}&dry_run=true`, { method: 'POST', token: API_TOKEN });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.traces.filter((t) => t.status === 'error'), []);
+    assert.deepEqual(
+      res.body.traces.filter((t) => t.status === 'error'),
+      [],
+    );
     return Object.fromEntries(res.body.traces.filter((t) => t.status === 'matched').map((t) => [t.rule_id, t.changes]));
   };
 

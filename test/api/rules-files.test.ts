@@ -41,7 +41,11 @@ describe('rule files API', () => {
       assert.ok(paths.includes(expected), `${expected} missing from ${paths.join(', ')}`);
     }
     assert.deepEqual(paths, [...paths].sort(), 'files are listed in path order');
-    assert.deepEqual(body.files.filter((f) => f.error), [], 'every example validates');
+    assert.deepEqual(
+      body.files.filter((f) => f.error),
+      [],
+      'every example validates',
+    );
     assert.ok(fs.existsSync(path.join(server.rulesDir, 'finance', 'invoices.yml')));
     assert.equal(typeof body.loaded['invoice-de'], 'string');
     assert.ok(Object.keys(body.loaded).length >= 10);

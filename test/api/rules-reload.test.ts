@@ -125,7 +125,10 @@ describe('reloading rule files', () => {
     // Big enough that a torn write would be visible; each version is valid on its own.
     const versions = Array.from({ length: 12 }, (_, i) => `${rule('contended', `version ${i}`)}# ${String(i).repeat(40_000)}\n`);
     const results = await Promise.all(versions.map((content) => call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: content })));
-    assert.deepEqual(results.map((r) => r.status), versions.map(() => 200));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      versions.map(() => 200),
+    );
     const onDisk = fs.readFileSync(path.join(server.rulesDir, 'contended.yml'), 'utf8');
     const winner = versions.indexOf(onDisk);
     assert.ok(winner >= 0, 'the file is exactly one of the saved versions');

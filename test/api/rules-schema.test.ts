@@ -55,8 +55,14 @@ describe('GET /api/ui/schema', () => {
     assert.ok(dms.correspondents.includes('Stadtwerke München'));
     assert.ok(dms.document_types.includes('Rechnung'));
     assert.ok(dms.storage_paths.includes('Finanzen'));
-    assert.deepEqual(dms.custom_fields.find((f) => f.name === 'Betrag'), { name: 'Betrag', data_type: 'monetary' });
-    assert.deepEqual(dms.custom_fields.find((f) => f.name === 'Zahlungsstatus'), { name: 'Zahlungsstatus', data_type: 'select', options: ['offen', 'bezahlt', 'storniert'] });
+    assert.deepEqual(
+      dms.custom_fields.find((f) => f.name === 'Betrag'),
+      { name: 'Betrag', data_type: 'monetary' },
+    );
+    assert.deepEqual(
+      dms.custom_fields.find((f) => f.name === 'Zahlungsstatus'),
+      { name: 'Zahlungsstatus', data_type: 'select', options: ['offen', 'bezahlt', 'storniert'] },
+    );
   });
 });
 

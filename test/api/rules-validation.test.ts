@@ -54,7 +54,11 @@ describe('rule file validation on save', () => {
   });
 
   it('rejects a counted repetition too large to stay fast on long documents', async () => {
-    await assertRejected("rules:\n  - id: a\n    when: { content: { matches: '(\\w+\\s?){1,500}$' } }\n", /repetition bound \{1,500\} is larger than 100.*use \+ or \*/, 3);
+    await assertRejected(
+      "rules:\n  - id: a\n    when: { content: { matches: '(\\w+\\s?){1,500}$' } }\n",
+      /repetition bound \{1,500\} is larger than 100.*use \+ or \*/,
+      3,
+    );
   });
 
   it('rejects a template that does not parse', async () => {
@@ -62,7 +66,12 @@ describe('rule file validation on save', () => {
   });
 
   it('rejects a template naming a variable that cannot exist, at its line and column', async () => {
-    await assertRejected('rules:\n  - id: a\n    extract: { total: { regex: "(\\\\d+)" } }\n    actions:\n      - set_title: "{{ totl }}"\n', /rule "a": template names "totl".*did you mean "total"/, 5, 20);
+    await assertRejected(
+      'rules:\n  - id: a\n    extract: { total: { regex: "(\\\\d+)" } }\n    actions:\n      - set_title: "{{ totl }}"\n',
+      /rule "a": template names "totl".*did you mean "total"/,
+      5,
+      20,
+    );
   });
 
   it('saves a condition whose operand looks like a template, with a warning that it is compared as text', async () => {

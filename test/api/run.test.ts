@@ -130,11 +130,17 @@ describe('POST /api/run with the example rules on the demo documents', () => {
     const res = await run(server, 'document=1&rule_id=invoice-de');
     assert.equal(res.status, 200);
     assert.equal(res.body.rule_id, 'invoice-de');
-    assert.deepEqual(res.body.traces.map((t) => t.rule_id), ['invoice-de']);
+    assert.deepEqual(
+      res.body.traces.map((t) => t.rule_id),
+      ['invoice-de'],
+    );
   });
 
   it('queues one rule over all documents when only rule_id is given', async () => {
-    const res = await call<{ ok: boolean; queued: boolean; rule_id: string; dry_run: boolean; event_id: number }>(server.url, '/api/run?rule_id=receipt-de', { method: 'POST', token: API_TOKEN });
+    const res = await call<{ ok: boolean; queued: boolean; rule_id: string; dry_run: boolean; event_id: number }>(server.url, '/api/run?rule_id=receipt-de', {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(Object.keys(res.body).sort(), ['dry_run', 'event_id', 'ok', 'queued', 'rule_id']);
     assert.equal(res.body.queued, true);
@@ -154,7 +160,10 @@ describe('POST /api/run with the example rules on the demo documents', () => {
     const res = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=10&rule_id=invoice-de', { token: API_TOKEN });
     assert.equal(res.status, 200);
     assert.equal(res.body.traces.length, 3);
-    assert.deepEqual(res.body.traces.map((t) => t.dry_run), [false, false, true]);
+    assert.deepEqual(
+      res.body.traces.map((t) => t.dry_run),
+      [false, false, true],
+    );
   });
 });
 
@@ -204,7 +213,10 @@ describe('POST /api/run with hand-written rules', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const trace = res.body.traces.find((t) => t.rule_id === 'telekom-march');
     assert.equal(trace?.status, 'matched', JSON.stringify(trace));
-    assert.ok(trace.actions.every((a) => a.status === 'applied'), JSON.stringify(trace.actions));
+    assert.ok(
+      trace.actions.every((a) => a.status === 'applied'),
+      JSON.stringify(trace.actions),
+    );
     assert.equal(patches(sim), 1);
     assert.equal(sim.counts()['POST /api/documents/{id}/notes/'], 1);
     const doc = sim.store.getDocument(10);
@@ -214,7 +226,10 @@ describe('POST /api/run with hand-written rules', () => {
     assert.ok(!doc.tags.includes(tagId(sim, 'Posteingang') as number));
     assert.equal(doc.storage_path, 1);
     assert.deepEqual(doc.custom_fields, [{ field: 1, value: 'EUR39.95' }]);
-    assert.deepEqual(doc.notes.map((n) => n.note), ['Betrag 39.95 erkannt']);
+    assert.deepEqual(
+      doc.notes.map((n) => n.note),
+      ['Betrag 39.95 erkannt'],
+    );
 
     sim.resetCounts();
     const again = await run(server, 'document=10&dry_run=false');
@@ -222,7 +237,10 @@ describe('POST /api/run with hand-written rules', () => {
     assert.equal(patches(sim), 0);
     assert.equal(sim.counts()['POST /api/documents/{id}/notes/'] ?? 0, 0);
     const second = again.body.traces.find((t) => t.rule_id === 'telekom-march');
-    assert.ok(second?.actions.every((a) => a.status === 'unchanged'), JSON.stringify(second?.actions));
+    assert.ok(
+      second?.actions.every((a) => a.status === 'unchanged'),
+      JSON.stringify(second?.actions),
+    );
   });
 
   it('creates a missing tag only where the rule says create_missing', async () => {
@@ -345,9 +363,15 @@ describe('the trace history of real runs', () => {
       server = await startTestServer(env, { dataDir, rulesDir });
       const after = await call<{ traces: Trace[] }>(server.url, '/api/traces?limit=1000', { token: API_TOKEN });
       assert.equal(after.body.traces.length, 100);
-      assert.deepEqual(after.body.traces.map((t) => t.id), before.body.traces.map((t) => t.id));
+      assert.deepEqual(
+        after.body.traces.map((t) => t.id),
+        before.body.traces.map((t) => t.id),
+      );
       // Newest first: the last run's traces lead, in reverse order of recording.
-      assert.deepEqual(after.body.traces.slice(0, last.length).map((t) => t.id), last.map((t) => t.id).reverse());
+      assert.deepEqual(
+        after.body.traces.slice(0, last.length).map((t) => t.id),
+        last.map((t) => t.id).reverse(),
+      );
     } finally {
       await server.close();
       await sim.close();

@@ -31,7 +31,10 @@ describe('scheduled rules', () => {
     fs.writeFileSync(path.join(rulesDir, 'nightly.yml'), RULES);
     // The service was last running long ago: the run missed meanwhile is caught up once at start.
     const since = new Date(Date.now() - 3 * 86_400_000).toISOString();
-    fs.writeFileSync(path.join(dataDir, 'schedules.json'), JSON.stringify({ 'nightly-mark': { pattern: '15 3 * * *', since, last_run: since, last_event_id: null, last_skipped: null } }));
+    fs.writeFileSync(
+      path.join(dataDir, 'schedules.json'),
+      JSON.stringify({ 'nightly-mark': { pattern: '15 3 * * *', since, last_run: since, last_event_id: null, last_skipped: null } }),
+    );
     server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { rulesDir, dataDir });
   });
   after(async () => {
@@ -42,7 +45,10 @@ describe('scheduled rules', () => {
   it('lists each scheduled rule with its next run, and needs a session or token', async () => {
     const res = await call<{ schedules: ScheduleEntry[] }>(server.url, '/api/schedules', { token: API_TOKEN });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.schedules.map((s) => [s.rule_id, s.schedule, s.dry_run]), [['nightly-mark', 'daily at 03:15', true]]);
+    assert.deepEqual(
+      res.body.schedules.map((s) => [s.rule_id, s.schedule, s.dry_run]),
+      [['nightly-mark', 'daily at 03:15', true]],
+    );
     const next = new Date(res.body.schedules[0].next_run as string);
     assert.ok(next.getTime() > Date.now() && next.getTime() <= Date.now() + 86_400_000, `next run ${next.toISOString()} is within a day`);
     assert.equal((await call(server.url, '/api/schedules')).status, 401);

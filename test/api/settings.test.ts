@@ -105,7 +105,10 @@ describe('settings page API backed by config.yml', () => {
     assert.match(text, /# kept by the settings page/, 'comments survive');
     assert.equal(readConfig(server.dataDir).api_token, newToken);
     assert.equal(readConfig(server.dataDir).trace_retention, 500, 'other settings survive');
-    assert.deepEqual(fs.readdirSync(server.dataDir).filter((f) => f.endsWith('.tmp')), []);
+    assert.deepEqual(
+      fs.readdirSync(server.dataDir).filter((f) => f.endsWith('.tmp')),
+      [],
+    );
   });
 
   test('a new admin password is stored as an scrypt hash, works for the next login at once and ends other sessions', async () => {

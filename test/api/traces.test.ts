@@ -40,10 +40,16 @@ describe('GET /api/traces', () => {
     server.services.history.append(written);
     const byToken = await call<TracesBody>(server.url, '/api/traces', { token: API_TOKEN });
     assert.equal(byToken.status, 200);
-    assert.deepEqual(byToken.body.traces.map((t) => t.id), written.map((t) => t.id).reverse());
+    assert.deepEqual(
+      byToken.body.traces.map((t) => t.id),
+      written.map((t) => t.id).reverse(),
+    );
     const cookie = await login(server.url);
     const bySession = await call<TracesBody>(server.url, '/api/traces?limit=2', { cookie });
-    assert.deepEqual(bySession.body.traces.map((t) => t.id), [written[2].id, written[1].id]);
+    assert.deepEqual(
+      bySession.body.traces.map((t) => t.id),
+      [written[2].id, written[1].id],
+    );
   });
 
   it('defaults to 100 traces and clamps the limit to 1000', async () => {
@@ -72,7 +78,13 @@ describe('GET /api/traces', () => {
 
   it('answers 400 naming the bad parameter', async () => {
     const server = await start();
-    for (const [query, name] of [['limit=0', 'limit'], ['limit=abc', 'limit'], ['document=-1', 'document'], ['status=weird', 'status'], ['event_id=1.5', 'event_id']]) {
+    for (const [query, name] of [
+      ['limit=0', 'limit'],
+      ['limit=abc', 'limit'],
+      ['document=-1', 'document'],
+      ['status=weird', 'status'],
+      ['event_id=1.5', 'event_id'],
+    ]) {
       const res = await call(server.url, `/api/traces?${query}`, { token: API_TOKEN });
       assert.equal(res.status, 400, query);
       assert.match(String(res.body.error), new RegExp(name));
@@ -89,7 +101,13 @@ describe('GET /api/traces', () => {
     const second = await start({ SVC_TRACE_RETENTION: '100' }, dataDir);
     const res = await call<TracesBody>(second.url, '/api/traces?limit=1000', { token: API_TOKEN });
     assert.equal(res.body.traces.length, 100);
-    assert.deepEqual(res.body.traces.map((t) => t.id), written.slice(30).map((t) => t.id).reverse());
+    assert.deepEqual(
+      res.body.traces.map((t) => t.id),
+      written
+        .slice(30)
+        .map((t) => t.id)
+        .reverse(),
+    );
   });
 
   it('starts with a fresh history when the history file is corrupt, keeping the bad file aside', async () => {
@@ -97,7 +115,10 @@ describe('GET /api/traces', () => {
     fs.mkdirSync(path.join(dataDir, 'traces'), { recursive: true });
     fs.writeFileSync(path.join(dataDir, 'traces', 'traces-000001.json'), 'not json at all');
     const server = await start({}, dataDir);
-    assert.ok(server.logs.some((l) => l.includes('moved it to')), server.logs.join('\n'));
+    assert.ok(
+      server.logs.some((l) => l.includes('moved it to')),
+      server.logs.join('\n'),
+    );
     assert.ok(fs.readdirSync(path.join(dataDir, 'traces')).some((f) => f.includes('.corrupt-')));
     const res = await call<TracesBody>(server.url, '/api/traces', { token: API_TOKEN });
     assert.equal(res.status, 200);

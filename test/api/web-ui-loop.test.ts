@@ -50,7 +50,10 @@ describe('the edit → try loop, event links and first start', () => {
   after(async () => rig?.close());
 
   it('dry-runs posted rule-file text against a document without publishing it or writing to the dms', async () => {
-    const res = await call<{ traces: Trace[]; dry_run: boolean }>(rig.server.url, `/api/ui/rules/${FILE}/dry-run?document=2&rule_id=telekom-tax`, { rawBody: EDITED, cookie });
+    const res = await call<{ traces: Trace[]; dry_run: boolean }>(rig.server.url, `/api/ui/rules/${FILE}/dry-run?document=2&rule_id=telekom-tax`, {
+      rawBody: EDITED,
+      cookie,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.dry_run, true);
     const [trace] = res.body.traces;
@@ -70,10 +73,17 @@ describe('the edit → try loop, event links and first start', () => {
   });
 
   it("checks posted text and reports every test's outcome at its line", async () => {
-    const res = await call<{ validation: { ok: boolean; line?: number }; tests: Array<{ name: string; ok: boolean; line: number }> }>(rig.server.url, `/api/ui/rules/${FILE}/check`, { rawBody: EDITED, cookie });
+    const res = await call<{ validation: { ok: boolean; line?: number }; tests: Array<{ name: string; ok: boolean; line: number }> }>(
+      rig.server.url,
+      `/api/ui/rules/${FILE}/check`,
+      { rawBody: EDITED, cookie },
+    );
     assert.equal(res.status, 200);
     assert.equal(res.body.validation.ok, false, 'a failing test fails validation');
-    assert.deepEqual(res.body.tests.map((t) => t.ok), [true, false]);
+    assert.deepEqual(
+      res.body.tests.map((t) => t.ok),
+      [true, false],
+    );
     assert.equal(res.body.tests[1].line, EDITED.split('\n').findIndex((l) => l.includes('Mahnung')) + 1 + 1, 'the failing expectation line');
   });
 
@@ -112,7 +122,7 @@ describe('the edit → try loop, event links and first start', () => {
     assert.equal(ok.status, 200);
     assert.equal(ok.body.ok, true);
     assert.equal(typeof ok.body.version, 'string');
-    assert.ok(((ok.body.visible as { tags: number }).tags) > 0);
+    assert.ok((ok.body.visible as { tags: number }).tags > 0);
     const wrong = await call(rig.server.url, '/api/ui/settings/test-dms', { body: { url: rig.sim.url, token: 'wrong' }, cookie });
     assert.equal(wrong.body.ok, false);
     assert.match(String(wrong.body.error), /401|token|auth/i);

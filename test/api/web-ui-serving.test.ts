@@ -44,7 +44,10 @@ describe('the Web UI is served by the service', () => {
     const js = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     const css = /href="(\/assets\/[^"]+\.css)"/.exec(html)?.[1];
     assert.ok(js && css);
-    for (const [asset, type] of [[js, /javascript/], [css, /text\/css/]] as const) {
+    for (const [asset, type] of [
+      [js, /javascript/],
+      [css, /text\/css/],
+    ] as const) {
       const res = await fetch(server.url + asset);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', type);

@@ -59,7 +59,10 @@ describe('webhook deliveries and jobs across stops', () => {
     const sim = await startSimulator({ generate: { count: 600, seed: 5 } });
     const rulesDir = tempDir();
     const dataDir = tempDir();
-    fs.writeFileSync(path.join(rulesDir, 'scan.yml'), 'rules:\n  - id: scan\n    when: { content: { matches: "(?i)rechnung" } }\n    actions:\n      - add_tags: [Steuer]\n');
+    fs.writeFileSync(
+      path.join(rulesDir, 'scan.yml'),
+      'rules:\n  - id: scan\n    when: { content: { matches: "(?i)rechnung" } }\n    actions:\n      - add_tags: [Steuer]\n',
+    );
     const slow = sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 150 });
     let server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
     try {

@@ -8,7 +8,7 @@ const PROCESSED = 9;
 
 /** Waits until the simulator has no webhook in flight and the service's queue is empty, twice in a row. */
 async function settle(rig: Rig): Promise<void> {
-  for (let quiet = 0; quiet < 2; ) {
+  for (let quiet = 0; quiet < 2;) {
     await rig.sim.webhooksIdle();
     await rig.server.services.webhook.queue.idle();
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -19,7 +19,14 @@ async function settle(rig: Rig): Promise<void> {
 
 function emulateWorkflow(rig: Rig, echoDelayMs = 50): void {
   // Paperless's "Document Updated" workflow with a webhook action, pointed at the service, on every update.
-  rig.sim.setWorkflowWebhook({ url: `${rig.server.url}/api/webhook/dms`, headers: { Authorization: `Bearer ${API_TOKEN}` }, triggers: ['updated'], shape: 'json', retryBaseMs: 10, echoDelayMs });
+  rig.sim.setWorkflowWebhook({
+    url: `${rig.server.url}/api/webhook/dms`,
+    headers: { Authorization: `Bearer ${API_TOKEN}` },
+    triggers: ['updated'],
+    shape: 'json',
+    retryBaseMs: 10,
+    echoDelayMs,
+  });
 }
 
 async function webhookEvents(rig: Rig): Promise<EventRecord[]> {
@@ -117,8 +124,12 @@ rules:
         await settle(rig);
       }
       assert.equal(patches(rig.sim), 5 + 3, 'five edits by the other side, three writes by the service');
-      const traces = (await call<{ traces: Array<{ status: string; error: string | null }> }>(rig.server.url, '/api/traces?document=10&limit=50', { token: API_TOKEN })).body.traces;
-      assert.ok(traces.some((t) => t.status === 'error' && (t.error ?? '').includes('Loop breaker')), JSON.stringify(traces.map((t) => t.error)));
+      const traces = (await call<{ traces: Array<{ status: string; error: string | null }> }>(rig.server.url, '/api/traces?document=10&limit=50', { token: API_TOKEN }))
+        .body.traces;
+      assert.ok(
+        traces.some((t) => t.status === 'error' && (t.error ?? '').includes('Loop breaker')),
+        JSON.stringify(traces.map((t) => t.error)),
+      );
       // A person asks for a manual run: the document may be written again.
       const manual = await call(rig.server.url, '/api/run?document=10&rule_id=bump&dry_run=false', { method: 'POST', token: API_TOKEN });
       assert.equal(manual.status, 200, JSON.stringify(manual.body));
@@ -128,7 +139,7 @@ rules:
     }
   });
 
-  it('a real job’s bulk edits fire one webhook per document, each recognised as the job\'s own echo', async () => {
+  it("a real job’s bulk edits fire one webhook per document, each recognised as the job's own echo", async () => {
     const rig = await startRig(
       `
 rules:
@@ -152,7 +163,7 @@ rules:
       assert.ok(writes >= 1 && writes <= Math.ceil(invoices / 100) + 1, `only the job's own bulk edits, got ${writes}`);
       assert.ok(rig.sim.webhookStats().delivered <= invoices, 'at most one webhook per changed document');
       const queued = await call<{ events: unknown[] }>(rig.server.url, '/api/events?kind=webhook', { token: API_TOKEN });
-      assert.equal(queued.body.events.length, 0, 'no echo of the job\'s own writes was queued as a webhook run');
+      assert.equal(queued.body.events.length, 0, "no echo of the job's own writes was queued as a webhook run");
     } finally {
       await rig.close();
     }

@@ -44,8 +44,7 @@ function post(url: string, body: string | Uint8Array | undefined, headers: Recor
 }
 
 const json = (url: string, value: unknown) => post(url, JSON.stringify(value), { 'content-type': 'application/json' });
-const tracesFor = async (url: string, eventId: number) =>
-  (await call<{ traces: Trace[] }>(url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body.traces;
+const tracesFor = async (url: string, eventId: number) => (await call<{ traces: Trace[] }>(url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body.traces;
 
 describe('POST /api/webhook/dms', () => {
   let rig: Rig;
@@ -73,7 +72,7 @@ describe('POST /api/webhook/dms', () => {
     assert.ok(traces.every((t) => t.source === 'webhook' && t.document === 10));
   });
 
-  it('recognises the echo of its own write by the document\'s state, and a person\'s edit right after it as a change', async () => {
+  it("recognises the echo of its own write by the document's state, and a person's edit right after it as a change", async () => {
     // Document 10 was just written by the previous test: this is the "Document Updated" echo.
     const before = rig.server.services.webhook.echoesSkipped;
     const echo = await json(rig.server.url, { event: 'document_updated', doc_id: '10' });
@@ -113,7 +112,9 @@ describe('POST /api/webhook/dms', () => {
     const event = await waitForEvent(rig.server.url, res.body.event_id);
     assert.equal(event.status, 'failed');
     assert.match(event.error ?? '', /777777/);
-    const traces = await call<{ traces: Array<{ status: string; source: string; error: string | null }> }>(rig.server.url, '/api/traces?document=777777', { token: API_TOKEN });
+    const traces = await call<{ traces: Array<{ status: string; source: string; error: string | null }> }>(rig.server.url, '/api/traces?document=777777', {
+      token: API_TOKEN,
+    });
     assert.ok(traces.body.traces.length > 0, 'the failure is in the trace history, not only the event record');
     for (const trace of traces.body.traces) {
       assert.equal(trace.status, 'error');

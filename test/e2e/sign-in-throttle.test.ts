@@ -30,7 +30,10 @@ describe('sign-in throttling in the Web UI', () => {
     }
     assert.match(message, /^Too many sign-in attempts from this address\. Try again in \d+ (seconds|minutes) \(at .+\)\.$/);
     await screenshot(page, '09-login-throttled');
-    assert.deepEqual(problems.filter((p) => !/status of 429/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/status of 429/.test(p)),
+      [],
+    );
     await context.close();
   });
 });

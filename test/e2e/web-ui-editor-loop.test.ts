@@ -64,9 +64,17 @@ describe('the edit → test loop in the browser', () => {
     await page.locator('#test-summary', { hasText: '2 tests: 1 passed, 1 failed' }).waitFor();
     const failing = page.locator('#problems .problem.error', { hasText: 'loop-telekom' }).first();
     const line = Number(await failing.getAttribute('data-line'));
-    assert.match((await lines(page).nth(line - 1).textContent()) ?? '', /matched: true/);
+    assert.match(
+      (await lines(page)
+        .nth(line - 1)
+        .textContent()) ?? '',
+      /matched: true/,
+    );
     assert.ok(line >= 10, `the second test's expectation (line ${line})`);
-    await lines(page).nth(line - 1).locator('.cm-lintRange-error').waitFor();
+    await lines(page)
+      .nth(line - 1)
+      .locator('.cm-lintRange-error')
+      .waitFor();
   });
 
   it('completes operators inside a flow mapping in the editor', async () => {
@@ -127,6 +135,9 @@ describe('the edit → test loop in the browser', () => {
     assert.ok((await traces.count()) >= 1);
     assert.equal(await traces.locator('summary .rule', { hasNotText: /^loop-/ }).count(), 0);
     assert.equal(await traces.locator('summary .doc', { hasNotText: 'Telekom Rechnung Februar 2025' }).count(), 0);
-    assert.deepEqual(ui.problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to fetch/.test(p)), []);
+    assert.deepEqual(
+      ui.problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to fetch/.test(p)),
+      [],
+    );
   });
 });

@@ -31,7 +31,9 @@ describe('first start in the browser: the setup page on this machine only', () =
       const response = await ui.page.goto('/rules');
       assert.equal(response?.status(), 421);
       assert.match(await ui.page.content(), /does not answer to the host name/);
-      const status = await ui.page.evaluate("fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)");
+      const status = await ui.page.evaluate(
+        "fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)",
+      );
       assert.equal(status, 421);
     } finally {
       await ui.context.close();
@@ -45,7 +47,9 @@ describe('first start in the browser: the setup page on this machine only', () =
       await ui.page.goto('/rules');
       await ui.page.locator('#setup-refused').waitFor();
       assert.equal(await ui.page.locator('#setup-form').count(), 0);
-      const status = await ui.page.evaluate("fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)");
+      const status = await ui.page.evaluate(
+        "fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)",
+      );
       assert.equal(status, 403);
       assert.equal(fs.existsSync(path.join(server.dataDir, 'config.yml')) && /admin_user/.test(fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8')), false);
     } finally {
@@ -119,7 +123,11 @@ describe('settings: testing the dms connection before saving', () => {
       await page.fill('#settings-dms_token', 'not-the-token');
       await page.click('#test-dms-button');
       await page.locator('#test-dms-result[data-kind="error"]', { hasText: 'the token was refused' }).waitFor();
-      assert.match(fs.existsSync(path.join(server.dataDir, 'config.yml')) ? fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8') : '', /^(?![\s\S]*dms_url)/, 'testing saved nothing');
+      assert.match(
+        fs.existsSync(path.join(server.dataDir, 'config.yml')) ? fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8') : '',
+        /^(?![\s\S]*dms_url)/,
+        'testing saved nothing',
+      );
       assert.deepEqual(ui.problems, []);
     } finally {
       await ui.context.close();

@@ -224,7 +224,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.ok(counts && counts[1] === counts[2], `counts: ${await dry.locator('.counts').textContent()} ${await dry.textContent()}`);
     assert.equal(await dry.locator('progress').getAttribute('value'), counts[1]);
     assert.equal(await dry.locator('progress').getAttribute('max'), counts[2]);
-    assert.equal(await dry.locator('.job-report table.diff ins', { hasText: 'Steuer' }).count() > 0, true);
+    assert.equal((await dry.locator('.job-report table.diff ins', { hasText: 'Steuer' }).count()) > 0, true);
     await screenshot(page, '05-job-report');
     const steuer = sim.store.objects.tags.find((t) => t.name === 'Steuer')!.id;
     assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer));
@@ -270,7 +270,9 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.waitForURL(/rule_id=telekom-tax/);
     const traces = page.locator('.traces-host .trace');
     await traces.first().waitFor();
-    const ats = await traces.locator('summary time').evaluateAll((els: Array<{ getAttribute(name: string): string | null }>) => els.map((e) => e.getAttribute('datetime') ?? ''));
+    const ats = await traces
+      .locator('summary time')
+      .evaluateAll((els: Array<{ getAttribute(name: string): string | null }>) => els.map((e) => e.getAttribute('datetime') ?? ''));
     assert.ok(ats.length >= 3, `${ats.length} traces`); // the manual dry run and the jobs' matches
     assert.deepEqual([...ats].sort().reverse(), ats, 'newest first');
     assert.equal(await traces.locator('summary .rule', { hasNotText: 'telekom-tax' }).count(), 0);

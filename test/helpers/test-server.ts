@@ -20,10 +20,7 @@ export function tempDir(prefix = 'dms-rules-'): string {
 }
 
 /** Starts the real server on a free loopback port with fresh data and rules dirs. */
-export async function startTestServer(
-  env: Record<string, string> = {},
-  overrides: Partial<Config> = {},
-): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir('dms-rules-data-');
   const rulesDir = overrides.rulesDir ?? tempDir('dms-rules-rules-');
   const config = loadConfig({

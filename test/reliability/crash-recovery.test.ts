@@ -10,7 +10,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A valid rule file of about 40 KB whose every rule id starts with `prefix`. */
 function bigRuleFile(prefix: string): string {
-  const rules = Array.from({ length: 150 }, (_, i) => `  - id: ${prefix}-${i}\n    description: ${'x'.repeat(200)}\n    when:\n      title: { contains: "${prefix} ${i}" }\n    actions:\n      - set_title: "${prefix} {{ doc.title }}"\n`);
+  const rules = Array.from(
+    { length: 150 },
+    (_, i) =>
+      `  - id: ${prefix}-${i}\n    description: ${'x'.repeat(200)}\n    when:\n      title: { contains: "${prefix} ${i}" }\n    actions:\n      - set_title: "${prefix} {{ doc.title }}"\n`,
+  );
   return `rules:\n${rules.join('')}`;
 }
 

@@ -17,7 +17,10 @@ describe('the durable webhook queue', () => {
     const slow = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 5000 });
     const dirs = { SVC_DATA_DIR: tempDir(), SVC_RULES_DIR: tempDir(), SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token };
     // Not idempotent: a second run of one delivery would show as a second "!".
-    fs.writeFileSync(path.join(dirs.SVC_RULES_DIR, 'bang.yml'), 'rules:\n  - id: bang\n    on: [updated]\n    when: { title: { contains: "" } }\n    actions:\n      - set_title: "{{ doc.title }}!"\n');
+    fs.writeFileSync(
+      path.join(dirs.SVC_RULES_DIR, 'bang.yml'),
+      'rules:\n  - id: bang\n    on: [updated]\n    when: { title: { contains: "" } }\n    actions:\n      - set_title: "{{ doc.title }}!"\n',
+    );
     const titles = new Map(DOCS.map((id) => [id, sim.store.getDocument(id)?.title]));
     let server = await startChildServer(dirs);
     try {

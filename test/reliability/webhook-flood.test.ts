@@ -8,7 +8,10 @@ import { API_TOKEN, call, startTestServer, tempDir } from '../helpers/test-serve
 test('a webhook flood beyond the queue bound: the overflow gets 503 + Retry-After and every accepted delivery runs', async () => {
   const sim = await startSimulator({ seedDocuments: false, generate: { count: 600, seed: 5 } });
   const rulesDir = tempDir();
-  fs.writeFileSync(path.join(rulesDir, 'flood.yml'), 'rules:\n  - id: flood\n    when:\n      content: { matches: "(?i)rechnung|invoice" }\n    actions:\n      - add_tags: [Steuer]\n');
+  fs.writeFileSync(
+    path.join(rulesDir, 'flood.yml'),
+    'rules:\n  - id: flood\n    when:\n      content: { matches: "(?i)rechnung|invoice" }\n    actions:\n      - add_tags: [Steuer]\n',
+  );
   const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_WEBHOOK_DRY_RUN: 'true' }, { rulesDir });
   try {
     sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 40 });
@@ -28,7 +31,10 @@ test('a webhook flood beyond the queue bound: the overflow gets 503 + Retry-Afte
     }
     assert.deepEqual(otherStatuses, [], 'every answer is 202 or 503');
     assert.ok(refused.length > 0, 'the flood went past the queue bound');
-    assert.ok(refused.every((r) => Number(r) >= 1), 'every 503 says when to retry');
+    assert.ok(
+      refused.every((r) => Number(r) >= 1),
+      'every 503 says when to retry',
+    );
     assert.ok(accepted.size > 0);
 
     await server.services.webhook.queue.idle();

@@ -20,11 +20,14 @@ test('defaults make a working config with no environment at all', () => {
 });
 
 test('a wrong port stops start-up with a line naming the variable', () => {
-  assert.throws(() => loadConfig({ env: { SVC_PORT: 'abc' }, cwd: tmp() }), (err: Error) => {
-    assert.ok(err instanceof ConfigError);
-    assert.match(err.message, /SVC_PORT/);
-    return true;
-  });
+  assert.throws(
+    () => loadConfig({ env: { SVC_PORT: 'abc' }, cwd: tmp() }),
+    (err: Error) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, /SVC_PORT/);
+      return true;
+    },
+  );
   assert.throws(() => loadConfig({ env: { SVC_PORT: '70000' }, cwd: tmp() }), /SVC_PORT/);
 });
 
@@ -80,11 +83,17 @@ test('SVC_VAR_* variables are collected for vars templates', () => {
 });
 
 test('a dms URL with user info is refused with a message pointing to SVC_DMS_TOKEN', () => {
-  assert.throws(() => loadConfig({ env: { SVC_DMS_URL: 'http://user:secret@paperless.lan:8000' }, cwd: tmp() }), /SVC_DMS_URL must not contain a user name or password; put the Paperless API token in SVC_DMS_TOKEN/);
+  assert.throws(
+    () => loadConfig({ env: { SVC_DMS_URL: 'http://user:secret@paperless.lan:8000' }, cwd: tmp() }),
+    /SVC_DMS_URL must not contain a user name or password; put the Paperless API token in SVC_DMS_TOKEN/,
+  );
 });
 
 test('allowed hosts, public URL and trusted proxies are checked at start', () => {
-  const config = loadConfig({ env: { SVC_ALLOWED_HOSTS: 'Rules.LAN, rules.lan:8443 [::1]', SVC_PUBLIC_URL: 'https://rules.example.com/', SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8' }, cwd: tmp() });
+  const config = loadConfig({
+    env: { SVC_ALLOWED_HOSTS: 'Rules.LAN, rules.lan:8443 [::1]', SVC_PUBLIC_URL: 'https://rules.example.com/', SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8' },
+    cwd: tmp(),
+  });
   assert.deepEqual(config.allowedHosts, ['rules.lan', 'rules.lan:8443', '[::1]']);
   assert.equal(config.publicUrl, 'https://rules.example.com');
   assert.equal(config.trustProxy, 'loopback,10.0.0.0/8');

@@ -13,7 +13,17 @@ export interface DocumentPicker {
 
 export function documentPicker(id: string): DocumentPicker {
   const input = h('input', {
-    attrs: { id, type: 'text', inputmode: 'search', autocomplete: 'off', placeholder: 'id or title', role: 'combobox', 'aria-expanded': 'false', 'aria-controls': `${id}-results`, 'aria-autocomplete': 'list' },
+    attrs: {
+      id,
+      type: 'text',
+      inputmode: 'search',
+      autocomplete: 'off',
+      placeholder: 'id or title',
+      role: 'combobox',
+      'aria-expanded': 'false',
+      'aria-controls': `${id}-results`,
+      'aria-autocomplete': 'list',
+    },
   });
   const results = h('ul', { class: 'search-results', attrs: { id: `${id}-results`, role: 'listbox', hidden: true } });
   const chosen = h('span', { class: 'muted small', attrs: { 'aria-live': 'polite' } });

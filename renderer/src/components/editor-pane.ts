@@ -72,7 +72,10 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   const published = await request<RuleFileContent>(url(file.id));
   let draft: string | null = null;
   if (file.has_draft) {
-    draft = await request<RuleFileContent>(url(file.id), { query: { draft: true } }).then((d) => d.content, () => null);
+    draft = await request<RuleFileContent>(url(file.id), { query: { draft: true } }).then(
+      (d) => d.content,
+      () => null,
+    );
   }
   let publishedText = published.content;
   let storedText = draft ?? publishedText; // last text the server holds for this file (draft or published)
@@ -86,7 +89,11 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   const saveButton = h('button', { class: 'primary', attrs: { type: 'button', id: 'save-button', title: 'Save and publish (Ctrl/Cmd-S)' } }, 'Save');
   const discardButton = h('button', { attrs: { type: 'button', id: 'discard-button' } }, 'Discard draft');
   const deleteButton = h('button', { class: 'danger', attrs: { type: 'button', id: 'delete-button' } }, 'Delete file');
-  const testButton = h('button', { attrs: { type: 'button', id: 'run-tests-button', hidden: file.is_vars, title: "Run this file's tests: examples on the editor's text" } }, 'Run tests');
+  const testButton = h(
+    'button',
+    { attrs: { type: 'button', id: 'run-tests-button', hidden: file.is_vars, title: "Run this file's tests: examples on the editor's text" } },
+    'Run tests',
+  );
   const testSummary = h('span', { class: 'test-summary', attrs: { id: 'test-summary', role: 'status' } });
   const host = h('div', { class: 'editor-host' });
 
@@ -109,7 +116,11 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       ...problems.map((p) => {
         const where = p.line ? `Line ${p.line}${p.column ? `, column ${p.column}` : ''}: ` : '';
         const message = p.message.replace(/^line \d+(, column \d+)?:\s*/i, ''); // the server may name the place too
-        const item = h('button', { class: `problem ${p.severity}`, attrs: { type: 'button', 'data-line': p.line ?? null } }, `${p.severity === 'error' ? '✗' : '!'} ${where}${message}`);
+        const item = h(
+          'button',
+          { class: `problem ${p.severity}`, attrs: { type: 'button', 'data-line': p.line ?? null } },
+          `${p.severity === 'error' ? '✗' : '!'} ${where}${message}`,
+        );
         item.addEventListener('click', () => view && p.line && revealPosition(view, p.line, p.column));
         return item;
       }),
@@ -129,7 +140,10 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
         const others = problems.filter((p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message));
         renderProblems([...failed.map((t): Problem => ({ message: `${t.rule_id}: ${t.message}`, line: t.line, column: t.column, severity: 'error' })), ...others]);
         const passed = r.tests.length - failed.length;
-        testSummary.textContent = r.tests.length === 0 ? 'No tests in this file: add examples under tests:.' : `${r.tests.length} test${r.tests.length === 1 ? '' : 's'}: ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}`;
+        testSummary.textContent =
+          r.tests.length === 0
+            ? 'No tests in this file: add examples under tests:.'
+            : `${r.tests.length} test${r.tests.length === 1 ? '' : 's'}: ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}`;
         testSummary.dataset.kind = failed.length ? 'error' : 'ok';
       } else renderProblems(problems);
     } catch (err) {
@@ -233,7 +247,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       saveButton,
       deleteButton,
     ),
-    draft !== null && hasDraft ? h('p', { class: 'banner small', attrs: { role: 'note' } }, 'You are editing an unpublished draft. Save to publish it, or discard it.') : null,
+    draft !== null && hasDraft
+      ? h('p', { class: 'banner small', attrs: { role: 'note' } }, 'You are editing an unpublished draft. Save to publish it, or discard it.')
+      : null,
     loadError ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`) : null,
     host,
     problemsBox,

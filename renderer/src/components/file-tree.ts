@@ -64,7 +64,14 @@ export function fileTree(files: RuleFileEntry[], selectedId: string | null): HTM
           'details',
           { attrs: { open: true } },
           h('summary', {}, h('span', { class: 'folder', attrs: { 'aria-hidden': 'true' } }, '▸'), ` ${pkg}/`),
-          h('ul', { attrs: { role: 'list' } }, ...files.filter((f) => f.package === pkg).sort((a, b) => a.path.localeCompare(b.path)).map((f) => fileItem(f, selectedId))),
+          h(
+            'ul',
+            { attrs: { role: 'list' } },
+            ...files
+              .filter((f) => f.package === pkg)
+              .sort((a, b) => a.path.localeCompare(b.path))
+              .map((f) => fileItem(f, selectedId)),
+          ),
         ),
       ),
     ),

@@ -18,10 +18,7 @@ function reportView(report: JobReport): HTMLElement {
     'div',
     { class: 'job-report' },
     h('p', {}, report.summary),
-    ...(report.samples ?? []).flatMap((sample) => [
-      h('h4', {}, `#${sample.document} ${sample.title}`),
-      diffTable(sample.changes),
-    ]),
+    ...(report.samples ?? []).flatMap((sample) => [h('h4', {}, `#${sample.document} ${sample.title}`), diffTable(sample.changes)]),
   );
 }
 

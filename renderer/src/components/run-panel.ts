@@ -65,7 +65,11 @@ export function runPanel(source?: RunSource): RunPanel {
     run.textContent = dry.checked ? 'Dry-run on document' : 'Run on document (writes)';
     // Writing to every document goes through the dry report first, unless the person says to skip it.
     skipLabel.hidden = dry.checked;
-    runAll.textContent = dry.checked ? 'Dry-run this rule on all documents' : skipDry.checked ? 'Write to all documents now' : 'Write to all documents (dry report first)';
+    runAll.textContent = dry.checked
+      ? 'Dry-run this rule on all documents'
+      : skipDry.checked
+        ? 'Write to all documents now'
+        : 'Write to all documents (dry report first)';
     runAll.classList.toggle('danger', !dry.checked);
   }
   skipDry.addEventListener('change', syncDry);
@@ -83,7 +87,11 @@ export function runPanel(source?: RunSource): RunPanel {
     // A dry run from the editor tries what is being edited; a real run writes what is published.
     if (source && dry.checked) {
       const version = source.version();
-      const r = await request<RunResult & { document_title?: string }>(`/api/ui/rules/${encodeURIComponent(source.fileId)}/dry-run`, { method: 'POST', text: source.text(), query: { document, rule_id: ruleId } });
+      const r = await request<RunResult & { document_title?: string }>(`/api/ui/rules/${encodeURIComponent(source.fileId)}/dry-run`, {
+        method: 'POST',
+        text: source.text(),
+        query: { document, rule_id: ruleId },
+      });
       return { r, ran: `Ran ${RAN[version]} of ${source.path}${ruleId ? '' : ' with the other loaded files'}.` };
     }
     const r = await request<RunResult>('/api/run', { method: 'POST', query: { document, rule_id: ruleId, dry_run: dry.checked } });
@@ -135,7 +143,15 @@ export function runPanel(source?: RunSource): RunPanel {
   });
 
   return {
-    element: h('section', { class: 'run-panel', attrs: { 'aria-labelledby': 'run-title' } }, h('h2', { attrs: { id: 'run-title' } }, 'Run'), form, results, jobs, dialog.element),
+    element: h(
+      'section',
+      { class: 'run-panel', attrs: { 'aria-labelledby': 'run-title' } },
+      h('h2', { attrs: { id: 'run-title' } }, 'Run'),
+      form,
+      results,
+      jobs,
+      dialog.element,
+    ),
     setRules(fileRules, allRules) {
       const previous = rule.value;
       const others = allRules.filter((r) => !fileRules.includes(r));

@@ -25,7 +25,14 @@ export function scheduledRuns(): HTMLElement {
                 h('td', {}, s.schedule),
                 h('td', {}, s.dry_run ? 'dry run' : 'real'),
                 h('td', { class: 'next-run' }, formatTime(s.next_run)),
-                h('td', {}, s.last_event_id != null ? h('a', { attrs: { href: `/traces?event_id=${s.last_event_id}`, 'data-nav': true } }, formatTime(s.last_run)) : formatTime(s.last_run), s.last_skipped ? ` (skipped ${formatTime(s.last_skipped)}: previous run still going)` : ''),
+                h(
+                  'td',
+                  {},
+                  s.last_event_id != null
+                    ? h('a', { attrs: { href: `/traces?event_id=${s.last_event_id}`, 'data-nav': true } }, formatTime(s.last_run))
+                    : formatTime(s.last_run),
+                  s.last_skipped ? ` (skipped ${formatTime(s.last_skipped)}: previous run still going)` : '',
+                ),
               ),
             ),
           ),

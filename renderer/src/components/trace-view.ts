@@ -18,7 +18,10 @@ export function dmsDocumentUrl(dmsUrl: string, id: number): string {
 /** The rule's line in the editor: the file id is the base64url of its path, as the server makes it. */
 export function ruleEditorHref(file: string, ruleId: string): string {
   const bytes = new TextEncoder().encode(file);
-  const id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const id = btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
   return `/rules/${encodeURIComponent(id)}?rule=${encodeURIComponent(ruleId)}`;
 }
 
@@ -65,11 +68,7 @@ function conditions(trace: Trace): HTMLElement {
 function extracted(trace: Trace): HTMLElement | null {
   const entries = Object.entries(trace.extracted ?? {});
   if (entries.length === 0) return null;
-  return h(
-    'dl',
-    { class: 'extracted' },
-    ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, formatValue(value)))]),
-  );
+  return h('dl', { class: 'extracted' }, ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, formatValue(value)))]));
 }
 
 /** Before: the old list, removed items struck out. After: the new list, added items marked. */
@@ -95,7 +94,11 @@ export function diffTable(changes: Record<string, FieldChange>): HTMLElement {
   return h(
     'table',
     { class: 'diff' },
-    h('thead', {}, h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Before'), h('th', { attrs: { scope: 'col' } }, 'After'))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Before'), h('th', { attrs: { scope: 'col' } }, 'After')),
+    ),
     h('tbody', {}, ...Object.entries(changes).map(([field, change]) => changeRow(field, change))),
   );
 }
@@ -152,7 +155,14 @@ export function traceView(trace: Trace, open = false, links: TraceLinks = {}): H
     section('Extracted values', extracted(trace)),
     section(trace.dry_run ? 'Changes (not written: dry run)' : 'Changes', changes(trace)),
     section('Actions', actions(trace)),
-    trace.file ? h('p', { class: 'muted small' }, 'Rule file: ', h('a', { class: 'rule-link', attrs: { href: ruleEditorHref(trace.file, trace.rule_id), 'data-nav': true } }, `${trace.file} (${trace.rule_id})`)) : null,
+    trace.file
+      ? h(
+          'p',
+          { class: 'muted small' },
+          'Rule file: ',
+          h('a', { class: 'rule-link', attrs: { href: ruleEditorHref(trace.file, trace.rule_id), 'data-nav': true } }, `${trace.file} (${trace.rule_id})`),
+        )
+      : null,
   );
   details.append(body);
   return details;

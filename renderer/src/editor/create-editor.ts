@@ -33,10 +33,7 @@ export function createEditor(options: EditorOptions): EditorView {
     EditorState.tabSize.of(2),
     EditorView.lineWrapping, // long regexes and templates stay visible in a narrow window
     // Before basicSetup's keymaps win: Mod-s would otherwise open the browser's "save page".
-    keymap.of([
-      { key: 'Mod-s', preventDefault: true, run: () => (options.onSave(), true) },
-      indentWithTab,
-    ]),
+    keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (options.onSave(), true) }, indentWithTab]),
     EditorView.updateListener.of((update) => {
       if (update.docChanged) options.onChange(update.state.doc.toString());
     }),

@@ -127,7 +127,8 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
       for (const name of data.vocabulary[kind]) options.push({ label: name, type: 'constant', detail, apply: quoted ? name : yamlScalar(name) });
     }
     if (last === 'from') {
-      for (const f of [...FROM_FIELDS, ...data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`)]) options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
+      for (const f of [...FROM_FIELDS, ...data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`)])
+        options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
     }
   }
   return options.length ? { from: ctx.fromColumn, options } : null;

@@ -37,7 +37,13 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   const center = h('div', { class: 'center' });
   const side = h('aside', { class: 'side', attrs: { 'aria-label': 'Run and preview' } });
   main.append(
-    h('nav', { class: 'files', attrs: { 'aria-label': 'Rule files' } }, h('h2', {}, 'Rule files'), treeHost, newFileForm((id) => navigate(`/rules/${encodeURIComponent(id)}`))),
+    h(
+      'nav',
+      { class: 'files', attrs: { 'aria-label': 'Rule files' } },
+      h('h2', {}, 'Rule files'),
+      treeHost,
+      newFileForm((id) => navigate(`/rules/${encodeURIComponent(id)}`)),
+    ),
     center,
     side,
   );
@@ -64,9 +70,7 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   const file = fileId ? list.files.find((f) => f.id === fileId) : undefined;
   let editorRef: { text(): string; version(): 'unsaved' | 'draft' | 'published' } | null = null;
   const run = runPanel(
-    file && !file.is_vars
-      ? { fileId: file.id, path: file.path, text: () => editorRef?.text() ?? '', version: () => editorRef?.version() ?? 'published' }
-      : undefined,
+    file && !file.is_vars ? { fileId: file.id, path: file.path, text: () => editorRef?.text() ?? '', version: () => editorRef?.version() ?? 'published' } : undefined,
   );
   stops.push(() => run.stop());
 
@@ -76,7 +80,13 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
         'section',
         { class: 'empty-state big' },
         h('h2', {}, fileId ? 'That rule file does not exist (any more).' : 'Pick a rule file'),
-        h('p', {}, list.files.length ? 'Choose a file on the left to edit its rules, or create a new one.' : 'There are no rule files yet. Create one on the left: for example finance/invoices.yml.'),
+        h(
+          'p',
+          {},
+          list.files.length
+            ? 'Choose a file on the left to edit its rules, or create a new one.'
+            : 'There are no rule files yet. Create one on the left: for example finance/invoices.yml.',
+        ),
       ),
     );
     run.setRules([], Object.keys(list.loaded));
@@ -126,4 +136,3 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   }
   return () => stops.forEach((s) => s());
 }
-

@@ -37,7 +37,11 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const dry = h('input', { attrs: { type: 'checkbox', role: 'switch', id: 'settings-webhook_dry_run', disabled: fixed('webhook_dry_run') } });
   dry.checked = s.webhook_dry_run;
   const poll = h('input', { attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' } });
-  const restart = h('p', { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } }, 'Restart the service to apply all saved settings.');
+  const restart = h(
+    'p',
+    { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } },
+    'Restart the service to apply all saved settings.',
+  );
   const form = h(
     'form',
     { class: 'settings' },
@@ -71,7 +75,13 @@ function renderForm(section: HTMLElement, s: Settings): void {
         'For when Paperless cannot reach this service (laptop, firewall, Paperless in the cloud). 0 = off; empty = every 5 minutes when no API token is set, otherwise off.',
       ),
     ),
-    field('current_password', 'Current password', currentPassword, false, 'Needed to change the password or the API token. A new dms URL without a new token removes the stored token.'),
+    field(
+      'current_password',
+      'Current password',
+      currentPassword,
+      false,
+      'Needed to change the password or the API token. A new dms URL without a new token removes the stored token.',
+    ),
     status,
     restart,
     s.config_file ? h('p', { class: 'muted small' }, `Stored in ${s.config_file}.`) : null,
@@ -86,7 +96,11 @@ function renderForm(section: HTMLElement, s: Settings): void {
     if (!fixed('webhook_dry_run') && dry.checked !== s.webhook_dry_run) body.webhook_dry_run = dry.checked;
     const minutes = poll.value.trim() === '' ? null : Number(poll.value);
     if (!fixed('poll_minutes') && minutes !== s.poll_minutes) body.poll_minutes = minutes;
-    for (const [name, input] of [['dms_token', dmsToken], ['admin_password', adminPassword], ['api_token', apiToken]] as const) {
+    for (const [name, input] of [
+      ['dms_token', dmsToken],
+      ['admin_password', adminPassword],
+      ['api_token', apiToken],
+    ] as const) {
       if (!fixed(name) && input.value) body[name] = input.value;
     }
     if (Object.keys(body).length === 0) return say(status, 'Nothing changed.', 'info');

@@ -30,7 +30,11 @@ export function renderSetup(root: HTMLElement, allowed: boolean, onCreated: () =
     'form',
     { class: 'login-card', attrs: { id: 'setup-form', 'aria-labelledby': 'setup-title' } },
     h('h1', { attrs: { id: 'setup-title' } }, 'Welcome to dms-rules'),
-    h('p', { class: 'muted' }, 'Create the admin account. It is stored (the password as a hash) in config.yml in the data directory; this page is shown only once, and only on this machine.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Create the admin account. It is stored (the password as a hash) in config.yml in the data directory; this page is shown only once, and only on this machine.',
+    ),
     h('label', { attrs: { for: 'setup-user' } }, 'User name'),
     user,
     h('label', { attrs: { for: 'setup-password' } }, 'Password (at least 8 characters)'),

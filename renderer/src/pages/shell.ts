@@ -25,9 +25,7 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
   const nav = h(
     'nav',
     { attrs: { 'aria-label': 'Sections' } },
-    ...SECTIONS.map((s) =>
-      h('a', { attrs: { href: s.href, 'data-nav': true, 'aria-current': s.id === active ? 'page' : null } }, s.label),
-    ),
+    ...SECTIONS.map((s) => h('a', { attrs: { href: s.href, 'data-nav': true, 'aria-current': s.id === active ? 'page' : null } }, s.label)),
   );
   const dms = config?.dms_url
     ? h('span', { class: 'dms', attrs: { title: `Documents come from ${config.dms_url}` } }, config.demo ? 'demo dms' : new URL(config.dms_url).host)
@@ -71,5 +69,7 @@ async function showArrival(target: HTMLElement): Promise<void> {
     target.textContent += ' · catch-up failing';
     target.classList.add('error');
   }
-  target.title = a.catch_up_error ? `${a.catch_up_error} Next try ${formatTime(a.catch_up_retry_at ?? '')}.` : 'When the dms last reached this service (webhook, poll or catch-up) and how many documents wait to be run.';
+  target.title = a.catch_up_error
+    ? `${a.catch_up_error} Next try ${formatTime(a.catch_up_retry_at ?? '')}.`
+    : 'When the dms last reached this service (webhook, poll or catch-up) and how many documents wait to be run.';
 }

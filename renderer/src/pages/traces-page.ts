@@ -17,7 +17,12 @@ async function serviceQuery(query: Record<string, string>): Promise<{ query: Rec
     const { documents } = await request<{ documents: DocumentHit[] }>('/api/ui/documents', { query: { search: query.document } });
     for (const d of documents) titles[d.id] = d.title;
     // No document has that title: ask for one that cannot exist, so the list says "no match".
-    out.documents = documents.length ? documents.slice(0, 100).map((d) => d.id).join(',') : '999999999999999';
+    out.documents = documents.length
+      ? documents
+          .slice(0, 100)
+          .map((d) => d.id)
+          .join(',')
+      : '999999999999999';
   }
   return { query: out, titles };
 }
@@ -67,7 +72,12 @@ export function renderTracesPage(main: HTMLElement): () => void {
       const filtered = Object.keys(query).length > 0;
       summary.textContent = `${traces.length} trace${traces.length === 1 ? '' : 's'}${filtered ? ' matching the filters' : ''}, newest first${traces.length === 200 ? ' (the latest 200)' : ''}.`;
       list.replaceChildren(
-        traceList(traces, filtered ? 'No trace matches these filters. Clear them to see everything.' : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.', false, { dmsUrl: config?.dms_url ?? null, titles }),
+        traceList(
+          traces,
+          filtered ? 'No trace matches these filters. Clear them to see everything.' : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.',
+          false,
+          { dmsUrl: config?.dms_url ?? null, titles },
+        ),
       );
     } catch (err) {
       list.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)));

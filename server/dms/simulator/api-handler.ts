@@ -74,7 +74,11 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
   }
   if (terminal?.kind === 'rate_limit') {
     const seconds = terminal.retryAfter ?? 1;
-    return writeResult(res, { status: 429, body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` }, headers: { 'retry-after': String(seconds) } }, {});
+    return writeResult(
+      res,
+      { status: 429, body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` }, headers: { 'retry-after': String(seconds) } },
+      {},
+    );
   }
 
   // Version headers only once the caller is authenticated (ApiVersionMiddleware).

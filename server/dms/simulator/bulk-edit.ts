@@ -5,16 +5,7 @@ import type { ObjectKind, SimDocument } from './sim-types.js';
 import { documentLinkError } from './document-write.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
-const METHODS = [
-  'set_correspondent',
-  'set_document_type',
-  'set_storage_path',
-  'add_tag',
-  'remove_tag',
-  'modify_tags',
-  'modify_custom_fields',
-  'delete',
-] as const;
+const METHODS = ['set_correspondent', 'set_document_type', 'set_storage_path', 'add_tag', 'remove_tag', 'modify_tags', 'modify_custom_fields', 'delete'] as const;
 
 type Method = (typeof METHODS)[number];
 const RELATION: Record<string, ['correspondent' | 'document_type' | 'storage_path', ObjectKind, string]> = {
@@ -73,7 +64,8 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
     if (!('remove_tags' in params)) fail(400, { non_field_errors: ['remove_tags not specified'] });
     const add = idList(params.add_tags);
     const remove = idList(params.remove_tags);
-    if (!add || !remove || [...add, ...remove].some((id) => !store.object('tags', id))) fail(400, { non_field_errors: ['Some tags in add_tags or remove_tags don\'t exist'] });
+    if (!add || !remove || [...add, ...remove].some((id) => !store.object('tags', id)))
+      fail(400, { non_field_errors: ["Some tags in add_tags or remove_tags don't exist"] });
     const tree = store.tagTree();
     for (const doc of targets) {
       doc.tags = tagsAfterModify(tree, doc.tags, add!, remove!);
@@ -107,7 +99,10 @@ function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Rec
   const entries: Array<[number, unknown]> = Array.isArray(add)
     ? add.map((id) => [Number(id), null])
     : Object.entries((add ?? {}) as Record<string, unknown>).map(([id, value]) => [Number(id), value]);
-  for (const [name, ids] of [['add_custom_fields', entries.map(([id]) => id)], ['remove_custom_fields', remove!]] as const) {
+  for (const [name, ids] of [
+    ['add_custom_fields', entries.map(([id]) => id)],
+    ['remove_custom_fields', remove!],
+  ] as const) {
     if (ids.some((id) => !store.object('custom_fields', id)) || new Set(ids).size !== ids.length) {
       fail(400, { non_field_errors: [`Some custom fields in ${name} don't exist or were specified twice.`] });
     }

@@ -29,7 +29,7 @@ function condition(store: SimStore, query: unknown[], counter: { n: number }): T
   const field = store.objects.custom_fields.find((f) => (typeof ref === 'number' ? f.id === ref : f.name === ref));
   if (!field) throw new QueryError({ '0': [`'${String(ref)}' is not a valid custom field.`] });
   const raw = (doc: SimDocument) => doc.custom_fields.find((cf) => cf.field === field.id);
-  const options = ((field.extra_data as { select_options?: Array<{ id: string; label: string }> })?.select_options ?? []);
+  const options = (field.extra_data as { select_options?: Array<{ id: string; label: string }> })?.select_options ?? [];
   // A select compares by option id; a label is accepted too.
   const want = (v: unknown): number | string | null =>
     field.data_type === 'select' ? (options.find((o) => o.label === v)?.id ?? comparable(field, v)) : comparable(field, v);

@@ -22,11 +22,18 @@ const LOOKUPS: Record<string, (value: string, needle: string) => boolean> = {
 
 // Lenient id lists (tags__id__all, …) drop malformed items silently; strict ones (id__in, …) answer 400.
 function lenientIds(value: string): number[] {
-  return value.split(',').map((s) => s.trim()).filter((s) => /^\d+$/.test(s)).map(Number);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => /^\d+$/.test(s))
+    .map(Number);
 }
 
 function strictIds(value: string): number[] | null {
-  const parts = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return parts.every((p) => /^-?\d+$/.test(p)) ? parts.map(Number) : null;
 }
 
@@ -86,7 +93,9 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
       if (value !== 'true' && value !== 'false') continue;
       const inbox = inboxTags();
       predicates.push((d) => d.tags.some((t) => inbox.has(t)) === (value === 'true'));
-    } else if ((match = /^(correspondent|document_type|storage_path)__(id|id__in|id__none|isnull|name__iexact|name__icontains|name__istartswith|name__iendswith)$/.exec(name))) {
+    } else if (
+      (match = /^(correspondent|document_type|storage_path)__(id|id__in|id__none|isnull|name__iexact|name__icontains|name__istartswith|name__iendswith)$/.exec(name))
+    ) {
       const rel = match[1] as Relation;
       const op = match[2];
       const kind = rel === 'correspondent' ? 'correspondents' : rel === 'document_type' ? 'document_types' : 'storage_paths';
@@ -124,7 +133,7 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
         errors[name] = [dateOnly ? 'Enter a valid date.' : 'Enter a valid date/time.'];
         continue;
       }
-      const bound = dateOnly ? dateTime(value.slice(0, 10)) ?? at : at;
+      const bound = dateOnly ? (dateTime(value.slice(0, 10)) ?? at) : at;
       predicates.push((d) => {
         const own = dateTime(dateOnly ? d[field].slice(0, 10) : d[field]);
         return own !== null && compare(own, bound);

@@ -45,7 +45,11 @@ const MONTHS_DE = ['Januar', 'Februar', 'März', 'April', 'Mai', 'Juni', 'Juli',
 const MONTHS_EN = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 const pad = (n: number) => String(n).padStart(2, '0');
-const euro = (n: number) => n.toFixed(2).replace('.', ',').replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+const euro = (n: number) =>
+  n
+    .toFixed(2)
+    .replace('.', ',')
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
 const dollar = (n: number) => n.toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 function content(kind: Kind, c: Company, amount: number, date: Date, number: string, item: string): string {
@@ -54,14 +58,20 @@ function content(kind: Kind, c: Company, amount: number, date: Date, number: str
   const net = amount / 1.19;
   if (c.lang === 'en') {
     if (kind === 'receipt') return `${c.name}\n${c.city}\nRECEIPT\nDate: ${en}\n1 x ${item}  ${dollar(amount)}\nTotal USD ${dollar(amount)}\nPaid by card. Thank you!`;
-    if (kind === 'contract') return `${c.name}\n${c.city}\n${item} Agreement No. ${number}\nEffective date: ${en}\nThe parties agree to the terms below. Annual fee: USD ${dollar(amount)}.\nTerm: 12 months, renewing automatically.`;
-    if (kind === 'letter') return `${c.name}\n${c.city}\n${en}\nDear customer,\nwe would like to inform you about changes to your ${item} account.\nReference: ${number}\nKind regards`;
+    if (kind === 'contract')
+      return `${c.name}\n${c.city}\n${item} Agreement No. ${number}\nEffective date: ${en}\nThe parties agree to the terms below. Annual fee: USD ${dollar(amount)}.\nTerm: 12 months, renewing automatically.`;
+    if (kind === 'letter')
+      return `${c.name}\n${c.city}\n${en}\nDear customer,\nwe would like to inform you about changes to your ${item} account.\nReference: ${number}\nKind regards`;
     return `${c.name}\n${c.city}\nINVOICE\nInvoice No. ${number}\nInvoice date: ${en}\n${item}  USD ${dollar(amount)}\nTotal: USD ${dollar(amount)}\nPayment due within 30 days.`;
   }
-  if (kind === 'receipt') return `${c.name}\n${c.city}\nKassenbon\n${item}  ${euro(amount)}\nSUMME EUR ${euro(amount)}\nBar bezahlt ${de}\nVielen Dank für Ihren Einkauf!`;
-  if (kind === 'contract') return `${c.name}\n${c.city}\nVertrag Nr. ${number} über ${item}\nVertragsbeginn: ${de}\nMonatlicher Beitrag: ${euro(amount / 12)} EUR\nLaufzeit 12 Monate, Kündigung mit einer Frist von drei Monaten.`;
-  if (kind === 'tax') return `${c.name}\n${c.city}\nBescheid für ${date.getUTCFullYear() - 1} über ${item}\nSteuernummer ${number}\nDatum: ${de}\nFestgesetzt werden ${euro(amount)} EUR.\nBitte zahlen Sie den Betrag bis zum Fälligkeitstag.`;
-  if (kind === 'letter') return `${c.name}\n${c.city}\n${de}\nSehr geehrte Damen und Herren,\nwir informieren Sie über Änderungen zu Ihrem Vertrag ${item}.\nZeichen: ${number}\nMit freundlichen Grüßen`;
+  if (kind === 'receipt')
+    return `${c.name}\n${c.city}\nKassenbon\n${item}  ${euro(amount)}\nSUMME EUR ${euro(amount)}\nBar bezahlt ${de}\nVielen Dank für Ihren Einkauf!`;
+  if (kind === 'contract')
+    return `${c.name}\n${c.city}\nVertrag Nr. ${number} über ${item}\nVertragsbeginn: ${de}\nMonatlicher Beitrag: ${euro(amount / 12)} EUR\nLaufzeit 12 Monate, Kündigung mit einer Frist von drei Monaten.`;
+  if (kind === 'tax')
+    return `${c.name}\n${c.city}\nBescheid für ${date.getUTCFullYear() - 1} über ${item}\nSteuernummer ${number}\nDatum: ${de}\nFestgesetzt werden ${euro(amount)} EUR.\nBitte zahlen Sie den Betrag bis zum Fälligkeitstag.`;
+  if (kind === 'letter')
+    return `${c.name}\n${c.city}\n${de}\nSehr geehrte Damen und Herren,\nwir informieren Sie über Änderungen zu Ihrem Vertrag ${item}.\nZeichen: ${number}\nMit freundlichen Grüßen`;
   return `${c.name}\n${c.city}\nRechnung Nr. ${number}\nRechnungsdatum: ${de}\n${item}: ${euro(net)} EUR netto\nUmsatzsteuer 19 %: ${euro(amount - net)} EUR\nRechnungsbetrag: ${euro(amount)} EUR\nZahlbar innerhalb von 14 Tagen.`;
 }
 
@@ -69,7 +79,8 @@ function title(kind: Kind, c: Company, date: Date, number: string, item: string)
   const month = c.lang === 'de' ? MONTHS_DE[date.getUTCMonth()] : MONTHS_EN[date.getUTCMonth()];
   const short = c.name.split(' ')[0];
   if (kind === 'invoice') return c.lang === 'de' ? `${short} Rechnung ${month} ${date.getUTCFullYear()}` : `Invoice ${number}`;
-  if (kind === 'receipt') return c.lang === 'de' ? `Kassenbon ${short} ${pad(date.getUTCDate())}.${pad(date.getUTCMonth() + 1)}.${date.getUTCFullYear()}` : `Receipt ${item}`;
+  if (kind === 'receipt')
+    return c.lang === 'de' ? `Kassenbon ${short} ${pad(date.getUTCDate())}.${pad(date.getUTCMonth() + 1)}.${date.getUTCFullYear()}` : `Receipt ${item}`;
   if (kind === 'contract') return c.lang === 'de' ? `${item} Vertrag ${short}` : `${item} Agreement`;
   if (kind === 'tax') return `${item}bescheid ${date.getUTCFullYear() - 1}`;
   return c.lang === 'de' ? `Schreiben ${short} ${month} ${date.getUTCFullYear()}` : `Letter from ${short}`;
@@ -111,7 +122,13 @@ export function generateDocuments(n: number, seed = 1, startId = 1000): SimDocum
       has_archive: true,
       owner: null,
       notes: [],
-      custom_fields: kind === 'invoice' && known && rnd() < 0.5 ? [{ value: `${currency}${amount.toFixed(2)}`, field: 1 }, { value: number, field: 4 }] : [],
+      custom_fields:
+        kind === 'invoice' && known && rnd() < 0.5
+          ? [
+              { value: `${currency}${amount.toFixed(2)}`, field: 1 },
+              { value: number, field: 4 },
+            ]
+          : [],
       page_count: 1 + Math.floor(rnd() * 3),
       mime_type: 'application/pdf',
       versions: null,

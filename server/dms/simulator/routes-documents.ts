@@ -27,7 +27,10 @@ function view(ctx: SimContext) {
 }
 
 function ordered(docs: SimDocument[], ordering: string | null): SimDocument[] {
-  const keys = (ordering ?? '-created,-id').split(',').map((k) => k.trim()).filter((k) => ORDER_FIELDS.has(k.replace(/^-/, '')));
+  const keys = (ordering ?? '-created,-id')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => ORDER_FIELDS.has(k.replace(/^-/, '')));
   if (keys.length === 1 && keys[0] === 'id') return docs;
   return [...docs].sort((a, b) => {
     for (const key of keys) {
@@ -134,6 +137,18 @@ export const documentRoutes: SimRoute[] = [
   { pattern: '/api/documents/', regex: /^\/api\/documents\/$/, methods: ['GET'], handler: list, permission: documentPermission },
   { pattern: '/api/documents/bulk_edit/', regex: /^\/api\/documents\/bulk_edit\/$/, methods: ['POST'], handler: bulk, permission: () => 'change_document' },
   { pattern: '/api/documents/next_asn/', regex: /^\/api\/documents\/next_asn\/$/, methods: ['GET'], handler: nextAsn },
-  { pattern: '/api/documents/{id}/notes/', regex: /^\/api\/documents\/([^/]+)\/notes\/$/, methods: ['GET', 'POST', 'DELETE'], handler: notes, permission: (m) => NOTE_PERMISSIONS[m] },
-  { pattern: '/api/documents/{id}/', regex: /^\/api\/documents\/([^/]+)\/$/, methods: ['GET', 'PUT', 'PATCH', 'DELETE'], handler: detail, permission: documentPermission },
+  {
+    pattern: '/api/documents/{id}/notes/',
+    regex: /^\/api\/documents\/([^/]+)\/notes\/$/,
+    methods: ['GET', 'POST', 'DELETE'],
+    handler: notes,
+    permission: (m) => NOTE_PERMISSIONS[m],
+  },
+  {
+    pattern: '/api/documents/{id}/',
+    regex: /^\/api\/documents\/([^/]+)\/$/,
+    methods: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    handler: detail,
+    permission: documentPermission,
+  },
 ];

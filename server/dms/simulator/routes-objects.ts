@@ -46,11 +46,16 @@ function filterObjects(ctx: SimContext, objects: SimObject[]): SimObject[] | { e
 function listHandler(kind: ObjectKind): SimHandler {
   return (ctx) => {
     if (ctx.method === 'POST') return create(ctx, kind);
-    const filtered = filterObjects(ctx, sortedObjects(ctx.store, kind).filter((o) => ctx.user.sees(kind, o)));
+    const filtered = filterObjects(
+      ctx,
+      sortedObjects(ctx.store, kind).filter((o) => ctx.user.sees(kind, o)),
+    );
     if (!Array.isArray(filtered)) return json(400, filtered.errors);
     const request = pageRequest(ctx.params);
     const counts = documentCounts(ctx.store, kind);
-    const page = request && paginate(filtered.length, (s, e) => filtered.slice(s, e).map((o) => objectToWire(ctx.store, kind, o, counts)), request, `${ctx.origin}/api/${kind}/`, ctx.params);
+    const page =
+      request &&
+      paginate(filtered.length, (s, e) => filtered.slice(s, e).map((o) => objectToWire(ctx.store, kind, o, counts)), request, `${ctx.origin}/api/${kind}/`, ctx.params);
     if (!page) return json(404, { detail: 'Invalid page.' });
     const body: Record<string, unknown> = { count: page.count, next: page.next, previous: page.previous };
     if (ctx.apiVersion < 10) body.all = filtered.map((o) => o.id);
@@ -137,8 +142,20 @@ const uiSettings: SimHandler = (ctx) =>
 
 export const objectRoutes: SimRoute[] = [
   ...OBJECT_KINDS.flatMap((kind): SimRoute[] => [
-    { pattern: `/api/${kind}/`, regex: new RegExp(`^/api/${kind}/$`), methods: ['GET', 'POST'], handler: listHandler(kind), permission: (m: string) => permissionFor(m, kind) },
-    { pattern: `/api/${kind}/{id}/`, regex: new RegExp(`^/api/${kind}/([^/]+)/$`), methods: ['GET', 'PUT', 'PATCH', 'DELETE'], handler: detailHandler(kind), permission: (m: string) => permissionFor(m, kind) },
+    {
+      pattern: `/api/${kind}/`,
+      regex: new RegExp(`^/api/${kind}/$`),
+      methods: ['GET', 'POST'],
+      handler: listHandler(kind),
+      permission: (m: string) => permissionFor(m, kind),
+    },
+    {
+      pattern: `/api/${kind}/{id}/`,
+      regex: new RegExp(`^/api/${kind}/([^/]+)/$`),
+      methods: ['GET', 'PUT', 'PATCH', 'DELETE'],
+      handler: detailHandler(kind),
+      permission: (m: string) => permissionFor(m, kind),
+    },
   ]),
   { pattern: '/api/ui_settings/', regex: /^\/api\/ui_settings\/$/, methods: ['GET'], handler: uiSettings },
 ];

@@ -86,12 +86,7 @@ export function documentCounts(store: SimStore, kind: ObjectKind): Map<number, n
 }
 
 /** A vocabulary object in Paperless's key order, with `document_count` (not on create) and tag `children`. */
-export function objectToWire(
-  store: SimStore,
-  kind: ObjectKind,
-  object: SimObject,
-  counts: Map<number, number> | null,
-): Record<string, unknown> {
+export function objectToWire(store: SimStore, kind: ObjectKind, object: SimObject, counts: Map<number, number> | null): Record<string, unknown> {
   const wire: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) {
     if (key === 'owner' && counts) wire.document_count = counts.get(object.id) ?? 0;

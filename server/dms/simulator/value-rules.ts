@@ -1,7 +1,8 @@
 import { SimHttpError } from './http-kit.js';
 import type { SimObject } from './sim-types.js';
 
-const SERVER_ERROR_PAGE = '\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n';
+const SERVER_ERROR_PAGE =
+  '\n<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n';
 
 // Paperless's own validation of custom-field values on write (§6); returns an error message or null.
 

@@ -50,8 +50,7 @@ const RETRIES = 3;
 
 function renderParams(store: SimStore, trigger: WebhookTrigger, id: number, base: string): Record<string, string> {
   const doc = store.getDocument(id);
-  const name = (kind: 'correspondents' | 'document_types', ref: number | null | undefined) =>
-    ref == null ? '' : (store.object(kind, ref)?.name ?? '');
+  const name = (kind: 'correspondents' | 'document_types', ref: number | null | undefined) => (ref == null ? '' : (store.object(kind, ref)?.name ?? ''));
   return {
     event: trigger === 'added' ? 'document_added' : 'document_updated',
     doc_id: String(id),

@@ -97,36 +97,49 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       for await (const page of deps.dms.pages({ filters: { modified__gte: cursor.since }, pageSize: deps.pageSize ?? 100 })) {
         tally.total ??= page.count;
         remaining = page.count - tally.processed;
-        await mapBounded(page.documents, deps.concurrency ?? 2, async (doc) => {
-          const modified = Date.parse(doc.modified);
-          if (!Number.isNaN(modified)) newest = Math.max(newest ?? modified, modified);
-          if (deps.echoes.isKnownState(doc)) {
-            found.skipped++;
-          } else {
-            const trigger = Date.parse(doc.added) >= since ? 'added' : 'updated';
-            found[trigger]++;
-            try {
-              const counts = await deps.run(doc, trigger, { eventId: event.event_id, dryRun });
-              if (dryRun || counts.changed === 0) deps.echoes.handled(doc);
-              tally.matched += counts.matched > 0 ? 1 : 0;
-              tally.changed += counts.changed;
-              tally.errors += counts.errors > 0 ? 1 : 0;
-            } catch (err) {
-              // One document that fails is its traces' story; the catch-up goes on.
-              tally.errors++;
-              if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
-              logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${errorMessage(err)}`);
+        await mapBounded(
+          page.documents,
+          deps.concurrency ?? 2,
+          async (doc) => {
+            const modified = Date.parse(doc.modified);
+            if (!Number.isNaN(modified)) newest = Math.max(newest ?? modified, modified);
+            if (deps.echoes.isKnownState(doc)) {
+              found.skipped++;
+            } else {
+              const trigger = Date.parse(doc.added) >= since ? 'added' : 'updated';
+              found[trigger]++;
+              try {
+                const counts = await deps.run(doc, trigger, { eventId: event.event_id, dryRun });
+                if (dryRun || counts.changed === 0) deps.echoes.handled(doc);
+                tally.matched += counts.matched > 0 ? 1 : 0;
+                tally.changed += counts.changed;
+                tally.errors += counts.errors > 0 ? 1 : 0;
+              } catch (err) {
+                // One document that fails is its traces' story; the catch-up goes on.
+                tally.errors++;
+                if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
+                logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${errorMessage(err)}`);
+              }
             }
-          }
-          tally.processed++;
-          remaining = (tally.total ?? 0) - tally.processed;
-        }, () => stopped);
+            tally.processed++;
+            remaining = (tally.total ?? 0) - tally.processed;
+          },
+          () => stopped,
+        );
         events.update(event.event_id, { ...tally, catchup: { ...found } });
         if (stopped) break;
       }
       if (stopped) {
         // The cursor stays where it was: the next start reads these documents again and skips the handled ones.
-        return events.update(event.event_id, { ...tally, status: 'interrupted', finished_at: new Date(now()).toISOString(), error: 'The service stopped during the catch-up; the next start continues it.', catchup: { ...found } }) ?? null;
+        return (
+          events.update(event.event_id, {
+            ...tally,
+            status: 'interrupted',
+            finished_at: new Date(now()).toISOString(),
+            error: 'The service stopped during the catch-up; the next start continues it.',
+            catchup: { ...found },
+          }) ?? null
+        );
       }
       // Documents changed while this catch-up ran may carry a `modified` older than the newest seen, so
       // the cursor keeps an overlap as long as the catch-up took; the ledger skips what is read again.
@@ -149,7 +162,15 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
           status: 'done',
           finished_at: new Date(now()).toISOString(),
           catchup: { ...found },
-          report: { matched: tally.matched, changed: tally.changed, unchanged: tally.processed - tally.changed, fields: {}, samples: [], prefilter: { modified__gte: cursor.since }, summary },
+          report: {
+            matched: tally.matched,
+            changed: tally.changed,
+            unchanged: tally.processed - tally.changed,
+            fields: {},
+            samples: [],
+            prefilter: { modified__gte: cursor.since },
+            summary,
+          },
         }) ?? null
       );
     } catch (err) {

@@ -36,7 +36,12 @@ export function createReportBuilder(prefilter: Record<string, string>) {
       const parts =
         summary.kind === 'revert'
           ? [`${documents(summary.processed)} checked`, `${report.reverted ?? 0} restored`, `${report.skipped_edited ?? 0} left alone because they were edited since`]
-          : [`${documents(summary.processed)} read`, `${report.matched} matched`, `${report.changed} ${verb}${fields ? ` (${fields})` : ''}`, `${report.unchanged} already as the rule wants`];
+          : [
+              `${documents(summary.processed)} read`,
+              `${report.matched} matched`,
+              `${report.changed} ${verb}${fields ? ` (${fields})` : ''}`,
+              `${report.unchanged} already as the rule wants`,
+            ];
       if (summary.errors) parts.push(`${summary.errors} errors (see the traces with status error)`);
       report.summary = parts.join('; ') + '.';
       return report;

@@ -90,8 +90,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
     },
     resume(eventId) {
       const target = get(eventId);
-      if (target.kind !== 'job' || target.rule_id === null) throw new BadRequestError(`Event ${eventId} is a ${target.kind}, not a rule job; only rule jobs can be resumed.`);
-      if (target.status !== 'interrupted') throw new ConflictError(`Event ${eventId} is ${target.status}; only an interrupted job can be resumed (start a new one instead).`);
+      if (target.kind !== 'job' || target.rule_id === null)
+        throw new BadRequestError(`Event ${eventId} is a ${target.kind}, not a rule job; only rule jobs can be resumed.`);
+      if (target.status !== 'interrupted')
+        throw new ConflictError(`Event ${eventId} is ${target.status}; only an interrupted job can be resumed (start a new one instead).`);
       const resumedAs = events.list({ kind: 'job', limit: 1000 }).find((e) => e.resumes === eventId);
       if (resumedAs) throw new ConflictError(`Event ${eventId} was already resumed as event ${resumedAs.event_id}; resume that one if it was interrupted too.`);
       const ruleId = target.rule_id;

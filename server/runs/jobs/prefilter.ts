@@ -8,12 +8,7 @@ import { ACTION_FIELDS } from '../trace-outcome.js';
  * would match. So only conditions that every match must satisfy (the top-level `all` chain) are used, and
  * only operators whose dms filter is a superset of the engine's test; everything else is left to the engine.
  */
-export function prefilterFor(
-  when: Condition | undefined,
-  vocabulary: DmsVocabulary,
-  now: Date,
-  options: { writes?: ReadonlySet<string> } = {},
-): Record<string, string> {
+export function prefilterFor(when: Condition | undefined, vocabulary: DmsVocabulary, now: Date, options: { writes?: ReadonlySet<string> } = {}): Record<string, string> {
   const filters: Record<string, string> = {};
   if (when) for (const c of conjuncts(when)) addCondition(filters, c, vocabulary, now);
   // A filter on a field the job itself writes would shrink the result set under the pager, shifting
@@ -111,7 +106,11 @@ function addRelation(filters: Record<string, string>, field: keyof typeof RELATI
 
 function addText(filters: Record<string, string>, field: string, test: FieldTest): void {
   if (!isOperator(test)) return;
-  const ops: Array<[keyof OperatorTest, string]> = [['contains', 'icontains'], ['starts_with', 'istartswith'], ['ends_with', 'iendswith']];
+  const ops: Array<[keyof OperatorTest, string]> = [
+    ['contains', 'icontains'],
+    ['starts_with', 'istartswith'],
+    ['ends_with', 'iendswith'],
+  ];
   for (const [op, lookup] of ops) {
     const value = test[op];
     if (typeof value !== 'string' && typeof value !== 'number') continue;

@@ -102,18 +102,16 @@ async function revertOne(
     const doc = await deps.dms.getDocument(written.document);
     const current = toRuleDocument(doc, index);
     const decision = decideRevert(current, written);
-    trace.conditions = Object.entries(decision.checked).map(
-      ([field, c]): ConditionTrace => ({
-        path: `revert/${field}`,
-        description: c.restore
-          ? `${field} still holds what event ${targetEventId} wrote: restore it`
-          : `${field} was changed since event ${targetEventId} (or needs nothing): leave it`,
-        field,
-        expected: c.expected,
-        actual: c.actual,
-        result: c.restore,
-      }),
-    );
+    trace.conditions = Object.entries(decision.checked).map(([field, c]): ConditionTrace => ({
+      path: `revert/${field}`,
+      description: c.restore
+        ? `${field} still holds what event ${targetEventId} wrote: restore it`
+        : `${field} was changed since event ${targetEventId} (or needs nothing): leave it`,
+      field,
+      expected: c.expected,
+      actual: c.actual,
+      result: c.restore,
+    }));
     const plan = planDocument(doc, decision.changes, {}, index);
     const fields = plan.changed.filter((f) => f !== 'notes');
     for (const f of fields) {
@@ -131,14 +129,12 @@ async function revertOne(
       const outcome = await applyPlan(deps.dms, plan, deps.recentWrites);
       failures = { ...failures, ...(outcome.failures as Record<string, string>) };
     }
-    trace.actions = fields.map(
-      (f): ActionTrace => ({
-        path: `revert/${f}`,
-        action: actionForField(f),
-        status: failures[f] ? 'failed' : dryRun ? 'planned' : 'applied',
-        ...(failures[f] ? { error: failures[f] } : {}),
-      }),
-    );
+    trace.actions = fields.map((f): ActionTrace => ({
+      path: `revert/${f}`,
+      action: actionForField(f),
+      status: failures[f] ? 'failed' : dryRun ? 'planned' : 'applied',
+      ...(failures[f] ? { error: failures[f] } : {}),
+    }));
     const failed = Object.values(failures);
     trace.status = failed.length ? 'error' : fields.length ? 'matched' : 'skipped';
     trace.error = failed.length ? failed.join(' ') : null;

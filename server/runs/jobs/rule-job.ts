@@ -47,7 +47,13 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
     // evaluate the next page while this thread writes and records this one); a whole page goes to the pool at once.
     const pages = dms.pages({ filters: prefilter, pageSize: deps.pageSize, ahead: PAGES_AHEAD });
     const unreached = (documents: DmsDocument[]) => (resumeAfter > 0 ? documents.filter((d) => d.id > resumeAfter) : documents);
-    const planPage = (page: DmsDocument[]) => mapBounded(unreached(page), page.length, (doc) => planSafely(pipeline, rule.id, doc, ctx), () => signal.aborted);
+    const planPage = (page: DmsDocument[]) =>
+      mapBounded(
+        unreached(page),
+        page.length,
+        (doc) => planSafely(pipeline, rule.id, doc, ctx),
+        () => signal.aborted,
+      );
     for await (const { page, plans } of plannedAhead(pages, (page) => planPage(page.documents))) {
       counts.total ??= page.count;
       // Resuming: documents come in id order, so those up to the interrupted job's last page are done.
@@ -69,7 +75,11 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
       events.update(eventId, { ...counts, ...(last !== undefined && !signal.aborted ? { resume_after: Math.max(last, resumeAfter) } : {}) });
       if (signal.aborted) break;
     }
-    const finished = { ...counts, finished_at: deps.now().toISOString(), report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }) };
+    const finished = {
+      ...counts,
+      finished_at: deps.now().toISOString(),
+      report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }),
+    };
     if (signal.aborted) {
       const interrupted = signal.reason === 'shutdown';
       events.update(eventId, {

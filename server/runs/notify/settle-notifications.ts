@@ -2,7 +2,7 @@ import type { PlannedNotification, RunTrigger, Trace } from '../../engine/index.
 import { errorMessage } from '../../errors.js';
 import type { Notifier } from './notifier.js';
 
-const NOT_SENT = 'not sent: the rule wrote no change (a notify sends when its rule\'s changes are written, or for a newly added document)';
+const NOT_SENT = "not sent: the rule wrote no change (a notify sends when its rule's changes are written, or for a newly added document)";
 
 /**
  * Decides each `notify` action of the traces after the write, and sends in real runs. A notify is not a
@@ -18,7 +18,11 @@ export async function settleNotifications(
   for (const trace of traces) {
     const planned = notifications[trace.rule_id] ?? [];
     if (planned.length === 0 || run.dryRun) {
-      out.push(planned.length === 0 ? trace : { ...trace, actions: trace.actions.map((a) => (a.action === 'notify' && a.status === 'planned' ? { ...a, detail: `would send ${a.detail ?? ''}` } : a)) });
+      out.push(
+        planned.length === 0
+          ? trace
+          : { ...trace, actions: trace.actions.map((a) => (a.action === 'notify' && a.status === 'planned' ? { ...a, detail: `would send ${a.detail ?? ''}` } : a)) },
+      );
       continue;
     }
     const fire = trace.status === 'matched' && (run.trigger === 'added' || trace.actions.some((a) => a.action !== 'notify' && a.status === 'applied'));

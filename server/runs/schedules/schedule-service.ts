@@ -69,7 +69,13 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
   const stateFor = (rule: ScheduledRule, at: Date): { st: RuleScheduleState; fresh: boolean } => {
     const known = state[rule.ruleId];
     if (known && known.pattern === rule.schedule.pattern) return { st: known, fresh: false };
-    const st: RuleScheduleState = { pattern: rule.schedule.pattern, since: at.toISOString(), last_run: known?.last_run ?? null, last_event_id: known?.last_event_id ?? null, last_skipped: null };
+    const st: RuleScheduleState = {
+      pattern: rule.schedule.pattern,
+      since: at.toISOString(),
+      last_run: known?.last_run ?? null,
+      last_event_id: known?.last_event_id ?? null,
+      last_skipped: null,
+    };
     state[rule.ruleId] = st;
     return { st, fresh: true };
   };

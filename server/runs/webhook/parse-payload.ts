@@ -108,7 +108,10 @@ export function idFromDocUrl(value: unknown): number | undefined {
 
 function asTrigger(value: unknown): WebhookTrigger | undefined {
   if (typeof value !== 'string') return undefined;
-  const v = value.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const v = value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
   if (v === 'added' || v === 'document_added' || v === 'consumption_finished') return 'added';
   if (v === 'updated' || v === 'document_updated') return 'updated';
   return undefined;

@@ -115,10 +115,7 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
         return { status: 'collapsed', delivery: { ...existing } };
       }
       if (waiting.size >= options.capacity) {
-        throw new ServiceUnavailableError(
-          `The webhook queue is full (${options.capacity} documents waiting); Paperless will retry.`,
-          options.retryAfterSeconds,
-        );
+        throw new ServiceUnavailableError(`The webhook queue is full (${options.capacity} documents waiting); Paperless will retry.`, options.retryAfterSeconds);
       }
       const delivery: QueuedDelivery = { document, trigger, event_id: createEvent() };
       waiting.set(document, delivery);

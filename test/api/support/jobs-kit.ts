@@ -39,7 +39,12 @@ export async function getEvent(url: string, id: number): Promise<EventRecord> {
 const FINISHED = ['done', 'failed', 'cancelled', 'interrupted'];
 
 /** Polls the event until `until` holds (default: it has ended); gives up after `limitMs` with the last record. */
-export async function waitForEvent(url: string, id: number, until: (e: EventRecord) => boolean = (e) => FINISHED.includes(e.status), limitMs = 30_000): Promise<EventRecord> {
+export async function waitForEvent(
+  url: string,
+  id: number,
+  until: (e: EventRecord) => boolean = (e) => FINISHED.includes(e.status),
+  limitMs = 30_000,
+): Promise<EventRecord> {
   const deadline = Date.now() + limitMs;
   for (;;) {
     const event = await getEvent(url, id);

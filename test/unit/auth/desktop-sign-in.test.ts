@@ -77,10 +77,17 @@ describe('redeeming a desktop token', () => {
     ];
     for (const [caller, expected] of cases) {
       const token = signIn.issue();
-      assert.equal(status(() => redeemDesktopToken(signIn, token, caller)), expected, JSON.stringify(caller));
+      assert.equal(
+        status(() => redeemDesktopToken(signIn, token, caller)),
+        expected,
+        JSON.stringify(caller),
+      );
     }
     const once = signIn.issue();
     redeemDesktopToken(signIn, once, { remote: '127.0.0.1' });
-    assert.equal(status(() => redeemDesktopToken(signIn, once, { remote: '127.0.0.1' })), 401);
+    assert.equal(
+      status(() => redeemDesktopToken(signIn, once, { remote: '127.0.0.1' })),
+      401,
+    );
   });
 });

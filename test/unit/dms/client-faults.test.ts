@@ -93,7 +93,10 @@ describe('the client survives injected dms faults', () => {
 
   test('a dropped connection on a note (not safe to repeat) is not retried', async () => {
     sim.faults.inject({ route: '/api/documents/{id}/notes/', kind: 'drop' });
-    await assert.rejects(client({ retries: 3 }).addNote(6, 'x'), (err: unknown) => err instanceof DmsError && /POST \/api\/documents\/6\/notes\/ failed/.test(err.message));
+    await assert.rejects(
+      client({ retries: 3 }).addNote(6, 'x'),
+      (err: unknown) => err instanceof DmsError && /POST \/api\/documents\/6\/notes\/ failed/.test(err.message),
+    );
     assert.equal(hits('POST /api/documents/{id}/notes/'), 1);
   });
 
@@ -114,7 +117,10 @@ describe('the client survives injected dms faults', () => {
     sim.resetCounts();
     const c = client({ maxInFlight: 2 });
     const docs = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map((id) => c.getDocument(id)));
-    assert.deepEqual(docs.map((d) => d.id), [1, 2, 3, 4, 5, 6, 7, 8]);
+    assert.deepEqual(
+      docs.map((d) => d.id),
+      [1, 2, 3, 4, 5, 6, 7, 8],
+    );
     assert.equal(sim.peakInFlight(), 2);
   });
 

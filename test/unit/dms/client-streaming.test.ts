@@ -86,7 +86,11 @@ test('documents that stop matching while the stream runs are still all seen, onc
   for await (const page of dms.pages({ filters, fields: ['id', 'tags'], pageSize: 100 })) {
     for (const doc of page.documents) seen.add(doc.id);
     // What a run-all job does: remove the very tag it filtered on, for the whole page at once.
-    await dms.bulkEdit(page.documents.map((d) => d.id), 'remove_tag', { tag: 1 });
+    await dms.bulkEdit(
+      page.documents.map((d) => d.id),
+      'remove_tag',
+      { tag: 1 },
+    );
   }
   assert.equal(seen.size, expected);
   let left = -1;
@@ -97,7 +101,11 @@ test('documents that stop matching while the stream runs are still all seen, onc
 test('a prefilter narrows the stream on the dms side', async () => {
   let total = 0;
   let matched = 0;
-  for await (const page of dms.pages({ filters: { content__icontains: 'rechnungsbetrag', document_type__isnull: 'false' }, fields: ['id', 'content', 'document_type'], pageSize: 500 })) {
+  for await (const page of dms.pages({
+    filters: { content__icontains: 'rechnungsbetrag', document_type__isnull: 'false' },
+    fields: ['id', 'content', 'document_type'],
+    pageSize: 500,
+  })) {
     total = page.count;
     for (const doc of page.documents) {
       assert.match(doc.content, /Rechnungsbetrag/i);

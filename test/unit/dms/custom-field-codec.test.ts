@@ -59,19 +59,25 @@ describe('encoding engine values into what Paperless accepts', () => {
     assert.throws(() => encodeCustomFieldValue(field('string'), `${emoji}x`), /129 characters long; at most 128 fit/);
     const url = `https://example.com/${'a'.repeat(180)}`;
     assert.equal(encodeCustomFieldValue(field('url'), url), url);
-    assert.throws(() => encodeCustomFieldValue(field('url'), `${url}b`), (err: unknown) => {
-      assert.ok(err instanceof DmsValueError);
-      assert.match(err.message, /F url.*is 201 characters long; Paperless keeps URLs of at most 200/);
-      return true;
-    });
+    assert.throws(
+      () => encodeCustomFieldValue(field('url'), `${url}b`),
+      (err: unknown) => {
+        assert.ok(err instanceof DmsValueError);
+        assert.match(err.message, /F url.*is 201 characters long; Paperless keeps URLs of at most 200/);
+        return true;
+      },
+    );
   });
 
   test('monetary in a locale format is refused with an actionable message', () => {
-    assert.throws(() => encodeCustomFieldValue(betrag, '84,37 €'), (err: unknown) => {
-      assert.ok(err instanceof DmsValueError);
-      assert.match(err.message, /F monetary.*"84,37 €".*decimal point/);
-      return true;
-    });
+    assert.throws(
+      () => encodeCustomFieldValue(betrag, '84,37 €'),
+      (err: unknown) => {
+        assert.ok(err instanceof DmsValueError);
+        assert.match(err.message, /F monetary.*"84,37 €".*decimal point/);
+        return true;
+      },
+    );
     assert.throws(() => encodeCustomFieldValue(betrag, { amount: 1, currency: 'euro' }), /3-letter/);
   });
 

@@ -41,7 +41,16 @@ describe('simulator API behaviour', () => {
   test('custom_field_query compares monetary amounts and select labels', async () => {
     const q = (query: unknown) => ids(`custom_field_query=${encodeURIComponent(JSON.stringify(query))}`);
     assert.deepEqual(await q(['Betrag', 'gte', '100']), [5, 13]);
-    assert.deepEqual(await q(['AND', [['Betrag', 'gte', '30'], ['Zahlungsstatus', 'exact', 'offen']]]), [2, 5]);
+    assert.deepEqual(
+      await q([
+        'AND',
+        [
+          ['Betrag', 'gte', '30'],
+          ['Zahlungsstatus', 'exact', 'offen'],
+        ],
+      ]),
+      [2, 5],
+    );
     assert.deepEqual(await q(['NOT', [1, 'exists', true]]), [3, 4, 6, 7, 8, 9, 10]);
   });
 
@@ -106,8 +115,14 @@ describe('the synthetic document generator', () => {
   test('makes realistic German and English documents that reference the seed vocabulary', () => {
     const docs = generateDocuments(2000, 11);
     assert.equal(new Set(docs.map((d) => d.id)).size, 2000);
-    assert.ok(docs.some((d) => /Rechnungsbetrag: [\d.]+,\d\d EUR/.test(d.content)), 'German invoices with German amounts');
-    assert.ok(docs.some((d) => /Total: USD [\d,]+\.\d\d/.test(d.content)), 'English invoices');
+    assert.ok(
+      docs.some((d) => /Rechnungsbetrag: [\d.]+,\d\d EUR/.test(d.content)),
+      'German invoices with German amounts',
+    );
+    assert.ok(
+      docs.some((d) => /Total: USD [\d,]+\.\d\d/.test(d.content)),
+      'English invoices',
+    );
     assert.ok(docs.some((d) => /Kassenbon/.test(d.content)) && docs.some((d) => /RECEIPT/.test(d.content)));
     for (const d of docs) {
       assert.ok(d.correspondent === null || (d.correspondent >= 1 && d.correspondent <= 5));

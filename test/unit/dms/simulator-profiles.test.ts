@@ -100,19 +100,29 @@ for (const profile of ['3.0', '2.20'] as const) {
 
     test('lists hold only what the user owns, what nobody owns, and what it was granted', async () => {
       const docs = await get(sim, '/api/documents/?ordering=id&page_size=100&fields=id', token, null);
-      assert.deepEqual((docs.body.results as Array<{ id: number }>).map((d) => d.id), [1, 7, 10, 13]);
+      assert.deepEqual(
+        (docs.body.results as Array<{ id: number }>).map((d) => d.id),
+        [1, 7, 10, 13],
+      );
       const tags = await get(sim, '/api/tags/?page_size=100', token, null);
-      assert.deepEqual((tags.body.results as Array<{ name: string }>).map((t) => t.name), ['Rechnung', 'rules-processed']);
+      assert.deepEqual(
+        (tags.body.results as Array<{ name: string }>).map((t) => t.name),
+        ['Rechnung', 'rules-processed'],
+      );
     });
 
     test('a document it may not see is 404, for reading and for writing', async () => {
       assert.equal((await get(sim, '/api/documents/2/', token, null)).status, 404);
-      const patch = await fetch(`${sim.url}/api/documents/2/`, { method: 'PATCH', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: '{"title":"x"}' });
+      const patch = await fetch(`${sim.url}/api/documents/2/`, {
+        method: 'PATCH',
+        headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
+        body: '{"title":"x"}',
+      });
       assert.equal(patch.status, 404);
       assert.equal(sim.store.getDocument(2)?.title, 'Telekom Rechnung Februar 2025');
     });
 
-    test('a bulk edit touching a document it may not change is 403; an unknown id stays the serializer\'s 400', async () => {
+    test("a bulk edit touching a document it may not change is 403; an unknown id stays the serializer's 400", async () => {
       const bulk = (documents: number[]) =>
         fetch(`${sim.url}/api/documents/bulk_edit/`, {
           method: 'POST',
@@ -131,7 +141,10 @@ for (const profile of ['3.0', '2.20'] as const) {
         const vocab = await dms.vocabulary();
         assert.deepEqual(vocab.forbidden, [{ kind: 'custom_fields', permission: 'view_customfield' }]);
         assert.deepEqual(vocab.custom_fields, []);
-        assert.deepEqual(vocab.tags.map((t) => t.name), ['Rechnung', 'rules-processed']);
+        assert.deepEqual(
+          vocab.tags.map((t) => t.name),
+          ['Rechnung', 'rules-processed'],
+        );
         assert.equal((await dms.ping()).forbidden?.[0]?.permission, 'view_customfield');
         await assert.rejects(dms.getDocument(2), DmsNotFoundError);
       } finally {
@@ -145,7 +158,11 @@ for (const profile of ['3.0', '2.20'] as const) {
   describe(`profile ${profile}: Paperless's real length limits`, () => {
     let sim: Simulator;
     const patch = async (id: number, body: unknown) => {
-      const res = await fetch(`${sim.url}/api/documents/${id}/`, { method: 'PATCH', headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${sim.url}/api/documents/${id}/`, {
+        method: 'PATCH',
+        headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     before(async () => {

@@ -55,7 +55,14 @@ describe('Paperless workflow webhook emulation', () => {
   });
 
   const configure = (shape: 'json' | 'form' | 'raw' | 'json-string' | 'multipart' | 'empty', triggers: Array<'added' | 'updated'> = ['added', 'updated']) =>
-    sim.setWorkflowWebhook({ url: receiverUrl, shape, triggers, headers: { Authorization: 'Bearer svc-token' }, paperlessUrl: 'http://paperless.lan:8000', retryBaseMs: 1 });
+    sim.setWorkflowWebhook({
+      url: receiverUrl,
+      shape,
+      triggers,
+      headers: { Authorization: 'Bearer svc-token' },
+      paperlessUrl: 'http://paperless.lan:8000',
+      retryBaseMs: 1,
+    });
 
   test('a PATCH sends a JSON webhook shaped like example A, after the PATCH has answered', async () => {
     configure('json');
@@ -73,7 +80,10 @@ describe('Paperless workflow webhook emulation', () => {
     assert.equal(body.event, 'document_updated');
     assert.equal(body.doc_url, 'http://paperless.lan:8000/documents/10/');
     assert.equal(body.correspondent, 'Telekom Deutschland GmbH');
-    assert.ok(Object.values(body).every((v) => typeof v === 'string'), 'every value is a string');
+    assert.ok(
+      Object.values(body).every((v) => typeof v === 'string'),
+      'every value is a string',
+    );
   });
 
   test('a no-op PATCH fires too; notes never do', async () => {
@@ -104,7 +114,11 @@ describe('Paperless workflow webhook emulation', () => {
     assert.equal(sim.webhookStats().queued, 3, 'all three are queued at once');
     assert.equal(received.length, 0, 'none is sent before the delay');
     await sim.webhooksIdle();
-    assert.deepEqual(received.map((r) => (JSON.parse(r.body) as { doc_id: string }).doc_id), ['2', '3', '4'], 'in order, one per document');
+    assert.deepEqual(
+      received.map((r) => (JSON.parse(r.body) as { doc_id: string }).doc_id),
+      ['2', '3', '4'],
+      'in order, one per document',
+    );
   });
 
   test('addDocument fires "added" only where the trigger is configured', async () => {

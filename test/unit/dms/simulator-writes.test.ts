@@ -16,7 +16,8 @@ describe('simulator writes as the real server stores them', () => {
     return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
   };
   const tags = (id: number) => [...(sim.store.getDocument(id)?.tags ?? [])].sort((a, b) => a - b);
-  const bulk = (documents: number[], method: string, parameters: Record<string, unknown>) => request('POST', '/api/documents/bulk_edit/', { documents, method, parameters });
+  const bulk = (documents: number[], method: string, parameters: Record<string, unknown>) =>
+    request('POST', '/api/documents/bulk_edit/', { documents, method, parameters });
 
   before(async () => {
     sim = await startSimulator();
@@ -50,15 +51,28 @@ describe('simulator writes as the real server stores them', () => {
     assert.equal((await request('PATCH', '/api/documents/8/', { custom_fields: [{ field: linkField, value: [9] }] })).status, 200);
     assert.equal((await request('DELETE', '/api/documents/9/')).status, 204);
 
-    const refused = await request('PATCH', '/api/documents/8/', { custom_fields: [{ field: linkField, value: [9] }, { field: 4, value: 'X-1' }] });
+    const refused = await request('PATCH', '/api/documents/8/', {
+      custom_fields: [
+        { field: linkField, value: [9] },
+        { field: 4, value: 'X-1' },
+      ],
+    });
     assert.equal(refused.status, 400);
     assert.deepEqual(refused.body, { custom_fields: [{ non_field_errors: ["Some documents in value don't exist or were specified twice."] }, {}] });
     const repeated = await request('PATCH', '/api/documents/7/', { custom_fields: [{ field: linkField, value: [1, 1] }] });
     assert.equal(repeated.status, 400, 'a repeated target is refused too');
 
     assert.equal((await bulk([8], 'modify_custom_fields', { add_custom_fields: { 4: 'X-1' }, remove_custom_fields: [] })).status, 200);
-    assert.deepEqual(sim.store.getDocument(8)?.custom_fields, [{ field: linkField, value: [9] }, { field: 4, value: 'X-1' }].map(({ field, value }) => ({ value, field })));
+    assert.deepEqual(
+      sim.store.getDocument(8)?.custom_fields,
+      [
+        { field: linkField, value: [9] },
+        { field: 4, value: 'X-1' },
+      ].map(({ field, value }) => ({ value, field })),
+    );
     const badLink = await bulk([8], 'modify_custom_fields', { add_custom_fields: { [linkField]: [9] }, remove_custom_fields: [] });
-    assert.deepEqual(badLink.body, { add_custom_fields: { [String(linkField)]: { non_field_errors: ["Some documents in value don't exist or were specified twice."] } } });
+    assert.deepEqual(badLink.body, {
+      add_custom_fields: { [String(linkField)]: { non_field_errors: ["Some documents in value don't exist or were specified twice."] } },
+    });
   });
 });

@@ -14,7 +14,10 @@ test('ancestors and descendants follow the parent links at any depth', () => {
 });
 
 test('a parent cycle in bad data ends instead of looping', () => {
-  const cyclic = createTagTree([{ id: 1, parent: 2 }, { id: 2, parent: 1 }]);
+  const cyclic = createTagTree([
+    { id: 1, parent: 2 },
+    { id: 2, parent: 1 },
+  ]);
   assert.deepEqual(cyclic.ancestors(1), [2]);
   assert.deepEqual(cyclic.descendants(1), [2]);
 });

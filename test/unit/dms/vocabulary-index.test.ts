@@ -28,7 +28,13 @@ test('idOf is case-insensitive and prefers the unowned object when names repeat'
 });
 
 test('among owned duplicates the exact spelling wins', () => {
-  const index = createVocabularyIndex({ ...vocab, tags: [{ id: 4, name: 'steuer', owner: 3, is_inbox_tag: false, parent: null }, { id: 6, name: 'Steuer', owner: 5, is_inbox_tag: false, parent: null }] });
+  const index = createVocabularyIndex({
+    ...vocab,
+    tags: [
+      { id: 4, name: 'steuer', owner: 3, is_inbox_tag: false, parent: null },
+      { id: 6, name: 'Steuer', owner: 5, is_inbox_tag: false, parent: null },
+    ],
+  });
   assert.equal(index.idOf('tags', 'Steuer'), 6);
   assert.equal(index.idOf('tags', 'steuer'), 4);
 });

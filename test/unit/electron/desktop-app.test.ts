@@ -137,7 +137,10 @@ describe('desktop app wiring', () => {
       const webhook = `${fake.desktop.server.url}/api/webhook/dms`;
       assert.match(tray.tooltip, new RegExp(webhook.replace(/[.:/]/g, '\\$&')));
       const items = menuItems(tray.menu);
-      assert.deepEqual(items.map((i) => i.label ?? i.type), ['Open', 'Copy webhook URL', webhook, 'Open rules folder', 'separator', 'Quit']);
+      assert.deepEqual(
+        items.map((i) => i.label ?? i.type),
+        ['Open', 'Copy webhook URL', webhook, 'Open rules folder', 'separator', 'Quit'],
+      );
       itemLabelled(items, 'Copy webhook URL').click?.();
       assert.equal(fake.record.clipboard, webhook);
       itemLabelled(items, 'Open rules folder').click?.();

@@ -20,7 +20,10 @@ class Emitter {
     return this.on(event, wrapper);
   }
   off(event: string, listener: Listener): void {
-    this.listeners.set(event, (this.listeners.get(event) ?? []).filter((l) => l !== listener));
+    this.listeners.set(
+      event,
+      (this.listeners.get(event) ?? []).filter((l) => l !== listener),
+    );
   }
   emit(event: string, ...args: unknown[]): void {
     for (const listener of this.listeners.get(event) ?? []) (listener as (...a: unknown[]) => unknown)(...args);

@@ -91,7 +91,12 @@ describe('navigation guard', () => {
 
   test('webviews are never attached', () => {
     const { contents } = guarded();
-    const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    const event = {
+      defaultPrevented: false,
+      preventDefault() {
+        this.defaultPrevented = true;
+      },
+    };
     contents.emit('will-attach-webview', event);
     assert.equal(event.defaultPrevented, true);
   });

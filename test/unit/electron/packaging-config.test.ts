@@ -18,7 +18,11 @@ const config = YAML.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'build', 'elec
   electronFuses: Record<string, boolean>;
   extraResources: Array<{ from: string; to: string }>;
 };
-const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { main: string; scripts: Record<string, string>; allowScripts?: Record<string, boolean> };
+const pkg = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
+  main: string;
+  scripts: Record<string, string>;
+  allowScripts?: Record<string, boolean>;
+};
 
 function pngSize(file: string): { width: number; height: number } {
   const bytes = fs.readFileSync(path.join(PROJECT_ROOT, file));

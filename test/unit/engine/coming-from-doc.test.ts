@@ -19,7 +19,10 @@ blocks.forEach((block, i) => {
     assert.ok(validate(file), JSON.stringify(validate.errors));
     for (const rule of file.rules) {
       const failed = runRuleTests(compileRule(rule), { now: NOW }).filter((o) => !o.ok);
-      assert.deepEqual(failed.map((o) => o.message), []);
+      assert.deepEqual(
+        failed.map((o) => o.message),
+        [],
+      );
     }
   });
 });

@@ -21,7 +21,12 @@ const cases: Array<[string, unknown, Array<string | number>, RegExp]> = [
   ['modifiers without an action', { id: 'r', actions: [{ if_empty: true }] }, ['actions', 0], /only modifiers/],
   ['if_empty outside set_custom_fields', { id: 'r', actions: [{ set_title: 'a', if_empty: true }] }, ['actions', 0, 'if_empty'], /only with set_custom_fields/],
   ['create_missing on set_title', { id: 'r', actions: [{ set_title: 'x', create_missing: true }] }, ['actions', 0, 'create_missing'], /create_missing works only with/],
-  ['path without create_missing', { id: 'r', actions: [{ set_storage_path: 'x', path: '{{ title }}' }] }, ['actions', 0, 'path'], /path .* works only with set_storage_path and create_missing: true/],
+  [
+    'path without create_missing',
+    { id: 'r', actions: [{ set_storage_path: 'x', path: '{{ title }}' }] },
+    ['actions', 0, 'path'],
+    /path .* works only with set_storage_path and create_missing: true/,
+  ],
   ['a tag operator on content', { id: 'r', when: { content: { any: ['x'] } } }, ['when', 'content', 'any'], /only on tags/],
   ['a comparison on text', { id: 'r', when: { title: { gt: 3 } } }, ['when', 'title', 'gt'], /compares numbers and dates/],
   ['a date comparison with no date', { id: 'r', when: { created: { lt: 'yesterday' } } }, ['when', 'created', 'lt'], /relative date such as -30d/],
@@ -31,7 +36,12 @@ const cases: Array<[string, unknown, Array<string | number>, RegExp]> = [
   ['an unknown field', { id: 'r', when: { colour: 'red' } }, ['when', 'colour'], /unknown field "colour"/],
   ['a template that does not parse', { id: 'r', actions: [{ set_title: '{{ number ' }] }, ['actions', 0, 'set_title'], /does not parse/],
   ['an unknown filter', { id: 'r', actions: [{ add_tags: ['ok', '{{ x | nosuch }}'] }] }, ['actions', 0, 'add_tags', 1], /undefined filter: nosuch/],
-  ['a bad template in a custom field', { id: 'r', actions: [{ set_custom_fields: { Betrag: '{% if %}' } }] }, ['actions', 0, 'set_custom_fields', 'Betrag'], /does not parse/],
+  [
+    'a bad template in a custom field',
+    { id: 'r', actions: [{ set_custom_fields: { Betrag: '{% if %}' } }] },
+    ['actions', 0, 'set_custom_fields', 'Betrag'],
+    /does not parse/,
+  ],
   ['format on a non-date', { id: 'r', extract: { n: { regex: '(\\d+)', type: 'number', format: 'dd.MM.yyyy' } } }, ['extract', 'n', 'format'], /only to type: date/],
   ['a date format without a year', { id: 'r', extract: { d: { regex: '(\\S+)', type: 'date', format: 'dd.MM' } } }, ['extract', 'd', 'format'], /needs a day.*year/],
   ['a default of the wrong type', { id: 'r', extract: { d: { regex: '(\\S+)', type: 'date', default: 'soon' } } }, ['extract', 'd', 'default'], /not a valid date/],
@@ -59,7 +69,11 @@ test('compileRule accepts the DESIGN example rule', () => {
       total: { regex: ['Summe\\s+([\\d.,]+)', 'Total\\s+([\\d.,]+)'], type: 'money', pick: 'last' },
       issued: { regex: '(\\d{1,2}\\.\\d{1,2}\\.\\d{4})', type: 'date', format: 'dd.MM.yyyy' },
     },
-    actions: [{ set_title: "{{ doc.correspondent }} {{ issued | date: '%Y-%m' }} #{{ number }}" }, { add_tags: ['invoice'], create_missing: true }, { set_custom_fields: { Amount: '{{ total }}' }, if_empty: true }],
+    actions: [
+      { set_title: "{{ doc.correspondent }} {{ issued | date: '%Y-%m' }} #{{ number }}" },
+      { add_tags: ['invoice'], create_missing: true },
+      { set_custom_fields: { Amount: '{{ total }}' }, if_empty: true },
+    ],
   });
   assert.equal(rule.id, 'acme-invoice');
   assert.equal(rule.extract.length, 3);

@@ -48,7 +48,10 @@ test('a check that reads an extracted value runs after extraction; a required va
   };
   const result = run(sample(1), [rule]).results[0];
   assert.equal(result.status, 'matched', JSON.stringify(result.conditions));
-  assert.deepEqual(result.conditions.map((c) => c.path), ['extract/total', 'when', 'when/all/0/tags/any', 'when/all/1']);
+  assert.deepEqual(
+    result.conditions.map((c) => c.path),
+    ['extract/total', 'when', 'when/all/0/tags/any', 'when/all/1'],
+  );
   assert.match(result.conditions[3].description, /total = 84.37/);
   assert.equal(run(sample(2), [rule]).results[0].status, 'not_matched');
 });
@@ -77,5 +80,8 @@ test('a rule test may set the document id', () => {
       { document: { id: 18 }, expect: { matched: true } },
     ],
   });
-  assert.deepEqual(runRuleTests(compiled, { now: NOW }).map((o) => o.message), ['test 1: passed', 'test 2: passed']);
+  assert.deepEqual(
+    runRuleTests(compiled, { now: NOW }).map((o) => o.message),
+    ['test 1: passed', 'test 2: passed'],
+  );
 });

@@ -82,5 +82,8 @@ test('the trace says what each condition saw and why it failed', () => {
 test('every child is evaluated so the trace explains all of them', () => {
   const result = run(sample(1), [{ id: 'r', when: { any: [{ title: 'x' }, { title: 'y' }, { title: { contains: 'Strom' } }] } }]).results[0];
   assert.equal(result.conditions.length, 4);
-  assert.deepEqual(result.conditions.map((c) => c.result), [true, false, false, true]);
+  assert.deepEqual(
+    result.conditions.map((c) => c.result),
+    [true, false, false, true],
+  );
 });

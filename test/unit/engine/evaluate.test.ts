@@ -16,12 +16,22 @@ const extractions: Array<[string, number, RuleDefinition['extract'], Record<stri
   ['pick first (default)', 6, { p: { regex: '(\\d+,\\d\\d) B', type: 'number' } }, { p: 1.39 }],
   ['pick last', 6, { p: { regex: '(\\d+,\\d\\d) B', type: 'number', pick: 'last' } }, { p: 14.99 }],
   ['pick all', 6, { p: { regex: '(\\d+,\\d\\d) B', type: 'number', pick: 'all' } }, { p: [1.39, 2.49, 3.58, 14.99] }],
-  ['several patterns: the first that matches', 2, { r: { regex: ['Rechnungsbetrag:\\s+(\\S+)', 'Rechnungsbetrag\\s+([\\d,]+)'], type: 'money', currency: 'EUR' } }, { r: { amount: 39.95, currency: 'EUR' } }],
+  [
+    'several patterns: the first that matches',
+    2,
+    { r: { regex: ['Rechnungsbetrag:\\s+(\\S+)', 'Rechnungsbetrag\\s+([\\d,]+)'], type: 'money', currency: 'EUR' } },
+    { r: { amount: 39.95, currency: 'EUR' } },
+  ],
   ['default when nothing matches', 3, { n: { regex: 'Rechnung Nr (\\d+)', default: 'none' } }, { n: 'none' }],
   ['bool', 1, { paid: { regex: '(SEPA)', type: 'bool', default: false } }, { paid: false }],
-  ['from another field', 1, { f: { from: 'original_file_name', regex: '_(\\d{4})-' , type: 'int' } }, { f: 2025 }],
+  ['from another field', 1, { f: { from: 'original_file_name', regex: '_(\\d{4})-', type: 'int' } }, { f: 2025 }],
   ['from notes', 1, { when_paid: { from: 'notes', regex: 'am (\\S+) bezahlt', type: 'date' } }, { when_paid: '2025-02-05' }],
-  ['a value template using an earlier value', 1, { d: { regex: 'Rechnungsdatum: (\\S+)', type: 'date' }, month: { value: "{{ d | date: '%m' }}", type: 'int' } }, { d: '2025-01-20', month: 1 }],
+  [
+    'a value template using an earlier value',
+    1,
+    { d: { regex: 'Rechnungsdatum: (\\S+)', type: 'date' }, month: { value: "{{ d | date: '%m' }}", type: 'int' } },
+    { d: '2025-01-20', month: 1 },
+  ],
 ];
 for (const [name, id, extract, expected] of extractions) {
   test(`extraction: ${name}`, () => {
@@ -76,7 +86,10 @@ test('actions: title, tags, correspondent, type, storage path, created, ASN, not
   });
   assert.deepEqual(ev.createMissing, { tags: ['Vertrag', 'neu'] });
   // The sample's created date already is 2025-03-07, so only that action finds nothing to do.
-  assert.deepEqual(r.actions.map((a) => a.status), ['planned', 'planned', 'planned', 'planned', 'planned', 'planned', 'unchanged', 'planned', 'planned']);
+  assert.deepEqual(
+    r.actions.map((a) => a.status),
+    ['planned', 'planned', 'planned', 'planned', 'planned', 'planned', 'unchanged', 'planned', 'planned'],
+  );
   assert.deepEqual(r.changes.title, { from: 'Scan_2025-03-10_081512', to: 'SWM Abschlag 03/2025' });
 });
 
@@ -93,11 +106,19 @@ test('set_custom_fields converts by the field type and keeps money typed with it
       actions: [{ set_custom_fields: { Betrag: '{{ sum }}', 'Fällig am': '08.03.2025', Rechnungsnummer: 'BON-{{ bon }}', Zahlungsstatus: 'bezahlt' } }],
     },
   ]);
-  assert.deepEqual(ev.changes.custom_fields, { Betrag: { amount: 23.74, currency: 'EUR' }, 'Fällig am': '2025-03-08', Rechnungsnummer: 'BON-2291', Zahlungsstatus: 'bezahlt' });
+  assert.deepEqual(ev.changes.custom_fields, {
+    Betrag: { amount: 23.74, currency: 'EUR' },
+    'Fällig am': '2025-03-08',
+    Rechnungsnummer: 'BON-2291',
+    Zahlungsstatus: 'bezahlt',
+  });
 });
 
 test('a custom field value that cannot be converted makes the rule an error and leaves no partial changes', () => {
-  const ev = run(sample(6), [{ id: 'bad', actions: [{ set_title: 'changed' }, { set_custom_fields: { 'Fällig am': 'bald' } }] }, { id: 'good', actions: [{ add_tags: 'ok' }] }]);
+  const ev = run(sample(6), [
+    { id: 'bad', actions: [{ set_title: 'changed' }, { set_custom_fields: { 'Fällig am': 'bald' } }] },
+    { id: 'good', actions: [{ add_tags: 'ok' }] },
+  ]);
   assert.equal(ev.results[0].status, 'error');
   assert.match(ev.results[0].error ?? '', /Fällig am.*date/);
   assert.equal(ev.results[0].actions.at(-1)?.status, 'failed');
@@ -115,7 +136,10 @@ test('if_empty never overwrites a value a person set, but fills empty fields', (
 });
 
 test('a template error makes that rule an error, never a silent false, and the next rule still runs', () => {
-  const ev = run(sample(1), [{ id: 'a', actions: [{ set_title: '{{ vars.missing_value }}' }] }, { id: 'b', actions: [{ set_title: 'B' }] }]);
+  const ev = run(sample(1), [
+    { id: 'a', actions: [{ set_title: '{{ vars.missing_value }}' }] },
+    { id: 'b', actions: [{ set_title: 'B' }] },
+  ]);
   assert.equal(ev.results[0].status, 'error');
   assert.match(ev.results[0].error ?? '', /undefined variable "vars.missing_value"/);
   assert.equal(ev.results[1].status, 'matched');
@@ -123,49 +147,83 @@ test('a template error makes that rule an error, never a silent false, and the n
 });
 
 test('templates see doc, vars, now, rule and extracted values; default works for missing vars', () => {
-  const ev = run(sample(2), [{ id: 'ctx', description: 'Kontext', actions: [{ set_title: "{{ rule.id }} {{ vars.prefix }} {{ now | date: '%Y' }} {{ doc.custom_fields.Betrag }} {{ vars.nope | default: 'dflt' }}" }] }], { vars: { prefix: 'P' } });
+  const ev = run(
+    sample(2),
+    [
+      {
+        id: 'ctx',
+        description: 'Kontext',
+        actions: [{ set_title: "{{ rule.id }} {{ vars.prefix }} {{ now | date: '%Y' }} {{ doc.custom_fields.Betrag }} {{ vars.nope | default: 'dflt' }}" }],
+      },
+    ],
+    { vars: { prefix: 'P' } },
+  );
   assert.equal(ev.changes.title, 'ctx P 2025 39.95 dflt');
 });
 
 // ---- order, conflicts, stop, triggers ----
 test('later rules see earlier changes', () => {
-  const ev = run(sample(6), [{ id: 'a', actions: [{ add_tags: 'Quittung' }] }, { id: 'b', when: { tags: { any: ['quittung'] } }, actions: [{ set_title: 'seen' }] }]);
+  const ev = run(sample(6), [
+    { id: 'a', actions: [{ add_tags: 'Quittung' }] },
+    { id: 'b', when: { tags: { any: ['quittung'] } }, actions: [{ set_title: 'seen' }] },
+  ]);
   assert.equal(ev.results[1].status, 'matched');
   assert.equal(ev.changes.title, 'seen');
 });
 
 test('two rules setting one field differently: the later wins and the conflict is recorded', () => {
-  const ev = run(sample(1), [{ id: 'first', actions: [{ set_document_type: 'Bescheid' }] }, { id: 'second', actions: [{ set_document_type: 'Vertrag' }] }]);
+  const ev = run(sample(1), [
+    { id: 'first', actions: [{ set_document_type: 'Bescheid' }] },
+    { id: 'second', actions: [{ set_document_type: 'Vertrag' }] },
+  ]);
   assert.equal(ev.changes.document_type, 'Vertrag');
   assert.deepEqual(ev.conflicts, [{ field: 'document_type', rules: ['first', 'second'], values: ['Bescheid', 'Vertrag'] }]);
   assert.match(ev.results[1].actions[0].detail ?? '', /overrides "Bescheid" set by rule first/);
 });
 
 test('adding and removing one tag in two rules is a conflict; agreeing rules are not', () => {
-  const ev = run(sample(1), [{ id: 'a', actions: [{ add_tags: 'neu' }, { set_title: 'T' }] }, { id: 'b', actions: [{ remove_tags: 'Neu' }, { set_title: 'T' }] }]);
+  const ev = run(sample(1), [
+    { id: 'a', actions: [{ add_tags: 'neu' }, { set_title: 'T' }] },
+    { id: 'b', actions: [{ remove_tags: 'Neu' }, { set_title: 'T' }] },
+  ]);
   assert.deepEqual(ev.conflicts, [{ field: 'tags.neu', rules: ['a', 'b'], values: ['+', '-'] }]);
 });
 
 test('stop: true after a match skips every later rule, with the reason', () => {
-  const ev = run(sample(1), [{ id: 'a', actions: [{ set_title: 'A' }], stop: true }, { id: 'b', actions: [{ set_title: 'B' }] }]);
+  const ev = run(sample(1), [
+    { id: 'a', actions: [{ set_title: 'A' }], stop: true },
+    { id: 'b', actions: [{ set_title: 'B' }] },
+  ]);
   assert.equal(ev.changes.title, 'A');
   assert.equal(ev.results[1].status, 'skipped');
   assert.match(ev.results[1].error ?? '', /rule a matched earlier and has stop: true/);
 });
 
 test('stop does nothing when its rule does not match', () => {
-  const ev = run(sample(1), [{ id: 'a', when: { title: 'nope' }, stop: true }, { id: 'b', actions: [{ set_title: 'B' }] }]);
+  const ev = run(sample(1), [
+    { id: 'a', when: { title: 'nope' }, stop: true },
+    { id: 'b', actions: [{ set_title: 'B' }] },
+  ]);
   assert.equal(ev.results[1].status, 'matched');
 });
 
 test('rules are skipped by trigger and when disabled; jobs run every enabled rule', () => {
-  const defs: RuleDefinition[] = [{ id: 'on-added', on: ['added'], actions: [{ set_title: 'A' }] }, { id: 'off', enabled: false, actions: [{ set_title: 'X' }] }];
+  const defs: RuleDefinition[] = [
+    { id: 'on-added', on: ['added'], actions: [{ set_title: 'A' }] },
+    { id: 'off', enabled: false, actions: [{ set_title: 'X' }] },
+  ];
   const manual = run(sample(1), defs, { trigger: 'manual' });
-  assert.deepEqual(manual.results.map((r) => r.status), ['skipped', 'skipped']);
+  assert.deepEqual(
+    manual.results.map((r) => r.status),
+    ['skipped', 'skipped'],
+  );
   assert.match(manual.results[0].error ?? '', /runs on added, not on manual/);
   assert.match(manual.results[1].error ?? '', /disabled/);
   const job = run(sample(1), defs, { trigger: 'job' });
-  assert.deepEqual(job.results.map((r) => r.status), ['matched', 'skipped']);
+  assert.deepEqual(
+    job.results.map((r) => r.status),
+    ['matched', 'skipped'],
+  );
 });
 
 // ---- idempotency ----
@@ -174,7 +232,11 @@ test('idempotency: evaluating the result again plans nothing', () => {
     {
       id: 'telekom',
       when: { correspondent: 'Telekom Deutschland GmbH' },
-      extract: { total: { regex: 'Rechnungsbetrag\\s+([\\d,]+ EUR)', type: 'money' }, nr: { regex: 'Rechnungsnummer: (\\S+)' }, d: { regex: 'Rechnungsdatum: (\\S+)', type: 'date' } },
+      extract: {
+        total: { regex: 'Rechnungsbetrag\\s+([\\d,]+ EUR)', type: 'money' },
+        nr: { regex: 'Rechnungsnummer: (\\S+)' },
+        d: { regex: 'Rechnungsdatum: (\\S+)', type: 'date' },
+      },
       actions: [
         { set_title: "Telekom {{ d | date: '%Y-%m' }} {{ nr }}" },
         { add_tags: ['Telefon', 'Rechnung'], create_missing: true },
@@ -189,12 +251,21 @@ test('idempotency: evaluating the result again plans nothing', () => {
   assert.ok(Object.keys(first.changes).length > 0);
   const second = evaluateRules({ document: first.document, rules: compiled, trigger: 'updated', now: NOW, customFieldTypes: CUSTOM_FIELD_TYPES });
   assert.deepEqual(second.changes, {});
-  assert.ok(second.results[0].actions.every((a) => a.status === 'unchanged'), JSON.stringify(second.results[0].actions));
+  assert.ok(
+    second.results[0].actions.every((a) => a.status === 'unchanged'),
+    JSON.stringify(second.results[0].actions),
+  );
 });
 
 test('create_missing lists only names the final document uses, from rules that succeeded', () => {
   const ev = run(sample(1), [
-    { id: 'a', actions: [{ add_tags: ['neu', 'temp'], create_missing: true }, { set_correspondent: 'Neue Firma', create_missing: true }] },
+    {
+      id: 'a',
+      actions: [
+        { add_tags: ['neu', 'temp'], create_missing: true },
+        { set_correspondent: 'Neue Firma', create_missing: true },
+      ],
+    },
     { id: 'b', actions: [{ remove_tags: 'temp' }] },
     { id: 'broken', actions: [{ set_document_type: 'Nie', create_missing: true }, { set_title: '{{ vars.nope }}' }] },
   ]);
@@ -203,12 +274,20 @@ test('create_missing lists only names the final document uses, from rules that s
 });
 
 test('typed pass-through: "{{ total }}" writes the extracted money with its own currency', () => {
-  const ev = run(sample(5), [{ id: 'r', extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, actions: [{ set_custom_fields: { Betrag: '{{ total }}' } }] }]);
+  const ev = run(sample(5), [
+    { id: 'r', extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, actions: [{ set_custom_fields: { Betrag: '{{ total }}' } }] },
+  ]);
   // The sample already holds USD1250.00, so the value holds and nothing is written.
   assert.equal(ev.results[0].actions[0].status, 'unchanged');
   const fresh = sample(5);
   fresh.custom_fields = {};
-  const ev2 = run(fresh, [{ id: 'r', extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, actions: [{ set_custom_fields: { Betrag: '{{ total }}', Rechnungsnummer: 'Total {{ total }}' } }] }]);
+  const ev2 = run(fresh, [
+    {
+      id: 'r',
+      extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } },
+      actions: [{ set_custom_fields: { Betrag: '{{ total }}', Rechnungsnummer: 'Total {{ total }}' } }],
+    },
+  ]);
   assert.deepEqual(ev2.changes.custom_fields, { Betrag: { amount: 1250, currency: 'USD' }, Rechnungsnummer: 'Total 1250.00' });
 });
 

@@ -25,14 +25,19 @@ test('pick: all keeps a bounded number of values from a pattern that matches eve
 });
 
 test('a template that loops too long is stopped: its own status, not a silent non-match', () => {
-  const ev = run(emptyDocument(), [{ id: 'loop', actions: [{ set_title: '{% for i in (1..1000000) %}{% for j in (1..1000) %}{% endfor %}{% endfor %}x' }] }, { id: 'next', actions: [{ add_tags: 'ok' }] }]);
+  const ev = run(emptyDocument(), [
+    { id: 'loop', actions: [{ set_title: '{% for i in (1..1000000) %}{% for j in (1..1000) %}{% endfor %}{% endfor %}x' }] },
+    { id: 'next', actions: [{ add_tags: 'ok' }] },
+  ]);
   assert.equal(ev.results[0].status, 'timeout');
   assert.match(ev.results[0].error ?? '', /was stopped/);
   assert.equal(ev.results[1].status, 'matched', 'the other rules go on');
 });
 
 test('a template that builds too much text is stopped as an error', () => {
-  const ev = run(emptyDocument(), [{ id: 'big', actions: [{ set_title: "{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}" }] }]);
+  const ev = run(emptyDocument(), [
+    { id: 'big', actions: [{ set_title: "{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}" }] },
+  ]);
   assert.equal(ev.results[0].status, 'error');
   assert.match(ev.results[0].error ?? '', /memory alloc limit exceeded/);
 });

@@ -19,5 +19,8 @@ test('a rule that does not match plans no message', () => {
 
 test('notify needs a target name and a message template', () => {
   assert.throws(() => compileRule({ id: 'n', actions: [{ notify: { to: '', message: 'm' } }] }), RuleCompileError);
-  assert.throws(() => compileRule({ id: 'n', actions: [{ notify: { to: 'phone', message: '{{ unclosed' } }] }), (err: unknown) => err instanceof RuleCompileError && err.path.join('/') === 'actions/0/notify/message');
+  assert.throws(
+    () => compileRule({ id: 'n', actions: [{ notify: { to: 'phone', message: '{{ unclosed' } }] }),
+    (err: unknown) => err instanceof RuleCompileError && err.path.join('/') === 'actions/0/notify/message',
+  );
 });

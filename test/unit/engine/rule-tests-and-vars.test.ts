@@ -21,17 +21,29 @@ const rule: RuleDefinition = {
     {
       name: 'German invoice',
       document: { content: 'ACME GmbH Rechnung Nr 123 Summe 99,50 am 01.03.2024', correspondent: 'ACME', tags: ['inbox'] },
-      expect: { matched: true, changes: { title: 'ACME 2024-03 #123', document_type: 'Invoice', tags: ['invoice', 'inbox', 'y2024'], custom_fields: { Betrag: 99.5 } }, extracted: { number: '123', issued: '2024-03-01', total: 'EUR99.50' } },
+      expect: {
+        matched: true,
+        changes: { title: 'ACME 2024-03 #123', document_type: 'Invoice', tags: ['invoice', 'inbox', 'y2024'], custom_fields: { Betrag: 99.5 } },
+        extracted: { number: '123', issued: '2024-03-01', total: 'EUR99.50' },
+      },
     },
     { name: 'reminder', document: { content: 'Zahlungserinnerung' }, expect: { matched: false } },
-    { name: 'wrong title', document: { content: 'ACME Rechnung Nr 5 Summe 1,00 am 02.03.2024', correspondent: 'ACME' }, expect: { matched: true, changes: { title: 'ACME 2024-03 #6' } } },
+    {
+      name: 'wrong title',
+      document: { content: 'ACME Rechnung Nr 5 Summe 1,00 am 02.03.2024', correspondent: 'ACME' },
+      expect: { matched: true, changes: { title: 'ACME 2024-03 #6' } },
+    },
     { name: 'expects a match', document: { content: 'Mahnung', correspondent: 'ACME' }, expect: { matched: true } },
   ],
 };
 
 test('runRuleTests runs each example through the engine and reports pass or an actionable failure with a path', () => {
   const outcomes = runRuleTests(compileRule(rule), { now: NOW, vars: { year_tag: 'y2024' } });
-  assert.deepEqual(outcomes.map((o) => o.ok), [true, true, false, false], JSON.stringify(outcomes, null, 1));
+  assert.deepEqual(
+    outcomes.map((o) => o.ok),
+    [true, true, false, false],
+    JSON.stringify(outcomes, null, 1),
+  );
   assert.deepEqual(outcomes[2].path, ['tests', 2, 'expect', 'changes', 'title']);
   assert.match(outcomes[2].message, /wrong title: title: expected "ACME 2024-03 #6", got "ACME 2024-03 #5"/);
   assert.deepEqual(outcomes[3].path, ['tests', 3, 'expect', 'matched']);
@@ -54,7 +66,10 @@ test('a rule test may give a monetary field as dms text such as EUR84.37', () =>
       { document: { custom_fields: { Betrag: 12 } }, expect: { matched: false } },
     ],
   });
-  assert.deepEqual(runRuleTests(compiled, { now: NOW }).map((o) => o.ok), [true, true]);
+  assert.deepEqual(
+    runRuleTests(compiled, { now: NOW }).map((o) => o.ok),
+    [true, true],
+  );
 });
 
 test('renderVars renders templates with now, env and the vars above and inherited', () => {
@@ -82,11 +97,17 @@ test('a rule test gives the same answer whether or not the dms has told its fiel
     extract: { total: { value: '{{ doc.custom_fields.Betrag }}', type: 'money' } },
     actions: [{ add_tags: 'teuer' }, { set_custom_fields: { Rechnungsbetrag: '{{ total }}', Notiz: '{{ doc.custom_fields.Betrag }}' } }],
     tests: [
-      { document: { custom_fields: { Betrag: 'EUR1120.00' } }, expect: { matched: true, changes: { tags: ['teuer'], custom_fields: { Rechnungsbetrag: 1120, Notiz: '1120.00' } } } },
+      {
+        document: { custom_fields: { Betrag: 'EUR1120.00' } },
+        expect: { matched: true, changes: { tags: ['teuer'], custom_fields: { Rechnungsbetrag: 1120, Notiz: '1120.00' } } },
+      },
       { document: { custom_fields: { Betrag: 'EUR12.00' } }, expect: { matched: false } },
     ],
   });
-  assert.deepEqual(runRuleTests(compiled, { now: NOW }).map((o) => o.message), ['test 1: passed', 'test 2: passed']);
+  assert.deepEqual(
+    runRuleTests(compiled, { now: NOW }).map((o) => o.message),
+    ['test 1: passed', 'test 2: passed'],
+  );
 });
 
 test('a failing test names tag conditions (any/all/none are operators there, not combinators)', () => {

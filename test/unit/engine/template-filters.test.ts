@@ -26,12 +26,12 @@ const cases: Array<[string, Record<string, unknown>, string]> = [
   ["{{ '2024-01-31' | shift_date: '+1m' }}", {}, '2024-02-29'],
   ["{{ 'Rechnung Ärger' | slugify }}", {}, 'rechnung-ärger'],
   ["{{ vars.missing | default: 'fallback' }}", {}, 'fallback'],
-  ["{% if vars.missing %}yes{% else %}no{% endif %}", {}, 'no'],
+  ['{% if vars.missing %}yes{% else %}no{% endif %}', {}, 'no'],
   ["{{ 'Rechnung  Nr.\t 12/2024' | regex_replace: '\\s+', ' ' }}", {}, 'Rechnung Nr. 12/2024'],
   ["{{ '12/2024' | regex_replace: '([0-9]+)/(\\\\d{4})', '$2-$1' }}", {}, '2024-12'],
   ["{{ 'ACME gmbh' | regex_replace: '(?i)\\s*gmbh$', '' }}", {}, 'ACME'],
   ["{{ 'STADTWERKE MÜNCHEN gmbh' | title_case }}", {}, 'Stadtwerke München Gmbh'],
-  ["{{ \"o'neil-meyer's ärger\" | title_case }}", {}, "O'neil-Meyer's Ärger"],
+  ['{{ "o\'neil-meyer\'s ärger" | title_case }}', {}, "O'neil-Meyer's Ärger"],
   ["{{ '2025-03-03' | localize_date: '%d. %B %Y', 'de' }}", {}, '03. März 2025'],
   ["{{ '2025-03-03' | localize_date: '%A %e %B %Y', 'fr' }}", {}, 'lundi 3 mars 2025'],
   ["{{ '2025-03-03' | localize_date: '%a, %b %d %Y', 'en' }}", {}, 'Mon, Mar 03 2025'],
@@ -89,5 +89,11 @@ for (const [template, message] of impossible) {
 
 test('an extraction value template sees only the values extracted before it; loop and assign names are fine', () => {
   assert.throws(() => compileRule({ id: 'r', extract: { a: { value: '{{ b }}' }, b: { regex: '(x)' } } }), /template names "b"/);
-  assert.doesNotThrow(() => compileRule({ id: 'r', extract: { b: { regex: '(x)' }, a: { value: '{% assign y = b %}{{ y }}{{ vars.anything }}' } }, actions: [{ set_title: '{% for t in doc.tags %}{{ t }}{% endfor %}{{ doc.custom_fields.Any }}{{ a }}' }] }));
+  assert.doesNotThrow(() =>
+    compileRule({
+      id: 'r',
+      extract: { b: { regex: '(x)' }, a: { value: '{% assign y = b %}{{ y }}{{ vars.anything }}' } },
+      actions: [{ set_title: '{% for t in doc.tags %}{{ t }}{% endfor %}{{ doc.custom_fields.Any }}{{ a }}' }],
+    }),
+  );
 });

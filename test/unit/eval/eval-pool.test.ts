@@ -15,7 +15,14 @@ const SLOW = loaded({ id: 'slow-tail', extract: { tail: { regex: '(\\w+\\s?){1,1
 const TAG = loaded({ id: 'tag-all', actions: [{ add_tags: ['seen'] }] });
 
 const doc = (id: number, content: string): RuleDocument => ({ ...emptyDocument(), id, title: `Doc ${id}`, content });
-const request = (document: RuleDocument, rules: LoadedRule[]): EvaluateRequest => ({ document, rules, trigger: 'job', now: new Date('2026-01-01T00:00:00Z'), customFieldTypes: {}, tags: [] });
+const request = (document: RuleDocument, rules: LoadedRule[]): EvaluateRequest => ({
+  document,
+  rules,
+  trigger: 'job',
+  now: new Date('2026-01-01T00:00:00Z'),
+  customFieldTypes: {},
+  tags: [],
+});
 
 const logger = createMemoryLogger();
 const pool = createEvalPool({ workers: 2, budgetMs: 150, logger });
@@ -32,7 +39,10 @@ test('evaluates in worker threads exactly as on the main thread', async () => {
 });
 
 test('tag actions see the dms tag tree in a worker as on the main thread', async () => {
-  const tags = [{ id: 4, name: 'Steuer', parent: null }, { id: 5, name: 'Steuer 2025', parent: 4 }];
+  const tags = [
+    { id: 4, name: 'Steuer', parent: null },
+    { id: 5, name: 'Steuer 2025', parent: 4 },
+  ];
   const ADD_CHILD = loaded({ id: 'add-child', actions: [{ add_tags: ['Steuer 2025'] }] });
   const withTree = { ...request(doc(200, 'Brief'), [ADD_CHILD]), tags };
   const [fromPool, onMain] = [await pool.evaluate(withTree), await inlineEvaluator().evaluate(withTree)];

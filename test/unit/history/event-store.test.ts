@@ -57,8 +57,14 @@ test('progress updates reach the file on flush, and list is newest first with fi
   await store.flush();
   const onDisk = JSON.parse(fs.readFileSync(path.join(dir, 'events.json'), 'utf8')) as { events: Array<{ processed: number }> };
   assert.equal(onDisk.events[0].processed, 42);
-  assert.deepEqual(store.list().map((e) => e.kind), ['webhook', 'job']);
-  assert.deepEqual(store.list({ kind: 'job' }).map((e) => e.event_id), [a.event_id]);
+  assert.deepEqual(
+    store.list().map((e) => e.kind),
+    ['webhook', 'job'],
+  );
+  assert.deepEqual(
+    store.list({ kind: 'job' }).map((e) => e.event_id),
+    [a.event_id],
+  );
   assert.equal(store.list({ limit: 1 }).length, 1);
   await store.close();
 });

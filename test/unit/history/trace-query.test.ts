@@ -4,7 +4,10 @@ import { AppError } from '../../../server/errors.js';
 import { parseTraceQuery } from '../../../server/history/trace-query.js';
 
 function rejects(query: Record<string, unknown>, mention: string) {
-  assert.throws(() => parseTraceQuery(query), (err: unknown) => err instanceof AppError && err.status === 400 && err.message.includes(mention));
+  assert.throws(
+    () => parseTraceQuery(query),
+    (err: unknown) => err instanceof AppError && err.status === 400 && err.message.includes(mention),
+  );
 }
 
 describe('trace query parameters', () => {

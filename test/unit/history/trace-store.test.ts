@@ -26,12 +26,30 @@ describe('trace store', () => {
     const c = trace({ document: 1, rule_id: 'b', status: 'error' });
     store.append([a, b]);
     store.append([c]);
-    assert.deepEqual(store.query(all).map((t) => t.id), [c.id, b.id, a.id]);
-    assert.deepEqual(store.query({ limit: 2 }).map((t) => t.id), [c.id, b.id]);
-    assert.deepEqual(store.query({ limit: 10, document: 1 }).map((t) => t.id), [c.id, a.id]);
-    assert.deepEqual(store.query({ limit: 10, rule_id: 'b' }).map((t) => t.id), [c.id, b.id]);
-    assert.deepEqual(store.query({ limit: 10, event_id: 7 }).map((t) => t.id), [b.id]);
-    assert.deepEqual(store.query({ limit: 10, status: 'error' }).map((t) => t.id), [c.id]);
+    assert.deepEqual(
+      store.query(all).map((t) => t.id),
+      [c.id, b.id, a.id],
+    );
+    assert.deepEqual(
+      store.query({ limit: 2 }).map((t) => t.id),
+      [c.id, b.id],
+    );
+    assert.deepEqual(
+      store.query({ limit: 10, document: 1 }).map((t) => t.id),
+      [c.id, a.id],
+    );
+    assert.deepEqual(
+      store.query({ limit: 10, rule_id: 'b' }).map((t) => t.id),
+      [c.id, b.id],
+    );
+    assert.deepEqual(
+      store.query({ limit: 10, event_id: 7 }).map((t) => t.id),
+      [b.id],
+    );
+    assert.deepEqual(
+      store.query({ limit: 10, status: 'error' }).map((t) => t.id),
+      [c.id],
+    );
     assert.deepEqual(store.query({ limit: 10, document: 2, rule_id: 'a' }), []);
     await store.close();
   });
@@ -64,8 +82,14 @@ describe('trace store', () => {
     const written = Array.from({ length: 25 }, () => trace());
     for (const t of written) store.append([t]);
     await store.flush();
-    const newest = written.slice(-10).reverse().map((t) => t.id);
-    assert.deepEqual(store.query(all).map((t) => t.id), newest);
+    const newest = written
+      .slice(-10)
+      .reverse()
+      .map((t) => t.id);
+    assert.deepEqual(
+      store.query(all).map((t) => t.id),
+      newest,
+    );
     assert.equal(store.count(), 10);
     // Whole old files are deleted: at most the retention plus one partial file stays on disk.
     const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
@@ -73,7 +97,10 @@ describe('trace store', () => {
     await store.close();
 
     const reopened = await open(dir, { retention: 10, segmentSize: 4 });
-    assert.deepEqual(reopened.store.query(all).map((t) => t.id), newest);
+    assert.deepEqual(
+      reopened.store.query(all).map((t) => t.id),
+      newest,
+    );
     await reopened.store.close();
   });
 
@@ -130,13 +157,19 @@ describe('trace store', () => {
     assert.equal(aside.length, 1);
     assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), '{"version":1,"traces":[{"id":');
     assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('moved it to') && l.includes('traces-000002.json')));
-    assert.deepEqual(store.query(all).map((t) => t.id), [kept.id]);
+    assert.deepEqual(
+      store.query(all).map((t) => t.id),
+      [kept.id],
+    );
 
     const next = trace();
     store.append([next]);
     await store.close();
     const reopened = await open(dir);
-    assert.deepEqual(reopened.store.query(all).map((t) => t.id), [next.id, kept.id]);
+    assert.deepEqual(
+      reopened.store.query(all).map((t) => t.id),
+      [next.id, kept.id],
+    );
   });
 
   it('treats a file with the wrong shape as corrupt', async () => {

@@ -52,7 +52,10 @@ describe('completion where rules are written', () => {
   it('offers extracted names, doc fields, vars and filters inside {{ }}', () => {
     const text = `${RULE}    extract:\n      total: { from: content, regex: "x" }\n      number: { from: content, regex: "y" }\n    actions:\n      - set_title: "{{ ‸`;
     const top = labels(text);
-    assert.ok(['total', 'number', 'doc', 'vars', 'now', 'rule'].every((n) => top.includes(n)), top.join(','));
+    assert.ok(
+      ['total', 'number', 'doc', 'vars', 'now', 'rule'].every((n) => top.includes(n)),
+      top.join(','),
+    );
     assert.ok(labels(`${RULE}    actions:\n      - set_title: "{{ doc.ti‸`).includes('doc.title'));
     assert.deepEqual(labels(`${RULE}    actions:\n      - set_title: "{{ vars.‸`), ['vars.year_tag']);
     assert.ok(labels(`${RULE}    actions:\n      - set_title: "{{ doc.title | up‸`).includes('upcase'));

@@ -13,7 +13,13 @@ describe('what the settings page says about the dms', () => {
   });
 
   it('lists what the token may not view, with the permission to grant', () => {
-    const lines = dmsStatusLines({ ...HEALTHY, forbidden: [{ kind: 'custom_fields', permission: 'view_customfield' }, { kind: 'storage_paths', permission: 'view_storagepath' }] });
+    const lines = dmsStatusLines({
+      ...HEALTHY,
+      forbidden: [
+        { kind: 'custom_fields', permission: 'view_customfield' },
+        { kind: 'storage_paths', permission: 'view_storagepath' },
+      ],
+    });
     const warning = lines.find((l) => l.id === 'dms-status-forbidden');
     assert.match(warning?.text ?? '', /^The token may not view custom fields \(view_customfield\), storage paths \(view_storagepath\): rules that use them fail/);
   });

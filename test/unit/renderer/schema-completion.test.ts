@@ -22,7 +22,10 @@ const data = {
       correspondents: ['ACME GmbH', 'Stadtwerke'],
       document_types: ['Invoice', 'Contract'],
       storage_paths: ['Archive'],
-      custom_fields: [{ name: 'Amount', data_type: 'monetary' }, { name: 'Invoice number', data_type: 'string' }],
+      custom_fields: [
+        { name: 'Amount', data_type: 'monetary' },
+        { name: 'Invoice number', data_type: 'string' },
+      ],
     },
   }),
 };

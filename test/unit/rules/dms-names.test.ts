@@ -6,13 +6,26 @@ import type { RuleDefinition } from '../../../server/engine/model.js';
 import { findUnknownNames } from '../../../server/rules/dms-names.js';
 
 const vocabulary: DmsVocabulary = {
-  tags: [{ id: 1, name: 'Posteingang', is_inbox_tag: true, parent: null }, { id: 2, name: 'Rechnung', is_inbox_tag: false, parent: null }],
+  tags: [
+    { id: 1, name: 'Posteingang', is_inbox_tag: true, parent: null },
+    { id: 2, name: 'Rechnung', is_inbox_tag: false, parent: null },
+  ],
   correspondents: [{ id: 1, name: 'Telekom Deutschland GmbH' }],
   document_types: [{ id: 1, name: 'Rechnung' }],
   storage_paths: [{ id: 1, name: 'Finanzen' }],
   custom_fields: [
     { id: 1, name: 'Betrag', data_type: 'monetary', extra_data: { default_currency: 'EUR' } },
-    { id: 3, name: 'Zahlungsstatus', data_type: 'select', extra_data: { select_options: [{ id: 'a', label: 'offen' }, { id: 'b', label: 'bezahlt' }] } },
+    {
+      id: 3,
+      name: 'Zahlungsstatus',
+      data_type: 'select',
+      extra_data: {
+        select_options: [
+          { id: 'a', label: 'offen' },
+          { id: 'b', label: 'bezahlt' },
+        ],
+      },
+    },
   ],
 };
 const index = createVocabularyIndex(vocabulary);
@@ -20,10 +33,18 @@ const unknown = (rule: Omit<RuleDefinition, 'id'>) => findUnknownNames([{ id: 'r
 
 describe('dms name check', () => {
   it('accepts known names in any letter case', () => {
-    assert.deepEqual(unknown({
-      when: { all: [{ tags: { any: ['posteingang'] } }, { correspondent: 'telekom deutschland gmbh' }, { 'custom_fields.Betrag': { exists: true } }] },
-      actions: [{ add_tags: ['Rechnung'] }, { set_document_type: 'Rechnung' }, { set_storage_path: 'Finanzen' }, { set_custom_fields: { Betrag: '1', Zahlungsstatus: 'Offen' } }],
-    }), []);
+    assert.deepEqual(
+      unknown({
+        when: { all: [{ tags: { any: ['posteingang'] } }, { correspondent: 'telekom deutschland gmbh' }, { 'custom_fields.Betrag': { exists: true } }] },
+        actions: [
+          { add_tags: ['Rechnung'] },
+          { set_document_type: 'Rechnung' },
+          { set_storage_path: 'Finanzen' },
+          { set_custom_fields: { Betrag: '1', Zahlungsstatus: 'Offen' } },
+        ],
+      }),
+      [],
+    );
   });
 
   it('names each unknown name with its path and the known ones', () => {
@@ -31,13 +52,16 @@ describe('dms name check', () => {
       when: { any: [{ tags: { none: ['Archiv'] } }, { not: { document_type: { in: ['Rechnung', 'Mahnung'] } } }] },
       actions: [{ add_tags: 'Neu' }, { set_correspondent: 'ACME' }, { set_storage_path: 'Nirgendwo' }],
     });
-    assert.deepEqual(problems.map((p) => p.path), [
-      ['rules', 0, 'when', 'any', 0, 'tags', 'none', 0],
-      ['rules', 0, 'when', 'any', 1, 'not', 'document_type', 'in', 1],
-      ['rules', 0, 'actions', 0, 'add_tags'],
-      ['rules', 0, 'actions', 1, 'set_correspondent'],
-      ['rules', 0, 'actions', 2, 'set_storage_path'],
-    ]);
+    assert.deepEqual(
+      problems.map((p) => p.path),
+      [
+        ['rules', 0, 'when', 'any', 0, 'tags', 'none', 0],
+        ['rules', 0, 'when', 'any', 1, 'not', 'document_type', 'in', 1],
+        ['rules', 0, 'actions', 0, 'add_tags'],
+        ['rules', 0, 'actions', 1, 'set_correspondent'],
+        ['rules', 0, 'actions', 2, 'set_storage_path'],
+      ],
+    );
     assert.match(problems[0].message, /no tag "Archiv"\. Known tags: "Posteingang", "Rechnung"/);
     assert.match(problems[2].message, /create_missing: true/);
   });
@@ -52,14 +76,20 @@ describe('dms name check', () => {
         { set_custom_fields: { Unbekannt: 'x' }, create_missing: true },
       ],
     });
-    assert.deepEqual(problems.map((p) => p.path.at(-1)), ['Unbekannt']);
+    assert.deepEqual(
+      problems.map((p) => p.path.at(-1)),
+      ['Unbekannt'],
+    );
   });
 
   it('skips templated names, removed tags and comparisons that are not names', () => {
-    assert.deepEqual(unknown({
-      when: { all: [{ title: 'Whatever' }, { correspondent: { matches: 'Tele.*' } }, { correspondent: { exists: true } }] },
-      actions: [{ add_tags: ['{{ vars.tag }}'] }, { remove_tags: ['Gibt es nicht'] }, { set_custom_fields: { Zahlungsstatus: '{{ status }}' } }],
-    }), []);
+    assert.deepEqual(
+      unknown({
+        when: { all: [{ title: 'Whatever' }, { correspondent: { matches: 'Tele.*' } }, { correspondent: { exists: true } }] },
+        actions: [{ add_tags: ['{{ vars.tag }}'] }, { remove_tags: ['Gibt es nicht'] }, { set_custom_fields: { Zahlungsstatus: '{{ status }}' } }],
+      }),
+      [],
+    );
   });
 
   it('checks select field values against the options', () => {

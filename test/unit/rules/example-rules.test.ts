@@ -50,14 +50,21 @@ describe('the shipped example rules', () => {
     assert.ok(dms, `fixture document ${id}`);
     const rules = store.loadedRules().map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars }));
     const evaluation = evaluateRules({ document: toRuleDocument(dms, index), rules, trigger: 'added', now: NOW, customFieldTypes });
-    assert.deepEqual(evaluation.results.filter((r) => r.status === 'error'), [], 'no rule fails on the document');
+    assert.deepEqual(
+      evaluation.results.filter((r) => r.status === 'error'),
+      [],
+      'no rule fails on the document',
+    );
     return evaluation.changes;
   }
 
   it('load without errors, and every rule carries tests', () => {
     const { files } = store.listFiles();
     assert.ok(files.length >= 6);
-    assert.deepEqual(files.filter((f) => f.error).map((f) => `${f.path}: ${f.error?.message}`), []);
+    assert.deepEqual(
+      files.filter((f) => f.error).map((f) => `${f.path}: ${f.error?.message}`),
+      [],
+    );
     for (const rule of store.loadedRules()) {
       assert.ok((rule.definition.tests ?? []).length > 0, `${rule.id} has tests`);
       assert.ok(rule.description, `${rule.id} has a description`);

@@ -25,14 +25,30 @@ describe('schema stage', () => {
     ['an unknown rule key, at the key', 'rules:\n  - id: a\n    foo: 1\n', /^line 3, column 5: rule "a": unknown key "foo"; expected one of: id, description/],
     ['a missing id', 'rules:\n  - description: x\n', /^line 2, column 5: rules\[0\]: missing required key "id"/],
     ['a bad id', 'rules:\n  - id: Bad Id\n', /^line 2, column 9: rule "Bad Id" at id: "Bad Id" does not match the pattern/],
-    ['an unknown operator', 'rules:\n  - id: a\n    when:\n      all:\n        - content: { matchez: x }\n', /^line 5, column 22: rule "a" at when\.all\[0\]\.content: unknown key "matchez"; expected one of: equals/],
-    ['a wrongly typed operand', 'rules:\n  - id: a\n    when: { content: { matches: 5 } }\n', /^line 3, column 33: rule "a" at when\.content\.matches: must be a string or a list, not 5/],
-    ['an extraction without regex or value', 'rules:\n  - id: a\n    extract:\n      n: { from: content }\n', /^line 4, column 10: rule "a" at extract\.n: missing required key "regex" or "value"/],
+    [
+      'an unknown operator',
+      'rules:\n  - id: a\n    when:\n      all:\n        - content: { matchez: x }\n',
+      /^line 5, column 22: rule "a" at when\.all\[0\]\.content: unknown key "matchez"; expected one of: equals/,
+    ],
+    [
+      'a wrongly typed operand',
+      'rules:\n  - id: a\n    when: { content: { matches: 5 } }\n',
+      /^line 3, column 33: rule "a" at when\.content\.matches: must be a string or a list, not 5/,
+    ],
+    [
+      'an extraction without regex or value',
+      'rules:\n  - id: a\n    extract:\n      n: { from: content }\n',
+      /^line 4, column 10: rule "a" at extract\.n: missing required key "regex" or "value"/,
+    ],
     ['a condition with two keys', 'rules:\n  - id: a\n    when: { content: x, title: y }\n', /^line 3, column 11: rule "a" at when: a condition has exactly one key/],
     ['an unknown trigger', 'rules:\n  - id: a\n    on: [sometimes]\n', /^line 3, column 10: rule "a" at on\[0\]: must be one of: "added", "updated", "manual"/],
     ['rules that are not a list', 'rules: 5\n', /^line 1, column 8: rules: must be a list, not 5/],
     ['a misspelt top-level key', 'ruls: []\n', /^line 1, column 1: unknown key "ruls"; expected one of: rules/],
-    ['a misspelt action', 'rules:\n  - id: a\n    actions:\n      - set_titel: x\n', /^line 4, column 9: rule "a" at actions\[0\]: unknown key "set_titel"; expected one of: set_title/],
+    [
+      'a misspelt action',
+      'rules:\n  - id: a\n    actions:\n      - set_titel: x\n',
+      /^line 4, column 9: rule "a" at actions\[0\]: unknown key "set_titel"; expected one of: set_title/,
+    ],
   ];
   for (const [label, text, expected] of cases) {
     it(`reports ${label} with its line and column`, () => {

@@ -28,7 +28,10 @@ describe('rules dir listing', () => {
       fs.writeFileSync(path.join(root, p), '');
     }
     const listed = await createRulesDir(root, createMemoryLogger()).list();
-    assert.deepEqual(listed.map((f) => f.path), ['_vars.yml', 'a.yaml', 'b.yml', 'pkg/_vars.yml', 'pkg/x.yml']);
+    assert.deepEqual(
+      listed.map((f) => f.path),
+      ['_vars.yml', 'a.yaml', 'b.yml', 'pkg/_vars.yml', 'pkg/x.yml'],
+    );
   });
 
   it('resolves nothing through a symlink that leads outside, and logs why it skips one', async () => {
@@ -107,7 +110,10 @@ describe('loading', () => {
     fs.writeFileSync(path.join(root, '_vars.yml'), "a: '{{ broken'\n");
     fs.writeFileSync(path.join(root, 'r.yml'), 'rules: [\n');
     const second = await loadRulesDir(createRulesDir(root, createMemoryLogger()), first.state.lastGood, { now: NOW, env: {} });
-    assert.deepEqual(second.rules.map((r) => [r.id, r.vars]), [['r1', { a: 1 }]]);
+    assert.deepEqual(
+      second.rules.map((r) => [r.id, r.vars]),
+      [['r1', { a: 1 }]],
+    );
     const errors = Object.fromEntries(second.files.map((f) => [f.file.path, f.error?.message ?? null]));
     assert.match(String(errors['_vars.yml']), /^line 1, column 4: /);
     assert.match(String(errors['r.yml']), /YAML syntax error/);
@@ -184,7 +190,10 @@ describe('the store when its folder disappears', () => {
       const report = await store.reload();
       assert.equal(report.errors[0].path, '');
       assert.match(report.errors[0].error, /could not be read.*stay in use/);
-      assert.deepEqual(store.loadedRules().map((r) => r.id), ['survivor']);
+      assert.deepEqual(
+        store.loadedRules().map((r) => r.id),
+        ['survivor'],
+      );
       fs.renameSync(path.join(root, 'moved'), rulesDir);
       assert.deepEqual((await store.reload()).errors, []);
     } finally {
@@ -225,8 +234,14 @@ describe('a saved file loads again after a restart', () => {
     }
     const restarted = await createRuleStore({ ...options, vocabulary: () => Promise.reject(new Error('not up yet')) });
     try {
-      assert.deepEqual(restarted.listFiles().files.map((f) => f.error), [null]);
-      assert.deepEqual(restarted.loadedRules().map((r) => r.id), ['big-invoice']);
+      assert.deepEqual(
+        restarted.listFiles().files.map((f) => f.error),
+        [null],
+      );
+      assert.deepEqual(
+        restarted.loadedRules().map((r) => r.id),
+        ['big-invoice'],
+      );
     } finally {
       await restarted.close();
     }

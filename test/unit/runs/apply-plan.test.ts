@@ -12,7 +12,15 @@ import { documentContext, evaluateAndPlan } from '../../../server/runs/evaluate-
 import { isEmptyPlan } from '../../../server/runs/plan-changes.js';
 
 // Seed: tag 3 bezahlt, 4 Steuer ─ 5 Steuer 2025, 9 rules-processed; custom fields 1 Betrag, 4 Rechnungsnummer.
-const loaded = (def: RuleDefinition): LoadedRule => ({ id: def.id, description: null, file: 't.yml', package: null, definition: def, compiled: compileRule(def), vars: {} });
+const loaded = (def: RuleDefinition): LoadedRule => ({
+  id: def.id,
+  description: null,
+  file: 't.yml',
+  package: null,
+  definition: def,
+  compiled: compileRule(def),
+  vars: {},
+});
 
 describe('writing a plan to the dms (simulator over HTTP)', () => {
   let sim: Simulator;
@@ -126,10 +134,16 @@ describe('writing a plan to the dms (simulator over HTTP)', () => {
     const { evaluation, plan: detach } = await plan(1, { id: 'r', actions: [{ remove_custom_fields: 'Rechnungsnummer' }] });
     assert.deepEqual(evaluation.results[0].changes['custom_fields.Rechnungsnummer'], { from: 'SWM-2025-0012345', to: null });
     await applyPlan(dms, detach);
-    assert.equal(sim.store.getDocument(1)!.custom_fields.some((cf) => cf.field === 4), false);
+    assert.equal(
+      sim.store.getDocument(1)!.custom_fields.some((cf) => cf.field === 4),
+      false,
+    );
     const { evaluation: attachEval, plan: attach } = await plan(1, { id: 'r', actions: [{ add_custom_fields: ['Rechnungsnummer'] }] });
     assert.deepEqual(attachEval.results[0].changes['custom_fields.Rechnungsnummer'], { from: null, to: null, empty: 'to' });
     await applyPlan(dms, attach);
-    assert.deepEqual(sim.store.getDocument(1)!.custom_fields.find((cf) => cf.field === 4), { value: null, field: 4 });
+    assert.deepEqual(
+      sim.store.getDocument(1)!.custom_fields.find((cf) => cf.field === 4),
+      { value: null, field: 4 },
+    );
   });
 });

@@ -10,9 +10,23 @@ import { openEchoLedger } from '../../../server/runs/echo-ledger.js';
 import { tempDir } from '../../helpers/test-server.js';
 
 const doc = (id: number, modified: string): DmsDocument => ({
-  id, correspondent: null, document_type: null, storage_path: null, title: `Doc ${id}`, content: 'text', tags: [], created: '2026-01-01',
-  modified, added: '2025-12-01T00:00:00Z', archive_serial_number: null, original_file_name: null, owner: null, notes: [], custom_fields: [],
-  page_count: 1, mime_type: 'application/pdf',
+  id,
+  correspondent: null,
+  document_type: null,
+  storage_path: null,
+  title: `Doc ${id}`,
+  content: 'text',
+  tags: [],
+  created: '2026-01-01',
+  modified,
+  added: '2025-12-01T00:00:00Z',
+  archive_serial_number: null,
+  original_file_name: null,
+  owner: null,
+  notes: [],
+  custom_fields: [],
+  page_count: 1,
+  mime_type: 'application/pdf',
 });
 
 /** The catch-up service over a dms whose reachability and failures the test switches; the watch ticks every 20 ms. */

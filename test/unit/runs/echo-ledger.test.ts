@@ -8,9 +8,24 @@ import { tempDir } from '../../helpers/test-server.js';
 
 function doc(id: number, over: Partial<DmsDocument> = {}): DmsDocument {
   return {
-    id, correspondent: null, document_type: null, storage_path: null, title: `Doc ${id}`, content: 'text', tags: [2, 1],
-    created: '2026-01-02', modified: '2026-01-02T10:00:00Z', added: '2026-01-02T10:00:00Z', archive_serial_number: null,
-    original_file_name: null, owner: null, notes: [], custom_fields: [], page_count: 1, mime_type: 'application/pdf', ...over,
+    id,
+    correspondent: null,
+    document_type: null,
+    storage_path: null,
+    title: `Doc ${id}`,
+    content: 'text',
+    tags: [2, 1],
+    created: '2026-01-02',
+    modified: '2026-01-02T10:00:00Z',
+    added: '2026-01-02T10:00:00Z',
+    archive_serial_number: null,
+    original_file_name: null,
+    owner: null,
+    notes: [],
+    custom_fields: [],
+    page_count: 1,
+    mime_type: 'application/pdf',
+    ...over,
   };
 }
 
@@ -27,7 +42,14 @@ function memoryDms(docs: Map<number, DmsDocument>): EchoLedgerOptions['dms'] {
 
 function ledger(docs = new Map<number, DmsDocument>(), over: Partial<EchoLedgerOptions> = {}) {
   const dir = tempDir();
-  return openEchoLedger({ file: path.join(dir, 'echo-ledger.json'), dms: memoryDms(docs), logger: createMemoryLogger(), loopMaxWrites: 3, loopWindowMs: 60_000, ...over });
+  return openEchoLedger({
+    file: path.join(dir, 'echo-ledger.json'),
+    dms: memoryDms(docs),
+    logger: createMemoryLogger(),
+    loopMaxWrites: 3,
+    loopWindowMs: 60_000,
+    ...over,
+  });
 }
 
 describe('the echo ledger (echo recognition by state)', () => {
@@ -36,7 +58,10 @@ describe('the echo ledger (echo recognition by state)', () => {
     guard.mark(7);
     guard.settle(7, doc(7, { title: 'Written' }));
     // Same state, a later `modified`, tags in another order, notes added: still the service's own state.
-    assert.equal(guard.isKnownState(doc(7, { title: 'Written', modified: '2026-03-01T00:00:00Z', tags: [1, 2], notes: [{ id: 1, note: 'n', created: '', user: null }] })), true);
+    assert.equal(
+      guard.isKnownState(doc(7, { title: 'Written', modified: '2026-03-01T00:00:00Z', tags: [1, 2], notes: [{ id: 1, note: 'n', created: '', user: null }] })),
+      true,
+    );
     assert.equal(guard.isKnownState(doc(7, { title: 'Written by a person' })), false);
     assert.equal(guard.isKnownState(doc(8)), false);
   });

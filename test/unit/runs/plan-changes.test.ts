@@ -106,7 +106,12 @@ describe('planning a write', () => {
   });
 
   it('creates a storage path the action allowed, with the path template it gave', () => {
-    const plan = planDocument(doc(), { storage_path: 'Belege 2025' }, { storage_paths: ['belege 2025'], storage_path_templates: { 'belege 2025': 'belege/{{ title }}' } }, index);
+    const plan = planDocument(
+      doc(),
+      { storage_path: 'Belege 2025' },
+      { storage_paths: ['belege 2025'], storage_path_templates: { 'belege 2025': 'belege/{{ title }}' } },
+      index,
+    );
     assert.deepEqual(plan.create, [{ kind: 'storage_paths', name: 'Belege 2025', path: 'belege/{{ title }}' }]);
     assert.deepEqual(plan.failures, {});
   });
@@ -114,7 +119,10 @@ describe('planning a write', () => {
   it('records a value the field cannot hold as a failure, not an exception', () => {
     const plan = planDocument(doc(), { custom_fields: { 'Fällig am': 'tomorrow', Rechnungsnummer: 'X-1' } }, {}, index);
     assert.match(plan.failures.custom_fields ?? '', /Fällig am.*ISO date/);
-    assert.deepEqual(plan.customFields?.set.find((cf) => cf.field === 4), { value: 'X-1', field: 4 });
+    assert.deepEqual(
+      plan.customFields?.set.find((cf) => cf.field === 4),
+      { value: 'X-1', field: 4 },
+    );
   });
 
   it('adds only notes that are not there yet', () => {

@@ -4,7 +4,10 @@ import { AppError } from '../../../server/errors.js';
 import { parseRunQuery } from '../../../server/runs/run-query.js';
 
 const rejects = (query: Record<string, unknown>, mention: RegExp) =>
-  assert.throws(() => parseRunQuery(query), (err: unknown) => err instanceof AppError && err.status === 400 && mention.test(err.message));
+  assert.throws(
+    () => parseRunQuery(query),
+    (err: unknown) => err instanceof AppError && err.status === 400 && mention.test(err.message),
+  );
 
 describe('run query parameters', () => {
   it('defaults dry_run to true', () => {

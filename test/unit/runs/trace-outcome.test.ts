@@ -15,31 +15,42 @@ const trace = (status: Trace['status'] = 'matched'): Trace =>
     ],
   });
 
-
 describe('action statuses from what happened to each field', () => {
   it('keeps planned in a dry run and marks fields another rule already settled as unchanged', () => {
     const out = withFieldOutcome(trace(), { dryRun: true, changed: ['title'], written: [], failures: {} });
-    assert.deepEqual(out.actions.map((a) => a.status), ['planned', 'unchanged', 'unchanged']);
+    assert.deepEqual(
+      out.actions.map((a) => a.status),
+      ['planned', 'unchanged', 'unchanged'],
+    );
     assert.equal(out.status, 'matched');
   });
 
   it('marks written fields applied in real mode', () => {
     const out = withFieldOutcome(trace(), { dryRun: false, changed: ['title', 'tags'], written: ['title', 'tags'], failures: {} });
-    assert.deepEqual(out.actions.map((a) => a.status), ['applied', 'applied', 'unchanged']);
+    assert.deepEqual(
+      out.actions.map((a) => a.status),
+      ['applied', 'applied', 'unchanged'],
+    );
   });
 
   it('turns a failed field into a failed action and an error trace that names it', () => {
     const out = withFieldOutcome(trace(), { dryRun: false, changed: ['title', 'tags'], written: ['title'], failures: { tags: 'Tag "x" does not exist in the dms.' } });
-    assert.deepEqual(out.actions.map((a) => a.status), ['applied', 'failed', 'unchanged']);
+    assert.deepEqual(
+      out.actions.map((a) => a.status),
+      ['applied', 'failed', 'unchanged'],
+    );
     assert.equal(out.actions[1].error, 'Tag "x" does not exist in the dms.');
     assert.equal(out.status, 'error');
     assert.equal(out.error, 'add_tags failed: Tag "x" does not exist in the dms.');
   });
 
-  it("skips an action whose field a person changed between the read and the write, and says why", () => {
+  it('skips an action whose field a person changed between the read and the write, and says why', () => {
     const why = 'title was changed in the dms after the rules read the document; left as it is now.';
     const out = withFieldOutcome(trace(), { dryRun: false, changed: ['title', 'tags'], written: ['tags'], failures: {}, superseded: { title: why } });
-    assert.deepEqual(out.actions.map((a) => a.status), ['skipped', 'applied', 'unchanged']);
+    assert.deepEqual(
+      out.actions.map((a) => a.status),
+      ['skipped', 'applied', 'unchanged'],
+    );
     assert.equal(out.actions[0].detail, why);
     assert.equal(out.status, 'matched');
   });

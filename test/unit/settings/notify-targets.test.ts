@@ -7,10 +7,13 @@ import { parseNotifyTargets } from '../../../server/settings/notify-targets.js';
 import { tempDir } from '../../helpers/test-server.js';
 
 test('HTTP and e-mail targets parse with their defaults', () => {
-  assert.deepEqual(parseNotifyTargets('{"ha": {"url": "http://ha.lan:8123/api/webhook/x"}, "mail": {"smtp": "smtps://u:p@mail.lan:465", "from": "a@b.org", "to": "c@d.org"}}'), {
-    ha: { kind: 'http', url: 'http://ha.lan:8123/api/webhook/x', format: 'json', headers: {} },
-    mail: { kind: 'email', smtp: 'smtps://u:p@mail.lan:465', from: 'a@b.org', to: ['c@d.org'] },
-  });
+  assert.deepEqual(
+    parseNotifyTargets('{"ha": {"url": "http://ha.lan:8123/api/webhook/x"}, "mail": {"smtp": "smtps://u:p@mail.lan:465", "from": "a@b.org", "to": "c@d.org"}}'),
+    {
+      ha: { kind: 'http', url: 'http://ha.lan:8123/api/webhook/x', format: 'json', headers: {} },
+      mail: { kind: 'email', smtp: 'smtps://u:p@mail.lan:465', from: 'a@b.org', to: ['c@d.org'] },
+    },
+  );
 });
 
 test('bad targets are refused with the target and key named', () => {
@@ -32,5 +35,8 @@ test('config.yml takes notify_targets as a mapping; the setting is masked like a
   const config = loadConfig({ env: {}, overrides: { dataDir } });
   assert.deepEqual(config.notifyTargets, { phone: { kind: 'http', url: 'https://ntfy.sh/topic', format: 'text', headers: {} } });
   assert.equal(describeConfig(config).SVC_NOTIFY_TARGETS, '(set)');
-  assert.throws(() => loadConfig({ env: { SVC_NOTIFY_TARGETS: '{p: {url: nope}}' }, overrides: { dataDir } }), (err: unknown) => err instanceof ConfigError && /^SVC_NOTIFY_TARGETS target "p": url/.test(err.message));
+  assert.throws(
+    () => loadConfig({ env: { SVC_NOTIFY_TARGETS: '{p: {url: nope}}' }, overrides: { dataDir } }),
+    (err: unknown) => err instanceof ConfigError && /^SVC_NOTIFY_TARGETS target "p": url/.test(err.message),
+  );
 });

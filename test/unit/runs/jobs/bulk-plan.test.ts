@@ -17,7 +17,17 @@ test('relations become set_* edits; null clears', () => {
 });
 
 test('custom fields become modify_custom_fields with an {id: value} mapping and the fields to detach', () => {
-  const ops = bulkOpsFor(write({ customFields: { set: [{ field: 4, value: 'X-1' }, { field: 1, value: null }], remove: [3] } }));
+  const ops = bulkOpsFor(
+    write({
+      customFields: {
+        set: [
+          { field: 4, value: 'X-1' },
+          { field: 1, value: null },
+        ],
+        remove: [3],
+      },
+    }),
+  );
   assert.deepEqual(ops, [{ method: 'modify_custom_fields', parameters: { add_custom_fields: { 1: null, 4: 'X-1' }, remove_custom_fields: [3] } }]);
 });
 

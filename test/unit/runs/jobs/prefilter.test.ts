@@ -11,7 +11,10 @@ const vocab: DmsVocabulary = {
     { id: 3, name: 'Paid', is_inbox_tag: false, parent: null },
     { id: 4, name: 'paid', is_inbox_tag: false, parent: null, owner: 2 },
   ],
-  correspondents: [{ id: 10, name: 'ACME' }, { id: 11, name: 'Telekom' }],
+  correspondents: [
+    { id: 10, name: 'ACME' },
+    { id: 11, name: 'Telekom' },
+  ],
   document_types: [{ id: 20, name: 'Invoice' }],
   storage_paths: [],
   custom_fields: [],

@@ -5,15 +5,45 @@ import { decideRevert, writtenChanges } from '../../../../server/runs/jobs/rever
 
 function current(over: Partial<RuleDocument>): RuleDocument {
   return {
-    id: 1, title: '', content: '', tags: [], correspondent: null, document_type: null, storage_path: null, custom_fields: {}, created: null,
-    added: null, modified: null, archive_serial_number: null, original_file_name: null, mime_type: null, page_count: null, notes: [], owner: null, ...over,
+    id: 1,
+    title: '',
+    content: '',
+    tags: [],
+    correspondent: null,
+    document_type: null,
+    storage_path: null,
+    custom_fields: {},
+    created: null,
+    added: null,
+    modified: null,
+    archive_serial_number: null,
+    original_file_name: null,
+    mime_type: null,
+    page_count: null,
+    notes: [],
+    owner: null,
+    ...over,
   };
 }
 
 function trace(document: number, changes: Trace['changes'], over: Partial<Trace> = {}): Trace {
   return {
-    id: String(Math.random()), at: '', duration_ms: 0, source: 'job', event_id: 1, document, rule_id: 'r', file: 'f.yml', dry_run: false, status: 'matched',
-    conditions: [], extracted: {}, changes, actions: [{ path: 'actions/0', action: 'set_title', status: 'applied' }], error: null, ...over,
+    id: String(Math.random()),
+    at: '',
+    duration_ms: 0,
+    source: 'job',
+    event_id: 1,
+    document,
+    rule_id: 'r',
+    file: 'f.yml',
+    dry_run: false,
+    status: 'matched',
+    conditions: [],
+    extracted: {},
+    changes,
+    actions: [{ path: 'actions/0', action: 'set_title', status: 'applied' }],
+    error: null,
+    ...over,
   };
 }
 
@@ -60,11 +90,17 @@ test('created compares by date only', () => {
 });
 
 test('undo detaches a custom field the job attached, instead of leaving it attached and empty', () => {
-  const written = writtenChanges([trace(1, { 'custom_fields.Number': { from: null, to: '17' } }, { actions: [{ path: 'actions/0', action: 'set_custom_fields', status: 'applied' }] })])[0];
+  const written = writtenChanges([
+    trace(1, { 'custom_fields.Number': { from: null, to: '17' } }, { actions: [{ path: 'actions/0', action: 'set_custom_fields', status: 'applied' }] }),
+  ])[0];
   const decision = decideRevert(current({ custom_fields: { Number: '17', Other: 'x' } }), written);
   assert.deepEqual(decision.changes, { remove_custom_fields: ['Number'] });
   const wasEmpty = { document: 1, rule_id: 'r', fields: { 'custom_fields.Number': { from: null, to: '17', empty: 'from' as const } } };
-  assert.deepEqual(decideRevert(current({ custom_fields: { Number: '17' } }), wasEmpty).changes, { custom_fields: { Number: null } }, 'attached and empty before: cleared, still attached');
+  assert.deepEqual(
+    decideRevert(current({ custom_fields: { Number: '17' } }), wasEmpty).changes,
+    { custom_fields: { Number: null } },
+    'attached and empty before: cleared, still attached',
+  );
 });
 
 test('undo re-attaches a field the job detached, with its value, and detaches one the job attached empty', () => {

@@ -21,7 +21,7 @@ async function settle(tagStatus: ActionTrace['status'], trigger: RunTrigger) {
   return { action: out.actions[1], sent: notifier.sent };
 }
 
-test('sends when the rule\'s change was written', async () => {
+test("sends when the rule's change was written", async () => {
   const { action, sent } = await settle('applied', 'updated');
   assert.equal(action.status, 'applied');
   assert.deepEqual(sent, [['phone', { title: '', message: 'hi' }]]);

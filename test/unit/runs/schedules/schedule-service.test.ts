@@ -57,7 +57,10 @@ test('a daily schedule runs once when its time comes, not before and not twice',
   assert.equal(r.started.length, 0);
   await r.at(new Date(2026, 2, 2, 6, 0, 5));
   await r.at(new Date(2026, 2, 2, 6, 1));
-  assert.deepEqual(r.started.map((s) => s.ruleId), ['nightly']);
+  assert.deepEqual(
+    r.started.map((s) => s.ruleId),
+    ['nightly'],
+  );
   const [entry] = r.service.list();
   assert.equal(entry.last_event_id, 1);
   assert.equal(entry.next_run, new Date(2026, 2, 3, 6, 0).toISOString());
@@ -107,7 +110,10 @@ test('a changed schedule counts afresh; a removed one is forgotten; dry_run reac
   await r.at(new Date(2026, 2, 2, 5, 20));
   assert.equal(r.started.length, 0);
   await r.at(new Date(2026, 2, 2, 5, 30));
-  assert.deepEqual(r.started.map((s) => [s.ruleId, s.dryRun]), [['nightly', true]]);
+  assert.deepEqual(
+    r.started.map((s) => [s.ruleId, s.dryRun]),
+    [['nightly', true]],
+  );
   r.setRules([]);
   await r.at(new Date(2026, 2, 2, 5, 31));
   assert.deepEqual(r.service.list(), []);

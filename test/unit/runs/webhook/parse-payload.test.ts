@@ -38,7 +38,10 @@ test('E: multipart fields (already decoded) give the document', () => {
 
 test('F: an empty body and an empty JSON object are refused with 400 and a hint', () => {
   for (const body of ['', '{}', '   ']) {
-    assert.throws(() => payloadFromFields(fieldsFromText(body)), (err: Error & { status?: number }) => err.status === 400 && /doc_id/.test(err.message));
+    assert.throws(
+      () => payloadFromFields(fieldsFromText(body)),
+      (err: Error & { status?: number }) => err.status === 400 && /doc_id/.test(err.message),
+    );
   }
 });
 
@@ -69,15 +72,23 @@ for (const [name, fields, expected] of idCases) {
 
 test('trigger spellings map to added, updated or unknown', () => {
   const cases: Array<[unknown, string]> = [
-    ['document_added', 'added'], ['added', 'added'], ['Document Added', 'added'],
-    ['document_updated', 'updated'], ['UPDATED', 'updated'], ['scheduled', 'unknown'], [5, 'unknown'],
+    ['document_added', 'added'],
+    ['added', 'added'],
+    ['Document Added', 'added'],
+    ['document_updated', 'updated'],
+    ['UPDATED', 'updated'],
+    ['scheduled', 'unknown'],
+    [5, 'unknown'],
   ];
   for (const [event, trigger] of cases) assert.equal(payloadFromFields({ doc_id: '1', event }).trigger, trigger, String(event));
   assert.equal(payloadFromFields({ doc_id: '1', trigger: 'added' }).trigger, 'added');
 });
 
 test('a JSON array or a bare number body', () => {
-  assert.throws(() => fieldsFromText('[1,2]'), (err: Error & { status?: number }) => err.status === 400);
+  assert.throws(
+    () => fieldsFromText('[1,2]'),
+    (err: Error & { status?: number }) => err.status === 400,
+  );
   assert.deepEqual(payloadFromFields(fieldsFromText('42')), { document: 42, trigger: 'unknown' });
 });
 
@@ -87,6 +98,9 @@ test('idFromDocUrl ignores non-strings', () => {
 });
 
 test('an empty doc_id without any other id names the "Consumption Started" trigger', () => {
-  assert.throws(() => payloadFromFields({ doc_id: '', doc_url: '' }), (err: Error & { status?: number }) => err.status === 400 && /"Consumption Started"/.test(err.message));
+  assert.throws(
+    () => payloadFromFields({ doc_id: '', doc_url: '' }),
+    (err: Error & { status?: number }) => err.status === 400 && /"Consumption Started"/.test(err.message),
+  );
   assert.throws(() => payloadFromFields({ doc_id: '0' }), /No document id in the webhook body \(fields: doc_id\)/);
 });

@@ -29,7 +29,13 @@ test('deliveries for a document already waiting collapse into one run with merge
   assert.equal(nextId, 3, 'collapsed deliveries create no event');
   hold.open();
   await queue.idle();
-  assert.deepEqual(runs.map((r) => [r.document, r.trigger]), [[1, 'updated'], [2, 'unknown']]);
+  assert.deepEqual(
+    runs.map((r) => [r.document, r.trigger]),
+    [
+      [1, 'updated'],
+      [2, 'unknown'],
+    ],
+  );
 });
 
 test('a document whose run has started may be queued once more, and runs after the first finishes', async () => {
@@ -91,9 +97,15 @@ test('stop returns the deliveries that never started and waits for running ones'
   const stopping = queue.stop();
   hold.open();
   const left = await stopping;
-  assert.deepEqual(left.map((d) => d.document), [2]);
+  assert.deepEqual(
+    left.map((d) => d.document),
+    [2],
+  );
   assert.equal(finished, 1);
-  assert.throws(() => queue.enqueue(3, 'updated', () => id++), (err: Error & { status?: number }) => err.status === 503);
+  assert.throws(
+    () => queue.enqueue(3, 'updated', () => id++),
+    (err: Error & { status?: number }) => err.status === 503,
+  );
 });
 
 test('stop gives up on a delivery still running after the grace time and returns it too', async () => {
@@ -105,7 +117,11 @@ test('stop gives up on a delivery still running after the grace time and returns
   queue.enqueue(7, 'added', () => id++);
   await new Promise((r) => setImmediate(r));
   const left = await queue.stop();
-  assert.deepEqual(left.map((d) => d.document), [7], 'the stuck delivery is handed back to be marked interrupted');
+  assert.deepEqual(
+    left.map((d) => d.document),
+    [7],
+    'the stuck delivery is handed back to be marked interrupted',
+  );
   never.open();
 });
 
