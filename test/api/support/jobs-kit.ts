@@ -58,7 +58,8 @@ export async function waitForEvent(
 export async function editInDms(sim: Simulator, id: number, patch: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${sim.url}/api/documents/${id}/`, {
     method: 'PATCH',
-    headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json', accept: 'application/json; version=10' },
+    // The web UI of the release asks for its own API version; 9 is one every supported release (2.16–3.0) accepts.
+    headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json', accept: 'application/json; version=9' },
     body: JSON.stringify(patch),
   });
   if (!res.ok) throw new Error(`PATCH ${id}: ${res.status} ${await res.text()}`);
