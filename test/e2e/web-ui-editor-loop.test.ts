@@ -127,10 +127,13 @@ describe('the edit → test loop in the browser', () => {
     await page.goto('/traces');
     await page.locator('#filter-rule_id').waitFor();
     assert.equal(await page.title(), 'Traces · dms-rules');
+    const traces = page.locator('.traces-host .trace');
+    // The unfiltered list first, so the filtered answer below is a replacement, not a race with it.
+    await traces.first().waitFor();
     await page.fill('#filter-rule_id', 'loop-');
     await page.fill('#filter-document', 'Telekom Rechnung Feb');
     await page.click('form.filters button[type=submit]');
-    const traces = page.locator('.traces-host .trace');
+    await traces.locator('summary .doc', { hasNotText: 'Telekom Rechnung Februar 2025' }).first().waitFor({ state: 'detached' });
     await traces.first().waitFor();
     assert.ok((await traces.count()) >= 1);
     assert.equal(await traces.locator('summary .rule', { hasNotText: /^loop-/ }).count(), 0);
