@@ -1,29 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { emptyDocument } from '../../../../server/engine/index.js';
 import type { RuleDocument, Trace } from '../../../../server/engine/model.js';
 import { decideRevert, writtenChanges } from '../../../../server/runs/jobs/revert-plan.js';
 
 function current(over: Partial<RuleDocument>): RuleDocument {
-  return {
-    id: 1,
-    title: '',
-    content: '',
-    tags: [],
-    correspondent: null,
-    document_type: null,
-    storage_path: null,
-    custom_fields: {},
-    created: null,
-    added: null,
-    modified: null,
-    archive_serial_number: null,
-    original_file_name: null,
-    mime_type: null,
-    page_count: null,
-    notes: [],
-    owner: null,
-    ...over,
-  };
+  return { ...emptyDocument(), id: 1, ...over };
 }
 
 function trace(document: number, changes: Trace['changes'], over: Partial<Trace> = {}): Trace {
