@@ -12,7 +12,7 @@ import { testDmsConnection } from './settings/dms-connection-test.js';
 import { createFirstAdmin, firstStartState } from './settings/first-admin.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
-import { createCatchUpService } from './runs/catch-up/catch-up-service.js';
+import { arrivalStatus, createCatchUpService } from './runs/catch-up/catch-up-service.js';
 import { openCursorStore } from './runs/catch-up/cursor-store.js';
 import { openEchoLedger } from './runs/echo-ledger.js';
 import { createRunService } from './runs/run-service.js';
@@ -152,6 +152,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
+    arrival: () => arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }),
     dmsHealth: async () => dmsHealth(await dmsConnection.status()),
     testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
     firstStart: {

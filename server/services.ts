@@ -11,7 +11,7 @@ import type { RunService } from './runs/run-service.js';
 import type { JobService } from './runs/jobs/job-service.js';
 import type { WebhookService } from './runs/webhook/webhook-service.js';
 import type { ScheduleService } from './runs/schedules/schedule-service.js';
-import type { CatchUpService } from './runs/catch-up/catch-up-service.js';
+import type { ArrivalStatus, CatchUpService } from './runs/catch-up/catch-up-service.js';
 import type { DmsConnectionReport } from './settings/dms-connection-test.js';
 import type { FirstStartState, RequestOrigin } from './settings/first-admin.js';
 import type { SettingsService } from './settings/settings-service.js';
@@ -53,6 +53,8 @@ export interface Services {
   dmsStatus(): Promise<DmsStatus>;
   /** The run panel's document picker: the first documents whose title contains the text. */
   findDocuments(text: string): Promise<{ count: number; documents: DocumentHit[] }>;
+  /** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */
+  arrival(): ArrivalStatus;
   /** What health shows the admin about the dms: address, Paperless version, what the token may not view. */
   dmsHealth(): Promise<DmsHealth>;
   /** The settings page's "Test connection": tries a dms URL and token before they are saved. */

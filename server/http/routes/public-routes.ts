@@ -7,21 +7,6 @@ import { isAdminCaller, requireSameOrigin } from '../middleware/auth-tiers.js';
 import { loginSource } from '../login-source.js';
 import { SESSION_COOKIE } from '../../auth/sessions.js';
 
-/** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */
-export function arrivalStatus(services: Services) {
-  const catchUp = services.catchUp.state();
-  return {
-    last_heard_at: catchUp.last_heard_at,
-    waiting: services.webhook.queue.waiting + services.webhook.queue.running + catchUp.remaining,
-    cursor: catchUp.since,
-    catch_up_running: catchUp.running_event,
-    catch_up_error: catchUp.last_error,
-    catch_up_retry_at: catchUp.next_retry_at,
-    polling_minutes: catchUp.polling_minutes,
-    echoes_skipped: services.webhook.echoesSkipped,
-  };
-}
-
 export function publicRoutes(services: Services): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
@@ -37,7 +22,7 @@ export function publicRoutes(services: Services): Router {
       // The public answer says only whether the dms answers; its address, version, token permissions,
       // errors (which can name hosts) and the arrival cursor are for the signed-in admin and scripts.
       dms: admin ? dms : { demo: dms.demo, reachable: dms.reachable },
-      ...(admin ? { arrival: arrivalStatus(services) } : {}),
+      ...(admin ? { arrival: services.arrival() } : {}),
     });
   });
 

@@ -62,6 +62,31 @@ const POLLING = 'polling';
  * `added` for documents added since the cursor and `updated` for the rest. A document exactly as the
  * service last wrote or handled it is skipped (the echo ledger), so overlaps never run anything twice.
  */
+/** How documents reach the service, for health: when the dms last did, how many wait, and a failing catch-up. */
+export interface ArrivalStatus {
+  last_heard_at: string | null;
+  waiting: number;
+  cursor: string | null;
+  catch_up_running: number | null;
+  catch_up_error: string | null;
+  catch_up_retry_at: string | null;
+  polling_minutes: number;
+  echoes_skipped: number;
+}
+
+export function arrivalStatus(catchUp: CatchUpState, webhook: { waiting: number; running: number; echoesSkipped: number }): ArrivalStatus {
+  return {
+    last_heard_at: catchUp.last_heard_at,
+    waiting: webhook.waiting + webhook.running + catchUp.remaining,
+    cursor: catchUp.since,
+    catch_up_running: catchUp.running_event,
+    catch_up_error: catchUp.last_error,
+    catch_up_retry_at: catchUp.next_retry_at,
+    polling_minutes: catchUp.polling_minutes,
+    echoes_skipped: webhook.echoesSkipped,
+  };
+}
+
 export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
   const now = deps.now ?? Date.now;
   const { events, logger } = deps;
