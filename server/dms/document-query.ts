@@ -63,6 +63,7 @@ export function documentListParams(query: DocumentQuery, page: number): URLSearc
   }
   if (query.fields?.length) params.set('fields', query.fields.join(','));
   if (query.truncateContent) params.set('truncate_content', 'true');
+  if (query.fullPerms) params.set('full_perms', 'true');
   const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(query.pageSize ?? DEFAULT_PAGE_SIZE)));
   params.set('page_size', String(size));
   params.set('page', String(page));

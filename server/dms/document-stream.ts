@@ -56,7 +56,10 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
   const size = Math.min(MAX_CHUNK, Math.max(1, Math.floor(query.pageSize ?? DEFAULT_PAGE_SIZE)));
   const ahead = Math.max(0, Math.floor(query.ahead ?? 0));
   const fetchChunk = async (chunk: number[]): Promise<DmsDocument[]> => {
-    const params = documentListParams({ fields: query.fields, truncateContent: query.truncateContent, pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
+    const params = documentListParams(
+      { fields: query.fields, truncateContent: query.truncateContent, fullPerms: query.fullPerms, pageSize: chunk.length, filters: { id__in: chunk.join(',') } },
+      1,
+    );
     const res = await transport.send({ method: 'GET', path: '/api/documents/', query: params, idempotent: true });
     // A document deleted since the snapshot is simply absent from its chunk.
     return (res.json as PageBody<DmsDocument>).results;

@@ -128,7 +128,9 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     },
 
     async getDocument(id) {
-      const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, idempotent: true, notFound: notFound(id) });
+      // One document's permissions cost the dms little, and a permission action needs them.
+      const query = new URLSearchParams({ full_perms: 'true' });
+      const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, query, idempotent: true, notFound: notFound(id) });
       return res.json as DmsDocument;
     },
 
@@ -137,7 +139,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     },
 
     async getWriteState(id) {
-      const query = new URLSearchParams({ fields: WRITE_STATE_FIELDS.join(',') });
+      const query = new URLSearchParams({ fields: WRITE_STATE_FIELDS.join(','), full_perms: 'true' });
       const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, query, idempotent: true, notFound: notFound(id) });
       return res.json as DocumentWriteState;
     },

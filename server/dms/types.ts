@@ -34,8 +34,19 @@ export interface DmsDocument {
   custom_fields: DmsCustomFieldValue[];
   page_count: number | null;
   mime_type: string;
+  /** Only when read with `full_perms=true` (and in PATCH answers). */
+  permissions?: DmsPermissions;
   [key: string]: unknown;
 }
+
+/** Object permissions by user and group id, as `full_perms=true` shows them and `set_permissions` takes them. */
+export interface DmsPermissions {
+  view: { users: number[]; groups: number[] };
+  change: { users: number[]; groups: number[] };
+}
+
+/** `set_permissions` in a PATCH: each list sent replaces that list; lists left out stay as they are. */
+export type DmsPermissionsPatch = Partial<Record<keyof DmsPermissions, Partial<DmsPermissions['view']>>>;
 
 export interface DmsNamedObject {
   id: number;
@@ -67,11 +78,14 @@ export interface DmsVocabulary {
   document_types: DmsNamedObject[];
   storage_paths: DmsNamedObject[];
   custom_fields: DmsCustomField[];
+  /** Users by username (`name` holds the username). */
+  users: DmsNamedObject[];
+  groups: DmsNamedObject[];
   /** Kinds the token may not list (Paperless answered 403); their lists above are empty. Absent = none. */
   forbidden?: DmsForbiddenKind[];
 }
 
-export type DmsVocabularyKind = 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields';
+export type DmsVocabularyKind = 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields' | 'users' | 'groups';
 
 /** A vocabulary kind the token's user may not view, and the Paperless permission it lacks (e.g. `view_customfield`). */
 export interface DmsForbiddenKind {
@@ -92,6 +106,8 @@ export interface DocumentPatch {
   created?: string;
   archive_serial_number?: number | null;
   custom_fields?: DmsCustomFieldValue[];
+  owner?: number | null;
+  set_permissions?: DmsPermissionsPatch;
 }
 
 /** The fields of a document that the service writes (and so compares before writing). */
@@ -106,6 +122,8 @@ export const WRITE_STATE_FIELDS = [
   'archive_serial_number',
   'custom_fields',
   'notes',
+  'owner',
+  'permissions',
 ] as const;
 export type DocumentWriteState = Pick<DmsDocument, (typeof WRITE_STATE_FIELDS)[number]>;
 
@@ -116,6 +134,8 @@ export interface DocumentQuery {
   fields?: string[];
   pageSize?: number;
   truncateContent?: boolean;
+  /** `full_perms=true`: each document's `permissions` (more work for the dms; only when a rule needs them). */
+  fullPerms?: boolean;
   /** Pages requested before the consumer asks for them, so its work overlaps the next fetches. Default 0. */
   ahead?: number;
 }

@@ -11,6 +11,8 @@ export const VOCABULARY_PERMISSIONS: Record<DmsVocabularyKind, string> = {
   document_types: 'view_documenttype',
   storage_paths: 'view_storagepath',
   custom_fields: 'view_customfield',
+  users: 'view_user',
+  groups: 'view_group',
 };
 
 const KINDS = Object.keys(VOCABULARY_PERMISSIONS) as DmsVocabularyKind[];
@@ -40,7 +42,7 @@ function named(o: DmsNamedObject): DmsNamedObject {
 }
 
 /**
- * Lists tags, correspondents, document types, storage paths and custom fields (all pages). A kind the token
+ * Lists tags, correspondents, document types, storage paths, custom fields, users and groups (all pages). A kind the token
  * may not view is left empty and named in `forbidden`, so one missing permission never fails every run.
  */
 export async function fetchVocabulary(transport: Transport): Promise<DmsVocabulary> {
@@ -61,6 +63,9 @@ export async function fetchVocabulary(transport: Transport): Promise<DmsVocabula
       data_type: f.data_type,
       extra_data: { select_options: f.extra_data?.select_options ?? [], default_currency: f.extra_data?.default_currency ?? null },
     })),
+    // Permission actions and `owner` name users by username; neither users nor groups have an owner.
+    users: list<{ id: number; username: string }>('users').map((u) => ({ id: u.id, name: u.username })),
+    groups: list<DmsNamedObject>('groups').map((g) => ({ id: g.id, name: g.name })),
     ...(forbidden.length > 0 ? { forbidden } : {}),
   };
 }

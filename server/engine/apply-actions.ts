@@ -13,6 +13,7 @@ import { parseInteger } from './parse-number.js';
 import { isEmptyValue } from './condition-ops.js';
 import { sameCustomValue, toCustomFieldValue } from './custom-field-values.js';
 import { describeValue } from './describe.js';
+import { applyPermissionAction, permissionChanges } from './permissions.js';
 
 /** The dms keeps at most this many characters (code points) of a title. */
 export const MAX_TITLE_LENGTH = 128;
@@ -109,15 +110,16 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
     }
     case 'set_correspondent':
     case 'set_document_type':
-    case 'set_storage_path': {
+    case 'set_storage_path':
+    case 'set_owner': {
       if (p.kind !== 'name') break;
-      const field = a.name.slice(4) as 'correspondent' | 'document_type' | 'storage_path';
+      const field = a.name.slice(4) as 'correspondent' | 'document_type' | 'storage_path' | 'owner';
       const rendered = p.template ? render(p.template, env, at).trim() : '';
       const to = rendered === '' ? null : rendered;
       const from = doc[field];
       const changed = !sameName(from, to);
       if (changed) doc[field] = to;
-      if (a.createMissing && to) {
+      if (a.createMissing && to && field !== 'owner') {
         addCreate(env, field === 'correspondent' ? 'correspondents' : field === 'document_type' ? 'document_types' : 'storage_paths', [to]);
         if (a.storagePathTemplate) (env.createMissing.storage_path_templates ??= {})[to.toLocaleLowerCase()] = a.storagePathTemplate;
       }
@@ -162,6 +164,20 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (!message) return { status: 'unchanged', detail: 'the message rendered empty; nothing to send', writes: [] };
       env.notifications.push({ path: formatPath(a.path), target: p.to, title, message });
       return { status: 'planned', detail: `to ${p.to}: ${title ? `${describeValue(title)} ` : ''}${describeValue(message)}`, writes: [] };
+    }
+    case 'set_permissions':
+    case 'add_permissions':
+    case 'remove_permissions': {
+      if (p.kind !== 'permissions') break;
+      // The run layer reads permissions whenever a rule has a permission action; this guards that promise.
+      if (!doc.permissions) throw new ConversionError(`${a.name}: the document was read without its permissions`);
+      const entries = p.lists.map((l, i) => ({ kind: l.kind, target: l.target, names: renderNames(l.templates, env, [...at, l.kind, l.target, i]) }));
+      const next = applyPermissionAction(doc.permissions, a.name, entries, p.all);
+      const changes = Object.entries(permissionChanges(doc.permissions, next));
+      doc.permissions = next;
+      const writes = changes.map(([field, change]) => ({ field, value: change.to }));
+      if (changes.length === 0) return { status: 'unchanged', detail: 'the permissions already are as the action wants', writes };
+      return { status: 'planned', detail: changes.map(([field, c]) => `${field}: ${describeValue(c.from)} → ${describeValue(c.to)}`).join('; '), writes };
     }
     case 'set_custom_fields': {
       if (p.kind !== 'custom') break;

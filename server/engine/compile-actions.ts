@@ -4,6 +4,8 @@ import { ACTION_MODIFIERS, ACTIONS } from './rule-schema.js';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { compileTemplate, type CompiledTemplate } from './templates.js';
 import { checkTemplateVariables } from './template-variables.js';
+import { PERMISSION_KINDS, PERMISSION_TARGETS } from './permissions.js';
+import type { PermissionKind, PermissionTarget } from './model.js';
 
 export interface CustomFieldAssignment {
   field: string;
@@ -21,7 +23,15 @@ export type ActionPayload =
   | { kind: 'custom'; fields: CustomFieldAssignment[] }
   | { kind: 'fields'; fields: string[] }
   | { kind: 'asn'; template: CompiledTemplate | null; number: number | null }
-  | { kind: 'notify'; to: string; title: CompiledTemplate | null; message: CompiledTemplate };
+  | { kind: 'notify'; to: string; title: CompiledTemplate | null; message: CompiledTemplate }
+  | { kind: 'permissions'; all: boolean; lists: CompiledPermissionList[] };
+
+/** One list of a permission action, e.g. view → groups → [Family]. */
+export interface CompiledPermissionList {
+  kind: PermissionKind;
+  target: PermissionTarget;
+  templates: CompiledTemplate[];
+}
 
 export interface CompiledAction {
   name: ActionName;
@@ -94,6 +104,7 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
     case 'set_correspondent':
     case 'set_document_type':
     case 'set_storage_path':
+    case 'set_owner':
       payload = { kind: 'name', template: body === null ? null : template(body, at, name, extractNames) };
       break;
     case 'set_archive_serial_number':
@@ -124,6 +135,11 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       };
       break;
     }
+    case 'set_permissions':
+    case 'add_permissions':
+    case 'remove_permissions':
+      payload = permissionPayload(body, at, name, extractNames);
+      break;
     case 'set_custom_fields': {
       if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
         throw new RuleCompileError(at, 'set_custom_fields takes a mapping of field name → value, e.g. { Amount: "{{ total }}" }');
@@ -150,4 +166,25 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
     storagePathTemplate: action.path ?? null,
     payload,
   };
+}
+
+function permissionPayload(body: unknown, at: RulePath, action: string, extractNames: readonly string[]): ActionPayload {
+  const shape = `${action} takes { view: { users: [...], groups: [...] }, change: { users: [...], groups: [...] } } (any part may be left out)`;
+  if (body === 'all' && action === 'remove_permissions') return { kind: 'permissions', all: true, lists: [] };
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new RuleCompileError(at, shape);
+  const lists: CompiledPermissionList[] = [];
+  for (const [kind, targets] of Object.entries(body as Record<string, unknown>)) {
+    if (!(PERMISSION_KINDS as readonly string[]).includes(kind) || typeof targets !== 'object' || targets === null || Array.isArray(targets)) {
+      throw new RuleCompileError([...at, kind], shape);
+    }
+    for (const [target, names] of Object.entries(targets as Record<string, unknown>)) {
+      if (!(PERMISSION_TARGETS as readonly string[]).includes(target)) throw new RuleCompileError([...at, kind, target], shape);
+      // An empty list is meaningful for set_permissions (nobody); the others need a name.
+      if (Array.isArray(names) && names.length === 0 && action !== 'set_permissions')
+        throw new RuleCompileError([...at, kind, target], `${action} needs at least one name here`);
+      lists.push({ kind: kind as PermissionKind, target: target as PermissionTarget, templates: nameList(names, [...at, kind, target], action, extractNames) });
+    }
+  }
+  if (lists.length === 0) throw new RuleCompileError(at, shape);
+  return { kind: 'permissions', all: false, lists };
 }

@@ -3,6 +3,7 @@ import type { CustomFieldValue, DocumentChanges, FieldChange, RuleDocument } fro
 import type { ExtractedValue } from './extraction.js';
 import { formatAmount, isMoneyValue } from './parse-number.js';
 import { sameCustomValue } from './custom-field-values.js';
+import { clonePermissions, permissionChanges } from './permissions.js';
 
 /** Typed values render canonically in templates: money as a plain decimal with two places. */
 export function templateValue(v: ExtractedValue | CustomFieldValue): unknown {
@@ -39,6 +40,8 @@ export function diffDocuments(before: RuleDocument, after: RuleDocument): Docume
   if (detached.length) c.remove_custom_fields = detached;
   const notes = after.notes.slice(before.notes.length);
   if (notes.length) c.notes = notes;
+  if ((before.owner ?? '').toLocaleLowerCase() !== (after.owner ?? '').toLocaleLowerCase() || (before.owner === null) !== (after.owner === null)) c.owner = after.owner;
+  if (after.permissions && Object.keys(permissionChanges(before.permissions, after.permissions)).length) c.permissions = clonePermissions(after.permissions);
   return c;
 }
 
@@ -62,6 +65,7 @@ export function ruleChanges(before: RuleDocument, after: RuleDocument): Record<s
       const names = field === 'custom_fields' ? Object.keys(to as Record<string, CustomFieldValue>) : (to as string[]);
       for (const k of names) out[`custom_fields.${k}`] = customFieldChange(before.custom_fields, after.custom_fields, k);
     } else if (field === 'notes') out.notes = { from: null, to };
+    else if (field === 'permissions') Object.assign(out, permissionChanges(before.permissions, after.permissions));
     else out[field] = { from: (before as unknown as Record<string, unknown>)[field] ?? null, to };
   }
   return out;

@@ -1,5 +1,6 @@
 /** What each document field holds, so operators can be checked at compile time and applied consistently. */
 import type { CustomFieldValue, RuleDocument } from './model.js';
+import { clonePermissions, emptyPermissions } from './permissions.js';
 
 export type FieldKind = 'text' | 'list' | 'date' | 'number' | 'custom';
 
@@ -19,7 +20,7 @@ const KINDS: Record<string, FieldKind> = {
   modified: 'date',
   archive_serial_number: 'number',
   page_count: 'number',
-  owner: 'number',
+  owner: 'text',
 };
 
 export const CUSTOM_PREFIX = 'custom_fields.';
@@ -59,6 +60,7 @@ export function emptyDocument(): RuleDocument {
     page_count: null,
     notes: [],
     owner: null,
+    permissions: emptyPermissions(),
   };
 }
 
@@ -66,7 +68,7 @@ export function emptyDocument(): RuleDocument {
 export function cloneDocument(doc: RuleDocument): RuleDocument {
   const custom: Record<string, CustomFieldValue> = {};
   for (const [k, v] of Object.entries(doc.custom_fields)) custom[k] = cloneValue(v);
-  return { ...doc, tags: [...doc.tags], notes: [...doc.notes], custom_fields: custom };
+  return { ...doc, tags: [...doc.tags], notes: [...doc.notes], custom_fields: custom, permissions: doc.permissions && clonePermissions(doc.permissions) };
 }
 
 function cloneValue(v: CustomFieldValue): CustomFieldValue {

@@ -101,7 +101,23 @@ export interface ActionBodies {
   set_archive_serial_number?: number | string | null;
   add_note?: string;
   notify?: NotifyBody;
+  /** A user name; null leaves the document without owner (everyone may see it). */
+  set_owner?: string | null;
+  /** Each list given replaces who has that permission; lists not given stay as they are. */
+  set_permissions?: PermissionsBody;
+  add_permissions?: PermissionsBody;
+  /** `all` takes every view and change permission away (the owner keeps the document). */
+  remove_permissions?: PermissionsBody | 'all';
 }
+
+export type PermissionKind = 'view' | 'change';
+export type PermissionTarget = 'users' | 'groups';
+
+/** `{ view: { users: [ben], groups: [Family] }, change: { … } }`: names (templates allowed), any part may be left out. */
+export type PermissionsBody = Partial<Record<PermissionKind, Partial<Record<PermissionTarget, string | string[]>>>>;
+
+/** Who may view and who may change a document besides its owner, by user name and group name. */
+export type DocumentPermissions = Record<PermissionKind, Record<PermissionTarget, string[]>>;
 
 export type ActionName = keyof ActionBodies;
 /** Exactly one action key plus optional modifiers. */
@@ -170,7 +186,10 @@ export interface RuleDocument {
   mime_type: string | null;
   page_count: number | null;
   notes: string[];
-  owner: number | null;
+  /** The owner's user name (`#id` when the token may not list users); null: no owner. */
+  owner: string | null;
+  /** Null when the document was read without them (no rule needed them). */
+  permissions: DocumentPermissions | null;
 }
 
 /** What a rule's `tests:` may give: any subset; the rest defaults to empty values. */
@@ -191,6 +210,9 @@ export interface DocumentChanges {
   created?: string;
   archive_serial_number?: number | null;
   notes?: string[];
+  owner?: string | null;
+  /** The whole new permission sets. */
+  permissions?: DocumentPermissions;
 }
 
 /**

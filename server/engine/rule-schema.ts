@@ -49,6 +49,10 @@ export const ACTIONS = [
   'set_archive_serial_number',
   'add_note',
   'notify',
+  'set_owner',
+  'set_permissions',
+  'add_permissions',
+  'remove_permissions',
 ] as const;
 
 export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
@@ -137,6 +141,23 @@ const extraction = {
 };
 
 const names = { ...stringOrList, description: 'Names (templates allowed)' };
+const permissionLists = (verb: string) => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: { users: { ...stringOrList, description: `User names ${verb}` }, groups: { ...stringOrList, description: `Group names ${verb}` } },
+});
+const nameArray = { type: 'array', items: { type: 'string' } };
+const testPermissionLists = { type: 'object', additionalProperties: false, properties: { users: nameArray, groups: nameArray } };
+const permissions = (verb: string, description: string) => ({
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  description,
+  properties: {
+    view: { ...permissionLists(verb), description: `Who may see the document; ${verb}` },
+    change: { ...permissionLists(verb), description: `Who may edit the document (and so see it); ${verb}` },
+  },
+});
 const nullableName = { type: ['string', 'null'], description: 'A name (template allowed); null clears it' };
 
 const action = {
@@ -174,6 +195,12 @@ const action = {
         message: { type: 'string', minLength: 1, description: 'Message text (template)' },
       },
     },
+    set_owner: { type: ['string', 'null'], description: "The owner's user name (template allowed); null: no owner, every user may see the document" },
+    set_permissions: permissions('exactly these', 'Replace who may view or change the document; lists left out stay as they are'),
+    add_permissions: permissions('added', 'Let these users and groups view or change the document too'),
+    remove_permissions: {
+      oneOf: [permissions('removed', 'Take view or change permissions away'), { const: 'all', description: 'Take every view and change permission away' }],
+    },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
     create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents, document types and storage paths the dms lacks' },
     path: {
@@ -207,7 +234,12 @@ const testDocument = {
     mime_type: { type: ['string', 'null'] },
     page_count: { type: ['integer', 'null'] },
     notes: { type: 'array', items: { type: 'string' } },
-    owner: { type: ['integer', 'null'] },
+    owner: { type: ['string', 'null'], description: "The owner's user name" },
+    permissions: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { view: testPermissionLists, change: testPermissionLists },
+    },
   },
 };
 

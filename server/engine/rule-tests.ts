@@ -1,5 +1,5 @@
 /** runRuleTests: a rule's `tests:` examples run through the same engine, on save and on demand. */
-import type { ConditionTrace, CustomFieldValue, RuleDocument, RuleTestCase } from './model.js';
+import type { ConditionTrace, CustomFieldValue, FieldChange, PermissionKind, PermissionTarget, RuleDocument, RuleTestCase } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateRules, type RuleResult } from './evaluate.js';
 import { emptyDocument } from './fields.js';
@@ -7,6 +7,7 @@ import { errorMessage, type RulePath } from './errors.js';
 import { sameCustomValue } from './custom-field-values.js';
 import { isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { describeValue } from './describe.js';
+import { completePermissions, sameNameSet } from './permissions.js';
 
 export interface RuleTestOutcome {
   name: string;
@@ -55,7 +56,7 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
       ]);
     }
     for (const [field, expected] of Object.entries(t.expect.changes ?? {})) {
-      const problem = compareChange(field, expected, evaluation.changes as Record<string, unknown>, evaluation.document);
+      const problem = compareChange(field, expected, evaluation.changes as Record<string, unknown>, evaluation.document, result.changes);
       if (problem) return fail(problem, [...path, 'expect', 'changes', field]);
     }
     for (const [key, expected] of Object.entries(t.expect.extracted ?? {})) {
@@ -79,7 +80,7 @@ function testDocument(t: RuleTestCase): RuleDocument {
   for (const [name, value] of Object.entries(doc.custom_fields ?? {})) {
     custom[name] = typeof value === 'string' && DMS_MONEY.test(value) ? (parseMoney(value) ?? value) : value;
   }
-  return { ...doc, tags: doc.tags ?? [], notes: doc.notes ?? [], custom_fields: custom };
+  return { ...doc, tags: doc.tags ?? [], notes: doc.notes ?? [], custom_fields: custom, permissions: completePermissions(t.document.permissions) };
 }
 
 /** The conditions that made the rule not match, in words. */
@@ -146,14 +147,16 @@ function sameExpected(actual: unknown, expected: unknown): boolean {
   return actual === expected;
 }
 
-function compareChange(field: string, expected: unknown, changes: Record<string, unknown>, final: RuleDocument): string | null {
-  if (field === 'custom_fields' && typeof expected === 'object' && expected !== null) {
+function compareChange(field: string, expected: unknown, changes: Record<string, unknown>, final: RuleDocument, traced: Record<string, FieldChange>): string | null {
+  if ((field === 'custom_fields' || /^permissions(\.(view|change))?$/.test(field)) && typeof expected === 'object' && expected !== null && !Array.isArray(expected)) {
     for (const [k, v] of Object.entries(expected)) {
-      const problem = compareChange(`custom_fields.${k}`, v, changes, final);
+      const problem = compareChange(`${field}.${k}`, v, changes, final, traced);
       if (problem) return problem;
     }
     return null;
   }
+  const permission = /^permissions\.(view|change)\.(users|groups)$/.exec(field);
+  if (permission) return comparePermissionList(field, expected, final, traced);
   let actual: unknown;
   let changed: boolean;
   if (field.startsWith('custom_fields.')) {
@@ -172,4 +175,13 @@ function compareChange(field: string, expected: unknown, changes: Record<string,
   } else if (changed && sameExpected(actual, expected)) return null;
   if (!changed) return `${field}: expected ${describeValue(expected)}, but the rule does not change it (it stays ${describeValue(actual)})`;
   return `${field}: expected ${describeValue(expected)}, got ${describeValue(actual)}`;
+}
+
+/** `permissions.view.groups: [Family]`: the list after the rule, compared as a set of names. */
+function comparePermissionList(field: string, expected: unknown, final: RuleDocument, traced: Record<string, FieldChange>): string | null {
+  const [, kind, target] = field.split('.') as ['permissions', PermissionKind, PermissionTarget];
+  const wanted = Array.isArray(expected) ? expected.map(String) : [String(expected)];
+  const actual = final.permissions?.[kind][target] ?? [];
+  if (!(field in traced)) return `${field}: expected ${describeValue(wanted)}, but the rule does not change it (it stays ${describeValue(actual)})`;
+  return sameNameSet(actual, wanted) ? null : `${field}: expected ${describeValue(wanted)}, got ${describeValue(actual)}`;
 }

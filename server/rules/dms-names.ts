@@ -5,7 +5,7 @@ import type { YamlPath } from './yaml-source.js';
 
 /**
  * Validation stage "dms names known" (DESIGN §12): every tag, correspondent, document type, storage
- * path and custom field a rule names must exist in the dms, unless the action may create it
+ * path, custom field, user and group a rule names must exist in the dms, unless the action may create it
  * (`create_missing: true`). Templated names are only known at run time and are skipped.
  */
 export interface NameProblem {
@@ -19,6 +19,8 @@ const KIND_LABEL: Record<VocabularyKind, string> = {
   document_types: 'document type',
   storage_paths: 'storage path',
   custom_fields: 'custom field',
+  users: 'user',
+  groups: 'group',
 };
 
 const FIELD_KINDS: Record<string, VocabularyKind> = {
@@ -26,6 +28,7 @@ const FIELD_KINDS: Record<string, VocabularyKind> = {
   correspondent: 'correspondents',
   document_type: 'document_types',
   storage_path: 'storage_paths',
+  owner: 'users',
 };
 
 const CREATABLE = new Set<VocabularyKind>(['tags', 'correspondents', 'document_types', 'storage_paths']);
@@ -86,6 +89,14 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     check('storage_paths', action.set_storage_path, [...path, 'set_storage_path'], creatable);
     checkAll('custom_fields', action.add_custom_fields, [...path, 'add_custom_fields']);
     checkAll('custom_fields', action.remove_custom_fields, [...path, 'remove_custom_fields']);
+    check('users', action.set_owner, [...path, 'set_owner']);
+    for (const key of ['set_permissions', 'add_permissions', 'remove_permissions'] as const) {
+      const body = action[key];
+      if (typeof body !== 'object' || body === null) continue;
+      for (const [kind, lists] of Object.entries(body)) {
+        for (const [target, names] of Object.entries(lists ?? {})) checkAll(target === 'users' ? 'users' : 'groups', names, [...path, key, kind, target]);
+      }
+    }
     for (const [field, value] of Object.entries(action.set_custom_fields ?? {})) {
       const here = [...path, 'set_custom_fields', field];
       check('custom_fields', field, here);

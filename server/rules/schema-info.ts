@@ -23,6 +23,8 @@ export interface DmsNames {
   document_types: string[];
   storage_paths: string[];
   custom_fields: Array<{ name: string; data_type: string; options?: string[] }>;
+  users: string[];
+  groups: string[];
   error: string | null;
 }
 
@@ -63,6 +65,8 @@ export function dmsNames(vocabulary: DmsVocabulary | null, error: string | null)
       const options = f.extra_data.select_options?.map((o) => o.label) ?? [];
       return f.data_type === 'select' ? { name: f.name, data_type: f.data_type, options } : { name: f.name, data_type: f.data_type };
     }),
+    users: names(vocabulary?.users),
+    groups: names(vocabulary?.groups),
     error,
   };
 }

@@ -1,7 +1,7 @@
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
-import { hasWrite, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
+import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
 import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
 
@@ -93,8 +93,9 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   };
 
   const patch = { ...current.patch };
-  for (const field of Object.keys(outcome.failures)) delete patch[field as keyof typeof patch];
-  await write(Object.keys(patch) as ChangeField[], () => dms.updateDocument(plan.document, patch));
+  const keys = Object.keys(patch) as Array<keyof typeof patch>;
+  for (const key of keys) if (outcome.failures[patchField(key)]) delete patch[key];
+  await write((Object.keys(patch) as Array<keyof typeof patch>).map(patchField), () => dms.updateDocument(plan.document, patch));
   const { tags, customFields } = current;
   if (tags) await write(['tags'], () => dms.bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove }).then(() => undefined));
   if (customFields) {

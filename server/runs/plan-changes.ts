@@ -2,7 +2,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CreateMissing, CustomFieldValue, DocumentChanges } from '../engine/model.js';
 import { decodeCustomFieldValue, encodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import { createTagTree, withAncestors } from '../dms/tag-hierarchy.js';
-import type { CreatableKind, DmsCustomField, DmsCustomFieldValue, DmsDocument, DocumentPatch } from '../dms/types.js';
+import type { CreatableKind, DmsCustomField, DmsCustomFieldValue, DmsDocument, DmsPermissionsPatch, DocumentPatch } from '../dms/types.js';
+import { PERMISSION_KINDS, PERMISSION_TARGETS } from '../engine/permissions.js';
 import { dateOnly } from './rule-document.js';
 
 /** A document field a plan can change; `notes` are added, never replaced; detaching custom fields counts as `custom_fields`. */
@@ -33,7 +34,10 @@ export interface MissingName {
  */
 export interface DocumentPlan {
   document: number;
-  /** The scalar fields that differ from the document (one PATCH); never `tags`/`custom_fields`, which PATCH replaces whole. */
+  /**
+   * The scalar fields that differ from the document, with `owner` and the permission lists that differ (one PATCH);
+   * never `tags`/`custom_fields`, which PATCH replaces whole.
+   */
   patch: DocumentPatch;
   /** What to add and remove, predicted with the dms's tag hierarchy so it ends exactly as planned; null: nothing. */
   tags: TagDelta | null;
@@ -143,6 +147,9 @@ export function planDocument(doc: DmsDocument, changes: DocumentChanges, createM
     plan.changed.push('archive_serial_number');
   }
 
+  if (changes.owner !== undefined) planOwner(doc, changes.owner, index, plan, fail);
+  if (changes.permissions !== undefined) planPermissions(doc, changes.permissions, index, plan, fail);
+
   const existing = (doc.notes ?? []).map((n) => n.note.trim());
   for (const note of changes.notes ?? []) {
     const text = note.trim();
@@ -226,6 +233,54 @@ function sameWireValue(field: DmsCustomField, stored: unknown, encoded: unknown)
     // an existing value the codec cannot read: keep the raw value for the comparison
   }
   return isDeepStrictEqual(current, encoded);
+}
+
+/** A user's or group's id by name; `#12` (a name the vocabulary did not know when the document was read) is id 12. */
+function principalId(index: VocabularyIndex, kind: 'users' | 'groups', name: string): number | undefined {
+  return index.idOf(kind, name) ?? (/^#\d+$/.test(name.trim()) ? Number(name.trim().slice(1)) : undefined);
+}
+
+const principalMissing = (kind: 'users' | 'groups', name: string) =>
+  `${kind === 'users' ? 'User' : 'Group'} "${name}" does not exist in the dms; create it in Paperless (the service never creates ${kind}).`;
+
+function planOwner(doc: DmsDocument, owner: string | null, index: VocabularyIndex, plan: DocumentPlan, fail: (field: ChangeField, message: string) => void): void {
+  const id = owner === null ? null : principalId(index, 'users', owner);
+  if (id === undefined) return fail('owner', principalMissing('users', owner as string));
+  if (id === (doc.owner ?? null)) return;
+  plan.patch.owner = id;
+  plan.changed.push('owner');
+}
+
+/** Only the lists that differ are sent: Paperless replaces each list it is given and leaves the others. */
+function planPermissions(
+  doc: DmsDocument,
+  wanted: DocumentChanges['permissions'] & object,
+  index: VocabularyIndex,
+  plan: DocumentPlan,
+  fail: (field: ChangeField, message: string) => void,
+): void {
+  if (!doc.permissions) return fail('permissions', 'The document was read without its permissions, so they cannot be changed safely; run the rule again.');
+  const patch: DmsPermissionsPatch = {};
+  for (const kind of PERMISSION_KINDS) {
+    for (const target of PERMISSION_TARGETS) {
+      const ids: number[] = [];
+      for (const name of wanted[kind][target]) {
+        const id = principalId(index, target, name);
+        if (id === undefined) fail('permissions', principalMissing(target, name));
+        else if (!ids.includes(id)) ids.push(id);
+      }
+      const current = doc.permissions[kind][target];
+      if (ids.length !== current.length || ids.some((id) => !current.includes(id))) (patch[kind] ??= {})[target] = ids;
+    }
+  }
+  if (plan.failures.permissions || Object.keys(patch).length === 0) return;
+  plan.patch.set_permissions = patch;
+  plan.changed.push('permissions');
+}
+
+/** The document field a PATCH key writes (`set_permissions` writes `permissions`). */
+export function patchField(key: keyof DocumentPatch): ChangeField {
+  return key === 'set_permissions' ? 'permissions' : key;
 }
 
 /** True when the plan would not touch the dms at all. */

@@ -4,12 +4,16 @@ import type { DmsDocument, DocumentWriteState } from '../dms/types.js';
 import { planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import { dateOnly } from './rule-document.js';
 
-const SCALARS = ['title', 'correspondent', 'document_type', 'storage_path', 'created', 'archive_serial_number'] as const;
+const SCALARS = ['title', 'correspondent', 'document_type', 'storage_path', 'created', 'archive_serial_number', 'owner'] as const;
 
 const sameScalar = (field: (typeof SCALARS)[number], a: unknown, b: unknown): boolean =>
   field === 'created' ? dateOnly(a as string | null) === dateOnly(b as string | null) : isDeepStrictEqual(a ?? null, b ?? null);
 
 const sameSet = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+
+// Compared as sets; a document read without permissions (no rule needed them) has nothing to compare.
+const samePermissions = (a: DmsDocument['permissions'], b: DmsDocument['permissions']): boolean =>
+  !a || !b || (['view', 'change'] as const).every((k) => sameSet(a[k].users, b[k].users) && sameSet(a[k].groups, b[k].groups));
 
 const fieldValues = (doc: Pick<DmsDocument, 'custom_fields'>): Map<number, unknown> => new Map((doc.custom_fields ?? []).map((cf) => [cf.field, cf.value]));
 
@@ -19,7 +23,8 @@ export function unchangedSince(read: DmsDocument, now: DocumentWriteState): bool
     SCALARS.every((f) => sameScalar(f, read[f], now[f])) &&
     sameSet(read.tags, now.tags) &&
     isDeepStrictEqual(fieldValues(read), fieldValues(now)) &&
-    (read.notes ?? []).length === (now.notes ?? []).length
+    (read.notes ?? []).length === (now.notes ?? []).length &&
+    samePermissions(read.permissions, now.permissions)
   );
 }
 
@@ -56,6 +61,11 @@ export function rebaseOnFresh(plan: DocumentPlan, fresh: DocumentWriteState): Re
     const removed = new Set(readNames.filter((t) => !wanted.includes(t)));
     const added = changes.tags.filter((t) => !readNames.includes(t.trim().toLowerCase()));
     next.tags = [...now.tags.map((id) => index.nameOf('tags', id) ?? `#${id}`).filter((t) => !removed.has(t.toLowerCase())), ...added];
+  }
+
+  if (changes.permissions !== undefined && !samePermissions(read.permissions, now.permissions)) {
+    delete next.permissions;
+    note('permissions', 'The permissions were changed in the dms after the rules read the document; left as they are now.');
   }
 
   if (changes.custom_fields !== undefined) {

@@ -1,6 +1,6 @@
-import type { CustomFieldValue, RuleDocument } from '../engine/model.js';
+import type { CustomFieldValue, DocumentPermissions, RuleDocument } from '../engine/model.js';
 import { decodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
-import type { DmsDocument } from '../dms/types.js';
+import type { DmsDocument, DmsPermissions } from '../dms/types.js';
 
 /** `yyyy-MM-dd` from a Paperless date or datetime; Paperless ≥ v9 sends a date, older servers a datetime. */
 export function dateOnly(value: string | null | undefined): string | null {
@@ -60,6 +60,13 @@ export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDo
     mime_type: doc.mime_type ?? null,
     page_count: doc.page_count ?? null,
     notes: (doc.notes ?? []).map((n) => n.note),
-    owner: doc.owner ?? null,
+    owner: doc.owner == null ? null : (index.nameOf('users', doc.owner) ?? unknownName(doc.owner)),
+    permissions: doc.permissions ? permissionNames(doc.permissions, index) : null,
   };
+}
+
+function permissionNames(p: DmsPermissions, index: VocabularyIndex): DocumentPermissions {
+  const users = (ids: number[]) => ids.map((id) => index.nameOf('users', id) ?? unknownName(id));
+  const groups = (ids: number[]) => ids.map((id) => index.nameOf('groups', id) ?? unknownName(id));
+  return { view: { users: users(p.view.users), groups: groups(p.view.groups) }, change: { users: users(p.change.users), groups: groups(p.change.groups) } };
 }

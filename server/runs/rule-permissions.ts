@@ -12,6 +12,7 @@ const FIELD_KINDS: Record<string, DmsVocabularyKind> = {
   document_type: 'document_types',
   storage_path: 'storage_paths',
   custom_fields: 'custom_fields',
+  owner: 'users',
 };
 
 const ACTION_KINDS: Partial<Record<keyof Action, DmsVocabularyKind>> = {
@@ -22,7 +23,10 @@ const ACTION_KINDS: Partial<Record<keyof Action, DmsVocabularyKind>> = {
   set_document_type: 'document_types',
   set_storage_path: 'storage_paths',
   set_custom_fields: 'custom_fields',
+  set_owner: 'users',
 };
+
+const PERMISSION_ACTIONS = new Set(['set_permissions', 'add_permissions', 'remove_permissions']);
 
 const KIND_LABELS: Record<DmsVocabularyKind, string> = {
   tags: 'tags',
@@ -30,10 +34,12 @@ const KIND_LABELS: Record<DmsVocabularyKind, string> = {
   document_types: 'document types',
   storage_paths: 'storage paths',
   custom_fields: 'custom fields',
+  users: 'users',
+  groups: 'groups',
 };
 
 // Templates read the document as `doc.<field>` (a bare name is an extracted value or a var).
-const FIELD_WORD = /(?<![\w.])doc\.(tags|correspondent|document_type|storage_path|custom_fields)\b/g;
+const FIELD_WORD = /(?<![\w.])doc\.(tags|correspondent|document_type|storage_path|custom_fields|owner)\b/g;
 const TEMPLATE_TAG = /\{\{([\s\S]*?)\}\}|\{%([\s\S]*?)%\}/g;
 
 function fieldKind(path: string): DmsVocabularyKind | undefined {
@@ -78,6 +84,8 @@ export function kindsUsedBy(rule: RuleDefinition): Set<DmsVocabularyKind> {
     for (const [name, body] of Object.entries(action)) {
       const kind = ACTION_KINDS[name as keyof Action];
       if (kind) kinds.add(kind);
+      // Permissions name users and groups; reading them back (full_perms) names both, so both are needed.
+      if (PERMISSION_ACTIONS.has(name)) kinds.add('users').add('groups');
       stringsIn(body, (text) => templateKinds(text, kinds));
     }
   }

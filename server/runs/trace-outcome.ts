@@ -18,6 +18,10 @@ export const ACTION_FIELDS: Record<Exclude<ActionName, 'notify'>, ChangeField> =
   set_created: 'created',
   set_archive_serial_number: 'archive_serial_number',
   add_note: 'notes',
+  set_owner: 'owner',
+  set_permissions: 'permissions',
+  add_permissions: 'permissions',
+  remove_permissions: 'permissions',
 };
 
 /** What happened to the merged write of one document, field by field. */

@@ -19,6 +19,11 @@ const VOCABULARY_FOR: Record<string, keyof Vocabulary> = {
   set_storage_path: 'storage_paths',
   add_custom_fields: 'custom_fields',
   remove_custom_fields: 'custom_fields',
+  owner: 'users',
+  set_owner: 'users',
+  // Inside set_permissions / add_permissions / remove_permissions (and a test document's permissions).
+  users: 'users',
+  groups: 'groups',
 };
 
 // Operators sit between a field and its value: `tags: { any: [...] }` still completes tag names.
@@ -52,11 +57,12 @@ export interface CompletionData {
 }
 
 /** Fields that hold numbers or dates: the only ones compared with gt/gte/lt/lte. */
-const ORDERED_FIELDS = new Set(['created', 'added', 'modified', 'archive_serial_number', 'page_count', 'owner']);
-/** Which actions a modifier applies to (docs/rules.md, "Action modifiers"). */
+const ORDERED_FIELDS = new Set(['id', 'created', 'added', 'modified', 'archive_serial_number', 'page_count']);
+/** Which actions a modifier applies to (docs/rules.md, "Action modifiers"); a modifier not listed (if_changed) fits every action. */
 const MODIFIER_ACTIONS: Record<string, string[]> = {
   if_empty: ['set_custom_fields'],
-  create_missing: ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type'],
+  create_missing: ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type', 'set_storage_path'],
+  path: ['set_storage_path'],
 };
 
 /** The operators that make sense for this field: tag operators for tags only, comparisons for numbers and dates. */
@@ -104,7 +110,7 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
       // On the item's `- ` line an action is chosen; below it, only the modifiers that action takes.
       const onDash = /-\s*$/.test((lines[line] ?? '').slice(0, ctx.fromColumn));
       const action = onDash ? null : actionAbove(lines, line, ctx.fromColumn);
-      keys = keys.filter((k) => (words.action_modifiers.includes(k.key) ? !onDash && action !== null && MODIFIER_ACTIONS[k.key]?.includes(action) : onDash));
+      keys = keys.filter((k) => (words.action_modifiers.includes(k.key) ? !onDash && action !== null && (MODIFIER_ACTIONS[k.key]?.includes(action) ?? true) : onDash));
     }
     for (const k of keys) {
       options.push({ label: k.key, type: 'property', info: k.description, apply: k.nested ? `${k.key}:` : `${k.key}: ` });

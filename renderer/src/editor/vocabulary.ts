@@ -6,9 +6,11 @@ export interface Vocabulary {
   document_types: string[];
   storage_paths: string[];
   custom_fields: string[];
+  users: string[];
+  groups: string[];
 }
 
-export const EMPTY_VOCABULARY: Vocabulary = { tags: [], correspondents: [], document_types: [], storage_paths: [], custom_fields: [] };
+export const EMPTY_VOCABULARY: Vocabulary = { tags: [], correspondents: [], document_types: [], storage_paths: [], custom_fields: [], users: [], groups: [] };
 
 function names(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
@@ -27,6 +29,8 @@ export function normalizeVocabulary(raw: unknown): Vocabulary {
     document_types: names(dms.document_types),
     storage_paths: names(dms.storage_paths),
     custom_fields: names(dms.custom_fields),
+    users: names(dms.users),
+    groups: names(dms.groups),
   };
 }
 

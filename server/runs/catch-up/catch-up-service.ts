@@ -119,7 +119,8 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     let oldestFailed: number | null = null;
     const since = Date.parse(cursor.since);
     try {
-      for await (const page of deps.dms.pages({ filters: { modified__gte: cursor.since }, pageSize: deps.pageSize ?? 100 })) {
+      // With permissions, as a webhook's single read has them: any rule may have a permission action.
+      for await (const page of deps.dms.pages({ filters: { modified__gte: cursor.since }, pageSize: deps.pageSize ?? 100, fullPerms: true })) {
         tally.total ??= page.count;
         remaining = page.count - tally.processed;
         await mapBounded(

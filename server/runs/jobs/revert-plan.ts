@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ActionName, CustomFieldValue, DocumentChanges, RuleDocument, Trace } from '../../engine/model.js';
+import type { ActionName, CustomFieldValue, DocumentChanges, PermissionKind, PermissionTarget, RuleDocument, Trace } from '../../engine/model.js';
 import { dateOnly } from '../rule-document.js';
+import { clonePermissions, sameNameSet } from '../../engine/permissions.js';
 
 /** What one job did to one document, merged over its traces: the first `from` and the last `to` per field. */
 export interface WrittenChange {
@@ -45,6 +46,8 @@ const FIELD_ACTION: Record<string, ActionName> = {
   custom_fields: 'set_custom_fields',
   created: 'set_created',
   archive_serial_number: 'set_archive_serial_number',
+  owner: 'set_owner',
+  permissions: 'set_permissions',
 };
 
 export function actionForField(field: string): ActionName {
@@ -91,6 +94,15 @@ export function decideRevert(current: RuleDocument, written: WrittenChange): Rev
       }
       continue;
     }
+    const list = /^permissions\.(view|change)\.(users|groups)$/.exec(field);
+    if (list) {
+      const [kind, target] = [list[1] as PermissionKind, list[2] as PermissionTarget];
+      const actual = current.permissions?.[kind][target] ?? [];
+      const restore = current.permissions !== null && sameNameSet(actual, asNames(to));
+      checked[field] = { expected: to, actual, restore };
+      if (restore) (changes.permissions ??= clonePermissions(current.permissions!))[kind][target] = asNames(from);
+      continue;
+    }
     const actual = (current as unknown as Record<string, unknown>)[field];
     const restore = sameValue(field, actual, to);
     checked[field] = { expected: to, actual, restore };
@@ -101,7 +113,7 @@ export function decideRevert(current: RuleDocument, written: WrittenChange): Rev
 
 function sameValue(field: string, a: unknown, b: unknown): boolean {
   if (field === 'created') return dateOnly(a as string | null) === dateOnly(b as string | null);
-  if (typeof a === 'string' && typeof b === 'string' && ['correspondent', 'document_type', 'storage_path'].includes(field)) {
+  if (typeof a === 'string' && typeof b === 'string' && ['correspondent', 'document_type', 'storage_path', 'owner'].includes(field)) {
     return a.trim().toLowerCase() === b.trim().toLowerCase();
   }
   return isDeepStrictEqual(a ?? null, b ?? null);
@@ -111,6 +123,8 @@ function sameTags(a: string[], b: string[]): boolean {
   const norm = (xs: string[]) => [...new Set(xs.map((x) => x.toLowerCase()))].sort();
   return isDeepStrictEqual(norm(a), norm(b));
 }
+
+const asNames = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
 
 function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

@@ -8,6 +8,7 @@ import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './j
 import { createReportBuilder } from './job-report.js';
 import { mapBounded } from './pool.js';
 import { fieldsWrittenBy, prefilterFor } from './prefilter.js';
+import { usesPermissions } from '../../engine/permissions.js';
 
 export interface RuleJobDeps {
   dms: DmsClient;
@@ -45,7 +46,7 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
     report = createReportBuilder(prefilter);
     // Pages are requested ahead (the dms works on them meanwhile) and evaluated one ahead (the workers
     // evaluate the next page while this thread writes and records this one); a whole page goes to the pool at once.
-    const pages = dms.pages({ filters: prefilter, pageSize: deps.pageSize, ahead: PAGES_AHEAD });
+    const pages = dms.pages({ filters: prefilter, pageSize: deps.pageSize, ahead: PAGES_AHEAD, fullPerms: usesPermissions(rule) });
     const unreached = (documents: DmsDocument[]) => (resumeAfter > 0 ? documents.filter((d) => d.id > resumeAfter) : documents);
     const planPage = (page: DmsDocument[]) =>
       mapBounded(

@@ -4,6 +4,11 @@ import type { DmsVocabulary } from '../../../server/dms/types.js';
 import { createVocabularyIndex } from '../../../server/dms/vocabulary-index.js';
 
 const vocab: DmsVocabulary = {
+  users: [
+    { id: 3, name: 'anna' },
+    { id: 4, name: 'ben' },
+  ],
+  groups: [{ id: 1, name: 'Family' }],
   tags: [
     { id: 2, name: 'Rechnung', owner: 3, is_inbox_tag: false, parent: null },
     { id: 7, name: 'rechnung', owner: null, is_inbox_tag: false, parent: null },

@@ -6,6 +6,11 @@ import type { RuleDefinition } from '../../../server/engine/model.js';
 import { findUnknownNames } from '../../../server/rules/dms-names.js';
 
 const vocabulary: DmsVocabulary = {
+  users: [
+    { id: 3, name: 'anna' },
+    { id: 4, name: 'ben' },
+  ],
+  groups: [{ id: 1, name: 'Family' }],
   tags: [
     { id: 1, name: 'Posteingang', is_inbox_tag: true, parent: null },
     { id: 2, name: 'Rechnung', is_inbox_tag: false, parent: null },
@@ -45,6 +50,27 @@ describe('dms name check', () => {
       }),
       [],
     );
+  });
+
+  it('checks owners and the users and groups of permission actions, never templated ones', () => {
+    const problems = unknown({
+      when: { owner: 'zoe' },
+      actions: [
+        { set_owner: 'BEN' },
+        { set_permissions: { view: { users: ['anna', 'yan'], groups: ['{{ vars.group }}'] } } },
+        { remove_permissions: { change: { groups: 'Nachbarn' } } },
+        { remove_permissions: 'all' },
+      ],
+    });
+    assert.deepEqual(
+      problems.map((p) => [p.path.join('/'), p.message.split('.')[0]]),
+      [
+        ['rules/0/when/owner', 'the dms has no user "zoe"'],
+        ['rules/0/actions/1/set_permissions/view/users/1', 'the dms has no user "yan"'],
+        ['rules/0/actions/2/remove_permissions/change/groups', 'the dms has no group "Nachbarn"'],
+      ],
+    );
+    assert.match(problems[0].message, /Known users: "anna", "ben"/);
   });
 
   it('names each unknown name with its path and the known ones', () => {

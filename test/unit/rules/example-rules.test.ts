@@ -16,6 +16,11 @@ const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures', 'paperle
 const results = <T>(file: string): T[] => (JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as { results: T[] }).results;
 
 const vocabulary: DmsVocabulary = {
+  users: [
+    { id: 3, name: 'anna' },
+    { id: 4, name: 'ben' },
+  ],
+  groups: [{ id: 1, name: 'Family' }],
   tags: results('tags.json'),
   correspondents: results('correspondents.json'),
   document_types: results('document_types.json'),

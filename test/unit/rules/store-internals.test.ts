@@ -208,6 +208,11 @@ describe('a saved file loads again after a restart', () => {
     const rulesDir = path.join(root, 'rules');
     fs.mkdirSync(rulesDir);
     const vocabulary = {
+      users: [
+        { id: 3, name: 'anna' },
+        { id: 4, name: 'ben' },
+      ],
+      groups: [{ id: 1, name: 'Family' }],
       tags: [{ id: 1, name: 'teuer', is_inbox_tag: false, parent: null }],
       correspondents: [],
       document_types: [],

@@ -12,6 +12,11 @@ const read = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(FIX
 const results = <T>(name: string): T[] => (read(name) as { results: T[] }).results;
 
 const vocabulary: DmsVocabulary = {
+  users: [
+    { id: 3, name: 'anna' },
+    { id: 4, name: 'ben' },
+  ],
+  groups: [{ id: 1, name: 'Family' }],
   tags: results('tags.json'),
   correspondents: results('correspondents.json'),
   document_types: results('document_types.json'),
@@ -134,5 +139,49 @@ describe('planning a write', () => {
   it('clears a relation with null only when one is set', () => {
     assert.deepEqual(planDocument(doc(), { storage_path: null }, {}, index).patch, { storage_path: null });
     assert.deepEqual(planDocument({ ...doc(), storage_path: null }, { storage_path: null }, {}, index).patch, {});
+  });
+});
+
+describe('planning owner and permissions', () => {
+  const withPermissions = (): DmsDocument => ({ ...doc(), permissions: { view: { users: [4], groups: [] }, change: { users: [], groups: [] } } });
+
+  it('reads the owner and the permissions as names', () => {
+    const ruleDoc = toRuleDocument({ ...withPermissions(), permissions: { view: { users: [4, 9], groups: [1] }, change: { users: [4], groups: [] } } }, index);
+    assert.equal(ruleDoc.owner, 'anna');
+    assert.deepEqual(ruleDoc.permissions, { view: { users: ['ben', '#9'], groups: ['Family'] }, change: { users: ['ben'], groups: [] } });
+    assert.equal(toRuleDocument(doc(), index).permissions, null, 'read without full_perms: unknown, not empty');
+  });
+
+  it('patches the owner by id, and nothing when it already holds', () => {
+    assert.deepEqual(planDocument(doc(), { owner: 'ben' }, {}, index).patch, { owner: 4 });
+    assert.deepEqual(planDocument(doc(), { owner: 'Anna' }, {}, index).patch, {});
+    assert.deepEqual(planDocument(doc(), { owner: null }, {}, index).patch, { owner: null });
+  });
+
+  it('sends only the permission lists that differ, by id', () => {
+    const permissions = { view: { users: ['ben'], groups: ['Family'] }, change: { users: [], groups: [] } };
+    const plan = planDocument(withPermissions(), { permissions }, {}, index);
+    assert.deepEqual(plan.patch, { set_permissions: { view: { groups: [1] } } });
+    assert.deepEqual(plan.changed, ['permissions']);
+    const again = planDocument(
+      { ...withPermissions(), permissions: { view: { users: [4], groups: [1] }, change: { users: [], groups: [] } } },
+      { permissions },
+      {},
+      index,
+    );
+    assert.ok(isEmptyPlan(again));
+  });
+
+  it('an unknown user or group fails its field with a message, and users are never created', () => {
+    const owner = planDocument(doc(), { owner: 'zoe' }, {}, index);
+    assert.deepEqual(owner.patch, {});
+    assert.match(owner.failures.owner ?? '', /User "zoe" does not exist in the dms; create it in Paperless/);
+    const permissions = { view: { users: [], groups: ['Nachbarn'] }, change: { users: [], groups: [] } };
+    assert.match(planDocument(withPermissions(), { permissions }, {}, index).failures.permissions ?? '', /Group "Nachbarn" does not exist/);
+  });
+
+  it('refuses to plan permissions for a document read without them', () => {
+    const permissions = { view: { users: ['ben'], groups: [] }, change: { users: [], groups: [] } };
+    assert.match(planDocument(doc(), { permissions }, {}, index).failures.permissions ?? '', /read without its permissions/);
   });
 });

@@ -20,6 +20,15 @@ describe('which vocabulary kinds a rule needs', () => {
     assert.deepEqual(kinds({ extract: { total: { from: 'custom_fields.Betrag', regex: '(?<value>\\d+)' } } }), ['custom_fields']);
   });
 
+  test('owner needs the user list; a permission action needs users and groups, whose ids it reads back', () => {
+    assert.deepEqual(kinds({ when: { owner: 'anna' }, actions: [{ set_owner: 'ben' }] }), ['users']);
+    assert.deepEqual(kinds({ actions: [{ add_permissions: { view: { users: ['ben'] } } }] }), ['groups', 'users']);
+    assert.match(
+      permissionProblem({ id: 'r', actions: [{ remove_permissions: 'all' }] }, [{ kind: 'groups', permission: 'view_group' }]) ?? '',
+      /may not view groups \(view_group\)/,
+    );
+  });
+
   test('plain text that happens to say "tags" needs nothing, nor does a title-only rule', () => {
     assert.deepEqual(kinds({ when: { title: { contains: 'tags' } }, actions: [{ add_note: 'check the tags and custom_fields' }, { set_title: '{{ doc.title }}' }] }), []);
   });

@@ -5,6 +5,11 @@ import type { Condition } from '../../../../server/engine/model.js';
 import { fieldsWrittenBy, prefilterFor } from '../../../../server/runs/jobs/prefilter.js';
 
 const vocab: DmsVocabulary = {
+  users: [
+    { id: 3, name: 'anna' },
+    { id: 4, name: 'ben' },
+  ],
+  groups: [{ id: 1, name: 'Family' }],
   tags: [
     { id: 1, name: 'inbox', is_inbox_tag: true, parent: null },
     { id: 2, name: 'processed', is_inbox_tag: false, parent: null },

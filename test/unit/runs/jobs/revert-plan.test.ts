@@ -97,3 +97,21 @@ test('undo of tags the dms added through the hierarchy restores the tag set as i
   const written = { document: 1, rule_id: 'r', fields: { tags: { from: ['Rechnung'], to: ['Rechnung', 'Steuer 2025', 'Steuer'] } } };
   assert.deepEqual(decideRevert(current({ tags: ['Rechnung', 'Steuer 2025', 'Steuer'] }), written).changes.tags, ['Rechnung']);
 });
+
+test('undo gives the owner back and restores each permission list that still holds what the job wrote', () => {
+  const written = {
+    document: 1,
+    rule_id: 'r',
+    fields: {
+      owner: { from: 'anna', to: 'ben' },
+      'permissions.view.groups': { from: [], to: ['Family'] },
+      'permissions.change.users': { from: [], to: ['ben'] },
+    },
+  };
+  const permissions = { view: { users: ['ben'], groups: ['family'] }, change: { users: ['ben', 'carla'], groups: [] } };
+  const decision = decideRevert(current({ owner: 'Ben', permissions }), written);
+  assert.equal(decision.changes.owner, 'anna');
+  // Family still holds what the job wrote (names compare case-insensitively); the change list gained carla since: left alone.
+  assert.deepEqual(decision.changes.permissions, { view: { users: ['ben'], groups: [] }, change: { users: ['ben', 'carla'], groups: [] } });
+  assert.equal(decision.checked['permissions.change.users'].restore, false);
+});
