@@ -116,6 +116,8 @@ export type PermissionTarget = 'users' | 'groups';
 /** `{ view: { users: [ben], groups: [Family] }, change: { … } }`: names (templates allowed), any part may be left out. */
 export type PermissionsBody = Partial<Record<PermissionKind, Partial<Record<PermissionTarget, string | string[]>>>>;
 
+export type PartialPermissions = Partial<Record<PermissionKind, Partial<Record<PermissionTarget, string[]>>>>;
+
 /** Who may view and who may change a document besides its owner, by user name and group name. */
 export type DocumentPermissions = Record<PermissionKind, Record<PermissionTarget, string[]>>;
 
@@ -126,7 +128,8 @@ export type Action = ActionBodies & ActionModifiers;
 export interface RuleTestCase {
   name?: string;
   trigger?: RunTrigger;
-  document: Partial<RuleDocumentInput>;
+  /** Permissions may give any of their four lists. */
+  document: Partial<Omit<RuleDocumentInput, 'permissions'>> & { permissions?: PartialPermissions };
   vars?: Record<string, unknown>;
   expect: {
     matched: boolean;

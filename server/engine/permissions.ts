@@ -3,7 +3,7 @@
  * a user or group that may change a document the view permission too (`set_permissions_for_object`), so the sets
  * here keep that shape: whoever is in `change` is in `view`.
  */
-import type { DocumentPermissions, FieldChange, PermissionKind, PermissionTarget, RuleDefinition } from './model.js';
+import type { DocumentPermissions, FieldChange, PartialPermissions, PermissionKind, PermissionTarget, RuleDefinition } from './model.js';
 
 export const PERMISSION_KINDS: readonly PermissionKind[] = ['view', 'change'];
 export const PERMISSION_TARGETS: readonly PermissionTarget[] = ['users', 'groups'];
@@ -30,7 +30,7 @@ export function clonePermissions(p: DocumentPermissions): DocumentPermissions {
 }
 
 /** A partial set of lists (a rule test's document) over empty ones. */
-export function completePermissions(partial: Partial<Record<PermissionKind, Partial<Record<PermissionTarget, string[]>>>> | null | undefined): DocumentPermissions {
+export function completePermissions(partial: PartialPermissions | null | undefined): DocumentPermissions {
   const out = emptyPermissions();
   for (const kind of PERMISSION_KINDS) for (const target of PERMISSION_TARGETS) out[kind][target] = [...(partial?.[kind]?.[target] ?? [])];
   return out;
