@@ -7,6 +7,8 @@ const MODELS: Record<string, string> = {
   document_types: 'documenttype',
   storage_paths: 'storagepath',
   custom_fields: 'customfield',
+  users: 'user',
+  groups: 'group',
 };
 
 const ACTIONS: Record<string, string> = { GET: 'view', POST: 'add', PUT: 'change', PATCH: 'change', DELETE: 'delete' };
