@@ -215,7 +215,8 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
 
     async schema() {
       const { vocabulary, error } = await validator.fetchVocabulary();
-      return schemaInfo(dmsNames(vocabulary, error));
+      const varNames = new Set([...state.vars.values()].flatMap((vars) => Object.keys(vars)));
+      return schemaInfo(dmsNames(vocabulary, error), [...varNames].sort());
     },
 
     async close() {

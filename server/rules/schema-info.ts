@@ -48,6 +48,8 @@ export interface SchemaInfo {
     triggers: string[];
     template_filters: string[];
     template_context: string[];
+    /** The names under `vars.` (global and every package's), for `{{ vars.… }}`. */
+    vars: string[];
     dms: DmsNames;
   };
 }
@@ -71,7 +73,7 @@ export function dmsNames(vocabulary: DmsVocabulary | null, error: string | null)
   };
 }
 
-export function schemaInfo(dms: DmsNames): SchemaInfo {
+export function schemaInfo(dms: DmsNames, varNames: string[] = []): SchemaInfo {
   const { rule, extraction, ruleTest } = RULE_FILE_SCHEMA.definitions;
   return {
     schema: RULE_FILE_SCHEMA,
@@ -97,6 +99,7 @@ export function schemaInfo(dms: DmsNames): SchemaInfo {
       triggers: [...TRIGGERS],
       template_filters: [...TEMPLATE_FILTERS],
       template_context: ['doc', 'vars', 'now', 'rule'],
+      vars: varNames,
       dms,
     },
   };

@@ -21,7 +21,7 @@ function unknownName(id: number): string {
 export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] {
   const hidden = new Set(index.vocabulary.forbidden?.map((f) => f.kind));
   const refs: string[] = [];
-  const check = (kind: 'tags' | 'correspondents' | 'document_types' | 'storage_paths', id: number | null) => {
+  const check = (kind: 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'users' | 'groups', id: number | null) => {
     if (!hidden.has(kind) && id !== null && index.nameOf(kind, id) === undefined) refs.push(`${kind}:${id}`);
   };
   for (const id of doc.tags) check('tags', id);
@@ -29,6 +29,11 @@ export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] 
   check('correspondents', doc.correspondent);
   check('document_types', doc.document_type);
   check('storage_paths', doc.storage_path);
+  check('users', doc.owner ?? null);
+  for (const kind of ['view', 'change'] as const) {
+    for (const id of doc.permissions?.[kind].users ?? []) check('users', id);
+    for (const id of doc.permissions?.[kind].groups ?? []) check('groups', id);
+  }
   return refs;
 }
 

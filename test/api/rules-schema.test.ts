@@ -13,12 +13,15 @@ interface SchemaBody {
     combinators: string[];
     actions: string[];
     template_filters: string[];
+    vars: string[];
     dms: {
       tags: string[];
       correspondents: string[];
       document_types: string[];
       storage_paths: string[];
       custom_fields: Array<{ name: string; data_type: string; options?: string[] }>;
+      users: string[];
+      groups: string[];
       error: string | null;
     };
   };
@@ -48,6 +51,12 @@ describe('GET /api/ui/schema', () => {
     assert.ok(v.template_filters.includes('date') && v.template_filters.includes('money'));
   });
 
+  it('names the vars a rule may use, from every loaded _vars.yml (the shipped examples here)', async () => {
+    const { vars } = (await call<SchemaBody>(server.url, '/api/ui/schema', { cookie })).body.vocabulary;
+    assert.ok(vars.includes('inbox_tag') && vars.includes('processed_tag') && vars.includes('invoice_type'), vars.join(','));
+    assert.deepEqual(vars, [...vars].sort());
+  });
+
   it("lists the dms's current names and custom field types", async () => {
     const { dms } = (await call<SchemaBody>(server.url, '/api/ui/schema', { cookie })).body.vocabulary;
     assert.equal(dms.error, null);
@@ -55,6 +64,7 @@ describe('GET /api/ui/schema', () => {
     assert.ok(dms.correspondents.includes('Stadtwerke München'));
     assert.ok(dms.document_types.includes('Rechnung'));
     assert.ok(dms.storage_paths.includes('Finanzen'));
+    assert.ok(dms.users.includes('anna') && dms.groups.length > 0, JSON.stringify([dms.users, dms.groups]));
     assert.deepEqual(
       dms.custom_fields.find((f) => f.name === 'Betrag'),
       { name: 'Betrag', data_type: 'monetary' },

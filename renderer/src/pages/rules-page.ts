@@ -24,7 +24,13 @@ let dmsNamesProblem: string | null = null;
 async function loadCompletionData(): Promise<void> {
   try {
     const r = await request<{ schema: SchemaNode; vocabulary: unknown }>('/api/ui/schema');
-    completionData = { schema: r.schema, vocabulary: normalizeVocabulary(r.vocabulary), language: normalizeLanguage(r.vocabulary) };
+    const vars = (r.vocabulary as { vars?: unknown } | null)?.vars;
+    completionData = {
+      schema: r.schema,
+      vocabulary: normalizeVocabulary(r.vocabulary),
+      language: normalizeLanguage(r.vocabulary),
+      vars: Array.isArray(vars) ? vars.filter((v): v is string => typeof v === 'string') : [],
+    };
     const dms = (r.vocabulary as { dms?: { error?: unknown } } | null)?.dms;
     dmsNamesProblem = typeof dms?.error === 'string' && dms.error ? dms.error : null;
   } catch {
