@@ -50,9 +50,11 @@ describe('the shipped example rules', () => {
   });
   after(() => store.close());
 
-  function run(id: number): DocumentChanges {
-    const dms = documents.find((d) => d.id === id);
-    assert.ok(dms, `fixture document ${id}`);
+  /** A fixture document as a webhook run reads it: with its permissions (`full_perms=true`), which the lists lack. */
+  function run(id: number, permissions: DmsDocument['permissions'] = { view: { users: [], groups: [] }, change: { users: [], groups: [] } }): DocumentChanges {
+    const listed = documents.find((d) => d.id === id);
+    assert.ok(listed, `fixture document ${id}`);
+    const dms = { ...listed, permissions };
     const rules = store.loadedRules().map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars }));
     const evaluation = evaluateRules({ document: toRuleDocument(dms, index), rules, trigger: 'added', now: NOW, customFieldTypes });
     assert.deepEqual(
@@ -113,7 +115,16 @@ describe('the shipped example rules', () => {
     assert.deepEqual(run(3).notes, ['Verlängert sich automatisch: Kündigungsfrist prüfen. (dms-rules)']);
   });
 
+  it('share an owned contract with the Family group, once', () => {
+    const shared = { view: { users: [], groups: [1] }, change: { users: [], groups: [] } };
+    const contract = documents.find((d) => d.document_type === index.idOf('document_types', 'Vertrag') && d.owner !== null);
+    assert.ok(contract, 'a fixture contract with an owner');
+    assert.deepEqual(run(contract.id).permissions?.view.groups, ['Family']);
+    assert.equal(run(contract.id, shared).permissions, undefined);
+  });
+
   it('change nothing on documents that are already complete', () => {
-    for (const id of [1, 2, 5, 8, 9, 12]) assert.deepEqual(run(id), {}, `document ${id}`);
+    const shared = { view: { users: [], groups: [1] }, change: { users: [], groups: [] } };
+    for (const id of [1, 2, 5, 8, 9, 12]) assert.deepEqual(run(id, shared), {}, `document ${id}`);
   });
 });
