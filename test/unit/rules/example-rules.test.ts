@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { DmsDocument, DmsVocabulary } from '../../../server/dms/types.js';
+import type { DmsDocument } from '../../../server/dms/types.js';
 import { createVocabularyIndex } from '../../../server/dms/vocabulary-index.js';
 import { evaluateRules, type DocumentChanges } from '../../../server/engine/index.js';
 import { createMemoryLogger } from '../../../server/log.js';
@@ -11,23 +10,10 @@ import { findUnknownNames } from '../../../server/rules/dms-names.js';
 import { createRuleStore, type RuleStore } from '../../../server/rules/index.js';
 import { toRuleDocument } from '../../../server/runs/rule-document.js';
 import { tempDir } from '../../helpers/test-server.js';
+import { fixtureDocuments, fixtureVocabulary } from '../../helpers/paperless-fixtures.js';
 
-const FIXTURES = path.join(import.meta.dirname, '..', '..', 'fixtures', 'paperless');
-const results = <T>(file: string): T[] => (JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as { results: T[] }).results;
-
-const vocabulary: DmsVocabulary = {
-  users: [
-    { id: 3, name: 'anna' },
-    { id: 4, name: 'ben' },
-  ],
-  groups: [{ id: 1, name: 'Family' }],
-  tags: results('tags.json'),
-  correspondents: results('correspondents.json'),
-  document_types: results('document_types.json'),
-  storage_paths: results('storage_paths.json'),
-  custom_fields: results('custom_fields.json'),
-};
-const documents = [...results<DmsDocument>('documents-page1.json'), ...results<DmsDocument>('documents-page2.json')];
+const vocabulary = fixtureVocabulary();
+const documents = fixtureDocuments();
 const index = createVocabularyIndex(vocabulary);
 const customFieldTypes = Object.fromEntries(vocabulary.custom_fields.map((f) => [f.name, f.data_type]));
 const NOW = new Date('2025-03-10T09:00:00Z');

@@ -1,30 +1,14 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createVocabularyIndex } from '../../../server/dms/vocabulary-index.js';
-import type { DmsDocument, DmsVocabulary } from '../../../server/dms/types.js';
+import type { DmsDocument } from '../../../server/dms/types.js';
+import { fixtureVocabulary, readFixture } from '../../helpers/paperless-fixtures.js';
 import { isEmptyPlan, planDocument } from '../../../server/runs/plan-changes.js';
 import { toRuleDocument } from '../../../server/runs/rule-document.js';
 
-const FIXTURES = path.join(import.meta.dirname, '../../fixtures/paperless');
-const read = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8'));
-const results = <T>(name: string): T[] => (read(name) as { results: T[] }).results;
-
-const vocabulary: DmsVocabulary = {
-  users: [
-    { id: 3, name: 'anna' },
-    { id: 4, name: 'ben' },
-  ],
-  groups: [{ id: 1, name: 'Family' }],
-  tags: results('tags.json'),
-  correspondents: results('correspondents.json'),
-  document_types: results('document_types.json'),
-  storage_paths: results('storage_paths.json'),
-  custom_fields: results('custom_fields.json'),
-};
+const vocabulary = fixtureVocabulary();
 const index = createVocabularyIndex(vocabulary);
-const doc = (): DmsDocument => read('document-1.json') as DmsDocument;
+const doc = (): DmsDocument => readFixture('document-1.json') as DmsDocument;
 
 describe('the document as rules see it', () => {
   it('resolves ids to names and decodes custom fields by data type', () => {
