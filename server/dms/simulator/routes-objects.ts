@@ -135,7 +135,13 @@ function detailHandler(kind: ObjectKind): SimHandler {
 
 const uiSettings: SimHandler = (ctx) =>
   json(200, {
-    user: { id: ctx.user.id, username: ctx.user.username, is_staff: ctx.user.superuser, is_superuser: ctx.user.superuser, groups: [] },
+    user: {
+      id: ctx.user.id,
+      username: ctx.user.username,
+      is_staff: ctx.user.superuser,
+      is_superuser: ctx.user.superuser,
+      groups: ctx.store.account(ctx.user.id)?.groups ?? [],
+    },
     settings: { version: ctx.profile.release },
     permissions: [],
   });
