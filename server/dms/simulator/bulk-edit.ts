@@ -174,7 +174,7 @@ function setPermissions(store: SimStore, targets: SimDocument[], params: Record<
   // Paperless reads `parameters["set_permissions"]` unchecked: a missing key or a non-object is a server error.
   if (typeof raw !== 'object' || raw === null) throw new Error('KeyError: set_permissions');
   const update = validatePermissionUpdate(store, raw as Record<string, unknown>);
-  if (typeof update === 'string') fail(400, { non_field_errors: [update] });
+  if (typeof update === 'string') return fail(400, { non_field_errors: [update] });
   const owner = params.owner == null ? null : Number(params.owner);
   // `_validate_owner` calls `User.objects.get`, whose DoesNotExist is not caught: 500, not 400.
   if (owner !== null && !store.account(owner)) throw new Error(`User.DoesNotExist: ${JSON.stringify(params.owner)}`);
@@ -183,6 +183,6 @@ function setPermissions(store: SimStore, targets: SimDocument[], params: Record<
   const merge = ![undefined, null, false, 0, ''].includes(params.merge as never);
   for (const doc of targets) {
     if (!merge || doc.owner === null) doc.owner = owner;
-    applyPermissionUpdate(store, doc.id, update as Exclude<typeof update, string>, merge);
+    applyPermissionUpdate(store, doc.id, update, merge);
   }
 }

@@ -20,7 +20,8 @@ function documentOrFail(ctx: SimContext): SimDocument {
 function view(ctx: SimContext) {
   const fields = ctx.params.get('fields');
   return {
-    fullPerms: ['true', '1'].includes((ctx.params.get('full_perms') ?? '').toLowerCase()),
+    // `get_boolean` (documents/utils.py).
+    fullPerms: ['yes', 'y', '1', 't', 'true'].includes((ctx.params.get('full_perms') ?? '').toLowerCase()),
     truncateContent: ['true', '1'].includes((ctx.params.get('truncate_content') ?? '').toLowerCase()),
     fields: fields ? new Set(fields.split(',').map((f) => f.trim())) : null,
     user: ctx.user,
@@ -70,8 +71,8 @@ const list: SimHandler = (ctx) => {
 const detail: SimHandler = (ctx) => {
   const doc = documentOrFail(ctx);
   if (ctx.method === 'GET') return json(200, documentToWire(ctx.store, doc, { ...view(ctx), detail: true }));
-  // PaperlessObjectPermissions: a document owned by someone else needs a change grant (the simulator keeps no
-  // delete grants); the user sees it, so it has read permission and gets 403 rather than 404.
+  // PaperlessObjectPermissions: PUT/PATCH of a document owned by someone else needs a change grant, DELETE a delete
+  // grant (the simulator keeps none); the user sees the document, so it has read permission: 403, not 404.
   const allowed = ctx.method === 'DELETE' ? ctx.user.superuser || doc.owner === null || doc.owner === ctx.user.id : ctx.user.mayChange('documents', doc);
   if (!allowed) return json(403, PERMISSION_DENIED);
   if (ctx.method === 'DELETE') {
