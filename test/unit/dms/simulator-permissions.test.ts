@@ -190,6 +190,9 @@ for (const profile of ['3.0', '2.20'] as const) {
         { id: 3, owner: 3, permissions: { view: { users: [], groups: [1] }, change: { users: [], groups: [] } } },
         { id: 4, owner: 3, permissions: NO_GRANTS },
       ]);
+      const shared = await call(sim, sim.token, 'GET', '/api/documents/?shared_by__id=3&ordering=id&fields=id');
+      assert.ok((shared.body.results as Array<{ id: number }>).some((d) => d.id === 3));
+      assert.ok(!(shared.body.results as Array<{ id: number }>).some((d) => d.id === 4), 'shared_by__id: owned by the user and granted to someone');
       const asked = await call(sim, sim.token, 'GET', '/api/documents/3/?fields=id,permissions');
       assert.deepEqual(asked.body, { id: 3 }, 'without full_perms `permissions` is not a field');
       const quirk = await call(sim, sim.token, 'GET', '/api/documents/3/?full_perms=true&fields=id,is_shared_by_requester');
@@ -222,6 +225,11 @@ for (const profile of ['3.0', '2.20'] as const) {
       assert.equal(ok.status, 200);
       assert.equal(ok.body.owner, 5);
       assert.ok((ok.body.modified as string) > modified);
+      const ids = async (query: string) =>
+        ((await call(sim, sim.token, 'GET', `/api/documents/?${query}&ordering=id&fields=id`)).body.results as Array<{ id: number }>).map((d) => d.id);
+      assert.deepEqual(await ids('owner__id__in=5'), [6]);
+      assert.deepEqual(await ids('owner__id__none=3'), [6, 7, 10, 13], 'exclude keeps unowned documents');
+      assert.deepEqual(await ids('owner__id__none=3,x&owner__isnull=true'), [7, 10, 13], 'a bad item makes ObjectFilter ignore the list');
     });
 
     test('a view grant to its group shows the limited user a document; changing it needs a change grant', async () => {
