@@ -5,20 +5,32 @@ import type { SimAccount, SimGroup } from './sim-types.js';
 // accounts every list hides (UserViewSet excludes "consumer" and "AnonymousUser"), which is why anna is 3.
 
 // Django 5.2's PBKDF2 hash: "pbkdf2_sha256$1000000$<22-char salt>$<44-char digest>", 89 characters.
-const hash = (salt: string) => `pbkdf2_sha256$1000000$${salt.padEnd(22, 'x')}$${'Q'.repeat(43)}=`;
+const hash = (salt: string) => `pbkdf2_sha256$1000000$${salt.padEnd(22, 'x').slice(0, 22)}$${'Q'.repeat(43)}=`;
 
-const account = (fields: Partial<SimAccount> & Pick<SimAccount, 'id' | 'username' | 'date_joined'>): SimAccount => ({
-  email: '',
-  password: hash(fields.username),
-  first_name: '',
-  last_name: '',
-  is_staff: false,
-  is_active: true,
-  is_superuser: false,
-  groups: [],
-  user_permissions: [],
-  ...fields,
-});
+/** What `startSimulator({ users })` takes: an id and any fields to set (the rest from the seeded account or defaults). */
+export type SimAccountInput = Partial<SimAccount> & Pick<SimAccount, 'id'>;
+
+/** A complete account: `fields` over `base` (a seeded account), or over defaults for a new user. */
+export function account(fields: SimAccountInput, base?: SimAccount): SimAccount {
+  const username = fields.username ?? base?.username ?? `user${fields.id}`;
+  const given = Object.fromEntries(Object.entries(structuredClone(fields)).filter(([, value]) => value !== undefined));
+  return {
+    username,
+    email: '',
+    password: hash(username),
+    first_name: '',
+    last_name: '',
+    date_joined: '2025-03-03T09:00:00.000000+01:00',
+    is_staff: false,
+    is_active: true,
+    is_superuser: false,
+    groups: [],
+    user_permissions: [],
+    ...base,
+    ...given,
+    id: fields.id,
+  };
+}
 
 const READ_ALL = ['view_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_customfield', 'view_note'];
 

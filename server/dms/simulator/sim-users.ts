@@ -1,4 +1,5 @@
 import { hasGrant } from './document-permissions.js';
+import { account as newAccount } from './seed-accounts.js';
 import type { ObjectKind, SimAccount } from './sim-types.js';
 import type { SimStore } from './store.js';
 
@@ -57,28 +58,19 @@ export function superuser(id: number, username: string): SimUser {
  */
 export function registerLimitedUser(store: SimStore, options: LimitedUserOptions): SimUser {
   const id = options.id ?? 4;
-  const base: SimAccount = store.account(id) ?? {
-    id,
-    username: 'ben',
-    email: '',
-    password: '',
-    first_name: '',
-    last_name: '',
-    date_joined: store.now(),
-    is_staff: false,
-    is_active: true,
-    is_superuser: false,
-    groups: [],
-    user_permissions: [],
-  };
-  store.putAccount({
-    ...base,
-    username: options.username ?? base.username,
-    is_staff: false,
-    is_superuser: false,
-    groups: [...(options.groups ?? base.groups)],
-    user_permissions: [...options.permissions],
-  });
+  store.putAccount(
+    newAccount(
+      {
+        id,
+        username: options.username,
+        is_staff: false,
+        is_superuser: false,
+        groups: options.groups,
+        user_permissions: [...options.permissions],
+      },
+      store.account(id),
+    ),
+  );
   const account = () => store.account(id) as SimAccount;
   const owns = (object: { owner?: number | null }) => object.owner == null || object.owner === id;
   const granted = (kind: GrantKind, object: { id: number }) => (options.grants?.[kind] ?? []).includes(object.id);

@@ -9,7 +9,8 @@ import { generateDocuments } from './generator.js';
 import type { SimHooks } from './http-kit.js';
 import { resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
 import { registerLimitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
-import { SIM_USER, type SimAccount, type SimDocument, type SimGroup } from './sim-types.js';
+import type { SimAccountInput } from './seed-accounts.js';
+import { SIM_USER, type SimDocument, type SimGroup } from './sim-types.js';
 import { createSlowDms, type SlowDms, type SlowDmsProfile } from './slow-dms.js';
 import { createStore, type SimStore } from './store.js';
 import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
@@ -31,8 +32,9 @@ export interface SimulatorOptions {
   profile?: SimProfileName | SimProfile;
   /** A second token whose user is no superuser: it needs model permissions and sees only what it owns or is granted. */
   limitedUser?: LimitedUserOptions;
-  /** Users and groups besides the seeded ones (anna 3, ben 4, carla 5; Family 1, Accounting 2); one with a seeded id replaces it. */
-  users?: SimAccount[];
+  /** Users besides the seeded ones (anna 3, ben 4, carla 5), or fields to change on the seeded one with that id. */
+  users?: SimAccountInput[];
+  /** Groups besides the seeded ones (Family 1, Accounting 2); one with a seeded id replaces it. */
   groups?: SimGroup[];
   logger?: Logger;
   /** Behave like a slow real server (bounded workers, time per request and per document row). */

@@ -1,6 +1,6 @@
 import { createTagTree, type TagTree } from '../tag-hierarchy.js';
 import type { DmsNote } from '../types.js';
-import { seedAccounts, seedGroups } from './seed-accounts.js';
+import { account, seedAccounts, seedGroups, type SimAccountInput } from './seed-accounts.js';
 import { SEED_HIDDEN_IDS, SEED_TRASHED_ASNS, seedDocuments, seedObjects } from './seed-data.js';
 import { OBJECT_KINDS, SIM_USER, type ObjectGrants, type ObjectKind, type SimAccount, type SimDocument, type SimGroup, type SimObject } from './sim-types.js';
 
@@ -37,14 +37,15 @@ export interface StoreOptions {
   /** Load the fixture documents (default true). The fixture vocabulary is always loaded. */
   seedDocuments?: boolean;
   clock?: () => number;
-  /** Users and groups added to the seeded ones, or replacing the seeded one with the same id. */
-  users?: SimAccount[];
+  /** Users added to the seeded ones, or fields changed on the seeded one with the same id. */
+  users?: SimAccountInput[];
+  /** Groups added to the seeded ones, or replacing the seeded one with the same id. */
   groups?: SimGroup[];
 }
 
-function mergeById<T extends { id: number }>(seeded: T[], extra: T[] = []): T[] {
+function mergeById<T extends { id: number }, I extends { id: number }>(seeded: T[], extra: I[], merge: (input: I, base?: T) => T): T[] {
   const byId = new Map(seeded.map((item) => [item.id, item]));
-  for (const item of extra) byId.set(item.id, structuredClone(item));
+  for (const item of extra) byId.set(item.id, merge(item, byId.get(item.id)));
   return [...byId.values()].sort((a, b) => a.id - b.id);
 }
 
@@ -53,8 +54,8 @@ export function createStore(options: StoreOptions = {}): SimStore {
   const documents = new Map<number, SimDocument>();
   const objects = seedObjects();
   const trashedAsns = new Set<number>(SEED_TRASHED_ASNS);
-  const users = mergeById(seedAccounts(), options.users);
-  const groups = mergeById(seedGroups(), options.groups);
+  const users = mergeById(seedAccounts(), options.users ?? [], account);
+  const groups = mergeById(seedGroups(), options.groups ?? [], (group) => structuredClone(group));
   let lastId = Math.max(...SEED_HIDDEN_IDS);
   let lastTick = 0;
   let lastNote = 0;

@@ -132,6 +132,32 @@ for (const profile of ['3.0', '2.20'] as const) {
       }
     });
 
+    test('startSimulator adds users and changes seeded ones by id', async () => {
+      const other = await startSimulator({
+        profile,
+        users: [
+          { id: 6, username: 'Dora', email: 'dora@example.org' },
+          { id: 5, is_active: false },
+        ],
+      });
+      try {
+        const users = (await call(other, other.token, 'GET', '/api/users/')).body.results as Array<Record<string, unknown>>;
+        assert.deepEqual(
+          users.map((u) => [u.id, u.username, u.is_active]),
+          [
+            [3, 'anna', true],
+            [4, 'ben', true],
+            [5, 'carla', false],
+            [6, 'Dora', true],
+          ],
+        );
+        assert.deepEqual(users[2].groups, [2], 'the seeded fields not named stay');
+        assert.equal(users[3].email, 'dora@example.org');
+      } finally {
+        await other.close();
+      }
+    });
+
     test('view_user inherited from a group is enough', async () => {
       const other = await startSimulator({
         profile,
