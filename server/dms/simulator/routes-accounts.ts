@@ -58,9 +58,17 @@ function sortedCodenames(codenames: string[]): string[] {
   return [...new Set(codenames)].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
+/**
+ * Django's `get_group_permissions()` (with `own`: `get_all_permissions()`) as `app.codename`: a Python set,
+ * rendered in no fixed order (sorted here); a superuser's holds every permission.
+ */
+export function permissionsOf(store: SimStore, user: SimAccount, own: boolean): string[] {
+  if (user.is_superuser) return ALL_PERMISSIONS;
+  const codenames = [...(own ? user.user_permissions : []), ...user.groups.flatMap((id) => store.group(id)?.permissions ?? [])];
+  return [...new Set(codenames.map(qualified))].sort();
+}
+
 export function userToWire(store: SimStore, user: SimAccount): Record<string, unknown> {
-  // `get_group_permissions()`: a Python set, rendered in no fixed order; a superuser's holds every permission.
-  const inherited = user.is_superuser ? ALL_PERMISSIONS : [...new Set(user.groups.flatMap((id) => store.group(id)?.permissions ?? []).map(qualified))].sort();
   return {
     id: user.id,
     username: user.username,
@@ -75,7 +83,7 @@ export function userToWire(store: SimStore, user: SimAccount): Record<string, un
     is_superuser: user.is_superuser,
     groups: [...user.groups].sort((a, b) => a - b),
     user_permissions: sortedCodenames(user.user_permissions),
-    inherited_permissions: inherited,
+    inherited_permissions: permissionsOf(store, user, false),
     is_mfa_enabled: false,
   };
 }

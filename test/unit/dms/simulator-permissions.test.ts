@@ -132,6 +132,12 @@ for (const profile of ['3.0', '2.20'] as const) {
       }
     });
 
+    test('ui_settings names the caller with its groups and its permissions without the app label', async () => {
+      const res = await call(sim, limited, 'GET', '/api/ui_settings/');
+      assert.deepEqual(res.body.user, { id: 4, username: 'ben', is_staff: false, is_superuser: false, groups: [1], first_name: 'Ben', last_name: 'Berger' });
+      assert.deepEqual(res.body.permissions, [...BEN_PERMISSIONS].sort());
+    });
+
     test('startSimulator adds users and changes seeded ones by id', async () => {
       const other = await startSimulator({
         profile,
