@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultInjector } from './faults.js';
 import { parseJsonBody, readBody, SimHttpError, writeResult, type SimHooks, type SimResult } from './http-kit.js';
+import { accountRoutes } from './routes-accounts.js';
 import { documentRoutes, type SimRoute } from './routes-documents.js';
 import { objectRoutes } from './routes-objects.js';
 import { requestedApiVersion, versionHeaders, type SimProfile } from './profiles.js';
@@ -22,7 +23,7 @@ export interface ApiHandlerDeps {
   pace?(result: SimResult): Promise<void>;
 }
 
-const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes];
+const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes, ...accountRoutes];
 const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' };
 
 // Django's redirect quotes the `next` path but keeps '/'.

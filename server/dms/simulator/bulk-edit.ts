@@ -1,11 +1,23 @@
 import { tagsAfterModify } from '../tag-hierarchy.js';
-import { fail, type SimHooks } from './http-kit.js';
+import { applyPermissionUpdate, validatePermissionUpdate } from './document-permissions.js';
+import { fail, SimHttpError, type SimHooks } from './http-kit.js';
+import type { SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
 import type { ObjectKind, SimDocument } from './sim-types.js';
 import { documentLinkError } from './document-write.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
-const METHODS = ['set_correspondent', 'set_document_type', 'set_storage_path', 'add_tag', 'remove_tag', 'modify_tags', 'modify_custom_fields', 'delete'] as const;
+const METHODS = [
+  'set_correspondent',
+  'set_document_type',
+  'set_storage_path',
+  'add_tag',
+  'remove_tag',
+  'modify_tags',
+  'modify_custom_fields',
+  'set_permissions',
+  'delete',
+] as const;
 
 type Method = (typeof METHODS)[number];
 const RELATION: Record<string, ['correspondent' | 'document_type' | 'storage_path', ObjectKind, string]> = {
@@ -19,10 +31,24 @@ function idList(value: unknown): number[] | null {
 }
 
 /**
+ * `_has_document_permissions` (documents/views.py): a non-superuser needs `change_document` and a change grant on
+ * every document (owner, unowned, or granted); `set_permissions` and `delete` also need it to own each one, and
+ * `delete` needs `delete_document`. Paperless answers this after validating the request, in plain text.
+ */
+function authorize(user: SimUser, method: Method, targets: SimDocument[]): void {
+  if (user.superuser) return;
+  const owns = targets.every((doc) => doc.owner === null || doc.owner === user.id);
+  let allowed = user.has('change_document') && targets.every((doc) => user.mayChange('documents', doc));
+  if (method === 'set_permissions' || method === 'delete') allowed &&= owns;
+  if (method === 'delete') allowed &&= user.has('delete_document');
+  if (!allowed) throw new SimHttpError({ status: 403, text: 'Insufficient permissions' });
+}
+
+/**
  * `POST /api/documents/bulk_edit/` (§4.8): queryset-style updates, so `modified` does not move;
  * "Document Updated" fires afterwards for each affected document.
  */
-export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void {
+export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: SimUser): void {
   const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const method = input.method as Method;
   if (!METHODS.includes(method)) fail(400, { method: [`"${String(input.method)}" is not a valid choice.`] });
@@ -35,6 +61,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
   const params = (typeof input.parameters === 'object' && input.parameters !== null ? input.parameters : {}) as Record<string, unknown>;
   const targets = docs as SimDocument[];
   const touched: SimDocument[] = [];
+  const allow = () => authorize(user, method, targets);
 
   if (method in RELATION) {
     const [key, kind, label] = RELATION[method];
@@ -42,6 +69,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
     if (value !== null && (!Number.isInteger(value) || !store.object(kind, value as number))) {
       fail(400, { non_field_errors: [`${label} does not exist`] });
     }
+    allow();
     for (const doc of targets) {
       if (doc[key] !== value) {
         doc[key] = value as number | null;
@@ -51,6 +79,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
   } else if (method === 'add_tag' || method === 'remove_tag') {
     const tag = params.tag;
     if (!Number.isInteger(tag) || !store.object('tags', tag as number)) fail(400, { non_field_errors: ['Tag does not exist'] });
+    allow();
     const tree = store.tagTree();
     const [add, remove] = method === 'add_tag' ? [[tag as number], []] : [[], [tag as number]];
     for (const doc of targets) {
@@ -66,15 +95,20 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
     const remove = idList(params.remove_tags);
     if (!add || !remove || [...add, ...remove].some((id) => !store.object('tags', id)))
       fail(400, { non_field_errors: ["Some tags in add_tags or remove_tags don't exist"] });
+    allow();
     const tree = store.tagTree();
     for (const doc of targets) {
       doc.tags = tagsAfterModify(tree, doc.tags, add!, remove!);
       touched.push(doc);
     }
   } else if (method === 'modify_custom_fields') {
-    modifyCustomFields(store, targets, params);
+    modifyCustomFields(store, targets, params, allow);
+    touched.push(...targets);
+  } else if (method === 'set_permissions') {
+    setPermissions(store, targets, params, allow);
     touched.push(...targets);
   } else if (method === 'delete') {
+    allow();
     for (const doc of targets) {
       if (doc.archive_serial_number !== null) store.trashedAsns.add(doc.archive_serial_number);
       store.documents.delete(doc.id);
@@ -90,7 +124,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks): void 
  * `remove_custom_fields` are detached. Only the named values are validated: a document's other fields, such as
  * a document link to a trashed document, are never looked at.
  */
-function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Record<string, unknown>): void {
+function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Record<string, unknown>, allow: () => void): void {
   if (!('add_custom_fields' in params)) fail(400, { non_field_errors: ['add_custom_fields not specified'] });
   if (!('remove_custom_fields' in params)) fail(400, { non_field_errors: ['remove_custom_fields not specified'] });
   const add = params.add_custom_fields;
@@ -117,6 +151,7 @@ function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Rec
     stored.set(id, checked.stored);
   }
   if (Object.keys(errors).length > 0) fail(400, { add_custom_fields: errors });
+  allow();
   for (const doc of targets) {
     for (const [id, value] of stored) {
       // Paperless skips a document-link value that would link a document to itself.
@@ -126,5 +161,28 @@ function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Rec
       else doc.custom_fields.push({ value, field: id });
     }
     doc.custom_fields = doc.custom_fields.filter((cf) => !remove!.includes(cf.field));
+  }
+}
+
+/**
+ * `set_permissions` (bulk_edit.py): `{"set_permissions": PERMS, "owner": id|null, "merge": bool}`. Without `merge`
+ * (the default) every document gets `owner` (absent = none) and the named permission sets exactly; with `merge`,
+ * only unowned documents get the owner and the named users and groups are added to the ones there.
+ */
+function setPermissions(store: SimStore, targets: SimDocument[], params: Record<string, unknown>, allow: () => void): void {
+  const raw = params.set_permissions;
+  // Paperless reads `parameters["set_permissions"]` unchecked: a missing key or a non-object is a server error.
+  if (typeof raw !== 'object' || raw === null) throw new Error('KeyError: set_permissions');
+  const update = validatePermissionUpdate(store, raw as Record<string, unknown>);
+  if (typeof update === 'string') return fail(400, { non_field_errors: [update] });
+  const owner = params.owner == null ? null : Number(params.owner);
+  // `_validate_owner` calls `User.objects.get`, whose DoesNotExist is not caught: 500, not 400.
+  if (owner !== null && !store.account(owner)) throw new Error(`User.DoesNotExist: ${JSON.stringify(params.owner)}`);
+  allow();
+  // Python truthiness: `if merge:`.
+  const merge = ![undefined, null, false, 0, ''].includes(params.merge as never);
+  for (const doc of targets) {
+    if (!merge || doc.owner === null) doc.owner = owner;
+    applyPermissionUpdate(store, doc.id, update, merge);
   }
 }

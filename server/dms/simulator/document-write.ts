@@ -1,7 +1,9 @@
 import { tagsAfterPatch } from '../tag-hierarchy.js';
+import { applyPermissionUpdate, validatePermissionUpdate, type PermissionUpdate } from './document-permissions.js';
 import { fail } from './http-kit.js';
 import type { SimStore } from './store.js';
 import type { ObjectKind, SimDocument, SimObject } from './sim-types.js';
+import type { SimUser } from './sim-users.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
 type Errors = Record<string, unknown>;
@@ -20,18 +22,20 @@ function pyType(value: unknown): string {
   return Array.isArray(value) ? 'list' : 'dict';
 }
 
-function pk(store: SimStore, kind: ObjectKind, value: unknown): { id?: number; error?: string } {
+function pk(store: SimStore, kind: ObjectKind | 'users', value: unknown): { id?: number; error?: string } {
   if (typeof value === 'string' && !/^\d+$/.test(value)) return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
   if (typeof value !== 'number' && typeof value !== 'string') return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
   const id = Number(value);
-  return store.object(kind, id) ? { id } : { error: `Invalid pk "${value}" - object does not exist.` };
+  const exists = kind === 'users' ? store.account(id) : store.object(kind, id);
+  return exists ? { id } : { error: `Invalid pk "${value}" - object does not exist.` };
 }
 
 /**
  * Validates a PATCH/PUT body the way Paperless's serializer does and applies it to the document.
- * Throws a 400 with Paperless's error shape; unknown and read-only keys are ignored.
+ * Throws a 400 with Paperless's error shape (or 403 when `user` may not change owner or permissions);
+ * unknown and read-only keys are ignored.
  */
-export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean): void {
+export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean, user: SimUser): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     fail(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(body)}.`] });
   }
@@ -100,8 +104,20 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
     } else next.archive_serial_number = asn as number;
   }
   if ('owner' in input) {
-    if (input.owner !== null && !Number.isInteger(input.owner)) errors.owner = [`Incorrect type. Expected pk value, received ${pyType(input.owner)}.`];
-    else next.owner = input.owner as number | null;
+    const { id, error } = input.owner === null ? { id: null } : pk(store, 'users', input.owner);
+    if (error) errors.owner = [error];
+    else next.owner = id;
+  }
+  let permissions: PermissionUpdate | null = null;
+  if ('set_permissions' in input) {
+    const raw = input.set_permissions;
+    if (raw === null) errors.set_permissions = ['This field may not be null.'];
+    else if (typeof raw !== 'object' || Array.isArray(raw)) errors.set_permissions = [`Expected a dictionary of items but got type "${pyType(raw)}".`];
+    else {
+      const checked = validatePermissionUpdate(store, raw as Record<string, unknown>);
+      if (typeof checked === 'string') errors.set_permissions = [checked];
+      else permissions = checked;
+    }
   }
   if ('custom_fields' in input) {
     const result = customFields(store, input.custom_fields);
@@ -115,6 +131,12 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
     }
   }
   if (Object.keys(errors).length > 0) fail(400, errors);
+  // OwnedObjectSerializer.update: only a superuser or the owner may give an owned document away or share it.
+  const ownerChanges = next.owner !== undefined && next.owner !== doc.owner;
+  if ((ownerChanges || permissions) && !(user.superuser || doc.owner === null || doc.owner === user.id)) {
+    fail(403, { detail: 'Insufficient permissions.' });
+  }
+  if (permissions) applyPermissionUpdate(store, doc.id, permissions, false);
 
   Object.assign(doc, next);
   if (input.remove_inbox_tags === true) {

@@ -153,6 +153,18 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
       else predicates.push((d) => d.archive_serial_number !== null && COMPARE[op](d.archive_serial_number, Number(value)));
     } else if (name === 'owner__id') {
       predicates.push((d) => d.owner === Number(value));
+    } else if (name === 'owner__id__in') {
+      const ids = strictIds(value);
+      if (!ids) errors[name] = ['Enter a number.'];
+      else predicates.push((d) => d.owner !== null && ids.includes(d.owner));
+    } else if (name === 'owner__id__none') {
+      // ObjectFilter: one item that is no integer makes it ignore the whole list.
+      const items = value.split(',');
+      const ids = items.every((s) => /^\s*-?\d+\s*$/.test(s)) ? items.map(Number) : [];
+      if (ids.length > 0) predicates.push((d) => d.owner === null || !ids.includes(d.owner));
+    } else if (name === 'shared_by__id') {
+      // SharedByUser: owned by that user and holding any user or group grant.
+      if (/^\d+$/.test(value)) predicates.push((d) => d.owner === Number(value) && store.grants.has(d.id));
     } else if (name === 'owner__isnull') {
       const b = bool(value);
       if (b !== null) predicates.push((d) => (d.owner === null) === b);

@@ -7,6 +7,9 @@ export { startSimulator, type Simulator, type SimulatorOptions } from './simulat
 export { generateDocuments } from './generator.js';
 export type { FaultSpec } from './faults.js';
 export type { WorkflowWebhookConfig, WebhookShape } from './workflow-webhook.js';
+export type { ObjectGrants, SimAccount, SimGroup } from './sim-types.js';
+export type { LimitedUserOptions } from './sim-users.js';
+export type { SimAccountInput } from './seed-accounts.js';
 
 /** `generateDocuments` in the exact wire shape `GET /api/documents/{id}/` returns (for engine tests and benchmarks). */
 export function generateDmsDocuments(n: number, seed = 1, startId = 1000): DmsDocument[] {

@@ -1,5 +1,6 @@
 import { fail, json, notFound, type SimContext, type SimHandler } from './http-kit.js';
 import { pageRequest, paginate } from './pagination.js';
+import { permissionsOf } from './routes-accounts.js';
 import type { SimRoute } from './routes-documents.js';
 import { documentCounts, objectToWire } from './serialize.js';
 import { sortedObjects } from './store.js';
@@ -133,12 +134,21 @@ function detailHandler(kind: ObjectKind): SimHandler {
   };
 }
 
-const uiSettings: SimHandler = (ctx) =>
-  json(200, {
-    user: { id: ctx.user.id, username: ctx.user.username, is_staff: ctx.user.superuser, is_superuser: ctx.user.superuser, groups: [] },
-    settings: { version: ctx.profile.release },
-    permissions: [],
-  });
+// UiSettingsView.get (documents/views.py): the caller, and its permissions without the app label.
+const uiSettings: SimHandler = (ctx) => {
+  const account = ctx.store.account(ctx.user.id);
+  const user: Record<string, unknown> = {
+    id: ctx.user.id,
+    username: ctx.user.username,
+    is_staff: account?.is_staff ?? ctx.user.superuser,
+    is_superuser: ctx.user.superuser,
+    groups: account?.groups ?? [],
+  };
+  if (account?.first_name) user.first_name = account.first_name;
+  if (account?.last_name) user.last_name = account.last_name;
+  const permissions = account ? permissionsOf(ctx.store, account, true).map((p) => p.replace(/^\w+\./, '')) : [];
+  return json(200, { user, settings: { version: ctx.profile.release }, permissions });
+};
 
 export const objectRoutes: SimRoute[] = [
   ...OBJECT_KINDS.flatMap((kind): SimRoute[] => [

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { documentPermissions, isShared } from './document-permissions.js';
 import type { SimStore } from './store.js';
-import type { ObjectKind, SimDocument, SimObject } from './sim-types.js';
+import { SIM_USER, type ObjectKind, type SimDocument, type SimObject } from './sim-types.js';
+import type { SimUser } from './sim-users.js';
 
 const TRUNCATE_AT = 550;
 
@@ -11,9 +13,12 @@ export interface DocumentView {
   fields?: Set<string> | null;
   /** Only the detail view computes duplicates; lists always show []. */
   detail?: boolean;
+  /** Whom `user_can_change` and `is_shared_by_requester` are computed for (default: the superuser anna). */
+  user?: Pick<SimUser, 'id' | 'mayChange'>;
 }
 
-const NO_PERMISSIONS = { view: { users: [], groups: [] }, change: { users: [], groups: [] } };
+const PERMISSION_KEYS = ['permissions', 'user_can_change', 'is_shared_by_requester'];
+const FIXTURE_CALLER: Pick<SimUser, 'id' | 'mayChange'> = { id: SIM_USER.id, mayChange: () => true };
 
 function archivedFileName(store: SimStore, doc: SimDocument): string | null {
   if (!doc.has_archive) return null;
@@ -45,11 +50,15 @@ export function documentToWire(store: SimStore, doc: SimDocument, view: Document
     duplicate_documents: [],
     owner: doc.owner,
   };
-  if (view.fullPerms) wire.permissions = structuredClone(NO_PERMISSIONS);
-  else {
-    wire.user_can_change = true;
-    wire.is_shared_by_requester = false;
-  }
+  const caller = view.user ?? FIXTURE_CALLER;
+  // OwnedObjectSerializer drops `user_can_change` and then `is_shared_by_requester` for full perms, `permissions`
+  // otherwise; it does so after `fields=` dropped the unasked ones, and stops at the first one already gone.
+  const shown = new Set(PERMISSION_KEYS.filter((key) => !view.fields || view.fields.has(key)));
+  if (!view.fullPerms) shown.delete('permissions');
+  else if (shown.delete('user_can_change')) shown.delete('is_shared_by_requester');
+  if (shown.has('permissions')) wire.permissions = documentPermissions(store, doc.id);
+  if (shown.has('user_can_change')) wire.user_can_change = caller.mayChange('documents', doc);
+  if (shown.has('is_shared_by_requester')) wire.is_shared_by_requester = doc.owner === caller.id && isShared(store, doc.id);
   Object.assign(wire, {
     notes: structuredClone(doc.notes),
     custom_fields: doc.custom_fields.map((cf) => ({ value: cf.value, field: cf.field })),

@@ -57,3 +57,41 @@ export const MODEL_NAMES: Record<ObjectKind, string> = {
 
 /** The calling user: the fixtures' superuser anna (id 3). */
 export const SIM_USER = { id: 3, username: 'anna', first_name: 'Anna', last_name: 'Berger' };
+
+/** A Django `auth.User` as the simulator keeps it; `UserSerializer` renders it (routes-accounts.ts). */
+export interface SimAccount {
+  id: number;
+  username: string;
+  email: string;
+  /** The stored password hash: the API shows only as many `*` as it has characters (at least 10). */
+  password: string;
+  first_name: string;
+  last_name: string;
+  date_joined: string;
+  is_staff: boolean;
+  is_active: boolean;
+  is_superuser: boolean;
+  /** Group ids. */
+  groups: number[];
+  /** Model permission codenames given to the user directly, e.g. `view_document`. */
+  user_permissions: string[];
+}
+
+/** A Django `auth.Group`: model permission codenames its members inherit. */
+export interface SimGroup {
+  id: number;
+  name: string;
+  permissions: string[];
+}
+
+/** The users and groups holding one object permission (django-guardian rows). */
+export interface GrantTargets {
+  users: number[];
+  groups: number[];
+}
+
+/** A document's object permissions, in the shape Paperless renders as `permissions`. */
+export interface ObjectGrants {
+  view: GrantTargets;
+  change: GrantTargets;
+}

@@ -1,4 +1,7 @@
-import type { ObjectKind } from './sim-types.js';
+import { hasGrant } from './document-permissions.js';
+import { account as newAccount } from './seed-accounts.js';
+import type { ObjectKind, SimAccount } from './sim-types.js';
+import type { SimStore } from './store.js';
 
 // Who is calling: the fixtures' superuser, or a user without superuser rights whose token sees only part
 // of the data, as Paperless's `PaperlessObjectPermissions` and `get_objects_for_user_owner_aware`
@@ -12,9 +15,11 @@ export interface LimitedUserOptions {
   /** User id (objects owned by it are visible); default 4. */
   id?: number;
   username?: string;
-  /** Django model permissions by codename, e.g. `view_document`, `change_document`, `view_tag`. */
+  /** Django model permissions by codename, e.g. `view_document`, `change_document`, `view_tag` (the user's own; its groups' add to them). */
   permissions: string[];
-  /** Object-level `view`/`change` grants on objects owned by someone else (ids per kind). */
+  /** Ids of the groups it belongs to (default: the seeded account's, i.e. [1] Family for ben). */
+  groups?: number[];
+  /** Object-level `view`/`change` grants on objects owned by someone else (ids per kind), besides the documents' stored ones. */
   grants?: Partial<Record<GrantKind, number[]>>;
 }
 
@@ -24,8 +29,10 @@ export interface SimUser {
   superuser: boolean;
   /** Model permission check: superusers have every permission. */
   has(permission: string): boolean;
-  /** Owned by this user, unowned, or granted to it. */
+  /** Owned by this user, unowned, or granted to it (`get_objects_for_user_owner_aware`). */
   sees(kind: GrantKind, object: { id: number; owner?: number | null }): boolean;
+  /** `PaperlessObjectPermissions.has_object_permission` for PUT/PATCH: owner, unowned, or a change grant to it or one of its groups. */
+  mayChange(kind: GrantKind, object: { id: number; owner?: number | null }): boolean;
 }
 
 /** The model name in Paperless's permission codenames (`view_<model>`). */
@@ -42,19 +49,40 @@ export const PERMISSION_MODELS: Record<GrantKind, string> = {
 export const PERMISSION_DENIED = { detail: 'You do not have permission to perform this action.' };
 
 export function superuser(id: number, username: string): SimUser {
-  return { id, username, superuser: true, has: () => true, sees: () => true };
+  return { id, username, superuser: true, has: () => true, sees: () => true, mayChange: () => true };
 }
 
-export function limitedUser(options: LimitedUserOptions): SimUser {
+/**
+ * Stores the limited user's account (its permissions and groups; the seeded one with its id is the base) and
+ * returns the caller that reads it: model permissions are its own plus its groups', as Django's ModelBackend has them.
+ */
+export function registerLimitedUser(store: SimStore, options: LimitedUserOptions): SimUser {
   const id = options.id ?? 4;
-  const permissions = new Set(options.permissions);
+  store.putAccount(
+    newAccount(
+      {
+        id,
+        username: options.username,
+        is_staff: false,
+        is_superuser: false,
+        groups: options.groups,
+        user_permissions: [...options.permissions],
+      },
+      store.account(id),
+    ),
+  );
+  const account = () => store.account(id) as SimAccount;
+  const owns = (object: { owner?: number | null }) => object.owner == null || object.owner === id;
+  const granted = (kind: GrantKind, object: { id: number }) => (options.grants?.[kind] ?? []).includes(object.id);
   return {
     id,
-    username: options.username ?? 'ben',
+    username: account().username,
     superuser: false,
-    has: (permission) => permissions.has(permission),
+    has: (permission) => account().user_permissions.includes(permission) || account().groups.some((g) => store.group(g)?.permissions.includes(permission)),
     // CustomFieldViewSet has no ownership filter: custom fields have no owner (views.py).
-    sees: (kind, object) => kind === 'custom_fields' || object.owner == null || object.owner === id || (options.grants?.[kind] ?? []).includes(object.id),
+    sees: (kind, object) => kind === 'custom_fields' || owns(object) || granted(kind, object) || (kind === 'documents' && hasGrant(store, object.id, 'view', account())),
+    mayChange: (kind, object) =>
+      kind === 'custom_fields' || owns(object) || granted(kind, object) || (kind === 'documents' && hasGrant(store, object.id, 'change', account())),
   };
 }
 

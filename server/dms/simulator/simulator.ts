@@ -8,8 +8,9 @@ import { createFaultInjector, type FaultInjector } from './faults.js';
 import { generateDocuments } from './generator.js';
 import type { SimHooks } from './http-kit.js';
 import { resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
-import { limitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
-import { SIM_USER, type SimDocument } from './sim-types.js';
+import { registerLimitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
+import type { SimAccountInput } from './seed-accounts.js';
+import { SIM_USER, type SimDocument, type SimGroup } from './sim-types.js';
 import { createSlowDms, type SlowDms, type SlowDmsProfile } from './slow-dms.js';
 import { createStore, type SimStore } from './store.js';
 import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
@@ -31,6 +32,10 @@ export interface SimulatorOptions {
   profile?: SimProfileName | SimProfile;
   /** A second token whose user is no superuser: it needs model permissions and sees only what it owns or is granted. */
   limitedUser?: LimitedUserOptions;
+  /** Users besides the seeded ones (anna 3, ben 4, carla 5), or fields to change on the seeded one with that id. */
+  users?: SimAccountInput[];
+  /** Groups besides the seeded ones (Family 1, Accounting 2); one with a seeded id replaces it. */
+  groups?: SimGroup[];
   logger?: Logger;
   /** Behave like a slow real server (bounded workers, time per request and per document row). */
   slow?: SlowDmsProfile;
@@ -95,8 +100,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const profile = resolveProfile(options.profile);
   const byToken = new Map<string, SimUser>();
   const limitedToken = options.limitedUser ? (options.limitedUser.token ?? randomBytes(20).toString('hex')) : null;
-  if (options.limitedUser && limitedToken) byToken.set(limitedToken, limitedUser(options.limitedUser));
-  const store = createStore({ seedDocuments: options.seedDocuments });
+  const store = createStore({ seedDocuments: options.seedDocuments, users: options.users, groups: options.groups });
+  if (options.limitedUser && limitedToken) byToken.set(limitedToken, registerLimitedUser(store, options.limitedUser));
   const faults = createFaultInjector();
   let url = '';
   const webhook = createWorkflowWebhook(store, () => url);

@@ -1,7 +1,8 @@
 import { createTagTree, type TagTree } from '../tag-hierarchy.js';
 import type { DmsNote } from '../types.js';
+import { account, seedAccounts, seedGroups, type SimAccountInput } from './seed-accounts.js';
 import { SEED_HIDDEN_IDS, SEED_TRASHED_ASNS, seedDocuments, seedObjects } from './seed-data.js';
-import { OBJECT_KINDS, SIM_USER, type ObjectKind, type SimDocument, type SimObject } from './sim-types.js';
+import { OBJECT_KINDS, SIM_USER, type ObjectGrants, type ObjectKind, type SimAccount, type SimDocument, type SimGroup, type SimObject } from './sim-types.js';
 
 /** The simulator's data: documents in id order, vocabulary, and a clock that never runs backwards. */
 export interface SimStore {
@@ -9,6 +10,15 @@ export interface SimStore {
   readonly objects: Record<ObjectKind, SimObject[]>;
   /** ASNs held by trashed documents: refused on write, like Paperless. */
   readonly trashedAsns: Set<number>;
+  /** Every Django user, the hidden "AnonymousUser" and "consumer" included, in id order. */
+  readonly users: SimAccount[];
+  readonly groups: SimGroup[];
+  /** Object permissions per document id (absent = none); trashed documents keep theirs, as in Paperless. */
+  readonly grants: Map<number, ObjectGrants>;
+  account(id: number): SimAccount | undefined;
+  group(id: number): SimGroup | undefined;
+  /** Adds the account, or replaces the one with its id. */
+  putAccount(account: SimAccount): void;
   getDocument(id: number): SimDocument | undefined;
   /** Adds a document with the next free id (or its own, when free) and returns it. */
   insertDocument(doc: Omit<SimDocument, 'id'> & { id?: number }): SimDocument;
@@ -27,6 +37,16 @@ export interface StoreOptions {
   /** Load the fixture documents (default true). The fixture vocabulary is always loaded. */
   seedDocuments?: boolean;
   clock?: () => number;
+  /** Users added to the seeded ones, or fields changed on the seeded one with the same id. */
+  users?: SimAccountInput[];
+  /** Groups added to the seeded ones, or replacing the seeded one with the same id. */
+  groups?: SimGroup[];
+}
+
+function mergeById<T extends { id: number }, I extends { id: number }>(seeded: T[], extra: I[], merge: (input: I, base?: T) => T): T[] {
+  const byId = new Map(seeded.map((item) => [item.id, item]));
+  for (const item of extra) byId.set(item.id, merge(item, byId.get(item.id)));
+  return [...byId.values()].sort((a, b) => a.id - b.id);
 }
 
 export function createStore(options: StoreOptions = {}): SimStore {
@@ -34,6 +54,8 @@ export function createStore(options: StoreOptions = {}): SimStore {
   const documents = new Map<number, SimDocument>();
   const objects = seedObjects();
   const trashedAsns = new Set<number>(SEED_TRASHED_ASNS);
+  const users = mergeById(seedAccounts(), options.users ?? [], account);
+  const groups = mergeById(seedGroups(), options.groups ?? [], (group) => structuredClone(group));
   let lastId = Math.max(...SEED_HIDDEN_IDS);
   let lastTick = 0;
   let lastNote = 0;
@@ -49,6 +71,19 @@ export function createStore(options: StoreOptions = {}): SimStore {
     documents,
     objects,
     trashedAsns,
+    users,
+    groups,
+    grants: new Map(),
+    account: (id) => users.find((u) => u.id === id),
+    group: (id) => groups.find((g) => g.id === id),
+    putAccount(account) {
+      const at = users.findIndex((u) => u.id === account.id);
+      if (at >= 0) users[at] = account;
+      else {
+        users.push(account);
+        users.sort((a, b) => a.id - b.id);
+      }
+    },
     getDocument: (id) => documents.get(id),
     insertDocument(doc) {
       // Ids only grow, so the Map's insertion order stays id order (what `ordering=id` pages through).
