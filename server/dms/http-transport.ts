@@ -2,7 +2,7 @@ import { Pool } from 'undici';
 import type { Logger } from '../log.js';
 import { CLIENT_API_VERSIONS, isVersionRejection, pickApiVersion, unsupportedServerMessage, versionFacts, type ServerVersionFacts } from './api-version.js';
 import { dmsMessage } from './dms-message.js';
-import { permissionFor } from './permission-hint.js';
+import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
 import { createSemaphore } from './semaphore.js';
@@ -109,8 +109,7 @@ export function createTransport(options: TransportOptions): Transport {
       throw new DmsError(`dms redirected ${label} to ${flat.location ?? '?'}: check that the dms URL is the Paperless base URL`, label, res.statusCode);
     }
     if (res.statusCode === 404 && request.notFound) throw new DmsNotFoundError(request.notFound, label);
-    const permission = res.statusCode === 403 ? permissionFor(request.method, request.path) : null;
-    const hint = permission ? ` (the Paperless token's user lacks the permission ${permission})` : '';
+    const hint = res.statusCode === 403 ? forbiddenHint(request.method, request.path, dmsMessage(text)) : '';
     throw Object.assign(new DmsError(`dms answered ${res.statusCode} to ${label}: ${dmsMessage(text)}${hint}`, label, res.statusCode), {
       retryAfter: flat['retry-after'],
     });

@@ -26,3 +26,16 @@ export function permissionFor(method: string, path: string): string | null {
   const action = ACTIONS[method];
   return model && action ? `${action}_${model}` : null;
 }
+
+// DRF's answer when a model permission is missing; Paperless's object-level checks say "Insufficient permissions".
+const MODEL_PERMISSION_DENIED = 'You do not have permission to perform this action';
+
+/** What a person can do about a 403 from Paperless, as a parenthesised hint (empty when there is nothing to add). */
+export function forbiddenHint(method: string, path: string, detail: string): string {
+  if (/insufficient permissions/i.test(detail) && /^\/api\/documents\/\d+\/$/.test(path) && method !== 'GET') {
+    return " (Paperless lets only a superuser or the document's owner change its owner or permissions)";
+  }
+  const permission = permissionFor(method, path);
+  if (!permission || (!detail.includes(MODEL_PERMISSION_DENIED) && !/insufficient permissions/i.test(detail))) return '';
+  return ` (the Paperless token's user lacks the permission ${permission})`;
+}

@@ -148,5 +148,31 @@ for (const profile of ['3.0', '2.20'] as const) {
         { value: null, field: 4 },
       );
     });
+
+    test('owner and permissions are written in one PATCH of the lists that differ, and a second run writes nothing', async () => {
+      const rule: RuleDefinition = { id: 'r', actions: [{ set_owner: 'ben' }, { add_permissions: { view: { groups: ['Family'] }, change: { users: ['carla'] } } }] };
+      const { evaluation, plan: p } = await plan(3, rule);
+      assert.deepEqual(evaluation.results[0].changes.owner, { from: 'anna', to: 'ben' });
+      assert.deepEqual(p.patch, { owner: 4, set_permissions: { view: { users: [5], groups: [1] }, change: { users: [5] } } });
+      sim.resetCounts();
+      const outcome = await applyPlan(dms, p);
+      assert.deepEqual(outcome.failures, {});
+      assert.deepEqual(outcome.written.sort(), ['owner', 'permissions']);
+      assert.equal(sim.counts()['PATCH /api/documents/{id}/'], 1);
+      const stored = await dms.getDocument(3);
+      assert.equal(stored.owner, 4);
+      assert.deepEqual(stored.permissions, { view: { users: [5], groups: [1] }, change: { users: [5], groups: [] } });
+      const { plan: again } = await plan(3, rule);
+      assert.ok(isEmptyPlan(again), JSON.stringify(again.patch));
+    });
+
+    test('permissions a person changed since the read are left as they set them', async () => {
+      const { plan: p } = await plan(5, { id: 'r', actions: [{ add_permissions: { view: { users: ['carla'] } } }, { set_title: 'Geteilt' }] });
+      await person.updateDocument(5, { set_permissions: { view: { groups: [2] } } });
+      const outcome = await applyPlan(dms, p);
+      assert.match(outcome.superseded.permissions ?? '', /permissions were changed in the dms after the rules read the document/);
+      assert.deepEqual((await dms.getDocument(5)).permissions?.view, { users: [], groups: [2] });
+      assert.equal(sim.store.getDocument(5)?.title, 'Geteilt');
+    });
   });
 }

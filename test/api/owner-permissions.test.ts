@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import type { Trace } from '../../server/engine/model.js';
+import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { startJob, waitForEvent } from './support/jobs-kit.js';
+
+// Owner and permission actions through the real app, the real client and the simulator's Paperless permissions.
+
+const RULES = `
+rules:
+  - id: share-invoices
+    description: Invoices are shared with the Family group; carla (the tax adviser) may edit them
+    when: { document_type: Rechnung }
+    actions:
+      - add_permissions:
+          view: { groups: [Family] }
+          change: { users: [carla] }
+  - id: scans-to-ben
+    description: Scans belong to ben
+    when: { original_file_name: { starts_with: Scan_ } }
+    actions:
+      - set_owner: ben
+`;
+
+async function serverFor(sim: Simulator, token: string): Promise<TestServer> {
+  const rulesDir = tempDir('dms-rules-rules-');
+  fs.writeFileSync(path.join(rulesDir, 'sharing.yml'), RULES);
+  return startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: token }, { rulesDir });
+}
+
+const runReal = (server: TestServer, document: number) =>
+  call<{ traces: Trace[]; error?: string }>(server.url, `/api/run?document=${document}&dry_run=false`, { method: 'POST', token: API_TOKEN });
+
+describe('owner and permission actions with a superuser token', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  before(async () => {
+    sim = await startSimulator();
+    sim.store.getDocument(7)!.owner = 3; // the scan is anna's
+    server = await serverFor(sim, sim.token);
+  });
+  after(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('a run gives the scan to ben: the trace names the old and new owner, the dms stores the id', async () => {
+    const res = await runReal(server, 7);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const trace = res.body.traces.find((t) => t.rule_id === 'scans-to-ben');
+    assert.deepEqual(trace?.changes.owner, { from: 'anna', to: 'ben' });
+    assert.equal(trace?.actions[0].status, 'applied');
+    assert.equal(sim.store.getDocument(7)?.owner, 4);
+  });
+
+  it('a job shares every invoice, reading documents with their permissions; a second job writes nothing', async () => {
+    sim.resetCounts();
+    const first = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number);
+    assert.equal(first.status, 'done');
+    assert.equal(first.errors, 0);
+    assert.ok(first.changed > 0, JSON.stringify(first));
+    const invoice = await fetch(`${sim.url}/api/documents/1/?full_perms=true`, { headers: { authorization: `Token ${sim.token}` } });
+    assert.deepEqual(((await invoice.json()) as { permissions: unknown }).permissions, { view: { users: [5], groups: [1] }, change: { users: [5], groups: [] } });
+
+    sim.resetCounts();
+    const second = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number);
+    assert.equal(second.changed, 0);
+    assert.equal(sim.counts()['PATCH /api/documents/{id}/'] ?? 0, 0);
+  });
+
+  it('undo of the job takes the shares away again', async () => {
+    const job = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number);
+    const events = await call<{ events: Array<{ event_id: number; kind: string; rule_id: string | null; changed: number }> }>(server.url, '/api/events?limit=20', {
+      token: API_TOKEN,
+    });
+    const sharing = events.body.events.find((e) => e.rule_id === 'share-invoices' && e.changed > 0 && e.event_id !== job.event_id);
+    assert.ok(sharing, 'the job that changed the invoices');
+    const undo = await call<{ event_id: number }>(server.url, `/api/events/${sharing.event_id}/revert?dry_run=false`, { method: 'POST', token: API_TOKEN });
+    assert.equal(undo.status, 202, JSON.stringify(undo.body));
+    const done = await waitForEvent(server.url, undo.body.event_id);
+    assert.equal(done.status, 'done', JSON.stringify(done));
+    const invoice = await fetch(`${sim.url}/api/documents/1/?full_perms=true`, { headers: { authorization: `Token ${sim.token}` } });
+    assert.deepEqual(((await invoice.json()) as { permissions: unknown }).permissions, { view: { users: [], groups: [] }, change: { users: [], groups: [] } });
+  });
+});
+
+describe('owner and permission actions with a token whose user is no superuser', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  before(async () => {
+    sim = await startSimulator({
+      limitedUser: {
+        // ben may see and change document 7 (anna's) through a grant, and list users, but not groups.
+        permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_customfield', 'view_user'],
+        grants: { documents: [7] },
+      },
+    });
+    sim.store.getDocument(7)!.owner = 3;
+    server = await serverFor(sim, sim.limitedToken as string);
+  });
+  after(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it("Paperless refuses to give away someone else's document: the run is a 502 that says why, and nothing changes", async () => {
+    const res = await runReal(server, 7);
+    assert.equal(res.status, 502, JSON.stringify(res.body));
+    assert.match(
+      res.body.error ?? '',
+      /403 to PATCH \/api\/documents\/7\/: Insufficient permissions\. \(Paperless lets only a superuser or the document's owner change its owner/,
+    );
+    const traces = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=7', { token: API_TOKEN });
+    const trace = traces.body.traces.find((t) => t.rule_id === 'scans-to-ben');
+    assert.equal(trace?.actions[0].status, 'failed', JSON.stringify(trace));
+    assert.equal(sim.store.getDocument(7)?.owner, 3);
+  });
+
+  it('a rule that sets permissions fails in its own trace naming view_group', async () => {
+    await runReal(server, 7);
+    const traces = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=7', { token: API_TOKEN });
+    const sharing = traces.body.traces.find((t) => t.rule_id === 'share-invoices');
+    assert.equal(sharing?.status, 'error');
+    assert.match(sharing?.error ?? '', /may not view groups \(view_group\)/);
+  });
+});
