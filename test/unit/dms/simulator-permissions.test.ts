@@ -231,6 +231,14 @@ for (const profile of ['3.0', '2.20'] as const) {
       assert.deepEqual(quirk.body, { id: 3, is_shared_by_requester: true }, 'the serializer stops dropping at the missing user_can_change');
     });
 
+    test('fields= on a PATCH shapes the answer and which keys are read', async () => {
+      const res = await call(sim, sim.token, 'PATCH', '/api/documents/9/?fields=id,owner,permissions', { owner: 5, title: 'nicht gelesen' });
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { id: 9, owner: 5, permissions: NO_GRANTS });
+      assert.notEqual(sim.store.getDocument(9)?.title, 'nicht gelesen');
+      await call(sim, sim.token, 'PATCH', '/api/documents/9/', { owner: 3 });
+    });
+
     test('unknown or repeated users and groups are a 400 under set_permissions; nothing changes', async () => {
       const before = (await call(sim, sim.token, 'GET', '/api/documents/5/?full_perms=true')).body;
       for (const [body, message] of [
