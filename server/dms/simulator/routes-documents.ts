@@ -101,7 +101,7 @@ const notes: SimHandler = async (ctx) => {
   if (ctx.method === 'POST') {
     const body = (await ctx.json()) as Record<string, unknown>;
     if (typeof body?.note !== 'string') return json(200, { error: 'Error saving note, check logs for more detail.' });
-    doc.notes.push(ctx.store.newNote(body.note));
+    doc.notes.push(ctx.store.newNote(body.note, ctx.user.id));
     doc.modified = ctx.store.now();
   } else if (ctx.method === 'DELETE') {
     const id = ctx.params.get('id');
