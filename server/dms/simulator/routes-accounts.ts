@@ -68,7 +68,7 @@ export function permissionsOf(store: SimStore, user: SimAccount, own: boolean): 
   return [...new Set(codenames.map(qualified))].sort();
 }
 
-export function userToWire(store: SimStore, user: SimAccount): Record<string, unknown> {
+function userToWire(store: SimStore, user: SimAccount): Record<string, unknown> {
   return {
     id: user.id,
     username: user.username,
@@ -88,7 +88,7 @@ export function userToWire(store: SimStore, user: SimAccount): Record<string, un
   };
 }
 
-export function groupToWire(group: SimGroup): Record<string, unknown> {
+function groupToWire(group: SimGroup): Record<string, unknown> {
   return { id: group.id, name: group.name, permissions: sortedCodenames(group.permissions) };
 }
 

@@ -85,9 +85,13 @@ const detail: SimHandler = (ctx) => {
 
 async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
   const body = await ctx.json();
-  applyDocumentWrite(ctx.store, doc, body, ctx.method === 'PUT', ctx.user);
+  // `fields=` shapes the serializer that reads the body too: keys outside it are ignored, not written.
+  const { fields } = view(ctx);
+  const read =
+    fields && typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => fields.has(key))) : body;
+  applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user);
   // The response is built before "Document Updated" runs, as in Paperless (workflow changes are not in it).
-  const result = json(200, documentToWire(ctx.store, doc, { fullPerms: true, detail: true, user: ctx.user }));
+  const result = json(200, documentToWire(ctx.store, doc, { fullPerms: true, detail: true, user: ctx.user, fields }));
   ctx.hooks.documentUpdated(doc.id);
   return result;
 }
@@ -97,7 +101,7 @@ const notes: SimHandler = async (ctx) => {
   if (ctx.method === 'POST') {
     const body = (await ctx.json()) as Record<string, unknown>;
     if (typeof body?.note !== 'string') return json(200, { error: 'Error saving note, check logs for more detail.' });
-    doc.notes.push(ctx.store.newNote(body.note));
+    doc.notes.push(ctx.store.newNote(body.note, ctx.user.id));
     doc.modified = ctx.store.now();
   } else if (ctx.method === 'DELETE') {
     const id = ctx.params.get('id');

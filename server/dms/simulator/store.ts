@@ -30,7 +30,8 @@ export interface SimStore {
   nextNoteId(): number;
   /** ISO datetime for `modified`/`added`; strictly increasing even within one millisecond. */
   now(): string;
-  newNote(text: string): DmsNote;
+  /** A note by the user with that id (default the superuser anna), as BasicUserSerializer names it. */
+  newNote(text: string, userId?: number): DmsNote;
 }
 
 export interface StoreOptions {
@@ -114,8 +115,10 @@ export function createStore(options: StoreOptions = {}): SimStore {
       lastTick = Math.max(clock(), lastTick + 1);
       return new Date(lastTick).toISOString();
     },
-    newNote(text) {
-      return { id: store.nextNoteId(), note: text, created: store.now(), user: { ...SIM_USER } };
+    newNote(text, userId = SIM_USER.id) {
+      const author = store.account(userId);
+      const user = author ? { id: author.id, username: author.username, first_name: author.first_name, last_name: author.last_name } : { ...SIM_USER };
+      return { id: store.nextNoteId(), note: text, created: store.now(), user };
     },
   };
   return store;

@@ -188,7 +188,7 @@ for (const profile of ['3.0', '2.20'] as const) {
     let ben: string;
     const patch = (token: string, id: number, body: unknown) => call(sim, token, 'PATCH', `/api/documents/${id}/`, body);
     before(async () => {
-      sim = await startSimulator({ profile, limitedUser: { permissions: [...BEN_PERMISSIONS, 'view_customfield', 'delete_document'] } });
+      sim = await startSimulator({ profile, limitedUser: { permissions: [...BEN_PERMISSIONS, 'view_customfield', 'delete_document', 'add_note'] } });
       ben = sim.limitedToken as string;
     });
     after(() => sim.close());
@@ -229,6 +229,21 @@ for (const profile of ['3.0', '2.20'] as const) {
       assert.deepEqual(asked.body, { id: 3 }, 'without full_perms `permissions` is not a field');
       const quirk = await call(sim, sim.token, 'GET', '/api/documents/3/?full_perms=true&fields=id,is_shared_by_requester');
       assert.deepEqual(quirk.body, { id: 3, is_shared_by_requester: true }, 'the serializer stops dropping at the missing user_can_change');
+    });
+
+    test("a note carries its author's BasicUserSerializer fields", async () => {
+      const notes = await call(sim, ben, 'POST', '/api/documents/10/notes/', { note: 'gesehen' });
+      assert.equal(notes.status, 200);
+      const last = (notes.body as unknown as Array<{ user: unknown }>).at(-1);
+      assert.deepEqual(last?.user, { id: 4, username: 'ben', first_name: 'Ben', last_name: 'Berger' });
+    });
+
+    test('fields= on a PATCH shapes the answer and which keys are read', async () => {
+      const res = await call(sim, sim.token, 'PATCH', '/api/documents/9/?fields=id,owner,permissions', { owner: 5, title: 'nicht gelesen' });
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, { id: 9, owner: 5, permissions: NO_GRANTS });
+      assert.notEqual(sim.store.getDocument(9)?.title, 'nicht gelesen');
+      await call(sim, sim.token, 'PATCH', '/api/documents/9/', { owner: 3 });
     });
 
     test('unknown or repeated users and groups are a 400 under set_permissions; nothing changes', async () => {
