@@ -183,7 +183,9 @@ describe('health names the Paperless release, its API version and what the token
 
   test('a token without view_customfield is reachable and health lists the missing permission', async () => {
     const sim = await startSimulator({
-      limitedUser: { permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath'] },
+      limitedUser: {
+        permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_user', 'view_group'],
+      },
     });
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.limitedToken as string });
     try {
