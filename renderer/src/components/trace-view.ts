@@ -75,9 +75,11 @@ function extracted(trace: Trace): HTMLElement | null {
 function listCells(from: unknown[], to: unknown[]): [HTMLElement, HTMLElement] {
   const before = from.map((v) => formatValue(v));
   const after = to.map((v) => formatValue(v));
+  // An empty list says so: a blank cell reads as "not shown", not "nobody".
+  const cell = (items: HTMLElement[]) => h('td', {}, items.length ? h('span', { class: 'list-diff' }, ...items) : h('span', { class: 'muted' }, 'none'));
   return [
-    h('td', {}, h('span', { class: 'list-diff' }, ...before.map((v) => (after.includes(v) ? h('span', { class: 'kept' }, v) : h('del', {}, v))))),
-    h('td', {}, h('span', { class: 'list-diff' }, ...after.map((v) => (before.includes(v) ? h('span', { class: 'kept' }, v) : h('ins', {}, v))))),
+    cell(before.map((v) => (after.includes(v) ? h('span', { class: 'kept' }, v) : h('del', {}, v)))),
+    cell(after.map((v) => (before.includes(v) ? h('span', { class: 'kept' }, v) : h('ins', {}, v)))),
   ];
 }
 
