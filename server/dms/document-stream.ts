@@ -12,7 +12,7 @@ import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 // requested at once, a dms with several workers starts on all of them together.
 export const ID_PAGE_SIZE = 500;
 // Keeps `id__in=…` well under the 8 KB request-line limit of common proxies.
-const MAX_CHUNK = 500;
+export const MAX_ID_CHUNK = 500;
 
 interface PageBody<T> {
   count: number;
@@ -53,7 +53,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
     yield { count: 0, documents: [] };
     return;
   }
-  const size = Math.min(MAX_CHUNK, Math.max(1, Math.floor(query.pageSize ?? DEFAULT_PAGE_SIZE)));
+  const size = Math.min(MAX_ID_CHUNK, Math.max(1, Math.floor(query.pageSize ?? DEFAULT_PAGE_SIZE)));
   const ahead = Math.max(0, Math.floor(query.ahead ?? 0));
   const fetchChunk = async (chunk: number[]): Promise<DmsDocument[]> => {
     const params = documentListParams(

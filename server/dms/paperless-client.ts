@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
-import { streamDocuments } from './document-stream.js';
+import { MAX_ID_CHUNK, streamDocuments } from './document-stream.js';
+import { documentListParams } from './document-query.js';
 import { DmsError } from './errors.js';
 import { createTransport, type Transport } from './http-transport.js';
 import type {
@@ -142,6 +143,17 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       const query = new URLSearchParams({ fields: WRITE_STATE_FIELDS.join(','), full_perms: 'true' });
       const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, query, idempotent: true, notFound: notFound(id) });
       return res.json as DocumentWriteState;
+    },
+
+    async getWriteStates(ids) {
+      const states: DocumentWriteState[] = [];
+      for (let i = 0; i < ids.length; i += MAX_ID_CHUNK) {
+        const chunk = ids.slice(i, i + MAX_ID_CHUNK);
+        const query = documentListParams({ fields: [...WRITE_STATE_FIELDS], pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
+        const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
+        states.push(...(res.json as { results: DocumentWriteState[] }).results);
+      }
+      return states;
     },
 
     async updateDocument(id, patch: DocumentPatch) {

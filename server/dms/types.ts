@@ -179,6 +179,8 @@ export interface DmsClient {
    * writing, to notice a person's edit made since its first read.
    */
   getWriteState(id: number): Promise<DocumentWriteState>;
+  /** The same for many documents in as few requests as `id__in` allows; documents gone from the dms are absent. */
+  getWriteStates(ids: number[]): Promise<DocumentWriteState[]>;
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;

@@ -4,6 +4,7 @@ import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { RecentWrites } from '../recent-writes.js';
 import { groupWrites } from './bulk-plan.js';
+import { editedSinceRead } from './bulk-recheck.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './job-pipeline.js';
 import { createReportBuilder } from './job-report.js';
 import { mapBounded } from './pool.js';
@@ -140,8 +141,10 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
   const bulkable = writable.flatMap((p) => (!p.needsSingleApply && p.write ? [{ document: p.document.id, write: p.write }] : []));
   const { groups, singles } = groupWrites(bulkable);
   const single = new Set([...singles, ...writable.filter((p) => p.needsSingleApply).map((p) => p.document.id)]);
+  for (const id of await editedSinceRead(deps.dms, groups, byId)) single.add(id);
 
   for (const group of groups) {
+    if (group.documents.length === 0) continue;
     // Marked before the write, as for single writes: the dms's "document updated" echo may arrive before we resume.
     for (const id of group.documents) deps.writes.mark(id);
     try {
