@@ -32,9 +32,9 @@ function hierarchyOf(batch: EvalBatch, key: string): TagHierarchy {
   return h;
 }
 
-// Answers go back in groups (each message costs the pool's thread time): every 25 items, after 50 ms, and
-// at the end of the batch. Items not yet reported when the pool stops this worker are simply evaluated again.
-const GROUP = 25;
+// Answers go back in groups: at the end of the batch, or after 50 ms for a slow one. Each message costs the
+// pool's thread time and wakes it (a whole page is awaited at once anyway). Items not yet reported when the
+// pool stops this worker are simply evaluated again.
 const GROUP_MS = 50;
 
 parentPort?.on('message', (message: string) => {
@@ -64,7 +64,7 @@ parentPort?.on('message', (message: string) => {
       answers.push({ index, error: errorMessage(err) });
     }
     progress[PROGRESS.startedAt] = 0;
-    if (answers.length >= GROUP || index === batch.items.length - 1 || Date.now() - sentAt > GROUP_MS) {
+    if (index === batch.items.length - 1 || Date.now() - sentAt > GROUP_MS) {
       parentPort?.postMessage(answers);
       answers = [];
       sentAt = Date.now();
