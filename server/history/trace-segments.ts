@@ -42,7 +42,7 @@ function encodeSegment(data: SegmentData): Buffer {
   return Buffer.concat([Buffer.from(`{"version":${JSON.stringify(data.version)},"traces":[`), ...body, Buffer.from(']}')]);
 }
 
-/** lowdb's storage for a segment: read as JSON, written atomically from the encoded bytes. */
+/** lowdb's storage for a segment: read as JSON, written atomically from the encoded bytes, readable by the owner only. */
 function segmentAdapter(file: string): Adapter<SegmentData> {
   return {
     async read() {
@@ -53,7 +53,7 @@ function segmentAdapter(file: string): Adapter<SegmentData> {
         throw err;
       }
     },
-    write: (data) => writeFileAtomic(file, encodeSegment(data)),
+    write: (data) => writeFileAtomic(file, encodeSegment(data), { mode: 0o600 }),
   };
 }
 

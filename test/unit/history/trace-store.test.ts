@@ -133,6 +133,7 @@ describe('trace store', () => {
     }
     const onDisk = (n: number) => JSON.parse(fs.readFileSync(path.join(dir, `traces-00000${n}.json`), 'utf8')) as { version: number; traces: Trace[] };
     assert.equal(onDisk(1).version, 1);
+    assert.equal(fs.statSync(path.join(dir, 'traces-000001.json')).mode & 0o777, 0o600, "the history is the owner's only");
     assert.deepEqual([...onDisk(1).traces, ...onDisk(2).traces], written);
     await store.close();
     const reopened = await open(dir, { segmentSize: 10 });
