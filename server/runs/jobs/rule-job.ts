@@ -22,9 +22,6 @@ export interface RuleJobDeps {
 
 // Enough requests in flight to keep a small gunicorn's workers busy; memory holds these pages at most.
 const PAGES_AHEAD = 4;
-// Pages handed to the evaluation pool before the one being recorded is done: with one, on two cores, this
-// thread waited for the worker whenever the worker waited for a core.
-const PLANNED_AHEAD = 2;
 
 /** Why a job stopped early: a person cancelled it, or the service is shutting down. */
 export type StopReason = 'cancel' | 'shutdown';
@@ -57,7 +54,7 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
         (doc) => planSafely(pipeline, rule.id, doc, ctx),
         () => signal.aborted,
       );
-    for await (const { page, plans } of plannedAhead(pages, (page) => planPage(page.documents), PLANNED_AHEAD)) {
+    for await (const { page, plans } of plannedAhead(pages, (page) => planPage(page.documents))) {
       counts.total ??= page.count;
       // Resuming: documents come in id order, so those up to the interrupted job's last page are done.
       const done = page.documents.length - unreached(page.documents).length;
@@ -105,12 +102,11 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
 }
 
 /**
- * Yields each page with its plans, having already started planning the `depth` pages after it, so the
- * evaluation workers have a page in hand while this thread records. The first page is finished alone, so a
- * name it creates (`create_missing`) is known before the next pages are planned.
+ * Yields each page with its plans, having already started planning the page after it. The first page is
+ * finished alone, so a name it creates (`create_missing`) is known before the next pages are planned.
  */
-async function* plannedAhead<P, R>(pages: AsyncIterable<P>, plan: (page: P) => Promise<R>, depth: number): AsyncGenerator<{ page: P; plans: R }> {
-  const planned: Array<{ page: P; plans: Promise<R> }> = [];
+async function* plannedAhead<P, R>(pages: AsyncIterable<P>, plan: (page: P) => Promise<R>): AsyncGenerator<{ page: P; plans: R }> {
+  let previous: { page: P; plans: Promise<R> } | null = null;
   let first = true;
   for await (const page of pages) {
     if (first) {
@@ -121,13 +117,10 @@ async function* plannedAhead<P, R>(pages: AsyncIterable<P>, plan: (page: P) => P
     const current = { page, plans: plan(page) };
     // Its failure is reported when it is awaited below, not as an unhandled rejection meanwhile.
     current.plans.catch(() => undefined);
-    planned.push(current);
-    if (planned.length > depth) {
-      const next = planned.shift() as { page: P; plans: Promise<R> };
-      yield { page: next.page, plans: await next.plans };
-    }
+    if (previous) yield { page: previous.page, plans: await previous.plans };
+    previous = current;
   }
-  for (const next of planned) yield { page: next.page, plans: await next.plans };
+  if (previous) yield { page: previous.page, plans: await previous.plans };
 }
 
 async function planSafely(pipeline: JobPipeline, ruleId: string, document: DmsDocument, ctx: JobContext): Promise<PlannedDocument> {
