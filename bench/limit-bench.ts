@@ -40,12 +40,13 @@ export async function benchLimit(
       const measure = async (mode: string, dryRun: boolean, record: boolean) => {
         sim.slow?.resetBusy();
         const cpu = service.cpuSeconds();
+        const mainCpu = service.mainThreadCpuSeconds();
         const dmsCpu = process.cpuUsage();
         const { jobSeconds, event } = await runJob(service, dryRun);
         const usedByDms = process.cpuUsage(dmsCpu);
         if (!record) return;
         const own = sim.slow ? sim.slow.busyMs() / 1000 / (profile as SlowDmsProfile).workers : null;
-        const note = `${round(jobSeconds, 2)} s for ${event.processed} docs, ${event.changed} changed; CPU service / dms ${round(service.cpuSeconds() - cpu, 1)} / ${round((usedByDms.user + usedByDms.system) / 1e6, 1)} s`;
+        const note = `${round(jobSeconds, 2)} s for ${event.processed} docs, ${event.changed} changed; CPU service (its main thread) / dms ${round(service.cpuSeconds() - cpu, 1)} (${round(service.mainThreadCpuSeconds() - mainCpu, 2)}) / ${round((usedByDms.user + usedByDms.system) / 1e6, 1)} s`;
         rows.push({ measure: `${name}: ${mode} / bare read`, value: `${round(jobSeconds / bare, 2)}×`, note });
         if (own !== null)
           rows.push({

@@ -14,6 +14,8 @@ export interface ServiceProcess {
   rssMiB(): number;
   /** CPU seconds (user + system) the service process has used so far. */
   cpuSeconds(): number;
+  /** CPU seconds of its main thread alone (the serial part of a run; evaluation workers are other threads). */
+  mainThreadCpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -25,9 +27,9 @@ function procStatusMiB(pid: number, key: 'VmHWM' | 'VmRSS'): number {
   return kb / 1024;
 }
 
-function procCpuSeconds(pid: number): number {
+function procCpuSeconds(pid: number, file = `/proc/${pid}/stat`): number {
   // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): utime and stime in clock ticks.
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const stat = fs.readFileSync(file, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -61,6 +63,8 @@ export async function startService(root: string, env: Record<string, string>, no
     peakRssMiB: () => procStatusMiB(pid, 'VmHWM'),
     rssMiB: () => procStatusMiB(pid, 'VmRSS'),
     cpuSeconds: () => procCpuSeconds(pid),
+    // The main thread's task id is the process id.
+    mainThreadCpuSeconds: () => procCpuSeconds(pid, `/proc/${pid}/task/${pid}/stat`),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

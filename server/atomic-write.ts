@@ -18,14 +18,14 @@ function tempNameFor(target: string): string {
  * Readers (and a crash) see the old file or the new one, never half of either; concurrent writers each
  * rename a complete file, so the last rename wins with a whole file. A symlink target is written through.
  */
-export async function writeFileAtomic(file: string, content: string, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const mode = options.mode ?? 0o644;
   const target = await fsp.realpath(file).catch(() => file);
   await fsp.mkdir(path.dirname(target), { recursive: true });
   const temp = tempNameFor(target);
   const handle = await fsp.open(temp, 'wx', mode);
   try {
-    await handle.writeFile(content, 'utf8');
+    await handle.writeFile(content);
     await handle.chmod(mode);
     await handle.sync();
   } finally {

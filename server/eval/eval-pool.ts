@@ -4,7 +4,7 @@ import { evaluateRules, type RuleResult, type RunTrigger, type RuleDocument } fr
 import type { Logger } from '../log.js';
 import type { LoadedRule } from '../rules/index.js';
 import { tagHierarchyOfTags, type NamedTagNode } from './named-tag-tree.js';
-import { PROGRESS, type DocumentEvaluation, type EvalAnswer, type EvalBatch, type EvalItem, type WireRule } from './eval-protocol.js';
+import { PROGRESS, type DocumentEvaluation, type EvalAnswer, type EvalBatch, type EvalItem } from './eval-protocol.js';
 
 export interface EvaluateRequest {
   document: RuleDocument;
@@ -80,27 +80,36 @@ function startWorker(workerData: unknown): Worker {
   return new Worker(bootstrap, { eval: true, workerData });
 }
 
-// The worker compiles each rule once per key; a LoadedRule is replaced on reload, so the key is per object.
-const wireRules = new WeakMap<LoadedRule, WireRule>();
+// What items share goes to the worker once per batch, keyed by object identity: a LoadedRule is replaced on
+// reload and the vocabulary's tags and field types are one object per snapshot, so a key never goes stale.
+const keys = new WeakMap<object, string>();
 let nextKey = 1;
-function wireRule(rule: LoadedRule): WireRule {
-  let wire = wireRules.get(rule);
-  if (!wire) {
-    wire = { key: `${rule.id}#${nextKey++}`, definition: rule.compiled.definition, file: rule.file, vars: rule.vars };
-    wireRules.set(rule, wire);
-  }
-  return wire;
-}
-
-// The tag list is one array per vocabulary snapshot: key it by identity, like the rules.
-const tagTreeKeys = new WeakMap<readonly NamedTagNode[], string>();
-function tagTreeKey(tags: readonly NamedTagNode[]): string {
-  let key = tagTreeKeys.get(tags);
+function keyOf(shared: object): string {
+  let key = keys.get(shared);
   if (!key) {
-    key = `tags#${nextKey++}`;
-    tagTreeKeys.set(tags, key);
+    key = `#${nextKey++}`;
+    keys.set(shared, key);
   }
   return key;
+}
+
+/** One message for a batch: each rule, field-type map and tag list once, the items refer to them by key. */
+function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalBatch {
+  const message: EvalBatch = { items: [], rules: {}, fieldTypes: {}, tagTrees: {} };
+  for (const { pending, sent } of batch) {
+    const { document, rules, trigger, now, customFieldTypes, tags } = pending.request;
+    const item: EvalItem = { document, rules: [], trigger, now: now.getTime(), fieldTypes: keyOf(customFieldTypes), tagTree: keyOf(tags) };
+    for (const i of sent) {
+      const rule = rules[i];
+      const key = keyOf(rule);
+      message.rules[key] ??= { definition: rule.compiled.definition, file: rule.file, vars: rule.vars };
+      item.rules.push(key);
+    }
+    message.fieldTypes[item.fieldTypes] ??= customFieldTypes;
+    message.tagTrees[item.tagTree] ??= tags.map(({ id, name, parent }) => ({ id, name, parent }));
+    message.items.push(item);
+  }
+  return message;
 }
 
 function timeoutResult(rule: LoadedRule, message: string): RuleResult {
@@ -229,22 +238,12 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
         const sent = pending.request.rules.map((_, i) => i).filter((i) => !pending.timedOut.has(i));
         return { pending, sent };
       });
-      const items: EvalItem[] = batch.map(({ pending, sent }) => ({
-        document: pending.request.document,
-        rules: sent.map((i) => wireRule(pending.request.rules[i])),
-        trigger: pending.request.trigger,
-        now: pending.request.now.getTime(),
-        customFieldTypes: pending.request.customFieldTypes,
-        tagTree: tagTreeKey(pending.request.tags),
-      }));
-      const tagTrees: Record<string, NamedTagNode[]> = {};
-      for (const { pending } of batch) tagTrees[tagTreeKey(pending.request.tags)] ??= pending.request.tags.map(({ id, name, parent }) => ({ id, name, parent }));
       slot.batch = batch;
       slot.answered = 0;
       slot.progress[PROGRESS.startedAt] = 0;
       slot.worker.ref();
       // Few, large messages: each hand-over to a worker costs far more than the size of its payload.
-      slot.worker.postMessage(JSON.stringify({ items, tagTrees } satisfies EvalBatch));
+      slot.worker.postMessage(JSON.stringify(batchMessage(batch)));
       watchdog ??= setInterval(checkBudgets, Math.max(10, Math.min(250, options.budgetMs / 4)));
       watchdog.unref();
     }

@@ -2,9 +2,8 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { Evaluation, RuleDefinition, RuleDocument, RunTrigger } from '../engine/index.js';
 import type { NamedTagNode } from './named-tag-tree.js';
 
-/** One rule as the worker gets it: the definition it compiles once, keyed by `key`. */
+/** One rule as the worker gets it: the definition it compiles once per key. */
 export interface WireRule {
-  key: string;
   definition: RuleDefinition;
   file: string;
   vars: Record<string, unknown>;
@@ -12,10 +11,12 @@ export interface WireRule {
 
 export interface EvalItem {
   document: RuleDocument;
-  rules: WireRule[];
+  /** Keys of the batch's `rules`, in the order they run. */
+  rules: string[];
   trigger: RunTrigger;
   now: number;
-  customFieldTypes: Record<string, CustomFieldDataType>;
+  /** Key of the custom field types in the batch's `fieldTypes`. */
+  fieldTypes: string;
   /** Key of the dms's tag list in the batch's `tagTrees`. */
   tagTree: string;
 }
@@ -23,9 +24,12 @@ export interface EvalItem {
 /** The engine's evaluation without the final document (the planner needs only the changes). */
 export type DocumentEvaluation = Omit<Evaluation, 'document'>;
 
+/** What the items share is sent once per batch, by key: rules, and the vocabulary snapshot's field types and tags. */
 export interface EvalBatch {
   items: EvalItem[];
-  /** The dms's tag lists the items use, once per batch (documents share one vocabulary snapshot). */
+  rules: Record<string, WireRule>;
+  fieldTypes: Record<string, Record<string, CustomFieldDataType>>;
+  /** The dms's tag lists the items use (documents share one vocabulary snapshot). */
   tagTrees: Record<string, NamedTagNode[]>;
 }
 

@@ -10,13 +10,13 @@ import { PROGRESS, type EvalAnswer, type EvalBatch, type WireRule } from './eval
 const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
 const compiled = new Map<string, CompiledRule>();
 
-function compiledRule(rule: WireRule): CompiledRule {
-  let c = compiled.get(rule.key);
+function compiledRule(key: string, rule: WireRule): CompiledRule {
+  let c = compiled.get(key);
   if (!c) {
     // Rules change rarely; a reload brings new keys, so forget everything when the cache grows large.
     if (compiled.size > 1000) compiled.clear();
     c = compileRule(rule.definition);
-    compiled.set(rule.key, c);
+    compiled.set(key, c);
   }
   return c;
 }
@@ -32,9 +32,9 @@ function hierarchyOf(batch: EvalBatch, key: string): TagHierarchy {
   return h;
 }
 
-// Answers go back in groups (each message costs the pool's thread time): every 25 items, after 50 ms, and
-// at the end of the batch. Items not yet reported when the pool stops this worker are simply evaluated again.
-const GROUP = 25;
+// Answers go back in groups: at the end of the batch, or after 50 ms for a slow one. Each message costs the
+// pool's thread time and wakes it (a whole page is awaited at once anyway). Items not yet reported when the
+// pool stops this worker are simply evaluated again.
 const GROUP_MS = 50;
 
 parentPort?.on('message', (message: string) => {
@@ -46,10 +46,13 @@ parentPort?.on('message', (message: string) => {
     try {
       const { document: _final, ...evaluation } = evaluateRules({
         document: item.document,
-        rules: item.rules.map((r) => ({ compiled: compiledRule(r), file: r.file, vars: r.vars })),
+        rules: item.rules.map((key) => {
+          const rule = batch.rules[key];
+          return { compiled: compiledRule(key, rule), file: rule.file, vars: rule.vars };
+        }),
         trigger: item.trigger,
         now: new Date(item.now),
-        customFieldTypes: item.customFieldTypes,
+        customFieldTypes: batch.fieldTypes[item.fieldTypes],
         tagHierarchy: hierarchyOf(batch, item.tagTree),
         onRule(rule) {
           progress[PROGRESS.rule] = rule;
@@ -61,7 +64,7 @@ parentPort?.on('message', (message: string) => {
       answers.push({ index, error: errorMessage(err) });
     }
     progress[PROGRESS.startedAt] = 0;
-    if (answers.length >= GROUP || index === batch.items.length - 1 || Date.now() - sentAt > GROUP_MS) {
+    if (index === batch.items.length - 1 || Date.now() - sentAt > GROUP_MS) {
       parentPort?.postMessage(answers);
       answers = [];
       sentAt = Date.now();

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Low } from 'lowdb';
-import { DataFile } from 'lowdb/node';
+import fsp from 'node:fs/promises';
+import { Low, type Adapter } from 'lowdb';
+import { writeFileAtomic } from '../atomic-write.js';
 import type { Trace } from '../engine/model.js';
 import type { Logger } from '../log.js';
 import { moveAside } from './move-aside.js';
@@ -25,23 +26,39 @@ export function segmentFile(dir: string, seq: number): string {
   return path.join(dir, `traces-${String(seq).padStart(6, '0')}.json`);
 }
 
-// The newest segment is rewritten as it fills (traces are only ever appended, never changed): its JSON so
-// far is kept, so each trace is serialised once. A batch may end one segment and start the next, so the
-// text of the last two segments written is held, never the whole history's.
-let recent: Array<{ data: SegmentData; count: number; body: string }> = [];
+// The newest segment is rewritten as it fills (traces are only ever appended, never changed): its traces so
+// far are kept serialised and UTF-8 encoded, so each trace is serialised and encoded once and a rewrite only
+// copies bytes. A batch may end one segment and start the next, so the bytes of the last two segments
+// written are held, never the whole history's.
+let recent: Array<{ data: SegmentData; count: number; body: Buffer[] }> = [];
 
 /** Compact JSON (the files are for the service; indentation would double their size and write time). */
-function stringifySegment(data: SegmentData): string {
+function encodeSegment(data: SegmentData): Buffer {
   const prior = recent.find((r) => r.data === data && r.count > 0 && r.count <= data.traces.length);
   const fresh = data.traces.slice(prior?.count ?? 0).map((trace) => JSON.stringify(trace));
-  const body = prior ? [prior.body, ...fresh].join(',') : fresh.join(',');
+  const body = prior ? [...prior.body] : [];
+  if (fresh.length > 0) body.push(Buffer.from(`${body.length > 0 ? ',' : ''}${fresh.join(',')}`));
   recent = [{ data, count: data.traces.length, body }, ...recent.filter((r) => r.data !== data)].slice(0, 2);
-  return `{"version":${JSON.stringify(data.version)},"traces":[${body}]}`;
+  return Buffer.concat([Buffer.from(`{"version":${JSON.stringify(data.version)},"traces":[`), ...body, Buffer.from(']}')]);
+}
+
+/** lowdb's storage for a segment: read as JSON, written atomically from the encoded bytes, readable by the owner only. */
+function segmentAdapter(file: string): Adapter<SegmentData> {
+  return {
+    async read() {
+      try {
+        return JSON.parse(await fsp.readFile(file, 'utf8')) as SegmentData;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw err;
+      }
+    },
+    write: (data) => writeFileAtomic(file, encodeSegment(data), { mode: 0o600 }),
+  };
 }
 
 function openDb(file: string): Low<SegmentData> {
-  const adapter = new DataFile<SegmentData>(file, { parse: JSON.parse, stringify: stringifySegment });
-  return new Low<SegmentData>(adapter, { version: 1, traces: [] });
+  return new Low<SegmentData>(segmentAdapter(file), { version: 1, traces: [] });
 }
 
 export function newSegment(dir: string, seq: number): Segment {

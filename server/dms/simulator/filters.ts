@@ -72,7 +72,11 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
     } else if (name === 'id__in') {
       const ids = strictIds(value);
       if (!ids) errors[name] = ['Enter a number.'];
-      else predicates.push((d) => ids.includes(d.id));
+      else {
+        // A set, as a database's index would: a job's id chunks would otherwise cost the fake ids × documents.
+        const wanted = new Set(ids);
+        predicates.push((d) => wanted.has(d.id));
+      }
     } else if (name === 'tags__id') {
       const id = Number(value);
       if (/^\d+$/.test(value)) predicates.push((d) => d.tags.includes(id));

@@ -50,6 +50,40 @@ test('tag actions see the dms tag tree in a worker as on the main thread', async
   assert.deepEqual([...(fromPool.changes.tags ?? [])].sort(), ['Steuer', 'Steuer 2025']);
 });
 
+test('a batch mixing rule sets, vars, field types and tag trees evaluates each item as the main thread does', async () => {
+  // One batch message carries each rule, field-type map and tag list once; the items refer to them by key.
+  const FIELD = loaded({
+    id: 'amount-field',
+    extract: { sum: { regex: 'Summe (\\d+,\\d\\d)', type: 'money' } },
+    actions: [{ set_custom_fields: { Betrag: '{{ sum }}', Datum: '08.03.2025' } }],
+  });
+  const VARS = { ...loaded({ id: 'vars-title', actions: [{ set_title: '{{ vars.prefix }} {{ doc.id }}' }] }), vars: { prefix: 'Beleg' } };
+  const PARENT = loaded({ id: 'add-child', actions: [{ add_tags: ['Steuer 2025'] }] });
+  const euros = { Betrag: 'monetary' as const, Datum: 'date' as const };
+  const strings = { Betrag: 'string' as const, Datum: 'string' as const };
+  const nested = [
+    { id: 4, name: 'Steuer', parent: null },
+    { id: 5, name: 'Steuer 2025', parent: 4 },
+  ];
+  const flat = [{ id: 5, name: 'Steuer 2025', parent: null }];
+  const ruleSets = [[TITLE, FIELD, VARS], [VARS, PARENT], [PARENT, TAG, FIELD], [FIELD]];
+  const requests = Array.from({ length: 40 }, (_, i) => ({
+    ...request(doc(300 + i, i % 2 ? `Rechnung Summe ${i},50` : `Brief ${i}`), ruleSets[i % ruleSets.length]),
+    customFieldTypes: i % 3 ? euros : strings,
+    tags: i % 5 ? nested : flat,
+  }));
+  const fromPool = await Promise.all(requests.map((r) => pool.evaluate(r)));
+  const inline = inlineEvaluator();
+  const onMain = await Promise.all(requests.map((r) => inline.evaluate(r)));
+  assert.deepEqual(fromPool, onMain);
+  // The items really differ, so a mixed-up key would show: money and strings, both tag trees, the vars.
+  assert.deepEqual(fromPool[7].changes.custom_fields, { Betrag: { amount: 7.5, currency: null }, Datum: '2025-03-08' });
+  assert.deepEqual(fromPool[3].changes.custom_fields, { Betrag: '3.50', Datum: '08.03.2025' });
+  assert.deepEqual([...(fromPool[1].changes.tags ?? [])].sort(), ['Steuer', 'Steuer 2025']);
+  assert.deepEqual(fromPool[5].changes.tags, ['Steuer 2025']);
+  assert.equal(fromPool[0].changes.title, 'Beleg 300');
+});
+
 test('a rule over its budget times out on that document only; the batch around it completes', async () => {
   const hostile = doc(100, `${'a'.repeat(300_000)}.`);
   const docs = [doc(101, 'Rechnung 1'), hostile, doc(102, 'Rechnung 2'), doc(103, 'kurz')];

@@ -122,6 +122,28 @@ describe('trace store', () => {
     await store.close();
   });
 
+  it('a history file written batch by batch holds every trace once, in order, as plain JSON', async () => {
+    const dir = tempDir();
+    const { store } = await open(dir, { segmentSize: 10 });
+    // Non-ASCII text: each batch's bytes are encoded once and kept for the next rewrite of the file.
+    const written = Array.from({ length: 14 }, (_, i) => trace({ document: i, error: i % 2 ? `Größe → ${i} €` : null }));
+    for (const batch of [written.slice(0, 3), written.slice(3, 4), [], written.slice(4, 9), written.slice(9)]) {
+      store.append(batch);
+      await store.flush();
+    }
+    const onDisk = (n: number) => JSON.parse(fs.readFileSync(path.join(dir, `traces-00000${n}.json`), 'utf8')) as { version: number; traces: Trace[] };
+    assert.equal(onDisk(1).version, 1);
+    assert.equal(fs.statSync(path.join(dir, 'traces-000001.json')).mode & 0o777, 0o600, "the history is the owner's only");
+    assert.deepEqual([...onDisk(1).traces, ...onDisk(2).traces], written);
+    await store.close();
+    const reopened = await open(dir, { segmentSize: 10 });
+    assert.deepEqual(
+      reopened.store.query(all).map((t) => t.error),
+      written.map((t) => t.error).reverse(),
+    );
+    await reopened.store.close();
+  });
+
   it('writes many appends made before a flush in one batch', async () => {
     const dir = tempDir();
     const { store } = await open(dir);
