@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
-import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+
+import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
+import { runReal, serverWithRules, tracesOf } from './support/real-run-kit.js';
 
 // Owner and permission actions through the real app, the real client and the simulator's Paperless permissions.
 
@@ -25,22 +24,13 @@ rules:
       - set_owner: ben
 `;
 
-async function serverFor(sim: Simulator, token: string): Promise<TestServer> {
-  const rulesDir = tempDir('dms-rules-rules-');
-  fs.writeFileSync(path.join(rulesDir, 'sharing.yml'), RULES);
-  return startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: token }, { rulesDir });
-}
-
-const runReal = (server: TestServer, document: number) =>
-  call<{ traces: Trace[]; error?: string }>(server.url, `/api/run?document=${document}&dry_run=false`, { method: 'POST', token: API_TOKEN });
-
 describe('owner and permission actions with a superuser token', () => {
   let sim: Simulator;
   let server: TestServer;
   before(async () => {
     sim = await startSimulator();
     sim.store.getDocument(7)!.owner = 3; // the scan is anna's
-    server = await serverFor(sim, sim.token);
+    server = await serverWithRules(sim, sim.token, RULES);
   });
   after(async () => {
     await server?.close();
@@ -99,7 +89,7 @@ describe('owner and permission actions with a token whose user is no superuser',
       },
     });
     sim.store.getDocument(7)!.owner = 3;
-    server = await serverFor(sim, sim.limitedToken as string);
+    server = await serverWithRules(sim, sim.limitedToken as string, RULES);
   });
   after(async () => {
     await server?.close();
@@ -113,16 +103,16 @@ describe('owner and permission actions with a token whose user is no superuser',
       res.body.error ?? '',
       /403 to PATCH \/api\/documents\/7\/: Insufficient permissions\. \(Paperless lets only a superuser or the document's owner change its owner/,
     );
-    const traces = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=7', { token: API_TOKEN });
-    const trace = traces.body.traces.find((t) => t.rule_id === 'scans-to-ben');
+    const traces = await tracesOf(server, 7);
+    const trace = traces.find((t) => t.rule_id === 'scans-to-ben');
     assert.equal(trace?.actions[0].status, 'failed', JSON.stringify(trace));
     assert.equal(sim.store.getDocument(7)?.owner, 3);
   });
 
   it('a rule that sets permissions fails in its own trace naming view_group', async () => {
     await runReal(server, 7);
-    const traces = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=7', { token: API_TOKEN });
-    const sharing = traces.body.traces.find((t) => t.rule_id === 'share-invoices');
+    const traces = await tracesOf(server, 7);
+    const sharing = traces.find((t) => t.rule_id === 'share-invoices');
     assert.equal(sharing?.status, 'error');
     assert.match(sharing?.error ?? '', /may not view groups \(view_group\)/);
   });

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
+import { runReal, serverWithRules, tracesOf } from './support/real-run-kit.js';
 
 // Runs through the real app against the simulator posing as the Paperless releases and tokens users have.
 
@@ -34,16 +33,6 @@ rules:
       - set_custom_fields: { Link: "https://example.com/{{ doc.content }}{{ doc.content }}" }
 `;
 
-async function serverFor(sim: Simulator, token: string): Promise<TestServer> {
-  const rulesDir = tempDir('dms-rules-rules-');
-  fs.writeFileSync(path.join(rulesDir, 'scan.yml'), RULES);
-  return startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: token }, { rulesDir });
-}
-
-async function runReal(server: TestServer, document: number) {
-  return call<{ traces: Trace[]; error?: string }>(server.url, `/api/run?document=${document}&dry_run=false`, { method: 'POST', token: API_TOKEN });
-}
-
 const PROFILES = [
   { name: '3.0', api: 10 },
   { name: '2.20', api: 9 },
@@ -56,7 +45,7 @@ for (const profile of PROFILES)
     before(async () => {
       sim = await startSimulator({ profile: profile.name });
       sim.store.insertObject('custom_fields', { name: 'Link', data_type: 'url', extra_data: { select_options: [], default_currency: null } });
-      server = await serverFor(sim, sim.token);
+      server = await serverWithRules(sim, sim.token, RULES);
     });
     after(async () => {
       await server?.close();
@@ -106,7 +95,7 @@ for (const profile of PROFILES)
           permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_note', 'add_note'],
         },
       });
-      server = await serverFor(sim, sim.limitedToken as string);
+      server = await serverWithRules(sim, sim.limitedToken as string, RULES);
     });
     after(async () => {
       await server?.close();
@@ -174,7 +163,7 @@ describe('a token whose user may view documents but not change them', () => {
     sim = await startSimulator({
       limitedUser: { permissions: ['view_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_customfield', 'view_note'] },
     });
-    server = await serverFor(sim, sim.limitedToken as string);
+    server = await serverWithRules(sim, sim.limitedToken as string, RULES);
   });
   after(async () => {
     await server?.close();
@@ -188,8 +177,8 @@ describe('a token whose user may view documents but not change them', () => {
       res.body.error ?? '',
       /403 to PATCH \/api\/documents\/7\/: You do not have permission to perform this action\. \(the Paperless token's user lacks the permission change_document\)/,
     );
-    const traces = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=7', { token: API_TOKEN });
-    const title = traces.body.traces.find((t) => t.rule_id === 'scan-title');
+    const traces = await tracesOf(server, 7);
+    const title = traces.find((t) => t.rule_id === 'scan-title');
     assert.match(JSON.stringify(title), /change_document/);
     assert.equal(sim.store.getDocument(7)?.title, 'Scan_2025-03-10_081512');
   });
