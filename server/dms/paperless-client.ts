@@ -109,6 +109,18 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     return results.find((o) => o.owner == null) ?? results[0];
   }
 
+  /** Documents by id, one request per `id__in` chunk (no count probe or id snapshot: the ids are known). */
+  async function byIds<T>(ids: number[], fields?: string[]): Promise<T[]> {
+    const found: T[] = [];
+    for (let i = 0; i < ids.length; i += MAX_ID_CHUNK) {
+      const chunk = ids.slice(i, i + MAX_ID_CHUNK);
+      const query = documentListParams({ fields, pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
+      const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
+      found.push(...(res.json as { results: T[] }).results);
+    }
+    return found;
+  }
+
   return {
     url,
 
@@ -145,15 +157,12 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       return res.json as DocumentWriteState;
     },
 
-    async getWriteStates(ids) {
-      const states: DocumentWriteState[] = [];
-      for (let i = 0; i < ids.length; i += MAX_ID_CHUNK) {
-        const chunk = ids.slice(i, i + MAX_ID_CHUNK);
-        const query = documentListParams({ fields: [...WRITE_STATE_FIELDS], pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
-        const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
-        states.push(...(res.json as { results: DocumentWriteState[] }).results);
-      }
-      return states;
+    getDocuments(ids) {
+      return byIds<DmsDocument>(ids);
+    },
+
+    getWriteStates(ids) {
+      return byIds<DocumentWriteState>(ids, [...WRITE_STATE_FIELDS]);
     },
 
     async updateDocument(id, patch: DocumentPatch) {

@@ -181,6 +181,8 @@ export interface DmsClient {
   getWriteState(id: number): Promise<DocumentWriteState>;
   /** The same for many documents in as few requests as `id__in` allows; documents gone from the dms are absent. */
   getWriteStates(ids: number[]): Promise<DocumentWriteState[]>;
+  /** Whole documents by id (as a list page shows them), one request per 500 ids; documents gone are absent. */
+  getDocuments(ids: number[]): Promise<DmsDocument[]>;
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;

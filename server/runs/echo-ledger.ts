@@ -11,7 +11,7 @@ import type { RecentWrites } from './recent-writes.js';
 export interface EchoLedgerOptions {
   /** Where the ledger survives restarts (JSON, rewritten atomically). */
   file: string;
-  dms: Pick<DmsClient, 'getDocument' | 'pages'>;
+  dms: Pick<DmsClient, 'getDocuments'>;
   logger: Logger;
   /** Loop breaker: at most this many writes to one document within `loopWindowMs`. */
   loopMaxWrites: number;
@@ -114,11 +114,9 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     if (readBack.size > 0) setImmediate(() => void flushReadBack());
     const seen = new Set<number>();
     try {
-      for await (const page of options.dms.pages({ filters: { id__in: ids.join(',') }, pageSize: ids.length })) {
-        for (const doc of page.documents) {
-          seen.add(doc.id);
-          record(doc, true);
-        }
+      for (const doc of await options.dms.getDocuments(ids)) {
+        seen.add(doc.id);
+        record(doc, true);
       }
     } catch (err) {
       // Without the state the next echo runs the rules once more; idempotent plans make that a no-op.

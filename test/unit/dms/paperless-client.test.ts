@@ -52,6 +52,18 @@ for (const profile of PROFILES)
       });
     });
 
+    test('getDocument reads the permissions; getDocuments and getWriteStates read many documents in one request, skipping gone ones', async () => {
+      assert.deepEqual((await dms.getDocument(1)).permissions, { view: { users: [], groups: [] }, change: { users: [], groups: [] } });
+      sim.resetCounts();
+      const docs = await dms.getDocuments([3, 1, 999]);
+      assert.deepEqual(docs.map((d) => d.id).sort(), [1, 3]);
+      assert.equal(docs[0].content.length > 0, true, 'whole documents, content included');
+      const states = await dms.getWriteStates([1, 3]);
+      assert.equal(states.find((d) => d.id === 1)?.title, 'Stromrechnung Januar 2025');
+      assert.equal('content' in states[0], false, 'only the fields a write depends on');
+      assert.equal(sim.counts()['GET /api/documents/'], 2);
+    });
+
     test('a wrong token is a DmsError carrying the dms message and the request', async () => {
       const bad = createPaperlessClient({ url: sim.url, token: '0'.repeat(40) });
       try {

@@ -35,8 +35,8 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
   const logger = createMemoryLogger();
   const events = await openEventStore(dir, logger);
   const ran: number[] = [];
-  const dms: Pick<DmsClient, 'pages' | 'getDocument'> = {
-    getDocument: async () => {
+  const dms: Pick<DmsClient, 'pages' | 'getDocuments'> = {
+    getDocuments: async () => {
       throw new Error('not used');
     },
     pages: async function* (query) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { DmsClient, DmsDocument } from '../../../server/dms/types.js';
+import type { DmsDocument } from '../../../server/dms/types.js';
 import { createMemoryLogger } from '../../../server/log.js';
 import { openEchoLedger, type EchoLedgerOptions } from '../../../server/runs/echo-ledger.js';
 import { tempDir } from '../../helpers/test-server.js';
@@ -29,15 +29,9 @@ function doc(id: number, over: Partial<DmsDocument> = {}): DmsDocument {
   };
 }
 
-/** A dms that holds documents in memory: the ledger reads written documents back through `pages`. */
+/** A dms that holds documents in memory: the ledger reads written documents back by id. */
 function memoryDms(docs: Map<number, DmsDocument>): EchoLedgerOptions['dms'] {
-  return {
-    getDocument: async (id: number) => docs.get(id) as DmsDocument,
-    pages: async function* (query) {
-      const ids = (query?.filters?.id__in ?? '').split(',').map(Number);
-      yield { count: ids.length, documents: ids.flatMap((id) => (docs.has(id) ? [docs.get(id) as DmsDocument] : [])) };
-    } as DmsClient['pages'],
-  };
+  return { getDocuments: async (ids: number[]) => ids.flatMap((id) => (docs.has(id) ? [docs.get(id) as DmsDocument] : [])) };
 }
 
 function ledger(docs = new Map<number, DmsDocument>(), over: Partial<EchoLedgerOptions> = {}) {
