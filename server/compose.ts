@@ -54,7 +54,8 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     examplesDir: EXAMPLE_RULES_DIR,
     logger,
     templateEnv: config.templateEnv,
-    vocabulary: () => dmsConnection.dms.vocabulary(),
+    // Saving checks and completes user and group names too.
+    vocabulary: () => dmsConnection.dms.vocabulary({ principals: true }),
     notifyTargets: () => notifier.names(),
   });
   closers.push(() => rules.close());

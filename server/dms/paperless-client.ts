@@ -18,7 +18,7 @@ import type {
 } from './types.js';
 import { SUPPORTED_PAPERLESS } from './api-version.js';
 import { WRITE_STATE_FIELDS } from './types.js';
-import { fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
+import { fetchPrincipals, fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
 
 export interface PaperlessClientOptions {
   /** Paperless base URL, e.g. http://paperless.lan:8000 (a path prefix is kept). */
@@ -66,16 +66,27 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
   const notFound = (id: number) => `Document ${id} does not exist in the dms (or the dms token may not see it).`;
 
-  async function vocabulary(opts: { refresh?: boolean } = {}): Promise<DmsVocabulary> {
-    if (cached && !opts.refresh && Date.now() - cachedAt <= ttl) return cached;
+  let principalsLoading: Promise<DmsVocabulary> | null = null;
+
+  async function vocabulary(opts: { refresh?: boolean; principals?: boolean } = {}): Promise<DmsVocabulary> {
+    let current = cached && !opts.refresh && Date.now() - cachedAt <= ttl ? cached : null;
     // Concurrent callers share one fetch instead of each listing five endpoints.
-    loading ??= fetchVocabulary(transport)
+    current ??= await (loading ??= fetchVocabulary(transport)
       .then((v) => {
         cachedAt = Date.now();
         return (cached = v);
       })
-      .finally(() => (loading = null));
-    return loading;
+      .finally(() => (loading = null)));
+    if (!opts.principals || current.users !== undefined) return current;
+    // Users and groups join the cached lists the first time a rule needs them, until the next refresh.
+    principalsLoading ??= fetchPrincipals(transport)
+      .then(({ users, groups, forbidden }) => {
+        const base = cached ?? current;
+        const all = [...(base.forbidden ?? []), ...forbidden];
+        return (cached = { ...base, users, groups, ...(all.length > 0 ? { forbidden: all } : {}) });
+      })
+      .finally(() => (principalsLoading = null));
+    return principalsLoading;
   }
 
   const creating = new Map<string, Promise<DmsNamedObject>>();

@@ -78,9 +78,10 @@ export interface DmsVocabulary {
   document_types: DmsNamedObject[];
   storage_paths: DmsNamedObject[];
   custom_fields: DmsCustomField[];
-  /** Users by username (`name` holds the username). */
-  users: DmsNamedObject[];
-  groups: DmsNamedObject[];
+  /** Users by username (`name` holds the username); absent unless asked for (`principals: true`). */
+  users?: DmsNamedObject[];
+  /** Absent unless asked for, like `users`. */
+  groups?: DmsNamedObject[];
   /** Kinds the token may not list (Paperless answered 403); their lists above are empty. Absent = none. */
   forbidden?: DmsForbiddenKind[];
 }
@@ -186,8 +187,11 @@ export interface DmsClient {
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;
-  /** Cached; `refresh` refetches. Changes made through this client refresh it too. */
-  vocabulary(options?: { refresh?: boolean }): Promise<DmsVocabulary>;
+  /**
+   * Cached; `refresh` refetches. Changes made through this client refresh it too. Users and groups are listed
+   * only with `principals: true` (rules that name owners or permissions need them; most runs do not).
+   */
+  vocabulary(options?: { refresh?: boolean; principals?: boolean }): Promise<DmsVocabulary>;
   /** Creates an unowned object with matching_algorithm 0 (so Paperless does not start auto-assigning it). */
   /** `path` is the Paperless path template a new storage path needs (Paperless refuses one without). */
   createObject(kind: CreatableKind, name: string, path?: string): Promise<DmsNamedObject>;

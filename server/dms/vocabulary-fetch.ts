@@ -16,6 +16,8 @@ export const VOCABULARY_PERMISSIONS: Record<DmsVocabularyKind, string> = {
 };
 
 const KINDS = Object.keys(VOCABULARY_PERMISSIONS) as DmsVocabularyKind[];
+const PRINCIPALS: DmsVocabularyKind[] = ['users', 'groups'];
+const OBJECT_KINDS = KINDS.filter((kind) => !PRINCIPALS.includes(kind));
 const FORBIDDEN = Symbol('forbidden');
 
 /** All pages of one list, or FORBIDDEN when the token's user may not view that kind (403). */
@@ -42,16 +44,11 @@ function named(o: DmsNamedObject): DmsNamedObject {
 }
 
 /**
- * Lists tags, correspondents, document types, storage paths, custom fields, users and groups (all pages). A kind the token
+ * Lists tags, correspondents, document types, storage paths and custom fields (all pages). A kind the token
  * may not view is left empty and named in `forbidden`, so one missing permission never fails every run.
  */
 export async function fetchVocabulary(transport: Transport): Promise<DmsVocabulary> {
-  const lists = await Promise.all(KINDS.map((kind) => listAll<unknown>(transport, kind)));
-  const list = <T>(kind: DmsVocabularyKind): T[] => {
-    const found = lists[KINDS.indexOf(kind)];
-    return found === FORBIDDEN ? [] : (found as T[]);
-  };
-  const forbidden = KINDS.filter((_, i) => lists[i] === FORBIDDEN).map((kind) => ({ kind, permission: VOCABULARY_PERMISSIONS[kind] }));
+  const { list, forbidden } = await listKinds(transport, OBJECT_KINDS);
   return {
     tags: list<DmsTag>('tags').map((t) => ({ ...named(t), is_inbox_tag: t.is_inbox_tag, parent: t.parent ?? null, color: t.color })),
     correspondents: list<DmsNamedObject>('correspondents').map(named),
@@ -63,11 +60,28 @@ export async function fetchVocabulary(transport: Transport): Promise<DmsVocabula
       data_type: f.data_type,
       extra_data: { select_options: f.extra_data?.select_options ?? [], default_currency: f.extra_data?.default_currency ?? null },
     })),
-    // Permission actions and `owner` name users by username; neither users nor groups have an owner.
-    users: list<{ id: number; username: string }>('users').map((u) => ({ id: u.id, name: u.username })),
-    groups: list<DmsNamedObject>('groups').map((g) => ({ id: g.id, name: g.name })),
     ...(forbidden.length > 0 ? { forbidden } : {}),
   };
+}
+
+/** Users (by username) and groups, for rules that name owners or permissions; neither has an owner. */
+export async function fetchPrincipals(transport: Transport): Promise<Pick<DmsVocabulary, 'users' | 'groups'> & { forbidden: DmsForbiddenKind[] }> {
+  const { list, forbidden } = await listKinds(transport, PRINCIPALS);
+  return {
+    users: list<{ id: number; username: string }>('users').map((u) => ({ id: u.id, name: u.username })),
+    groups: list<DmsNamedObject>('groups').map((g) => ({ id: g.id, name: g.name })),
+    forbidden,
+  };
+}
+
+async function listKinds(transport: Transport, kinds: DmsVocabularyKind[]) {
+  const lists = await Promise.all(kinds.map((kind) => listAll<unknown>(transport, kind)));
+  const list = <T>(kind: DmsVocabularyKind): T[] => {
+    const found = lists[kinds.indexOf(kind)];
+    return found === FORBIDDEN ? [] : (found as T[]);
+  };
+  const forbidden = kinds.filter((_, i) => lists[i] === FORBIDDEN).map((kind) => ({ kind, permission: VOCABULARY_PERMISSIONS[kind] }));
+  return { list, forbidden };
 }
 
 /** Which kinds the token may not view, from one one-item page of each list (cheap enough for a health check). */

@@ -33,7 +33,7 @@ export function createVocabularyIndex(vocab: DmsVocabulary): VocabularyIndex {
   for (const kind of KINDS) {
     const names = new Map<string, DmsNamedObject[]>();
     const ids = new Map<number, DmsNamedObject>();
-    for (const object of vocab[kind] as DmsNamedObject[]) {
+    for (const object of (vocab[kind] ?? []) as DmsNamedObject[]) {
       ids.set(object.id, object);
       const key = object.name.toLowerCase();
       names.set(key, [...(names.get(key) ?? []), object]);
@@ -54,6 +54,6 @@ export function createVocabularyIndex(vocab: DmsVocabulary): VocabularyIndex {
     nameOf: (kind, id) => byId.get(kind)?.get(id)?.name,
     field: (name) => lookup('custom_fields', name) as DmsCustomField | undefined,
     fieldById: (id) => byId.get('custom_fields')?.get(id) as DmsCustomField | undefined,
-    names: (kind) => (vocab[kind] as DmsNamedObject[]).map((o) => o.name),
+    names: (kind) => ((vocab[kind] ?? []) as DmsNamedObject[]).map((o) => o.name),
   };
 }

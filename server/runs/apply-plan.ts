@@ -46,7 +46,7 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
     }
     try {
       // The client refreshes its vocabulary after creating, so the names resolve now.
-      const index = createVocabularyIndex(await dms.vocabulary());
+      const index = createVocabularyIndex(await dms.vocabulary({ principals: plan.source.index.vocabulary.users !== undefined }));
       const { document, changes, createMissing } = plan.source;
       current = planDocument(document, changes, createMissing, index);
     } catch (err) {

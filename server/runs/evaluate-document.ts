@@ -7,6 +7,7 @@ import type { CustomFieldDataType, DmsClient, DmsDocument, DmsVocabulary } from 
 import type { LoadedRule } from '../rules/index.js';
 import { planDocument, type DocumentPlan } from './plan-changes.js';
 import { toRuleDocument, unknownRefs } from './rule-document.js';
+import { needsPrincipals } from './rule-permissions.js';
 
 /** Everything evaluation needs about one document: its rule view and the vocabulary to map names back. */
 export interface DocumentContext {
@@ -33,13 +34,17 @@ function contextOf(vocabulary: DmsVocabulary): DocumentContext {
 // else). Without this memo every document that uses one would refetch the whole vocabulary.
 const unresolved = new WeakMap<DmsVocabulary, Set<string>>();
 
-/** Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. */
-export async function documentContext(dms: DmsClient, doc: DmsDocument): Promise<DocumentContext> {
-  const cached = await dms.vocabulary();
+/**
+ * Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. `rules`
+ * decide whether users and groups are listed too (only rules that name owners or permissions need them).
+ */
+export async function documentContext(dms: DmsClient, doc: DmsDocument, rules: readonly LoadedRule[]): Promise<DocumentContext> {
+  const principals = needsPrincipals(rules);
+  const cached = await dms.vocabulary({ principals });
   const context = contextOf(cached);
   const seen = unresolved.get(cached);
   if (!unknownRefs(doc, context.index).some((ref) => !seen?.has(ref))) return context;
-  const fresh = await dms.vocabulary({ refresh: true });
+  const fresh = await dms.vocabulary({ refresh: true, principals });
   const freshContext = contextOf(fresh);
   const still = unknownRefs(doc, freshContext.index);
   if (still.length > 0) unresolved.set(fresh, new Set([...(unresolved.get(fresh) ?? []), ...(seen ?? []), ...still]));

@@ -60,7 +60,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       const startedAt = now().getTime();
       const rule = deps.rules.getRule(ruleId);
       if (!rule) throw new NotFoundError(`Rule "${ruleId}" is no longer loaded.`);
-      const context = await documentContext(deps.dms, document);
+      const context = await documentContext(deps.dms, document, [rule]);
       const blocked = permissionProblem(rule.definition, context.index.vocabulary.forbidden);
       if (blocked) throw new Error(blocked);
       const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, document, context, [rule], 'job', new Date(startedAt));

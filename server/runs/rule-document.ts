@@ -19,7 +19,9 @@ function unknownName(id: number): string {
  * stale, or the token may not see those objects. Kinds the token may not view at all are left out.
  */
 export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] {
-  const hidden = new Set(index.vocabulary.forbidden?.map((f) => f.kind));
+  const hidden = new Set<string>(index.vocabulary.forbidden?.map((f) => f.kind));
+  // Users and groups not listed (no rule needed them) are not stale, just not loaded.
+  if (index.vocabulary.users === undefined) hidden.add('users').add('groups');
   const refs: string[] = [];
   const check = (kind: 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'users' | 'groups', id: number | null) => {
     if (!hidden.has(kind) && id !== null && index.nameOf(kind, id) === undefined) refs.push(`${kind}:${id}`);

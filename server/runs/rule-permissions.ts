@@ -92,6 +92,14 @@ export function kindsUsedBy(rule: RuleDefinition): Set<DmsVocabularyKind> {
   return kinds;
 }
 
+/** Whether any of these rules names or reads users or groups, so the vocabulary must list them. */
+export function needsPrincipals(rules: ReadonlyArray<Pick<LoadedRule, 'definition'>>): boolean {
+  return rules.some((rule) => {
+    const kinds = kindsUsedBy(rule.definition);
+    return kinds.has('users') || kinds.has('groups');
+  });
+}
+
 /** Why the token cannot run this rule, naming each missing permission; null when it can. */
 export function permissionProblem(rule: RuleDefinition, forbidden: readonly DmsForbiddenKind[] | undefined): string | null {
   if (!forbidden?.length) return null;

@@ -77,7 +77,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     let dmsError: Error | null = null;
     let changed = false;
     try {
-      const context = await documentContext(dms, doc);
+      const context = await documentContext(dms, doc, options.rules);
       const { runnable, blocked } = splitByPermission(options.rules, context.index.vocabulary.forbidden);
       const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, runnable, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };

@@ -38,7 +38,8 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
     const written = writtenChanges(deps.traces.query({ limit: Number.MAX_SAFE_INTEGER, event_id: target.event_id }));
     counts.total = written.length;
     events.update(eventId, { total: counts.total });
-    const index = createVocabularyIndex(await deps.dms.vocabulary({ refresh: true }));
+    // Undo may give back an owner or permissions, which are named by user and group.
+    const index = createVocabularyIndex(await deps.dms.vocabulary({ refresh: true, principals: true }));
     await mapBounded(
       written,
       deps.concurrency,

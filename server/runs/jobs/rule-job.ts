@@ -10,6 +10,7 @@ import { createReportBuilder } from './job-report.js';
 import { mapBounded } from './pool.js';
 import { fieldsWrittenBy, prefilterFor } from './prefilter.js';
 import { usesPermissions } from '../../engine/permissions.js';
+import { needsPrincipals } from '../rule-permissions.js';
 
 export interface RuleJobDeps {
   dms: DmsClient;
@@ -42,7 +43,7 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
   let prefilter: Record<string, string> = {};
   let report = createReportBuilder(prefilter);
   try {
-    const vocabulary = await dms.vocabulary({ refresh: true });
+    const vocabulary = await dms.vocabulary({ refresh: true, principals: needsPrincipals([{ definition: rule }]) });
     prefilter = prefilterFor(rule.when, vocabulary, deps.now(), { writes: dryRun ? undefined : fieldsWrittenBy(rule.actions as Array<Record<string, unknown>>) });
     report = createReportBuilder(prefilter);
     // Pages are requested ahead (the dms works on them meanwhile) and evaluated one ahead (the workers

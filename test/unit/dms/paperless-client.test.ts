@@ -64,6 +64,23 @@ for (const profile of PROFILES)
       assert.equal(sim.counts()['GET /api/documents/'], 2);
     });
 
+    test('users and groups are listed only when asked for, once, and join the cached vocabulary', async () => {
+      const fresh = createPaperlessClient({ url: sim.url, token: sim.token });
+      try {
+        const plain = await fresh.vocabulary();
+        assert.equal(plain.users, undefined);
+        assert.equal(sim.counts()['GET /api/users/'] ?? 0, 0);
+        const [a, b] = await Promise.all([fresh.vocabulary({ principals: true }), fresh.vocabulary({ principals: true })]);
+        assert.equal(a, b);
+        assert.ok(a.users?.some((u) => u.name === 'anna') && a.groups?.some((g) => g.name === 'Family'));
+        assert.equal((await fresh.vocabulary()).users, a.users, 'later callers get them from the cache');
+        assert.equal(sim.counts()['GET /api/users/'], 1);
+        assert.equal(sim.counts()['GET /api/groups/'], 1);
+      } finally {
+        await fresh.close();
+      }
+    });
+
     test('a wrong token is a DmsError carrying the dms message and the request', async () => {
       const bad = createPaperlessClient({ url: sim.url, token: '0'.repeat(40) });
       try {

@@ -41,8 +41,9 @@ for (const profile of ['3.0', '2.20'] as const) {
 
     const plan = async (id: number, def: RuleDefinition) => {
       const doc = await dms.getDocument(id);
-      const context = await documentContext(dms, doc);
-      return evaluateAndPlan(inlineEvaluator(), doc, context, [loaded(def)], 'manual', new Date('2025-03-15T12:00:00Z'));
+      const rules = [loaded(def)];
+      const context = await documentContext(dms, doc, rules);
+      return evaluateAndPlan(inlineEvaluator(), doc, context, rules, 'manual', new Date('2025-03-15T12:00:00Z'));
     };
 
     test("a person's tag and custom-field value added between the read and the write survive it", async () => {
