@@ -171,7 +171,7 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (p.kind !== 'permissions') break;
       // The run layer reads permissions whenever a rule has a permission action; this guards that promise.
       if (!doc.permissions) throw new ConversionError(`${a.name}: the document was read without its permissions`);
-      const entries = p.lists.map((l, i) => ({ kind: l.kind, target: l.target, names: renderNames(l.templates, env, [...at, l.kind, l.target, i]) }));
+      const entries = p.lists.map((l) => ({ kind: l.kind, target: l.target, names: renderNames(l.templates, env, [...at, l.kind, l.target]) }));
       const next = applyPermissionAction(doc.permissions, a.name, entries, p.all);
       const changes = Object.entries(permissionChanges(doc.permissions, next));
       doc.permissions = next;

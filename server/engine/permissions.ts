@@ -3,7 +3,7 @@
  * a user or group that may change a document the view permission too (`set_permissions_for_object`), so the sets
  * here keep that shape: whoever is in `change` is in `view`.
  */
-import type { DocumentPermissions, FieldChange, PartialPermissions, PermissionKind, PermissionTarget, RuleDefinition } from './model.js';
+import type { DocumentPermissions, FieldChange, PartialPermissions, PermissionKind, PermissionTarget } from './model.js';
 
 export const PERMISSION_KINDS: readonly PermissionKind[] = ['view', 'change'];
 export const PERMISSION_TARGETS: readonly PermissionTarget[] = ['users', 'groups'];
@@ -73,11 +73,4 @@ export function permissionChanges(before: DocumentPermissions | null, after: Doc
     }
   }
   return out;
-}
-
-const PERMISSION_ACTIONS: readonly string[] = ['set_permissions', 'add_permissions', 'remove_permissions'];
-
-/** Whether a rule changes or reads permissions, so its documents must be read with them (`full_perms`). */
-export function usesPermissions(rule: RuleDefinition): boolean {
-  return (rule.actions ?? []).some((a) => Object.keys(a).some((k) => PERMISSION_ACTIONS.includes(k))) || JSON.stringify(rule).includes('doc.permissions');
 }

@@ -39,29 +39,31 @@ const KIND_LABELS: Record<DmsVocabularyKind, string> = {
 };
 
 // Templates read the document as `doc.<field>` (a bare name is an extracted value or a var).
-const FIELD_WORD = /(?<![\w.])doc\.(tags|correspondent|document_type|storage_path|custom_fields|owner)\b/g;
+const FIELD_WORD = /(?<![\w.])doc\.(tags|correspondent|document_type|storage_path|custom_fields|owner|permissions)\b/g;
 const TEMPLATE_TAG = /\{\{([\s\S]*?)\}\}|\{%([\s\S]*?)%\}/g;
 
 function fieldKind(path: string): DmsVocabularyKind | undefined {
   return FIELD_KINDS[path.replace(/^doc\./, '').split('.')[0]];
 }
 
-function conditionKinds(condition: Condition | undefined, out: Set<DmsVocabularyKind>): void {
+function conditionKinds(condition: Condition | undefined, kinds: Set<DmsVocabularyKind>, words: Set<string>): void {
   if (!condition || typeof condition !== 'object') return;
   for (const [key, value] of Object.entries(condition)) {
-    if (key === 'all' || key === 'any') for (const inner of value as Condition[]) conditionKinds(inner, out);
-    else if (key === 'not') conditionKinds(value as Condition, out);
+    if (key === 'all' || key === 'any') for (const inner of value as Condition[]) conditionKinds(inner, kinds, words);
+    else if (key === 'not') conditionKinds(value as Condition, kinds, words);
+    // A computed condition is a Liquid expression as a whole (or a template): every word in it counts.
+    else if (key === 'check' && typeof value === 'string') for (const word of value.matchAll(FIELD_WORD)) words.add(word[1]);
     else {
       const kind = fieldKind(key);
-      if (kind) out.add(kind);
+      if (kind) kinds.add(kind);
     }
   }
 }
 
 /** Fields a Liquid template reads: only words inside `{{ … }}` / `{% … %}` count, never plain text. */
-function templateKinds(text: string, out: Set<DmsVocabularyKind>): void {
+function templateWords(text: string, words: Set<string>): void {
   for (const tag of text.matchAll(TEMPLATE_TAG)) {
-    for (const word of (tag[1] ?? tag[2]).matchAll(FIELD_WORD)) out.add(FIELD_KINDS[word[1]]);
+    for (const word of (tag[1] ?? tag[2]).matchAll(FIELD_WORD)) words.add(word[1]);
   }
 }
 
@@ -71,25 +73,41 @@ function stringsIn(value: unknown, visit: (text: string) => void): void {
   else if (value && typeof value === 'object') for (const inner of Object.values(value)) stringsIn(inner, visit);
 }
 
-/** Every vocabulary kind a rule reads (conditions, extraction sources, templates) or writes (actions). */
-export function kindsUsedBy(rule: RuleDefinition): Set<DmsVocabularyKind> {
+/** The vocabulary kinds a rule names directly, and the `doc.<field>` words its templates and checks read. */
+function scan(rule: RuleDefinition): { kinds: Set<DmsVocabularyKind>; words: Set<string> } {
   const kinds = new Set<DmsVocabularyKind>();
-  conditionKinds(rule.when, kinds);
+  const words = new Set<string>();
+  conditionKinds(rule.when, kinds, words);
   for (const extraction of Object.values(rule.extract ?? {})) {
     const source = extraction.from ? fieldKind(extraction.from) : undefined;
     if (source) kinds.add(source);
-    stringsIn(extraction.value, (text) => templateKinds(text, kinds));
+    stringsIn(extraction.value, (text) => templateWords(text, words));
   }
   for (const action of rule.actions ?? []) {
     for (const [name, body] of Object.entries(action)) {
       const kind = ACTION_KINDS[name as keyof Action];
       if (kind) kinds.add(kind);
-      // Permissions name users and groups; reading them back (full_perms) names both, so both are needed.
-      if (PERMISSION_ACTIONS.has(name)) kinds.add('users').add('groups');
-      stringsIn(body, (text) => templateKinds(text, kinds));
+      if (PERMISSION_ACTIONS.has(name)) words.add('permissions');
+      stringsIn(body, (text) => templateWords(text, words));
     }
   }
+  return { kinds, words };
+}
+
+/** Every vocabulary kind a rule reads (conditions, extraction sources, templates) or writes (actions). */
+export function kindsUsedBy(rule: RuleDefinition): Set<DmsVocabularyKind> {
+  const { kinds, words } = scan(rule);
+  for (const word of words) {
+    // Permissions name users and groups, whether a rule sets them or reads them.
+    if (word === 'permissions') kinds.add('users').add('groups');
+    else kinds.add(FIELD_KINDS[word]);
+  }
   return kinds;
+}
+
+/** Whether a rule changes or reads permissions, so its documents must be read with them (`full_perms`). */
+export function usesPermissions(rule: RuleDefinition): boolean {
+  return scan(rule).words.has('permissions');
 }
 
 /** Whether any of these rules names or reads users or groups, so the vocabulary must list them. */

@@ -9,8 +9,7 @@ import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './j
 import { createReportBuilder } from './job-report.js';
 import { mapBounded } from './pool.js';
 import { fieldsWrittenBy, prefilterFor } from './prefilter.js';
-import { usesPermissions } from '../../engine/permissions.js';
-import { needsPrincipals } from '../rule-permissions.js';
+import { needsPrincipals, usesPermissions } from '../rule-permissions.js';
 
 export interface RuleJobDeps {
   dms: DmsClient;

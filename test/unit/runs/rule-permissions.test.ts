@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { RuleDefinition } from '../../../server/engine/model.js';
-import { kindsUsedBy, permissionProblem } from '../../../server/runs/rule-permissions.js';
+import { kindsUsedBy, permissionProblem, usesPermissions } from '../../../server/runs/rule-permissions.js';
 
 const kinds = (rule: Omit<RuleDefinition, 'id'>) => [...kindsUsedBy({ id: 'r', ...rule })].sort();
 
@@ -27,6 +27,19 @@ describe('which vocabulary kinds a rule needs', () => {
       permissionProblem({ id: 'r', actions: [{ remove_permissions: 'all' }] }, [{ kind: 'groups', permission: 'view_group' }]) ?? '',
       /may not view groups \(view_group\)/,
     );
+  });
+
+  test('a computed condition reads every doc field it names, as a whole expression', () => {
+    assert.deepEqual(kinds({ when: { check: "doc.custom_fields.Betrag > 100 and doc.owner == 'anna'" } }), ['custom_fields', 'users']);
+  });
+
+  test('documents are read with their permissions for a permission action or a template reading them, and only then', () => {
+    const id = 'r';
+    assert.equal(usesPermissions({ id, actions: [{ remove_permissions: 'all' }] }), true);
+    assert.equal(usesPermissions({ id, actions: [{ add_note: 'shared with {{ doc.permissions.view.groups | join: ", " }}' }] }), true);
+    assert.equal(usesPermissions({ id, when: { check: 'doc.permissions.view.users.size > 0' } }), true);
+    assert.equal(usesPermissions({ id, actions: [{ set_owner: 'ben' }, { add_note: 'doc.permissions is not a template here' }] }), false);
+    assert.deepEqual(kinds({ actions: [{ add_note: '{{ doc.permissions.view.users }}' }] }), ['groups', 'users']);
   });
 
   test('plain text that happens to say "tags" needs nothing, nor does a title-only rule', () => {
