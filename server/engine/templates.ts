@@ -3,13 +3,19 @@
  * filters are errors (never an empty string), only own properties are reachable, and parse and render
  * work is bounded so a template cannot exhaust the server.
  */
-import { Liquid, type FS, type Template } from 'liquidjs';
+import { Context, Liquid, type FS, type Template } from 'liquidjs';
 import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { parseDate, resolveRelativeDate } from './parse-date.js';
 import { TemplateError, type RulePath } from './errors.js';
 import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
 
-/** Wall-clock budget per render: the one place the engine measures time, to stop a runaway loop. */
+/**
+ * Work budget per render, counted in template steps (each block rendered, each loop iteration): a runaway
+ * loop is stopped by this count, the same on every machine. The wall-clock limit below stays only as a
+ * backstop for a single step that is slow in itself; no loop reaches it before the step count.
+ */
+export const MAX_TEMPLATE_STEPS = 250_000;
+/** Wall-clock backstop per render: the one place the engine measures time. */
 const RENDER_LIMIT_MS = 2000;
 /** Rendered text of one template, in characters (a title, a note, a var); more fails the template. */
 export const MAX_RENDERED_CHARS = 100_000;
@@ -172,7 +178,7 @@ export function compileTemplate(source: string, path: RulePath): CompiledTemplat
 export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknown>, path: RulePath): string {
   if (t.literal) return t.source;
   try {
-    const text = liquid.renderSync(t.templates, scope) as string;
+    const text = liquid.renderSync(t.templates, boundedContext(scope)) as string;
     // liquidjs's memoryLimit does not see `{% capture %}`, so a doubling capture could build megabytes.
     if (text.length > MAX_RENDERED_CHARS) {
       throw new TemplateError(path, `template "${shorten(t.source)}" rendered ${text.length} characters, more than the limit of ${MAX_RENDERED_CHARS}`);
@@ -181,11 +187,38 @@ export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknow
   } catch (err) {
     if (err instanceof TemplateError) throw err;
     const message = cleanLiquidMessage(err);
+    if (message.includes(STEP_LIMIT_MESSAGE)) {
+      throw new TemplateError(
+        path,
+        `template "${shorten(t.source)}" ran more than ${MAX_TEMPLATE_STEPS.toLocaleString('en')} steps and was stopped; simplify its loops`,
+        true,
+      );
+    }
     if (message.includes('template render limit exceeded')) {
       throw new TemplateError(path, `template "${shorten(t.source)}" took longer than ${RENDER_LIMIT_MS} ms and was stopped; simplify its loops`, true);
     }
     throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${message}`);
   }
+}
+
+const STEP_LIMIT_MESSAGE = 'template step limit exceeded';
+
+/**
+ * A render context whose render limiter counts steps as well as time: liquidjs checks its render limit
+ * once per rendered block and loop iteration, so counting those checks bounds a loop deterministically
+ * (which of two limits trips first must not depend on how fast the machine is).
+ */
+function boundedContext(scope: Record<string, unknown>): Context {
+  const deadline = performance.now() + RENDER_LIMIT_MS;
+  let steps = 0;
+  const renderLimit = {
+    check(at: number) {
+      if (++steps > MAX_TEMPLATE_STEPS) throw new Error(STEP_LIMIT_MESSAGE);
+      if (at > deadline) throw new Error('template render limit exceeded');
+    },
+    use() {},
+  };
+  return new Context(scope, liquid.options, { sync: true }, { renderLimit: renderLimit as unknown as Context['renderLimit'] });
 }
 
 function shorten(s: string): string {
