@@ -30,6 +30,7 @@ if (fs.existsSync(path.join(root, 'build', 'build-renderer.mjs'))) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
 const coverage = process.env.COVERAGE !== '0';
 const coverageRaw = path.join(root, 'coverage', 'tmp');
@@ -40,6 +41,8 @@ const run = spawnSync(
     '--import',
     'tsx',
     '--test',
+    // Test files run side by side: most of a test's time is waiting (HTTP, child processes, Chromium).
+    `--test-concurrency=${concurrency}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',

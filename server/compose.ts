@@ -17,8 +17,11 @@ import { openCursorStore } from './runs/catch-up/cursor-store.js';
 import { openEchoLedger } from './runs/echo-ledger.js';
 import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
-import { createJobPipeline, webhookRunner } from './runs/pipeline-for-jobs.js';
-import { createWebhookService } from './runs/webhook/webhook-service.js';
+import { createJobPipeline } from './runs/pipeline-for-jobs.js';
+import { createAutomaticRunner } from './runs/automatic-runner.js';
+import { createDocumentLane } from './runs/lane/document-lane.js';
+import { failedRunRetry } from './runs/failed-run-retry.js';
+import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from './runs/webhook/webhook-service.js';
 import { isFinished, openEventStore } from './history/event-store.js';
 import { createScheduleService } from './runs/schedules/schedule-service.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
@@ -74,8 +77,12 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   });
   closers.push(() => echoes.close());
 
+  // At most one run of a document in flight, whichever path brought it (DESIGN §6).
+  const lane = createDocumentLane();
+  const retry = failedRunRetry(config.timings?.failedRunRetryMs);
+
   // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, logger, notifier, evaluator });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, lane, logger, notifier, evaluator });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -86,33 +93,43 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     events,
     pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier, evaluator }),
     recentWrites: runs.recentWrites,
+    lane,
     traces: history,
     getRule: (id) => rules.getRule(id)?.definition,
     logger,
   });
   closers.push(() => jobs.stop());
-  const runner = webhookRunner(runs, rules);
+  const runner = createAutomaticRunner(runs, rules);
+  // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
+  const webhook = createWebhookService(
+    {
+      dms: dmsConnection.dms,
+      events,
+      echoes,
+      lane,
+      logger,
+      dryRun: () => config.webhookDryRun,
+      runner,
+      heard: () => catchUp.heard(),
+    },
+    { ...DEFAULT_WEBHOOK_OPTIONS, ...config.timings?.webhook, retry },
+  );
   // Catch-up and polling: documents changed while the service was not listening (issue 13).
   const catchUp = createCatchUpService({
     dms: dmsConnection.dms,
     events,
     echoes,
+    lane,
+    queued: (document) => webhook.queue.has(document),
+    retry,
     cursor: openCursorStore(path.join(config.dataDir, 'dms-cursor.json'), logger),
     logger,
-    run: (document, trigger, ctx) => runner.run(document, trigger, { ...ctx, source: 'catchup' }),
+    run: (document, trigger, ctx) => runner.run(document, trigger, ctx),
     dryRun: () => config.webhookDryRun,
     startFrom: config.catchUpFrom,
     pollMinutes: () => config.pollMinutes ?? (config.apiToken ? 0 : 5),
     dmsReachable: async () => (await dmsConnection.status()).reachable,
-  });
-  const webhook = createWebhookService({
-    dms: dmsConnection.dms,
-    events,
-    echoes,
-    logger,
-    dryRun: () => config.webhookDryRun,
-    runner,
-    heard: () => catchUp.heard(),
+    retryBaseMs: config.timings?.catchUpRetryMs,
   });
   closers.push(() => webhook.stop());
   closers.push(() => catchUp.stop());
@@ -153,7 +170,8 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
-    arrival: () => arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }),
+    arrival: () =>
+      arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }, echoes.failures()),
     dmsHealth: async () => dmsHealth(await dmsConnection.status()),
     testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
     firstStart: {

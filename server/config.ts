@@ -45,10 +45,23 @@ export interface Config {
   templateEnv: Record<string, string>;
   /** Where each setting came from; lets the settings page say when the environment overrides config.yml. */
   sources?: Partial<Record<ConfigField, ConfigSource>>;
+  /** Pauses and backoff that tests shorten (never set from the environment or config.yml). */
+  timings?: ServiceTimings;
+}
+
+/** The service's waits, for tests to shorten: a test computes, it does not sit out production backoff. */
+export interface ServiceTimings {
+  /** First backoff step of a failed dms request (default 250 ms). */
+  dmsRetryBaseMs?: number;
+  /** First pause before a run the dms refused is tried again (default 1 minute). */
+  failedRunRetryMs?: number;
+  webhook?: { arrivalWaitMs?: number; arrivalPollMs?: number };
+  /** First pause before a failed catch-up is tried again (default 30 s). */
+  catchUpRetryMs?: number;
 }
 
 export type ConfigSource = 'env' | 'file' | 'default' | 'override';
-export type ConfigField = Exclude<keyof Config, 'templateEnv' | 'sources'>;
+export type ConfigField = Exclude<keyof Config, 'templateEnv' | 'sources' | 'timings'>;
 
 export class ConfigError extends Error {}
 

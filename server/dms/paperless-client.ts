@@ -121,11 +121,12 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
   }
 
   /** Documents by id, one request per `id__in` chunk (no count probe or id snapshot: the ids are known). */
+  // With permissions, as single reads have them: the echo guard compares states read either way.
   async function byIds<T>(ids: number[], fields?: string[]): Promise<T[]> {
     const found: T[] = [];
     for (let i = 0; i < ids.length; i += MAX_ID_CHUNK) {
       const chunk = ids.slice(i, i + MAX_ID_CHUNK);
-      const query = documentListParams({ fields, pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
+      const query = documentListParams({ fields, fullPerms: true, pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
       const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
       found.push(...(res.json as { results: T[] }).results);
     }

@@ -61,5 +61,15 @@ export interface EventRecord {
   /** A job that continues an interrupted one: the id of that job. */
   resumes?: number | null;
   /** Catch-up: what it found, and a failure waiting for its retry. */
-  catchup?: { since: string; added: number; updated: number; skipped: number; next_retry_at?: string | null } | null;
+  catchup?: {
+    since: string;
+    added: number;
+    updated: number;
+    skipped: number;
+    /** Left to a webhook delivery already waiting for the same document (one run covers both). */
+    merged?: number;
+    /** Refused by the dms as often as the retry policy allows, and not changed since: not run again. */
+    failed_before?: number;
+    next_retry_at?: string | null;
+  } | null;
 }

@@ -104,16 +104,15 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
       dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }).then(() => undefined),
     );
   }
-  // What the dms stored is what its echo will show (read back unless the last write answered with it).
-  if (marked) recentWrites?.settle(plan.document, answer);
-
   if (current.notes.length > 0 && !outcome.failures.notes) {
-    try {
+    await write(['notes'], async () => {
       for (const note of current.notes) await dms.addNote(plan.document, note);
-      outcome.written.push('notes');
-    } catch (err) {
-      failed('notes', err);
-    }
+      return undefined;
+    });
   }
+  // What the dms stored is what its echo will show (read back unless the last write answered with it); a
+  // field the plan did not touch that changed meanwhile is a person's, and keeps that state from counting as own.
+  if (marked && outcome.written.length === 0) recentWrites?.refused(plan.document);
+  else if (marked) recentWrites?.settle(plan.document, answer, { before: current.source.document, fields: current.changed });
   return outcome;
 }

@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.js';
 import { createCoalescedWriter } from '../history/coalesced-writer.js';
 import { moveAside } from '../history/move-aside.js';
 import type { Logger } from '../log.js';
-import { documentState } from './document-state.js';
+import { changedBesides, documentState, type WriteExpectation } from './document-state.js';
 import type { RecentWrites } from './recent-writes.js';
 
 export interface EchoLedgerOptions {
@@ -35,8 +35,20 @@ export interface EchoLedger extends RecentWrites {
   isKnownState(doc: DmsDocument): boolean;
   /** True when the document is exactly as the service's own last write left it (its echo). */
   isOwnWrite(doc: DmsDocument): boolean;
-  /** Records that a run saw this state and had nothing (more) to write. */
-  handled(doc: DmsDocument): void;
+  /**
+   * A run of this state was applied in full: a failure recorded for the document is over, and when the run
+   * wrote nothing (or was dry) this state is known as handled (a write's own state is known from `settle`).
+   */
+  handled(doc: DmsDocument, wrote?: boolean): void;
+  /**
+   * A run of this state could not be applied (the dms refused a write): the state is not handled, and the
+   * attempts at it are counted (a new state starts again at 1). Returns the count so far.
+   */
+  failed(doc: DmsDocument, message: string): number;
+  /** The documents whose last run failed and whose state has not changed since, newest first. */
+  failures(limit?: number): DocumentFailure[];
+  /** How often runs of exactly this state have failed (0: never, or a new state since). */
+  failedAttempts(doc: DmsDocument): number;
   /** Null when the service may write the document; otherwise the loop breaker's reason. */
   holdReason(documentId: number): string | null;
   /** A person asked for a run of this document: the loop breaker lets it be written again. */
@@ -45,15 +57,30 @@ export interface EchoLedger extends RecentWrites {
   close(): Promise<void>;
 }
 
+export interface DocumentFailure {
+  document: number;
+  message: string;
+  attempts: number;
+  at: string;
+}
+
+interface Failure {
+  state: string;
+  message: string;
+  attempts: number;
+  at: number;
+}
+
 interface Entry {
   state: string | null;
+  failure?: Failure;
   /** The state is what the service wrote (not only a state it handled without writing). */
   own: boolean;
   /** Times of the service's writes within the loop window. */
   writes: number[];
 }
 
-type StoredEntry = [id: number, state: string | null, writes: number[], own: boolean];
+type StoredEntry = [id: number, state: string | null, writes: number[], own: boolean, failure?: Failure];
 
 const READ_BACK_BATCH = 100;
 
@@ -64,11 +91,19 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
   const pending = new Map<number, number>();
   const waiters = new Map<number, Array<() => void>>();
   const readBack = new Set<number>();
+  const expectations = new Map<number, WriteExpectation>();
   const writer = createCoalescedWriter(
     () =>
-      writeFileAtomic(options.file, JSON.stringify({ version: 1, documents: [...entries].map(([id, e]): StoredEntry => [id, e.state, e.writes, e.own]) }), {
-        mode: 0o600,
-      }),
+      writeFileAtomic(
+        options.file,
+        JSON.stringify({
+          version: 1,
+          documents: [...entries].map(([id, e]): StoredEntry => (e.failure ? [id, e.state, e.writes, e.own, e.failure] : [id, e.state, e.writes, e.own])),
+        }),
+        {
+          mode: 0o600,
+        },
+      ),
     (message) => options.logger.error(`echo ledger ${options.file} could not be written: ${message}`),
     options.flushIntervalMs ?? 500,
   );
@@ -100,6 +135,16 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     waiters.delete(id);
   };
 
+  /** The state after the service's write, unless someone else changed another field meanwhile (then: not known). */
+  const recordWritten = (doc: DmsDocument, expected: WriteExpectation | undefined) => {
+    const foreign = expected ? changedBesides(expected, doc) : [];
+    if (foreign.length === 0) return record(doc, true);
+    const entry = touch(doc.id);
+    entry.state = null;
+    entry.own = false;
+    options.logger.info(`document ${doc.id}: ${foreign.join(', ')} changed in the dms while the service wrote it; the next arrival runs the rules`);
+  };
+
   const record = (doc: DmsDocument, own: boolean) => {
     const entry = touch(doc.id);
     entry.state = documentState(doc);
@@ -116,7 +161,8 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     try {
       for (const doc of await options.dms.getDocuments(ids)) {
         seen.add(doc.id);
-        record(doc, true);
+        recordWritten(doc, expectations.get(doc.id));
+        expectations.delete(doc.id);
       }
     } catch (err) {
       // Without the state the next echo runs the rules once more; idempotent plans make that a no-op.
@@ -125,6 +171,7 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     for (const id of ids) {
       // Gone (deleted) or unreadable: no state to compare with, so the next delivery runs the rules.
       if (!seen.has(id) && entries.has(id)) touch(id).state = null;
+      expectations.delete(id);
       done(id);
     }
   };
@@ -135,14 +182,22 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       const entry = touch(id);
       recentWrites(entry).push(now());
     },
-    settle(id, written) {
+    settle(id, written, expected) {
       if (written) {
-        record(written, true);
+        recordWritten(written, expected);
         return done(id);
       }
+      if (expected) expectations.set(id, expected);
+      else expectations.delete(id);
       if (readBack.size === 0) setImmediate(() => void flushReadBack());
       if (readBack.has(id)) return done(id);
       readBack.add(id);
+    },
+    refused(id) {
+      // Nothing reached the dms: no write to count against the loop breaker, no state to read back.
+      const entry = entries.get(id);
+      if (entry && entry.writes.length > 0) entry.writes.pop();
+      done(id);
     },
     settled(id, maxWaitMs = 30_000) {
       if (!pending.has(id)) return Promise.resolve();
@@ -161,8 +216,35 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       const entry = entries.get(doc.id);
       return entry?.own === true && entry.state === documentState(doc);
     },
-    handled(doc) {
-      if (!pending.has(doc.id)) record(doc, false);
+    handled(doc, wrote = false) {
+      const entry = entries.get(doc.id);
+      if (entry?.failure) {
+        delete entry.failure;
+        persistSoon();
+      }
+      if (!wrote && !pending.has(doc.id)) record(doc, false);
+    },
+    failed(doc, message) {
+      const entry = touch(doc.id);
+      const state = documentState(doc);
+      // Not handled, not even a partly applied write's state: the next arrival or catch-up runs the rules again.
+      entry.state = null;
+      entry.own = false;
+      const attempts = entry.failure?.state === state ? entry.failure.attempts + 1 : 1;
+      entry.failure = { state, message, attempts, at: now() };
+      void persist();
+      return attempts;
+    },
+    failures(limit = 20) {
+      const list: DocumentFailure[] = [];
+      for (const [document, entry] of entries) {
+        if (entry.failure) list.push({ document, message: entry.failure.message, attempts: entry.failure.attempts, at: new Date(entry.failure.at).toISOString() });
+      }
+      return list.sort((a, b) => b.at.localeCompare(a.at)).slice(0, limit);
+    },
+    failedAttempts(doc) {
+      const failure = entries.get(doc.id)?.failure;
+      return failure && failure.state === documentState(doc) ? failure.attempts : 0;
     },
     holdReason(id) {
       const writes = recentWrites(entries.get(id));
@@ -196,7 +278,9 @@ function loadEntries(file: string, logger: Logger): Map<number, Entry> {
   try {
     const parsed = JSON.parse(text) as { version?: number; documents?: StoredEntry[] };
     if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
-    for (const [id, state, writes, own] of parsed.documents) entries.set(id, { state, own: own, writes: Array.isArray(writes) ? writes : [] });
+    for (const [id, state, writes, own, failure] of parsed.documents) {
+      entries.set(id, { state, own: own, writes: Array.isArray(writes) ? writes : [], ...(failure ? { failure } : {}) });
+    }
   } catch (err) {
     moveAside(file, 'echo ledger', errorMessage(err), logger);
     entries.clear();

@@ -1,6 +1,6 @@
-import type { DmsClient, DmsDocument } from '../dms/types.js';
+import type { DmsClient } from '../dms/types.js';
 import type { PlannedNotification, RuleResult } from '../engine/index.js';
-import { NotFoundError, UpstreamError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
 import type { TraceStore } from '../history/trace-store.js';
 import type { Evaluator } from '../eval/eval-pool.js';
 import type { LoadedRule } from '../rules/index.js';
@@ -12,9 +12,6 @@ import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
 import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import { permissionProblem } from './rule-permissions.js';
-import type { WebhookTrigger } from './webhook/parse-payload.js';
-import type { WebhookRunCounts } from './webhook/webhook-service.js';
-import type { RunService } from './run-service.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
 export interface JobPipelineDeps {
@@ -111,36 +108,6 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       }
       const trace = withFieldOutcome(toTrace(internal.result, traceContext(planned.document.id, ctx, internal.startedAt)), fieldOutcome);
       deps.history.append(await settleNotifications([trace], internal.notifications, { trigger: 'job', dryRun: ctx.dryRun, notifier: deps.notifier }));
-    },
-  };
-}
-
-/** The rules a webhook runs: those whose `on` has the event (both kinds when the event is unknown). */
-function webhookRules(rules: { loadedRules(): LoadedRule[] }, trigger: WebhookTrigger): { selected: LoadedRule[]; engineTrigger: 'added' | 'updated' | 'job' } {
-  const all = rules.loadedRules();
-  if (trigger !== 'unknown') return { selected: all, engineTrigger: trigger };
-  // 'job' makes the engine ignore `on` for the rules that react to either kind.
-  return { selected: all.filter((r) => r.compiled.on.some((t) => t === 'added' || t === 'updated')), engineTrigger: 'job' };
-}
-
-/** The webhook's entry to the one pipeline. A dms failure while writing is thrown so the event record shows it. */
-export function webhookRunner(runs: RunService, rules: { loadedRules(): LoadedRule[] }) {
-  return {
-    async run(document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean; source?: 'webhook' | 'catchup' }): Promise<WebhookRunCounts> {
-      const { selected, engineTrigger } = webhookRules(rules, trigger);
-      const result = await runs.runDocument(document, {
-        rules: selected,
-        trigger: engineTrigger,
-        source: ctx.source ?? 'webhook',
-        eventId: ctx.eventId,
-        dryRun: ctx.dryRun,
-      });
-      if (result.dmsError) throw new UpstreamError(`The dms failed while writing document ${document.id}: ${result.dmsError.message}`);
-      return { matched: result.matched, changed: result.changed ? 1 : 0, errors: result.errors };
-    },
-    /** The document never arrived (or the dms failed): every rule the webhook would have run says so in a trace. */
-    fail(document: number, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }, message: string): void {
-      runs.recordFailure(document, { rules: webhookRules(rules, trigger).selected, source: 'webhook', eventId: ctx.eventId, dryRun: ctx.dryRun }, message);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { DmsDocument } from '../dms/types.js';
+import type { WriteExpectation } from './document-state.js';
 
 /**
  * What every write path tells the echo guard (DESIGN §6): Paperless answers each PATCH and bulk edit with
@@ -11,7 +12,13 @@ export interface RecentWrites {
   mark(documentId: number): void;
   /**
    * After the write, whether it succeeded or not: the document as the dms returned it, or nothing
-   * (a bulk edit, a failed write) and the guard reads the document back itself.
+   * (a bulk edit, a failed write) and the guard reads the document back itself. With `expected`, a state that
+   * differs in any other field than the written ones is someone else's change, not the service's own.
    */
-  settle(documentId: number, written?: DmsDocument): void;
+  settle(documentId: number, written?: DmsDocument, expected?: WriteExpectation): void;
+  /**
+   * Instead of `settle`: the write marked last reached nothing (the dms refused it), so it does not count
+   * against the loop breaker and there is no state to record.
+   */
+  refused(documentId: number): void;
 }

@@ -12,13 +12,16 @@ import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
 import { splitByPermission } from './rule-permissions.js';
 import type { EchoLedger } from './echo-ledger.js';
+import type { DocumentLane } from './lane/document-lane.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
 export interface RunServiceDeps {
   dms: DmsClient;
   rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined; rulesForTry(fileId: string, content: string): Promise<LoadedRule[]> };
   history: Pick<TraceStore, 'append'>;
-  recentWrites: Pick<EchoLedger, 'mark' | 'settle' | 'holdReason' | 'release'>;
+  recentWrites: Pick<EchoLedger, 'mark' | 'settle' | 'refused' | 'holdReason' | 'release'>;
+  /** A manual real run holds the document's lane like every other path that writes it. */
+  lane: DocumentLane;
   evaluator: Evaluator;
   logger: Logger;
   now?: () => Date;
@@ -126,7 +129,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
       if (!rule) throw new NotFoundError(`No loaded rule has the id "${input.ruleId}"; check GET /api/ui/rules for the loaded ids and any file errors.`);
       rules = [rule];
     } else rules = deps.rules.loadedRules();
-    return (await runOn(input.document, rules, input.ruleId !== null, input.dryRun)).traces;
+    const run = () => runOn(input.document, rules, input.ruleId !== null, input.dryRun);
+    return (await (input.dryRun ? run() : deps.lane.exclusive(input.document, run))).traces;
   }
 
   async function runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<{ traces: Trace[]; title: string }> {

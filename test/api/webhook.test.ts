@@ -135,8 +135,8 @@ describe('POST /api/webhook/dms', () => {
   });
 
   it('answers 503 with Retry-After when the queue is full', async () => {
-    // Two slow runs occupy both workers (long enough for any machine); then the waiting room fills up.
-    rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 8000, times: 2 });
+    // Two held runs occupy both workers until the test lets them go; then the waiting room fills up.
+    const hold = rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'hold', times: 2 });
     await json(rig.server.url, { event: 'document_updated', doc_id: '1' });
     await json(rig.server.url, { event: 'document_updated', doc_id: '2' });
     while (rig.server.services.webhook.queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -151,6 +151,7 @@ describe('POST /api/webhook/dms', () => {
     assert.ok(refused, 'the queue never filled');
     assert.ok(Number(refused.headers.get('retry-after')) >= 1);
     assert.match(refused.body.error ?? '', /queue is full/);
+    rig.sim.faults.release(hold.id);
     rig.sim.faults.clear();
     await rig.server.services.webhook.queue.idle();
   });

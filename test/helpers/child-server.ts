@@ -21,6 +21,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
       SVC_ADMIN_USER: ADMIN.username,
       SVC_ADMIN_PASSWORD: ADMIN.password,
       SVC_API_TOKEN: API_TOKEN,
+      SVC_EVAL_WORKERS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

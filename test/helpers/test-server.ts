@@ -2,7 +2,7 @@ import './loopback-only.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, type Config } from '../../server/config.js';
+import { loadConfig, type Config, type ServiceTimings } from '../../server/config.js';
 import { createMemoryLogger } from '../../server/log.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 
@@ -19,13 +19,18 @@ export function tempDir(prefix = 'dms-rules-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/** Backoff and pauses shortened so tests compute instead of waiting; the same code paths run. */
+export const TEST_TIMINGS: ServiceTimings = { dmsRetryBaseMs: 10, failedRunRetryMs: 50, catchUpRetryMs: 50, webhook: { arrivalPollMs: 25 } };
+
 /** Starts the real server on a free loopback port with fresh data and rules dirs. */
 export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir('dms-rules-data-');
   const rulesDir = overrides.rulesDir ?? tempDir('dms-rules-rules-');
   const config = loadConfig({
-    env: { SVC_ADMIN_USER: ADMIN.username, SVC_ADMIN_PASSWORD: ADMIN.password, SVC_API_TOKEN: API_TOKEN, ...env },
-    overrides: { host: '127.0.0.1', port: 0, dataDir, rulesDir, ...overrides },
+    // Rules are evaluated on the main thread unless a test asks for the worker pool: a worker boots the
+    // TypeScript loader again, which costs more than most tests' whole run.
+    env: { SVC_ADMIN_USER: ADMIN.username, SVC_ADMIN_PASSWORD: ADMIN.password, SVC_API_TOKEN: API_TOKEN, SVC_EVAL_WORKERS: '0', ...env },
+    overrides: { host: '127.0.0.1', port: 0, dataDir, rulesDir, timings: TEST_TIMINGS, ...overrides },
   });
   const logger = createMemoryLogger();
   const running = await startServer(config, logger);

@@ -63,8 +63,9 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
   const pattern = route?.pattern ?? (isToken ? '/api/token/' : '(fallthrough)');
   deps.count(`${method} ${pattern}`);
 
-  const { latencyMs, terminal } = deps.faults.take(method, url.pathname, pattern);
+  const { latencyMs, held, terminal } = deps.faults.take(method, url.pathname, pattern);
   if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+  await Promise.all(held);
   if (terminal?.kind === 'drop') {
     req.socket.destroy();
     return;

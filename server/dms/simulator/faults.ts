@@ -5,7 +5,8 @@ export interface FaultSpec {
    * a RegExp is tested against `METHOD /path/`. Absent = every API request.
    */
   route?: string | RegExp;
-  kind: 'latency' | 'status' | 'rate_limit' | 'drop';
+  /** `hold`: matching requests wait until the test calls `release` (a wait that no machine's speed decides). */
+  kind: 'latency' | 'hold' | 'status' | 'rate_limit' | 'drop';
   /** For `status` (default 500). */
   status?: number;
   /** For `latency`: delay before answering normally. */
@@ -25,13 +26,15 @@ export interface ActiveFault extends FaultSpec {
 export interface FaultInjector {
   inject(spec: FaultSpec): ActiveFault;
   remove(id: number): void;
+  /** Lets every request a `hold` fault keeps waiting go on, and removes the fault. */
+  release(id: number): void;
   clear(): void;
   list(): ActiveFault[];
   /** The first fault matching this request, counted as used; latency faults stack with one terminal fault. */
-  take(method: string, path: string, pattern: string): { latencyMs: number; terminal: ActiveFault | null };
+  take(method: string, path: string, pattern: string): { latencyMs: number; held: Promise<void>[]; terminal: ActiveFault | null };
 }
 
-const KINDS = new Set(['latency', 'status', 'rate_limit', 'drop']);
+const KINDS = new Set(['latency', 'hold', 'status', 'rate_limit', 'drop']);
 
 /** Validates a fault coming from the control endpoint (JSON: `route` may be "/regex/flags"). */
 export function parseFaultSpec(body: unknown): FaultSpec {
@@ -49,6 +52,7 @@ export function parseFaultSpec(body: unknown): FaultSpec {
 export function createFaultInjector(): FaultInjector {
   let faults: ActiveFault[] = [];
   let nextId = 1;
+  const gates = new Map<number, { opened: Promise<void>; open: () => void }>();
 
   const matches = (fault: ActiveFault, method: string, path: string, pattern: string) => {
     const route = fault.route;
@@ -67,29 +71,45 @@ export function createFaultInjector(): FaultInjector {
       if (!KINDS.has(spec.kind)) throw new Error(`unknown fault kind "${spec.kind}"`);
       const fault: ActiveFault = { ...spec, id: nextId++, hits: 0 };
       faults.push(fault);
+      if (spec.kind === 'hold') {
+        let open!: () => void;
+        gates.set(fault.id, { opened: new Promise<void>((resolve) => (open = resolve)), open });
+      }
       return fault;
     },
     remove(id) {
       faults = faults.filter((f) => f.id !== id);
     },
+    release(id) {
+      faults = faults.filter((f) => f.id !== id);
+      gates.get(id)?.open();
+      gates.delete(id);
+    },
     clear() {
       faults = [];
+      for (const gate of gates.values()) gate.open();
+      gates.clear();
     },
     list: () => faults.map((f) => ({ ...f })),
     take(method, path, pattern) {
       let latencyMs = 0;
+      const held: Promise<void>[] = [];
       let terminal: ActiveFault | null = null;
       for (const fault of [...faults]) {
         if (!matches(fault, method, path, pattern)) continue;
         if (fault.kind === 'latency') {
           latencyMs += fault.ms ?? 1000;
           use(fault);
+        } else if (fault.kind === 'hold') {
+          const gate = gates.get(fault.id);
+          if (gate) held.push(gate.opened);
+          use(fault);
         } else if (!terminal) {
           terminal = fault;
           use(fault);
         }
       }
-      return { latencyMs, terminal };
+      return { latencyMs, held, terminal };
     },
   };
 }

@@ -1,20 +1,29 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import { DmsNotFoundError } from '../../dms/errors.js';
 import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import type { EchoLedger } from '../echo-ledger.js';
+import type { AutomaticRunner } from '../automatic-runner.js';
+import type { DocumentFailure, EchoLedger } from '../echo-ledger.js';
+import type { FailedRunRetry } from '../failed-run-retry.js';
 import { mapBounded } from '../jobs/pool.js';
-import type { WebhookRunCounts } from '../webhook/webhook-service.js';
+import type { DocumentLane } from '../lane/document-lane.js';
 import type { CursorStore } from './cursor-store.js';
 
 export interface CatchUpDeps {
-  dms: Pick<DmsClient, 'pages'>;
+  dms: Pick<DmsClient, 'pages' | 'getDocument'>;
   events: EventStore;
-  echoes: Pick<EchoLedger, 'isKnownState' | 'handled'>;
+  echoes: Pick<EchoLedger, 'isKnownState' | 'handled' | 'failed' | 'failedAttempts' | 'settled'>;
+  /** The per-document lane: a document another path is running is read again once that run ends. */
+  lane: DocumentLane;
+  /** True when a webhook delivery for the document waits in its queue: that run reads it fresh, so this arrival joins it. */
+  queued(document: number): boolean;
+  /** When a document whose write the dms refused is tried again. */
+  retry: FailedRunRetry;
   cursor: CursorStore;
   logger: Logger;
   /** The webhook's runner: the same rules, traces with `source: catchup`. */
-  run(document: DmsDocument, trigger: 'added' | 'updated', ctx: { eventId: number; dryRun: boolean }): Promise<WebhookRunCounts>;
+  run: AutomaticRunner['run'];
   dryRun(): boolean;
   /** Where the very first catch-up starts; null = now (no run over an existing archive). */
   startFrom: string | null;
@@ -72,9 +81,15 @@ export interface ArrivalStatus {
   catch_up_retry_at: string | null;
   polling_minutes: number;
   echoes_skipped: number;
+  /** Documents whose last run the dms refused (newest first): tried again with backoff, then left until a person acts. */
+  failed_documents: DocumentFailure[];
 }
 
-export function arrivalStatus(catchUp: CatchUpState, webhook: { waiting: number; running: number; echoesSkipped: number }): ArrivalStatus {
+export function arrivalStatus(
+  catchUp: CatchUpState,
+  webhook: { waiting: number; running: number; echoesSkipped: number },
+  failedDocuments: DocumentFailure[],
+): ArrivalStatus {
   return {
     last_heard_at: catchUp.last_heard_at,
     waiting: webhook.waiting + webhook.running + catchUp.remaining,
@@ -84,6 +99,7 @@ export function arrivalStatus(catchUp: CatchUpState, webhook: { waiting: number;
     catch_up_retry_at: catchUp.next_retry_at,
     polling_minutes: catchUp.polling_minutes,
     echoes_skipped: webhook.echoesSkipped,
+    failed_documents: failedDocuments,
   };
 }
 
@@ -111,41 +127,63 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     runningEvent = event.event_id;
     const startedAt = now();
     const tally = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
-    const found = { since: cursor.since, added: 0, updated: 0, skipped: 0 };
+    const found = { since: cursor.since, added: 0, updated: 0, skipped: 0, merged: 0, failed_before: 0 };
     events.update(event.event_id, { status: 'running', started_at: new Date(startedAt).toISOString(), catchup: { ...found } });
     logger.info(`catch-up ${event.event_id} (${reason}): documents changed in the dms since ${cursor.since}`);
     let newest: number | null = null;
     // A document whose run failed (the dms refused a write, say) keeps the cursor before it, so the next catch-up tries it again.
     let oldestFailed: number | null = null;
+    let nextRetryMs = null as number | null;
     const since = Date.parse(cursor.since);
     try {
       // With permissions, as a webhook's single read has them: any rule may have a permission action.
       for await (const page of deps.dms.pages({ filters: { modified__gte: cursor.since }, pageSize: deps.pageSize ?? 100, fullPerms: true })) {
         tally.total ??= page.count;
         remaining = page.count - tally.processed;
+        // What each document's lane had seen when the page was read: a run since makes this copy stale.
+        const readAt = new Map(page.documents.map((doc) => [doc.id, deps.lane.generation(doc.id)]));
         await mapBounded(
           page.documents,
           deps.concurrency ?? 2,
           async (doc) => {
             const modified = Date.parse(doc.modified);
             if (!Number.isNaN(modified)) newest = Math.max(newest ?? modified, modified);
-            if (deps.echoes.isKnownState(doc)) {
-              found.skipped++;
+            if (deps.queued(doc.id)) {
+              // A webhook delivery for it is waiting and reads it fresh: one run covers both arrivals.
+              found.merged++;
             } else {
-              const trigger = Date.parse(doc.added) >= since ? 'added' : 'updated';
-              found[trigger]++;
-              try {
-                const counts = await deps.run(doc, trigger, { eventId: event.event_id, dryRun });
-                if (dryRun || counts.changed === 0) deps.echoes.handled(doc);
-                tally.matched += counts.matched > 0 ? 1 : 0;
-                tally.changed += counts.changed;
-                tally.errors += counts.errors > 0 ? 1 : 0;
-              } catch (err) {
-                // One document that fails is its traces' story; the catch-up goes on.
-                tally.errors++;
-                if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
-                logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${errorMessage(err)}`);
-              }
+              await deps.lane.exclusive(doc.id, async () => {
+                const current = deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
+                if (!current || deps.echoes.isKnownState(current)) {
+                  found.skipped++;
+                  return;
+                }
+                if (deps.echoes.failedAttempts(current) >= deps.retry.maxAttempts) {
+                  // Given up on until a person runs or changes it (health lists it); the cursor moves past it.
+                  found.failed_before++;
+                  return;
+                }
+                const trigger = Date.parse(current.added) >= since ? 'added' : 'updated';
+                found[trigger]++;
+                try {
+                  const { failure, ...counts } = await deps.run(current, trigger, { eventId: event.event_id, dryRun, source: 'catchup' });
+                  await deps.echoes.settled(current.id);
+                  if (failure !== null) throw new Error(failure);
+                  deps.echoes.handled(current, !dryRun && counts.changed > 0);
+                  tally.matched += counts.matched > 0 ? 1 : 0;
+                  tally.changed += counts.changed;
+                  tally.errors += counts.errors > 0 ? 1 : 0;
+                } catch (err) {
+                  // One document that fails is its traces' story; the catch-up goes on, and the cursor stays before it.
+                  tally.errors++;
+                  const delay = deps.retry.delayMs(deps.echoes.failed(current, errorMessage(err)));
+                  if (delay !== null) {
+                    nextRetryMs = Math.min(nextRetryMs ?? delay, delay);
+                    if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
+                  }
+                  logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${errorMessage(err)}`);
+                }
+              });
             }
             tally.processed++;
             remaining = (tally.total ?? 0) - tally.processed;
@@ -175,13 +213,14 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       await deps.cursor.write({ since: new Date(next).toISOString(), last_heard_at: lastHeard });
       failures = 0;
       lastError = null;
-      retryAt = null;
+      // Documents the dms refused are tried again by a catch-up of their own, with backoff.
+      retryAt = nextRetryMs === null ? null : now() + nextRetryMs;
       if (reason === POLLING && found.added + found.updated === 0 && tally.errors === 0) {
         // A poll that found nothing new leaves no record: 288 empty polls a day would push real jobs out of the history.
         events.discard(event.event_id);
         return null;
       }
-      const summary = `${tally.processed} changed document(s) since ${cursor.since}: ${found.added} added, ${found.updated} updated, ${found.skipped} already handled (own writes or webhooks); ${tally.changed} written, ${tally.errors} error(s).`;
+      const summary = `${tally.processed} changed document(s) since ${cursor.since}: ${found.added} added, ${found.updated} updated, ${found.skipped} already handled (own writes or webhooks), ${found.merged} left to a waiting webhook delivery${found.failed_before ? `, ${found.failed_before} refused by the dms too often before (see health)` : ''}; ${tally.changed} written, ${tally.errors} error(s).`;
       return (
         events.update(event.event_id, {
           ...tally,
@@ -219,6 +258,16 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     } finally {
       runningEvent = null;
       remaining = 0;
+    }
+  };
+
+  /** The document as the dms holds it now; null when it is gone. */
+  const readAgain = async (id: number): Promise<DmsDocument | null> => {
+    try {
+      return await deps.dms.getDocument(id);
+    } catch (err) {
+      if (err instanceof DmsNotFoundError) return null;
+      throw err;
     }
   };
 

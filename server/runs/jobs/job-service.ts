@@ -5,6 +5,7 @@ import type { EventKind, EventRecord, EventStatus, EventStore } from '../../hist
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
 import type { RecentWrites } from '../recent-writes.js';
+import type { DocumentLane } from '../lane/document-lane.js';
 import type { JobPipeline } from './job-pipeline.js';
 import { createJobQueue, type JobQueue } from './job-queue.js';
 import { runRevertJob } from './revert-job.js';
@@ -15,6 +16,8 @@ export interface JobServiceDeps {
   events: EventStore;
   pipeline: JobPipeline;
   recentWrites: RecentWrites;
+  /** Jobs hold the lanes of the documents they write while they write them (DESIGN §6). */
+  lane: DocumentLane;
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
   /** The loaded (valid) rule with this id, or undefined. */
   getRule(id: string): RuleDefinition | undefined;
@@ -59,6 +62,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     pipeline: deps.pipeline,
     events,
     writes: deps.recentWrites,
+    lane: deps.lane,
     concurrency,
     pageSize: deps.pageSize ?? 100,
     now,
@@ -121,7 +125,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
       const event = events.create({ kind: 'revert', rule_id: target.rule_id, dry_run: dryRun, reverts: eventId, document: target.document });
       if (!dryRun) events.update(eventId, { undone_by: event.event_id });
       queue.submit(event, (id, signal) =>
-        runRevertJob({ dms: deps.dms, events, traces: deps.traces, recentWrites: deps.recentWrites, concurrency, now }, id, target, dryRun, signal),
+        runRevertJob({ dms: deps.dms, events, traces: deps.traces, recentWrites: deps.recentWrites, lane: deps.lane, concurrency, now }, id, target, dryRun, signal),
       );
       return event;
     },

@@ -8,6 +8,7 @@ import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { applyPlan } from '../apply-plan.js';
 import { isEmptyPlan, planDocument } from '../plan-changes.js';
 import type { RecentWrites } from '../recent-writes.js';
+import type { DocumentLane } from '../lane/document-lane.js';
 import { toRuleDocument } from '../rule-document.js';
 import { createReportBuilder } from './job-report.js';
 import { mapBounded } from './pool.js';
@@ -19,6 +20,8 @@ export interface RevertDeps {
   /** Traces of the job being undone (newest first) and where the revert's own traces go. */
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
   recentWrites: RecentWrites;
+  /** Each document is read and restored holding its lane, like every other path that writes it. */
+  lane: DocumentLane;
   concurrency: number;
   now: () => Date;
 }
@@ -44,7 +47,8 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
       written,
       deps.concurrency,
       async (w) => {
-        const trace = await revertOne(deps, index, w, eventId, target.event_id, dryRun);
+        const revert = () => revertOne(deps, index, w, eventId, target.event_id, dryRun);
+        const trace = await (dryRun ? revert() : deps.lane.exclusive(w.document, revert));
         deps.traces.append([trace]);
         counts.processed++;
         if (trace.status === 'error') counts.errors++;

@@ -3,6 +3,7 @@ import type { RuleDefinition } from '../../engine/model.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { RecentWrites } from '../recent-writes.js';
+import type { DocumentLane } from '../lane/document-lane.js';
 import { groupWrites } from './bulk-plan.js';
 import { editedSinceRead } from './bulk-recheck.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './job-pipeline.js';
@@ -17,6 +18,7 @@ export interface RuleJobDeps {
   events: EventStore;
   /** Tells the webhook echo guard that the service itself writes these documents (before and after the write). */
   writes: RecentWrites;
+  lane: DocumentLane;
   concurrency: number;
   pageSize: number;
   now: () => Date;
@@ -61,7 +63,7 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
       // Resuming: documents come in id order, so those up to the interrupted job's last page are done.
       const done = page.documents.length - unreached(page.documents).length;
       if (done > 0) counts.total -= done;
-      const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyPlans(deps, plans, ctx);
+      const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyHeld(deps, plans, ctx);
       for (const planned of plans) {
         const outcome: ApplyOutcome = planned.error ? { kind: 'failed', error: planned.error } : (outcomes.get(planned.document.id) ?? { kind: 'none' });
         await pipeline.record(rule.id, planned, outcome, ctx);
@@ -133,6 +135,12 @@ async function planSafely(pipeline: JobPipeline, ruleId: string, document: DmsDo
   }
 }
 
+/** Holds the lanes of the page's documents that have something to write while writing them. */
+function applyHeld(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobContext): Promise<Map<number, ApplyOutcome>> {
+  const writing = plans.filter((p) => !p.error && (p.write !== null || p.needsSingleApply)).map((p) => p.document.id);
+  return deps.lane.exclusiveAll(writing, () => applyPlans(deps, plans, ctx));
+}
+
 /** Writes one page's plans: identical edits as bulk edits, the rest one by one; a failed bulk edit falls back to single writes. */
 async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobContext): Promise<Map<number, ApplyOutcome>> {
   const outcomes = new Map<number, ApplyOutcome>();
@@ -153,6 +161,9 @@ async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobC
     } catch {
       // Partly applied is fine to retry: every write sets a target state or a difference, so single writes finish the job.
       for (const id of group.documents) single.add(id);
+      // Each is marked and settled again by its single write: the loop breaker counts one write per document.
+      for (const id of group.documents) deps.writes.refused(id);
+      continue;
     }
     // A bulk edit answers nothing about the documents: the guard reads their state back.
     for (const id of group.documents) deps.writes.settle(id);

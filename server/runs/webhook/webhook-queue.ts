@@ -34,6 +34,8 @@ export interface WebhookQueue {
   enqueue(document: number, trigger: WebhookTrigger, createEvent: () => number): EnqueueResult;
   /** Puts back a delivery accepted before a restart (never refused: it was already answered 202). */
   restore(delivery: QueuedDelivery): void;
+  /** True when a delivery for the document waits (not yet running): a run that will read it fresh. */
+  has(document: number): boolean;
   readonly waiting: number;
   readonly running: number;
   /** Resolves when nothing is waiting or running (tests, shutdown). */
@@ -129,6 +131,7 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
       else waiting.set(delivery.document, { ...delivery });
       setImmediate(pump);
     },
+    has: (document) => waiting.has(document),
     get waiting() {
       return waiting.size;
     },

@@ -3,16 +3,12 @@ import { DmsNotFoundError } from '../../dms/errors.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
+import type { AutomaticRunner } from '../automatic-runner.js';
 import type { EchoLedger } from '../echo-ledger.js';
-import type { WebhookPayload, WebhookTrigger } from './parse-payload.js';
+import type { DocumentLane } from '../lane/document-lane.js';
+import { failedRunRetry, type FailedRunRetry } from '../failed-run-retry.js';
+import type { WebhookPayload } from './parse-payload.js';
 import { createWebhookQueue, mergeTriggers, type DeliveryResult, type QueuedDelivery, type WebhookQueue } from './webhook-queue.js';
-
-/** Counts one webhook run reports back for its event record. */
-export interface WebhookRunCounts {
-  matched: number;
-  changed: number;
-  errors: number;
-}
 
 export interface WebhookServiceOptions {
   capacity: number;
@@ -21,6 +17,8 @@ export interface WebhookServiceOptions {
   arrivalWaitMs: number;
   /** First pause between re-fetches; doubles up to a second. */
   arrivalPollMs: number;
+  /** When a refused write is tried again, and how often before the delivery fails. */
+  retry: FailedRunRetry;
 }
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookServiceOptions = {
@@ -28,21 +26,20 @@ export const DEFAULT_WEBHOOK_OPTIONS: WebhookServiceOptions = {
   concurrency: 2,
   arrivalWaitMs: 10_000,
   arrivalPollMs: 250,
+  retry: failedRunRetry(),
 };
 
 export interface WebhookDeps {
   dms: DmsClient;
   events: EventStore;
   echoes: EchoLedger;
+  /** The per-document lane every path that writes a document holds (DESIGN §6). */
+  lane: DocumentLane;
   logger: Logger;
   /** Read per delivery so a settings change applies without restart. */
   dryRun(): boolean;
   /** The one run pipeline: every loaded rule whose `on` matches, against the fetched document. */
-  runner: {
-    run(document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }): Promise<WebhookRunCounts>;
-    /** Records the failure in a trace per rule when the document could not be fetched. */
-    fail(document: number, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean }, message: string): void;
-  };
+  runner: AutomaticRunner;
   /** Called whenever the dms reached the service (a webhook arrived). */
   heard?(): void;
 }
@@ -62,11 +59,11 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
   const { events, logger, echoes } = deps;
   let echoesSkipped = 0;
 
-  const runDelivery = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
+  const runHeld = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
     const dryRun = events.get(delivery.event_id)?.dry_run ?? deps.dryRun();
-    const ctx = { eventId: delivery.event_id, dryRun };
+    const ctx = { eventId: delivery.event_id, dryRun, source: 'webhook' as const };
     try {
-      // A write of this very document still in flight: its state is known only once it settles.
+      // A write of this very document still in flight (a job's read-back): its state is known only once it settles.
       await echoes.settled(delivery.document);
       const fetched = await fetchOnce(deps.dms, delivery, options);
       if ('retryInMs' in fetched) return fetched;
@@ -79,16 +76,39 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
         return;
       }
       events.update(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
-      const counts = await deps.runner.run(document, delivery.trigger, ctx);
-      // Nothing written: the catch-up need not run this state again.
-      if (dryRun || counts.changed === 0) echoes.handled(document);
-      events.update(delivery.event_id, { ...counts, processed: 1, status: 'done', finished_at: new Date().toISOString() });
+      const { failure, ...counts } = await deps.runner.run(document, delivery.trigger, ctx);
+      await echoes.settled(document.id);
+      if (failure === null) {
+        // Applied in full (or dry): this state is handled; catch-up need not run it again.
+        echoes.handled(document, !dryRun && counts.changed > 0);
+        events.update(delivery.event_id, { ...counts, processed: 1, status: 'done', finished_at: new Date().toISOString(), error: null });
+        return;
+      }
+      // Not applied: the document is not handled. Tried again with backoff, then left failed and visible.
+      const attempts = echoes.failed(document, failure);
+      const retryInMs = options.retry.delayMs(attempts);
+      if (retryInMs === null) {
+        events.update(delivery.event_id, {
+          ...counts,
+          processed: 1,
+          status: 'failed',
+          finished_at: new Date().toISOString(),
+          error: `${failure} (tried ${attempts} times; run it by hand once the cause is fixed)`,
+        });
+        return;
+      }
+      const at = new Date(Date.now() + retryInMs).toISOString();
+      logger.warn(`${failure}; tried ${attempts} time(s), trying again at ${at}`);
+      events.update(delivery.event_id, { ...counts, status: 'queued', error: `${failure}; tried ${attempts} time(s), trying again at ${at}` });
+      return { retryInMs };
     } catch (err) {
       if (!(err instanceof FetchFailed)) logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
       else deps.runner.fail(delivery.document, delivery.trigger, ctx, err.message);
       events.update(delivery.event_id, { processed: 1, errors: 1, status: 'failed', finished_at: new Date().toISOString(), error: errorMessage(err) });
     }
   };
+  // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
+  const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
   const queue = createWebhookQueue({ capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 }, runDelivery);
 
   // The durable queue: deliveries accepted before a stop or crash run now, once each.

@@ -25,7 +25,8 @@ const request = (document: RuleDocument, rules: LoadedRule[]): EvaluateRequest =
 });
 
 const logger = createMemoryLogger();
-const pool = createEvalPool({ workers: 2, budgetMs: 150, logger });
+// Far above what the ordinary rules take even on a busy machine, far below what the hostile scan of 1 MB takes.
+const pool = createEvalPool({ workers: 2, budgetMs: 2000, logger });
 after(() => pool.close());
 
 test('evaluates in worker threads exactly as on the main thread', async () => {
@@ -85,16 +86,16 @@ test('a batch mixing rule sets, vars, field types and tag trees evaluates each i
 });
 
 test('a rule over its budget times out on that document only; the batch around it completes', async () => {
-  const hostile = doc(100, `${'a'.repeat(300_000)}.`);
+  const hostile = doc(100, `${'a'.repeat(1_000_000)}.`);
   const docs = [doc(101, 'Rechnung 1'), hostile, doc(102, 'Rechnung 2'), doc(103, 'kurz')];
   const results = await Promise.all(docs.map((d) => pool.evaluate(request(d, [TITLE, SLOW, TAG]))));
   const statuses = results.map((e) => e.results.map((r) => r.status));
   assert.deepEqual(statuses[1], ['not_matched', 'timeout', 'matched']);
-  assert.match(results[1].results[1].error ?? '', /^slow-tail took longer than 150 ms on this document/);
+  assert.match(results[1].results[1].error ?? '', /^slow-tail took longer than 2000 ms on this document/);
   // The rules after the stopped one still ran on the hostile document, and their changes are planned.
   assert.deepEqual(results[1].changes.tags, ['seen']);
   for (const i of [0, 2, 3]) assert.ok(!statuses[i].includes('timeout'), `document ${docs[i].id}: ${statuses[i].join(', ')}`);
-  assert.ok(logger.lines.some((l) => l.includes('rule slow-tail exceeded the evaluation budget of 150 ms on document 100')));
+  assert.ok(logger.lines.some((l) => l.includes('rule slow-tail exceeded the evaluation budget of 2000 ms on document 100')));
   // The stopped worker was replaced: the pool still has both and keeps working.
   assert.equal(pool.workers, 2);
   const again = await pool.evaluate(request(doc(104, 'Rechnung 3'), [TITLE]));

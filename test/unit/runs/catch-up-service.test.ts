@@ -7,6 +7,8 @@ import { createMemoryLogger } from '../../../server/log.js';
 import { createCatchUpService, type CatchUpDeps } from '../../../server/runs/catch-up/catch-up-service.js';
 import { openCursorStore } from '../../../server/runs/catch-up/cursor-store.js';
 import { openEchoLedger } from '../../../server/runs/echo-ledger.js';
+import { failedRunRetry } from '../../../server/runs/failed-run-retry.js';
+import { createDocumentLane } from '../../../server/runs/lane/document-lane.js';
 import { tempDir } from '../../helpers/test-server.js';
 
 const doc = (id: number, modified: string): DmsDocument => ({
@@ -35,10 +37,11 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
   const logger = createMemoryLogger();
   const events = await openEventStore(dir, logger);
   const ran: number[] = [];
-  const dms: Pick<DmsClient, 'pages' | 'getDocuments'> = {
+  const dms: Pick<DmsClient, 'pages' | 'getDocuments' | 'getDocument'> = {
     getDocuments: async () => {
       throw new Error('not used');
     },
+    getDocument: async (id) => state.docs.find((d) => d.id === id) as DmsDocument,
     pages: async function* (query) {
       if (state.failing) throw new Error('connect ECONNREFUSED');
       const since = Date.parse(String(query?.filters?.modified__gte));
@@ -52,11 +55,14 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
     dms,
     events,
     echoes: openEchoLedger({ file: path.join(dir, 'ledger.json'), dms, logger, loopMaxWrites: 5, loopWindowMs: 60_000 }),
+    lane: createDocumentLane(),
+    queued: () => false,
+    retry: failedRunRetry(),
     cursor,
     logger,
     run: async (d) => {
       ran.push(d.id);
-      return { matched: 1, changed: 0, errors: 0 };
+      return { matched: 1, changed: 0, errors: 0, failure: null };
     },
     dryRun: () => false,
     startFrom: null,

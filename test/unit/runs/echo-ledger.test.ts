@@ -51,12 +51,17 @@ describe('the echo ledger (echo recognition by state)', () => {
     const guard = ledger();
     guard.mark(7);
     guard.settle(7, doc(7, { title: 'Written' }));
-    // Same state, a later `modified`, tags in another order, notes added: still the service's own state.
-    assert.equal(
-      guard.isKnownState(doc(7, { title: 'Written', modified: '2026-03-01T00:00:00Z', tags: [1, 2], notes: [{ id: 1, note: 'n', created: '', user: null }] })),
-      true,
-    );
+    // Same state, a later `modified`, tags in another order: still the service's own state.
+    assert.equal(guard.isKnownState(doc(7, { title: 'Written', modified: '2026-03-01T00:00:00Z', tags: [1, 2] })), true);
     assert.equal(guard.isKnownState(doc(7, { title: 'Written by a person' })), false);
+    // A person's note fires no webhook but moves `modified`: catch-up must see it as a change (rules read notes).
+    assert.equal(guard.isKnownState(doc(7, { title: 'Written', notes: [{ id: 1, note: 'n', created: '', user: null }] })), false);
+    // So is a permission change (read with full_perms), and a state read without permissions is never taken for one read with them.
+    const shared = { view: { users: [2], groups: [] }, change: { users: [], groups: [] } };
+    guard.settle(7, doc(7, { title: 'Written', permissions: shared }));
+    assert.equal(guard.isKnownState(doc(7, { title: 'Written', permissions: shared })), true);
+    assert.equal(guard.isKnownState(doc(7, { title: 'Written', permissions: { ...shared, view: { users: [2, 3], groups: [] } } })), false);
+    assert.equal(guard.isKnownState(doc(7, { title: 'Written' })), false);
     assert.equal(guard.isKnownState(doc(8)), false);
   });
 
@@ -71,6 +76,35 @@ describe('the echo ledger (echo recognition by state)', () => {
     guard.settle(3);
     await waiting;
     assert.equal(guard.isKnownState(doc(3, { tags: [5] })), true);
+  });
+
+  it("a write answered with a document that someone else changed meanwhile is not taken for the service's own state", () => {
+    const guard = ledger();
+    const before = doc(9, { title: 'Read by the rules' });
+    guard.mark(9);
+    // Paperless answers a PATCH with the whole stored document: it already holds the person's correspondent.
+    guard.settle(9, doc(9, { title: 'Set by the rule', correspondent: 4 }), { before, fields: ['title'] });
+    assert.equal(guard.isOwnWrite(doc(9, { title: 'Set by the rule', correspondent: 4 })), false, "the person's webhook runs the rules");
+    guard.mark(9);
+    guard.settle(9, doc(9, { title: 'Set by the rule' }), { before, fields: ['title'] });
+    assert.equal(guard.isOwnWrite(doc(9, { title: 'Set by the rule' })), true, 'only the written field changed: the echo is recognised');
+  });
+
+  it('a refused write leaves the document unhandled, counts the tries of that state, and shows it until it changes', () => {
+    const guard = ledger();
+    const stuck = doc(11, { title: 'Stuck' });
+    guard.handled(stuck);
+    assert.equal(guard.failed(stuck, 'The dms refused the change: 403'), 1);
+    assert.equal(guard.isKnownState(stuck), false, 'catch-up runs it again');
+    assert.equal(guard.failed(stuck, 'The dms refused the change: 403'), 2);
+    assert.equal(guard.failedAttempts(stuck), 2);
+    assert.deepEqual(
+      guard.failures().map((f) => [f.document, f.attempts, f.message]),
+      [[11, 2, 'The dms refused the change: 403']],
+    );
+    assert.equal(guard.failedAttempts(doc(11, { title: 'Changed by a person' })), 0, 'a new state starts again');
+    guard.handled(doc(11, { title: 'Changed by a person' }));
+    assert.deepEqual(guard.failures(), [], 'handled: no longer failed');
   });
 
   it('survives a restart: an old echo after the restart is still recognised', async () => {

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createDocumentLane } from '../../../../server/runs/lane/document-lane.js';
+
+/** A hold the test ends by hand, so the order of events is decided by the test, never by timing. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+test('two holders of one document never overlap; they run in arrival order', async () => {
+  const lane = createDocumentLane();
+  const log: string[] = [];
+  const first = gate();
+  const a = lane.exclusive(7, async () => {
+    log.push('a starts');
+    await first.opened;
+    log.push('a ends');
+  });
+  const b = lane.exclusive(7, async () => {
+    log.push('b starts');
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(log, ['a starts'], 'b waits while a holds the document');
+  first.open();
+  await Promise.all([a, b]);
+  assert.deepEqual(log, ['a starts', 'a ends', 'b starts']);
+});
+
+test('other documents are not held up', async () => {
+  const lane = createDocumentLane();
+  const held = gate();
+  const slow = lane.exclusive(1, () => held.opened);
+  let otherRan = false;
+  await lane.exclusive(2, async () => {
+    otherRan = true;
+  });
+  assert.equal(otherRan, true);
+  assert.equal(lane.busy, 1);
+  held.open();
+  await slow;
+  assert.equal(lane.busy, 0);
+});
+
+test('a failing holder releases the lane and its error reaches its caller', async () => {
+  const lane = createDocumentLane();
+  await assert.rejects(
+    lane.exclusive(3, () => Promise.reject(new Error('dms refused'))),
+    /dms refused/,
+  );
+  assert.equal(await lane.exclusive(3, () => Promise.resolve('next')), 'next');
+});
+
+test('the generation counts finished holds, so a copy read before waiting is known to be stale', async () => {
+  const lane = createDocumentLane();
+  const readAt = lane.generation(9);
+  await lane.exclusive(9, () => Promise.resolve());
+  assert.equal(lane.generation(9), readAt + 1);
+  assert.equal(lane.generation(10), 0);
+});
+
+test('holding several documents at once takes them in id order and cannot deadlock with single holders', async () => {
+  const lane = createDocumentLane();
+  const log: string[] = [];
+  const single = gate();
+  const five = lane.exclusive(5, async () => {
+    await single.opened;
+    log.push('single 5 done');
+  });
+  const many = lane.exclusiveAll([5, 1, 3], async () => {
+    log.push('bulk holds 1, 3, 5');
+  });
+  let oneFree = false;
+  const one = lane.exclusive(1, async () => {
+    oneFree = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(oneFree, false, 'the bulk holder took 1 while it waits for 5');
+  single.open();
+  await Promise.all([five, many, one]);
+  assert.deepEqual(log, ['single 5 done', 'bulk holds 1, 3, 5']);
+  assert.equal(oneFree, true);
+});
