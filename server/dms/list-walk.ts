@@ -52,6 +52,17 @@ export function ownNextPage(next: string, ask: PageAsk): number | null {
   return page !== null && /^\d{1,9}$/.test(page) ? Number(page) : null;
 }
 
+/** The configured base with the host of `next`, to tell "same list, other host" from a foreign link. */
+function proxiedBase(next: string, base: string): string {
+  try {
+    const moved = new URL(base);
+    moved.hostname = new URL(next, base).hostname;
+    return moved.toString();
+  } catch {
+    return base;
+  }
+}
+
 /** One list page as the dms answered it, refused unless it is the shape and size that was asked for. */
 export function checkedPage<T>(json: unknown, ask: PageAsk, maxCount = Number.MAX_SAFE_INTEGER): ListPage<T> {
   const body = json as Partial<ListPage<T>> | null;
@@ -63,7 +74,15 @@ export function checkedPage<T>(json: unknown, ask: PageAsk, maxCount = Number.MA
   if (next !== null && next !== undefined) {
     if (typeof next !== 'string') fail(`the dms answered ${describe(ask)} with a next link that is not a URL`, ask);
     const page = ownNextPage(next, ask);
-    if (page === null) fail(`the dms's next link on ${describe(ask)} is ${next.slice(0, 200)}, not a page of that list on the dms`, ask);
+    if (page === null) {
+      const other = ownNextPage(next, { ...ask, base: proxiedBase(next, ask.base) });
+      // The same list on another host name: most likely a reverse proxy that passes Paperless another Host.
+      const hint =
+        other === null
+          ? ''
+          : ` (if a reverse proxy in front of Paperless passes it another Host, forward the Host header, e.g. nginx "proxy_set_header Host $host;", or use the address Paperless sees as the dms URL)`;
+      fail(`the dms's next link on ${describe(ask)} is ${next.slice(0, 200)}, not a page of that list on the dms${hint}`, ask);
+    }
     if (page !== ask.page + 1) fail(`the dms's next link on ${describe(ask)} names page ${page} (${next.slice(0, 200)}), not page ${ask.page + 1}`, ask);
     if (results.length === 0) fail(`the dms answered ${describe(ask)} with no items but a next page`, ask);
   }

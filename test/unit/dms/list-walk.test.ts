@@ -169,3 +169,18 @@ describe('the id snapshot keeps a bounded number of pages in flight', () => {
     assert.ok(most > 1, 'pages are still asked for ahead');
   });
 });
+
+describe('a next link naming the same list on another host', () => {
+  it('says how to fix a proxy that passes Paperless another Host', () => {
+    assert.throws(
+      () => checkedPage({ count: 11, next: 'http://paperless:8000/api/tags/?page=2', results: [1] }, ASK),
+      /is http:\/\/paperless:8000\/api\/tags\/\?page=2, not a page of that list on the dms \(if a reverse proxy .* forward the Host header/,
+    );
+  });
+  it('gives no proxy hint for a link to another list', () => {
+    assert.throws(
+      () => checkedPage({ count: 11, next: 'http://evil.example/steal/?page=2', results: [1] }, ASK),
+      (err: Error) => /not a page of that list on the dms;/.test(err.message) && !err.message.includes('proxy'),
+    );
+  });
+});
