@@ -111,3 +111,28 @@ describe('document text never becomes a Paperless template or path (create_missi
     assert.equal(capped.length, 20 - JOB_CAP, 'every document past the cap says so in its trace');
   });
 });
+
+describe('many uploaded documents through the webhook', () => {
+  it(`create at most ${JOB_CAP} names an hour, however many deliveries ask`, async () => {
+    const sim = await startSimulator();
+    const rulesDir = tempDir('dms-rules-creations-');
+    fs.writeFileSync(path.join(rulesDir, 'creations.yml'), RULES);
+    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_CREATE_MISSING_MAX_PER_JOB: String(JOB_CAP) }, { rulesDir });
+    try {
+      const before = sim.store.objects.storage_paths.length;
+      const docs = Array.from({ length: 12 }, (_, i) => sim.addDocument({ title: `Upload ${i}`, content: `SP-NAME: upload-${i}` }).id);
+      for (const id of docs) {
+        const res = await call(server.url, '/api/webhook/dms', { body: { event: 'document_added', doc_id: String(id) }, token: API_TOKEN });
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+      }
+      await server.services.webhook.queue.idle();
+      assert.equal(sim.store.objects.storage_paths.length, before + JOB_CAP);
+      const traces = (await call<{ traces: Trace[] }>(server.url, '/api/traces?rule_id=sp-from-content&limit=100', { token: API_TOKEN })).body.traces;
+      const capped = traces.filter((t) => /capped at 7 per hour for webhook and manual runs/.test(t.actions.map((a) => a.error ?? '').join(' ')));
+      assert.equal(capped.length, docs.length - JOB_CAP, 'each delivery past the cap says so in its trace');
+    } finally {
+      await server.close();
+      await sim.close();
+    }
+  });
+});
