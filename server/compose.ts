@@ -15,6 +15,7 @@ import type { Logger } from './log.js';
 import { arrivalStatus, createCatchUpService } from './runs/catch-up/catch-up-service.js';
 import { openCursorStore } from './runs/catch-up/cursor-store.js';
 import { openEchoLedger } from './runs/echo-ledger.js';
+import { createCreationLimiter } from './runs/creation-guard.js';
 import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
 import { createJobPipeline } from './runs/pipeline-for-jobs.js';
@@ -82,7 +83,9 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const retry = failedRunRetry(config.timings?.failedRunRetryMs);
 
   // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, lane, logger, notifier, evaluator });
+  // create_missing: at most so many new names per run, per job or catch-up, and per hour of webhook runs (docs/security.md).
+  const creations = createCreationLimiter({ perRun: config.createMissingMaxPerRun, perJob: config.createMissingMaxPerJob });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, lane, logger, notifier, evaluator, creations });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -91,7 +94,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
-    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier, evaluator }),
+    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier, evaluator, creations }),
     recentWrites: runs.recentWrites,
     lane,
     traces: history,

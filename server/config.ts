@@ -29,6 +29,10 @@ export interface Config {
   /** Loop breaker: writes to one document allowed within `loopWindowMinutes` before it is held. */
   loopMaxWrites: number;
   loopWindowMinutes: number;
+  /** `create_missing`: new names one document's run may create. */
+  createMissingMaxPerRun: number;
+  /** `create_missing`: new names one job or catch-up may create (webhook and manual runs: per hour). */
+  createMissingMaxPerJob: number;
   /** Polling interval in minutes; 0 = off; null = every 5 minutes when no SVC_API_TOKEN (no webhook), else off. */
   pollMinutes: number | null;
   /** Where the first catch-up starts (ISO date or datetime); null = the moment of the first start. */
@@ -244,6 +248,20 @@ export const CONFIG_KEYS = [
     doc: 'Loop breaker: the window in minutes over which writes to one document are counted',
     default: () => 10,
     parse: integer(1, 1440),
+  },
+  {
+    field: 'createMissingMaxPerRun',
+    env: 'SVC_CREATE_MISSING_MAX_PER_RUN',
+    doc: "create_missing: new tags, correspondents, document types and storage paths one document's run may create",
+    default: () => 10,
+    parse: integer(0, 1000),
+  },
+  {
+    field: 'createMissingMaxPerJob',
+    env: 'SVC_CREATE_MISSING_MAX_PER_JOB',
+    doc: 'create_missing: new names one job or catch-up may create; webhook and manual runs share this many per hour',
+    default: () => 50,
+    parse: integer(0, 100_000),
   },
   {
     field: 'pollMinutes',

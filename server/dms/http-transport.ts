@@ -38,6 +38,8 @@ export interface DmsResponse {
 }
 
 export interface Transport {
+  /** The dms base URL as configured (a path prefix kept, no trailing slash). */
+  readonly url: string;
   send(request: DmsRequest): Promise<DmsResponse>;
   /** The API version in use and what the server last said about itself (after at least one answer). */
   versions(): ServerVersionFacts & { apiVersion: number };
@@ -181,6 +183,7 @@ export function createTransport(options: TransportOptions): Transport {
   }
 
   return {
+    url: options.url.replace(/\/+$/, ''),
     send,
     versions: () => ({ apiVersion, ...facts }),
     async close() {

@@ -18,6 +18,7 @@ import type {
 } from './types.js';
 import { SUPPORTED_PAPERLESS } from './api-version.js';
 import { WRITE_STATE_FIELDS } from './types.js';
+import { checkedArray, checkedPage, MAX_NOTES } from './list-walk.js';
 import { fetchPrincipals, fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
 
 export interface PaperlessClientOptions {
@@ -116,7 +117,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
   async function findByName(kind: CreatableKind, name: string): Promise<DmsNamedObject | undefined> {
     const query = new URLSearchParams({ name__iexact: name, page_size: '100' });
     const res = await transport.send({ method: 'GET', path: PATHS[kind], query, idempotent: true });
-    const results = (res.json as { results: DmsNamedObject[] }).results;
+    const { results } = checkedPage<DmsNamedObject>(res.json, { base: url, path: PATHS[kind], page: 1, pageSize: 100 });
     return results.find((o) => o.owner == null) ?? results[0];
   }
 
@@ -128,7 +129,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       const chunk = ids.slice(i, i + MAX_ID_CHUNK);
       const query = documentListParams({ fields, fullPerms: true, pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
       const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
-      found.push(...(res.json as { results: T[] }).results);
+      found.push(...checkedPage<T>(res.json, { base: url, path: '/api/documents/', page: 1, pageSize: chunk.length }).results);
     }
     return found;
   }
@@ -190,10 +191,12 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
     async addNote(id, note) {
       const res = await transport.send({ method: 'POST', path: `/api/documents/${id}/notes/`, body: { note }, idempotent: false, notFound: notFound(id) });
-      const json = res.json as DmsNote[] | { error?: string };
+      const json = res.json as DmsNote[] | { error?: string } | null;
       // Paperless reports a failed note as 200 {"error": …}.
-      if (!Array.isArray(json)) throw new DmsError(`dms refused the note on document ${id}: ${json.error ?? 'unknown error'}`, `POST /api/documents/${id}/notes/`, 200);
-      return json;
+      if (json && !Array.isArray(json) && typeof json === 'object') {
+        throw new DmsError(`dms refused the note on document ${id}: ${json.error ?? 'unknown error'}`, `POST /api/documents/${id}/notes/`, 200);
+      }
+      return checkedArray<DmsNote>(json, `POST /api/documents/${id}/notes/`, MAX_NOTES);
     },
 
     vocabulary,

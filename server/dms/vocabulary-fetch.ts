@@ -1,5 +1,6 @@
 import { DmsError } from './errors.js';
 import type { Transport } from './http-transport.js';
+import { checkedPage, MAX_LIST_PAGES, walkList } from './list-walk.js';
 import type { DmsCustomField, DmsForbiddenKind, DmsNamedObject, DmsTag, DmsVocabulary, DmsVocabularyKind } from './types.js';
 
 const PAGE_SIZE = 1000;
@@ -20,22 +21,31 @@ const PRINCIPALS: DmsVocabularyKind[] = ['users', 'groups'];
 const OBJECT_KINDS = KINDS.filter((kind) => !PRINCIPALS.includes(kind));
 const FORBIDDEN = Symbol('forbidden');
 
-/** All pages of one list, or FORBIDDEN when the token's user may not view that kind (403). */
-async function listAll<T>(transport: Transport, kind: DmsVocabularyKind, pageSize = PAGE_SIZE, pages = Infinity): Promise<T[] | typeof FORBIDDEN> {
+/** All pages of one list (bounded, `walkList`), or FORBIDDEN when the token's user may not view that kind (403). */
+async function listAll<T>(transport: Transport, kind: DmsVocabularyKind): Promise<T[] | typeof FORBIDDEN> {
   const all: T[] = [];
-  for (let page = 1; page <= pages; page++) {
-    const query = new URLSearchParams({ page: String(page), page_size: String(pageSize) });
-    let body: { next: string | null; results: T[] };
-    try {
-      body = (await transport.send({ method: 'GET', path: `/api/${kind}/`, query, idempotent: true })).json as typeof body;
-    } catch (err) {
-      if (err instanceof DmsError && err.dmsStatus === 403) return FORBIDDEN;
-      throw err;
+  try {
+    for await (const results of walkList<T>(transport, { base: transport.url, path: `/api/${kind}/`, pageSize: PAGE_SIZE, maxPages: MAX_LIST_PAGES })) {
+      all.push(...results);
     }
-    all.push(...body.results);
-    if (!body.next || body.results.length === 0) break;
+  } catch (err) {
+    if (err instanceof DmsError && err.dmsStatus === 403) return FORBIDDEN;
+    throw err;
   }
   return all;
+}
+
+/** Whether the token's user may not view `kind`, from its first one-item page. */
+async function isForbidden(transport: Transport, kind: DmsVocabularyKind): Promise<boolean> {
+  const path = `/api/${kind}/`;
+  try {
+    const res = await transport.send({ method: 'GET', path, query: new URLSearchParams({ page: '1', page_size: '1' }), idempotent: true });
+    checkedPage(res.json, { base: transport.url, path, page: 1, pageSize: 1 });
+    return false;
+  } catch (err) {
+    if (err instanceof DmsError && err.dmsStatus === 403) return true;
+    throw err;
+  }
 }
 
 // Keep only what the service uses, so the cache stays small and the engine sees one shape.
@@ -88,7 +98,7 @@ async function listKinds(transport: Transport, kinds: DmsVocabularyKind[]) {
 export async function probeForbidden(transport: Transport): Promise<DmsForbiddenKind[]> {
   const forbidden: DmsForbiddenKind[] = [];
   for (const kind of KINDS) {
-    if ((await listAll(transport, kind, 1, 1)) === FORBIDDEN) forbidden.push({ kind, permission: VOCABULARY_PERMISSIONS[kind] });
+    if (await isForbidden(transport, kind)) forbidden.push({ kind, permission: VOCABULARY_PERMISSIONS[kind] });
   }
   return forbidden;
 }

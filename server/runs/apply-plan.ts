@@ -2,6 +2,7 @@ import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
 import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
+import type { CreationGate } from './creation-guard.js';
 import type { RecentWrites } from './recent-writes.js';
 import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
 
@@ -28,7 +29,7 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
  * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
  * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
  */
-export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites?: RecentWrites): Promise<ApplyOutcome> {
+export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites?: RecentWrites, creations?: CreationGate): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { written: [], failures: { ...plan.failures }, superseded: {}, dmsError: null };
   const failed = (field: ChangeField, err: unknown) => {
     outcome.failures[field] = `The dms refused the change: ${errorMessage(err)}`;
@@ -38,6 +39,11 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   let current = plan;
   if (plan.create.length > 0) {
     for (const { kind, name, path } of plan.create) {
+      const refused = creations?.admit(kind, name);
+      if (refused) {
+        outcome.failures[FIELDS_OF_KIND[kind]] = refused;
+        continue;
+      }
       try {
         await dms.createObject(kind, name, path);
       } catch (err) {

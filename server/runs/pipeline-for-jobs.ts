@@ -5,6 +5,7 @@ import type { TraceStore } from '../history/trace-store.js';
 import type { Evaluator } from '../eval/eval-pool.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan, type ApplyOutcome as PlanApplyOutcome } from './apply-plan.js';
+import type { CreationLimiter } from './creation-guard.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './jobs/job-pipeline.js';
 import { hasWrite, isEmptyPlan, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
@@ -22,6 +23,8 @@ export interface JobPipelineDeps {
   evaluator: Evaluator;
   now?: () => Date;
   notifier?: Notifier;
+  /** Caps `create_missing` creations per job; without it they are not capped. */
+  creations?: CreationLimiter;
 }
 
 /** What plan() learnt, kept beside the PlannedDocument the job passes back to applyOne() and record(). */
@@ -77,10 +80,10 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       return planned;
     },
 
-    async applyOne(planned) {
+    async applyOne(planned, ctx) {
       const internal = internals.get(planned);
       if (!internal) throw new Error(`document ${planned.document.id} was not planned by this pipeline`);
-      internal.applied = await applyPlan(deps.dms, internal.plan, deps.recentWrites);
+      internal.applied = await applyPlan(deps.dms, internal.plan, deps.recentWrites, deps.creations?.forRun(ctx.source, ctx.eventId));
       const failures = Object.values(internal.applied.failures);
       if (internal.applied.dmsError) throw internal.applied.dmsError;
       if (failures.length > 0) throw new Error(failures.join(' '));

@@ -4,6 +4,7 @@ import { decodeCustomFieldValue, encodeCustomFieldValue, type VocabularyIndex } 
 import { createTagTree, withAncestors } from '../dms/tag-hierarchy.js';
 import type { CreatableKind, DmsCustomField, DmsCustomFieldValue, DmsDocument, DmsPermissionsPatch, DocumentPatch } from '../dms/types.js';
 import { PERMISSION_KINDS, PERMISSION_TARGETS } from '../engine/permissions.js';
+import { unsafeCreation } from './creation-guard.js';
 import { dateOnly } from './rule-document.js';
 
 /** A document field a plan can change; `notes` are added, never replaced; detaching custom fields counts as `custom_fields`. */
@@ -102,7 +103,9 @@ export function planDocument(doc: DmsDocument, changes: DocumentChanges, createM
     if (id !== undefined) return id;
     if (mayCreate(createMissing, kind, name)) {
       const path = kind === 'storage_paths' ? createMissing.storage_path_templates?.[name.trim().toLocaleLowerCase()] : undefined;
-      if (!plan.create.some((m) => m.kind === kind && sameName(m.name, name))) plan.create.push({ kind, name: name.trim(), ...(path ? { path } : {}) });
+      const unsafe = unsafeCreation(kind, name.trim(), path);
+      if (unsafe) fail(field, unsafe);
+      else if (!plan.create.some((m) => m.kind === kind && sameName(m.name, name))) plan.create.push({ kind, name: name.trim(), ...(path ? { path } : {}) });
     } else fail(field, missingMessage(kind, name));
     return undefined;
   };

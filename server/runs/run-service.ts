@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { Evaluator } from '../eval/eval-pool.js';
 import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
+import type { CreationLimiter } from './creation-guard.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
 import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
@@ -27,6 +28,8 @@ export interface RunServiceDeps {
   now?: () => Date;
   /** Sends `notify` actions; without it a real run's notify fails in its trace. */
   notifier?: Notifier;
+  /** Caps `create_missing` creations; without it they are not capped. */
+  creations?: CreationLimiter;
 }
 
 export interface DocumentRunOptions {
@@ -90,7 +93,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         outcome.failures = Object.fromEntries(plan.changed.map((field) => [field, held]));
         logger.warn(held);
       } else if (!options.dryRun) {
-        const applied = await applyPlan(dms, plan, deps.recentWrites);
+        const applied = await applyPlan(dms, plan, deps.recentWrites, deps.creations?.forRun(options.source, options.eventId));
         outcome.written = applied.written;
         outcome.failures = applied.failures;
         outcome.superseded = applied.superseded;

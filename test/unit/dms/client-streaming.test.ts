@@ -12,7 +12,7 @@ before(async () => {
   sim = await startSimulator({ seedDocuments: false, generate: { count: 10_000, seed: 42 } });
   dms = createPaperlessClient({ url: sim.url, token: sim.token });
 });
-// The id snapshot of 10,000 documents: a one-row request for the count, then every id page at once.
+// The id snapshot of 10,000 documents: a one-row request for the count, then every id page (a few in flight at a time).
 const ID_PAGES = 1 + 10_000 / ID_PAGE_SIZE;
 
 after(async () => {
