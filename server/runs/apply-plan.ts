@@ -2,6 +2,7 @@ import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
 import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
+import type { RunSideEffects } from './intents/side-effects.js';
 import type { RecentWrites } from './recent-writes.js';
 import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
 
@@ -28,7 +29,12 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
  * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
  * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
  */
-export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites?: RecentWrites): Promise<ApplyOutcome> {
+export async function applyPlan(
+  dms: DmsClient,
+  plan: DocumentPlan,
+  recentWrites?: RecentWrites,
+  sideEffects?: Pick<RunSideEffects, 'writeNotes'>,
+): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { written: [], failures: { ...plan.failures }, superseded: {}, dmsError: null };
   const failed = (field: ChangeField, err: unknown) => {
     outcome.failures[field] = `The dms refused the change: ${errorMessage(err)}`;
@@ -107,13 +113,19 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   // What the dms stored is what its echo will show (read back unless the last write answered with it).
   if (marked) recentWrites?.settle(plan.document, answer);
 
-  if (current.notes.length > 0 && !outcome.failures.notes) {
-    try {
-      for (const note of current.notes) await dms.addNote(plan.document, note);
-      outcome.written.push('notes');
-    } catch (err) {
-      failed('notes', err);
-    }
+  const notes = current.notes.length > 0 && !outcome.failures.notes ? current.notes : [];
+  try {
+    // With side effects, notes (and the notifications this write sets off) are durable intents (runs/intents).
+    const added = sideEffects ? await sideEffects.writeNotes(notes, outcome.written) : await addNotes(dms, plan.document, notes);
+    if (added.added > 0) outcome.written.push('notes');
+    else if (added.skipped) outcome.superseded.notes = added.skipped;
+  } catch (err) {
+    failed('notes', err);
   }
   return outcome;
+}
+
+async function addNotes(dms: DmsClient, document: number, notes: readonly string[]): Promise<{ added: number; skipped: null }> {
+  for (const note of notes) await dms.addNote(document, note);
+  return { added: notes.length, skipped: null };
 }

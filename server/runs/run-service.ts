@@ -10,6 +10,7 @@ import { applyPlan } from './apply-plan.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
 import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
+import type { SideEffects } from './intents/side-effects.js';
 import { splitByPermission } from './rule-permissions.js';
 import type { EchoLedger } from './echo-ledger.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
@@ -24,6 +25,8 @@ export interface RunServiceDeps {
   now?: () => Date;
   /** Sends `notify` actions; without it a real run's notify fails in its trace. */
   notifier?: Notifier;
+  /** Notes and notifications as durable intents, sent once per change (runs/intents). */
+  sideEffects?: SideEffects;
 }
 
 export interface DocumentRunOptions {
@@ -82,12 +85,13 @@ export function createRunService(deps: RunServiceDeps): RunService {
       const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, runnable, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
       // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
+      const effects = options.dryRun ? undefined : deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications);
       const held = options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;
       if (held && !options.dryRun && plan.changed.length > 0) {
         outcome.failures = Object.fromEntries(plan.changed.map((field) => [field, held]));
         logger.warn(held);
       } else if (!options.dryRun) {
-        const applied = await applyPlan(dms, plan, deps.recentWrites);
+        const applied = await applyPlan(dms, plan, deps.recentWrites, effects);
         outcome.written = applied.written;
         outcome.failures = applied.failures;
         outcome.superseded = applied.superseded;
@@ -95,7 +99,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       }
       changed = options.dryRun ? plan.changed.some((f) => !plan.failures[f]) : outcome.written.length > 0;
       traces = evaluation.results.map((result) => withFieldOutcome(toTrace(result, ctx), outcome));
-      traces = await settleNotifications(traces, evaluation.notifications, { trigger: options.trigger, dryRun: options.dryRun, notifier: deps.notifier });
+      traces = await settleNotifications(traces, evaluation.notifications, { trigger: options.trigger, dryRun: options.dryRun, notifier: deps.notifier, effects });
       if (blocked.length > 0) traces = inRuleOrder(options.rules, [...traces, ...blocked.map(({ rule, message }) => errorTrace(rule, message, ctx))]);
     } catch (err) {
       // Still one trace per rule: a run that fails before evaluation says why in each of them.
