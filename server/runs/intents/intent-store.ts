@@ -50,7 +50,8 @@ export interface IntentStore {
   close(): Promise<void>;
 }
 
-const DEFAULT_CAPACITY = 20_000;
+// About 200 bytes each once finished: the file stays near 1 MB, rewritten whole on each change.
+const DEFAULT_CAPACITY = 5_000;
 
 /** Opens the intent store of the data dir; an unreadable file is moved aside (never overwritten) and logged. */
 export function openIntentStore(options: IntentStoreOptions): IntentStore {
@@ -77,29 +78,36 @@ export function openIntentStore(options: IntentStoreOptions): IntentStore {
     if (failure) throw new Error(`the intent store ${options.file} could not be written: ${errorMessage(failure)}`);
   };
 
-  /** Forgets the oldest finished intents beyond the capacity; pending ones are never forgotten. */
+  /** Forgets the oldest finished intents beyond the capacity (the map is in order of change); pending ones never. */
   const trim = () => {
-    let finished = 0;
-    for (const intent of intents.values()) if (intent.status !== 'pending') finished++;
-    if (finished <= capacity) return;
-    const oldest = [...intents.values()].filter((i) => i.status !== 'pending').sort((a, b) => a.updated_at - b.updated_at);
-    for (const intent of oldest.slice(0, finished - capacity)) intents.delete(intent.key);
+    let excess = -capacity;
+    for (const intent of intents.values()) if (intent.status !== 'pending') excess++;
+    for (const [key, intent] of intents) {
+      if (excess <= 0) break;
+      if (intent.status === 'pending') continue;
+      intents.delete(key);
+      excess--;
+    }
+  };
+  /** Moves an intent to the end (most recent); a finished one keeps only what recognises a repeat, not its text. */
+  const keep = (intent: Intent) => {
+    intents.delete(intent.key);
+    intent.updated_at = now();
+    if (intent.status !== 'pending') Object.assign(intent, intent.kind === 'note' ? { note: '' } : { title: '', message: '' });
+    intents.set(intent.key, intent);
   };
 
   return {
     get: (key) => intents.get(key),
     async put(...added) {
-      for (const intent of added) {
-        intents.delete(intent.key);
-        intents.set(intent.key, { ...intent, updated_at: now() });
-      }
+      for (const intent of added) keep({ ...intent });
       trim();
       await save();
     },
     async update(key, change) {
       const intent = intents.get(key);
       if (!intent) return;
-      Object.assign(intent, change, { updated_at: now() });
+      keep(Object.assign(intent, change));
       trim();
       await save();
     },

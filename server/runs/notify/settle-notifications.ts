@@ -46,11 +46,13 @@ export async function settleNotifications(
         continue;
       }
       if (!fire) {
-        await run.effects?.drop(trace.rule_id, message);
+        await run.effects?.drop(trace.rule_id, message).catch(() => undefined);
         actions.push({ ...action, status: 'skipped' as const, detail: `${action.detail ?? ''}; ${NOT_SENT}` });
         continue;
       }
-      const sent = run.effects ? await run.effects.send(trace.rule_id, message) : await sendDirectly(message.target, message.title, message.message);
+      const sent = run.effects
+        ? await run.effects.send(trace.rule_id, message).catch((err: unknown): SendOutcome => ({ status: 'failed', error: errorMessage(err) }))
+        : await sendDirectly(message.target, message.title, message.message);
       if (sent.status === 'sent') actions.push({ ...action, status: 'applied' as const, detail: `sent ${action.detail ?? ''}` });
       else if (sent.status === 'already') actions.push({ ...action, status: 'skipped' as const, detail: `${action.detail ?? ''}; not sent: ${sent.detail}` });
       // Not failed (yet): the retrier sends it when the target is back, and the log says how it ended.

@@ -106,3 +106,14 @@ test('a write that fails makes put reject, so nothing is sent without its intent
   const store = openIntentStore({ file, logger: createMemoryLogger() });
   await assert.rejects(store.put(notifyIntent('k1')), /the intent store .* could not be written/);
 });
+
+test('a finished intent keeps its key, not the text it sent', async () => {
+  const file = fileIn();
+  const store = openIntentStore({ file, logger: createMemoryLogger() });
+  await store.put(notifyIntent('k1'));
+  assert.match(fs.readFileSync(file, 'utf8'), /"message":"m"/);
+  await store.update('k1', { status: 'done' });
+  const kept = openIntentStore({ file, logger: createMemoryLogger() }).get('k1');
+  assert.equal(kept?.status, 'done');
+  assert.equal(kept?.kind === 'notify' ? kept.message : null, '');
+});
