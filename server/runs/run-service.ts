@@ -84,8 +84,8 @@ export function createRunService(deps: RunServiceDeps): RunService {
       const { runnable, blocked } = splitByPermission(options.rules, context.index.vocabulary.forbidden);
       const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, runnable, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
-      // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
       const effects = options.dryRun ? undefined : deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications);
+      // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
       const held = options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;
       if (held && !options.dryRun && plan.changed.length > 0) {
         outcome.failures = Object.fromEntries(plan.changed.map((field) => [field, held]));
