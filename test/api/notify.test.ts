@@ -166,6 +166,8 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     assert.match(mails[0], new RegExp(`Subject: Checked ${doc}`));
     assert.match(mails[0], /To: office@example\.org/);
     assert.match(mails[0], new RegExp(`Document ${doc} got a note`));
+    assert.match(mails[0], new RegExp(`Idempotency-Key: dms-rules-${doc}-`));
+    assert.match(mails[0], new RegExp(`Message-ID: <dms-rules-${doc}-[\\w-]+@dms-rules>`));
   });
 
   it('a target that refuses for good (HTTP 400) makes the trace an error naming the target', async () => {
