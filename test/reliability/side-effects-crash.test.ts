@@ -57,7 +57,11 @@ test('kill -9 after the note was written and while the notification is being sen
   fs.writeFileSync(path.join(dirs.SVC_DATA_DIR, 'config.yml'), `notify_targets:\n  hook:\n    url: http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook\n`);
   let server = await startChildServer(dirs);
   try {
-    const delivered = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { method: 'POST', token: API_TOKEN, body: { event: 'document_updated', doc_id: String(doc) } });
+    const delivered = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+      method: 'POST',
+      token: API_TOKEN,
+      body: { event: 'document_updated', doc_id: String(doc) },
+    });
     assert.equal(delivered.status, 202, JSON.stringify(delivered.body));
     await until('the notification reaches the target', () => received.length === 1);
     await server.kill('SIGKILL');
@@ -70,7 +74,11 @@ test('kill -9 after the note was written and while the notification is being sen
       const event = await call<EventRecord>(server.url, `/api/events/${delivered.body.event_id}`, { token: API_TOKEN });
       return event.status === 404 || ['done', 'failed'].includes(event.body.status);
     });
-    const again = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { method: 'POST', token: API_TOKEN, body: { event: 'document_updated', doc_id: String(doc) } });
+    const again = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+      method: 'POST',
+      token: API_TOKEN,
+      body: { event: 'document_updated', doc_id: String(doc) },
+    });
     await until('a duplicate delivery has run', async () => {
       const event = await call<EventRecord>(server.url, `/api/events/${again.body.event_id}`, { token: API_TOKEN });
       return event.status === 404 || ['done', 'failed'].includes(event.body.status);
