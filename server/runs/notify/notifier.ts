@@ -23,7 +23,7 @@ export class NotifyError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
-    /** The target's part alone, e.g. `answered HTTP 503` or `connection refused (ECONNREFUSED)`. */
+    /** The target's part alone, e.g. `answered HTTP 503` or `no connection: ECONNREFUSED`. */
     readonly reason: string = message,
     options?: ErrorOptions,
   ) {
@@ -43,11 +43,11 @@ class Refusal extends Error {
 
 const TIMEOUT_MS = 10_000;
 
-/** Why fetch threw, e.g. `connection refused (ECONNREFUSED)`; a network failure is worth another try. */
+/** Why fetch threw, e.g. `no connection: ECONNREFUSED`; a network failure is worth another try. */
 function networkFailure(err: unknown): Refusal {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   if ((err as Error).name === 'TimeoutError') return new Refusal(`no answer within ${TIMEOUT_MS / 1000} s`, true);
-  if (cause?.code === 'ECONNREFUSED') return new Refusal('connection refused (ECONNREFUSED)', true);
+  if (cause?.code === 'ECONNREFUSED') return new Refusal('no connection: ECONNREFUSED', true);
   return new Refusal(cause?.message ?? (err as Error).message, true);
 }
 
