@@ -30,6 +30,8 @@ import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
 import { createSettingsService } from './settings/settings-service.js';
 import { createNotifier } from './runs/notify/notifier.js';
+import { openIntentStore } from './runs/intents/intent-store.js';
+import { createSideEffects } from './runs/intents/side-effects.js';
 
 /** The composition root: the one place where long-lived services are created and wired together. */
 export async function createServices(config: Config, logger: Logger): Promise<Services> {
@@ -82,10 +84,24 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const lane = createDocumentLane();
   const retry = failedRunRetry(config.timings?.failedRunRetryMs);
 
-  // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
+  // Notes and notifications are recorded before they are sent and marked done after (DESIGN §6); what a
+  // kill or a target that was down left unsent is sent now, in the background.
+  const intents = openIntentStore({ file: path.join(config.dataDir, 'side-effects.json'), logger });
+  closers.push(() => intents.close());
+  const sideEffects = createSideEffects({
+    store: intents,
+    notifier,
+    dms: dmsConnection.dms,
+    logger,
+    retryDelaysMs: config.notifyRetrySeconds.map((s) => s * 1000),
+  });
+  closers.push(() => sideEffects.stop());
+  sideEffects.resume();
+
   // create_missing: at most so many new names per run, per job or catch-up, and per hour of webhook runs (docs/security.md).
   const creations = createCreationLimiter({ perRun: config.createMissingMaxPerRun, perJob: config.createMissingMaxPerJob });
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, lane, logger, notifier, evaluator, creations });
+  // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
+  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, lane, logger, notifier, evaluator, creations, sideEffects });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -94,7 +110,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
-    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier, evaluator, creations }),
+    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier, evaluator, creations, sideEffects }),
     recentWrites: runs.recentWrites,
     lane,
     traces: history,

@@ -22,6 +22,8 @@ export interface Config {
   webhookDryRun: boolean;
   /** Where `notify` actions may send, by name; null = none. */
   notifyTargets: Record<string, NotifyTarget> | null;
+  /** Pauses in seconds before the second, third… try of a notification whose target is down; its length bounds the tries. */
+  notifyRetrySeconds: number[];
   /** Worker threads that evaluate rules off the main thread; 0 evaluates on it (no time budget). */
   evalWorkers: number;
   /** Time one rule may take on one document before it fails with a timeout trace. */
@@ -124,6 +126,15 @@ const notifyTargets: Parse<Record<string, NotifyTarget> | null> = (raw, name) =>
   }
 };
 
+const secondsList: Parse<number[]> = (raw, name) => {
+  const parts = raw.split(/[\s,]+/).filter(Boolean);
+  const bad = parts.find((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) > 86_400);
+  if (bad !== undefined || parts.length > 20) {
+    throw new ConfigError(`${name} must be up to 20 pauses in seconds (0 to 86400) separated by commas, such as 30,120,600; got "${raw}"`);
+  }
+  return parts.map(Number);
+};
+
 const isoDate: Parse<string | null> = (raw, name) => {
   const at = new Date(/^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw);
   if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(at.getTime())) {
@@ -220,6 +231,13 @@ export const CONFIG_KEYS = [
     default: () => null,
     parse: notifyTargets,
     secret: true,
+  },
+  {
+    field: 'notifyRetrySeconds',
+    env: 'SVC_NOTIFY_RETRY_SECONDS',
+    doc: 'Pauses in seconds before each new try of a notification whose target is down or busy; the list bounds the tries (empty = one try)',
+    default: () => [30, 120, 600, 1800, 7200],
+    parse: secondsList,
   },
   {
     field: 'evalWorkers',

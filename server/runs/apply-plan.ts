@@ -3,6 +3,7 @@ import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
 import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import type { CreationGate } from './creation-guard.js';
+import type { RunSideEffects } from './intents/side-effects.js';
 import type { RecentWrites } from './recent-writes.js';
 import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
 
@@ -29,7 +30,14 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
  * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
  * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
  */
-export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites?: RecentWrites, creations?: CreationGate): Promise<ApplyOutcome> {
+/** What a run adds to the write: the cap on names it may create, and notes as durable intents. */
+export interface ApplyExtras {
+  creations?: CreationGate;
+  sideEffects?: Pick<RunSideEffects, 'writeNotes'>;
+}
+
+export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites?: RecentWrites, extras: ApplyExtras = {}): Promise<ApplyOutcome> {
+  const { creations, sideEffects } = extras;
   const outcome: ApplyOutcome = { written: [], failures: { ...plan.failures }, superseded: {}, dmsError: null };
   const failed = (field: ChangeField, err: unknown) => {
     outcome.failures[field] = `The dms refused the change: ${errorMessage(err)}`;
@@ -110,15 +118,31 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
       dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }).then(() => undefined),
     );
   }
-  if (current.notes.length > 0 && !outcome.failures.notes) {
-    await write(['notes'], async () => {
-      for (const note of current.notes) await dms.addNote(plan.document, note);
-      return undefined;
-    });
+  const notes = current.notes.length > 0 && !outcome.failures.notes ? current.notes : [];
+  // Notes are part of the write: the state read back after it includes them, so their echo is recognised.
+  if (notes.length > 0 && !marked) {
+    recentWrites?.mark(plan.document);
+    marked = true;
+  }
+  try {
+    // With side effects, notes (and the notifications this write sets off) are durable intents (runs/intents).
+    const added = sideEffects ? await sideEffects.writeNotes(notes, outcome.written) : await addNotes(dms, plan.document, notes);
+    if (added.added > 0) {
+      outcome.written.push('notes');
+      // The PATCH answer predates the notes: the state to remember is read back.
+      answer = undefined;
+    } else if (added.skipped) outcome.superseded.notes = added.skipped;
+  } catch (err) {
+    failed('notes', err);
   }
   // What the dms stored is what its echo will show (read back unless the last write answered with it); a
   // field the plan did not touch that changed meanwhile is a person's, and keeps that state from counting as own.
   if (marked && outcome.written.length === 0) recentWrites?.refused(plan.document);
   else if (marked) recentWrites?.settle(plan.document, answer, { before: current.source.document, fields: current.changed });
   return outcome;
+}
+
+async function addNotes(dms: DmsClient, document: number, notes: readonly string[]): Promise<{ added: number; skipped: null }> {
+  for (const note of notes) await dms.addNote(document, note);
+  return { added: notes.length, skipped: null };
 }

@@ -11,6 +11,7 @@ import { hasWrite, isEmptyPlan, type DocumentPlan } from './plan-changes.js';
 import type { RecentWrites } from './recent-writes.js';
 import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
+import type { RunSideEffects, SideEffects } from './intents/side-effects.js';
 import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import { permissionProblem } from './rule-permissions.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
@@ -25,6 +26,7 @@ export interface JobPipelineDeps {
   notifier?: Notifier;
   /** Caps `create_missing` creations per job; without it they are not capped. */
   creations?: CreationLimiter;
+  sideEffects?: SideEffects;
 }
 
 /** What plan() learnt, kept beside the PlannedDocument the job passes back to applyOne() and record(). */
@@ -35,6 +37,7 @@ interface Internal {
   plan: DocumentPlan;
   startedAt: number;
   applied?: PlanApplyOutcome;
+  effects?: RunSideEffects;
 }
 
 /**
@@ -56,7 +59,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
   });
 
   return {
-    async plan(ruleId, document, _ctx) {
+    async plan(ruleId, document, ctx) {
       const startedAt = now().getTime();
       const rule = deps.rules.getRule(ruleId);
       if (!rule) throw new NotFoundError(`Rule "${ruleId}" is no longer loaded.`);
@@ -76,14 +79,18 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         // A plan whose only changes cannot be written is an error for the job's counts, not a quiet no-op.
         error: result.status === 'error' ? result.error : failed && isEmptyPlan(plan) ? Object.values(plan.failures).join(' ') : null,
       };
-      internals.set(planned, { rule, result, notifications: evaluation.notifications, plan, startedAt });
+      const effects = ctx.dryRun ? undefined : deps.sideEffects?.forRun(document, 'job', evaluation.results, evaluation.notifications);
+      internals.set(planned, { rule, result, notifications: evaluation.notifications, plan, startedAt, effects });
       return planned;
     },
 
     async applyOne(planned, ctx) {
       const internal = internals.get(planned);
       if (!internal) throw new Error(`document ${planned.document.id} was not planned by this pipeline`);
-      internal.applied = await applyPlan(deps.dms, internal.plan, deps.recentWrites, deps.creations?.forRun(ctx.source, ctx.eventId));
+      internal.applied = await applyPlan(deps.dms, internal.plan, deps.recentWrites, {
+        creations: deps.creations?.forRun(ctx.source, ctx.eventId),
+        sideEffects: internal.effects,
+      });
       const failures = Object.values(internal.applied.failures);
       if (internal.applied.dmsError) throw internal.applied.dmsError;
       if (failures.length > 0) throw new Error(failures.join(' '));
@@ -110,7 +117,9 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         for (const field of plan.changed) fieldOutcome.failures[field] ??= outcome.error;
       }
       const trace = withFieldOutcome(toTrace(internal.result, traceContext(planned.document.id, ctx, internal.startedAt)), fieldOutcome);
-      deps.history.append(await settleNotifications([trace], internal.notifications, { trigger: 'job', dryRun: ctx.dryRun, notifier: deps.notifier }));
+      deps.history.append(
+        await settleNotifications([trace], internal.notifications, { trigger: 'job', dryRun: ctx.dryRun, notifier: deps.notifier, effects: internal.effects }),
+      );
     },
   };
 }

@@ -11,6 +11,7 @@ import type { CreationLimiter } from './creation-guard.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
 import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
+import type { SideEffects } from './intents/side-effects.js';
 import { splitByPermission } from './rule-permissions.js';
 import type { EchoLedger } from './echo-ledger.js';
 import type { DocumentLane } from './lane/document-lane.js';
@@ -30,6 +31,8 @@ export interface RunServiceDeps {
   notifier?: Notifier;
   /** Caps `create_missing` creations; without it they are not capped. */
   creations?: CreationLimiter;
+  /** Notes and notifications as durable intents, sent once per change (runs/intents). */
+  sideEffects?: SideEffects;
 }
 
 export interface DocumentRunOptions {
@@ -87,13 +90,14 @@ export function createRunService(deps: RunServiceDeps): RunService {
       const { runnable, blocked } = splitByPermission(options.rules, context.index.vocabulary.forbidden);
       const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, runnable, options.trigger, new Date(startedAt));
       const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
+      const effects = options.dryRun ? undefined : deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications);
       // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
       const held = options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;
       if (held && !options.dryRun && plan.changed.length > 0) {
         outcome.failures = Object.fromEntries(plan.changed.map((field) => [field, held]));
         logger.warn(held);
       } else if (!options.dryRun) {
-        const applied = await applyPlan(dms, plan, deps.recentWrites, deps.creations?.forRun(options.source, options.eventId));
+        const applied = await applyPlan(dms, plan, deps.recentWrites, { creations: deps.creations?.forRun(options.source, options.eventId), sideEffects: effects });
         outcome.written = applied.written;
         outcome.failures = applied.failures;
         outcome.superseded = applied.superseded;
@@ -101,7 +105,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       }
       changed = options.dryRun ? plan.changed.some((f) => !plan.failures[f]) : outcome.written.length > 0;
       traces = evaluation.results.map((result) => withFieldOutcome(toTrace(result, ctx), outcome));
-      traces = await settleNotifications(traces, evaluation.notifications, { trigger: options.trigger, dryRun: options.dryRun, notifier: deps.notifier });
+      traces = await settleNotifications(traces, evaluation.notifications, { trigger: options.trigger, dryRun: options.dryRun, notifier: deps.notifier, effects });
       if (blocked.length > 0) traces = inRuleOrder(options.rules, [...traces, ...blocked.map(({ rule, message }) => errorTrace(rule, message, ctx))]);
     } catch (err) {
       // Still one trace per rule: a run that fails before evaluation says why in each of them.

@@ -62,7 +62,8 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         posts.push({ path: req.url ?? '', headers: req.headers, body });
-        res.statusCode = req.url === '/fail' ? 500 : 200;
+        // 400: a refusal that trying again cannot fix (a 5xx is retried, see notify-durable.test.ts).
+        res.statusCode = req.url === '/fail' ? 400 : 200;
         res.end('{}');
       });
     });
@@ -132,6 +133,7 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     assert.equal(posts[0].body, `Document ${doc} was tagged`);
     assert.equal(posts[0].headers.title, 'New: Stromrechnung März');
     assert.equal(posts[0].headers.authorization, 'Bearer secret-ntfy-token');
+    assert.match(String(posts[0].headers['idempotency-key']), new RegExp(`^dms-rules-${doc}-[\\w-]{27}$`));
 
     const again = await run('tell-phone', false);
     assert.equal(again.status, 'matched');
@@ -164,13 +166,15 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     assert.match(mails[0], new RegExp(`Subject: Checked ${doc}`));
     assert.match(mails[0], /To: office@example\.org/);
     assert.match(mails[0], new RegExp(`Document ${doc} got a note`));
+    assert.match(mails[0], new RegExp(`Idempotency-Key: dms-rules-${doc}-`));
+    assert.match(mails[0], new RegExp(`Message-ID: <dms-rules-${doc}-[\\w-]+@dms-rules>`));
   });
 
-  it('a target that refuses makes the trace an error naming the target', async () => {
+  it('a target that refuses for good (HTTP 400) makes the trace an error naming the target', async () => {
     const trace = await run('broken-endpoint', false);
     assert.equal(trace.status, 'error');
     assert.equal(notifyAction(trace)?.status, 'failed');
-    assert.match(trace.error ?? '', /notify target "failing" failed: answered HTTP 500/);
+    assert.match(trace.error ?? '', /notify target "failing" failed: answered HTTP 400/);
   });
 
   it("refuses to save a rule that names an unknown target, and never shows the targets' secrets", async () => {

@@ -6,35 +6,88 @@ export interface NotifyMessage {
   message: string;
 }
 
+export interface SendOptions {
+  /** Sent as the `Idempotency-Key` header (and in the e-mail's Message-ID) so a receiver can drop a repeat. */
+  idempotencyKey?: string;
+}
+
 export interface Notifier {
   /** Names rules may use in `notify: {to: …}`. */
   names(): string[];
-  /** Sends one message; throws an error naming the target when it is unknown or refuses. */
-  send(target: string, msg: NotifyMessage): Promise<void>;
+  /** Sends one message; throws a NotifyError naming the target when it is unknown or refuses. */
+  send(target: string, msg: NotifyMessage, options?: SendOptions): Promise<void>;
+}
+
+/** A send that did not arrive; `retryable` when trying again later may work (down, busy, 5xx, 429). */
+export class NotifyError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    /** The target's part alone, e.g. `answered HTTP 503` or `no connection: ECONNREFUSED`. */
+    readonly reason: string = message,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** The target's answer as a person reads it: the HTTP status, or why no connection was made. */
+class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
 }
 
 const TIMEOUT_MS = 10_000;
 
-async function postHttp(target: Extract<NotifyTarget, { kind: 'http' }>, msg: NotifyMessage): Promise<void> {
-  const text = target.format === 'text';
-  const headers: Record<string, string> = { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json', ...target.headers };
-  // ntfy reads the title from this header; header values must be Latin-1, so other characters are dropped.
-  if (text && msg.title) headers.Title = msg.title.replace(/[^\x20-\x7e\xa0-\xff]/g, '');
-  const res = await fetch(target.url, {
-    method: 'POST',
-    headers,
-    body: text ? msg.message : JSON.stringify({ title: msg.title, message: msg.message }),
-    signal: AbortSignal.timeout(TIMEOUT_MS),
-    redirect: 'error',
-  });
-  await res.body?.cancel();
-  if (!res.ok) throw new Error(`answered HTTP ${res.status}`);
+/** Why fetch threw, e.g. `no connection: ECONNREFUSED`; a network failure is worth another try. */
+function networkFailure(err: unknown): Refusal {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  if ((err as Error).name === 'TimeoutError') return new Refusal(`no answer within ${TIMEOUT_MS / 1000} s`, true);
+  if (cause?.code === 'ECONNREFUSED') return new Refusal('no connection: ECONNREFUSED', true);
+  return new Refusal(cause?.message ?? (err as Error).message, true);
 }
 
-async function sendMail(target: Extract<NotifyTarget, { kind: 'email' }>, msg: NotifyMessage): Promise<void> {
+async function postHttp(target: Extract<NotifyTarget, { kind: 'http' }>, msg: NotifyMessage, options: SendOptions): Promise<void> {
+  const text = target.format === 'text';
+  const headers: Record<string, string> = { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json', ...target.headers };
+  if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
+  // ntfy reads the title from this header; header values must be Latin-1, so other characters are dropped.
+  if (text && msg.title) headers.Title = msg.title.replace(/[^\x20-\x7e\xa0-\xff]/g, '');
+  let res: Response;
+  try {
+    res = await fetch(target.url, {
+      method: 'POST',
+      headers,
+      body: text ? msg.message : JSON.stringify({ title: msg.title, message: msg.message }),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      redirect: 'error',
+    });
+  } catch (err) {
+    throw networkFailure(err);
+  }
+  await res.body?.cancel();
+  // Busy or down (429, 408, 5xx) may pass; any other refusal (400, 401, 404…) would be refused again.
+  if (!res.ok) throw new Refusal(`answered HTTP ${res.status}`, res.status === 429 || res.status === 408 || res.status >= 500);
+}
+
+async function sendMail(target: Extract<NotifyTarget, { kind: 'email' }>, msg: NotifyMessage, options: SendOptions): Promise<void> {
   const transport = nodemailer.createTransport(target.smtp, { connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
   try {
-    await transport.sendMail({ from: target.from, to: target.to, subject: msg.title || msg.message.split('\n')[0].slice(0, 120), text: msg.message });
+    await transport.sendMail({
+      from: target.from,
+      to: target.to,
+      subject: msg.title || msg.message.split('\n')[0].slice(0, 120),
+      text: msg.message,
+      ...(options.idempotencyKey ? { messageId: `<${options.idempotencyKey}@dms-rules>`, headers: { 'Idempotency-Key': options.idempotencyKey } } : {}),
+    });
+  } catch (err) {
+    // SMTP 5xx is a permanent refusal; 4xx and connection failures are temporary.
+    const code = (err as { responseCode?: number }).responseCode;
+    throw new Refusal((err as Error).message, !(typeof code === 'number' && code >= 500));
   } finally {
     transport.close();
   }
@@ -44,14 +97,15 @@ async function sendMail(target: Extract<NotifyTarget, { kind: 'email' }>, msg: N
 export function createNotifier(targets: () => Record<string, NotifyTarget> | null): Notifier {
   return {
     names: () => Object.keys(targets() ?? {}),
-    async send(name, msg) {
+    async send(name, msg, options = {}) {
       const target = (targets() ?? {})[name];
-      if (!target) throw new Error(`there is no notify target "${name}" in the settings (notify_targets)`);
+      if (!target) throw new NotifyError(`there is no notify target "${name}" in the settings (notify_targets)`, false);
       try {
-        if (target.kind === 'http') await postHttp(target, msg);
-        else await sendMail(target, msg);
+        if (target.kind === 'http') await postHttp(target, msg, options);
+        else await sendMail(target, msg, options);
       } catch (err) {
-        throw new Error(`notify target "${name}" failed: ${(err as Error).message}`, { cause: err });
+        const retryable = err instanceof Refusal ? err.retryable : true;
+        throw new NotifyError(`notify target "${name}" failed: ${(err as Error).message}`, retryable, (err as Error).message, { cause: err });
       }
     },
   };

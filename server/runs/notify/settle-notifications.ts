@@ -1,5 +1,6 @@
 import type { PlannedNotification, RunTrigger, Trace } from '../../engine/index.js';
 import { errorMessage } from '../../errors.js';
+import type { RunSideEffects, SendOutcome } from '../intents/side-effects.js';
 import type { Notifier } from './notifier.js';
 
 const NOT_SENT = "not sent: the rule wrote no change (a notify sends when its rule's changes are written, or for a newly added document)";
@@ -12,8 +13,18 @@ const NOT_SENT = "not sent: the rule wrote no change (a notify sends when its ru
 export async function settleNotifications(
   traces: Trace[],
   notifications: Record<string, PlannedNotification[]>,
-  run: { trigger: RunTrigger; dryRun: boolean; notifier: Notifier | undefined },
+  run: { trigger: RunTrigger; dryRun: boolean; notifier: Notifier | undefined; effects?: RunSideEffects },
 ): Promise<Trace[]> {
+  /** Without the intent store (tests of this step alone): sent directly, once, without a key. */
+  const sendDirectly = async (target: string, title: string, message: string): Promise<SendOutcome> => {
+    try {
+      if (!run.notifier) throw new Error('notifications are not set up in this service');
+      await run.notifier.send(target, { title, message });
+      return { status: 'sent', key: '' };
+    } catch (err) {
+      return { status: 'failed', error: errorMessage(err) };
+    }
+  };
   const out: Trace[] = [];
   for (const trace of traces) {
     const planned = notifications[trace.rule_id] ?? [];
@@ -35,16 +46,20 @@ export async function settleNotifications(
         continue;
       }
       if (!fire) {
+        await run.effects?.drop(trace.rule_id, message).catch(() => undefined);
         actions.push({ ...action, status: 'skipped' as const, detail: `${action.detail ?? ''}; ${NOT_SENT}` });
         continue;
       }
-      try {
-        if (!run.notifier) throw new Error('notifications are not set up in this service');
-        await run.notifier.send(message.target, { title: message.title, message: message.message });
-        actions.push({ ...action, status: 'applied' as const, detail: `sent ${action.detail ?? ''}` });
-      } catch (err) {
-        firstError ??= `notify failed: ${errorMessage(err)}`;
-        actions.push({ ...action, status: 'failed' as const, error: errorMessage(err) });
+      const sent = run.effects
+        ? await run.effects.send(trace.rule_id, message).catch((err: unknown): SendOutcome => ({ status: 'failed', error: errorMessage(err) }))
+        : await sendDirectly(message.target, message.title, message.message);
+      if (sent.status === 'sent') actions.push({ ...action, status: 'applied' as const, detail: `sent ${action.detail ?? ''}` });
+      else if (sent.status === 'already') actions.push({ ...action, status: 'skipped' as const, detail: `${action.detail ?? ''}; not sent: ${sent.detail}` });
+      // Not failed (yet): the retrier sends it when the target is back, and the log says how it ended.
+      else if (sent.status === 'pending') actions.push({ ...action, status: 'planned' as const, detail: `${action.detail ?? ''}; ${sent.detail}` });
+      else {
+        firstError ??= `notify failed: ${sent.error}`;
+        actions.push({ ...action, status: 'failed' as const, error: sent.error });
       }
     }
     out.push(firstError ? { ...trace, actions, status: 'error', error: trace.error ?? firstError } : { ...trace, actions });

@@ -1,0 +1,63 @@
+import { DmsNotFoundError } from '../../dms/errors.js';
+import type { DmsClient } from '../../dms/types.js';
+import { errorMessage } from '../../errors.js';
+import { NotifyError, type Notifier } from '../notify/notifier.js';
+import type { Intent } from './intent-store.js';
+
+/** What one try did to an intent: the change to store, and a line for the trace or the log. */
+export interface TryResult {
+  change: Pick<Intent, 'status' | 'attempts' | 'next_at' | 'error'>;
+  message: string;
+}
+
+export interface TryDeps {
+  dms: Pick<DmsClient, 'getDocument' | 'addNote'>;
+  notifier: Notifier | undefined;
+  /** Pauses before the second, third… try; its length bounds the tries. */
+  retryDelaysMs: readonly number[];
+  now: () => number;
+}
+
+const describe = (intent: Intent) => `document ${intent.document}, rule ${intent.rule}`;
+
+/**
+ * One try of an intent; never throws. A note is first looked for among the document's notes (it may have
+ * been added just before a crash), so it is never added twice. A failure worth retrying (a target or the
+ * dms down or busy) is due again after the next pause, until the tries run out.
+ */
+export async function tryIntent(intent: Intent, deps: TryDeps): Promise<TryResult> {
+  const attempts = intent.attempts + 1;
+  const maxTries = deps.retryDelaysMs.length + 1;
+  const done = (message: string): TryResult => ({ change: { status: 'done', attempts, next_at: null, error: null }, message });
+  const failed = (error: string): TryResult => ({ change: { status: 'failed', attempts, next_at: null, error }, message: error });
+  const retry = (what: string): TryResult => {
+    const at = deps.now() + deps.retryDelaysMs[attempts - 1];
+    const message = `${what}; retrying at ${new Date(at).toISOString()} (try ${attempts + 1} of ${maxTries})`;
+    return { change: { status: 'pending', attempts, next_at: at, error: what }, message };
+  };
+  const gaveUp = (error: string) => (attempts > 1 ? `${error} (gave up after ${attempts} tries)` : error);
+
+  if (intent.kind === 'note') {
+    try {
+      const doc = await deps.dms.getDocument(intent.document);
+      if (doc.notes.some((n) => n.note.trim() === intent.note.trim())) return done(`note for ${describe(intent)} was already there; not added again`);
+      await deps.dms.addNote(intent.document, intent.note);
+      return done(`note for ${describe(intent)} added`);
+    } catch (err) {
+      if (err instanceof DmsNotFoundError) return failed(`note for ${describe(intent)} not added: the document no longer exists`);
+      const what = `note pending: the dms failed (${errorMessage(err)})`;
+      return attempts < maxTries ? retry(what) : failed(gaveUp(`note for ${describe(intent)} not added: the dms failed (${errorMessage(err)})`));
+    }
+  }
+
+  if (!deps.notifier) return failed('notifications are not set up in this service');
+  try {
+    await deps.notifier.send(intent.target, { title: intent.title, message: intent.message }, { idempotencyKey: intent.key });
+    return done(`notify to "${intent.target}" for ${describe(intent)} sent on try ${attempts} (Idempotency-Key ${intent.key})`);
+  } catch (err) {
+    const retryable = err instanceof NotifyError ? err.retryable : true;
+    const reason = err instanceof NotifyError ? err.reason : errorMessage(err);
+    if (retryable && attempts < maxTries) return retry(`notify pending: target "${intent.target}" refused (${reason})`);
+    return failed(gaveUp(errorMessage(err)));
+  }
+}
