@@ -88,10 +88,13 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
         body: { event: 'document_added', doc_id: String(doc) },
       });
       assert.equal(res.status, 202, JSON.stringify(res.body));
-      assert.equal((await waitForEvent(server.url, res.body.event_id)).status, 'done');
+      return res.body.event_id;
     };
-    await deliver();
-    await deliver();
+    assert.equal((await waitForEvent(server.url, await deliver())).status, 'done');
+    // The repeat finds the document exactly as the service's note left it: its own echo, dropped with its event.
+    const repeat = await deliver();
+    await server.services.webhook.queue.idle();
+    assert.equal((await call(server.url, `/api/events/${repeat}`, { token: API_TOKEN })).status, 404);
 
     assert.deepEqual(
       (await notesOf(doc)).map((n) => n.note),
@@ -100,14 +103,7 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
     const hook = received.filter((r) => r.path === '/hook');
     assert.equal(hook.length, 1, JSON.stringify(hook));
     assert.match(String(hook[0].key), new RegExp(`^dms-rules-${doc}-`));
-    const traces = await tracesOf(doc, 'arrival-note');
-    assert.equal(traces.length, 2);
-    const repeat = traces.find((t) => t.actions.some((a) => a.action === 'notify' && a.status === 'skipped'));
-    assert.match(
-      repeat?.actions.find((a) => a.action === 'notify')?.detail ?? '',
-      /not sent: already sent for this change \(Idempotency-Key dms-rules-/,
-      JSON.stringify(traces),
-    );
+    assert.equal((await tracesOf(doc, 'arrival-note')).length, 1, 'the rules ran once for the one change');
   });
 
   it('a target that is down is tried again with backoff and the same Idempotency-Key until it takes the message once', async () => {
