@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { createAuthService } from './auth/auth-service.js';
 import { createDesktopSignIn } from './auth/desktop-sign-in.js';
+import { createLoginThrottle } from './auth/login-throttle.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
@@ -27,14 +28,21 @@ import type { Services } from './services.js';
 import { createSettingsService } from './settings/settings-service.js';
 import { createNotifier } from './runs/notify/notifier.js';
 
+/** What tests may replace; production passes nothing. */
+export interface ServiceOptions {
+  /** The sign-in throttle's clock (tests play out minutes of an attack without waiting). */
+  now?: () => number;
+}
+
 /** The composition root: the one place where long-lived services are created and wired together. */
-export async function createServices(config: Config, logger: Logger): Promise<Services> {
+export async function createServices(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   prepareDirectories(config);
   makeDataDirPrivate(config.dataDir);
   const closers: Array<() => Promise<void>> = [];
 
   const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret), {
     revocations: openSessionRevocations(path.join(config.dataDir, 'signed-out-sessions.json'), logger),
+    throttle: createLoginThrottle({ now: options.now }),
   });
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);

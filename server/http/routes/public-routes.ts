@@ -26,12 +26,12 @@ export function publicRoutes(services: Services): Router {
     });
   });
 
-  router.post('/auth', requireSameOrigin(), json, (req, res) => {
+  router.post('/auth', requireSameOrigin(), json, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (typeof body.username !== 'string' || typeof body.password !== 'string') {
       throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
     }
-    const token = services.auth.login(body.username, body.password, loginSource(req));
+    const token = await services.auth.login(body.username, body.password, loginSource(req));
     setSessionCookie(req, res, token);
     res.json({ ok: true, username: body.username });
   });
