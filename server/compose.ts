@@ -162,7 +162,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
     arrival: () => arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }),
-    dmsHealth: async () => dmsHealth(await dmsConnection.status()),
+    dmsHealth: async ({ deep = false } = {}) => dmsHealth(await (deep ? dmsConnection.status() : dmsConnection.lastKnownStatus())),
     testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
     firstStart: {
       state: (origin) => firstStartState(auth, origin),

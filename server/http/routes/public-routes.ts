@@ -11,9 +11,10 @@ export function publicRoutes(services: Services): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
 
-  // The service is healthy even when the dms is down: `dms.reachable` reports that separately.
+  // The service is healthy even when the dms is down: `dms.reachable` reports that separately. Health
+  // answers from the last known dms state without waiting for the dms; `?deep=1` waits for a fresh ping.
   router.get('/health', async (req, res) => {
-    const dms = await services.dmsHealth();
+    const dms = await services.dmsHealth({ deep: req.query.deep === '1' || req.query.deep === 'true' });
     const admin = isAdminCaller(services.auth, req);
     res.json({
       status: 'healthy',
@@ -21,7 +22,7 @@ export function publicRoutes(services: Services): Router {
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
       // The public answer says only whether the dms answers; its address, version, token permissions,
       // errors (which can name hosts) and the arrival cursor are for the signed-in admin and scripts.
-      dms: admin ? dms : { demo: dms.demo, reachable: dms.reachable },
+      dms: admin ? dms : { demo: dms.demo, reachable: dms.reachable, not_answering_since: dms.not_answering_since },
       ...(admin ? { arrival: services.arrival() } : {}),
     });
   });
