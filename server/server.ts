@@ -59,6 +59,8 @@ function logStartup(logger: Logger, url: string, services: Services): void {
   const { config, auth } = services;
   const settings = describeConfig(config);
   logger.info(`dms-rules listening on ${url}`);
+  if (config.host === '::') logger.info('listening on all addresses, IPv6 and IPv4 (dual stack, SVC_HOST=::)');
+  else if (config.host === '0.0.0.0') logger.info('listening on all IPv4 addresses only; SVC_HOST=:: listens on IPv6 and IPv4');
   logger.info(`rules dir: ${config.rulesDir}`);
   logger.info(`data dir:  ${config.dataDir}`);
   logger.info(

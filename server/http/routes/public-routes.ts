@@ -33,13 +33,13 @@ export function publicRoutes(services: Services): Router {
       throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
     }
     const token = await services.auth.login(body.username, body.password, loginSource(req));
-    setSessionCookie(req, res, token);
+    setSessionCookie(req, res, token, services.config.publicUrl);
     res.json({ ok: true, username: body.username });
   });
 
   router.post('/logout', requireSameOrigin(), (req, res) => {
     services.auth.endSession((req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE]);
-    clearSessionCookie(req, res);
+    clearSessionCookie(req, res, services.config.publicUrl);
     res.json({ ok: true });
   });
 
