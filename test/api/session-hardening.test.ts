@@ -4,7 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import jwt from 'jsonwebtoken';
-import { ADMIN, call, login, startTestServer } from '../helpers/test-server.js';
+import { ADMIN, call, login, startTestServer, tempDir } from '../helpers/test-server.js';
 
 /** A POST with headers fetch will not let us set (Host). */
 function postWithHost(base: string, route: string, headers: Record<string, string>, body: unknown) {
@@ -68,6 +68,47 @@ describe('issue 24, item 7: small ones', () => {
         server.logs.some((line) => /IPv6 and IPv4/.test(line)),
         server.logs.join('\n'),
       );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('issue 24, item 6: a short or garbled session-secret', () => {
+  for (const [kind, content] of [
+    ['short', 'too-short-secret'],
+    ['garbled', `${'A'.repeat(40)}\u0000\u0000\u0000\uFFFD${'B'.repeat(20)}`],
+  ] as const) {
+    test(`a ${kind} secret is moved aside and replaced, and the log says so`, async () => {
+      const dataDir = tempDir('dms-rules-data-');
+      fs.writeFileSync(path.join(dataDir, 'session-secret'), content, { mode: 0o600 });
+      const server = await startTestServer({}, { dataDir });
+      try {
+        const fresh = fs.readFileSync(path.join(dataDir, 'session-secret'), 'utf8');
+        assert.match(fresh, /^[A-Za-z0-9_-]{64}$/);
+        const aside = fs.readdirSync(dataDir).filter((name) => name.startsWith('session-secret.corrupt-'));
+        assert.equal(aside.length, 1, fs.readdirSync(dataDir).join(', '));
+        assert.equal(fs.readFileSync(path.join(dataDir, aside[0]), 'utf8'), content, 'the old bytes are kept for a person to look at');
+        const line = server.logs.find((l) => l.includes('session-secret'));
+        assert.match(
+          String(line),
+          new RegExp(`${kind === 'short' ? 'too short' : 'not printable'}.*moved it to .*session-secret\\.corrupt-.*signed-in sessions have ended`),
+        );
+        assert.equal((await call(server.url, '/api/auth', { body: ADMIN })).status, 200);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+
+  test('a good secret is kept without a word', async () => {
+    const dataDir = tempDir('dms-rules-data-');
+    const good = 'x'.repeat(10) + 'Y_-z'.repeat(10);
+    fs.writeFileSync(path.join(dataDir, 'session-secret'), `${good}\n`, { mode: 0o600 });
+    const server = await startTestServer({}, { dataDir });
+    try {
+      assert.equal(fs.readFileSync(path.join(dataDir, 'session-secret'), 'utf8'), `${good}\n`);
+      assert.ok(!server.logs.some((l) => l.includes('session-secret')));
     } finally {
       await server.close();
     }
