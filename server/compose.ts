@@ -7,6 +7,7 @@ import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection, dmsHealth } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
+import { createRuleTestPool } from './eval/rule-test-runner.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
 import { findDocumentsByTitle } from './dms/document-search.js';
 import { testDmsConnection } from './settings/dms-connection-test.js';
@@ -55,8 +56,13 @@ export async function createServices(config: Config, logger: Logger, options: Se
   const history = await openTraceStore({ dir: path.join(config.dataDir, 'traces'), retention: config.traceRetention, logger });
   closers.push(() => history.close());
 
+  // Rules' `tests:` run in a worker thread within the evaluation budget, like rules on documents (docs/security.md).
+  const ruleTests = config.evalWorkers > 0 ? createRuleTestPool({ budgetMs: config.evalBudgetMs, logger }) : null;
+  if (ruleTests) closers.push(() => ruleTests.close());
+
   // Loaded before the server listens, so the first request already sees the rules; the watcher closes on shutdown.
   const rules = await createRuleStore({
+    runTests: ruleTests?.run,
     rulesDir: config.rulesDir,
     dataDir: config.dataDir,
     examplesDir: EXAMPLE_RULES_DIR,
