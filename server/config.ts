@@ -214,7 +214,7 @@ export const CONFIG_KEYS = [
   {
     field: 'evalBudgetMs',
     env: 'SVC_EVAL_BUDGET_MS',
-    doc: 'Time one rule may take on one document before it stops with a timeout trace',
+    doc: 'Time one rule may take on one document before it stops with a timeout trace (and one example of its tests: before it fails)',
     default: () => 5000,
     parse: integer(50, 600_000),
   },
