@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { createAuthService } from './auth/auth-service.js';
 import { createDesktopSignIn } from './auth/desktop-sign-in.js';
+import { createLoginThrottle } from './auth/login-throttle.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection, dmsHealth } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
+import { createRuleTestPool } from './eval/rule-test-runner.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
 import { findDocumentsByTitle } from './dms/document-search.js';
 import { testDmsConnection } from './settings/dms-connection-test.js';
@@ -33,14 +35,21 @@ import { createNotifier } from './runs/notify/notifier.js';
 import { openIntentStore } from './runs/intents/intent-store.js';
 import { createSideEffects } from './runs/intents/side-effects.js';
 
+/** What tests may replace; production passes nothing. */
+export interface ServiceOptions {
+  /** The sign-in throttle's clock (tests play out minutes of an attack without waiting). */
+  now?: () => number;
+}
+
 /** The composition root: the one place where long-lived services are created and wired together. */
-export async function createServices(config: Config, logger: Logger): Promise<Services> {
+export async function createServices(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<Services> {
   prepareDirectories(config);
   makeDataDirPrivate(config.dataDir);
   const closers: Array<() => Promise<void>> = [];
 
-  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret), {
+  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret, logger), {
     revocations: openSessionRevocations(path.join(config.dataDir, 'signed-out-sessions.json'), logger),
+    throttle: createLoginThrottle({ now: options.now }),
   });
   const desktopSignIn = createDesktopSignIn();
   const settings = createSettingsService(config, logger);
@@ -53,8 +62,13 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   const history = await openTraceStore({ dir: path.join(config.dataDir, 'traces'), retention: config.traceRetention, logger });
   closers.push(() => history.close());
 
+  // Rules' `tests:` run in a worker thread within the evaluation budget, like rules on documents (docs/security.md).
+  const ruleTests = config.evalWorkers > 0 ? createRuleTestPool({ budgetMs: config.evalBudgetMs, logger }) : null;
+  if (ruleTests) closers.push(() => ruleTests.close());
+
   // Loaded before the server listens, so the first request already sees the rules; the watcher closes on shutdown.
   const rules = await createRuleStore({
+    runTests: ruleTests?.run,
     rulesDir: config.rulesDir,
     dataDir: config.dataDir,
     examplesDir: EXAMPLE_RULES_DIR,
@@ -191,7 +205,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
     arrival: () =>
       arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }, echoes.failures()),
-    dmsHealth: async () => dmsHealth(await dmsConnection.status()),
+    dmsHealth: async ({ deep = false } = {}) => dmsHealth(await (deep ? dmsConnection.status() : dmsConnection.lastKnownStatus())),
     testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
     firstStart: {
       state: (origin) => firstStartState(auth, origin),

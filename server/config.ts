@@ -184,7 +184,13 @@ const proxyList: Parse<string | null> = (raw, name) => {
 
 // The table is the documentation too: `docs/configuration.md` mirrors it and a test keeps them in step.
 export const CONFIG_KEYS = [
-  { field: 'host', env: 'SVC_HOST', doc: 'Listen address; 0.0.0.0 accepts the dms webhook from the LAN', default: () => '127.0.0.1', parse: text },
+  {
+    field: 'host',
+    env: 'SVC_HOST',
+    doc: 'Listen address; 0.0.0.0 accepts the dms webhook from the LAN over IPv4, :: over IPv6 and IPv4 (dual stack)',
+    default: () => '127.0.0.1',
+    parse: text,
+  },
   { field: 'port', env: 'SVC_PORT', doc: 'Listen port; 0 picks any free port', default: () => 8484, parse: integer(0, 65535) },
   { field: 'dataDir', env: 'SVC_DATA_DIR', doc: 'Traces, jobs, drafts, the session secret and config.yml', default: (d) => path.join(d.cwd, 'data'), parse: text },
   { field: 'rulesDir', env: 'SVC_RULES_DIR', doc: 'The rules directory (rules.d)', default: (d) => path.join(d.cwd, 'rules.d'), parse: text },
@@ -249,7 +255,7 @@ export const CONFIG_KEYS = [
   {
     field: 'evalBudgetMs',
     env: 'SVC_EVAL_BUDGET_MS',
-    doc: 'Time one rule may take on one document before it stops with a timeout trace',
+    doc: 'Time one rule may take on one document before it stops with a timeout trace (and one example of its tests: before it fails)',
     default: () => 5000,
     parse: integer(50, 600_000),
   },

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
-import { createServices } from './compose.js';
+import { createServices, type ServiceOptions } from './compose.js';
 import type { Config } from './config.js';
 import { describeConfig } from './config.js';
 import type { Logger } from './log.js';
@@ -17,8 +17,8 @@ export interface RunningServer {
 const SHUTDOWN_GRACE_MS = 5000;
 
 /** Creates the services and the app, and listens. Used by `npm start`, the desktop app and the tests. */
-export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const services = await createServices(config, logger);
+export async function startServer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningServer> {
+  const services = await createServices(config, logger, options);
   const app = createApp(services);
   const server = http.createServer(app);
   server.keepAliveTimeout = 5000;
@@ -59,6 +59,8 @@ function logStartup(logger: Logger, url: string, services: Services): void {
   const { config, auth } = services;
   const settings = describeConfig(config);
   logger.info(`dms-rules listening on ${url}`);
+  if (config.host === '::') logger.info('listening on all addresses, IPv6 and IPv4 (dual stack, SVC_HOST=::)');
+  else if (config.host === '0.0.0.0') logger.info('listening on all IPv4 addresses only; SVC_HOST=:: listens on IPv6 and IPv4');
   logger.info(`rules dir: ${config.rulesDir}`);
   logger.info(`data dir:  ${config.dataDir}`);
   logger.info(

@@ -55,8 +55,11 @@ export interface Services {
   findDocuments(text: string): Promise<{ count: number; documents: DocumentHit[] }>;
   /** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */
   arrival(): ArrivalStatus;
-  /** What health shows the admin about the dms: address, Paperless version, what the token may not view. */
-  dmsHealth(): Promise<DmsHealth>;
+  /**
+   * What health shows the admin about the dms: address, Paperless version, what the token may not view.
+   * The last known state at once, whatever the dms does; `deep` waits for a ping younger than a few seconds.
+   */
+  dmsHealth(options?: { deep?: boolean }): Promise<DmsHealth>;
   /** The settings page's "Test connection": tries a dms URL and token before they are saved. */
   testDmsConnection(body: unknown): Promise<DmsConnectionReport>;
   /** The first start's one-time setup (no admin yet, this machine only). */

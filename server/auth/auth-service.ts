@@ -4,14 +4,14 @@ import crypto from 'node:crypto';
 import { safeEqual } from './constant-time.js';
 import { createLoginThrottle, type LoginThrottle, type ThrottleSource } from './login-throttle.js';
 import { openSessionRevocations, type SessionRevocations } from './session-revocations.js';
-import { verifyPassword } from './passwords.js';
+import { verifyPassword, verifyPasswordSync } from './passwords.js';
 import { createSessionSigner, type Session } from './sessions.js';
 
 export interface AuthService {
   readonly adminConfigured: boolean;
   readonly apiTokenConfigured: boolean;
   /** Checks the admin credentials (throttled per source and account) and returns a signed session token. */
-  login(username: string, password: string, source: ThrottleSource): string;
+  login(username: string, password: string, source: ThrottleSource): Promise<string>;
   /**
    * For changes that need the current password (admin password, API token): throws 403 when it is wrong
    * (counted like a failed sign-in) or 429 while throttled; passes when no admin password is configured yet.
@@ -60,8 +60,10 @@ export function createAuthService(config: AuthConfig, secret: string, options: A
     if (wait > 0) throw new TooManyRequestsError(`Too many failed sign-ins. Try again in ${wait} seconds.`, wait);
   };
 
-  const passwordMatches = (password: string) =>
+  const passwordMatches = async (password: string) =>
     config.adminPasswordHash ? verifyPassword(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
+  const passwordMatchesSync = (password: string) =>
+    config.adminPasswordHash ? verifyPasswordSync(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
 
   return {
     get adminConfigured() {
@@ -70,27 +72,26 @@ export function createAuthService(config: AuthConfig, secret: string, options: A
     get apiTokenConfigured() {
       return Boolean(config.apiToken);
     },
-    login(username, password, source) {
+    async login(username, password, source) {
       throwIfThrottled(source, username);
       const adminUser = config.adminUser;
       if (!isAdminConfigured() || !adminUser) {
         throw new ForbiddenError('No admin account is configured: set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD.');
       }
+      // Counted as failed before the hash runs, so parallel requests cannot all pass the throttle first.
+      const attempt = throttle.begin(source, username);
       // Evaluate both checks every time so the response time does not reveal which one failed.
       const userOk = safeEqual(username, adminUser);
-      const passwordOk = passwordMatches(password);
-      if (!userOk || !passwordOk) {
-        throttle.recordFailure(source, username);
-        throw new ForbiddenError('Wrong username or password.');
-      }
-      throttle.recordSuccess(source, username);
+      const passwordOk = await passwordMatches(password);
+      if (!userOk || !passwordOk) throw new ForbiddenError('Wrong username or password.');
+      attempt.succeeded();
       return signer.sign(adminUser, credential());
     },
     confirmPassword(password, source) {
       if (!config.adminPassword && !config.adminPasswordHash) return;
       const account = config.adminUser ?? '';
       throwIfThrottled(source, account);
-      if (typeof password !== 'string' || password === '' || !passwordMatches(password)) {
+      if (typeof password !== 'string' || password === '' || !passwordMatchesSync(password)) {
         if (typeof password === 'string' && password !== '') throttle.recordFailure(source, account);
         throw new ForbiddenError('Enter your current password to change the admin password or a token (current_password).');
       }

@@ -5,27 +5,37 @@ export interface ThrottleSource {
 }
 
 /**
- * A growing delay per source and per account instead of a hard lock: after a few free failures each
- * further failure doubles the wait before the next attempt, up to a cap. A local source's cap is a few
- * seconds and the per-account delay never applies to it, so nobody elsewhere can keep the admin at the
- * computer out; remote sources wait up to minutes, and all of them together up to a minute per account.
+ * A growing delay instead of a hard lock, kept per source, per source and account, and per account: after
+ * a few free failures each further failure doubles the wait before the next attempt, up to a cap. Only a
+ * source's own failures can make it wait for long. The per-account delay (all remote sources together)
+ * applies only to sources that have failed themselves, so however hard others hammer the account, a
+ * source that has not failed (the admin on the LAN) signs in with the right password at once; the local
+ * source (this computer) never sees it at all.
  */
 export interface LoginThrottle {
   /** Seconds to wait before this source may try this account again, or 0 when it may try now. */
   retryAfter(source: ThrottleSource, account: string): number;
   recordFailure(source: ThrottleSource, account: string): void;
+  /**
+   * For a check that finishes later (an scrypt hash off the main thread): counts the attempt as failed
+   * now, so parallel requests cannot all pass `retryAfter` before the first one is counted, and returns
+   * `succeeded`, which takes the count back and clears the source's failures when the password was right.
+   */
+  begin(source: ThrottleSource, account: string): { succeeded(): void };
   recordSuccess(source: ThrottleSource, account: string): void;
 }
 
 export interface LoginThrottleOptions {
-  /** Failures without any delay. */
+  /** Failures of one source at one account without any delay. */
   freeFailures?: number;
+  /** Failures of one source over all accounts without any delay (bounds a source trying many names). */
+  freeSourceFailures?: number;
   /** Failures older than this (since the last one) are forgotten. */
   forgetAfterMs?: number;
   localCapSeconds?: number;
   remoteCapSeconds?: number;
   accountCapSeconds?: number;
-  /** Sources remembered at most; the least recently failing are forgotten first (bounded memory). */
+  /** Keys remembered at most; the least recently failing are forgotten first (bounded memory). */
   maxTracked?: number;
   now?: () => number;
 }
@@ -39,6 +49,7 @@ export const LOCAL_CAP_SECONDS = 5;
 
 export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginThrottle {
   const free = options.freeFailures ?? 5;
+  const freeBySource = options.freeSourceFailures ?? 2 * free;
   const forgetAfterMs = options.forgetAfterMs ?? 15 * 60 * 1000;
   const caps = { local: options.localCapSeconds ?? LOCAL_CAP_SECONDS, remote: options.remoteCapSeconds ?? 300, account: options.accountCapSeconds ?? 60 };
   const maxTracked = options.maxTracked ?? 10_000;
@@ -51,10 +62,10 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
     return failures.get(key);
   };
 
-  const wait = (key: string, capSeconds: number): number => {
+  const wait = (key: string, freeCount: number, capSeconds: number): number => {
     const entry = current(key);
-    if (!entry || entry.count < free) return 0;
-    const delayMs = Math.min(capSeconds, 2 ** (entry.count - free)) * 1000;
+    if (!entry || entry.count < freeCount) return 0;
+    const delayMs = Math.min(capSeconds, 2 ** (entry.count - freeCount)) * 1000;
     const left = entry.last + delayMs - now();
     return left > 0 ? Math.ceil(left / 1000) : 0;
   };
@@ -66,21 +77,53 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
     if (failures.size > maxTracked) failures.delete(failures.keys().next().value as string);
   };
 
+  /** Takes back one count made at `at`; the time of the last failure goes back too unless another came since. */
+  const uncount = (key: string, before: Failures | undefined, at: number) => {
+    const entry = failures.get(key);
+    if (!entry) return;
+    if (entry.count <= 1) failures.delete(key);
+    else {
+      entry.count -= 1;
+      if (entry.last === at && before) entry.last = before.last;
+    }
+  };
+
   const sourceKey = (source: ThrottleSource) => `source:${source.local ? 'local' : source.key}`;
-  // Only a prefix: the key is attacker-chosen text, and up to maxTracked of them are kept.
+  // Only a prefix: the account is attacker-chosen text, and up to maxTracked keys are kept.
   const accountKey = (account: string) => `account:${account.slice(0, 100)}`;
+  const pairKey = (source: ThrottleSource, account: string) => `pair:${source.local ? 'local' : source.key}\u0000${account.slice(0, 100)}`;
+
+  const recordFailure = (source: ThrottleSource, account: string) => {
+    count(sourceKey(source));
+    count(pairKey(source, account));
+    if (!source.local) count(accountKey(account));
+  };
+  const recordSuccess = (source: ThrottleSource, account: string) => {
+    failures.delete(sourceKey(source));
+    failures.delete(pairKey(source, account));
+  };
 
   return {
     retryAfter(source, account) {
-      const bySource = wait(sourceKey(source), source.local ? caps.local : caps.remote);
-      return source.local ? bySource : Math.max(bySource, wait(accountKey(account), caps.account));
+      if (source.local) return Math.max(wait(sourceKey(source), freeBySource, caps.local), wait(pairKey(source, account), free, caps.local));
+      const own = Math.max(wait(sourceKey(source), freeBySource, caps.remote), wait(pairKey(source, account), free, caps.remote));
+      const hasFailed = current(sourceKey(source)) !== undefined;
+      return hasFailed ? Math.max(own, wait(accountKey(account), free, caps.account)) : own;
     },
-    recordFailure(source, account) {
-      count(sourceKey(source));
-      if (!source.local) count(accountKey(account));
-    },
-    recordSuccess(source) {
-      failures.delete(sourceKey(source));
+    recordFailure,
+    recordSuccess,
+    begin(source, account) {
+      const before = current(accountKey(account));
+      const snapshot = before && { ...before };
+      recordFailure(source, account);
+      const at = now();
+      return {
+        succeeded() {
+          // A right password leaves the account's delay as it was: signing in must not prolong it for others.
+          if (!source.local) uncount(accountKey(account), snapshot, at);
+          recordSuccess(source, account);
+        },
+      };
     },
   };
 }

@@ -3,6 +3,8 @@ import jwt from 'jsonwebtoken';
 
 export const SESSION_COOKIE = 'svc_session';
 export const SESSION_LIFETIME_SECONDS = 12 * 60 * 60;
+/** How far a token's `iat` may lie ahead of this clock (clock steps, NTP corrections). */
+export const ISSUED_AT_SKEW_SECONDS = 60;
 
 export interface Session {
   username: string;
@@ -16,7 +18,7 @@ export interface Session {
 
 export interface SessionSigner {
   sign(username: string, credential: string): string;
-  /** The session, or null for anything not signed by us with HS256, without `jti`/`iat`/`exp`, expired or older than the lifetime. */
+  /** The session, or null for anything not signed by us with HS256, without `jti`/`iat`/`exp`, expired, older than the lifetime or issued in the future. */
   verify(token: string): Session | null;
 }
 
@@ -35,6 +37,8 @@ export function createSessionSigner(secret: string): SessionSigner {
         const payload = jwt.verify(token, secret, { algorithms: ['HS256'], maxAge: SESSION_LIFETIME_SECONDS });
         if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.cv !== 'string') return null;
         if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
+        // maxAge counts from `iat`: one far in the future would outlive both it and the sign-everyone-out time.
+        if (payload.iat > Date.now() / 1000 + ISSUED_AT_SKEW_SECONDS) return null;
         return { username: payload.sub, credential: payload.cv, id: payload.jti, issuedAt: payload.iat, expiresAt: payload.exp };
       } catch {
         return null;

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createPaperlessClient } from './paperless-client.js';
 import { startSimulator } from './simulator/simulator.js';
+import { trackLiveness } from './dms-liveness.js';
 import type { DmsClient, DmsForbiddenKind } from './types.js';
 
 export interface DmsInfo {
@@ -23,6 +24,10 @@ export interface DmsStatus extends DmsInfo {
   supportedVersions?: string;
   /** What the token may not view (e.g. custom fields without `view_customfield`). */
   forbidden?: DmsForbiddenKind[];
+  /** When this state was learnt (ISO time; absent before the first answer). */
+  checkedAt?: string;
+  /** Since when the dms has not answered (ISO time): the first unanswered or failed ping since it last did. */
+  notAnsweringSince?: string;
 }
 
 /** The dms part of `GET /api/health` (the settings page shows it too). */
@@ -39,6 +44,10 @@ export interface DmsHealth {
   forbidden: DmsForbiddenKind[];
   /** Why it is not reachable (an unsupported Paperless version names the one it found). */
   error: string | null;
+  /** When the service last heard how the dms is (ISO time), null before the first answer. */
+  checked_at: string | null;
+  /** Since when the dms has not answered (ISO time), null while it answers. */
+  not_answering_since: string | null;
 }
 
 export function dmsHealth(status: DmsStatus): DmsHealth {
@@ -51,19 +60,26 @@ export function dmsHealth(status: DmsStatus): DmsHealth {
     supported_versions: status.supportedVersions ?? null,
     forbidden: status.forbidden ?? [],
     error: status.error ?? null,
+    checked_at: status.checkedAt ?? null,
+    not_answering_since: status.notAnsweringSince ?? null,
   };
 }
 
 export interface DmsConnection {
   dms: DmsClient;
   info: DmsInfo;
-  /** Whether the dms answers; cached for a few seconds so health checks never hammer it. */
+  /** Whether the dms answers; cached for a few seconds, else waits for a ping (the deep check, the catch-up). */
   status(): Promise<DmsStatus>;
+  /** The last known state at once, whatever the dms does (health); a background ping keeps it current. */
+  lastKnownStatus(): DmsStatus;
   close(): Promise<void>;
 }
 
 const STATUS_TTL_MS = 5000;
-const PING_TIMEOUT_MS = 2000;
+// Health no longer waits for a ping, so a slow dms may take its time; after SLOW_PING_MS it counts as not answering.
+const PING_TIMEOUT_MS = 10_000;
+const SLOW_PING_MS = 2000;
+const PING_CLOSE_GRACE_MS = 1000;
 
 /** SVC_DMS_URL set → the Paperless client; unset → the demo dms (the simulator, in process, on loopback). */
 export async function createDmsConnection(config: Config, logger: Logger): Promise<DmsConnection> {
@@ -82,27 +98,39 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);
   }
   const dms = createPaperlessClient({ url, token, logger, retryBaseMs: config.timings?.dmsRetryBaseMs });
-  // A separate client for health pings: short timeout, no retries, never queued behind a busy job.
+  // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
-  let cached: { at: number; status: Promise<DmsStatus> } | null = null;
+  const liveness = trackLiveness(() => pinger.ping(), { ttlMs: STATUS_TTL_MS, slowMs: SLOW_PING_MS });
+  // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms.
+  await liveness.warmUp(SLOW_PING_MS);
+  const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
+
+  const lastKnownStatus = (): DmsStatus => {
+    const known = liveness.known();
+    const { ok: _ok, ...ping } = known.last ?? { ok: false };
+    return {
+      ...info,
+      ...ping,
+      reachable: known.reachable,
+      ...(known.waitingError ? { error: known.waitingError } : {}),
+      checkedAt: iso(known.checkedAt),
+      notAnsweringSince: iso(known.notAnsweringSince),
+    };
+  };
 
   return {
     dms,
     info,
-    status() {
-      const now = Date.now();
-      if (!cached || now - cached.at > STATUS_TTL_MS) {
-        cached = {
-          at: now,
-          status: pinger.ping().then(({ ok, ...ping }) => ({ ...info, reachable: ok, ...ping })),
-        };
-      }
-      return cached.status;
+    async status() {
+      await liveness.fresh().catch(() => undefined);
+      return lastKnownStatus();
     },
+    lastKnownStatus,
     async close() {
       await dms.close();
-      await pinger.close();
+      // A health ping held open by a slow dms is only a read: shutdown does not wait out its timeout.
+      await Promise.race([pinger.close(), new Promise((resolve) => setTimeout(resolve, PING_CLOSE_GRACE_MS).unref())]);
       await stopDemo?.();
     },
   };

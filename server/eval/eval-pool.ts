@@ -1,9 +1,10 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { CustomFieldDataType } from '../dms/types.js';
 import { evaluateRules, type RuleResult, type RunTrigger, type RuleDocument } from '../engine/index.js';
 import type { Logger } from '../log.js';
 import type { LoadedRule } from '../rules/index.js';
 import { tagHierarchyOfTags, type NamedTagNode } from './named-tag-tree.js';
+import { startWorker } from './worker-start.js';
 import { PROGRESS, type DocumentEvaluation, type EvalAnswer, type EvalBatch, type EvalItem } from './eval-protocol.js';
 
 export interface EvaluateRequest {
@@ -68,18 +69,6 @@ interface Slot {
   answered: number;
 }
 
-// Under tsx (tests, `npm run dev`) this module is TypeScript and so is its worker, which then registers
-// tsx's loader itself before importing it (a worker does not inherit the loader); built (`npm start`,
-// Electron), both are plain JS and the worker file is loaded directly.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(`./eval-worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
-
-function startWorker(workerData: unknown): Worker {
-  if (!FROM_SOURCE) return new Worker(WORKER_URL, { workerData });
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
-}
-
 // What items share goes to the worker once per batch, keyed by object identity: a LoadedRule is replaced on
 // reload and the vocabulary's tags and field types are one object per snapshot, so a key never goes stale.
 const keys = new WeakMap<object, string>();
@@ -132,7 +121,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
 
   const spawn = (): Slot => {
     const shared = new SharedArrayBuffer(PROGRESS.size * Float64Array.BYTES_PER_ELEMENT);
-    const worker = startWorker({ progress: shared });
+    const worker = startWorker('eval-worker', { progress: shared });
     const slot: Slot = { worker, online: false, progress: new Float64Array(shared), batch: [], answered: 0 };
     // An idle worker must not keep the process alive; a busy one is referenced while it works.
     worker.unref();

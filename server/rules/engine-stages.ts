@@ -1,4 +1,14 @@
-import { compileRule, renderVars, RuleCompileError, runRuleTests, TemplateError, type CompiledRule, type RuleDefinition } from '../engine/index.js';
+import {
+  compileRule,
+  renderVars,
+  RuleCompileError,
+  runRuleTests,
+  TemplateError,
+  type CompiledRule,
+  type RuleDefinition,
+  type RuleTestOptions,
+  type RuleTestOutcome,
+} from '../engine/index.js';
 import { errorMessage } from '../errors.js';
 import { positionedError, type YamlSource } from './yaml-source.js';
 
@@ -19,14 +29,29 @@ export function compileAt(definition: RuleDefinition, index: number, source: Yam
   }
 }
 
+/**
+ * Runs one rule's `tests:`. The store is given one that runs them in a worker thread within the evaluation
+ * budget (server/eval/rule-test-runner.ts), so a heavy example cannot stall the service at load or save.
+ */
+export type RuleTestRunner = (compiled: CompiledRule, options: RuleTestOptions & RuleTestRunOptions) => Promise<RuleTestOutcome[]>;
+
+export interface RuleTestRunOptions {
+  /** Stop at the first failing test (load and save need only that one; the editor wants them all). */
+  firstFailure?: boolean;
+}
+
+/** The same tests on the calling thread, without a budget (SVC_EVAL_WORKERS=0, and unit tests). */
+export const inlineRuleTests: RuleTestRunner = (compiled, options) => Promise.resolve().then(() => runRuleTests(compiled, options));
+
 export interface TestContext {
   now: Date;
   vars: Record<string, unknown>;
+  runTests: RuleTestRunner;
 }
 
 /** Runs `rules[index]`'s own `tests:`; the first failing one becomes the error, at its place in the file. */
-export function runTestsAt(compiled: CompiledRule, index: number, source: YamlSource, context: TestContext): void {
-  const failed = runRuleTests(compiled, context).find((outcome) => !outcome.ok);
+export async function runTestsAt(compiled: CompiledRule, index: number, source: YamlSource, context: TestContext): Promise<void> {
+  const failed = (await context.runTests(compiled, { now: context.now, vars: context.vars, firstFailure: true })).find((outcome) => !outcome.ok);
   if (failed) {
     throw positionedError(source.positionOf(['rules', index, ...failed.path]), `rule "${compiled.id}" failed its test ${failed.message}`);
   }

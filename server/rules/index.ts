@@ -3,5 +3,6 @@ export { createRuleStore } from './rule-store.js';
 export type { RuleStore, RuleStoreOptions, RuleFileEntry, RuleFileContent, ReloadReport, DraftValidation } from './rule-store-types.js';
 export type { LoadedRule, FileError } from './rules-loader.js';
 export { MAX_RULE_FILE_BYTES } from './validate-file.js';
+export { inlineRuleTests, type RuleTestRunner } from './engine-stages.js';
 export { fileIdOf, VARS_FILE_NAME } from './file-names.js';
 export type { SchemaInfo } from './schema-info.js';

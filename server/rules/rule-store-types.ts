@@ -1,3 +1,4 @@
+import type { RuleTestRunner } from './engine-stages.js';
 import type { DmsVocabulary } from '../dms/types.js';
 import type { Logger } from '../log.js';
 import type { FileError, LoadedRule } from './rules-loader.js';
@@ -59,6 +60,8 @@ export interface RuleStoreOptions {
   watchDebounceMs?: number;
   /** How long a save waits for the dms before name checks are skipped with a warning (default 5 s). */
   dmsTimeoutMs?: number;
+  /** Runs rules' `tests:` (at load, on save, in the editor); default: on the calling thread. */
+  runTests?: RuleTestRunner;
 }
 
 export interface RuleStore {

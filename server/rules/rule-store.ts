@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import YAML from 'yaml';
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, errorMessage } from '../errors.js';
 import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
+import { inlineRuleTests } from './engine-stages.js';
 import { createDraftStore } from './drafts.js';
 import { fileIdOf, isRuleFilePath, parseRuleFilePath, pathOfFileId, type RuleFilePath } from './file-names.js';
 import { loadRulesDir, type LoadedRule, type LoadState } from './rules-loader.js';
@@ -22,7 +23,8 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   const now = options.now ?? (() => new Date());
   const dir = createRulesDir(options.rulesDir, logger);
   const drafts = createDraftStore(options.dataDir);
-  const validator = createSaveValidator(options.vocabulary, options.dmsTimeoutMs ?? 5000);
+  const runTests = options.runTests ?? inlineRuleTests;
+  const validator = createSaveValidator(options.vocabulary, options.dmsTimeoutMs ?? 5000, runTests);
   const listeners = new Set<(report: ReloadReport) => void>();
   let state: LoadState = { files: [], rules: [], vars: new Map([['', {}]]), lastGood: new Map() };
   let byId = new Map<string, LoadedRule>();
@@ -39,7 +41,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   async function reloadNow(): Promise<ReloadReport> {
     let unreadable: string | null = null;
     try {
-      state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, notifyTargets: options.notifyTargets?.() });
+      state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, notifyTargets: options.notifyTargets?.(), runTests });
       byId = new Map(state.rules.map((r) => [r.id, r]));
     } catch (err) {
       // Never replace loaded rules with nothing because the folder could not be read (STYLE §12).
@@ -181,7 +183,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
         if (err instanceof ValidationError) return { validation: result, tests: [] }; // the validation says why
         throw err;
       }
-      return { validation: result, tests: testReports(prepared, { now: context.now, vars: context.vars }) };
+      return { validation: result, tests: await testReports(prepared, { now: context.now, vars: context.vars, runTests }) };
     },
 
     async rulesForTry(id, content) {

@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import { ValidationError, errorMessage } from '../errors.js';
 import type { RuleDefinition } from '../engine/model.js';
-import type { CompiledRule } from './engine-stages.js';
+import { inlineRuleTests, type CompiledRule, type RuleTestRunner } from './engine-stages.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RulesDir } from './rules-dir.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
@@ -48,6 +48,8 @@ export interface LoadContext {
   env: Record<string, string>;
   /** Target names `notify` may use; undefined: not checked. */
   notifyTargets?: readonly string[];
+  /** Default: on the calling thread. */
+  runTests?: RuleTestRunner;
 }
 
 const toFileError = (err: unknown): FileError =>
@@ -106,7 +108,7 @@ export async function loadRulesDir(dir: RulesDir, previous: LastGood, context: L
     let loaded: Array<{ definition: RuleDefinition; compiled: CompiledRule }> | undefined;
     try {
       const prepared = prepareRuleFile(await read(file), { takenIds, notifyTargets: context.notifyTargets });
-      checkRuleFileTests(prepared, { now: context.now, vars: fileVars });
+      await checkRuleFileTests(prepared, { now: context.now, vars: fileVars, runTests: context.runTests ?? inlineRuleTests });
       loaded = prepared.definitions.map((definition, i) => ({ definition, compiled: prepared.compiled[i] }));
       lastGood.set(file.path, { rules: loaded });
     } catch (err) {

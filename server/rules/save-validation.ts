@@ -4,6 +4,7 @@ import { errorMessage } from '../errors.js';
 import { findUnknownNames } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
 import type { RuleFilePath } from './file-names.js';
+import type { RuleTestRunner } from './engine-stages.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
 import { positionedError } from './yaml-source.js';
 
@@ -29,7 +30,7 @@ export interface SaveValidator {
 /** After the dms failed, saves skip asking it for this long, so each save does not wait out the timeout again. */
 const DMS_DOWN_MEMORY_MS = 10_000;
 
-export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, timeoutMs: number): SaveValidator {
+export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, timeoutMs: number, runTests: RuleTestRunner): SaveValidator {
   let lastFailure: { at: number; error: string } | null = null;
 
   async function fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }> {
@@ -62,7 +63,7 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
       const unknown = findUnknownNames(prepared.definitions, createVocabularyIndex(vocabulary))[0];
       if (unknown) throw positionedError(prepared.source.positionOf(unknown.path), unknown.message);
     }
-    checkRuleFileTests(prepared, { now: context.now, vars: context.vars });
+    await checkRuleFileTests(prepared, { now: context.now, vars: context.vars, runTests });
     const warnings = findConditionTemplates(prepared.definitions).map((use) => {
       const { line, column } = prepared.source.positionOf(use.path);
       return `line ${line}, column ${column}: ${use.message}`;

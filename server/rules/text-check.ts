@@ -1,5 +1,5 @@
-import { runRuleTests } from '../engine/index.js';
 import type { RuleFilePath } from './file-names.js';
+import type { RuleTestRunner } from './engine-stages.js';
 import type { LoadedRule } from './rules-loader.js';
 import { prepareRuleFile, type PreparedRuleFile } from './validate-file.js';
 
@@ -35,16 +35,19 @@ export function rulesOfText(file: RuleFilePath, text: string, takenIds: Readonly
 export interface TestRunContext {
   now: Date;
   vars: Record<string, unknown>;
+  runTests: RuleTestRunner;
 }
 
 /** Every `tests:` example of every rule in the text, passed or failed (not only the first failure). */
-export function testReports(prepared: PreparedRuleFile, context: TestRunContext): RuleTestReport[] {
-  return prepared.compiled.flatMap((compiled, index) =>
-    runRuleTests(compiled, { now: context.now, vars: context.vars }).map((outcome) => {
+export async function testReports(prepared: PreparedRuleFile, context: TestRunContext): Promise<RuleTestReport[]> {
+  const reports: RuleTestReport[] = [];
+  for (const [index, compiled] of prepared.compiled.entries()) {
+    for (const outcome of await context.runTests(compiled, { now: context.now, vars: context.vars })) {
       const at = prepared.source.positionOf(['rules', index, ...outcome.path]);
-      return { rule_id: compiled.id, name: outcome.name, ok: outcome.ok, message: outcome.message, line: at.line, column: at.column };
-    }),
-  );
+      reports.push({ rule_id: compiled.id, name: outcome.name, ok: outcome.ok, message: outcome.message, line: at.line, column: at.column });
+    }
+  }
+  return reports;
 }
 
 /** Puts the text's rules in the place of the file's loaded ones, so "all rules" runs in load order (path order). */

@@ -68,8 +68,8 @@ function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, known:
 }
 
 /** Stage 7: each rule's own `tests:` must pass. */
-export function checkRuleFileTests(prepared: PreparedRuleFile, context: TestContext): void {
-  prepared.compiled.forEach((compiled, index) => runTestsAt(compiled, index, prepared.source, context));
+export async function checkRuleFileTests(prepared: PreparedRuleFile, context: TestContext): Promise<void> {
+  for (const [index, compiled] of prepared.compiled.entries()) await runTestsAt(compiled, index, prepared.source, context);
 }
 
 /** What one `_vars.yml` may expand to, in characters of JSON. */

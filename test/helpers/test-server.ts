@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type Config, type ServiceTimings } from '../../server/config.js';
 import { createMemoryLogger } from '../../server/log.js';
+import type { ServiceOptions } from '../../server/compose.js';
 import { startServer, type RunningServer } from '../../server/server.js';
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery staple' };
@@ -23,7 +24,7 @@ export function tempDir(prefix = 'dms-rules-'): string {
 export const TEST_TIMINGS: ServiceTimings = { dmsRetryBaseMs: 10, failedRunRetryMs: 50, catchUpRetryMs: 50, webhook: { arrivalPollMs: 25 } };
 
 /** Starts the real server on a free loopback port with fresh data and rules dirs. */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: ServiceOptions = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir('dms-rules-data-');
   const rulesDir = overrides.rulesDir ?? tempDir('dms-rules-rules-');
   const config = loadConfig({
@@ -33,7 +34,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     overrides: { host: '127.0.0.1', port: 0, dataDir, rulesDir, timings: TEST_TIMINGS, ...overrides },
   });
   const logger = createMemoryLogger();
-  const running = await startServer(config, logger);
+  const running = await startServer(config, logger, options);
   return { ...running, logs: logger.lines, dataDir, rulesDir };
 }
 

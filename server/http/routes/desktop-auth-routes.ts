@@ -9,7 +9,7 @@ export function desktopAuthRoutes(services: Services): Router {
   router.get('/auth/desktop', (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
     redeemDesktopToken(services.desktopSignIn, token, { remote: req.socket.remoteAddress, local: req.socket.localAddress });
-    setSessionCookie(req, res, services.auth.issueSession());
+    setSessionCookie(req, res, services.auth.issueSession(), services.config.publicUrl);
     res.redirect(303, '/');
   });
   return router;

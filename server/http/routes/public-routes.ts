@@ -11,9 +11,10 @@ export function publicRoutes(services: Services): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
 
-  // The service is healthy even when the dms is down: `dms.reachable` reports that separately.
+  // The service is healthy even when the dms is down: `dms.reachable` reports that separately. Health
+  // answers from the last known dms state without waiting for the dms; `?deep=1` waits for a fresh ping.
   router.get('/health', async (req, res) => {
-    const dms = await services.dmsHealth();
+    const dms = await services.dmsHealth({ deep: req.query.deep === '1' || req.query.deep === 'true' });
     const admin = isAdminCaller(services.auth, req);
     res.json({
       status: 'healthy',
@@ -21,24 +22,24 @@ export function publicRoutes(services: Services): Router {
       uptime_s: Math.round((Date.now() - services.startedAt) / 1000),
       // The public answer says only whether the dms answers; its address, version, token permissions,
       // errors (which can name hosts) and the arrival cursor are for the signed-in admin and scripts.
-      dms: admin ? dms : { demo: dms.demo, reachable: dms.reachable },
+      dms: admin ? dms : { demo: dms.demo, reachable: dms.reachable, not_answering_since: dms.not_answering_since },
       ...(admin ? { arrival: services.arrival() } : {}),
     });
   });
 
-  router.post('/auth', requireSameOrigin(), json, (req, res) => {
+  router.post('/auth', requireSameOrigin(), json, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (typeof body.username !== 'string' || typeof body.password !== 'string') {
       throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
     }
-    const token = services.auth.login(body.username, body.password, loginSource(req));
-    setSessionCookie(req, res, token);
+    const token = await services.auth.login(body.username, body.password, loginSource(req));
+    setSessionCookie(req, res, token, services.config.publicUrl);
     res.json({ ok: true, username: body.username });
   });
 
   router.post('/logout', requireSameOrigin(), (req, res) => {
     services.auth.endSession((req.cookies as Record<string, string> | undefined)?.[SESSION_COOKIE]);
-    clearSessionCookie(req, res);
+    clearSessionCookie(req, res, services.config.publicUrl);
     res.json({ ok: true });
   });
 

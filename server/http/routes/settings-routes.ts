@@ -17,7 +17,7 @@ export function settingsRoutes(services: Services): Router {
     const result = services.settings.update(parseSettingsPatch(req.body), (password) => services.auth.confirmPassword(password, loginSource(req)));
     if (result.credentials_changed) {
       // A new admin name or password ends every session; keep the person who made the change signed in.
-      setSessionCookie(req, res, services.auth.issueSession());
+      setSessionCookie(req, res, services.auth.issueSession(), services.config.publicUrl);
     }
     res.json({ ok: true, restart_required: result.restart_required, overridden_by_env: result.overridden_by_env });
   });

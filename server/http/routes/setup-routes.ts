@@ -14,7 +14,7 @@ export function setupRoutes(services: Services): Router {
   });
   router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), (req, res) => {
     const { username, session } = services.firstStart.createAdmin(req.body, originOf(req));
-    setSessionCookie(req, res, session);
+    setSessionCookie(req, res, session, services.config.publicUrl);
     res.json({ ok: true, username });
   });
   return router;

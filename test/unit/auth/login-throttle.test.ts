@@ -28,7 +28,9 @@ test('the lockout attempt: a thousand remote failures never hold the local admin
   const throttle = createLoginThrottle({ now: () => now });
   for (let i = 0; i < 1000; i++) throttle.recordFailure({ key: `10.0.${i % 250}.${i % 7}`, local: false }, 'admin');
   assert.equal(throttle.retryAfter(local, 'admin'), 0, 'remote failures do not delay the local source');
-  assert.ok(throttle.retryAfter(otherRemote, 'admin') > 0, 'the account is delayed for other remote sources');
+  assert.equal(throttle.retryAfter(otherRemote, 'admin'), 0, 'nor a remote source that has not failed');
+  throttle.recordFailure(otherRemote, 'admin');
+  assert.ok(throttle.retryAfter(otherRemote, 'admin') > 0, 'the account is delayed for remote sources that failed');
   assert.ok(throttle.retryAfter(otherRemote, 'admin') <= 60, 'the per-account delay is capped at a minute');
   for (let i = 0; i < 1000; i++) throttle.recordFailure(local, 'admin');
   assert.ok(throttle.retryAfter(local, 'admin') <= 5, 'even a flood of local failures caps the local delay at 5 s');
@@ -48,4 +50,25 @@ test('a success clears the failures of that source', () => {
   throttle.recordSuccess(remote, 'admin');
   throttle.recordFailure(remote, 'root');
   assert.equal(throttle.retryAfter(remote, 'root'), 0);
+});
+
+test('a source trying many account names is slowed by its own count over all of them', () => {
+  const throttle = createLoginThrottle({ freeFailures: 2, freeSourceFailures: 4, now: () => 0 });
+  for (const name of ['a', 'b', 'c', 'd']) throttle.recordFailure(remote, name);
+  assert.equal(throttle.retryAfter(remote, 'e'), 1, 'a fifth name waits although each name failed once');
+  assert.equal(throttle.retryAfter(otherRemote, 'e'), 0);
+});
+
+test('an attempt counted up front and then right leaves no failure and does not prolong the account delay', () => {
+  let now = 1_000_000;
+  const throttle = createLoginThrottle({ freeFailures: 1, now: () => now });
+  throttle.recordFailure(remote, 'admin');
+  throttle.recordFailure(remote, 'admin');
+  now += 1_000;
+  const before = throttle.retryAfter(remote, 'admin');
+  const attempt = throttle.begin(otherRemote, 'admin');
+  assert.ok(throttle.retryAfter(otherRemote, 'admin') > 0, 'while it is checked, it counts as failed');
+  attempt.succeeded();
+  assert.equal(throttle.retryAfter(otherRemote, 'admin'), 0);
+  assert.equal(throttle.retryAfter(remote, 'admin'), before, 'the guesser waits no longer and no shorter than before');
 });

@@ -2,7 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dmsStatusLines } from '../../../renderer/src/dms-status-text.js';
 
-const HEALTHY = { url: 'http://p', demo: false, reachable: true, version: '2.20.11', api_version: 9, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null };
+const HEALTHY = {
+  url: 'http://p',
+  demo: false,
+  reachable: true,
+  version: '2.20.11',
+  api_version: 9,
+  supported_versions: '2.16 to 3.0.x',
+  forbidden: [],
+  error: null,
+  checked_at: null,
+  not_answering_since: null,
+};
 
 describe('what the settings page says about the dms', () => {
   it('names the release and the API version in use, then the supported range', () => {
