@@ -5,6 +5,9 @@ import type { SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
 import type { ObjectKind, SimDocument } from './sim-types.js';
 import { documentLinkError } from './document-write.js';
+import { snapshot } from './audit-log.js';
+import { bulkSnapshot, recordBulk, recordInstances } from './audit-record.js';
+import { reflectDoclinks, removeDoclink } from './doc-links.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
 const METHODS = [
@@ -46,9 +49,10 @@ function authorize(user: SimUser, method: Method, targets: SimDocument[]): void 
 
 /**
  * `POST /api/documents/bulk_edit/` (§4.8): queryset-style updates, so `modified` does not move;
- * "Document Updated" fires afterwards for each affected document.
+ * "Document Updated" fires afterwards for each affected document. The audit log gets one entry per document
+ * for `actor` (`BulkEditView.post`), except for `set_permissions` and `delete`.
  */
-export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: SimUser): void {
+export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: SimUser, actor: number | null = user.id): void {
   const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const method = input.method as Method;
   if (!METHODS.includes(method)) fail(400, { method: [`"${String(input.method)}" is not a valid choice.`] });
@@ -62,6 +66,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
   const targets = docs as SimDocument[];
   const touched: SimDocument[] = [];
   const allow = () => authorize(user, method, targets);
+  const before = bulkSnapshot(targets);
 
   if (method in RELATION) {
     const [key, kind, label] = RELATION[method];
@@ -102,7 +107,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
       touched.push(doc);
     }
   } else if (method === 'modify_custom_fields') {
-    modifyCustomFields(store, targets, params, allow);
+    modifyCustomFields(store, targets, params, allow, actor);
     touched.push(...targets);
   } else if (method === 'set_permissions') {
     setPermissions(store, targets, params, allow);
@@ -115,6 +120,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
     }
     return;
   }
+  recordBulk(store, before, targets, method, actor);
   for (const doc of touched) hooks.documentUpdated(doc.id);
 }
 
@@ -124,7 +130,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
  * `remove_custom_fields` are detached. Only the named values are validated: a document's other fields, such as
  * a document link to a trashed document, are never looked at.
  */
-function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Record<string, unknown>, allow: () => void): void {
+function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Record<string, unknown>, allow: () => void, actor: number | null): void {
   if (!('add_custom_fields' in params)) fail(400, { non_field_errors: ['add_custom_fields not specified'] });
   if (!('remove_custom_fields' in params)) fail(400, { non_field_errors: ['remove_custom_fields not specified'] });
   const add = params.add_custom_fields;
@@ -152,15 +158,29 @@ function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Rec
   }
   if (Object.keys(errors).length > 0) fail(400, { add_custom_fields: errors });
   allow();
-  for (const doc of targets) {
-    for (const [id, value] of stored) {
+  const isLink = (id: number) => store.object('custom_fields', id)!.data_type === 'documentlink';
+  const befores = new Map(targets.map((doc) => [doc.id, snapshot(doc)]));
+  for (const [id, value] of stored) {
+    for (const doc of targets) {
       // Paperless skips a document-link value that would link a document to itself.
-      if (Array.isArray(value) && value.includes(doc.id) && store.object('custom_fields', id)!.data_type === 'documentlink') continue;
+      if (Array.isArray(value) && value.includes(doc.id) && isLink(id)) continue;
       const existing = doc.custom_fields.find((cf) => cf.field === id);
       if (existing) existing.value = value;
       else doc.custom_fields.push({ value, field: id });
+      // Mirrored after the value is stored, so targets the old value named keep their link back.
+      if (isLink(id)) reflectDoclinks(store, doc.id, id, value as number[] | null, actor);
     }
+  }
+  for (const doc of targets) {
+    for (const cf of doc.custom_fields) {
+      if (remove!.includes(cf.field) && isLink(cf.field) && Array.isArray(cf.value)) {
+        for (const target of cf.value as number[]) removeDoclink(store, doc.id, cf.field, target, actor);
+      }
+    }
+  }
+  for (const doc of targets) {
     doc.custom_fields = doc.custom_fields.filter((cf) => !remove!.includes(cf.field));
+    recordInstances(store, befores.get(doc.id)!, doc, actor);
   }
 }
 

@@ -1,4 +1,7 @@
 import { tagsAfterPatch } from '../tag-hierarchy.js';
+import { snapshot } from './audit-log.js';
+import { recordSave } from './audit-record.js';
+import { reflectDoclinks, removeDoclink } from './doc-links.js';
 import { applyPermissionUpdate, validatePermissionUpdate, type PermissionUpdate } from './document-permissions.js';
 import { fail } from './http-kit.js';
 import type { SimStore } from './store.js';
@@ -33,9 +36,10 @@ function pk(store: SimStore, kind: ObjectKind | 'users', value: unknown): { id?:
 /**
  * Validates a PATCH/PUT body the way Paperless's serializer does and applies it to the document.
  * Throws a 400 with Paperless's error shape (or 403 when `user` may not change owner or permissions);
- * unknown and read-only keys are ignored.
+ * unknown and read-only keys are ignored. The save is logged in the audit log for `actor` (the request's user; null
+ * for Paperless's own workflows) and document links are mirrored onto their targets.
  */
-export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean, user: SimUser): void {
+export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean, user: SimUser, actor: number | null = user.id): void {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     fail(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(body)}.`] });
   }
@@ -138,6 +142,8 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
   }
   if (permissions) applyPermissionUpdate(store, doc.id, permissions, false);
 
+  const before = snapshot(doc);
+  if (next.custom_fields) mirrorLinks(store, doc, next.custom_fields, actor);
   Object.assign(doc, next);
   if (input.remove_inbox_tags === true) {
     const keep = new Set(Array.isArray(input.tags) ? (input.tags as unknown[]).map(Number) : []);
@@ -145,6 +151,21 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
     doc.tags = doc.tags.filter((t) => !inbox.has(t) || keep.has(t));
   }
   doc.modified = store.now();
+  recordSave(store, before, doc, actor);
+}
+
+/**
+ * `DocumentSerializer.update`: a link field left out of the new set drops the document from every target
+ * (`remove_doclink`); each link value written is mirrored (`CustomFieldInstanceSerializer.create` →
+ * `reflect_doclinks`, before the value is stored).
+ */
+function mirrorLinks(store: SimStore, doc: SimDocument, incoming: SimDocument['custom_fields'], actor: number | null): void {
+  const isLink = (field: number) => store.object('custom_fields', field)?.data_type === 'documentlink';
+  for (const cf of doc.custom_fields) {
+    if (!isLink(cf.field) || incoming.some((i) => i.field === cf.field) || !Array.isArray(cf.value)) continue;
+    for (const target of cf.value as number[]) removeDoclink(store, doc.id, cf.field, target, actor);
+  }
+  for (const cf of incoming) if (isLink(cf.field)) reflectDoclinks(store, doc.id, cf.field, cf.value as number[] | null, actor);
 }
 
 function customFields(store: SimStore, raw: unknown): { error?: unknown; values?: SimDocument['custom_fields'] } {
