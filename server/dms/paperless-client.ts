@@ -17,6 +17,7 @@ import type {
   DocumentWriteState,
 } from './types.js';
 import { SUPPORTED_PAPERLESS } from './api-version.js';
+import { readDocumentHistory, readServiceUser } from './document-history.js';
 import { WRITE_STATE_FIELDS } from './types.js';
 import { fetchPrincipals, fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
 
@@ -194,6 +195,10 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       if (!Array.isArray(json)) throw new DmsError(`dms refused the note on document ${id}: ${json.error ?? 'unknown error'}`, `POST /api/documents/${id}/notes/`, 200);
       return json;
     },
+
+    documentHistory: (id) => readDocumentHistory(transport, id, notFound(id)),
+
+    serviceUser: () => readServiceUser(transport),
 
     vocabulary,
 

@@ -147,7 +147,7 @@ const uiSettings: SimHandler = (ctx) => {
   if (account?.first_name) user.first_name = account.first_name;
   if (account?.last_name) user.last_name = account.last_name;
   const permissions = account ? permissionsOf(ctx.store, account, true).map((p) => p.replace(/^\w+\./, '')) : [];
-  return json(200, { user, settings: { version: ctx.profile.release }, permissions });
+  return json(200, { user, settings: { version: ctx.profile.release, auditlog_enabled: ctx.store.audit.enabled }, permissions });
 };
 
 export const objectRoutes: SimRoute[] = [

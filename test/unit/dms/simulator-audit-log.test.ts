@@ -186,6 +186,31 @@ for (const profile of ['3.0', '2.20'] as const) {
       );
     });
 
+    test('the /__sim/ control routes: a token per user, notes and edits as a person or a workflow, a change inside the next write, the audit-log switch', async () => {
+      const control = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${sim.url}/__sim/${path}`, {
+          method,
+          headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return { status: res.status, json: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+      };
+      const { token } = (await control('GET', 'tokens/carla')).json as { token: string };
+      const settings = (await call('GET', '/api/ui_settings/', undefined, token)).json as unknown as { user: { username: string } };
+      assert.equal(settings.user.username, 'carla');
+      assert.equal((await control('POST', 'documents/10/notes', { note: 'Workflow', actor: null })).status, 201);
+      assert.equal((await control('PATCH', 'documents/10', { changes: { title: 'x'.repeat(129) }, actor: 'carla' })).status, 400, 'validated like a PATCH');
+      assert.equal((await control('POST', 'documents/10/during-next-write', { changes: { title: 'Gleichzeitig' }, actor: 'ben' })).status, 204);
+      assert.equal((await call('PATCH', '/api/documents/10/', { archive_serial_number: 5 })).json.title, 'Gleichzeitig');
+      assert.deepEqual(
+        (await history(10)).map((e) => e.actor?.username ?? null),
+        ['ben', 'anna', null],
+      );
+      assert.equal((await control('PUT', 'audit-log', { enabled: false })).status, 204);
+      assert.equal((await call('GET', '/api/documents/10/history/')).status, 400);
+    });
+
     test('audit log off → 400 text; a non-superuser needs view_logentry and must own the document (or it is unowned) → else 403 text', async () => {
       const carla = sim.tokenFor('carla');
       const forbidden = await call('GET', '/api/documents/10/history/', undefined, carla);
