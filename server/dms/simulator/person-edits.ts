@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { applyDocumentWrite } from './document-write.js';
 import { SimHttpError, type SimHooks } from './http-kit.js';
+import type { SimBehaviour } from './profiles.js';
 import { addNote } from './routes-documents.js';
 import { SIM_USER, type SimDocument } from './sim-types.js';
 import { accountUser, superuser, type SimUser } from './sim-users.js';
@@ -30,7 +31,7 @@ export interface PersonEdits {
   afterSave(id: number): void;
 }
 
-export function createPersonEdits(store: SimStore, hooks: SimHooks, byToken: Map<string, SimUser>): PersonEdits {
+export function createPersonEdits(store: SimStore, hooks: SimHooks, byToken: Map<string, SimUser>, behaviour: SimBehaviour): PersonEdits {
   const pending = new Map<number, () => void>();
 
   const actorUser = (actor: SimActor): { user: SimUser; actor: number | null } => {
@@ -49,7 +50,7 @@ export function createPersonEdits(store: SimStore, hooks: SimHooks, byToken: Map
     const doc = documentFor(id);
     const who = actorUser(actor);
     try {
-      applyDocumentWrite(store, doc, changes, false, who.user, who.actor);
+      applyDocumentWrite(store, doc, changes, false, who.user, { actor: who.actor, behaviour });
     } catch (err) {
       if (err instanceof SimHttpError)
         throw new Error(`Paperless would refuse this change (${err.result.status}): ${JSON.stringify(err.result.body ?? err.result.text)}`, { cause: err });

@@ -1,5 +1,6 @@
 import { historyOf, recordNote } from './audit-record.js';
 import { bulkEdit } from './bulk-edit.js';
+import { behaviourOf } from './profiles.js';
 import { applyDocumentWrite } from './document-write.js';
 import { compileFilter } from './filters.js';
 import { fail, json, notFound, type SimContext, type SimHandler, type SimResult } from './http-kit.js';
@@ -26,8 +27,11 @@ function view(ctx: SimContext) {
     truncateContent: ['true', '1'].includes((ctx.params.get('truncate_content') ?? '').toLowerCase()),
     fields: fields ? new Set(fields.split(',').map((f) => f.trim())) : null,
     user: ctx.user,
+    v3Fields: behaviourOf(ctx.profile).v3Fields,
   };
 }
+
+const pick = (wire: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => k in wire).map((k) => [k, wire[k]]));
 
 function ordered(docs: SimDocument[], ordering: string | null): SimDocument[] {
   const keys = (ordering ?? '-created,-id')
@@ -90,13 +94,21 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
   const { fields } = view(ctx);
   const read =
     fields && typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => fields.has(key))) : body;
-  applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user);
-  // The answer is the stored document read after the save: a change someone made meanwhile is in it.
+  const behaviour = behaviourOf(ctx.profile);
+  applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user, { behaviour });
+  const answer = () => documentToWire(ctx.store, doc, { fullPerms: true, detail: true, user: ctx.user, fields, v3Fields: behaviour.v3Fields });
+  // 2.x answers with the saved instance (`UpdateModelMixin`): its own fields as written, tags, notes and custom fields
+  // read again; 3.0 reads the whole document again after the save (`get_queryset().get(pk=…)`).
+  const saved = behaviour.v3Fields ? null : answer();
   ctx.hooks.afterSave?.(doc.id);
+  // 2.x then calls `get_object()`, which filters by permission: a document the user just gave away is 404, after the
+  // commit and before "Document Updated" (no webhook).
+  if (behaviour.ownerChangeAnswers404 && !ctx.user.sees('documents', doc)) return notFound('Document');
+  const fresh = answer();
+  const answerBody = saved ? { ...saved, ...pick(fresh, ['tags', 'notes', 'custom_fields']) } : fresh;
   // The response is built before "Document Updated" runs, as in Paperless (workflow changes are not in it).
-  const result = json(200, documentToWire(ctx.store, doc, { fullPerms: true, detail: true, user: ctx.user, fields }));
   ctx.hooks.documentUpdated(doc.id);
-  return result;
+  return json(200, answerBody);
 }
 
 /**
@@ -151,7 +163,7 @@ const history: SimHandler = (ctx) => {
 };
 
 const bulk: SimHandler = async (ctx) => {
-  bulkEdit(ctx.store, await ctx.json({ jsonOnly: true }), ctx.hooks, ctx.user);
+  bulkEdit(ctx.store, await ctx.json({ jsonOnly: true }), ctx.hooks, ctx.user, { behaviour: behaviourOf(ctx.profile) });
   return json(200, { result: 'OK' });
 };
 

@@ -9,7 +9,7 @@ import { generateDocuments } from './generator.js';
 import type { SimHooks } from './http-kit.js';
 import { recordCreate } from './audit-record.js';
 import { createPersonEdits, type EditOptions, type SimActor } from './person-edits.js';
-import { resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
+import { behaviourOf, resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
 import { registerLimitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
 import type { SimAccountInput } from './seed-accounts.js';
 import { SIM_USER, type SimDocument, type SimGroup } from './sim-types.js';
@@ -115,16 +115,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const limitedToken = options.limitedUser ? (options.limitedUser.token ?? randomBytes(20).toString('hex')) : null;
   const store = createStore({ seedDocuments: options.seedDocuments, users: options.users, groups: options.groups });
   store.audit.enabled = options.auditLog ?? true;
+  // Before 2.19.0 tags have no parent: the fixtures' tag tree does not exist there.
+  if (!behaviourOf(profile).tagHierarchy) for (const tag of store.objects.tags) delete tag.parent;
   if (options.limitedUser && limitedToken) byToken.set(limitedToken, registerLimitedUser(store, options.limitedUser));
   const faults = createFaultInjector();
   let url = '';
-  const webhook = createWorkflowWebhook(store, () => url);
+  const webhook = createWorkflowWebhook(store, () => url, behaviourOf(profile).webhookDocId);
   const hooks: SimHooks = {
     documentUpdated: (id) => webhook.fire('updated', id),
     documentAdded: (id) => webhook.fire('added', id),
     afterSave: (id) => people.afterSave(id),
   };
-  const people = createPersonEdits(store, hooks, byToken);
+  const people = createPersonEdits(store, hooks, byToken, behaviourOf(profile));
   let counters = new Map<string, number>();
   let inFlight = 0;
   let peak = 0;
