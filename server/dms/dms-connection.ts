@@ -23,6 +23,9 @@ export interface DmsStatus extends DmsInfo {
   supportedVersions?: string;
   /** What the token may not view (e.g. custom fields without `view_customfield`). */
   forbidden?: DmsForbiddenKind[];
+  /** The release group the client follows and what differs for it (`DmsPing`). */
+  releaseGroup?: string;
+  releaseDifferences?: string[];
 }
 
 /** The dms part of `GET /api/health` (the settings page shows it too). */
@@ -39,6 +42,9 @@ export interface DmsHealth {
   forbidden: DmsForbiddenKind[];
   /** Why it is not reachable (an unsupported Paperless version names the one it found). */
   error: string | null;
+  /** The release group the service follows, e.g. "2.16–2.18", and what it does differently for it. */
+  release_group?: string | null;
+  release_differences?: string[];
 }
 
 export function dmsHealth(status: DmsStatus): DmsHealth {
@@ -51,6 +57,8 @@ export function dmsHealth(status: DmsStatus): DmsHealth {
     supported_versions: status.supportedVersions ?? null,
     forbidden: status.forbidden ?? [],
     error: status.error ?? null,
+    release_group: status.releaseGroup ?? null,
+    release_differences: status.releaseDifferences ?? [],
   };
 }
 

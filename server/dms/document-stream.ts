@@ -18,6 +18,8 @@ interface PageBody<T> {
   count: number;
   next: string | null;
   results: T[];
+  /** 2.x (and API version 9): the ids of every matching document, on every page. */
+  all?: unknown;
 }
 
 /** A promise whose failure is reported only when awaited, not as an unhandled rejection meanwhile. */
@@ -48,7 +50,8 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, count: n
  * consumer asks for them, so memory holds at most `ahead + 1` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
-  const { count } = await idPage(transport, query, 1, 1);
+  const probe = await idPage(transport, query, 1, 1);
+  const { count } = probe;
   if (count === 0) {
     yield { count: 0, documents: [] };
     return;
@@ -66,7 +69,10 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
   };
   const requested: Array<Promise<DmsDocument[]>> = [];
   let waiting: number[] = [];
-  for await (const ids of matchingIds(transport, query, count)) {
+  // On 2.x the one-row probe already carries every matching id (in the list's order, by id): paging through ids
+  // would download all of them again with every page.
+  const all = Array.isArray(probe.all) && probe.all.length === count && probe.all.every(Number.isInteger) ? [probe.all as number[]] : null;
+  for await (const ids of all ?? matchingIds(transport, query, count)) {
     waiting = waiting.concat(ids);
     while (waiting.length >= size) {
       requested.push(quiet(fetchChunk(waiting.slice(0, size))));

@@ -162,6 +162,10 @@ export interface DmsPing {
   supportedVersions?: string;
   /** Vocabulary kinds the token may not view (empty when it sees everything); only when the dms answered. */
   forbidden?: DmsForbiddenKind[];
+  /** The release group whose behaviour the client follows, e.g. "2.16–2.18" (from `X-Version`). */
+  releaseGroup?: string;
+  /** What the service does differently for that release, one sentence each. */
+  releaseDifferences?: string[];
 }
 
 /** One entry of Paperless's audit log for a document (`GET /api/documents/{id}/history/`). */

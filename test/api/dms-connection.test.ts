@@ -1,3 +1,4 @@
+import { releaseQuirks } from '../../server/dms/release.js';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -43,6 +44,8 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
       supported_versions: '2.16 to 3.0.x',
       forbidden: [],
       error: null,
+      release_group: '3.0.5+',
+      release_differences: [],
     });
   });
 
@@ -85,6 +88,8 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
         supported_versions: '2.16 to 3.0.x',
         forbidden: [],
         error: null,
+        release_group: '3.0.5+',
+        release_differences: [],
       });
       assert.ok(!server.logs.some((line) => /demo dms/.test(line)));
       assert.ok((sim.counts()['GET /api/documents/'] ?? 0) >= 1, 'the health ping reached the configured dms');
@@ -117,7 +122,18 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       const dms = signedIn.body.dms as Record<string, unknown>;
       assert.deepEqual(
         { ...dms, error: null },
-        { url, demo: false, reachable: false, version: null, api_version: null, supported_versions: '2.16 to 3.0.x', forbidden: [], error: null },
+        {
+          url,
+          demo: false,
+          reachable: false,
+          version: null,
+          api_version: null,
+          supported_versions: '2.16 to 3.0.x',
+          forbidden: [],
+          error: null,
+          release_group: null,
+          release_differences: [],
+        },
       );
       assert.match(String(dms.error), /ECONNREFUSED/);
     } finally {
@@ -152,6 +168,8 @@ describe('health names the Paperless release, its API version and what the token
         supported_versions: '2.16 to 3.0.x',
         forbidden: [],
         error: null,
+        release_group: '2.19–2.20.12',
+        release_differences: releaseQuirks('2.20.11').differences,
       });
       await server.services.dms.getDocument(1);
       assert.ok(
