@@ -56,6 +56,13 @@ export async function modifyCustomFields(deps: ReleaseWriteDeps, documents: numb
   }
 }
 
+/** A PATCH split so that the owner change (with `set_permissions`, which only an owner may send) can be sent last. */
+export function splitGiveAway(patch: DocumentPatch): { first: DocumentPatch; last: DocumentPatch | null } {
+  if (patch.owner === undefined) return { first: patch, last: null };
+  const { owner, set_permissions, ...first } = patch;
+  return { first, last: set_permissions === undefined ? { owner } : { owner, set_permissions } };
+}
+
 /** What `updateDocument` returns for a document the PATCH gave away on 2.x: stored, and no longer visible to the token. */
 export type GivenAwayDocument = DmsDocument & { given_away: true };
 
