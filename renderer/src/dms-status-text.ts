@@ -2,7 +2,7 @@
 import type { DmsHealth } from './types.js';
 
 export interface StatusLine {
-  id: 'dms-status-version' | 'dms-status-error' | 'dms-status-forbidden' | 'dms-status-supported';
+  id: 'dms-status-version' | 'dms-status-error' | 'dms-status-forbidden' | 'dms-status-supported' | 'dms-status-release';
   kind: 'ok' | 'error' | 'warning' | 'note';
   text: string;
 }
@@ -30,6 +30,9 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
       kind: 'warning',
       text: `The token may not view ${names}: rules that use them fail with a trace that says so. Grant the permission in Paperless to use them.`,
     });
+  }
+  if (dms.reachable && dms.release_group && (dms.release_differences ?? []).length > 0) {
+    lines.push({ id: 'dms-status-release', kind: 'note', text: `For Paperless-ngx ${dms.release_group}: ${(dms.release_differences ?? []).join(' ')}` });
   }
   if (dms.supported_versions) lines.push({ id: 'dms-status-supported', kind: 'note', text: `Supported: Paperless-ngx ${dms.supported_versions}.` });
   return lines;

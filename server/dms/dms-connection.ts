@@ -28,6 +28,9 @@ export interface DmsStatus extends DmsInfo {
   checkedAt?: string;
   /** Since when the dms has not answered (ISO time): the first unanswered or failed ping since it last did. */
   notAnsweringSince?: string;
+  /** The release group the client follows and what differs for it (`DmsPing`). */
+  releaseGroup?: string;
+  releaseDifferences?: string[];
 }
 
 /** The dms part of `GET /api/health` (the settings page shows it too). */
@@ -48,6 +51,9 @@ export interface DmsHealth {
   checked_at: string | null;
   /** Since when the dms has not answered (ISO time), null while it answers. */
   not_answering_since: string | null;
+  /** The release group the service follows, e.g. "2.16–2.18", and what it does differently for it. */
+  release_group?: string | null;
+  release_differences?: string[];
 }
 
 export function dmsHealth(status: DmsStatus): DmsHealth {
@@ -62,6 +68,8 @@ export function dmsHealth(status: DmsStatus): DmsHealth {
     error: status.error ?? null,
     checked_at: status.checkedAt ?? null,
     not_answering_since: status.notAnsweringSince ?? null,
+    release_group: status.releaseGroup ?? null,
+    release_differences: status.releaseDifferences ?? [],
   };
 }
 

@@ -69,7 +69,8 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, count: n
  * consumer asks for them, so memory holds at most `ahead + 1` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
-  const { count } = await idPage(transport, query, 1, 1);
+  const probe = await idPage(transport, query, 1, 1);
+  const { count, all } = probe;
   if (count === 0) {
     yield { count: 0, documents: [] };
     return;
@@ -85,8 +86,10 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
     // A document deleted since the snapshot is simply absent from its chunk.
     return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, page: 1, pageSize: chunk.length }).results;
   };
-  const ids: number[] = [];
-  for await (const page of matchingIds(transport, query, count)) ids.push(...page);
+  // On 2.x the one-row probe already carries every matching id (in the list's order, by id): paging through ids
+  // would download all of them again with every page.
+  const ids: number[] = all ? [...all] : [];
+  if (!all) for await (const page of matchingIds(transport, query, count)) ids.push(...page);
   const requested: Array<Promise<DmsDocument[]>> = [];
   for (let start = 0; start < ids.length; start += size) {
     requested.push(quiet(fetchChunk(ids.slice(start, start + size))));

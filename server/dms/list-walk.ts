@@ -15,6 +15,8 @@ export interface ListPage<T> {
   count: number;
   next: string | null;
   results: T[];
+  /** 2.x (and API version 9): the ids of every matching document, when they are exactly `count` positive integers. */
+  all?: number[];
 }
 
 export interface PageAsk {
@@ -86,7 +88,9 @@ export function checkedPage<T>(json: unknown, ask: PageAsk, maxCount = Number.MA
     if (page !== ask.page + 1) fail(`the dms's next link on ${describe(ask)} names page ${page} (${next.slice(0, 200)}), not page ${ask.page + 1}`, ask);
     if (results.length === 0) fail(`the dms answered ${describe(ask)} with no items but a next page`, ask);
   }
-  return { count, next: next ?? null, results };
+  const all = (body as { all?: unknown }).all;
+  const ids = Array.isArray(all) && all.length === count && all.every((id) => Number.isSafeInteger(id) && (id as number) > 0) ? (all as number[]) : undefined;
+  return { count, next: next ?? null, results, ...(ids ? { all: ids } : {}) };
 }
 
 export interface WalkOptions {

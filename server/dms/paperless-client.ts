@@ -17,6 +17,9 @@ import type {
   DocumentWriteState,
 } from './types.js';
 import { SUPPORTED_PAPERLESS } from './api-version.js';
+import { readDocumentHistory, readServiceUser } from './document-history.js';
+import { releaseQuirks } from './release.js';
+import { modifyCustomFields, patchDocument, type ReleaseWriteDeps } from './release-writes.js';
 import { WRITE_STATE_FIELDS } from './types.js';
 import { checkedArray, checkedPage, MAX_NOTES } from './list-walk.js';
 import { fetchPrincipals, fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
@@ -134,6 +137,15 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     return found;
   }
 
+  const quirks = () => releaseQuirks(transport.versions().version);
+  const releaseDeps: ReleaseWriteDeps = {
+    transport,
+    quirks,
+    version: () => transport.versions().version,
+    vocabulary: () => vocabulary(),
+    getWriteStates: (ids) => byIds<DocumentWriteState>(ids, ['id', 'custom_fields']),
+  };
+
   return {
     url,
 
@@ -142,10 +154,20 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
         const { apiVersion, version, maxApiVersion } = transport.versions();
         // Until Paperless answered (authenticated) the version in use is only a guess: leave it out.
         const answered = version !== undefined || maxApiVersion !== undefined;
-        return { supportedVersions: SUPPORTED_PAPERLESS, ...(answered ? { version, apiVersion, serverApiVersion: maxApiVersion } : {}) };
+        if (!answered) return { supportedVersions: SUPPORTED_PAPERLESS };
+        const release = releaseQuirks(version);
+        return {
+          supportedVersions: SUPPORTED_PAPERLESS,
+          version,
+          apiVersion,
+          serverApiVersion: maxApiVersion,
+          releaseGroup: release.group,
+          releaseDifferences: release.differences,
+        };
       };
       try {
-        const query = new URLSearchParams({ page_size: '1', fields: 'id' });
+        // No document matches id 0: on 2.x a list page carries the ids of every matching document (`all`).
+        const query = new URLSearchParams({ page_size: '1', fields: 'id', id__in: '0' });
         await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
         return { ok: true, ...facts(), forbidden: await probeForbidden(transport) };
       } catch (err) {
@@ -178,13 +200,13 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       return byIds<DocumentWriteState>(ids, [...WRITE_STATE_FIELDS]);
     },
 
-    async updateDocument(id, patch: DocumentPatch) {
-      const res = await transport.send({ method: 'PATCH', path: `/api/documents/${id}/`, body: patch, idempotent: true, notFound: notFound(id) });
-      return res.json as DmsDocument;
+    updateDocument(id, patch: DocumentPatch) {
+      return patchDocument(releaseDeps, id, patch, notFound(id));
     },
 
     async bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>) {
       if (documents.length === 0) return;
+      if (method === 'modify_custom_fields') return modifyCustomFields(releaseDeps, documents, parameters);
       // Every bulk method sets a target state, so sending it twice is harmless.
       await transport.send({ method: 'POST', path: '/api/documents/bulk_edit/', body: { documents, method, parameters }, idempotent: true });
     },
@@ -198,6 +220,10 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       }
       return checkedArray<DmsNote>(json, `POST /api/documents/${id}/notes/`, MAX_NOTES);
     },
+
+    documentHistory: (id) => readDocumentHistory(transport, id, notFound(id)),
+
+    serviceUser: () => readServiceUser(transport),
 
     vocabulary,
 

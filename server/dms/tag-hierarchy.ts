@@ -1,5 +1,5 @@
 /**
- * Paperless-ngx's tag hierarchy (2.20+ and 3.x), as pure functions over tag ids. The simulator stores
+ * Paperless-ngx's tag hierarchy (2.19.0+ and 3.x), as pure functions over tag ids. The simulator stores
  * tags with them and the planner predicts with them, so both agree with the real server by construction:
  * - PATCH `tags` (`DocumentSerializer.update` in `documents/serialisers.py`): the requested tags plus all
  *   their ancestors, minus every tag removed by this write and all its descendants (unless a tag added by

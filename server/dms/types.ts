@@ -162,6 +162,45 @@ export interface DmsPing {
   supportedVersions?: string;
   /** Vocabulary kinds the token may not view (empty when it sees everything); only when the dms answered. */
   forbidden?: DmsForbiddenKind[];
+  /** The release group whose behaviour the client follows, e.g. "2.16–2.18" (from `X-Version`). */
+  releaseGroup?: string;
+  /** What the service does differently for that release, one sentence each. */
+  releaseDifferences?: string[];
+}
+
+/** One entry of Paperless's audit log for a document (`GET /api/documents/{id}/history/`). */
+export interface DmsHistoryEntry {
+  id: number;
+  /** ISO datetime with microseconds, e.g. `2026-11-24T10:00:00.123456Z`. */
+  timestamp: string;
+  /** `create`, `update`, `delete` (auditlog's action names). */
+  action: string;
+  /**
+   * As logged: a save gives `{field: [old, new]}` as strings (`"None"` for none), tags `{tags: {type: "m2m",
+   * operation: "add"|"delete", objects: [tag names]}}`, a bulk edit `{field: [old pk, new pk or pk list]}`, a note
+   * `{"Note Added": ["None", note id]}`, a custom-field instance `{custom_fields: {type, field, value}}`.
+   */
+  changes: Record<string, unknown>;
+  /** The Paperless user the change was made as; null for Paperless's own work (workflows run by Celery, consumption). */
+  actor: { id: number; username: string } | null;
+}
+
+export interface DmsHistory {
+  /** Newest first, at most the client's cap. */
+  entries: DmsHistoryEntry[];
+  /** Older entries were left out (the document's history is longer than the cap). */
+  truncated: boolean;
+}
+
+/** The Paperless user the service's token belongs to, and what it means for reading the audit log. */
+export interface DmsServiceUser {
+  id: number;
+  username: string;
+  superuser: boolean;
+  /** `settings.auditlog_enabled` of `/api/ui_settings/` (null when the answer does not say). */
+  auditLogEnabled: boolean | null;
+  /** A superuser, or holds `view_logentry` (it must also own a document, or the document be unowned). */
+  mayReadHistory: boolean;
 }
 
 export interface DmsClient {
@@ -187,6 +226,13 @@ export interface DmsClient {
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;
+  /**
+   * Paperless's audit log for the document, newest first and capped. Throws DmsAuditLogOffError (audit log off,
+   * 400), DmsHistoryForbiddenError (403: no `view_logentry`, or the document is someone else's), DmsNotFoundError.
+   */
+  documentHistory(id: number): Promise<DmsHistory>;
+  /** The Paperless user the token belongs to (`/api/ui_settings/`), so the service can tell its own changes from a person's. */
+  serviceUser(): Promise<DmsServiceUser>;
   /**
    * Cached; `refresh` refetches. Changes made through this client refresh it too. Users and groups are listed
    * only with `principals: true` (rules that name owners or permissions need them; most runs do not).

@@ -219,7 +219,7 @@ export interface DocumentChanges {
 }
 
 /**
- * The dms's tag tree by name (Paperless 2.20+): adding a tag adds its ancestors, removing one removes its
+ * The dms's tag tree by name (Paperless 2.19.0+): adding a tag adds its ancestors, removing one removes its
  * descendants. Given to the engine so a rule's tags are what Paperless will store.
  */
 export interface TagHierarchy {

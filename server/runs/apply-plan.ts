@@ -1,4 +1,5 @@
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
+import { isGivenAway, splitGiveAway } from '../dms/release-writes.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
 import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
@@ -15,6 +16,8 @@ export interface ApplyOutcome {
   superseded: Partial<Record<ChangeField, string>>;
   /** The first dms error (for a synchronous run's 502); null when the dms accepted everything. */
   dmsError: Error | null;
+  /** Set when the last write gave the document away and the dms no longer shows it to the token (Paperless 2.x). */
+  givenAway?: string;
 }
 
 const FIELDS_OF_KIND: Record<string, ChangeField> = {
@@ -109,7 +112,9 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   const patch = { ...current.patch };
   const keys = Object.keys(patch) as Array<keyof typeof patch>;
   for (const key of keys) if (outcome.failures[patchField(key)]) delete patch[key];
-  await write((Object.keys(patch) as Array<keyof typeof patch>).map(patchField), () => dms.updateDocument(plan.document, patch));
+  // Giving the document away goes last: afterwards the token may write it no more (release-writes.ts).
+  const { first, last } = splitGiveAway(patch);
+  await write((Object.keys(first) as Array<keyof typeof first>).map(patchField), () => dms.updateDocument(plan.document, first));
   const { tags, customFields } = current;
   if (tags) await write(['tags'], () => dms.bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove }).then(() => undefined));
   if (customFields) {
@@ -134,6 +139,14 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
     } else if (added.skipped) outcome.superseded.notes = added.skipped;
   } catch (err) {
     failed('notes', err);
+  }
+  if (last) {
+    await write((Object.keys(last) as Array<keyof typeof last>).map(patchField), () => dms.updateDocument(plan.document, last));
+    if (isGivenAway(answer)) {
+      outcome.givenAway = `applied; the document now belongs to user ${String(answer.owner)} and the dms token may no longer see it (Paperless 2.x answered 404 after storing it)`;
+      // The trace shows an applied field's `superseded` text as its detail.
+      outcome.superseded[patchField('owner')] = outcome.givenAway;
+    }
   }
   // What the dms stored is what its echo will show (read back unless the last write answered with it); a
   // field the plan did not touch that changed meanwhile is a person's, and keeps that state from counting as own.

@@ -1,3 +1,4 @@
+import { releaseQuirks } from '../../server/dms/release.js';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -45,6 +46,8 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
       error: null,
       checked_at: (signedIn.body.dms as { checked_at: string }).checked_at,
       not_answering_since: null,
+      release_group: '3.0.5+',
+      release_differences: [],
     });
   });
 
@@ -89,6 +92,8 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
         error: null,
         checked_at: (signedIn.body.dms as { checked_at: string }).checked_at,
         not_answering_since: null,
+        release_group: '3.0.5+',
+        release_differences: [],
       });
       assert.ok(!server.logs.some((line) => /demo dms/.test(line)));
       assert.ok((sim.counts()['GET /api/documents/'] ?? 0) >= 1, 'the health ping reached the configured dms');
@@ -133,6 +138,8 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
           error: null,
           checked_at: dms.checked_at,
           not_answering_since: dms.not_answering_since,
+          release_group: null,
+          release_differences: [],
         },
       );
       assert.ok(Date.parse(String(dms.not_answering_since)) <= Date.parse(String(dms.checked_at)), 'not answering since the first ping');
@@ -172,6 +179,8 @@ describe('health names the Paperless release, its API version and what the token
         error: null,
         checked_at: (health.body.dms as { checked_at: string }).checked_at,
         not_answering_since: null,
+        release_group: '2.19–2.20.12',
+        release_differences: releaseQuirks('2.20.11').differences,
       });
       await server.services.dms.getDocument(1);
       assert.ok(

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ALL_PROFILES } from '../../server/dms/simulator/profiles.js';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
@@ -116,3 +117,49 @@ describe('owner and permission actions with a token whose user is no superuser',
     assert.match(sharing?.error ?? '', /may not view groups \(view_group\)/);
   });
 });
+
+const GIVE_AWAY = `
+rules:
+  - id: scans-to-anna
+    description: Scans are filed, noted and handed to anna
+    when: { original_file_name: { starts_with: Scan_ } }
+    actions:
+      - add_tags: [rules-processed]
+      - add_note: Abgelegt
+      - set_owner: anna
+`;
+
+for (const profile of ALL_PROFILES) {
+  describe(`an ordinary user's token gives its own document away (profile ${profile})`, () => {
+    let sim: Simulator;
+    let server: TestServer;
+    before(async () => {
+      sim = await startSimulator({ profile });
+      // carla (Accounting: view everything, change_document, add_note) owns the scan.
+      sim.store.getDocument(7)!.owner = 5;
+      sim.store.groups.find((g) => g.id === 2)!.permissions.push('view_user');
+      server = await serverWithRules(sim, sim.tokenFor('carla'), GIVE_AWAY);
+    });
+    after(async () => {
+      await server?.close();
+      await sim?.close();
+    });
+
+    it('every other change is written first and the owner last; a 2.x 404 after it counts as applied and the trace says so', async () => {
+      const res = await runReal(server, 7);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const doc = sim.store.getDocument(7)!;
+      assert.equal(doc.owner, 3);
+      assert.ok(doc.tags.includes(9), 'the tag was written before the document left');
+      assert.deepEqual(
+        doc.notes.map((n) => n.note),
+        ['Abgelegt'],
+      );
+      const trace = (await tracesOf(server, 7)).find((t) => t.rule_id === 'scans-to-anna');
+      assert.equal(trace?.status, 'matched', JSON.stringify(trace));
+      const owner = trace?.actions.find((a) => a.action === 'set_owner');
+      assert.equal(owner?.status, 'applied');
+      if (profile.startsWith('2.')) assert.match(owner?.detail ?? '', /may no longer see it/);
+    });
+  });
+}

@@ -1,10 +1,15 @@
-import { tagsAfterModify } from '../tag-hierarchy.js';
+import { createTagTree, tagsAfterModify } from '../tag-hierarchy.js';
+import { SIM_PROFILES, type SimBehaviour } from './profiles.js';
+import { mayChangeTargets } from './document-write.js';
 import { applyPermissionUpdate, validatePermissionUpdate } from './document-permissions.js';
 import { fail, SimHttpError, type SimHooks } from './http-kit.js';
 import type { SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
-import type { ObjectKind, SimDocument } from './sim-types.js';
+import type { ObjectKind, SimDocument, SimObject } from './sim-types.js';
 import { documentLinkError } from './document-write.js';
+import { snapshot } from './audit-log.js';
+import { bulkSnapshot, recordBulk, recordInstances } from './audit-record.js';
+import { reflectDoclinks, removeDoclink } from './doc-links.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
 const METHODS = [
@@ -20,6 +25,8 @@ const METHODS = [
 ] as const;
 
 type Method = (typeof METHODS)[number];
+/** Before 2.19.0 a tag has no ancestors or descendants. */
+const FLAT = createTagTree([]);
 const RELATION: Record<string, ['correspondent' | 'document_type' | 'storage_path', ObjectKind, string]> = {
   set_correspondent: ['correspondent', 'correspondents', 'Correspondent'],
   set_document_type: ['document_type', 'document_types', 'Document type'],
@@ -44,11 +51,24 @@ function authorize(user: SimUser, method: Method, targets: SimDocument[]): void 
   if (!allowed) throw new SimHttpError({ status: 403, text: 'Insufficient permissions' });
 }
 
+export interface BulkOptions {
+  /** Logged as the actor (default the request's user). */
+  actor?: number | null;
+  /** The release's behaviour (default 3.0.5). */
+  behaviour?: SimBehaviour;
+}
+
+/** `BulkEditView.post` catches any exception of the method: 400, plain text labelled text/html, work done so far kept. */
+const BULK_FAILED = { status: 400, text: 'Error performing bulk edit, check logs for more detail.' };
+
 /**
  * `POST /api/documents/bulk_edit/` (§4.8): queryset-style updates, so `modified` does not move;
- * "Document Updated" fires afterwards for each affected document.
+ * "Document Updated" fires afterwards for each affected document. The audit log gets one entry per document
+ * for `actor` (`BulkEditView.post`), except for `set_permissions` and `delete`.
  */
-export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: SimUser): void {
+export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: SimUser, options: BulkOptions = {}): void {
+  const actor = options.actor === undefined ? user.id : options.actor;
+  const behaviour = options.behaviour ?? SIM_PROFILES['3.0'].behaviour;
   const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const method = input.method as Method;
   if (!METHODS.includes(method)) fail(400, { method: [`"${String(input.method)}" is not a valid choice.`] });
@@ -62,6 +82,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
   const targets = docs as SimDocument[];
   const touched: SimDocument[] = [];
   const allow = () => authorize(user, method, targets);
+  const before = bulkSnapshot(targets);
 
   if (method in RELATION) {
     const [key, kind, label] = RELATION[method];
@@ -80,7 +101,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
     const tag = params.tag;
     if (!Number.isInteger(tag) || !store.object('tags', tag as number)) fail(400, { non_field_errors: ['Tag does not exist'] });
     allow();
-    const tree = store.tagTree();
+    const tree = behaviour.tagHierarchy ? store.tagTree() : FLAT;
     const [add, remove] = method === 'add_tag' ? [[tag as number], []] : [[], [tag as number]];
     for (const doc of targets) {
       const next = tagsAfterModify(tree, doc.tags, add, remove);
@@ -96,13 +117,13 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
     if (!add || !remove || [...add, ...remove].some((id) => !store.object('tags', id)))
       fail(400, { non_field_errors: ["Some tags in add_tags or remove_tags don't exist"] });
     allow();
-    const tree = store.tagTree();
+    const tree = behaviour.tagHierarchy ? store.tagTree() : FLAT;
     for (const doc of targets) {
       doc.tags = tagsAfterModify(tree, doc.tags, add!, remove!);
       touched.push(doc);
     }
   } else if (method === 'modify_custom_fields') {
-    modifyCustomFields(store, targets, params, allow);
+    modifyCustomFields(store, targets, params, allow, { actor, behaviour, user });
     touched.push(...targets);
   } else if (method === 'set_permissions') {
     setPermissions(store, targets, params, allow);
@@ -115,6 +136,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
     }
     return;
   }
+  recordBulk(store, before, targets, method, actor);
   for (const doc of touched) hooks.documentUpdated(doc.id);
 }
 
@@ -124,7 +146,13 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
  * `remove_custom_fields` are detached. Only the named values are validated: a document's other fields, such as
  * a document link to a trashed document, are never looked at.
  */
-function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Record<string, unknown>, allow: () => void): void {
+function modifyCustomFields(
+  store: SimStore,
+  targets: SimDocument[],
+  params: Record<string, unknown>,
+  allow: () => void,
+  { actor, behaviour, user }: { actor: number | null; behaviour: SimBehaviour; user: SimUser },
+): void {
   if (!('add_custom_fields' in params)) fail(400, { non_field_errors: ['add_custom_fields not specified'] });
   if (!('remove_custom_fields' in params)) fail(400, { non_field_errors: ['remove_custom_fields not specified'] });
   const add = params.add_custom_fields;
@@ -141,26 +169,95 @@ function modifyCustomFields(store: SimStore, targets: SimDocument[], params: Rec
       fail(400, { non_field_errors: [`Some custom fields in ${name} don't exist or were specified twice.`] });
     }
   }
+  const stored = validateValues(store, entries, behaviour, user);
+  allow();
+  const isLink = (id: number) => store.object('custom_fields', id)!.data_type === 'documentlink';
+  const befores = new Map(targets.map((doc) => [doc.id, snapshot(doc)]));
+  try {
+    for (const [id, value] of stored) {
+      const field = store.object('custom_fields', id)!;
+      for (const doc of targets) {
+        // 2.16–2.18 test `doc_id in value` for every document-link value, null included: a TypeError.
+        if (isLink(id) && value === null && behaviour.bulkNullLinkFails) throw new SimHttpError(BULK_FAILED);
+        // Paperless skips a document-link value that would link a document to itself.
+        if (Array.isArray(value) && value.includes(doc.id) && isLink(id)) continue;
+        // Unvalidated values (before 3.0.5) reach the database, which refuses some types.
+        if (!behaviour.bulkValuesValidated && !databaseTakes(field, value)) throw new SimHttpError(BULK_FAILED);
+        const existing = doc.custom_fields.find((cf) => cf.field === id);
+        if (existing) existing.value = value;
+        else doc.custom_fields.push({ value, field: id });
+        if (!isLink(id)) continue;
+        // Before 2.20.13 a link to a missing document is stored, then mirroring it breaks the foreign key.
+        if (Array.isArray(value) && value.some((target) => !store.getDocument(target as number))) throw new SimHttpError(BULK_FAILED);
+        // Mirrored after the value is stored, so targets the old value named keep their link back.
+        reflectDoclinks(store, doc.id, id, value as number[] | null, actor);
+      }
+    }
+    for (const doc of targets) {
+      for (const cf of doc.custom_fields) {
+        if (remove!.includes(cf.field) && isLink(cf.field) && Array.isArray(cf.value)) {
+          for (const target of cf.value as number[]) removeDoclink(store, doc.id, cf.field, target, actor);
+        }
+      }
+    }
+    for (const doc of targets) doc.custom_fields = doc.custom_fields.filter((cf) => !remove!.includes(cf.field));
+  } finally {
+    // What was saved before a failure stays saved, and logged.
+    for (const doc of targets) recordInstances(store, befores.get(doc.id)!, doc, actor);
+  }
+}
+
+/**
+ * The values as the release validates them before anything is written: 3.0.5 runs every value through
+ * `CustomFieldInstanceSerializer` (errors keyed by field id); 2.20.13–3.0.4 check only document-link values
+ * (`validate_documentlink_targets`: a list of existing documents the user may change); earlier releases nothing.
+ */
+function validateValues(store: SimStore, entries: Array<[number, unknown]>, behaviour: SimBehaviour, user: SimUser): Map<number, unknown> {
   const errors: Record<string, unknown> = {};
   const stored = new Map<number, unknown>();
   for (const [id, value] of entries) {
     const field = store.object('custom_fields', id)!;
-    const checked = checkCustomFieldValue(field, value);
-    const error = checked.error ?? documentLinkError(store, field, checked.stored);
-    if (error) errors[String(id)] = { non_field_errors: [error] };
-    stored.set(id, checked.stored);
+    if (behaviour.bulkValuesValidated) {
+      const checked = checkCustomFieldValue(field, value);
+      const error = checked.error ?? documentLinkError(store, field, checked.stored);
+      if (error) errors[String(id)] = { non_field_errors: [error] };
+      stored.set(id, checked.stored);
+    } else {
+      if (behaviour.linkTargetsChecked && field.data_type === 'documentlink' && value !== null) {
+        if (!Array.isArray(value)) fail(400, { non_field_errors: ['Value must be a list'] });
+        const error = documentLinkError(store, field, value);
+        if (error) fail(400, { non_field_errors: [error] });
+      }
+      stored.set(id, value);
+    }
+    if (behaviour.linkTargetsChecked && field.data_type === 'documentlink' && !mayChangeTargets(store, user, stored.get(id))) {
+      fail(403, { detail: 'Insufficient permissions.' });
+    }
   }
   if (Object.keys(errors).length > 0) fail(400, { add_custom_fields: errors });
-  allow();
-  for (const doc of targets) {
-    for (const [id, value] of stored) {
-      // Paperless skips a document-link value that would link a document to itself.
-      if (Array.isArray(value) && value.includes(doc.id) && store.object('custom_fields', id)!.data_type === 'documentlink') continue;
-      const existing = doc.custom_fields.find((cf) => cf.field === id);
-      if (existing) existing.value = value;
-      else doc.custom_fields.push({ value, field: id });
-    }
-    doc.custom_fields = doc.custom_fields.filter((cf) => !remove!.includes(cf.field));
+  return stored;
+}
+
+/** Whether the value's database column takes it (PostgreSQL): typed columns refuse other types, text columns their length. */
+function databaseTakes(field: SimObject, value: unknown): boolean {
+  if (value === null) return true;
+  switch (field.data_type) {
+    case 'integer':
+      return Number.isInteger(value) || (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value));
+    case 'float':
+      return typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)));
+    case 'boolean':
+      return typeof value === 'boolean' || value === 0 || value === 1;
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
+    case 'string':
+    case 'monetary':
+    case 'select':
+      return Array.from(String(value)).length <= 128;
+    case 'url':
+      return Array.from(String(value)).length <= 200;
+    default:
+      return true;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseFaultSpec, type ActiveFault, type FaultInjector } from './faults.js';
 import { readBody, writeResult, type SimResult } from './http-kit.js';
+import type { PersonEdits, SimActor } from './person-edits.js';
 import type { SimDocument } from './sim-types.js';
 import type { WorkflowWebhook, WorkflowWebhookConfig } from './workflow-webhook.js';
 
@@ -12,6 +13,16 @@ export interface ControlDeps {
   resetCounts(): void;
   addDocument(doc: Partial<SimDocument>): SimDocument;
   generate(count: number, seed: number): number;
+  people: PersonEdits;
+  setAuditLog(enabled: boolean): void;
+}
+
+/** `{changes, actor, webhook}` / `{note, actor}`: `actor` is a username, or null (or absent) for a Paperless workflow. */
+interface EditBody {
+  changes?: Record<string, unknown>;
+  note?: string;
+  actor?: SimActor;
+  webhook?: boolean;
 }
 
 /**
@@ -53,6 +64,25 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, d
     }
     if (path === '/__sim/workflow-webhook' && method === 'GET') return answer({ status: 200, body: deps.webhook.stats() });
     if (path === '/__sim/documents' && method === 'POST') return answer({ status: 201, body: deps.addDocument(body ?? {}) });
+    const edit = /^\/__sim\/documents\/(\d+)(\/notes|\/during-next-write)?$/.exec(path);
+    if (edit) {
+      const input = (body ?? {}) as EditBody;
+      const id = Number(edit[1]);
+      const actor = input.actor ?? null;
+      if (!edit[2] && method === 'PATCH') return answer({ status: 200, body: deps.people.editAs(id, input.changes ?? {}, actor, { webhook: input.webhook }) });
+      if (edit[2] === '/notes' && method === 'POST')
+        return answer({ status: 201, body: deps.people.addNoteAs(id, typeof input.note === 'string' ? input.note : '', actor) });
+      if (edit[2] === '/during-next-write' && method === 'POST') {
+        deps.people.duringNextWrite(id, input.changes ?? {}, actor, { webhook: input.webhook });
+        return answer({ status: 204 });
+      }
+    }
+    const tokenFor = /^\/__sim\/tokens\/([^/]+)$/.exec(path);
+    if (tokenFor && method === 'GET') return answer({ status: 200, body: { token: deps.people.tokenFor(decodeURIComponent(tokenFor[1])) } });
+    if (path === '/__sim/audit-log' && method === 'PUT') {
+      deps.setAuditLog((body as { enabled?: unknown } | null)?.enabled !== false);
+      return answer({ status: 204 });
+    }
     if (path === '/__sim/generate' && method === 'POST') {
       const input = (body ?? {}) as { count?: unknown; seed?: unknown };
       return answer({ status: 201, body: { added: deps.generate(Number(input.count ?? 0), Number(input.seed ?? 1)) } });

@@ -1,4 +1,8 @@
 import { tagsAfterPatch } from '../tag-hierarchy.js';
+import { SIM_PROFILES, type SimBehaviour } from './profiles.js';
+import { snapshot } from './audit-log.js';
+import { recordSave } from './audit-record.js';
+import { reflectDoclinks, removeDoclink } from './doc-links.js';
 import { applyPermissionUpdate, validatePermissionUpdate, type PermissionUpdate } from './document-permissions.js';
 import { fail } from './http-kit.js';
 import type { SimStore } from './store.js';
@@ -33,9 +37,19 @@ function pk(store: SimStore, kind: ObjectKind | 'users', value: unknown): { id?:
 /**
  * Validates a PATCH/PUT body the way Paperless's serializer does and applies it to the document.
  * Throws a 400 with Paperless's error shape (or 403 when `user` may not change owner or permissions);
- * unknown and read-only keys are ignored.
+ * unknown and read-only keys are ignored. The save is logged in the audit log for `actor` (the request's user; null
+ * for Paperless's own workflows) and document links are mirrored onto their targets.
  */
-export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean, user: SimUser): void {
+export interface WriteOptions {
+  /** Logged as the change's actor: the request's user by default; null for Paperless's own workflows. */
+  actor?: number | null;
+  /** The release's behaviour (tag tree, document-link permission checks); default 3.0.5. */
+  behaviour?: SimBehaviour;
+}
+
+export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean, user: SimUser, options: WriteOptions = {}): void {
+  const actor = options.actor === undefined ? user.id : options.actor;
+  const behaviour = options.behaviour ?? SIM_PROFILES['3.0'].behaviour;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     fail(400, { non_field_errors: [`Invalid data. Expected a dictionary, but got ${pyType(body)}.`] });
   }
@@ -79,7 +93,8 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
         }
         ids.push(id as number);
       }
-      if (!errors.tags) next.tags = tagsAfterPatch(store.tagTree(), doc.tags, ids);
+      // Before 2.19.0 the requested set is stored as it is.
+      if (!errors.tags) next.tags = behaviour.tagHierarchy ? tagsAfterPatch(store.tagTree(), doc.tags, ids) : [...new Set(ids)];
     }
   }
   if ('created' in input || 'created_date' in input) {
@@ -120,7 +135,7 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
     }
   }
   if ('custom_fields' in input) {
-    const result = customFields(store, input.custom_fields);
+    const result = customFields(store, input.custom_fields, behaviour.linkTargetsChecked ? user : null);
     if (result.error) errors.custom_fields = result.error;
     else {
       // Values keep their original position (Paperless orders them by creation); new ones go last.
@@ -138,6 +153,8 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
   }
   if (permissions) applyPermissionUpdate(store, doc.id, permissions, false);
 
+  const before = snapshot(doc);
+  if (next.custom_fields) mirrorLinks(store, doc, next.custom_fields, actor);
   Object.assign(doc, next);
   if (input.remove_inbox_tags === true) {
     const keep = new Set(Array.isArray(input.tags) ? (input.tags as unknown[]).map(Number) : []);
@@ -145,9 +162,24 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
     doc.tags = doc.tags.filter((t) => !inbox.has(t) || keep.has(t));
   }
   doc.modified = store.now();
+  recordSave(store, before, doc, actor);
 }
 
-function customFields(store: SimStore, raw: unknown): { error?: unknown; values?: SimDocument['custom_fields'] } {
+/**
+ * `DocumentSerializer.update`: a link field left out of the new set drops the document from every target
+ * (`remove_doclink`); each link value written is mirrored (`CustomFieldInstanceSerializer.create` →
+ * `reflect_doclinks`, before the value is stored).
+ */
+function mirrorLinks(store: SimStore, doc: SimDocument, incoming: SimDocument['custom_fields'], actor: number | null): void {
+  const isLink = (field: number) => store.object('custom_fields', field)?.data_type === 'documentlink';
+  for (const cf of doc.custom_fields) {
+    if (!isLink(cf.field) || incoming.some((i) => i.field === cf.field) || !Array.isArray(cf.value)) continue;
+    for (const target of cf.value as number[]) removeDoclink(store, doc.id, cf.field, target, actor);
+  }
+  for (const cf of incoming) if (isLink(cf.field)) reflectDoclinks(store, doc.id, cf.field, cf.value as number[] | null, actor);
+}
+
+function customFields(store: SimStore, raw: unknown, linkChanger: SimUser | null = null): { error?: unknown; values?: SimDocument['custom_fields'] } {
   if (raw === null) return { error: ['This field may not be null.'] };
   if (!Array.isArray(raw)) return { error: [`Expected a list of items but got type "${pyType(raw)}".`] };
   const itemErrors: Errors[] = [];
@@ -162,6 +194,7 @@ function customFields(store: SimStore, raw: unknown): { error?: unknown; values?
       const checked = checkCustomFieldValue(store.object('custom_fields', id as number)!, entry.value);
       const error = checked.error ?? documentLinkError(store, store.object('custom_fields', id as number)!, checked.stored);
       if (error) errors.non_field_errors = [error];
+      else if (linkChanger && !mayChangeTargets(store, linkChanger, checked.stored)) fail(403, { detail: 'Insufficient permissions.' });
       else values.set(id as number, checked.stored);
     }
     itemErrors.push(errors);
@@ -179,6 +212,15 @@ export function documentLinkError(store: SimStore, field: SimObject, value: unkn
   const ids = value as number[];
   const existing = new Set(ids.filter((id) => store.getDocument(id)));
   return existing.size === ids.length ? null : "Some documents in value don't exist or were specified twice.";
+}
+
+/** 2.20.13+ `validate_documentlink_targets`: the writer needs change permission on every linked document (else 403). */
+export function mayChangeTargets(store: SimStore, user: SimUser, value: unknown): boolean {
+  if (!Array.isArray(value)) return true;
+  return (value as number[]).every((id) => {
+    const target = store.getDocument(id);
+    return !target || user.mayChange('documents', target);
+  });
 }
 
 export { customFields as validateCustomFieldList };

@@ -22,6 +22,8 @@ export interface SimHooks {
   /** A PATCH/PUT (even a no-op) or a bulk edit touched the document: Paperless fires "Document Updated". */
   documentUpdated(id: number): void;
   documentAdded(id: number): void;
+  /** Between a PATCH/PUT's save and the read that builds its answer (tests make a concurrent change here). */
+  afterSave?(id: number): void;
 }
 
 export interface SimContext {

@@ -9,15 +9,63 @@ export interface SimProfile {
   apiVersions: number[];
   /** `DEFAULT_VERSION`: used when the Accept header names none. */
   defaultApiVersion: number;
+  /** How the release's code behaves where releases differ (absent: as 3.0.5). */
+  behaviour?: SimBehaviour;
+}
+
+/** The behaviours that differ between the supported releases, each with where the source decides it. */
+export interface SimBehaviour {
+  /** 2.19.0+: tags have `parent`; PATCH adds ancestors and drops descendants of removed tags (`DocumentSerializer.update`). */
+  tagHierarchy: boolean;
+  /** 2.16–2.18: bulk `modify_custom_fields` evaluates `doc_id in value` for a document-link field even when the value is null: TypeError → 400 text, earlier fields stored (bulk_edit.py, guarded by `and value` from 2.19.0). */
+  bulkNullLinkFails: boolean;
+  /** 2.20.13+: `validate_documentlink_targets` also in bulk edits (missing targets → 400) and wants change permission on every target (403), in PATCH too. Before, bulk stores a dangling link and then fails mirroring it (400 text). */
+  linkTargetsChecked: boolean;
+  /** 2.x: `DocumentViewSet.update` re-reads with `get_object()` (the permission filter): giving the document away answers 404 after the commit, no webhook. 3.0 re-reads with `get_queryset()`: 200. */
+  ownerChangeAnswers404: boolean;
+  /** 3.0.0+: workflow templates know `{{ doc_id }}`. */
+  webhookDocId: boolean;
+  /** 3.0.5: bulk custom-field values go through `CustomFieldInstanceSerializer` (400 keyed by field id). Before, a bad value is stored, or the database refuses it → 400 text. */
+  bulkValuesValidated: boolean;
+  /** 3.0: documents carry `duplicate_documents`, `root_document`, `versions`; lists drop `all` at API version 10 (2.x: `all` always). */
+  v3Fields: boolean;
+}
+
+const V3_0_5: SimBehaviour = {
+  tagHierarchy: true,
+  bulkNullLinkFails: false,
+  linkTargetsChecked: true,
+  ownerChangeAnswers404: false,
+  webhookDocId: true,
+  bulkValuesValidated: true,
+  v3Fields: true,
+};
+const V3_0_4: SimBehaviour = { ...V3_0_5, bulkValuesValidated: false };
+const V2_20_13: SimBehaviour = { ...V3_0_4, ownerChangeAnswers404: true, webhookDocId: false, v3Fields: false };
+const V2_20_11: SimBehaviour = { ...V2_20_13, linkTargetsChecked: false };
+const V2_18: SimBehaviour = { ...V2_20_11, tagHierarchy: false, bulkNullLinkFails: true };
+
+/** The behaviour of a profile (a custom profile without one behaves as 3.0.5). */
+export function behaviourOf(profile: SimProfile): SimBehaviour {
+  return profile.behaviour ?? V3_0_5;
 }
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-/** `src/paperless/settings/__init__.py` (3.0.x) and `src/paperless/settings.py` (2.20.x). */
+/**
+ * One profile per release group whose behaviour differs; API versions from `REST_FRAMEWORK` in
+ * `src/paperless/settings/__init__.py` (3.0.x) and `src/paperless/settings.py` (2.x).
+ */
 export const SIM_PROFILES = {
-  '3.0': { name: '3.0', release: '3.0.5', apiVersions: [9, 10], defaultApiVersion: 10 },
-  '2.20': { name: '2.20', release: '2.20.11', apiVersions: range(1, 9), defaultApiVersion: 9 },
+  '3.0': { name: '3.0', release: '3.0.5', apiVersions: [9, 10], defaultApiVersion: 10, behaviour: V3_0_5 },
+  '3.0.4': { name: '3.0.4', release: '3.0.4', apiVersions: [9, 10], defaultApiVersion: 10, behaviour: V3_0_4 },
+  '2.20.13': { name: '2.20.13', release: '2.20.15', apiVersions: range(1, 9), defaultApiVersion: 9, behaviour: V2_20_13 },
+  '2.20': { name: '2.20', release: '2.20.11', apiVersions: range(1, 9), defaultApiVersion: 9, behaviour: V2_20_11 },
+  '2.18': { name: '2.18', release: '2.18.4', apiVersions: range(1, 9), defaultApiVersion: 9, behaviour: V2_18 },
 } satisfies Record<string, SimProfile>;
+
+/** Every named profile, newest release first (tests that must hold on every release loop over these). */
+export const ALL_PROFILES = Object.keys(SIM_PROFILES) as Array<keyof typeof SIM_PROFILES>;
 
 export type SimProfileName = keyof typeof SIM_PROFILES;
 

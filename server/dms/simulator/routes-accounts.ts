@@ -14,6 +14,7 @@ const HIDDEN_USERNAMES = ['consumer', 'AnonymousUser'];
 // The models whose permissions a superuser holds; Paperless lists every permission in its database (several hundred,
 // from Django's own apps too), the simulator only those of the apps a rule service deals with.
 const APP_MODELS: Record<string, string[]> = {
+  auditlog: ['logentry'],
   auth: ['group', 'permission', 'user'],
   documents: [
     'correspondent',

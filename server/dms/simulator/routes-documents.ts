@@ -1,4 +1,6 @@
+import { historyOf, recordNote } from './audit-record.js';
 import { bulkEdit } from './bulk-edit.js';
+import { behaviourOf } from './profiles.js';
 import { applyDocumentWrite } from './document-write.js';
 import { compileFilter } from './filters.js';
 import { fail, json, notFound, type SimContext, type SimHandler, type SimResult } from './http-kit.js';
@@ -25,8 +27,11 @@ function view(ctx: SimContext) {
     truncateContent: ['true', '1'].includes((ctx.params.get('truncate_content') ?? '').toLowerCase()),
     fields: fields ? new Set(fields.split(',').map((f) => f.trim())) : null,
     user: ctx.user,
+    v3Fields: behaviourOf(ctx.profile).v3Fields,
   };
 }
+
+const pick = (wire: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => k in wire).map((k) => [k, wire[k]]));
 
 function ordered(docs: SimDocument[], ordering: string | null): SimDocument[] {
   const keys = (ordering ?? '-created,-id')
@@ -89,31 +94,76 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
   const { fields } = view(ctx);
   const read =
     fields && typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => fields.has(key))) : body;
-  applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user);
+  const behaviour = behaviourOf(ctx.profile);
+  applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user, { behaviour });
+  const answer = () => documentToWire(ctx.store, doc, { fullPerms: true, detail: true, user: ctx.user, fields, v3Fields: behaviour.v3Fields });
+  // 2.x answers with the saved instance (`UpdateModelMixin`): its own fields as written, tags, notes and custom fields
+  // read again; 3.0 reads the whole document again after the save (`get_queryset().get(pk=…)`).
+  const saved = behaviour.v3Fields ? null : answer();
+  ctx.hooks.afterSave?.(doc.id);
+  // 2.x then calls `get_object()`, which filters by permission: a document the user just gave away is 404, after the
+  // commit and before "Document Updated" (no webhook).
+  if (behaviour.ownerChangeAnswers404 && !ctx.user.sees('documents', doc)) return notFound('Document');
+  const fresh = answer();
+  const answerBody = saved ? { ...saved, ...pick(fresh, ['tags', 'notes', 'custom_fields']) } : fresh;
   // The response is built before "Document Updated" runs, as in Paperless (workflow changes are not in it).
-  const result = json(200, documentToWire(ctx.store, doc, { fullPerms: true, detail: true, user: ctx.user, fields }));
   ctx.hooks.documentUpdated(doc.id);
-  return result;
+  return json(200, answerBody);
 }
 
+/**
+ * `DocumentViewSet.notes`: looks the document up without the permission filter, then wants view permission to
+ * read and change permission to add or delete (403 text otherwise). A note moves `modified` and is in the audit
+ * log, but fires no workflow: no webhook.
+ */
 const notes: SimHandler = async (ctx) => {
-  const doc = documentOrFail(ctx);
+  const raw = ctx.match[1];
+  const doc = /^\d+$/.test(raw) ? ctx.store.getDocument(Number(raw)) : undefined;
+  if (!doc) return json(404, { detail: 'Not found.' });
+  if (!ctx.user.sees('documents', doc)) return { status: 403, text: 'Insufficient permissions to view notes' };
+  if (ctx.method !== 'GET' && !ctx.user.mayChange('documents', doc)) {
+    return { status: 403, text: `Insufficient permissions to ${ctx.method === 'POST' ? 'create' : 'delete'} notes` };
+  }
   if (ctx.method === 'POST') {
     const body = (await ctx.json()) as Record<string, unknown>;
     if (typeof body?.note !== 'string') return json(200, { error: 'Error saving note, check logs for more detail.' });
-    doc.notes.push(ctx.store.newNote(body.note, ctx.user.id));
-    doc.modified = ctx.store.now();
+    addNote(ctx.store, doc, body.note, ctx.user.id);
   } else if (ctx.method === 'DELETE') {
     const id = ctx.params.get('id');
     if (!id) return json(400, { id: 'This field is required.' });
+    if (!doc.notes.some((n) => n.id === Number(id))) return json(404, { detail: 'No Note matches the given query.' });
+    recordNote(ctx.store, doc.id, Number(id), false, ctx.user.id);
     doc.notes = doc.notes.filter((n) => n.id !== Number(id));
     doc.modified = ctx.store.now();
   }
   return json(200, structuredClone(doc.notes));
 };
 
+/** A note by `author`, logged for `actor` (the request's user; null when Paperless itself adds it). */
+export function addNote(store: SimContext['store'], doc: SimDocument, text: string, author: number, actor: number | null = author): void {
+  const note = store.newNote(text, author);
+  doc.notes.push(note);
+  recordNote(store, doc.id, note.id, true, actor);
+  doc.modified = store.now();
+}
+
+/**
+ * `DocumentViewSet.history`: 400 text when the audit log is off; a non-superuser needs `auditlog.view_logentry`
+ * and must own the document (or it is unowned), else 403 text. The document is looked up without the permission
+ * filter. One unpaginated list, newest first.
+ */
+const history: SimHandler = (ctx) => {
+  if (!ctx.store.audit.enabled) return { status: 400, text: 'Audit log is disabled' };
+  const raw = ctx.match[1];
+  const doc = /^\d+$/.test(raw) ? ctx.store.getDocument(Number(raw)) : undefined;
+  if (!doc) return json(404, { detail: 'Not found.' });
+  const owns = doc.owner === null || doc.owner === ctx.user.id || ctx.user.superuser;
+  if (!ctx.user.has('view_logentry') || !owns) return { status: 403, text: 'Insufficient permissions' };
+  return json(200, historyOf(ctx.store, doc));
+};
+
 const bulk: SimHandler = async (ctx) => {
-  bulkEdit(ctx.store, await ctx.json({ jsonOnly: true }), ctx.hooks, ctx.user);
+  bulkEdit(ctx.store, await ctx.json({ jsonOnly: true }), ctx.hooks, ctx.user, { behaviour: behaviourOf(ctx.profile) });
   return json(200, { result: 'OK' });
 };
 
@@ -149,6 +199,8 @@ export const documentRoutes: SimRoute[] = [
     handler: notes,
     permission: (m) => NOTE_PERMISSIONS[m],
   },
+  // DocumentViewSet's permission classes: the model permission `view_document`, no object check.
+  { pattern: '/api/documents/{id}/history/', regex: /^\/api\/documents\/([^/]+)\/history\/$/, methods: ['GET'], handler: history, permission: documentPermission },
   {
     pattern: '/api/documents/{id}/',
     regex: /^\/api\/documents\/([^/]+)\/$/,

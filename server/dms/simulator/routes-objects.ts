@@ -1,3 +1,4 @@
+import { behaviourOf } from './profiles.js';
 import { fail, json, notFound, type SimContext, type SimHandler } from './http-kit.js';
 import { pageRequest, paginate } from './pagination.js';
 import { permissionsOf } from './routes-accounts.js';
@@ -108,7 +109,8 @@ async function create(ctx: SimContext, kind: ObjectKind) {
   });
   if (kind === 'tags') object.is_inbox_tag = body.is_inbox_tag === true;
   object.owner = owner;
-  if (kind === 'tags') object.parent = Number.isInteger(body.parent) ? body.parent : null;
+  // Tags have a parent from 2.19.0 (the tag tree).
+  if (kind === 'tags' && behaviourOf(ctx.profile).tagHierarchy) object.parent = Number.isInteger(body.parent) ? body.parent : null;
   const created = ctx.store.insertObject(kind, object);
   return json(201, objectToWire(ctx.store, kind, created, null));
 }
@@ -147,7 +149,7 @@ const uiSettings: SimHandler = (ctx) => {
   if (account?.first_name) user.first_name = account.first_name;
   if (account?.last_name) user.last_name = account.last_name;
   const permissions = account ? permissionsOf(ctx.store, account, true).map((p) => p.replace(/^\w+\./, '')) : [];
-  return json(200, { user, settings: { version: ctx.profile.release }, permissions });
+  return json(200, { user, settings: { version: ctx.profile.release, auditlog_enabled: ctx.store.audit.enabled }, permissions });
 };
 
 export const objectRoutes: SimRoute[] = [

@@ -15,6 +15,8 @@ export interface DocumentView {
   detail?: boolean;
   /** Whom `user_can_change` and `is_shared_by_requester` are computed for (default: the superuser anna). */
   user?: Pick<SimUser, 'id' | 'mayChange'>;
+  /** 3.0's `duplicate_documents`, `root_document` and `versions` (default true; 2.x has none of them). */
+  v3Fields?: boolean;
 }
 
 const PERMISSION_KEYS = ['permissions', 'user_can_change', 'is_shared_by_requester'];
@@ -50,6 +52,7 @@ export function documentToWire(store: SimStore, doc: SimDocument, view: Document
     duplicate_documents: [],
     owner: doc.owner,
   };
+  if (view.v3Fields === false) delete wire.duplicate_documents;
   const caller = view.user ?? FIXTURE_CALLER;
   // OwnedObjectSerializer drops `user_can_change` and then `is_shared_by_requester` for full perms, `permissions`
   // otherwise; it does so after `fields=` dropped the unasked ones, and stops at the first one already gone.
@@ -67,6 +70,10 @@ export function documentToWire(store: SimStore, doc: SimDocument, view: Document
     root_document: null,
     versions: doc.versions ? structuredClone(doc.versions) : [rootVersion(doc)],
   });
+  if (view.v3Fields === false) {
+    delete wire.root_document;
+    delete wire.versions;
+  }
   if (!view.fields) return wire;
   const picked: Record<string, unknown> = {};
   for (const key of Object.keys(wire)) if (view.fields.has(key)) picked[key] = wire[key];
@@ -104,7 +111,7 @@ export function objectToWire(store: SimStore, kind: ObjectKind, object: SimObjec
   }
   if (kind === 'custom_fields' && counts) wire.document_count = counts.get(object.id) ?? 0;
   if (kind !== 'custom_fields') wire.user_can_change = true;
-  if (kind === 'tags') {
+  if (kind === 'tags' && 'parent' in object) {
     // Move parent after user_can_change, as Paperless orders them, then nest the children.
     const parent = wire.parent ?? null;
     delete wire.parent;

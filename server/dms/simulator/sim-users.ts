@@ -71,9 +71,19 @@ export function registerLimitedUser(store: SimStore, options: LimitedUserOptions
       store.account(id),
     ),
   );
+  return accountUser(store, id, options.grants);
+}
+
+/**
+ * The caller for a stored account, reading its permissions and groups live: a superuser account may do
+ * everything; any other sees what it owns, what is unowned and what it is granted (`grants` adds object grants
+ * besides the documents' stored ones).
+ */
+export function accountUser(store: SimStore, id: number, grants: LimitedUserOptions['grants'] = {}): SimUser {
   const account = () => store.account(id) as SimAccount;
+  if (account().is_superuser) return superuser(id, account().username);
   const owns = (object: { owner?: number | null }) => object.owner == null || object.owner === id;
-  const granted = (kind: GrantKind, object: { id: number }) => (options.grants?.[kind] ?? []).includes(object.id);
+  const granted = (kind: GrantKind, object: { id: number }) => (grants[kind] ?? []).includes(object.id);
   return {
     id,
     username: account().username,

@@ -7,7 +7,9 @@ import { handleControl } from './control-routes.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { generateDocuments } from './generator.js';
 import type { SimHooks } from './http-kit.js';
-import { resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
+import { recordCreate } from './audit-record.js';
+import { createPersonEdits, type EditOptions, type SimActor } from './person-edits.js';
+import { behaviourOf, resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
 import { registerLimitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
 import type { SimAccountInput } from './seed-accounts.js';
 import { SIM_USER, type SimDocument, type SimGroup } from './sim-types.js';
@@ -36,6 +38,8 @@ export interface SimulatorOptions {
   users?: SimAccountInput[];
   /** Groups besides the seeded ones (Family 1, Accounting 2); one with a seeded id replaces it. */
   groups?: SimGroup[];
+  /** `PAPERLESS_AUDIT_LOG_ENABLED` (default true): off → nothing is logged and `/history/` answers 400. */
+  auditLog?: boolean;
   logger?: Logger;
   /** Behave like a slow real server (bounded workers, time per request and per document row). */
   slow?: SlowDmsProfile;
@@ -66,6 +70,15 @@ export interface Simulator {
   addDocument(doc?: Partial<SimDocument>): SimDocument;
   /** The slow-server pacing when started with `slow`, with its busy time. */
   slow: SlowDms | null;
+  /** An API token for the user with that username (e.g. 'carla'): a person using the real API, with their rights. */
+  tokenFor(username: string): string;
+  /** A change made behind the service's back by a person (username) or by a Paperless workflow (null), in the audit log. */
+  editAs(id: number, changes: Record<string, unknown>, actor: SimActor, options?: EditOptions): SimDocument;
+  addNoteAs(id: number, text: string, actor: SimActor): SimDocument;
+  /** Makes `changes` happen inside the next PATCH/PUT of the document, after its save and before its answer. */
+  duringNextWrite(id: number, changes: Record<string, unknown>, actor: SimActor, options?: EditOptions): void;
+  /** Switches the audit log on or off (`PAPERLESS_AUDIT_LOG_ENABLED`). */
+  setAuditLog(enabled: boolean): void;
   close(): Promise<void>;
 }
 
@@ -101,14 +114,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const byToken = new Map<string, SimUser>();
   const limitedToken = options.limitedUser ? (options.limitedUser.token ?? randomBytes(20).toString('hex')) : null;
   const store = createStore({ seedDocuments: options.seedDocuments, users: options.users, groups: options.groups });
+  store.audit.enabled = options.auditLog ?? true;
+  // Before 2.19.0 tags have no parent: the fixtures' tag tree does not exist there.
+  if (!behaviourOf(profile).tagHierarchy) for (const tag of store.objects.tags) delete tag.parent;
   if (options.limitedUser && limitedToken) byToken.set(limitedToken, registerLimitedUser(store, options.limitedUser));
   const faults = createFaultInjector();
   let url = '';
-  const webhook = createWorkflowWebhook(store, () => url);
+  const webhook = createWorkflowWebhook(store, () => url, behaviourOf(profile).webhookDocId);
   const hooks: SimHooks = {
     documentUpdated: (id) => webhook.fire('updated', id),
     documentAdded: (id) => webhook.fire('added', id),
+    afterSave: (id) => people.afterSave(id),
   };
+  const people = createPersonEdits(store, hooks, byToken, behaviourOf(profile));
   let counters = new Map<string, number>();
   let inFlight = 0;
   let peak = 0;
@@ -127,6 +145,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const addDocument = (doc: Partial<SimDocument> = {}) => {
     const stored = store.insertDocument(documentDefaults(store, doc));
+    recordCreate(store, stored);
     hooks.documentAdded(stored.id);
     return stored;
   };
@@ -145,7 +164,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     users: { owner: superuser(SIM_USER.id, SIM_USER.username), byToken },
     count: (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1),
   };
-  const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate };
+  const setAuditLog = (enabled: boolean) => void (store.audit.enabled = enabled);
+  const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate, people, setAuditLog };
 
   const server = http.createServer((req, res) => {
     const control = (req.url ?? '').startsWith('/__sim/');
@@ -184,6 +204,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     webhooksIdle: () => webhook.idle(),
     addDocument,
     slow,
+    tokenFor: (username) => people.tokenFor(username),
+    editAs: (id, changes, actor, editOptions) => people.editAs(id, changes, actor, editOptions),
+    addNoteAs: (id, text, actor) => people.addNoteAs(id, text, actor),
+    duringNextWrite: (id, changes, actor, editOptions) => people.duringNextWrite(id, changes, actor, editOptions),
+    setAuditLog,
     async close() {
       await webhook.close();
       server.closeAllConnections();

@@ -1,3 +1,4 @@
+import { createAuditLog, type SimAuditLog } from './audit-log.js';
 import { createTagTree, type TagTree } from '../tag-hierarchy.js';
 import type { DmsNote } from '../types.js';
 import { account, seedAccounts, seedGroups, type SimAccountInput } from './seed-accounts.js';
@@ -15,6 +16,8 @@ export interface SimStore {
   readonly groups: SimGroup[];
   /** Object permissions per document id (absent = none); trashed documents keep theirs, as in Paperless. */
   readonly grants: Map<number, ObjectGrants>;
+  /** Paperless's audit log (audit-log.ts): entries by document and custom-field instance. */
+  readonly audit: SimAuditLog;
   account(id: number): SimAccount | undefined;
   group(id: number): SimGroup | undefined;
   /** Adds the account, or replaces the one with its id. */
@@ -75,6 +78,7 @@ export function createStore(options: StoreOptions = {}): SimStore {
     users,
     groups,
     grants: new Map(),
+    audit: createAuditLog(),
     account: (id) => users.find((u) => u.id === id),
     group: (id) => groups.find((g) => g.id === id),
     putAccount(account) {

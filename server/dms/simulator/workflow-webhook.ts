@@ -65,7 +65,10 @@ function renderParams(store: SimStore, trigger: WebhookTrigger, id: number, base
 }
 
 function encode(shape: WebhookShape, p: Record<string, string>): { body: string | Buffer; contentType?: string } {
-  const raw = `{"event": "${p.event}", "doc_id": ${p.doc_id}, "doc_url": "${p.doc_url}", "title": ${JSON.stringify(p.title)}, "original_filename": ${JSON.stringify(p.original_filename)}}`;
+  // Without `doc_id` (2.x) each shape carries `doc_url` in its place.
+  const idPart = p.doc_id === undefined ? '' : `"doc_id": ${p.doc_id}, `;
+  const raw = `{"event": "${p.event}", ${idPart}"doc_url": "${p.doc_url}", "title": ${JSON.stringify(p.title)}, "original_filename": ${JSON.stringify(p.original_filename)}}`;
+  const id: [string, string] = p.doc_id === undefined ? ['doc_url', p.doc_url] : ['doc_id', p.doc_id];
   switch (shape) {
     case 'json': {
       const { original_filename: _omit, ...params } = p;
@@ -74,13 +77,16 @@ function encode(shape: WebhookShape, p: Record<string, string>): { body: string 
     case 'raw':
       return { body: raw };
     case 'form':
-      return { body: new URLSearchParams({ doc_id: p.doc_id, doc_url: p.doc_url }).toString(), contentType: 'application/x-www-form-urlencoded' };
+      return {
+        body: new URLSearchParams({ ...(p.doc_id === undefined ? {} : { doc_id: p.doc_id }), doc_url: p.doc_url }).toString(),
+        contentType: 'application/x-www-form-urlencoded',
+      };
     case 'json-string':
-      return { body: JSON.stringify(`{"doc_id": ${p.doc_id}}`), contentType: 'application/json' };
+      return { body: JSON.stringify(`{"${id[0]}": ${id[0] === 'doc_id' ? id[1] : JSON.stringify(id[1])}}`), contentType: 'application/json' };
     case 'multipart': {
       const boundary = randomBytes(16).toString('hex');
       const body =
-        `--${boundary}\r\nContent-Disposition: form-data; name="doc_id"\r\n\r\n${p.doc_id}\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="${id[0]}"\r\n\r\n${id[1]}\r\n` +
         `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${p.original_filename || 'document'}.pdf"\r\n` +
         `Content-Type: application/pdf\r\n\r\n%PDF-1.4 simulated\r\n--${boundary}--\r\n`;
       return { body, contentType: `multipart/form-data; boundary=${boundary}` };
@@ -106,7 +112,7 @@ export const DEFAULT_ECHO_DELAY_MS = 1000;
  * number of workers (`PAPERLESS_TASK_WORKERS`, default 1) take tasks in order once `echoDelayMs` has
  * passed, 5 s timeout, and a non-2xx answer is retried 3 times with jittered backoff (as a new task).
  */
-export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): WorkflowWebhook {
+export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, docId = true): WorkflowWebhook {
   let config: WorkflowWebhookConfig | null = null;
   const stats: WebhookStats = { queued: 0, attempts: 0, delivered: 0, failed: 0 };
   const tasks: EchoTask[] = [];
@@ -193,6 +199,8 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string): Wo
       if (!cfg || !(cfg.triggers ?? ['added', 'updated']).includes(trigger)) return;
       stats.queued++;
       const params = renderParams(store, trigger, documentId, (cfg.paperlessUrl ?? ownUrl()).replace(/\/+$/, ''));
+      // `{{ doc_id }}` exists from 3.0.0; a 2.x workflow can only send `doc_url` (templating/workflows.py).
+      if (!docId) delete params.doc_id;
       tasks.push({ cfg, params, attempt: 0, dueAt: Date.now() + (cfg.echoDelayMs ?? DEFAULT_ECHO_DELAY_MS) });
       // Queued like a Celery task: sent after the request that caused it has answered.
       setImmediate(pump);

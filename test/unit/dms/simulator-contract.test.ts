@@ -71,6 +71,14 @@ for (const profile of PROFILES)
       return rest;
     };
 
+    /** 2.x documents have no `duplicate_documents`, `root_document` or `versions` (DocumentSerializer.Meta.fields at v2.20.11). */
+    const asRelease = (doc: unknown): Record<string, unknown> => {
+      if (profile.api >= 10) return doc as Record<string, unknown>;
+      const { duplicate_documents: _d, root_document: _r, versions: _v, ...rest } = doc as Record<string, unknown>;
+      return rest;
+    };
+    const pageAsRelease = (page: Record<string, unknown>): Record<string, unknown> => ({ ...page, results: (page.results as unknown[]).map(asRelease) });
+
     before(async () => {
       sim = await startSimulator({ profile: profile.name });
       auth = { authorization: `Token ${sim.token}`, accept: `application/json; version=${profile.api}` };
@@ -85,7 +93,7 @@ for (const profile of PROFILES)
         const res = await get(route);
         assert.equal(res.status, 200);
         const body = withoutAll(res.json);
-        const want = fixture(file) as Record<string, unknown>;
+        const want = pageAsRelease(fixture(file) as Record<string, unknown>);
         assert.deepEqual(shape(body), shape(want), file);
         const strip = (link: unknown) => (typeof link === 'string' ? link.replace(/^http:\/\/[^/]+/, '') : link);
         assert.deepEqual({ ...body, next: strip(body.next), previous: strip(body.previous) }, { ...want, next: strip(want.next), previous: strip(want.previous) }, file);
@@ -101,8 +109,8 @@ for (const profile of PROFILES)
 
     test('document detail equals document-1.json', async () => {
       const res = await get('/api/documents/1/');
-      assert.deepEqual(shape(res.json), shape(fixture('document-1.json')));
-      assert.deepEqual(res.json, fixture('document-1.json'));
+      assert.deepEqual(shape(res.json), shape(asRelease(fixture('document-1.json'))));
+      assert.deepEqual(res.json, asRelease(fixture('document-1.json')));
       assert.equal(res.headers.get('x-api-version'), String(profile.api));
       assert.equal(res.headers.get('x-version'), profile.release);
       assert.equal(res.headers.get('content-type'), 'application/json');
@@ -209,6 +217,6 @@ for (const profile of PROFILES)
     test('the failed writes above changed nothing', async () => {
       const doc = (await get('/api/documents/10/')).json as Record<string, unknown>;
       const original = (fixture('documents-page1.json') as { results: Array<Record<string, unknown>> }).results.find((d) => d.id === 10);
-      assert.deepEqual(doc, original);
+      assert.deepEqual(doc, asRelease(original));
     });
   });

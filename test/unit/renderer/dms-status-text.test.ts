@@ -23,6 +23,18 @@ describe('what the settings page says about the dms', () => {
     );
   });
 
+  it('says what the service does differently for the release group', () => {
+    const lines = dmsStatusLines({
+      ...HEALTHY,
+      release_group: '2.19–2.20.12',
+      release_differences: ['2.x: the workflow webhook body must use doc_url ({{ doc_id }} exists only from 3.0).'],
+    });
+    assert.deepEqual(
+      lines.find((l) => l.id === 'dms-status-release')?.text,
+      'For Paperless-ngx 2.19–2.20.12: 2.x: the workflow webhook body must use doc_url ({{ doc_id }} exists only from 3.0).',
+    );
+  });
+
   it('lists what the token may not view, with the permission to grant', () => {
     const lines = dmsStatusLines({
       ...HEALTHY,
