@@ -22,6 +22,7 @@ import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
 import { createJobPipeline } from './runs/pipeline-for-jobs.js';
 import { createAutomaticRunner } from './runs/automatic-runner.js';
+import { createAttribution } from './runs/attribution.js';
 import { createDocumentLane } from './runs/lane/document-lane.js';
 import { failedRunRetry } from './runs/failed-run-retry.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from './runs/webhook/webhook-service.js';
@@ -133,6 +134,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   closers.push(() => jobs.stop());
   const runner = createAutomaticRunner(runs, rules);
+  // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
+  const attribution = createAttribution(dmsConnection.dms, logger);
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
   const webhook = createWebhookService(
     {
@@ -140,6 +143,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       events,
       echoes,
       lane,
+      attribution,
       logger,
       dryRun: () => config.webhookDryRun,
       runner,
@@ -153,6 +157,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     events,
     echoes,
     lane,
+    attribution,
     queued: (document) => webhook.queue.has(document),
     retry,
     cursor: openCursorStore(path.join(config.dataDir, 'dms-cursor.json'), logger),
@@ -204,7 +209,12 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
     arrival: () =>
-      arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }, echoes.failures()),
+      arrivalStatus(
+        catchUp.state(),
+        { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped },
+        echoes.failures(),
+        attribution.status(),
+      ),
     dmsHealth: async ({ deep = false } = {}) => dmsHealth(await (deep ? dmsConnection.status() : dmsConnection.lastKnownStatus())),
     testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
     firstStart: {

@@ -151,7 +151,8 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   // What the dms stored is what its echo will show (read back unless the last write answered with it); a
   // field the plan did not touch that changed meanwhile is a person's, and keeps that state from counting as own.
   if (marked && outcome.written.length === 0) recentWrites?.refused(plan.document);
-  else if (marked) recentWrites?.settle(plan.document, answer, { before: current.source.document, fields: current.changed });
+  // Compared with the document the rules read (not a re-read it was rebased on): what changed since, unwritten, was not the service.
+  else if (marked) recentWrites?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
   return outcome;
 }
 

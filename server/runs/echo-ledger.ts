@@ -35,6 +35,8 @@ export interface EchoLedger extends RecentWrites {
   isKnownState(doc: DmsDocument): boolean;
   /** True when the document is exactly as the service's own last write left it (its echo). */
   isOwnWrite(doc: DmsDocument): boolean;
+  /** For a document exactly as the service's own last write left it: what that write was based on (null when unknown). */
+  ownWrite(doc: DmsDocument): OwnWrite | null;
   /**
    * A run of this state was applied in full: a failure recorded for the document is over, and when the run
    * wrote nothing (or was dry) this state is known as handled (a write's own state is known from `settle`).
@@ -71,16 +73,25 @@ interface Failure {
   at: number;
 }
 
+/** What the service's last write of a document was based on: when the document it read was last saved, and what it wrote. */
+export interface OwnWrite {
+  /** `modified` of the document as the rules read it (the dms's clock). */
+  readAt: string;
+  /** The fields the write changed. */
+  fields: string[];
+}
+
 interface Entry {
   state: string | null;
   failure?: Failure;
+  write?: OwnWrite;
   /** The state is what the service wrote (not only a state it handled without writing). */
   own: boolean;
   /** Times of the service's writes within the loop window. */
   writes: number[];
 }
 
-type StoredEntry = [id: number, state: string | null, writes: number[], own: boolean, failure?: Failure];
+type StoredEntry = [id: number, state: string | null, writes: number[], own: boolean, failure?: Failure | null, write?: OwnWrite];
 
 const READ_BACK_BATCH = 100;
 
@@ -98,7 +109,12 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
         options.file,
         JSON.stringify({
           version: 1,
-          documents: [...entries].map(([id, e]): StoredEntry => (e.failure ? [id, e.state, e.writes, e.own, e.failure] : [id, e.state, e.writes, e.own])),
+          documents: [...entries].map(([id, e]): StoredEntry => {
+            const stored: StoredEntry = [id, e.state, e.writes, e.own];
+            if (e.failure || e.write) stored.push(e.failure ?? null);
+            if (e.write) stored.push(e.write);
+            return stored;
+          }),
         }),
         {
           mode: 0o600,
@@ -138,7 +154,11 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
   /** The state after the service's write, unless someone else changed another field meanwhile (then: not known). */
   const recordWritten = (doc: DmsDocument, expected: WriteExpectation | undefined) => {
     const foreign = expected ? changedBesides(expected, doc) : [];
-    if (foreign.length === 0) return record(doc, true);
+    if (foreign.length === 0) {
+      record(doc, true);
+      if (expected) touch(doc.id).write = { readAt: expected.before.modified, fields: [...expected.fields] };
+      return;
+    }
     const entry = touch(doc.id);
     entry.state = null;
     entry.own = false;
@@ -149,6 +169,7 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     const entry = touch(doc.id);
     entry.state = documentState(doc);
     entry.own = own;
+    delete entry.write;
     // A write's state is saved at once: a crash right after must not turn its late echo into a run.
     if (own) void persist();
   };
@@ -216,6 +237,10 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       const entry = entries.get(doc.id);
       return entry?.own === true && entry.state === documentState(doc);
     },
+    ownWrite(doc) {
+      const entry = entries.get(doc.id);
+      return entry?.own === true && entry.state === documentState(doc) ? (entry.write ?? null) : null;
+    },
     handled(doc, wrote = false) {
       const entry = entries.get(doc.id);
       if (entry?.failure) {
@@ -278,8 +303,8 @@ function loadEntries(file: string, logger: Logger): Map<number, Entry> {
   try {
     const parsed = JSON.parse(text) as { version?: number; documents?: StoredEntry[] };
     if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
-    for (const [id, state, writes, own, failure] of parsed.documents) {
-      entries.set(id, { state, own: own, writes: Array.isArray(writes) ? writes : [], ...(failure ? { failure } : {}) });
+    for (const [id, state, writes, own, failure, write] of parsed.documents) {
+      entries.set(id, { state, own: own, writes: Array.isArray(writes) ? writes : [], ...(failure ? { failure } : {}), ...(write ? { write } : {}) });
     }
   } catch (err) {
     moveAside(file, 'echo ledger', errorMessage(err), logger);

@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import type { EventRecord } from '../../server/history/event-types.js';
 import type { ArrivalStatus } from '../../server/runs/catch-up/catch-up-service.js';
-import { API_TOKEN, call } from '../helpers/test-server.js';
-import { editInDms, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+import { API_TOKEN, call, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 // Not idempotent on purpose: every run that writes adds one "!", so a second run of one change shows.
 const BANG = `
@@ -70,21 +70,69 @@ describe('exactly once, person first (issue 22)', () => {
   it("a person's change made while the service writes is not taken for the service's echo: the person's webhook runs the rules", async () => {
     const rig = await startRig(BANG);
     try {
-      // The service's PATCH is held at the dms while a person sets the correspondent.
-      const slow = rig.sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'latency', ms: 400, times: 1 });
-      const first = await deliver(rig, 6);
-      for (let i = 0; i < 2000 && (rig.sim.faults.list().find((f) => f.id === slow.id)?.hits ?? 1) === 0; i++) await new Promise((r) => setTimeout(r, 5));
-      await editInDms(rig.sim, 6, { correspondent: 1 });
-      assert.equal((await waitForEvent(rig.server.url, first)).status, 'done');
-      // The dms answered the service's PATCH with the whole stored document: the person's correspondent is in it.
+      // Paperless answers the service's PATCH with the document read after the save: ben's correspondent is in it.
+      rig.sim.duringNextWrite(6, { correspondent: 1 }, 'ben', { webhook: false });
+      assert.equal((await waitForEvent(rig.server.url, await deliver(rig, 6))).status, 'done');
       const personal = await deliver(rig, 6);
-      const event: EventRecord = await waitForEvent(rig.server.url, personal, (e) => e.status === 'done' || e.status === 'failed', 10_000).catch(
-        (err: unknown) => ({ status: 'discarded', error: String(err) }) as unknown as EventRecord,
-      );
-      assert.equal(event.status, 'done', "the person's delivery ran (it was not skipped as the service's own echo)");
+      await rig.server.services.webhook.queue.idle();
+      const event = await call<EventRecord>(rig.server.url, `/api/events/${personal}`, { token: API_TOKEN });
+      assert.equal(event.status, 200, "the person's delivery was not dropped as the service's own echo");
+      assert.equal(event.body.status, 'done');
       assert.equal((await tracesOfEvent(rig, personal)).length, 1, "one trace of the bang rule for the person's change");
     } finally {
       await rig.close();
+    }
+  });
+
+  it("Paperless's audit log tells a person's change from the service's echo where the state cannot; without it the state decides, and health says which", async () => {
+    const TAGGER = 'rules:\n  - id: tax\n    on: [updated]\n    when: { title: { contains: "" } }\n    actions:\n      - add_tags: Steuer\n';
+    for (const auditLog of [true, false]) {
+      const rig = await startRig(TAGGER);
+      try {
+        rig.sim.setAuditLog(auditLog);
+        const steuer = rig.sim.store.objects.tags.find((t) => t.name === 'Steuer')?.id as number;
+        // While the service's tag write (as anna, the service's dms user) is held at the dms, ben adds the same tag: the state after it is exactly
+        // what the service wrote, so only the audit log can say that ben changed the document too.
+        const hold = rig.sim.faults.inject({ route: 'POST /api/documents/bulk_edit/', kind: 'hold', times: 1 });
+        const first = await deliver(rig, 8);
+        while ((rig.sim.faults.list().find((f) => f.id === hold.id)?.hits ?? 1) === 0) await new Promise((r) => setTimeout(r, 5));
+        rig.sim.editAs(8, { tags: [...(rig.sim.store.getDocument(8)?.tags ?? []), steuer] }, 'ben', { webhook: false });
+        rig.sim.faults.release(hold.id);
+        assert.equal((await waitForEvent(rig.server.url, first)).status, 'done');
+        const personal = await deliver(rig, 8);
+        await rig.server.services.webhook.queue.idle();
+        const status = (await call(rig.server.url, `/api/events/${personal}`, { token: API_TOKEN })).status;
+        const { attribution } = await arrival(rig);
+        if (auditLog) {
+          assert.equal(status, 200, "audit log: ben's change runs the rules");
+          assert.equal(attribution.mode, 'audit-log');
+        } else {
+          assert.equal(status, 404, 'state only: the same state is taken for the echo (what a service without the audit log cannot see)');
+          assert.equal(attribution.mode, 'state');
+          assert.match(attribution.note, /audit log is switched off/);
+        }
+      } finally {
+        await rig.close();
+      }
+    }
+  });
+
+  it("a person's note while the service was stopped runs the rules that read notes at the next start", async () => {
+    const NOTES = 'rules:\n  - id: urgent\n    on: [updated]\n    when: { notes: { contains: "Bitte dringend bezahlen" } }\n    actions:\n      - add_tags: Steuer\n';
+    const rig = await startRig(NOTES);
+    const { dataDir, rulesDir } = rig.server;
+    await rig.server.close();
+    let restarted: TestServer | null = null;
+    try {
+      // A note fires no webhook in Paperless; it moves `modified`, so catch-up finds the document.
+      rig.sim.addNoteAs(9, 'Bitte dringend bezahlen', 'ben');
+      const steuer = rig.sim.store.objects.tags.find((t) => t.name === 'Steuer')?.id as number;
+      restarted = await startTestServer({ SVC_DMS_URL: rig.sim.url, SVC_DMS_TOKEN: rig.sim.token }, { dataDir, rulesDir });
+      for (let i = 0; i < 2000 && !rig.sim.store.getDocument(9)?.tags.includes(steuer); i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(rig.sim.store.getDocument(9)?.tags.includes(steuer), 'the rule on notes ran');
+    } finally {
+      await restarted?.close();
+      await rig.sim.close();
     }
   });
 });

@@ -3,6 +3,7 @@ import { DmsNotFoundError } from '../../dms/errors.js';
 import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
+import { isServiceEcho, type Attribution, type AttributionStatus } from '../attribution.js';
 import type { AutomaticRunner } from '../automatic-runner.js';
 import type { DocumentFailure, EchoLedger } from '../echo-ledger.js';
 import type { FailedRunRetry } from '../failed-run-retry.js';
@@ -13,7 +14,9 @@ import type { CursorStore } from './cursor-store.js';
 export interface CatchUpDeps {
   dms: Pick<DmsClient, 'pages' | 'getDocument'>;
   events: EventStore;
-  echoes: Pick<EchoLedger, 'isKnownState' | 'handled' | 'failed' | 'failedAttempts' | 'settled'>;
+  echoes: Pick<EchoLedger, 'isKnownState' | 'isOwnWrite' | 'ownWrite' | 'handled' | 'failed' | 'failedAttempts' | 'settled'>;
+  /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
+  attribution: Attribution;
   /** The per-document lane: a document another path is running is read again once that run ends. */
   lane: DocumentLane;
   /** True when a webhook delivery for the document waits in its queue: that run reads it fresh, so this arrival joins it. */
@@ -83,12 +86,15 @@ export interface ArrivalStatus {
   echoes_skipped: number;
   /** Documents whose last run the dms refused (newest first): tried again with backoff, then left until a person acts. */
   failed_documents: DocumentFailure[];
+  /** How a person's change is told from the service's own echo: Paperless's audit log, or the document state. */
+  attribution: AttributionStatus;
 }
 
 export function arrivalStatus(
   catchUp: CatchUpState,
   webhook: { waiting: number; running: number; echoesSkipped: number },
   failedDocuments: DocumentFailure[],
+  attribution: AttributionStatus,
 ): ArrivalStatus {
   return {
     last_heard_at: catchUp.last_heard_at,
@@ -100,6 +106,7 @@ export function arrivalStatus(
     polling_minutes: catchUp.polling_minutes,
     echoes_skipped: webhook.echoesSkipped,
     failed_documents: failedDocuments,
+    attribution,
   };
 }
 
@@ -154,7 +161,8 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
             } else {
               await deps.lane.exclusive(doc.id, async () => {
                 const current = deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
-                if (!current || deps.echoes.isKnownState(current)) {
+                const known = current !== null && deps.echoes.isKnownState(current);
+                if (!current || (known && (!deps.echoes.isOwnWrite(current) || (await isServiceEcho(deps.echoes, deps.attribution, current))))) {
                   found.skipped++;
                   return;
                 }

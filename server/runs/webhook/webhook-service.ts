@@ -3,6 +3,7 @@ import { DmsNotFoundError } from '../../dms/errors.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
+import { isServiceEcho, type Attribution } from '../attribution.js';
 import type { AutomaticRunner } from '../automatic-runner.js';
 import type { EchoLedger } from '../echo-ledger.js';
 import type { DocumentLane } from '../lane/document-lane.js';
@@ -35,6 +36,8 @@ export interface WebhookDeps {
   echoes: EchoLedger;
   /** The per-document lane every path that writes a document holds (DESIGN §6). */
   lane: DocumentLane;
+  /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
+  attribution: Attribution;
   logger: Logger;
   /** Read per delivery so a settings change applies without restart. */
   dryRun(): boolean;
@@ -68,7 +71,7 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
       const fetched = await fetchOnce(deps.dms, delivery, options);
       if ('retryInMs' in fetched) return fetched;
       const document = fetched.document;
-      if (echoes.isOwnWrite(document)) {
+      if (await isServiceEcho(echoes, deps.attribution, document)) {
         // Exactly as the service's own write left it: its echo, however late.
         echoesSkipped++;
         events.discard(delivery.event_id);

@@ -56,6 +56,7 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
     events,
     echoes: openEchoLedger({ file: path.join(dir, 'ledger.json'), dms, logger, loopMaxWrites: 5, loopWindowMs: 60_000 }),
     lane: createDocumentLane(),
+    attribution: { onlyOwnChanges: () => Promise.resolve(true), status: () => ({ mode: 'state', user: null, note: '' }) },
     queued: () => false,
     retry: failedRunRetry(),
     cursor,

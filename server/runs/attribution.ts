@@ -1,0 +1,114 @@
+import { DmsAuditLogOffError, DmsHistoryForbiddenError } from '../dms/document-history.js';
+import type { DmsClient, DmsDocument, DmsHistoryEntry, DmsServiceUser } from '../dms/types.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { EchoLedger, OwnWrite } from './echo-ledger.js';
+
+/** How the service tells its own echo from a person's change (health and the connection test show it). */
+export interface AttributionStatus {
+  mode: 'audit-log' | 'state';
+  /** The Paperless user whose changes are the service's own (audit-log mode). */
+  user: string | null;
+  /** Why the audit log is not used, or what it cannot see. */
+  note: string;
+}
+
+export interface Attribution {
+  /**
+   * For a document exactly as the service's own last write left it: true when Paperless's audit log shows nothing
+   * since the service read it but the service's own changes (or the audit log cannot be read: then the state
+   * comparison alone decides, as before). False: a person (or a Paperless workflow) changed it too.
+   */
+  onlyOwnChanges(doc: DmsDocument, write: OwnWrite): Promise<boolean>;
+  status(): AttributionStatus;
+}
+
+// How audit-log entries name the fields of a document (auditlog's field names, and a note's own key).
+const ENTRY_FIELDS: Record<string, string> = { 'Note Added': 'notes', 'Note Deleted': 'notes' };
+
+/** The fields one audit-log entry changed, as the service's plans name them. */
+export function entryFields(entry: DmsHistoryEntry): string[] {
+  return Object.keys(entry.changes).map((key) => ENTRY_FIELDS[key] ?? key);
+}
+
+const STATE_NOTE = 'A permission-only change is not in the audit log and is recognised by the document state in either mode.';
+
+/**
+ * Attribution by Paperless's own audit log (DESIGN §6): an entry made since the service's last read by the service's
+ * own Paperless user, changing only what the service wrote, is its echo; anything else (another user, a note, no
+ * actor = a Paperless workflow) is a change the rules must see. With the audit log off or not readable by the
+ * token, the state comparison alone decides, and `status()` says so.
+ */
+export function createAttribution(dms: Pick<DmsClient, 'serviceUser' | 'documentHistory'>, logger: Logger): Attribution {
+  let user: DmsServiceUser | null = null;
+  let fallback: string | null = null;
+  let checked: Promise<void> | null = null;
+
+  const useState = (reason: string) => {
+    if (fallback === null) logger.warn(`attribution by document state only: ${reason}`);
+    fallback = reason;
+  };
+
+  const learnUser = () =>
+    (checked ??= dms
+      .serviceUser()
+      .then((found) => {
+        user = found;
+        if (found.auditLogEnabled === false) useState("the dms's audit log is switched off (PAPERLESS_AUDIT_LOG_ENABLED)");
+        else if (!found.mayReadHistory) useState(`the dms user "${found.username}" may not read the audit log (it needs auditlog.view_logentry, or be a superuser)`);
+      })
+      .catch((err: unknown) => {
+        // Tried again at the next echo: the dms may be down for now.
+        checked = null;
+        logger.warn(`could not learn which dms user the service is: ${errorMessage(err)}`);
+      }));
+
+  void learnUser();
+  return {
+    async onlyOwnChanges(doc, write) {
+      await learnUser();
+      if (fallback !== null || user === null) return true;
+      const self = user;
+      let entries: DmsHistoryEntry[];
+      try {
+        entries = (await dms.documentHistory(doc.id)).entries;
+      } catch (err) {
+        if (err instanceof DmsAuditLogOffError || err instanceof DmsHistoryForbiddenError) {
+          useState(err.message);
+          return true;
+        }
+        // Unknown: run the rules (a rule that is already satisfied writes nothing).
+        logger.warn(`could not read the audit log of document ${doc.id}: ${errorMessage(err)}; running the rules`);
+        return false;
+      }
+      const since = Date.parse(write.readAt);
+      const foreign = entries.find((e) => Date.parse(e.timestamp) > since && !(e.actor?.id === self.id && entryFields(e).every((field) => write.fields.includes(field))));
+      if (foreign) {
+        const who = foreign.actor ? `the dms user "${foreign.actor.username}"` : 'a Paperless workflow';
+        logger.info(`document ${doc.id}: ${who} changed ${entryFields(foreign).join(', ') || 'it'} after the service read it; running the rules`);
+      }
+      return foreign === undefined;
+    },
+    status() {
+      if (fallback !== null) return { mode: 'state', user: user?.username ?? null, note: `${fallback}. ${STATE_NOTE}` };
+      return {
+        mode: user ? 'audit-log' : 'state',
+        user: user?.username ?? null,
+        note: user
+          ? `Changes by the dms user "${user.username}" that match what the service wrote are its own; give the service a Paperless user of its own, or a person's edit made with the same account to the same fields is taken for the service's. ${STATE_NOTE}`
+          : 'Not known yet: decided at the first change the service wrote.',
+      };
+    },
+  };
+}
+
+/**
+ * True when the document is the service's own echo: exactly as its last write left it and, where the audit log can
+ * be read, changed since the service read it by nobody else. A write recorded without what it was based on (a job's
+ * bulk edit) is judged by its state alone.
+ */
+export async function isServiceEcho(echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>, attribution: Attribution, doc: DmsDocument): Promise<boolean> {
+  if (!echoes.isOwnWrite(doc)) return false;
+  const write = echoes.ownWrite(doc);
+  return write === null || (await attribution.onlyOwnChanges(doc, write));
+}
