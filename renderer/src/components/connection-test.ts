@@ -13,7 +13,7 @@ interface ConnectionReport {
   [fact: string]: unknown;
 }
 
-const KNOWN = new Set(['ok', 'url', 'version', 'error', 'visible', 'vocabulary_error']);
+const KNOWN = new Set(['ok', 'url', 'version', 'error', 'visible', 'vocabulary_error', 'releaseGroup', 'releaseDifferences']);
 
 /** One line per finding, in words. */
 export function describeReport(r: ConnectionReport): string[] {
@@ -28,6 +28,8 @@ export function describeReport(r: ConnectionReport): string[] {
     lines.push(`The token may see ${parts.join(', ')}.`);
   }
   if (r.vocabulary_error) lines.push(`The names could not be read: ${r.vocabulary_error}`);
+  const differences = Array.isArray(r.releaseDifferences) ? (r.releaseDifferences as string[]) : [];
+  if (typeof r.releaseGroup === 'string' && differences.length > 0) lines.push(`For Paperless-ngx ${r.releaseGroup}: ${differences.join(' ')}`);
   for (const [fact, value] of Object.entries(r)) {
     if (KNOWN.has(fact) || value === undefined || value === null) continue;
     lines.push(`${fact.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
