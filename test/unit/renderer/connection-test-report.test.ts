@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeReport } from '../../../renderer/src/components/connection-test.js';
+import { describeReport } from '../../../renderer/src/connection-report-text.js';
 
 describe('"Test connection" in words', () => {
   it('names the release group and what the service does differently for it', () => {
