@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ALL_PROFILES } from '../../server/dms/simulator/profiles.js';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, login, type TestServer } from '../helpers/test-server.js';
@@ -33,10 +34,8 @@ rules:
       - set_custom_fields: { Link: "https://example.com/{{ doc.content }}{{ doc.content }}" }
 `;
 
-const PROFILES = [
-  { name: '3.0', api: 10 },
-  { name: '2.20', api: 9 },
-] as const;
+/** Every release group the simulator poses as; 3.0 is spoken to with API version 10, 2.x with 9. */
+const PROFILES = ALL_PROFILES.map((name) => ({ name, api: name.startsWith('3.') ? 10 : 9 }));
 
 for (const profile of PROFILES)
   describe(`a real run against Paperless-ngx ${profile.name}`, () => {

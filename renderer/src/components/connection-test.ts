@@ -1,39 +1,7 @@
 // "Test connection" on the settings page: tries the dms URL and token as typed, before they are saved.
 import { errorMessage, request } from '../api.js';
+import { describeReport, type ConnectionReport } from '../connection-report-text.js';
 import { h, say } from '../dom.js';
-
-interface ConnectionReport {
-  ok: boolean;
-  url: string;
-  version?: string;
-  error?: string;
-  visible?: Record<string, number>;
-  vocabulary_error?: string;
-  /** Further facts the dms client learns to report (permissions, …) are shown as they come. */
-  [fact: string]: unknown;
-}
-
-const KNOWN = new Set(['ok', 'url', 'version', 'error', 'visible', 'vocabulary_error']);
-
-/** One line per finding, in words. */
-export function describeReport(r: ConnectionReport): string[] {
-  if (!r.ok) {
-    // Paperless answering 401/403 is reachable: the token is what is wrong.
-    if (/\b40[13]\b|token|authenticat|permission/i.test(r.error ?? '')) return [`Reachable at ${r.url}, but the token was refused: ${r.error}`];
-    return [`Not reachable at ${r.url}: ${r.error ?? 'no answer'}`];
-  }
-  const lines = [`Reachable at ${r.url}${r.version ? `: Paperless-ngx ${r.version}` : ''}.`];
-  if (r.visible) {
-    const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`);
-    lines.push(`The token may see ${parts.join(', ')}.`);
-  }
-  if (r.vocabulary_error) lines.push(`The names could not be read: ${r.vocabulary_error}`);
-  for (const [fact, value] of Object.entries(r)) {
-    if (KNOWN.has(fact) || value === undefined || value === null) continue;
-    lines.push(`${fact.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
-  }
-  return lines;
-}
 
 /** The button and its report; `values` reads the form's URL and token fields as they are now. */
 export function connectionTest(values: () => { url: string; token: string }): HTMLElement {

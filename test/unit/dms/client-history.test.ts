@@ -4,12 +4,13 @@ import { after, beforeEach, describe, test } from 'node:test';
 import { DmsAuditLogOffError, DmsHistoryForbiddenError, MAX_HISTORY_ENTRIES } from '../../../server/dms/document-history.js';
 import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
+import { ALL_PROFILES } from '../../../server/dms/simulator/profiles.js';
 import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 
 // The service's token is anna's (superuser, id 3); carla (5) is an ordinary user of the Accounting group.
 
-for (const profile of ['3.0', '2.20'] as const) {
+for (const profile of ALL_PROFILES) {
   describe(`the client reads who changed a document (profile ${profile})`, () => {
     let sim: Simulator;
     let dms: DmsClient;

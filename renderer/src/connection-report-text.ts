@@ -1,0 +1,36 @@
+// What "Test connection" found, as plain lines (pure, so it is unit-tested).
+
+export interface ConnectionReport {
+  ok: boolean;
+  url: string;
+  version?: string;
+  error?: string;
+  visible?: Record<string, number>;
+  vocabulary_error?: string;
+  /** Further facts the dms client learns to report (permissions, …) are shown as they come. */
+  [fact: string]: unknown;
+}
+
+const KNOWN = new Set(['ok', 'url', 'version', 'error', 'visible', 'vocabulary_error', 'releaseGroup', 'releaseDifferences']);
+
+/** One line per finding, in words. */
+export function describeReport(r: ConnectionReport): string[] {
+  if (!r.ok) {
+    // Paperless answering 401/403 is reachable: the token is what is wrong.
+    if (/\b40[13]\b|token|authenticat|permission/i.test(r.error ?? '')) return [`Reachable at ${r.url}, but the token was refused: ${r.error}`];
+    return [`Not reachable at ${r.url}: ${r.error ?? 'no answer'}`];
+  }
+  const lines = [`Reachable at ${r.url}${r.version ? `: Paperless-ngx ${r.version}` : ''}.`];
+  if (r.visible) {
+    const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`);
+    lines.push(`The token may see ${parts.join(', ')}.`);
+  }
+  if (r.vocabulary_error) lines.push(`The names could not be read: ${r.vocabulary_error}`);
+  const differences = Array.isArray(r.releaseDifferences) ? (r.releaseDifferences as string[]) : [];
+  if (typeof r.releaseGroup === 'string' && differences.length > 0) lines.push(`For Paperless-ngx ${r.releaseGroup}: ${differences.join(' ')}`);
+  for (const [fact, value] of Object.entries(r)) {
+    if (KNOWN.has(fact) || value === undefined || value === null) continue;
+    lines.push(`${fact.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  }
+  return lines;
+}
