@@ -12,6 +12,7 @@ import { affixValue, asText, comparableOperand, compareValues, containsValue, eq
 import { describeValue, shortenValue } from './describe.js';
 import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
 import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
+import type { KnownValues } from './template-variables.js';
 
 type Operator = (typeof OPERATORS)[number];
 
@@ -38,7 +39,7 @@ export interface EvalContext {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Compiles a condition tree; `path` is where it sits in the rule (starting at `['when']`); `check:` may read `extractNames`. */
-export function compileCondition(cond: unknown, path: RulePath, extractNames: readonly string[] = []): CompiledCondition {
+export function compileCondition(cond: unknown, path: RulePath, extractNames: KnownValues = new Map()): CompiledCondition {
   if (!isObject(cond)) throw new RuleCompileError(path, 'a condition is a mapping with one key: all, any, not or a document field');
   const keys = Object.keys(cond);
   if (keys.length !== 1)

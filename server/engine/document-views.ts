@@ -1,14 +1,15 @@
 /** Views of a document: what templates see, and the differences between two versions. */
 import type { CustomFieldValue, DocumentChanges, FieldChange, RuleDocument } from './model.js';
 import type { ExtractedValue } from './extraction.js';
-import { formatAmount, isMoneyValue } from './parse-number.js';
+import { isMoneyValue } from './parse-number.js';
+import { MoneyDrop } from './money-drop.js';
 import { sameCustomValue } from './custom-field-values.js';
 import { clonePermissions, permissionChanges } from './permissions.js';
 
-/** Typed values render canonically in templates: money as a plain decimal with two places. */
+/** Typed values render canonically in templates: money as a plain decimal with two places, with `.amount` and `.currency`. */
 export function templateValue(v: ExtractedValue | CustomFieldValue): unknown {
-  if (Array.isArray(v)) return v.map((x) => (isMoneyValue(x) ? formatAmount(x.amount) : x));
-  if (isMoneyValue(v)) return formatAmount(v.amount);
+  if (Array.isArray(v)) return v.map((x) => (isMoneyValue(x) ? new MoneyDrop(x) : x));
+  if (isMoneyValue(v)) return new MoneyDrop(v);
   return v;
 }
 

@@ -7,7 +7,7 @@ import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { fieldKind, readField } from './fields.js';
 import { compileRegex, MAX_MATCHES, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { compileTemplate, renderTemplate, type CompiledTemplate } from './templates.js';
-import { checkTemplateVariables } from './template-variables.js';
+import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import { parseBool, parseInteger, parseMoney, parseNumber } from './parse-number.js';
 import { checkDateFormat, parseDate } from './parse-date.js';
 import { asText } from './condition-ops.js';
@@ -62,7 +62,7 @@ function typedDefault(v: Scalar, e: CompiledExtraction | Extraction, currency: s
 }
 
 /** `earlier` are the names extracted before this one: a `value` template may use them. */
-export function compileExtraction(name: string, e: Extraction, path: RulePath, earlier: readonly string[] = []): CompiledExtraction {
+export function compileExtraction(name: string, e: Extraction, path: RulePath, earlier: KnownValues = new Map()): CompiledExtraction {
   if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(path, `"${name}" is reserved in templates; choose another name for this value`);
   const from = e.from ?? 'content';
   if (!fieldKind(from))

@@ -3,11 +3,12 @@
  * filters are errors (never an empty string), only own properties are reachable, and parse and render
  * work is bounded so a template cannot exhaust the server.
  */
-import { Liquid, type FS, type Template } from 'liquidjs';
+import { analyzeSync, Liquid, type FS, type Template } from 'liquidjs';
 import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { parseDate, resolveRelativeDate } from './parse-date.js';
 import { TemplateError, type RulePath } from './errors.js';
 import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
+import { MoneyDrop } from './money-drop.js';
 
 /** Wall-clock budget per render: the one place the engine measures time, to stop a runaway loop. */
 const RENDER_LIMIT_MS = 2000;
@@ -111,7 +112,8 @@ liquid.registerFilter('money', (v: unknown, locale?: unknown, currency?: unknown
   const money = isMoneyValue(v) ? v : typeof v === 'number' ? { amount: v, currency: null } : parseMoney(String(v ?? ''));
   if (!money) throw new Error(`money: "${String(v).slice(0, 60)}" is not an amount`);
   if (typeof locale !== 'string') return formatAmount(money.amount);
-  const code = typeof currency === 'string' ? currency : money.currency;
+  // A typed money value shows its currency only when asked (`money: 'de', 'EUR'`), as when it rendered as a plain decimal.
+  const code = typeof currency === 'string' ? currency : v instanceof MoneyDrop ? null : money.currency;
   const opts: Intl.NumberFormatOptions = code ? { style: 'currency', currency: code } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
   return new Intl.NumberFormat(locale, opts).format(money.amount);
 });
@@ -152,6 +154,8 @@ export interface CompiledTemplate {
   /** True when the text has no Liquid markup and renders as itself. */
   literal: boolean;
   templates: Template[];
+  /** `doc.custom_fields.<name>.amount|currency` reads: checked at render, since only a monetary field has them. */
+  moneyReads: Array<{ field: string; member: string }>;
 }
 
 export function isTemplateText(text: string): boolean {
@@ -160,17 +164,41 @@ export function isTemplateText(text: string): boolean {
 
 /** Parses a template or throws TemplateError at `path`. */
 export function compileTemplate(source: string, path: RulePath): CompiledTemplate {
-  if (!isTemplateText(source)) return { source, literal: true, templates: [] };
+  if (!isTemplateText(source)) return { source, literal: true, templates: [], moneyReads: [] };
+  let templates: Template[];
   try {
-    return { source, literal: false, templates: liquid.parse(source) };
+    templates = liquid.parse(source);
   } catch (err) {
     throw new TemplateError(path, `template "${shorten(source)}" does not parse: ${cleanLiquidMessage(err)}`);
+  }
+  return { source, literal: false, templates, moneyReads: moneyReadsOf(templates) };
+}
+
+function moneyReadsOf(templates: Template[]): CompiledTemplate['moneyReads'] {
+  const reads = (analyzeSync(templates).globals.doc ?? []).map((u) => u.segments);
+  return reads
+    .filter((s) => s[1] === 'custom_fields' && typeof s[2] === 'string' && (s[3] === 'amount' || s[3] === 'currency'))
+    .map((s) => ({ field: s[2] as string, member: s[3] as string }));
+}
+
+/** `.amount` of a text field would be undefined, which `{% if %}` reads as a quiet false: say it instead. */
+function checkMoneyReads(t: CompiledTemplate, scope: Record<string, unknown>, path: RulePath): void {
+  const doc = scope.doc as { custom_fields?: Record<string, unknown> } | undefined;
+  for (const { field, member } of t.moneyReads) {
+    const custom = doc?.custom_fields;
+    const v = custom && Object.prototype.hasOwnProperty.call(custom, field) ? custom[field] : undefined;
+    if (v === undefined || v === null || v instanceof MoneyDrop) continue;
+    throw new TemplateError(
+      path,
+      `template "${shorten(t.source)}" reads doc.custom_fields.${field}.${member}, but ${field} holds ${JSON.stringify(v)}, which is not money (only a monetary field has amount and currency; in a rule test write it as Paperless does, e.g. EUR1500.00)`,
+    );
   }
 }
 
 /** Renders synchronously (the engine is pure and has nothing to await); errors become TemplateError. */
 export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknown>, path: RulePath): string {
   if (t.literal) return t.source;
+  checkMoneyReads(t, scope, path);
   try {
     const text = liquid.renderSync(t.templates, scope) as string;
     // liquidjs's memoryLimit does not see `{% capture %}`, so a doubling capture could build megabytes.

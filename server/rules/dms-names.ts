@@ -32,6 +32,8 @@ const FIELD_KINDS: Record<string, VocabularyKind> = {
 };
 
 const CREATABLE = new Set<VocabularyKind>(['tags', 'correspondents', 'document_types', 'storage_paths']);
+/** `doc.custom_fields.Betrag.amount` or `doc.custom_fields['Fällig am'].currency` in a check. */
+const MONEY_MEMBER = /doc\.custom_fields(?:\.([\p{L}_][\p{L}\d_]*)|\[\s*(['"])(.*?)\2\s*\])\.(amount|currency)\b/gu;
 // Operators whose operands are names (the others compare text, numbers or dates).
 const NAME_OPERATORS = new Set(['equals', 'in', 'contains', 'contains_any', 'any', 'all', 'none']);
 
@@ -74,8 +76,24 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
       const here = [...path, key];
       if (key === 'all' || key === 'any') (value as Condition[]).forEach((c, i) => walkCondition(c, [...here, i]));
       else if (key === 'not') walkCondition(value as Condition, here);
+      else if (key === 'check' && typeof value === 'string') checkMoneyMembers(value, here);
       else if (key.startsWith('custom_fields.')) check('custom_fields', key.slice('custom_fields.'.length), here);
       else if (key in FIELD_KINDS) walkTest(FIELD_KINDS[key], value as FieldTest, here);
+    }
+  };
+
+  // `doc.custom_fields.X.amount` holds only for a monetary field; with the dms's types known that is a save error.
+  const checkMoneyMembers = (text: string, path: YamlPath) => {
+    for (const m of text.matchAll(MONEY_MEMBER)) {
+      const name = m[1] ?? m[3];
+      const definition = index.field(name);
+      if (!definition) check('custom_fields', name, path);
+      else if (definition.data_type !== 'monetary') {
+        problems.push({
+          path,
+          message: `the custom field "${name}" is a ${definition.data_type} field: it has no .${m[4]} (only monetary fields have amount and currency).`,
+        });
+      }
     }
   };
 

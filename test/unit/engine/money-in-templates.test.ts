@@ -19,8 +19,7 @@ test('{% if doc.custom_fields.Betrag.amount >= … %} in a template and .currenc
     id: 'r',
     actions: [
       {
-        set_title:
-          "{% if doc.custom_fields.Betrag.amount >= 50 %}big{% else %}small{% endif %} {{ doc.custom_fields.Betrag.currency }} {{ doc.custom_fields.Betrag }}",
+        set_title: '{% if doc.custom_fields.Betrag.amount >= 50 %}big{% else %}small{% endif %} {{ doc.custom_fields.Betrag.currency }} {{ doc.custom_fields.Betrag }}',
       },
     ],
   };
@@ -62,10 +61,7 @@ function compileError(def: RuleDefinition): string {
 
 test('a check that reads a member a value cannot have is a save error, not false', () => {
   assert.match(compileError({ id: 'r', when: { check: 'doc.custom_fields.Betrag.amout >= 1000' } }), /amout.*amount, currency/s);
-  assert.match(
-    compileError({ id: 'r', when: { check: 'total.amount > 5' }, extract: { total: { regex: '(\\d+)', type: 'number' } } }),
-    /total\.amount.*number/,
-  );
+  assert.match(compileError({ id: 'r', when: { check: 'total.amount > 5' }, extract: { total: { regex: '(\\d+)', type: 'number' } } }), /total\.amount.*number/);
   assert.match(compileError({ id: 'r', when: { check: 'doc.title.amount > 5' } }), /doc\.title\.amount/);
   assert.match(compileError({ id: 'r', actions: [{ set_title: '{{ doc.page_count.size }}' }] }), /doc\.page_count\.size/);
 });

@@ -115,3 +115,29 @@ describe('schema completion', () => {
     assert.equal(yamlScalar('2024'), '"2024"');
   });
 });
+
+describe('money members in templates', () => {
+  const words = {
+    fields: ['title'],
+    text_operators: [],
+    comparison_operators: [],
+    tag_operators: [],
+    action_modifiers: [],
+    template_filters: ['date'],
+    template_context: ['doc', 'vars', 'now', 'rule'],
+  };
+  const withWords = { ...data, language: words };
+  const options = (source: string) => {
+    const { text, line, column } = at(source);
+    return optionsFor(withWords, text, line, column)?.options.map((o) => o.label) ?? [];
+  };
+  it('offers .amount and .currency after a custom field and after an extracted value, not after doc', () => {
+    assert.deepEqual(options('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.custom_fields.Amount.|'), [
+      'doc.custom_fields.Amount.amount',
+      'doc.custom_fields.Amount.currency',
+    ]);
+    const extracted = 'rules:\n  - id: a\n    extract:\n      total: { regex: "(x)", type: money }\n    actions:\n      - set_title: "{{ total.am|';
+    assert.deepEqual(options(extracted), ['total.amount', 'total.currency']);
+    assert.ok(options('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.ti|').includes('doc.title'));
+  });
+});

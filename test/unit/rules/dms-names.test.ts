@@ -128,3 +128,13 @@ describe('dms name check', () => {
     assert.deepEqual(problem.path, ['rules', 0, 'extract', 'v', 'from']);
   });
 });
+
+describe('money members in checks', () => {
+  it('refuses .amount of a custom field the dms does not keep as money, and accepts a monetary one', () => {
+    assert.deepEqual(unknown({ when: { check: 'doc.custom_fields.Betrag.amount >= 1000' } }), []);
+    const [problem] = unknown({ when: { all: [{ check: "doc.custom_fields['Zahlungsstatus'].currency == 'EUR'" }] } });
+    assert.deepEqual(problem.path, ['rules', 0, 'when', 'all', 0, 'check']);
+    assert.match(problem.message, /"Zahlungsstatus" is a select field: it has no \.currency/);
+    assert.match(unknown({ when: { check: 'doc.custom_fields.Betrg.amount > 1' } })[0].message, /no custom field "Betrg"/);
+  });
+});
