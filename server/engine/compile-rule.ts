@@ -67,7 +67,11 @@ export function compileRule(def: RuleDefinition): CompiledRule {
 
 /** The extracted values templates may read, with their shape (money offers .amount, a list .size). */
 function knownValues(extract: CompiledExtraction[]): KnownValues {
-  return new Map(extract.map((e) => [e.name, { type: e.type, list: e.pick === 'all' }]));
+  return new Map(
+    extract.flatMap((e) =>
+      e.groups.length ? e.groups.map((g) => [g.name, { type: g.type, list: e.pick === 'all' }] as const) : [[e.name, { type: e.type, list: e.pick === 'all' }] as const],
+    ),
+  );
 }
 
 function readsExtracted(c: CompiledCondition): boolean {

@@ -7,7 +7,8 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { ActionTrace, CreateMissing, DocumentChanges, RuleDocument, RunTrigger, TagHierarchy, Trace } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateCondition } from './conditions.js';
-import { runExtraction, type ExtractedValue } from './extraction.js';
+import { runExtraction, type CompiledExtraction, type ExtractedValue } from './extraction.js';
+import { runGroupExtraction } from './extraction-groups.js';
 import { applyAction, type PlannedNotification } from './apply-actions.js';
 import { cloneDocument } from './fields.js';
 import { errorMessage, formatPath, TemplateError } from './errors.js';
@@ -137,6 +138,37 @@ function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
   return out;
 }
 
+/** A `groups:` extraction: one trace line for the match and one per group; false when a required one is missing. */
+function extractGroups(e: CompiledExtraction, work: RuleDocument, result: WorkingResult, extracted: Record<string, ExtractedValue>): boolean {
+  const out = runGroupExtraction(e, work);
+  const path = formatPath(e.path);
+  const names = e.groups.map((g) => g.name).join(', ');
+  const found = out.values.some((v) => v.value !== undefined);
+  if (!found && e.required) {
+    result.conditions.push({ path, description: `extract ${names} (required): ${out.detail} → not matched`, field: e.from, operator: 'required', result: false });
+    return false;
+  }
+  result.conditions.push({ path, description: `extract ${names}: ${out.detail}`, field: e.from, result: true });
+  for (const g of out.values) {
+    const at = `${path}/groups/${g.name}`;
+    if (g.value === undefined) {
+      result.conditions.push({
+        path: at,
+        description: `extract ${g.name}${g.required ? ' (required)' : ''}: ${g.detail}${g.required ? ' → not matched' : ' (no value)'}`,
+        field: e.from,
+        ...(g.required ? { operator: 'required' } : {}),
+        result: !g.required,
+      });
+      if (g.required) return false;
+      continue;
+    }
+    extracted[g.name] = g.value;
+    result.extracted[g.name] = g.value;
+    result.conditions.push({ path: at, description: `extract ${g.name}: ${g.detail}`, field: e.from, actual: g.value, result: true });
+  }
+  return true;
+}
+
 type ActionWithWrites = ActionTrace & { writes: Array<{ field: string; value: unknown }> };
 type WorkingResult = Omit<RuleResult, 'actions'> & { actions: ActionWithWrites[] };
 
@@ -164,6 +196,10 @@ function evaluateOne(
   /** False when a required value is missing: the rule does not match. */
   const extractAll = (): boolean => {
     for (const e of rule.extract) {
+      if (e.groups.length > 0) {
+        if (!extractGroups(e, work, result, extracted)) return false;
+        continue;
+      }
       const out = runExtraction(e, work, scope());
       const path = formatPath(e.path);
       if (out.value === undefined) {

@@ -64,7 +64,14 @@ export interface Extraction {
   currency?: string;
   default?: Scalar;
   required?: boolean;
+  /** Read numbers and dates as this language writes them (`fr`, `es`, `it`, `nl`, `de-AT`…): month names, separators. */
+  locale?: string;
+  /** One regex, several named groups, several typed values: group name → its type and options. */
+  groups?: Record<string, ExtractionGroup>;
 }
+
+/** One named group of a `groups:` extraction: a value of its own, typed like an extraction. */
+export type ExtractionGroup = Pick<Extraction, 'type' | 'format' | 'currency' | 'locale' | 'default' | 'required'>;
 
 export interface ActionModifiers {
   /** `set_custom_fields`: only fill fields that are empty, never overwrite what a person set. */

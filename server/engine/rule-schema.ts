@@ -137,6 +137,31 @@ const extraction = {
     currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
     default: scalar,
     required: { type: 'boolean', default: false, description: 'No value makes the rule not match' },
+    locale: {
+      type: 'string',
+      description: 'Read numbers and dates as this language writes them (fr, es, it, nl, de-AT, en-US…): month names, day/month order, separators',
+    },
+    groups: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { pattern: EXTRACT_NAME_PATTERN },
+      additionalProperties: { $ref: '#/definitions/extractionGroup' },
+      description: 'One regex, several values: each named group (?<name>…) becomes a value of its own, typed here',
+    },
+  },
+};
+
+const extractionGroup = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  description: 'A value read from the named group of the same name',
+  properties: {
+    type: { enum: [...EXTRACTION_TYPES], default: 'string' },
+    format: { type: 'string', description: 'Date format such as dd.MM.yyyy or d MMMM yyyy' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
+    locale: { type: 'string', description: "Language of this group's numbers and dates (default: the extraction's locale)" },
+    default: scalar,
+    required: { type: 'boolean', default: false, description: 'No value makes the rule not match' },
   },
 };
 
@@ -310,7 +335,7 @@ export const RULE_FILE_SCHEMA = {
   properties: {
     rules: { type: 'array', items: { $ref: '#/definitions/rule' } },
   },
-  definitions: { rule, schedule, condition, fieldTest, operatorTest, extraction, action, ruleTest, testDocument },
+  definitions: { rule, schedule, condition, fieldTest, operatorTest, extraction, extractionGroup, action, ruleTest, testDocument },
 } as const;
 
 /** A `_vars.yml` file: any mapping; string values are Liquid templates rendered at load. */

@@ -5,7 +5,8 @@
  */
 import { analyzeSync, Liquid, type FS, type Template } from 'liquidjs';
 import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
-import { parseDate, resolveRelativeDate } from './parse-date.js';
+import { parseDate, parseDateWithFormat, resolveRelativeDate } from './parse-date.js';
+import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { TemplateError, type RulePath } from './errors.js';
 import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
 import { MoneyDrop } from './money-drop.js';
@@ -118,16 +119,20 @@ liquid.registerFilter('money', (v: unknown, locale?: unknown, currency?: unknown
   return new Intl.NumberFormat(locale, opts).format(money.amount);
 });
 
-/** `{{ '1.234,56' | parse_number }}` → 1234.56 (German or English form). */
-liquid.registerFilter('parse_number', (v: unknown) => {
-  const n = typeof v === 'number' ? v : parseNumber(String(v ?? ''));
+/** `{{ '1.234,56' | parse_number }}` → 1234.56 (German or English form); `| parse_number: 'fr'` reads `1 234,56`. */
+liquid.registerFilter('parse_number', (v: unknown, locale?: unknown) => {
+  const text = String(v ?? '');
+  const n = typeof v === 'number' ? v : typeof locale === 'string' ? parseLocaleNumber(text, checkedLocale(locale)) : parseNumber(text);
   if (n === null) throw new Error(`parse_number: "${String(v).slice(0, 60)}" is not a number`);
   return n;
 });
 
-/** `{{ '03/04/2024' | parse_date: 'MM/dd/yyyy' }}` → 2024-03-04. */
-liquid.registerFilter('parse_date', (v: unknown, format?: unknown) => {
-  const iso = parseDate(String(v ?? ''), typeof format === 'string' ? format : undefined);
+/** `{{ '03/04/2024' | parse_date: 'MM/dd/yyyy' }}` → 2024-03-04; `| parse_date: '', 'fr'` reads "3 mars 2024". */
+liquid.registerFilter('parse_date', (v: unknown, format?: unknown, locale?: unknown) => {
+  const text = String(v ?? '');
+  const f = typeof format === 'string' && format !== '' ? format : undefined;
+  const l = typeof locale === 'string' ? checkedLocale(locale) : null;
+  const iso = l ? (f ? parseDateWithFormat(text, f, (w) => localeMonth(w, l)) : parseLocaleDate(text, l)) : parseDate(text, f);
   if (!iso) throw new Error(`parse_date: "${String(v).slice(0, 60)}" is not a date${typeof format === 'string' ? ` in format ${format}` : ''}`);
   return iso;
 });
@@ -139,6 +144,12 @@ liquid.registerFilter('shift_date', function (this: FilterThis, v: unknown, offs
   if (!shifted) throw new Error(`shift_date: "${String(offset)}" is no offset such as +30d, -2w, +1m or -1y`);
   return shifted;
 });
+
+function checkedLocale(locale: string): string {
+  const problem = checkLocale(locale);
+  if (problem) throw new Error(problem);
+  return locale;
+}
 
 // `sample` picks at random: a rule must give the same result twice (idempotency), so it is not offered.
 delete (liquid.filters as Record<string, unknown>).sample;

@@ -141,3 +141,13 @@ describe('money members in templates', () => {
     assert.ok(options('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.ti|').includes('doc.title'));
   });
 });
+
+describe('extraction groups and locale', () => {
+  it('offers groups and locale as extraction keys, and languages as locale values', () => {
+    const keys = labels('rules:\n  - id: a\n    extract:\n      ids:\n        regex: x\n        |');
+    for (const k of ['groups', 'locale']) assert.ok(keys.includes(k), k);
+    assert.ok(labels('rules:\n  - id: a\n    extract:\n      d:\n        locale: f|').includes('fr'));
+    const groupKeys = labels('rules:\n  - id: a\n    extract:\n      ids:\n        groups:\n          order:\n            |');
+    for (const k of ['type', 'format', 'locale', 'required']) assert.ok(groupKeys.includes(k), k);
+  });
+});
