@@ -142,6 +142,8 @@ export interface RuleTestCase {
     matched: boolean;
     changes?: Record<string, unknown>;
     extracted?: Record<string, unknown>;
+    /** Fields the rule must leave as the test document has them (`custom_fields.Betrag`, `title`, `tags`). */
+    unchanged?: string[];
   };
 }
 

@@ -285,6 +285,12 @@ const ruleTest = {
         matched: { type: 'boolean' },
         changes: { type: 'object', description: 'Field → expected new value; only the fields named are compared' },
         extracted: { type: 'object' },
+        unchanged: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 1,
+          description: 'Fields the rule must leave as they are, e.g. [custom_fields.Betrag, title]',
+        },
       },
     },
   },

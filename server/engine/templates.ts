@@ -167,6 +167,8 @@ export interface CompiledTemplate {
   templates: Template[];
   /** `doc.custom_fields.<name>.amount|currency` reads: checked at render, since only a monetary field has them. */
   moneyReads: Array<{ field: string; member: string }>;
+  /** The free names it reads (`total`, `doc`), so an action can tell it needs a value that was not found. */
+  globals: string[];
 }
 
 export function isTemplateText(text: string): boolean {
@@ -175,18 +177,19 @@ export function isTemplateText(text: string): boolean {
 
 /** Parses a template or throws TemplateError at `path`. */
 export function compileTemplate(source: string, path: RulePath): CompiledTemplate {
-  if (!isTemplateText(source)) return { source, literal: true, templates: [], moneyReads: [] };
+  if (!isTemplateText(source)) return { source, literal: true, templates: [], moneyReads: [], globals: [] };
   let templates: Template[];
   try {
     templates = liquid.parse(source);
   } catch (err) {
     throw new TemplateError(path, `template "${shorten(source)}" does not parse: ${cleanLiquidMessage(err)}`);
   }
-  return { source, literal: false, templates, moneyReads: moneyReadsOf(templates) };
+  const globals = analyzeSync(templates).globals;
+  return { source, literal: false, templates, moneyReads: moneyReadsOf(globals), globals: Object.keys(globals) };
 }
 
-function moneyReadsOf(templates: Template[]): CompiledTemplate['moneyReads'] {
-  const reads = (analyzeSync(templates).globals.doc ?? []).map((u) => u.segments);
+function moneyReadsOf(globals: ReturnType<typeof analyzeSync>['globals']): CompiledTemplate['moneyReads'] {
+  const reads = (globals.doc ?? []).map((u) => u.segments);
   return reads
     .filter((s) => s[1] === 'custom_fields' && typeof s[2] === 'string' && (s[3] === 'amount' || s[3] === 'currency'))
     .map((s) => ({ field: s[2] as string, member: s[3] as string }));

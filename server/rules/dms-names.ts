@@ -47,12 +47,38 @@ function suggestion(index: VocabularyIndex, kind: VocabularyKind): string {
   return ` Known ${KIND_LABEL[kind]}s: ${shown}${names.length > 12 ? ', …' : ''}.`;
 }
 
+/** Names the file's actions create with `create_missing: true`, by kind, lower-cased. */
+function createdNames(rules: RuleDefinition[]): Map<VocabularyKind, Set<string>> {
+  const out = new Map<VocabularyKind, Set<string>>();
+  const add = (kind: VocabularyKind, value: unknown) => {
+    for (const name of Array.isArray(value) ? value : [value]) {
+      if (typeof name === 'string' && name.trim() !== '' && !isTemplateText(name)) {
+        if (!out.has(kind)) out.set(kind, new Set());
+        out.get(kind)?.add(name.trim().toLocaleLowerCase());
+      }
+    }
+  };
+  for (const action of rules.flatMap((r) => r.actions ?? [])) {
+    if (action.create_missing !== true) continue;
+    add('tags', action.add_tags);
+    add('tags', action.set_tags);
+    add('correspondents', action.set_correspondent);
+    add('document_types', action.set_document_type);
+    add('storage_paths', action.set_storage_path);
+  }
+  return out;
+}
+
 /** Lists the names in `rules` that the dms does not know, with where each one is. */
 export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex): NameProblem[] {
   const problems: NameProblem[] = [];
+  const created = createdNames(rules);
   const check = (kind: VocabularyKind, name: unknown, path: YamlPath, creatable = false) => {
     if (typeof name !== 'string' || name.trim() === '' || isTemplateText(name)) return;
     if (creatable && CREATABLE.has(kind)) return;
+    // A condition may name what an action of the file creates (`not: { tags: { any: [done] } }` beside
+    // `add_tags: [done], create_missing: true`): before the first run the dms does not have it yet.
+    if (created.get(kind)?.has(name.trim().toLocaleLowerCase())) return;
     // A kind the token may not view is empty here, not missing in the dms: its names cannot be checked.
     if (index.vocabulary.forbidden?.some((f) => f.kind === kind)) return;
     if (index.idOf(kind, name) !== undefined) return;

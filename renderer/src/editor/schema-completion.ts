@@ -134,6 +134,8 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
       const detail = kind.replace(/_/g, ' ').replace(/s$/, '');
       for (const name of data.vocabulary[kind]) options.push({ label: name, type: 'constant', detail, apply: quoted ? name : yamlScalar(name) });
     }
+    // `expect: { unchanged: [custom_fields.Betrag] }` names fields.
+    if (ctx.path.includes('unchanged')) for (const f of data.language?.fields ?? []) options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
     if (last === 'locale') for (const l of LOCALES) options.push({ label: l, type: 'enum', detail: 'language' });
     if (last === 'from') {
       for (const f of [...FROM_FIELDS, ...data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`)])

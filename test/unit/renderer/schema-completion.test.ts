@@ -151,3 +151,22 @@ describe('extraction groups and locale', () => {
     for (const k of ['type', 'format', 'locale', 'required']) assert.ok(groupKeys.includes(k), k);
   });
 });
+
+describe('expect unchanged', () => {
+  it('offers the fields a rule test may pin as unchanged', () => {
+    const words = {
+      fields: ['title', 'custom_fields.Amount'],
+      text_operators: [],
+      comparison_operators: [],
+      tag_operators: [],
+      action_modifiers: [],
+      template_filters: [],
+      template_context: [],
+    };
+    const { text, line, column } = at('rules:\n  - id: a\n    tests:\n      - document: {}\n        expect:\n          unchanged: [cus|');
+    const offered = optionsFor({ ...data, language: words }, text, line, column)?.options.map((o) => o.label) ?? [];
+    assert.ok(offered.includes('custom_fields.Amount'), offered.join());
+    const keys = labels('rules:\n  - id: a\n    tests:\n      - document: {}\n        expect:\n          |');
+    assert.ok(keys.includes('unchanged'));
+  });
+});
