@@ -24,6 +24,11 @@ export interface OperatorTest {
   starts_with?: string;
   ends_with?: string;
   matches?: string | string[];
+  /** Paperless's "any word" / "all words": whole words, `"quoted phrases"` together. */
+  any_word?: string | string[];
+  all_words?: string | string[];
+  /** Paperless's "fuzzy": partial similarity of at least 90 of 100, punctuation ignored. */
+  fuzzy?: string | string[];
   exists?: boolean;
   empty?: boolean;
   gt?: number | string | FieldRef;

@@ -26,7 +26,9 @@ export const DOCUMENT_FIELDS = [
 
 export const CUSTOM_FIELD_PATTERN = '^custom_fields\\..+$';
 
-export const TEXT_OPERATORS = ['equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'matches', 'exists', 'empty'] as const;
+/** Paperless's matching algorithms "any word", "all words" and "fuzzy" (documents/matching.py). */
+export const WORD_OPERATORS = ['any_word', 'all_words', 'fuzzy'] as const;
+export const TEXT_OPERATORS = ['equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'matches', ...WORD_OPERATORS, 'exists', 'empty'] as const;
 export const COMPARISON_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const;
 export const TAG_OPERATORS = ['any', 'all', 'none'] as const;
 export const OPERATORS = [...TEXT_OPERATORS, ...COMPARISON_OPERATORS, ...TAG_OPERATORS] as const;
@@ -86,6 +88,9 @@ const operatorTest = {
     starts_with: { type: 'string' },
     ends_with: { type: 'string' },
     matches: { ...stringOrList, description: 'Regular expression (RE2 syntax, linear time); (?i) for case-insensitive. A list matches when any does.' },
+    any_word: { ...stringOrList, description: 'Has at least one of these whole words ("quoted phrases" stay together), as Paperless\'s "any word" matching' },
+    all_words: { ...stringOrList, description: 'Has every one of these whole words ("quoted phrases" stay together), as Paperless\'s "all words" matching' },
+    fuzzy: { ...stringOrList, description: 'Resembles this text somewhere (similarity ≥ 90 of 100, punctuation ignored), as Paperless\'s "fuzzy" matching' },
     exists: { type: 'boolean', description: 'The field has a value (not null; for custom fields: attached to the document)' },
     empty: { type: 'boolean', description: 'The value is null, an empty text or an empty list' },
     gt: comparable,

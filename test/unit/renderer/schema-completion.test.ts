@@ -170,3 +170,10 @@ describe('expect unchanged', () => {
     assert.ok(keys.includes('unchanged'));
   });
 });
+
+describe('Paperless matching operators', () => {
+  it('offers any_word, all_words and fuzzy on a text field', () => {
+    const keys = labels('rules:\n  - id: a\n    when:\n      content:\n        |');
+    for (const k of ['any_word', 'all_words', 'fuzzy']) assert.ok(keys.includes(k), k);
+  });
+});
