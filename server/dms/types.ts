@@ -187,6 +187,10 @@ export interface DmsClient {
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;
+  /** Moves a document to the dms's trash (Paperless keeps it there, restorable, until the trash is emptied). */
+  trashDocument(id: number): Promise<void>;
+  /** Brings documents back from the trash, as they were. */
+  restoreFromTrash(ids: number[]): Promise<void>;
   /**
    * Cached; `refresh` refetches. Changes made through this client refresh it too. Users and groups are listed
    * only with `principals: true` (rules that name owners or permissions need them; most runs do not).

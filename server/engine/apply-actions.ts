@@ -251,6 +251,16 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       }
       return { status: changed ? 'planned' : 'unchanged', detail: parts.join('; '), writes };
     }
+    case 'move_to_trash': {
+      if (p.kind !== 'trash') break;
+      if (doc.trashed) return { status: 'unchanged', detail: 'an earlier action already moves the document to the trash', writes: [] };
+      doc.trashed = true;
+      return {
+        status: 'planned',
+        detail: "moves the document to the dms's trash after the other changes (restorable there, or by undoing the job)",
+        writes: [{ field: 'trash', value: true }],
+      };
+    }
     case 'add_custom_fields':
     case 'remove_custom_fields': {
       if (p.kind !== 'fields') break;

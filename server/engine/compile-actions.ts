@@ -24,7 +24,8 @@ export type ActionPayload =
   | { kind: 'fields'; fields: string[] }
   | { kind: 'asn'; template: CompiledTemplate | null; number: number | null }
   | { kind: 'notify'; to: string; title: CompiledTemplate | null; message: CompiledTemplate }
-  | { kind: 'permissions'; all: boolean; lists: CompiledPermissionList[] };
+  | { kind: 'permissions'; all: boolean; lists: CompiledPermissionList[] }
+  | { kind: 'trash' };
 
 /** One list of a permission action, e.g. view → groups → [Family]. */
 export interface CompiledPermissionList {
@@ -139,6 +140,10 @@ export function compileAction(action: Action, path: RulePath, extractNames: Know
     case 'add_permissions':
     case 'remove_permissions':
       payload = permissionPayload(body, at, name, extractNames);
+      break;
+    case 'move_to_trash':
+      if (body !== true) throw new RuleCompileError(at, 'move_to_trash takes true: "- move_to_trash: true"');
+      payload = { kind: 'trash' };
       break;
     case 'set_custom_fields': {
       if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {

@@ -43,6 +43,7 @@ export function diffDocuments(before: RuleDocument, after: RuleDocument): Docume
   if (notes.length) c.notes = notes;
   if ((before.owner ?? '').toLocaleLowerCase() !== (after.owner ?? '').toLocaleLowerCase() || (before.owner === null) !== (after.owner === null)) c.owner = after.owner;
   if (after.permissions && Object.keys(permissionChanges(before.permissions, after.permissions)).length) c.permissions = clonePermissions(after.permissions);
+  if (after.trashed && !before.trashed) c.trash = true;
   return c;
 }
 
@@ -66,6 +67,7 @@ export function ruleChanges(before: RuleDocument, after: RuleDocument): Record<s
       const names = field === 'custom_fields' ? Object.keys(to as Record<string, CustomFieldValue>) : (to as string[]);
       for (const k of names) out[`custom_fields.${k}`] = customFieldChange(before.custom_fields, after.custom_fields, k);
     } else if (field === 'notes') out.notes = { from: null, to };
+    else if (field === 'trash') out.trash = { from: false, to: true };
     else if (field === 'permissions') Object.assign(out, permissionChanges(before.permissions, after.permissions));
     else out[field] = { from: (before as unknown as Record<string, unknown>)[field] ?? null, to };
   }

@@ -120,6 +120,8 @@ export interface ActionBodies {
   add_permissions?: PermissionsBody;
   /** `all` takes every view and change permission away (the owner keeps the document). */
   remove_permissions?: PermissionsBody | 'all';
+  /** `move_to_trash: true` — the dms moves the document to its trash (restorable) after the rule's other changes. */
+  move_to_trash?: true;
 }
 
 export type PermissionKind = 'view' | 'change';
@@ -207,6 +209,8 @@ export interface RuleDocument {
   owner: string | null;
   /** Null when the document was read without them (no rule needed them). */
   permissions: DocumentPermissions | null;
+  /** Set by `move_to_trash`: the run moves the document to the dms's trash. */
+  trashed?: boolean;
 }
 
 /** What a rule's `tests:` may give: any subset; the rest defaults to empty values. */
@@ -230,6 +234,8 @@ export interface DocumentChanges {
   owner?: string | null;
   /** The whole new permission sets. */
   permissions?: DocumentPermissions;
+  /** Move the document to the dms's trash, after the other changes are written. */
+  trash?: true;
 }
 
 /**

@@ -55,6 +55,7 @@ export const ACTIONS = [
   'set_permissions',
   'add_permissions',
   'remove_permissions',
+  'move_to_trash',
 ] as const;
 
 export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
@@ -230,6 +231,10 @@ const action = {
     add_permissions: permissions('added', 'Let these users and groups view or change the document too'),
     remove_permissions: {
       oneOf: [permissions('removed', 'Take view or change permissions away'), { const: 'all', description: 'Take every view and change permission away' }],
+    },
+    move_to_trash: {
+      const: true,
+      description: "Move the document to the dms's trash (restorable there, and by undoing the job) after the rule's other changes",
     },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
     create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents, document types and storage paths the dms lacks' },

@@ -115,5 +115,14 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
       failed('notes', err);
     }
   }
+  // Last, so the fields above are written to the document that goes to the trash (and come back with it).
+  if (current.trash && !outcome.failures.trash) {
+    try {
+      await dms.trashDocument(plan.document);
+      outcome.written.push('trash');
+    } catch (err) {
+      failed('trash', err);
+    }
+  }
   return outcome;
 }

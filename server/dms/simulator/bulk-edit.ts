@@ -5,6 +5,7 @@ import type { SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
 import type { ObjectKind, SimDocument } from './sim-types.js';
 import { documentLinkError } from './document-write.js';
+import { moveToTrash } from './trash.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
 const METHODS = [
@@ -109,10 +110,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
     touched.push(...targets);
   } else if (method === 'delete') {
     allow();
-    for (const doc of targets) {
-      if (doc.archive_serial_number !== null) store.trashedAsns.add(doc.archive_serial_number);
-      store.documents.delete(doc.id);
-    }
+    for (const doc of targets) moveToTrash(store, doc);
     return;
   }
   for (const doc of touched) hooks.documentUpdated(doc.id);
