@@ -233,7 +233,8 @@ const action = {
       oneOf: [permissions('removed', 'Take view or change permissions away'), { const: 'all', description: 'Take every view and change permission away' }],
     },
     move_to_trash: {
-      const: true,
+      // enum rather than const: the editor completes enum values.
+      enum: [true],
       description: "Move the document to the dms's trash (restorable there, and by undoing the job) after the rule's other changes",
     },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },

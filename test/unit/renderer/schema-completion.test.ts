@@ -177,3 +177,10 @@ describe('Paperless matching operators', () => {
     for (const k of ['any_word', 'all_words', 'fuzzy']) assert.ok(keys.includes(k), k);
   });
 });
+
+describe('move_to_trash', () => {
+  it('is offered as an action, and true as its value', () => {
+    assert.ok(labels('rules:\n  - id: a\n    actions:\n      - mov|').includes('move_to_trash'));
+    assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - move_to_trash: |'), ['true']);
+  });
+});
