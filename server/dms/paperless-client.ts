@@ -211,6 +211,16 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       await transport.send({ method: 'POST', path: '/api/documents/bulk_edit/', body: { documents, method, parameters }, idempotent: true });
     },
 
+    async trashDocument(id) {
+      // Not resent blindly: a second DELETE after a lost answer would find the document gone (404).
+      await transport.send({ method: 'DELETE', path: `/api/documents/${id}/`, idempotent: false, notFound: notFound(id) });
+    },
+
+    async restoreFromTrash(ids) {
+      if (ids.length === 0) return;
+      await transport.send({ method: 'POST', path: '/api/trash/', body: { documents: ids, action: 'restore' }, idempotent: true });
+    },
+
     async addNote(id, note) {
       const res = await transport.send({ method: 'POST', path: `/api/documents/${id}/notes/`, body: { note }, idempotent: false, notFound: notFound(id) });
       const json = res.json as DmsNote[] | { error?: string } | null;

@@ -226,6 +226,10 @@ export interface DmsClient {
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;
+  /** Moves a document to the dms's trash (Paperless keeps it there, restorable, until the trash is emptied). */
+  trashDocument(id: number): Promise<void>;
+  /** Brings documents back from the trash, as they were. */
+  restoreFromTrash(ids: number[]): Promise<void>;
   /**
    * Paperless's audit log for the document, newest first and capped. Throws DmsAuditLogOffError (audit log off,
    * 400), DmsHistoryForbiddenError (403: no `view_logentry`, or the document is someone else's), DmsNotFoundError.

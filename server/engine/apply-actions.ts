@@ -6,7 +6,7 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { CreateMissing, CustomFieldValue, RuleDocument, TagHierarchy } from './model.js';
 import type { CompiledAction } from './compile-actions.js';
 import type { ExtractedValue, TypedValue } from './extraction.js';
-import { ConversionError, formatPath, type RulePath } from './errors.js';
+import { ConversionError, TemplateError, formatPath, type RulePath } from './errors.js';
 import { renderTemplate, type CompiledTemplate } from './templates.js';
 import { parseDate } from './parse-date.js';
 import { parseInteger } from './parse-number.js';
@@ -30,6 +30,8 @@ export interface ActionEnv {
   notifications: PlannedNotification[];
   /** Whether the document differs from the one the run started with (for `if_changed`). */
   changedSoFar(): boolean;
+  /** Optional extracted values that found nothing: a value built from one leaves its field as it is. */
+  missing?: ReadonlySet<string>;
 }
 
 export interface PlannedNotification {
@@ -53,11 +55,36 @@ function render(t: CompiledTemplate, env: ActionEnv, path: RulePath): string {
   return renderTemplate(t, env.scope(), path);
 }
 
+/** The missing optional values a template reads; empty when it needs none of them. */
+function missingIn(t: CompiledTemplate, env: ActionEnv): string[] {
+  return env.missing ? t.globals.filter((n) => env.missing?.has(n)) : [];
+}
+
+/**
+ * Renders a value, or says which optional extracted values it needed and did not get: a field is then left
+ * as a person typed it, never cleared. A template that guards them (`| default:`, `{% if %}`) still renders.
+ */
+function renderOrMissing(t: CompiledTemplate, env: ActionEnv, path: RulePath): { text: string } | { missing: string[] } {
+  const missing = missingIn(t, env);
+  if (missing.length === 0) return { text: render(t, env, path) };
+  try {
+    return { text: render(t, env, path) };
+  } catch (err) {
+    if (err instanceof TemplateError && !err.timeout) return { missing };
+    throw err;
+  }
+}
+
+function kept(field: string, missing: string[]): ActionOutcome {
+  return { status: 'skipped', detail: `${field} kept: ${missing.join(', ')} found no value (optional extraction)`, writes: [] };
+}
+
 function renderNames(templates: CompiledTemplate[], env: ActionEnv, path: RulePath): string[] {
   const out: string[] = [];
   for (const [i, t] of templates.entries()) {
-    // Empty names are dropped so `{{ vars.tag | default: '' }}` can opt out.
-    const name = render(t, env, [...path, i]).trim();
+    // Empty names are dropped so `{{ vars.tag | default: '' }}` can opt out; so are names built from a value not found.
+    const rendered = renderOrMissing(t, env, [...path, i]);
+    const name = 'text' in rendered ? rendered.text.trim() : '';
     if (name && !out.some((n) => sameName(n, name))) out.push(name);
   }
   return out;
@@ -81,7 +108,9 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
   switch (a.name) {
     case 'set_title': {
       if (p.kind !== 'text') break;
-      const rendered = render(p.template, env, at).replace(/\s+/g, ' ').trim();
+      const out = renderOrMissing(p.template, env, at);
+      if ('missing' in out) return kept('title', out.missing);
+      const rendered = out.text.replace(/\s+/g, ' ').trim();
       // Paperless counts code points (Python str): cutting UTF-16 units could split an emoji's surrogate pair.
       const codePoints = Array.from(rendered);
       const title = codePoints.length > MAX_TITLE_LENGTH ? codePoints.slice(0, MAX_TITLE_LENGTH).join('').trimEnd() : rendered;
@@ -114,7 +143,9 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
     case 'set_owner': {
       if (p.kind !== 'name') break;
       const field = a.name.slice(4) as 'correspondent' | 'document_type' | 'storage_path' | 'owner';
-      const rendered = p.template ? render(p.template, env, at).trim() : '';
+      const out = p.template ? renderOrMissing(p.template, env, at) : { text: '' };
+      if ('missing' in out) return kept(field, out.missing);
+      const rendered = out.text.trim();
       const to = rendered === '' ? null : rendered;
       const from = doc[field];
       const changed = !sameName(from, to);
@@ -127,7 +158,9 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
     }
     case 'set_created': {
       if (p.kind !== 'text') break;
-      const rendered = render(p.template, env, at).trim();
+      const out = renderOrMissing(p.template, env, at);
+      if ('missing' in out) return kept('created', out.missing);
+      const rendered = out.text.trim();
       const iso = parseDate(rendered.slice(0, 10)) ?? parseDate(rendered);
       if (!iso) throw new ConversionError(`set_created rendered ${JSON.stringify(rendered)}, which is not a date`);
       const from = doc.created;
@@ -139,7 +172,9 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (p.kind !== 'asn') break;
       let to = p.number;
       if (p.template) {
-        const rendered = render(p.template, env, at).trim();
+        const out = renderOrMissing(p.template, env, at);
+        if ('missing' in out) return kept('archive_serial_number', out.missing);
+        const rendered = out.text.trim();
         to = rendered === '' ? null : parseInteger(rendered);
         if (rendered !== '' && (to === null || to < 0))
           throw new ConversionError(`set_archive_serial_number rendered ${JSON.stringify(rendered)}, which is not a whole number ≥ 0`);
@@ -150,7 +185,9 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
     }
     case 'add_note': {
       if (p.kind !== 'text') break;
-      const note = render(p.template, env, at).trim();
+      const out = renderOrMissing(p.template, env, at);
+      if ('missing' in out) return kept('the note', out.missing);
+      const note = out.text.trim();
       if (!note) return { status: 'unchanged', detail: 'the note rendered empty; nothing to add', writes: [] };
       // Notes do not make a write idempotent, so an identical note means "already done".
       if (doc.notes.some((n) => n.trim() === note)) return { status: 'unchanged', detail: `an identical note exists: ${describeValue(note)}`, writes: [] };
@@ -190,7 +227,13 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
           parts.push(`${f.field} kept (if_empty: it has ${describeValue(current)})`);
           continue;
         }
-        const raw: TypedValue = f.passThrough ? passThroughValue(env.extracted[f.passThrough]) : f.template ? render(f.template, env, [...at, f.field]) : f.literal;
+        const out = f.passThrough ? null : f.template ? renderOrMissing(f.template, env, [...at, f.field]) : null;
+        const missing = f.passThrough && env.missing?.has(f.passThrough) ? [f.passThrough] : out && 'missing' in out ? out.missing : [];
+        if (missing.length) {
+          parts.push(`${f.field} kept: ${missing.join(', ')} found no value (optional extraction)`);
+          continue;
+        }
+        const raw: TypedValue = f.passThrough ? passThroughValue(env.extracted[f.passThrough]) : out && 'text' in out ? out.text : f.literal;
         const to: CustomFieldValue = toCustomFieldValue(f.field, raw, env.customFieldTypes[f.field]);
         writes.push({ field: `custom_fields.${f.field}`, value: to });
         // No value for a field that is not attached: nothing to clear (attaching an empty field is add_custom_fields).
@@ -207,6 +250,16 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
         parts.push(`${f.field}: ${describeValue(current)} → ${describeValue(to)}`);
       }
       return { status: changed ? 'planned' : 'unchanged', detail: parts.join('; '), writes };
+    }
+    case 'move_to_trash': {
+      if (p.kind !== 'trash') break;
+      if (doc.trashed) return { status: 'unchanged', detail: 'an earlier action already moves the document to the trash', writes: [] };
+      doc.trashed = true;
+      return {
+        status: 'planned',
+        detail: "moves the document to the dms's trash after the other changes (restorable there, or by undoing the job)",
+        writes: [{ field: 'trash', value: true }],
+      };
     }
     case 'add_custom_fields':
     case 'remove_custom_fields': {

@@ -6,7 +6,7 @@
 import { analyzeSync } from 'liquidjs';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { compileTemplate, isTemplateText, renderTemplate, type CompiledTemplate } from './templates.js';
-import { checkTemplateVariables } from './template-variables.js';
+import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import { describeValue, shortenValue } from './describe.js';
 
 export interface CompiledCheck {
@@ -23,7 +23,7 @@ export interface CompiledCheck {
 /** Output that counts as false for the template form (after trimming, any case). */
 const FALSY = new Set(['', 'false', '0', 'no', 'nil', 'null']);
 
-export function compileCheck(source: unknown, path: RulePath, extractNames: readonly string[]): CompiledCheck {
+export function compileCheck(source: unknown, path: RulePath, extractNames: KnownValues): CompiledCheck {
   if (typeof source !== 'string' || source.trim() === '')
     throw new RuleCompileError(path, 'check takes a Liquid expression such as "total > 1000" or a template such as "{{ doc.created | date: \'%u\' }}"');
   const rendered = isTemplateText(source);
@@ -50,7 +50,7 @@ export function compileCheck(source: unknown, path: RulePath, extractNames: read
   const globals = analyzeSync(template.templates).globals;
   const reads = Object.values(globals).flatMap((uses) => uses.map((u) => u.segments.filter((s): s is string | number => typeof s !== 'object').map(String)));
   const unique = [...new Map(reads.map((r) => [r.join('.'), r])).values()];
-  return { source, rendered, template, reads: unique, usesExtracted: Object.keys(globals).some((n) => extractNames.includes(n)) };
+  return { source, rendered, template, reads: unique, usesExtracted: Object.keys(globals).some((n) => extractNames.has(n)) };
 }
 
 export interface CheckOutcome {

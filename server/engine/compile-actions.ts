@@ -3,7 +3,7 @@ import type { Action, ActionName } from './model.js';
 import { ACTION_MODIFIERS, ACTIONS } from './rule-schema.js';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { compileTemplate, type CompiledTemplate } from './templates.js';
-import { checkTemplateVariables } from './template-variables.js';
+import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import { PERMISSION_KINDS, PERMISSION_TARGETS } from './permissions.js';
 import type { PermissionKind, PermissionTarget } from './model.js';
 
@@ -24,7 +24,8 @@ export type ActionPayload =
   | { kind: 'fields'; fields: string[] }
   | { kind: 'asn'; template: CompiledTemplate | null; number: number | null }
   | { kind: 'notify'; to: string; title: CompiledTemplate | null; message: CompiledTemplate }
-  | { kind: 'permissions'; all: boolean; lists: CompiledPermissionList[] };
+  | { kind: 'permissions'; all: boolean; lists: CompiledPermissionList[] }
+  | { kind: 'trash' };
 
 /** One list of a permission action, e.g. view → groups → [Family]. */
 export interface CompiledPermissionList {
@@ -47,7 +48,7 @@ export interface CompiledAction {
 const CREATE_MISSING_ACTIONS: ActionName[] = ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type', 'set_storage_path'];
 const PASS_THROUGH = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
-function template(source: unknown, path: RulePath, what: string, extractNames: readonly string[]): CompiledTemplate {
+function template(source: unknown, path: RulePath, what: string, extractNames: KnownValues): CompiledTemplate {
   if (typeof source !== 'string') throw new RuleCompileError(path, `${what} must be text (a template is allowed)`);
   try {
     const compiled = compileTemplate(source, path);
@@ -59,12 +60,12 @@ function template(source: unknown, path: RulePath, what: string, extractNames: r
   }
 }
 
-function nameList(body: unknown, path: RulePath, action: string, extractNames: readonly string[]): CompiledTemplate[] {
+function nameList(body: unknown, path: RulePath, action: string, extractNames: KnownValues): CompiledTemplate[] {
   const list = Array.isArray(body) ? body : [body];
   return list.map((n, i) => template(n, Array.isArray(body) ? [...path, i] : path, `each name in ${action}`, extractNames));
 }
 
-export function compileAction(action: Action, path: RulePath, extractNames: string[]): CompiledAction {
+export function compileAction(action: Action, path: RulePath, extractNames: KnownValues): CompiledAction {
   if (typeof action !== 'object' || action === null || Array.isArray(action))
     throw new RuleCompileError(path, `an action is a mapping such as { set_title: "…" }; actions are ${ACTIONS.join(', ')}`);
   const keys = Object.keys(action);
@@ -140,6 +141,10 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
     case 'remove_permissions':
       payload = permissionPayload(body, at, name, extractNames);
       break;
+    case 'move_to_trash':
+      if (body !== true) throw new RuleCompileError(at, 'move_to_trash takes true: "- move_to_trash: true"');
+      payload = { kind: 'trash' };
+      break;
     case 'set_custom_fields': {
       if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
         throw new RuleCompileError(at, 'set_custom_fields takes a mapping of field name → value, e.g. { Amount: "{{ total }}" }');
@@ -147,7 +152,7 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
       const fields = Object.entries(body as Record<string, unknown>).map(([field, v]): CustomFieldAssignment => {
         if (typeof v === 'string') {
           const m = PASS_THROUGH.exec(v.trim());
-          const passThrough = m && extractNames.includes(m[1]) ? m[1] : null;
+          const passThrough = m && extractNames.has(m[1]) ? m[1] : null;
           return { field, template: template(v, [...at, field], `custom field "${field}"`, extractNames), literal: null, passThrough };
         }
         if (v === null || typeof v === 'number' || typeof v === 'boolean') return { field, template: null, literal: v, passThrough: null };
@@ -168,7 +173,7 @@ export function compileAction(action: Action, path: RulePath, extractNames: stri
   };
 }
 
-function permissionPayload(body: unknown, at: RulePath, action: string, extractNames: readonly string[]): ActionPayload {
+function permissionPayload(body: unknown, at: RulePath, action: string, extractNames: KnownValues): ActionPayload {
   const shape = `${action} takes { view: { users: [...], groups: [...] }, change: { users: [...], groups: [...] } } (any part may be left out)`;
   if (body === 'all' && action === 'remove_permissions') return { kind: 'permissions', all: true, lists: [] };
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new RuleCompileError(at, shape);

@@ -9,6 +9,7 @@ import { compileCondition, type CompiledCondition } from './conditions.js';
 import { compileExtraction, type CompiledExtraction } from './extraction.js';
 import { compileAction, type CompiledAction } from './compile-actions.js';
 import { compileSchedule, type CompiledSchedule } from './schedule.js';
+import type { KnownValues } from './template-variables.js';
 
 export interface CompiledRule {
   id: string;
@@ -43,17 +44,10 @@ export function compileRule(def: RuleDefinition): CompiledRule {
     for (const [name, e] of Object.entries(def.extract)) {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RuleCompileError(['extract', name], `"${name}" cannot be used in templates; use letters, digits and _`);
       if (!isObject(e)) throw new RuleCompileError(['extract', name], 'an extraction is a mapping such as { regex: "Nr (\\d+)" }');
-      extract.push(
-        compileExtraction(
-          name,
-          e,
-          ['extract', name],
-          extract.map((x) => x.name),
-        ),
-      );
+      extract.push(compileExtraction(name, e, ['extract', name], knownValues(extract)));
     }
   }
-  const names = extract.map((e) => e.name);
+  const names = knownValues(extract);
   const when = def.when === undefined || def.when === null ? null : compileCondition(def.when, ['when'], names);
   const actions = (def.actions ?? []).map((a, i) => compileAction(a, ['actions', i], names));
   return {
@@ -69,6 +63,15 @@ export function compileRule(def: RuleDefinition): CompiledRule {
     schedule: def.schedule === undefined ? null : compileSchedule(def.schedule, ['schedule']),
     definition: def,
   };
+}
+
+/** The extracted values templates may read, with their shape (money offers .amount, a list .size). */
+function knownValues(extract: CompiledExtraction[]): KnownValues {
+  return new Map(
+    extract.flatMap((e) =>
+      e.groups.length ? e.groups.map((g) => [g.name, { type: g.type, list: e.pick === 'all' }] as const) : [[e.name, { type: e.type, list: e.pick === 'all' }] as const],
+    ),
+  );
 }
 
 function readsExtracted(c: CompiledCondition): boolean {

@@ -3,7 +3,8 @@
  * then evaluated against a document, recording for every test what it saw and why it held or not.
  */
 import type { ConditionTrace, FieldTest, OperatorTest, RuleDocument, Scalar } from './model.js';
-import { COMBINATORS, COMPARISON_OPERATORS, OPERATORS, TAG_OPERATORS } from './rule-schema.js';
+import { COMBINATORS, COMPARISON_OPERATORS, OPERATORS, TAG_OPERATORS, WORD_OPERATORS } from './rule-schema.js';
+import { FUZZY_CUTOFF, MAX_FUZZY_LENGTH, fuzzyClean, partialRatio, splitWords, wordsFound } from './word-match.js';
 import { RuleCompileError, errorMessage, formatPath, type RulePath } from './errors.js';
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
@@ -12,6 +13,7 @@ import { affixValue, asText, comparableOperand, compareValues, containsValue, eq
 import { describeValue, shortenValue } from './describe.js';
 import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
 import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
+import type { KnownValues } from './template-variables.js';
 
 type Operator = (typeof OPERATORS)[number];
 
@@ -19,6 +21,8 @@ interface CompiledTest {
   op: Operator;
   operand: unknown;
   regexes: RuleRegex[];
+  /** any_word / all_words: the words and phrases; fuzzy: the texts to resemble. */
+  words?: string[];
 }
 
 export type CompiledCondition =
@@ -38,7 +42,7 @@ export interface EvalContext {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Compiles a condition tree; `path` is where it sits in the rule (starting at `['when']`); `check:` may read `extractNames`. */
-export function compileCondition(cond: unknown, path: RulePath, extractNames: readonly string[] = []): CompiledCondition {
+export function compileCondition(cond: unknown, path: RulePath, extractNames: KnownValues = new Map()): CompiledCondition {
   if (!isObject(cond)) throw new RuleCompileError(path, 'a condition is a mapping with one key: all, any, not or a document field');
   const keys = Object.keys(cond);
   if (keys.length !== 1)
@@ -82,6 +86,7 @@ function compileOperator(field: string, kind: FieldKind, op: Operator, operand: 
     checkFieldRef(field, kind, op, operand, path);
     return { op, operand, regexes: [] };
   }
+  if ((WORD_OPERATORS as readonly string[]).includes(op)) return { op, operand, regexes: [], words: compileWords(field, kind, op, operand, path) };
   if ((COMPARISON_OPERATORS as readonly string[]).includes(op)) {
     if (kind === 'text' || kind === 'list')
       throw new RuleCompileError(
@@ -116,6 +121,21 @@ function compileOperator(field: string, kind: FieldKind, op: Operator, operand: 
     });
   }
   return { op, operand, regexes };
+}
+
+function compileWords(field: string, kind: FieldKind, op: Operator, operand: unknown, path: RulePath): string[] {
+  if (kind !== 'text' && kind !== 'list' && kind !== 'custom') throw new RuleCompileError(path, `"${op}" reads text; ${field} is a ${kind}`);
+  const texts = Array.isArray(operand) ? operand : [operand];
+  if (texts.length === 0 || texts.some((t) => typeof t !== 'string')) throw new RuleCompileError(path, `"${op}" takes a text or a list of texts`);
+  const words = op === 'fuzzy' ? (texts as string[]) : splitWords(operand as string | string[]);
+  if (words.length === 0) throw new RuleCompileError(path, `"${op}" needs at least one word`);
+  if (op === 'fuzzy') {
+    for (const t of words) {
+      if (fuzzyClean(t, true).trim() === '') throw new RuleCompileError(path, `fuzzy ${JSON.stringify(t)} has no letters or digits to compare`);
+      if (t.length > MAX_FUZZY_LENGTH) throw new RuleCompileError(path, `fuzzy compares a name or a phrase of at most ${MAX_FUZZY_LENGTH} characters (got ${t.length})`);
+    }
+  }
+  return words;
 }
 
 export interface ConditionOutcome {
@@ -220,6 +240,26 @@ function textAround(text: string, index: number, length: number): string {
 }
 const MATCH_CONTEXT = 50;
 
+/** Paperless's word and fuzzy matching over the field's text (a list's elements one per line). */
+function applyWords(op: 'any_word' | 'all_words' | 'fuzzy', words: string[], v: unknown, caseSensitive: boolean): [boolean, string, string?] {
+  const text = Array.isArray(v) ? v.map((e) => asText(e) ?? '').join('\n') : asText(v);
+  if (text === null || text === '') return [false, `false (the field is ${v === undefined ? 'not set' : 'empty'})`];
+  const size = `${text.length.toLocaleString('en-US')} characters`;
+  if (op === 'fuzzy') {
+    const hay = fuzzyClean(text, caseSensitive);
+    for (const w of words) {
+      const hit = partialRatio(fuzzyClean(w, caseSensitive), hay);
+      if (hit)
+        return [true, `true (${describeValue(w)} scored ${Math.floor(hit.score)} of 100, at least ${FUZZY_CUTOFF} needed)`, textAround(hay, hit.index, hit.length)];
+    }
+    return [false, `false (nothing in ${size} scored ${FUZZY_CUTOFF} or more)`];
+  }
+  const found = wordsFound(text, words, caseSensitive);
+  if (op === 'any_word') return found.length ? [true, `true (found ${found.map((w) => describeValue(w)).join(', ')})`] : [false, `false (none of the words in ${size})`];
+  const missing = words.filter((w) => !found.includes(w));
+  return missing.length ? [false, `false (missing ${missing.map((w) => describeValue(w)).join(', ')})`] : [true, `true (all ${words.length} found)`];
+}
+
 /** Returns whether the test holds, a short phrase saying what was seen, and for a regex hit the text around it. */
 function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocument): [boolean, string, string?] {
   if (isFieldRef(t.operand)) return applyFieldRef(t.op, t.operand.field, v, c, doc);
@@ -246,6 +286,10 @@ function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocum
       const found = hit.firstMatch(text);
       return [true, `match for /${hit.source}/ in ${size} characters`, found ? textAround(text, found.index, found.text.length) : undefined];
     }
+    case 'any_word':
+    case 'all_words':
+    case 'fuzzy':
+      return applyWords(t.op, t.words ?? [], v, c.caseSensitive);
     case 'exists':
       return seen((v !== null && v !== undefined) === t.operand);
     case 'empty':

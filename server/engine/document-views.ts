@@ -1,14 +1,15 @@
 /** Views of a document: what templates see, and the differences between two versions. */
 import type { CustomFieldValue, DocumentChanges, FieldChange, RuleDocument } from './model.js';
 import type { ExtractedValue } from './extraction.js';
-import { formatAmount, isMoneyValue } from './parse-number.js';
+import { isMoneyValue } from './parse-number.js';
+import { MoneyDrop } from './money-drop.js';
 import { sameCustomValue } from './custom-field-values.js';
 import { clonePermissions, permissionChanges } from './permissions.js';
 
-/** Typed values render canonically in templates: money as a plain decimal with two places. */
+/** Typed values render canonically in templates: money as a plain decimal with two places, with `.amount` and `.currency`. */
 export function templateValue(v: ExtractedValue | CustomFieldValue): unknown {
-  if (Array.isArray(v)) return v.map((x) => (isMoneyValue(x) ? formatAmount(x.amount) : x));
-  if (isMoneyValue(v)) return formatAmount(v.amount);
+  if (Array.isArray(v)) return v.map((x) => (isMoneyValue(x) ? new MoneyDrop(x) : x));
+  if (isMoneyValue(v)) return new MoneyDrop(v);
   return v;
 }
 
@@ -42,6 +43,7 @@ export function diffDocuments(before: RuleDocument, after: RuleDocument): Docume
   if (notes.length) c.notes = notes;
   if ((before.owner ?? '').toLocaleLowerCase() !== (after.owner ?? '').toLocaleLowerCase() || (before.owner === null) !== (after.owner === null)) c.owner = after.owner;
   if (after.permissions && Object.keys(permissionChanges(before.permissions, after.permissions)).length) c.permissions = clonePermissions(after.permissions);
+  if (after.trashed && !before.trashed) c.trash = true;
   return c;
 }
 
@@ -65,6 +67,7 @@ export function ruleChanges(before: RuleDocument, after: RuleDocument): Record<s
       const names = field === 'custom_fields' ? Object.keys(to as Record<string, CustomFieldValue>) : (to as string[]);
       for (const k of names) out[`custom_fields.${k}`] = customFieldChange(before.custom_fields, after.custom_fields, k);
     } else if (field === 'notes') out.notes = { from: null, to };
+    else if (field === 'trash') out.trash = { from: false, to: true };
     else if (field === 'permissions') Object.assign(out, permissionChanges(before.permissions, after.permissions));
     else out[field] = { from: (before as unknown as Record<string, unknown>)[field] ?? null, to };
   }

@@ -7,7 +7,8 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { ActionTrace, CreateMissing, DocumentChanges, RuleDocument, RunTrigger, TagHierarchy, Trace } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateCondition } from './conditions.js';
-import { runExtraction, type ExtractedValue } from './extraction.js';
+import { runExtraction, type CompiledExtraction, type ExtractedValue, type ExtractionOutcome } from './extraction.js';
+import { runGroupExtraction } from './extraction-groups.js';
 import { applyAction, type PlannedNotification } from './apply-actions.js';
 import { cloneDocument } from './fields.js';
 import { errorMessage, formatPath, TemplateError } from './errors.js';
@@ -137,6 +138,50 @@ function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
   return out;
 }
 
+/** A `value` template built from an earlier value that found nothing has no value either (not an error). */
+function extractOne(e: CompiledExtraction, work: RuleDocument, scope: Record<string, unknown>, missing: ReadonlySet<string>): ExtractionOutcome {
+  const needs = e.template ? e.template.globals.filter((n) => missing.has(n)) : [];
+  try {
+    return runExtraction(e, work, scope);
+  } catch (err) {
+    if (needs.length === 0 || !(err instanceof TemplateError) || err.timeout) throw err;
+    const value = e.default;
+    return { value, detail: `${needs.join(', ')} found no value${value === undefined ? '' : `; using the default ${JSON.stringify(value)}`}` };
+  }
+}
+
+/** A `groups:` extraction: one trace line for the match and one per group; false when a required one is missing. */
+function extractGroups(e: CompiledExtraction, work: RuleDocument, result: WorkingResult, extracted: Record<string, ExtractedValue>, missing: Set<string>): boolean {
+  const out = runGroupExtraction(e, work);
+  const path = formatPath(e.path);
+  const names = e.groups.map((g) => g.name).join(', ');
+  const found = out.values.some((v) => v.value !== undefined);
+  if (!found && e.required) {
+    result.conditions.push({ path, description: `extract ${names} (required): ${out.detail} → not matched`, field: e.from, operator: 'required', result: false });
+    return false;
+  }
+  result.conditions.push({ path, description: `extract ${names}: ${out.detail}`, field: e.from, result: true });
+  for (const g of out.values) {
+    const at = `${path}/groups/${g.name}`;
+    if (g.value === undefined) {
+      result.conditions.push({
+        path: at,
+        description: `extract ${g.name}${g.required ? ' (required)' : ''}: ${g.detail}${g.required ? ' → not matched' : ' (no value)'}`,
+        field: e.from,
+        ...(g.required ? { operator: 'required' } : {}),
+        result: !g.required,
+      });
+      if (g.required) return false;
+      missing.add(g.name);
+      continue;
+    }
+    extracted[g.name] = g.value;
+    result.extracted[g.name] = g.value;
+    result.conditions.push({ path: at, description: `extract ${g.name}: ${g.detail}`, field: e.from, actual: g.value, result: true });
+  }
+  return true;
+}
+
 type ActionWithWrites = ActionTrace & { writes: Array<{ field: string; value: unknown }> };
 type WorkingResult = Omit<RuleResult, 'actions'> & { actions: ActionWithWrites[] };
 
@@ -156,6 +201,7 @@ function evaluateOne(
   const result: WorkingResult = { rule_id: rule.id, file, status: 'not_matched', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
   const now = input.now;
   const extracted: Record<string, ExtractedValue> = {};
+  const missing = new Set<string>();
   const scope = (): Record<string, unknown> => {
     const s: Record<string, unknown> = { doc: templateDocument(work), vars, now: now.toISOString(), rule: { id: rule.id, description: rule.description ?? '', file } };
     for (const [k, v] of Object.entries(extracted)) s[k] = templateValue(v);
@@ -164,7 +210,11 @@ function evaluateOne(
   /** False when a required value is missing: the rule does not match. */
   const extractAll = (): boolean => {
     for (const e of rule.extract) {
-      const out = runExtraction(e, work, scope());
+      if (e.groups.length > 0) {
+        if (!extractGroups(e, work, result, extracted, missing)) return false;
+        continue;
+      }
+      const out = extractOne(e, work, scope(), missing);
       const path = formatPath(e.path);
       if (out.value === undefined) {
         if (e.required) {
@@ -172,6 +222,7 @@ function evaluateOne(
           return false;
         }
         result.conditions.push({ path, description: `extract ${e.name}: ${out.detail} (no value)`, field: e.from, result: true });
+        missing.add(e.name);
         continue;
       }
       extracted[e.name] = out.value;
@@ -201,6 +252,7 @@ function evaluateOne(
         tagHierarchy: input.tagHierarchy,
         notifications,
         changedSoFar,
+        missing,
       });
       result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
     }

@@ -2,73 +2,79 @@
  * Extraction: named values read from the document by regex (several patterns, pick first/last/all)
  * or computed by a template, then parsed to a type (locale-aware numbers, money and dates).
  */
-import type { Extraction, ExtractionType, MoneyValue, RuleDocument, Scalar } from './model.js';
+import type { Extraction, ExtractionGroup, ExtractionType, MoneyValue, RuleDocument, Scalar } from './model.js';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { fieldKind, readField } from './fields.js';
 import { compileRegex, MAX_MATCHES, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { compileTemplate, renderTemplate, type CompiledTemplate } from './templates.js';
-import { checkTemplateVariables } from './template-variables.js';
+import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import { parseBool, parseInteger, parseMoney, parseNumber } from './parse-number.js';
-import { checkDateFormat, parseDate } from './parse-date.js';
+import { checkDateFormat, parseDate, parseDateWithFormat } from './parse-date.js';
+import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { asText } from './condition-ops.js';
 
 export type TypedValue = string | number | boolean | MoneyValue | null;
 export type ExtractedValue = TypedValue | TypedValue[];
 
-export interface CompiledExtraction {
+/** How one value is typed: the extraction's own, or one of its `groups`. */
+export interface ValueSpec {
+  type: ExtractionType;
+  format?: string;
+  currency: string | null;
+  locale: string | null;
+  default: TypedValue | undefined;
+  required: boolean;
+}
+
+export interface CompiledExtraction extends ValueSpec {
   name: string;
   path: RulePath;
   from: string;
   regexes: RuleRegex[];
   template: CompiledTemplate | null;
-  type: ExtractionType;
   pick: 'first' | 'last' | 'all';
-  format?: string;
-  currency: string | null;
-  default: TypedValue | undefined;
-  required: boolean;
+  /** `groups:` — each named group is a value of its own (the extraction's name is then only its label). */
+  groups: Array<ValueSpec & { name: string }>;
 }
 
 export const RESERVED_NAMES = ['doc', 'vars', 'now', 'rule', 'env'];
 
-/** Parses raw text to the extraction's type; null when it does not fit. */
-export function parseTyped(raw: string, type: ExtractionType, format: string | undefined, currency: string | null): TypedValue {
+/** Parses raw text to the extraction's type; null when it does not fit. With a `locale`, numbers and dates are read as that language writes them. */
+export function parseTyped(raw: string, type: ExtractionType, format: string | undefined, currency: string | null, locale: string | null = null): TypedValue {
   const text = raw.trim();
+  const number = (t: string) => (locale ? parseLocaleNumber(t, locale) : parseNumber(t));
   switch (type) {
     case 'string':
       return text === '' ? null : text;
-    case 'int':
-      return parseInteger(text);
+    case 'int': {
+      const n = locale ? number(text) : parseInteger(text);
+      return n !== null && Number.isInteger(n) ? n : null;
+    }
     case 'number':
-      return parseNumber(text);
+      return number(text);
     case 'money':
-      return parseMoney(text, currency);
+      return parseMoney(text, currency, number);
     case 'date':
-      return parseDate(text, format);
+      if (!locale) return parseDate(text, format);
+      return format ? parseDateWithFormat(text, format, (w) => localeMonth(w, locale)) : (parseLocaleDate(text, locale) ?? parseDate(text));
     case 'bool':
       return parseBool(text);
   }
 }
 
-function typedDefault(v: Scalar, e: CompiledExtraction | Extraction, currency: string | null, path: RulePath): TypedValue {
+function typedDefault(v: Scalar, type: ExtractionType, currency: string | null, path: RulePath): TypedValue {
   if (v === null) return null;
-  const type = e.type ?? 'string';
   if (type === 'money' && typeof v === 'number') return { amount: v, currency };
   if ((type === 'number' || type === 'int') && typeof v === 'number') return v;
   if (type === 'bool' && typeof v === 'boolean') return v;
-  const parsed = parseTyped(String(v), type, type === 'date' ? undefined : e.format, currency);
+  // A default is written in the rule, not the document: read it without the document's format or locale.
+  const parsed = parseTyped(String(v), type, undefined, currency);
   if (parsed === null) throw new RuleCompileError(path, `default ${JSON.stringify(v)} is not a valid ${type}`);
   return parsed;
 }
 
-/** `earlier` are the names extracted before this one: a `value` template may use them. */
-export function compileExtraction(name: string, e: Extraction, path: RulePath, earlier: readonly string[] = []): CompiledExtraction {
-  if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(path, `"${name}" is reserved in templates; choose another name for this value`);
-  const from = e.from ?? 'content';
-  if (!fieldKind(from))
-    throw new RuleCompileError([...path, 'from'], `cannot read from "${from}"; use content, title, original_file_name, notes, a document field or custom_fields.<name>`);
-  if (e.regex !== undefined && e.value !== undefined) throw new RuleCompileError(path, 'give either regex (read from the document) or value (a template), not both');
-  if (e.regex === undefined && e.value === undefined) throw new RuleCompileError(path, 'give regex (read from the document) or value (a template)');
+/** Type, format, currency, locale, default and required of one value, checked against each other. */
+function compileValueSpec(e: ExtractionGroup, path: RulePath, inheritedLocale: string | null): ValueSpec {
   const type = e.type ?? 'string';
   if (e.format !== undefined) {
     if (type !== 'date') throw new RuleCompileError([...path, 'format'], 'format applies only to type: date');
@@ -76,6 +82,51 @@ export function compileExtraction(name: string, e: Extraction, path: RulePath, e
     if (problem) throw new RuleCompileError([...path, 'format'], problem);
   }
   if (e.currency !== undefined && type !== 'money') throw new RuleCompileError([...path, 'currency'], 'currency applies only to type: money');
+  if (e.locale !== undefined) {
+    const problem = checkLocale(e.locale);
+    if (problem) throw new RuleCompileError([...path, 'locale'], problem);
+  }
+  const currency = e.currency ?? null;
+  return {
+    type,
+    format: e.format,
+    currency,
+    locale: e.locale ?? inheritedLocale,
+    default: e.default === undefined ? undefined : typedDefault(e.default, type, currency, [...path, 'default']),
+    required: e.required === true,
+  };
+}
+
+/** `groups:` — the group names become values; each must be a named group of every pattern, and a new name. */
+function compileGroups(e: Extraction, path: RulePath, regexes: RuleRegex[], earlier: KnownValues): CompiledExtraction['groups'] {
+  if (e.groups === undefined) return [];
+  const at = [...path, 'groups'];
+  if (regexes.length === 0) throw new RuleCompileError(at, 'groups reads the named groups of a regex; give regex, not value');
+  const entries = Object.entries(e.groups);
+  if (entries.length === 0) throw new RuleCompileError(at, 'groups names at least one named group, e.g. { order: { type: string } }');
+  for (const key of ['type', 'format', 'currency', 'default'] as const) {
+    if (e[key] !== undefined) throw new RuleCompileError([...path, key], `with groups, give ${key} to each group (groups: { name: { ${key}: … } })`);
+  }
+  return entries.map(([name, spec]) => {
+    const here = [...at, name];
+    if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(here, `"${name}" is reserved in templates; name the group otherwise`);
+    if (earlier.has(name)) throw new RuleCompileError(here, `"${name}" is already extracted above; each value needs its own name`);
+    const missing = regexes.find((r) => !r.groupNames.includes(name));
+    if (missing) throw new RuleCompileError(here, `the pattern /${missing.source}/ has no named group (?<${name}>…)`);
+    return { name, ...compileValueSpec(spec ?? {}, here, e.locale ?? null) };
+  });
+}
+
+/** `earlier` are the names extracted before this one: a `value` template may use them. */
+export function compileExtraction(name: string, e: Extraction, path: RulePath, earlier: KnownValues = new Map()): CompiledExtraction {
+  if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(path, `"${name}" is reserved in templates; choose another name for this value`);
+  if (earlier.has(name)) throw new RuleCompileError(path, `"${name}" is already extracted above (as a group); each value needs its own name`);
+  const from = e.from ?? 'content';
+  if (!fieldKind(from))
+    throw new RuleCompileError([...path, 'from'], `cannot read from "${from}"; use content, title, original_file_name, notes, a document field or custom_fields.<name>`);
+  if (e.regex !== undefined && e.value !== undefined) throw new RuleCompileError(path, 'give either regex (read from the document) or value (a template), not both');
+  if (e.regex === undefined && e.value === undefined) throw new RuleCompileError(path, 'give regex (read from the document) or value (a template)');
+  const spec = compileValueSpec(e, path, null);
   const regexes: RuleRegex[] = [];
   if (e.regex !== undefined) {
     const list = Array.isArray(e.regex) ? e.regex : [e.regex];
@@ -99,22 +150,7 @@ export function compileExtraction(name: string, e: Extraction, path: RulePath, e
       throw err;
     }
   }
-  const currency = e.currency ?? null;
-  const compiled: CompiledExtraction = {
-    name,
-    path,
-    from,
-    regexes,
-    template,
-    type,
-    pick: e.pick ?? 'first',
-    format: e.format,
-    currency,
-    default: undefined,
-    required: e.required === true,
-  };
-  if (e.default !== undefined) compiled.default = typedDefault(e.default, e, currency, [...path, 'default']);
-  return compiled;
+  return { name, path, from, regexes, template, pick: e.pick ?? 'first', ...spec, groups: compileGroups(e, path, regexes, earlier) };
 }
 
 export interface ExtractionOutcome {
@@ -125,14 +161,14 @@ export interface ExtractionOutcome {
 
 /** Runs one extraction; template errors propagate as TemplateError so the rule becomes an error. */
 export function runExtraction(e: CompiledExtraction, doc: RuleDocument, scope: Record<string, unknown>): ExtractionOutcome {
+  if (e.groups.length > 0) throw new Error(`internal: ${e.name} has groups; run it with runGroupExtraction`);
   let raws: string[] = [];
   let source = '';
   if (e.template) {
     raws = [renderTemplate(e.template, scope, [...e.path, 'value'])];
     source = 'template';
   } else {
-    const field = readField(doc, e.from);
-    const text = Array.isArray(field) ? field.map((x) => asText(x) ?? '').join('\n') : (asText(field) ?? '');
+    const text = sourceText(doc, e.from);
     for (const re of e.regexes) {
       if (e.pick === 'last') {
         const last = re.lastValue(text);
@@ -145,12 +181,18 @@ export function runExtraction(e: CompiledExtraction, doc: RuleDocument, scope: R
     }
     if (raws.length === 0) return fallback(e, `no pattern matched in ${e.from} (${text.length.toLocaleString('en-US')} characters)`);
   }
-  const parsed = raws.map((r) => parseTyped(r, e.type, e.format, e.currency));
+  const parsed = raws.map((r) => parseTyped(r, e.type, e.format, e.currency, e.locale));
   const good = parsed.filter((v): v is Exclude<TypedValue, null> => v !== null);
   const shown = raws.map((r) => JSON.stringify(r.length > 60 ? `${r.slice(0, 60)}…` : r)).join(', ');
   if (good.length === 0) return fallback(e, `${source} gave ${shown}, which is not a valid ${e.type}${e.format ? ` in format ${e.format}` : ''}`);
   const value = e.pick === 'all' ? good : good[0];
   return { value, detail: `${source} gave ${shown} → ${JSON.stringify(value)}` };
+}
+
+/** The text an extraction reads; a list field is read one element per line. */
+export function sourceText(doc: RuleDocument, from: string): string {
+  const field = readField(doc, from);
+  return Array.isArray(field) ? field.map((x) => asText(x) ?? '').join('\n') : (asText(field) ?? '');
 }
 
 function fallback(e: CompiledExtraction, why: string): ExtractionOutcome {

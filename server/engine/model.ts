@@ -24,6 +24,11 @@ export interface OperatorTest {
   starts_with?: string;
   ends_with?: string;
   matches?: string | string[];
+  /** Paperless's "any word" / "all words": whole words, `"quoted phrases"` together. */
+  any_word?: string | string[];
+  all_words?: string | string[];
+  /** Paperless's "fuzzy": partial similarity of at least 90 of 100, punctuation ignored. */
+  fuzzy?: string | string[];
   exists?: boolean;
   empty?: boolean;
   gt?: number | string | FieldRef;
@@ -64,7 +69,14 @@ export interface Extraction {
   currency?: string;
   default?: Scalar;
   required?: boolean;
+  /** Read numbers and dates as this language writes them (`fr`, `es`, `it`, `nl`, `de-AT`…): month names, separators. */
+  locale?: string;
+  /** One regex, several named groups, several typed values: group name → its type and options. */
+  groups?: Record<string, ExtractionGroup>;
 }
+
+/** One named group of a `groups:` extraction: a value of its own, typed like an extraction. */
+export type ExtractionGroup = Pick<Extraction, 'type' | 'format' | 'currency' | 'locale' | 'default' | 'required'>;
 
 export interface ActionModifiers {
   /** `set_custom_fields`: only fill fields that are empty, never overwrite what a person set. */
@@ -108,6 +120,8 @@ export interface ActionBodies {
   add_permissions?: PermissionsBody;
   /** `all` takes every view and change permission away (the owner keeps the document). */
   remove_permissions?: PermissionsBody | 'all';
+  /** `move_to_trash: true` — the dms moves the document to its trash (restorable) after the rule's other changes. */
+  move_to_trash?: true;
 }
 
 export type PermissionKind = 'view' | 'change';
@@ -135,6 +149,8 @@ export interface RuleTestCase {
     matched: boolean;
     changes?: Record<string, unknown>;
     extracted?: Record<string, unknown>;
+    /** Fields the rule must leave as the test document has them (`custom_fields.Betrag`, `title`, `tags`). */
+    unchanged?: string[];
   };
 }
 
@@ -193,6 +209,8 @@ export interface RuleDocument {
   owner: string | null;
   /** Null when the document was read without them (no rule needed them). */
   permissions: DocumentPermissions | null;
+  /** Set by `move_to_trash`: the run moves the document to the dms's trash. */
+  trashed?: boolean;
 }
 
 /** What a rule's `tests:` may give: any subset; the rest defaults to empty values. */
@@ -216,6 +234,8 @@ export interface DocumentChanges {
   owner?: string | null;
   /** The whole new permission sets. */
   permissions?: DocumentPermissions;
+  /** Move the document to the dms's trash, after the other changes are written. */
+  trash?: true;
 }
 
 /**

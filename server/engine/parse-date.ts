@@ -75,8 +75,8 @@ export function parseDateAuto(text: string): string | null {
 const TOKENS: Array<[string, string]> = [
   ['yyyy', '(?<y>\\d{4})'],
   ['yy', '(?<yy>\\d{2})'],
-  ['MMMM', `(?<mon>[A-Za-zÄäÖöÜü]{3,10})`],
-  ['MMM', `(?<mon>[A-Za-zÄäÖöÜü]{3,4})\\.?`],
+  ['MMMM', `(?<mon>\\p{L}{3,12})`],
+  ['MMM', `(?<mon>\\p{L}{3,5})\\.?`],
   ['MM', '(?<M>\\d{2})'],
   ['M', '(?<M>\\d{1,2})'],
   ['dd', '(?<d>\\d{2})'],
@@ -110,16 +110,16 @@ function compileFormat(format: string): RegExp | null {
   const hasYear = seen.has('y') || seen.has('yy');
   const hasMonth = seen.has('M') || seen.has('mon');
   if (!hasYear || !hasMonth || !seen.has('d')) return null;
-  return new RegExp(`^${out}$`, 'i');
+  return new RegExp(`^${out}$`, 'iu');
 }
 
-/** Parses `text` with an explicit format; null when it does not fit. */
-export function parseDateWithFormat(text: string, format: string): string | null {
+/** Parses `text` with an explicit format; null when it does not fit. `month` reads a month name (a locale's, with `locale:`). */
+export function parseDateWithFormat(text: string, format: string, month_: (word: string) => number | null = monthNumber): string | null {
   const re = compileFormat(format);
   const g = re?.exec(text.trim())?.groups;
   if (!g) return null;
   const year = g.y ? +g.y : fullYear(+g.yy, 2);
-  const month = g.mon ? monthNumber(g.mon) : +g.M;
+  const month = g.mon ? (month_(g.mon) ?? monthNumber(g.mon)) : +g.M;
   return month ? isoDate(year, month, +g.d) : null;
 }
 

@@ -64,7 +64,7 @@ export function parseInteger(text: string): number | null {
 }
 
 /** Parses `84,37 €`, `EUR 84.37`, `$1,234.56`, `1.234,56 EUR`, `CHF 12.-`; currency null when none is named. */
-export function parseMoney(text: string, fallbackCurrency: string | null = null): MoneyValue | null {
+export function parseMoney(text: string, fallbackCurrency: string | null = null, readNumber: (text: string) => number | null = parseNumber): MoneyValue | null {
   let s = text.trim();
   let currency: string | null = null;
   for (const [symbol, code] of Object.entries(SYMBOLS)) {
@@ -82,7 +82,7 @@ export function parseMoney(text: string, fallbackCurrency: string | null = null)
     }
   }
   s = s.replace(/[.,]-$/, '');
-  const amount = parseNumber(s.trim());
+  const amount = readNumber(s.trim());
   if (amount === null) return null;
   return { amount: Math.round(amount * 100) / 100, currency: currency ?? fallbackCurrency };
 }

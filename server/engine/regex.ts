@@ -23,6 +23,10 @@ export interface RuleRegex {
   values(text: string, limit: number): string[];
   /** The last match's value, scanning the whole text. */
   lastValue(text: string): string | undefined;
+  /** The named groups of the first, last or every match (up to `limit`); a group that took no part is missing. */
+  groupMatches(text: string, pick: 'first' | 'last' | 'all', limit: number): Array<Record<string, string | undefined>>;
+  /** The names of the pattern's named groups. */
+  groupNames: string[];
   /** Where the first match starts and what it matched (the whole match). */
   firstMatch(text: string): { index: number; text: string } | undefined;
 }
@@ -96,6 +100,17 @@ export function compileRegex(pattern: string): RuleRegex {
   };
   return {
     source: pattern,
+    groupNames: Object.keys(named),
+    groupMatches(text, which, limit) {
+      const out: Array<Record<string, string | undefined>> = [];
+      for (const m of re.matchAll(text)) {
+        const groups = { ...(m.groups ?? {}) };
+        if (which === 'last') out[0] = groups;
+        else out.push(groups);
+        if (which === 'first' || (which === 'all' && out.length >= limit)) break;
+      }
+      return out;
+    },
     test: (text) => re.test(text),
     values(text, limit) {
       const out: string[] = [];

@@ -26,7 +26,9 @@ export const DOCUMENT_FIELDS = [
 
 export const CUSTOM_FIELD_PATTERN = '^custom_fields\\..+$';
 
-export const TEXT_OPERATORS = ['equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'matches', 'exists', 'empty'] as const;
+/** Paperless's matching algorithms "any word", "all words" and "fuzzy" (documents/matching.py). */
+export const WORD_OPERATORS = ['any_word', 'all_words', 'fuzzy'] as const;
+export const TEXT_OPERATORS = ['equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'matches', ...WORD_OPERATORS, 'exists', 'empty'] as const;
 export const COMPARISON_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const;
 export const TAG_OPERATORS = ['any', 'all', 'none'] as const;
 export const OPERATORS = [...TEXT_OPERATORS, ...COMPARISON_OPERATORS, ...TAG_OPERATORS] as const;
@@ -53,6 +55,7 @@ export const ACTIONS = [
   'set_permissions',
   'add_permissions',
   'remove_permissions',
+  'move_to_trash',
 ] as const;
 
 export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
@@ -86,6 +89,9 @@ const operatorTest = {
     starts_with: { type: 'string' },
     ends_with: { type: 'string' },
     matches: { ...stringOrList, description: 'Regular expression (RE2 syntax, linear time); (?i) for case-insensitive. A list matches when any does.' },
+    any_word: { ...stringOrList, description: 'Has at least one of these whole words ("quoted phrases" stay together), as Paperless\'s "any word" matching' },
+    all_words: { ...stringOrList, description: 'Has every one of these whole words ("quoted phrases" stay together), as Paperless\'s "all words" matching' },
+    fuzzy: { ...stringOrList, description: 'Resembles this text somewhere (similarity ≥ 90 of 100, punctuation ignored), as Paperless\'s "fuzzy" matching' },
     exists: { type: 'boolean', description: 'The field has a value (not null; for custom fields: attached to the document)' },
     empty: { type: 'boolean', description: 'The value is null, an empty text or an empty list' },
     gt: comparable,
@@ -135,6 +141,31 @@ const extraction = {
     pick: { enum: ['first', 'last', 'all'], default: 'first' },
     format: { type: 'string', description: 'Date format such as dd.MM.yyyy, MM/dd/yyyy or yyyy-MM-dd' },
     currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
+    default: scalar,
+    required: { type: 'boolean', default: false, description: 'No value makes the rule not match' },
+    locale: {
+      type: 'string',
+      description: 'Read numbers and dates as this language writes them (fr, es, it, nl, de-AT, en-US…): month names, day/month order, separators',
+    },
+    groups: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: { pattern: EXTRACT_NAME_PATTERN },
+      additionalProperties: { $ref: '#/definitions/extractionGroup' },
+      description: 'One regex, several values: each named group (?<name>…) becomes a value of its own, typed here',
+    },
+  },
+};
+
+const extractionGroup = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  description: 'A value read from the named group of the same name',
+  properties: {
+    type: { enum: [...EXTRACTION_TYPES], default: 'string' },
+    format: { type: 'string', description: 'Date format such as dd.MM.yyyy or d MMMM yyyy' },
+    currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
+    locale: { type: 'string', description: "Language of this group's numbers and dates (default: the extraction's locale)" },
     default: scalar,
     required: { type: 'boolean', default: false, description: 'No value makes the rule not match' },
   },
@@ -201,6 +232,11 @@ const action = {
     remove_permissions: {
       oneOf: [permissions('removed', 'Take view or change permissions away'), { const: 'all', description: 'Take every view and change permission away' }],
     },
+    move_to_trash: {
+      // enum rather than const: the editor completes enum values.
+      enum: [true],
+      description: "Move the document to the dms's trash (restorable there, and by undoing the job) after the rule's other changes",
+    },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
     create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents, document types and storage paths the dms lacks' },
     path: {
@@ -260,6 +296,12 @@ const ruleTest = {
         matched: { type: 'boolean' },
         changes: { type: 'object', description: 'Field → expected new value; only the fields named are compared' },
         extracted: { type: 'object' },
+        unchanged: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 1,
+          description: 'Fields the rule must leave as they are, e.g. [custom_fields.Betrag, title]',
+        },
       },
     },
   },
@@ -310,7 +352,7 @@ export const RULE_FILE_SCHEMA = {
   properties: {
     rules: { type: 'array', items: { $ref: '#/definitions/rule' } },
   },
-  definitions: { rule, schedule, condition, fieldTest, operatorTest, extraction, action, ruleTest, testDocument },
+  definitions: { rule, schedule, condition, fieldTest, operatorTest, extraction, extractionGroup, action, ruleTest, testDocument },
 } as const;
 
 /** A `_vars.yml` file: any mapping; string values are Liquid templates rendered at load. */

@@ -1,8 +1,8 @@
 /** runRuleTests: a rule's `tests:` examples run through the same engine, on save and on demand. */
-import type { ConditionTrace, CustomFieldValue, FieldChange, PermissionKind, PermissionTarget, RuleDocument, RuleTestCase } from './model.js';
+import type { ConditionTrace, CustomFieldValue, DocumentChanges, FieldChange, PermissionKind, PermissionTarget, RuleDocument, RuleTestCase } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateRules, type RuleResult } from './evaluate.js';
-import { emptyDocument } from './fields.js';
+import { emptyDocument, fieldKind } from './fields.js';
 import { errorMessage, type RulePath } from './errors.js';
 import { sameCustomValue } from './custom-field-values.js';
 import { isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
@@ -58,6 +58,10 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
     for (const [field, expected] of Object.entries(t.expect.changes ?? {})) {
       const problem = compareChange(field, expected, evaluation.changes as Record<string, unknown>, evaluation.document, result.changes);
       if (problem) return fail(problem, [...path, 'expect', 'changes', field]);
+    }
+    for (const [i, field] of (t.expect.unchanged ?? []).entries()) {
+      const problem = checkUnchanged(field, evaluation.changes);
+      if (problem) return fail(problem, [...path, 'expect', 'unchanged', i]);
     }
     for (const [key, expected] of Object.entries(t.expect.extracted ?? {})) {
       const actual = result.extracted[key];
@@ -175,6 +179,22 @@ function compareChange(field: string, expected: unknown, changes: Record<string,
   } else if (changed && sameExpected(actual, expected)) return null;
   if (!changed) return `${field}: expected ${describeValue(expected)}, but the rule does not change it (it stays ${describeValue(actual)})`;
   return `${field}: expected ${describeValue(expected)}, got ${describeValue(actual)}`;
+}
+
+/** `unchanged: [custom_fields.Betrag]`: the merged plan must not touch the field (neither set, cleared nor detached). */
+function checkUnchanged(field: string, changes: DocumentChanges): string | null {
+  if (field !== 'permissions' && field !== 'notes' && !fieldKind(field)) {
+    return `unchanged names "${field}", which is no field; use title, tags, correspondent, custom_fields.<name>, … (see Fields)`;
+  }
+  if (field.startsWith('custom_fields.')) {
+    const name = field.slice('custom_fields.'.length);
+    if (changes.custom_fields && name in changes.custom_fields)
+      return `${field}: expected unchanged, but the rule sets it to ${describeValue(changes.custom_fields[name])}`;
+    if (changes.remove_custom_fields?.includes(name)) return `${field}: expected unchanged, but the rule detaches it`;
+    return null;
+  }
+  const value = (changes as Record<string, unknown>)[field];
+  return value === undefined ? null : `${field}: expected unchanged, but the rule changes it to ${describeValue(value)}`;
 }
 
 /** `permissions.view.groups: [Family]`: the list after the rule, compared as a set of names. */

@@ -3,11 +3,13 @@
  * filters are errors (never an empty string), only own properties are reachable, and parse and render
  * work is bounded so a template cannot exhaust the server.
  */
-import { Context, Liquid, type FS, type Template } from 'liquidjs';
+import { analyzeSync, Context, Liquid, type FS, type Template } from 'liquidjs';
 import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
-import { parseDate, resolveRelativeDate } from './parse-date.js';
+import { parseDate, parseDateWithFormat, resolveRelativeDate } from './parse-date.js';
+import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { TemplateError, type RulePath } from './errors.js';
 import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
+import { MoneyDrop } from './money-drop.js';
 
 /**
  * Work budget per render, counted in template steps (each block rendered, each loop iteration): a runaway
@@ -117,21 +119,26 @@ liquid.registerFilter('money', (v: unknown, locale?: unknown, currency?: unknown
   const money = isMoneyValue(v) ? v : typeof v === 'number' ? { amount: v, currency: null } : parseMoney(String(v ?? ''));
   if (!money) throw new Error(`money: "${String(v).slice(0, 60)}" is not an amount`);
   if (typeof locale !== 'string') return formatAmount(money.amount);
-  const code = typeof currency === 'string' ? currency : money.currency;
+  // A typed money value shows its currency only when asked (`money: 'de', 'EUR'`), as when it rendered as a plain decimal.
+  const code = typeof currency === 'string' ? currency : v instanceof MoneyDrop ? null : money.currency;
   const opts: Intl.NumberFormatOptions = code ? { style: 'currency', currency: code } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
   return new Intl.NumberFormat(locale, opts).format(money.amount);
 });
 
-/** `{{ '1.234,56' | parse_number }}` → 1234.56 (German or English form). */
-liquid.registerFilter('parse_number', (v: unknown) => {
-  const n = typeof v === 'number' ? v : parseNumber(String(v ?? ''));
+/** `{{ '1.234,56' | parse_number }}` → 1234.56 (German or English form); `| parse_number: 'fr'` reads `1 234,56`. */
+liquid.registerFilter('parse_number', (v: unknown, locale?: unknown) => {
+  const text = String(v ?? '');
+  const n = typeof v === 'number' ? v : typeof locale === 'string' ? parseLocaleNumber(text, checkedLocale(locale)) : parseNumber(text);
   if (n === null) throw new Error(`parse_number: "${String(v).slice(0, 60)}" is not a number`);
   return n;
 });
 
-/** `{{ '03/04/2024' | parse_date: 'MM/dd/yyyy' }}` → 2024-03-04. */
-liquid.registerFilter('parse_date', (v: unknown, format?: unknown) => {
-  const iso = parseDate(String(v ?? ''), typeof format === 'string' ? format : undefined);
+/** `{{ '03/04/2024' | parse_date: 'MM/dd/yyyy' }}` → 2024-03-04; `| parse_date: '', 'fr'` reads "3 mars 2024". */
+liquid.registerFilter('parse_date', (v: unknown, format?: unknown, locale?: unknown) => {
+  const text = String(v ?? '');
+  const f = typeof format === 'string' && format !== '' ? format : undefined;
+  const l = typeof locale === 'string' ? checkedLocale(locale) : null;
+  const iso = l ? (f ? parseDateWithFormat(text, f, (w) => localeMonth(w, l)) : parseLocaleDate(text, l)) : parseDate(text, f);
   if (!iso) throw new Error(`parse_date: "${String(v).slice(0, 60)}" is not a date${typeof format === 'string' ? ` in format ${format}` : ''}`);
   return iso;
 });
@@ -143,6 +150,12 @@ liquid.registerFilter('shift_date', function (this: FilterThis, v: unknown, offs
   if (!shifted) throw new Error(`shift_date: "${String(offset)}" is no offset such as +30d, -2w, +1m or -1y`);
   return shifted;
 });
+
+function checkedLocale(locale: string): string {
+  const problem = checkLocale(locale);
+  if (problem) throw new Error(problem);
+  return locale;
+}
 
 // `sample` picks at random: a rule must give the same result twice (idempotency), so it is not offered.
 delete (liquid.filters as Record<string, unknown>).sample;
@@ -158,6 +171,10 @@ export interface CompiledTemplate {
   /** True when the text has no Liquid markup and renders as itself. */
   literal: boolean;
   templates: Template[];
+  /** `doc.custom_fields.<name>.amount|currency` reads: checked at render, since only a monetary field has them. */
+  moneyReads: Array<{ field: string; member: string }>;
+  /** The free names it reads (`total`, `doc`), so an action can tell it needs a value that was not found. */
+  globals: string[];
 }
 
 export function isTemplateText(text: string): boolean {
@@ -166,17 +183,42 @@ export function isTemplateText(text: string): boolean {
 
 /** Parses a template or throws TemplateError at `path`. */
 export function compileTemplate(source: string, path: RulePath): CompiledTemplate {
-  if (!isTemplateText(source)) return { source, literal: true, templates: [] };
+  if (!isTemplateText(source)) return { source, literal: true, templates: [], moneyReads: [], globals: [] };
+  let templates: Template[];
   try {
-    return { source, literal: false, templates: liquid.parse(source) };
+    templates = liquid.parse(source);
   } catch (err) {
     throw new TemplateError(path, `template "${shorten(source)}" does not parse: ${cleanLiquidMessage(err)}`);
+  }
+  const globals = analyzeSync(templates).globals;
+  return { source, literal: false, templates, moneyReads: moneyReadsOf(globals), globals: Object.keys(globals) };
+}
+
+function moneyReadsOf(globals: ReturnType<typeof analyzeSync>['globals']): CompiledTemplate['moneyReads'] {
+  const reads = (globals.doc ?? []).map((u) => u.segments);
+  return reads
+    .filter((s) => s[1] === 'custom_fields' && typeof s[2] === 'string' && (s[3] === 'amount' || s[3] === 'currency'))
+    .map((s) => ({ field: s[2] as string, member: s[3] as string }));
+}
+
+/** `.amount` of a text field would be undefined, which `{% if %}` reads as a quiet false: say it instead. */
+function checkMoneyReads(t: CompiledTemplate, scope: Record<string, unknown>, path: RulePath): void {
+  const doc = scope.doc as { custom_fields?: Record<string, unknown> } | undefined;
+  for (const { field, member } of t.moneyReads) {
+    const custom = doc?.custom_fields;
+    const v = custom && Object.prototype.hasOwnProperty.call(custom, field) ? custom[field] : undefined;
+    if (v === undefined || v === null || v instanceof MoneyDrop) continue;
+    throw new TemplateError(
+      path,
+      `template "${shorten(t.source)}" reads doc.custom_fields.${field}.${member}, but ${field} holds ${JSON.stringify(v)}, which is not money (only a monetary field has amount and currency; in a rule test write it as Paperless does, e.g. EUR1500.00)`,
+    );
   }
 }
 
 /** Renders synchronously (the engine is pure and has nothing to await); errors become TemplateError. */
 export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknown>, path: RulePath): string {
   if (t.literal) return t.source;
+  checkMoneyReads(t, scope, path);
   try {
     const text = liquid.renderSync(t.templates, boundedContext(scope)) as string;
     // liquidjs's memoryLimit does not see `{% capture %}`, so a doubling capture could build megabytes.

@@ -32,6 +32,8 @@ const FIELD_KINDS: Record<string, VocabularyKind> = {
 };
 
 const CREATABLE = new Set<VocabularyKind>(['tags', 'correspondents', 'document_types', 'storage_paths']);
+/** `doc.custom_fields.Betrag.amount` or `doc.custom_fields['Fällig am'].currency` in a check. */
+const MONEY_MEMBER = /doc\.custom_fields(?:\.([\p{L}_][\p{L}\d_]*)|\[\s*(['"])(.*?)\2\s*\])\.(amount|currency)\b/gu;
 // Operators whose operands are names (the others compare text, numbers or dates).
 const NAME_OPERATORS = new Set(['equals', 'in', 'contains', 'contains_any', 'any', 'all', 'none']);
 
@@ -45,12 +47,38 @@ function suggestion(index: VocabularyIndex, kind: VocabularyKind): string {
   return ` Known ${KIND_LABEL[kind]}s: ${shown}${names.length > 12 ? ', …' : ''}.`;
 }
 
+/** Names the file's actions create with `create_missing: true`, by kind, lower-cased. */
+function createdNames(rules: RuleDefinition[]): Map<VocabularyKind, Set<string>> {
+  const out = new Map<VocabularyKind, Set<string>>();
+  const add = (kind: VocabularyKind, value: unknown) => {
+    for (const name of Array.isArray(value) ? value : [value]) {
+      if (typeof name === 'string' && name.trim() !== '' && !isTemplateText(name)) {
+        if (!out.has(kind)) out.set(kind, new Set());
+        out.get(kind)?.add(name.trim().toLocaleLowerCase());
+      }
+    }
+  };
+  for (const action of rules.flatMap((r) => r.actions ?? [])) {
+    if (action.create_missing !== true) continue;
+    add('tags', action.add_tags);
+    add('tags', action.set_tags);
+    add('correspondents', action.set_correspondent);
+    add('document_types', action.set_document_type);
+    add('storage_paths', action.set_storage_path);
+  }
+  return out;
+}
+
 /** Lists the names in `rules` that the dms does not know, with where each one is. */
 export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex): NameProblem[] {
   const problems: NameProblem[] = [];
+  const created = createdNames(rules);
   const check = (kind: VocabularyKind, name: unknown, path: YamlPath, creatable = false) => {
     if (typeof name !== 'string' || name.trim() === '' || isTemplateText(name)) return;
     if (creatable && CREATABLE.has(kind)) return;
+    // A condition may name what an action of the file creates (`not: { tags: { any: [done] } }` beside
+    // `add_tags: [done], create_missing: true`): before the first run the dms does not have it yet.
+    if (created.get(kind)?.has(name.trim().toLocaleLowerCase())) return;
     // A kind the token may not view is empty here, not missing in the dms: its names cannot be checked.
     if (index.vocabulary.forbidden?.some((f) => f.kind === kind)) return;
     if (index.idOf(kind, name) !== undefined) return;
@@ -74,8 +102,24 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
       const here = [...path, key];
       if (key === 'all' || key === 'any') (value as Condition[]).forEach((c, i) => walkCondition(c, [...here, i]));
       else if (key === 'not') walkCondition(value as Condition, here);
+      else if (key === 'check' && typeof value === 'string') checkMoneyMembers(value, here);
       else if (key.startsWith('custom_fields.')) check('custom_fields', key.slice('custom_fields.'.length), here);
       else if (key in FIELD_KINDS) walkTest(FIELD_KINDS[key], value as FieldTest, here);
+    }
+  };
+
+  // `doc.custom_fields.X.amount` holds only for a monetary field; with the dms's types known that is a save error.
+  const checkMoneyMembers = (text: string, path: YamlPath) => {
+    for (const m of text.matchAll(MONEY_MEMBER)) {
+      const name = m[1] ?? m[3];
+      const definition = index.field(name);
+      if (!definition) check('custom_fields', name, path);
+      else if (definition.data_type !== 'monetary') {
+        problems.push({
+          path,
+          message: `the custom field "${name}" is a ${definition.data_type} field: it has no .${m[4]} (only monetary fields have amount and currency).`,
+        });
+      }
     }
   };
 

@@ -153,6 +153,15 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   if (marked && outcome.written.length === 0) recentWrites?.refused(plan.document);
   // Compared with the document the rules read (not a re-read it was rebased on): what changed since, unwritten, was not the service.
   else if (marked) recentWrites?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
+  // Last, so the fields above are written to the document that goes to the trash (and come back with it).
+  if (current.trash && !outcome.failures.trash) {
+    try {
+      await dms.trashDocument(plan.document);
+      outcome.written.push('trash');
+    } catch (err) {
+      failed('trash', err);
+    }
+  }
   return outcome;
 }
 

@@ -75,7 +75,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         changes: result.changes,
         write: hasWrite(plan) ? { patch: plan.patch, tags: plan.tags, customFields: plan.customFields } : null,
         // Creating names, notes and partly failing plans go through applyOne so every field's fate is known.
-        needsSingleApply: plan.create.length > 0 || plan.notes.length > 0 || (failed && !isEmptyPlan(plan)),
+        needsSingleApply: plan.create.length > 0 || plan.notes.length > 0 || plan.trash === true || (failed && !isEmptyPlan(plan)),
         // A plan whose only changes cannot be written is an error for the job's counts, not a quiet no-op.
         error: result.status === 'error' ? result.error : failed && isEmptyPlan(plan) ? Object.values(plan.failures).join(' ') : null,
       };

@@ -48,6 +48,8 @@ export interface DocumentPlan {
   create: MissingName[];
   /** Notes to add; notes identical to an existing one are left out. */
   notes: string[];
+  /** `move_to_trash`: after everything else, the document goes to the dms's trash. */
+  trash?: true;
   /** Fields that will change (written or waiting on a name to be created). */
   changed: ChangeField[];
   /** Fields whose change cannot be written, with a reason a person can act on. */
@@ -160,6 +162,10 @@ export function planDocument(doc: DmsDocument, changes: DocumentChanges, createM
     plan.notes.push(text);
   }
   if (plan.notes.length > 0) plan.changed.push('notes');
+  if (changes.trash) {
+    plan.trash = true;
+    plan.changed.push('trash');
+  }
   return plan;
 }
 
@@ -288,7 +294,7 @@ export function patchField(key: keyof DocumentPatch): ChangeField {
 
 /** True when the plan would not touch the dms at all. */
 export function isEmptyPlan(plan: DocumentPlan): boolean {
-  return !hasWrite(plan) && plan.create.length === 0 && plan.notes.length === 0;
+  return !hasWrite(plan) && plan.create.length === 0 && plan.notes.length === 0 && !plan.trash;
 }
 
 /** True when the plan changes any field of the document (notes and names to create aside). */

@@ -22,6 +22,7 @@ export const ACTION_FIELDS: Record<Exclude<ActionName, 'notify'>, ChangeField> =
   set_permissions: 'permissions',
   add_permissions: 'permissions',
   remove_permissions: 'permissions',
+  move_to_trash: 'trash',
 };
 
 /** What happened to the merged write of one document, field by field. */

@@ -93,6 +93,13 @@ describe('rule file validation on save', () => {
     await assertRejected('rules:\n  - id: a\n    actions:\n      - set_custom_fields: { Zahlungsstatus: vielleicht }\n', /not an option of the select field/, 4);
     const created = await put('rules:\n  - id: creates\n    actions:\n      - set_document_type: Gutschrift\n        create_missing: true\n');
     assert.equal(created.status, 200, JSON.stringify(created.body));
+    // A condition may name the tag the same rule creates: the dms has it only after the first run.
+    const guarded = await put(
+      'rules:\n  - id: once\n    when: { not: { tags: { any: [erledigt-neu] } } }\n    actions:\n      - add_tags: [erledigt-neu]\n        create_missing: true\n',
+    );
+    assert.equal(guarded.status, 200, JSON.stringify(guarded.body));
+    assert.equal((await put(GOOD)).status, 200);
+    await assertRejected('rules:\n  - id: a\n    when: { tags: { any: [erledigt-neu] } }\n', /no tag "erledigt-neu"/, 3);
     assert.equal((await put(GOOD)).status, 200);
   });
 

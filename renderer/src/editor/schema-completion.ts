@@ -29,6 +29,8 @@ const VOCABULARY_FOR: Record<string, keyof Vocabulary> = {
 // Operators sit between a field and its value: `tags: { any: [...] }` still completes tag names.
 const PASS_THROUGH = new Set([ITEM, 'equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'any', 'all', 'none']);
 const FROM_FIELDS = ['content', 'title', 'original_file_name', 'notes'];
+/** Common values for an extraction's `locale:`; any tag Intl knows is accepted. */
+const LOCALES = ['de', 'de-AT', 'de-CH', 'en', 'en-GB', 'en-US', 'es', 'fr', 'it', 'nl', 'pl', 'pt'];
 
 /** Which dms names fit a value at this path, if any. */
 export function vocabularyKind(path: string[]): keyof Vocabulary | null {
@@ -132,6 +134,9 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
       const detail = kind.replace(/_/g, ' ').replace(/s$/, '');
       for (const name of data.vocabulary[kind]) options.push({ label: name, type: 'constant', detail, apply: quoted ? name : yamlScalar(name) });
     }
+    // `expect: { unchanged: [custom_fields.Betrag] }` names fields.
+    if (ctx.path.includes('unchanged')) for (const f of data.language?.fields ?? []) options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
+    if (last === 'locale') for (const l of LOCALES) options.push({ label: l, type: 'enum', detail: 'language' });
     if (last === 'from') {
       for (const f of [...FROM_FIELDS, ...data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`)])
         options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });

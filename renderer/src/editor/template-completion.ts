@@ -40,6 +40,12 @@ export function templateOptions(text: string, before: string, names: TemplateNam
   if (/\|\s*[\w]*$/.test(inside)) {
     return { back: word.length, options: names.words.template_filters.map((f) => ({ label: f, type: 'function', detail: 'filter' })) };
   }
+  // `doc.custom_fields.Betrag.` or `total.`: the members of a money value.
+  const owner = /^(doc\.custom_fields\.[^.]+|[A-Za-z_]\w*)\.\w*$/.exec(word)?.[1];
+  if (owner && (owner.startsWith('doc.custom_fields.') || extractedNames(text).includes(owner))) {
+    const members = ['amount', 'currency'].map((m): Completion => ({ label: `${owner}.${m}`, type: 'property', detail: 'money' }));
+    return { back: word.length, options: members };
+  }
   if (word.startsWith('doc.custom_fields.')) {
     return { back: word.length, options: names.customFields.map((n) => ({ label: `doc.custom_fields.${n}`, type: 'property' })) };
   }

@@ -4,6 +4,7 @@ import { parseJsonBody, readBody, SimHttpError, writeResult, type SimHooks, type
 import { accountRoutes } from './routes-accounts.js';
 import { documentRoutes, type SimRoute } from './routes-documents.js';
 import { objectRoutes } from './routes-objects.js';
+import { trashRoutes } from './routes-trash.js';
 import { requestedApiVersion, versionHeaders, type SimProfile } from './profiles.js';
 import { PERMISSION_DENIED, type SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
@@ -23,7 +24,7 @@ export interface ApiHandlerDeps {
   pace?(result: SimResult): Promise<void>;
 }
 
-const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes, ...accountRoutes];
+const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes, ...accountRoutes, ...trashRoutes];
 const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' };
 
 // Django's redirect quotes the `next` path but keeps '/'.

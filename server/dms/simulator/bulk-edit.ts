@@ -10,6 +10,7 @@ import { documentLinkError } from './document-write.js';
 import { snapshot } from './audit-log.js';
 import { bulkSnapshot, recordBulk, recordInstances } from './audit-record.js';
 import { reflectDoclinks, removeDoclink } from './doc-links.js';
+import { moveToTrash } from './trash.js';
 import { checkCustomFieldValue } from './value-rules.js';
 
 const METHODS = [
@@ -130,10 +131,7 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
     touched.push(...targets);
   } else if (method === 'delete') {
     allow();
-    for (const doc of targets) {
-      if (doc.archive_serial_number !== null) store.trashedAsns.add(doc.archive_serial_number);
-      store.documents.delete(doc.id);
-    }
+    for (const doc of targets) moveToTrash(store, doc);
     return;
   }
   recordBulk(store, before, targets, method, actor);

@@ -6,6 +6,7 @@ import { compileFilter } from './filters.js';
 import { fail, json, notFound, type SimContext, type SimHandler, type SimResult } from './http-kit.js';
 import { pageRequest, paginate } from './pagination.js';
 import { documentToWire } from './serialize.js';
+import { moveToTrash } from './trash.js';
 import type { SimDocument } from './sim-types.js';
 import { PERMISSION_DENIED, permissionFor } from './sim-users.js';
 
@@ -81,8 +82,7 @@ const detail: SimHandler = (ctx) => {
   const allowed = ctx.method === 'DELETE' ? ctx.user.superuser || doc.owner === null || doc.owner === ctx.user.id : ctx.user.mayChange('documents', doc);
   if (!allowed) return json(403, PERMISSION_DENIED);
   if (ctx.method === 'DELETE') {
-    if (doc.archive_serial_number !== null) ctx.store.trashedAsns.add(doc.archive_serial_number);
-    ctx.store.documents.delete(doc.id);
+    moveToTrash(ctx.store, doc);
     return { status: 204 };
   }
   return write(ctx, doc);

@@ -13,6 +13,7 @@ import { toRuleDocument } from '../rule-document.js';
 import { createReportBuilder } from './job-report.js';
 import { mapBounded } from './pool.js';
 import { actionForField, decideRevert, writtenChanges, type WrittenChange } from './revert-plan.js';
+import { untrash } from './revert-trash.js';
 
 export interface RevertDeps {
   dms: DmsClient;
@@ -104,19 +105,29 @@ async function revertOne(
     error: null,
   };
   try {
+    const back = await untrash(deps.dms, written, trace, dryRun);
+    if (back.stop) {
+      trace.status = 'matched';
+      trace.duration_ms = Date.now() - started;
+      return trace;
+    }
+    written = back.written;
     const doc = await deps.dms.getDocument(written.document);
     const current = toRuleDocument(doc, index);
     const decision = decideRevert(current, written);
-    trace.conditions = Object.entries(decision.checked).map(([field, c]): ConditionTrace => ({
-      path: `revert/${field}`,
-      description: c.restore
-        ? `${field} still holds what event ${targetEventId} wrote: restore it`
-        : `${field} was changed since event ${targetEventId} (or needs nothing): leave it`,
-      field,
-      expected: c.expected,
-      actual: c.actual,
-      result: c.restore,
-    }));
+    trace.conditions = [
+      ...trace.conditions,
+      ...Object.entries(decision.checked).map(([field, c]): ConditionTrace => ({
+        path: `revert/${field}`,
+        description: c.restore
+          ? `${field} still holds what event ${targetEventId} wrote: restore it`
+          : `${field} was changed since event ${targetEventId} (or needs nothing): leave it`,
+        field,
+        expected: c.expected,
+        actual: c.actual,
+        result: c.restore,
+      })),
+    ];
     const plan = planDocument(doc, decision.changes, {}, index);
     const fields = plan.changed.filter((f) => f !== 'notes');
     for (const f of fields) {
@@ -134,14 +145,17 @@ async function revertOne(
       const outcome = await applyPlan(deps.dms, plan, deps.recentWrites);
       failures = { ...failures, ...(outcome.failures as Record<string, string>) };
     }
-    trace.actions = fields.map((f): ActionTrace => ({
-      path: `revert/${f}`,
-      action: actionForField(f),
-      status: failures[f] ? 'failed' : dryRun ? 'planned' : 'applied',
-      ...(failures[f] ? { error: failures[f] } : {}),
-    }));
+    trace.actions = [
+      ...trace.actions,
+      ...fields.map((f): ActionTrace => ({
+        path: `revert/${f}`,
+        action: actionForField(f),
+        status: failures[f] ? 'failed' : dryRun ? 'planned' : 'applied',
+        ...(failures[f] ? { error: failures[f] } : {}),
+      })),
+    ];
     const failed = Object.values(failures);
-    trace.status = failed.length ? 'error' : fields.length ? 'matched' : 'skipped';
+    trace.status = failed.length ? 'error' : fields.length || trace.changes.trash ? 'matched' : 'skipped';
     trace.error = failed.length ? failed.join(' ') : null;
   } catch (err) {
     trace.status = 'error';

@@ -115,3 +115,72 @@ describe('schema completion', () => {
     assert.equal(yamlScalar('2024'), '"2024"');
   });
 });
+
+describe('money members in templates', () => {
+  const words = {
+    fields: ['title'],
+    text_operators: [],
+    comparison_operators: [],
+    tag_operators: [],
+    action_modifiers: [],
+    template_filters: ['date'],
+    template_context: ['doc', 'vars', 'now', 'rule'],
+  };
+  const withWords = { ...data, language: words };
+  const options = (source: string) => {
+    const { text, line, column } = at(source);
+    return optionsFor(withWords, text, line, column)?.options.map((o) => o.label) ?? [];
+  };
+  it('offers .amount and .currency after a custom field and after an extracted value, not after doc', () => {
+    assert.deepEqual(options('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.custom_fields.Amount.|'), [
+      'doc.custom_fields.Amount.amount',
+      'doc.custom_fields.Amount.currency',
+    ]);
+    const extracted = 'rules:\n  - id: a\n    extract:\n      total: { regex: "(x)", type: money }\n    actions:\n      - set_title: "{{ total.am|';
+    assert.deepEqual(options(extracted), ['total.amount', 'total.currency']);
+    assert.ok(options('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.ti|').includes('doc.title'));
+  });
+});
+
+describe('extraction groups and locale', () => {
+  it('offers groups and locale as extraction keys, and languages as locale values', () => {
+    const keys = labels('rules:\n  - id: a\n    extract:\n      ids:\n        regex: x\n        |');
+    for (const k of ['groups', 'locale']) assert.ok(keys.includes(k), k);
+    assert.ok(labels('rules:\n  - id: a\n    extract:\n      d:\n        locale: f|').includes('fr'));
+    const groupKeys = labels('rules:\n  - id: a\n    extract:\n      ids:\n        groups:\n          order:\n            |');
+    for (const k of ['type', 'format', 'locale', 'required']) assert.ok(groupKeys.includes(k), k);
+  });
+});
+
+describe('expect unchanged', () => {
+  it('offers the fields a rule test may pin as unchanged', () => {
+    const words = {
+      fields: ['title', 'custom_fields.Amount'],
+      text_operators: [],
+      comparison_operators: [],
+      tag_operators: [],
+      action_modifiers: [],
+      template_filters: [],
+      template_context: [],
+    };
+    const { text, line, column } = at('rules:\n  - id: a\n    tests:\n      - document: {}\n        expect:\n          unchanged: [cus|');
+    const offered = optionsFor({ ...data, language: words }, text, line, column)?.options.map((o) => o.label) ?? [];
+    assert.ok(offered.includes('custom_fields.Amount'), offered.join());
+    const keys = labels('rules:\n  - id: a\n    tests:\n      - document: {}\n        expect:\n          |');
+    assert.ok(keys.includes('unchanged'));
+  });
+});
+
+describe('Paperless matching operators', () => {
+  it('offers any_word, all_words and fuzzy on a text field', () => {
+    const keys = labels('rules:\n  - id: a\n    when:\n      content:\n        |');
+    for (const k of ['any_word', 'all_words', 'fuzzy']) assert.ok(keys.includes(k), k);
+  });
+});
+
+describe('move_to_trash', () => {
+  it('is offered as an action, and true as its value', () => {
+    assert.ok(labels('rules:\n  - id: a\n    actions:\n      - mov|').includes('move_to_trash'));
+    assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - move_to_trash: |'), ['true']);
+  });
+});

@@ -128,3 +128,35 @@ describe('dms name check', () => {
     assert.deepEqual(problem.path, ['rules', 0, 'extract', 'v', 'from']);
   });
 });
+
+describe('money members in checks', () => {
+  it('refuses .amount of a custom field the dms does not keep as money, and accepts a monetary one', () => {
+    assert.deepEqual(unknown({ when: { check: 'doc.custom_fields.Betrag.amount >= 1000' } }), []);
+    const [problem] = unknown({ when: { all: [{ check: "doc.custom_fields['Zahlungsstatus'].currency == 'EUR'" }] } });
+    assert.deepEqual(problem.path, ['rules', 0, 'when', 'all', 0, 'check']);
+    assert.match(problem.message, /"Zahlungsstatus" is a select field: it has no \.currency/);
+    assert.match(unknown({ when: { check: 'doc.custom_fields.Betrg.amount > 1' } })[0].message, /no custom field "Betrg"/);
+  });
+});
+
+describe('names the file creates', () => {
+  it('lets a condition name a tag or correspondent an action of the file creates with create_missing', () => {
+    assert.deepEqual(
+      unknown({
+        when: { all: [{ not: { tags: { any: ['Verarbeitet'] } } }, { correspondent: { in: ['Neue Firma'] } }] },
+        actions: [
+          { add_tags: ['verarbeitet'], create_missing: true },
+          { set_correspondent: 'Neue Firma', create_missing: true },
+        ],
+      }),
+      [],
+    );
+  });
+  it('still refuses a condition name that no action creates, and one created without create_missing', () => {
+    const problems = unknown({ when: { tags: { any: ['Verarbeitet'] } }, actions: [{ add_tags: ['Verarbeitet'] }] });
+    assert.deepEqual(
+      problems.map((p) => p.path.join('/')),
+      ['rules/0/when/tags/any/0', 'rules/0/actions/0/add_tags/0'],
+    );
+  });
+});
