@@ -24,7 +24,9 @@ async function historyOf(count: number): Promise<{ dir: string; file: string; wr
   const written = Array.from({ length: count }, (_, i) =>
     makeTrace({
       document: i + 1,
-      conditions: [{ path: 'when/title', field: 'title', op: 'contains', expected: 'x', actual: `Größe {"id":"${i}"}`, result: true }] as Trace['conditions'],
+      conditions: [
+        { path: 'when/title', description: 'title contains "x"', field: 'title', operator: 'contains', expected: 'x', actual: `Größe {"id":"${i}"}`, result: true },
+      ],
     }),
   );
   store.append(written);
