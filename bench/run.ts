@@ -9,7 +9,7 @@ import { benchHistory } from './history-bench.js';
 import { benchLimit } from './limit-bench.js';
 import { SLOW_DMS } from '../server/dms/simulator/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
-import { benchWebhookBaseline } from './webhook-baseline.js';
+import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
 import { printTable, type Row } from './stats.js';
 
 function option(name: string): string | undefined {
@@ -43,6 +43,6 @@ if (!skip.has('jobs')) {
 }
 if (!skip.has('latency')) printTable('Latency', await benchLatency());
 const baseline = option('baseline');
-if (baseline) printTable('Webhook acceptance against a baseline build', await benchWebhookBaseline(baseline));
+if (baseline) printTable('Webhook acceptance against a baseline build', [...(await benchEventStoreBaseline(baseline)), ...(await benchWebhookBaseline(baseline))]);
 if (!skip.has('history')) printTable('Trace history', await benchHistory());
 if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));
