@@ -33,7 +33,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
   makeDataDirPrivate(config.dataDir);
   const closers: Array<() => Promise<void>> = [];
 
-  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret), {
+  const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret, logger), {
     revocations: openSessionRevocations(path.join(config.dataDir, 'signed-out-sessions.json'), logger),
   });
   const desktopSignIn = createDesktopSignIn();
