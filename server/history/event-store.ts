@@ -112,7 +112,7 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
     io,
     { changes: takeChanges, snapshot: takeSnapshot },
     {
-      compactAfterBytes: options.compactAfterBytes ?? 1 << 20,
+      compactAfterBytes: options.compactAfterBytes ?? 4 << 20,
       flushIntervalMs: options.flushIntervalMs ?? 500,
       onError: (message) => logger.error(`events journal ${file} could not be written: ${message}`),
     },
