@@ -24,17 +24,7 @@ export async function benchLatency(): Promise<Row[]> {
     });
 
     const rate = 200;
-    const seconds = 5;
-    // Async on purpose: the simulator lives in this process and must keep answering during the load.
-    const load = JSON.parse(
-      (
-        await promisify(execFile)(
-          process.execPath,
-          ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), service.url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')],
-          { encoding: 'utf8' },
-        )
-      ).stdout,
-    ) as { sent: number; statuses: Record<string, number>; p50: number; p99: number; eventIds: number[] };
+    const load = await webhookLoad(service.url, ids, rate, 5);
     const lost = await countUnfinished(service.url, load.eventIds);
     rows.push({
       measure: `webhook acceptance p50 / p99 at ${rate}/s`,
@@ -60,7 +50,26 @@ export async function benchLatency(): Promise<Row[]> {
   });
 }
 
-async function countUnfinished(url: string, ids: number[], timeoutMs = 60_000): Promise<number> {
+export interface WebhookLoadResult {
+  sent: number;
+  statuses: Record<string, number>;
+  p50: number;
+  p99: number;
+  eventIds: number[];
+}
+
+/** Posts webhooks at `rate` per second for `seconds` from a second process and returns its figures. */
+export async function webhookLoad(url: string, ids: number[], rate: number, seconds: number): Promise<WebhookLoadResult> {
+  // Async on purpose: the simulator lives in this process and must keep answering during the load.
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')],
+    { encoding: 'utf8' },
+  );
+  return JSON.parse(stdout) as WebhookLoadResult;
+}
+
+export async function countUnfinished(url: string, ids: number[], timeoutMs = 60_000): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   let open = new Set(ids);
   while (open.size > 0 && Date.now() < deadline) {

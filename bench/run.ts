@@ -1,6 +1,7 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
 // Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
-// --skip limit,jobs,latency,history,reload
+// --skip limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
+// build against this one, alternating in one run (build it first: `npm run build` there)
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchHeapCap, benchJobs } from './job-bench.js';
@@ -8,6 +9,7 @@ import { benchHistory } from './history-bench.js';
 import { benchLimit } from './limit-bench.js';
 import { SLOW_DMS } from '../server/dms/simulator/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
+import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
 import { printTable, type Row } from './stats.js';
 
 function option(name: string): string | undefined {
@@ -40,5 +42,7 @@ if (!skip.has('jobs')) {
   printTable('Run-all jobs (one rule over every document)', rows);
 }
 if (!skip.has('latency')) printTable('Latency', await benchLatency());
+const baseline = option('baseline');
+if (baseline) printTable('Webhook acceptance against a baseline build', [...(await benchEventStoreBaseline(baseline)), ...(await benchWebhookBaseline(baseline))]);
 if (!skip.has('history')) printTable('Trace history', await benchHistory());
 if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));

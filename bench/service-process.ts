@@ -95,13 +95,21 @@ export interface BenchRig {
  * with `files` as its rules dir and a fresh data dir; both are stopped when `run` settles.
  */
 export async function withRig<T>(
-  setup: { generate?: { count: number; seed: number }; files: Record<string, string>; env?: Record<string, string>; slow?: SlowDmsProfile; nodeArgs?: string[] },
+  setup: {
+    generate?: { count: number; seed: number };
+    files: Record<string, string>;
+    env?: Record<string, string>;
+    slow?: SlowDmsProfile;
+    nodeArgs?: string[];
+    /** A checkout whose built service runs instead of this one (a before/after comparison). */
+    root?: string;
+  },
   run: (rig: BenchRig) => Promise<T>,
 ): Promise<T> {
   const sim = await startSimulator({ seedDocuments: true, generate: setup.generate, slow: setup.slow });
   try {
     const service = await startService(
-      process.cwd(),
+      setup.root ?? process.cwd(),
       {
         SVC_DMS_URL: sim.url,
         SVC_DMS_TOKEN: sim.token,

@@ -1,17 +1,13 @@
 import path from 'node:path';
-import { Low } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
+import fs from 'node:fs';
+import { ServiceUnavailableError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
-import { createCoalescedWriter } from './coalesced-writer.js';
-import { moveAside } from './move-aside.js';
+import { loadEvents, type JournalHeader } from './event-journal-load.js';
+import { createGroupCommit, type Batch, type JournalIo } from './group-commit.js';
+import { createJournalFile } from './journal-file.js';
 
 export type { EventKind, EventRecord, EventStatus, JobReport } from './event-types.js';
-
-interface EventFile {
-  next_id: number;
-  events: EventRecord[];
-}
 
 export interface EventStoreOptions {
   /** Events kept; the oldest finished ones are dropped first. */
@@ -19,6 +15,10 @@ export interface EventStoreOptions {
   /** Progress updates are written at most this often; status changes are written at once. */
   flushIntervalMs?: number;
   now?: () => Date;
+  /** Where the journal is written (tests count the writes); default `events.jsonl` in the data dir. */
+  io?: JournalIo;
+  /** Bytes appended before the journal is compacted, at least (it is also compacted at twice its live size). */
+  compactAfterBytes?: number;
 }
 
 export interface NewEvent {
@@ -56,33 +56,70 @@ export function isFinished(status: EventStatus): boolean {
 }
 
 /**
- * Persisted job and webhook event records (lowdb, atomic writes). Ids are increasing integers that
- * survive restarts; anything left queued or running by a previous process is marked interrupted on open.
+ * Persisted job and webhook event records. Ids are increasing integers that survive restarts; anything left
+ * queued or running by a previous process is marked interrupted on open (webhook deliveries are queued again).
+ *
+ * On disk: an append-only journal (`events.jsonl`, one record per line, the last line for an id wins). The
+ * changes made together go out in one append + fsync (group commit), so accepting a webhook costs a few
+ * hundred bytes, not a rewrite of the whole history; the file is compacted to one line per live record at
+ * open and whenever the appended lines outgrow it.
  */
 export async function openEventStore(dataDir: string, logger: Logger, options: EventStoreOptions = {}): Promise<EventStore> {
-  const file = path.join(dataDir, 'events.json');
+  const file = path.join(dataDir, 'events.jsonl');
+  const legacyFile = path.join(dataDir, 'events.json');
   const retention = options.retention ?? 1000;
-  const flushIntervalMs = options.flushIntervalMs ?? 500;
   const now = options.now ?? (() => new Date());
-  const db = new Low<EventFile>(new JSONFile<EventFile>(file), { next_id: 1, events: [] });
-  try {
-    await db.read();
-    if (!isEventFile(db.data)) throw new Error('unexpected structure');
-  } catch (err) {
-    moveAside(file, 'events file', (err as Error).message, logger, now());
-    db.data = { next_id: 1, events: [] };
-  }
-  const data = db.data;
-  data.next_id = Math.max(data.next_id, ...data.events.map((e) => e.event_id + 1), 1);
+  const loaded = loadEvents(file, legacyFile, logger, now());
+  const data = { next_id: loaded.nextId, events: loaded.events };
   const byId = new Map(data.events.map((e) => [e.event_id, e]));
 
-  // A job still winding down after shutdown must not overwrite the file a restarted service now owns (close).
-  const writer = createCoalescedWriter(
-    () => db.write(),
-    (message) => logger.error(`events file ${file} could not be written: ${message}`),
-    flushIntervalMs,
+  // What reached the file: the last line written per record (compaction reuses it), and what has not yet.
+  const written = new Map<number, string>();
+  const dirty = new Set<number>();
+  const drops = new Set<number>();
+  const lineOf = (record: EventRecord) => {
+    const line = JSON.stringify(record);
+    written.set(record.event_id, line);
+    return line;
+  };
+  const takeChanges = (): Batch | null => {
+    if (dirty.size === 0 && drops.size === 0) return null;
+    const ids = [...dirty];
+    const dropped = [...drops];
+    dirty.clear();
+    drops.clear();
+    const lines = ids.flatMap((id) => {
+      const record = byId.get(id);
+      return record ? [lineOf(record)] : [];
+    });
+    for (const id of dropped) lines.push(JSON.stringify({ drop: id }));
+    return { text: `${lines.join('\n')}\n`, undo: () => (ids.forEach((id) => dirty.add(id)), dropped.forEach((id) => drops.add(id))) };
+  };
+  const takeSnapshot = (): Batch => {
+    const ids = [...dirty];
+    const dropped = [...drops];
+    const header: JournalHeader = { journal: 'events', version: 1, next_id: data.next_id };
+    const lines = [JSON.stringify(header), ...data.events.map((e) => (dirty.has(e.event_id) ? undefined : written.get(e.event_id)) ?? lineOf(e))];
+    dirty.clear();
+    drops.clear();
+    return { text: `${lines.join('\n')}\n`, undo: () => (ids.forEach((id) => dirty.add(id)), dropped.forEach((id) => drops.add(id))) };
+  };
+
+  const journal = options.io ? null : createJournalFile(file);
+  const io = options.io ?? (journal as JournalIo);
+  // A job still winding down after shutdown must not write into the file a restarted service now owns (close).
+  const writer = createGroupCommit(
+    io,
+    { changes: takeChanges, snapshot: takeSnapshot },
+    {
+      compactAfterBytes: options.compactAfterBytes ?? 4 << 20,
+      flushIntervalMs: options.flushIntervalMs ?? 500,
+      onError: (message) => logger.error(`events journal ${file} could not be written: ${message}`),
+    },
   );
-  const writeNow = () => writer.now();
+  const changed = (id: number) => dirty.add(id);
+  // Errors are logged by the writer; only `flush` (the webhook's 202) reports them to its caller.
+  const writeNow = () => void writer.commit().catch(() => undefined);
   const writeSoon = () => writer.soon();
 
   const prune = () => {
@@ -93,6 +130,8 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       if (dropped < excess && isFinished(e.status)) {
         dropped++;
         byId.delete(e.event_id);
+        written.delete(e.event_id);
+        dirty.delete(e.event_id);
         return false;
       }
       return true;
@@ -125,8 +164,9 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       };
       data.events.push(record);
       byId.set(record.event_id, record);
+      changed(record.event_id);
       prune();
-      void writeNow();
+      writeNow();
       return { ...record };
     },
     get(id) {
@@ -147,7 +187,8 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       if (!record) return undefined;
       const statusChanged = patch.status !== undefined && patch.status !== record.status;
       Object.assign(record, patch);
-      if (statusChanged) void writeNow();
+      changed(id);
+      if (statusChanged) writeNow();
       else writeSoon();
       return { ...record };
     },
@@ -159,9 +200,10 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
         e.status = 'interrupted';
         e.finished_at = now().toISOString();
         e.error = reason;
+        changed(e.event_id);
         count++;
       }
-      if (count) void writeNow();
+      if (count) writeNow();
       return count;
     },
     unfinishedDeliveries() {
@@ -170,20 +212,33 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
     discard(id) {
       if (!byId.delete(id)) return;
       data.events = data.events.filter((e) => e.event_id !== id);
+      written.delete(id);
+      dirty.delete(id);
+      drops.add(id);
       writeSoon();
     },
-    flush: () => writeNow(),
-    close: () => writer.close(),
+    async flush() {
+      try {
+        await writer.commit();
+      } catch (err) {
+        throw new ServiceUnavailableError(`The events journal could not be written (${errorMessage(err)}); try again later.`, 10);
+      }
+    },
+    async close() {
+      await writer.close();
+      await journal?.close();
+    },
   };
 
   const interrupted = store.interruptUnfinished('The service stopped while this was queued or running; start it again.');
   if (interrupted) logger.warn(`${interrupted} job(s) left unfinished by the previous run are marked interrupted`);
-  await store.flush();
+  prune();
+  // Starts the journal on a clean line boundary (after a torn append) with one line per record.
+  try {
+    await writer.compact();
+    if (loaded.legacyFile) fs.rmSync(loaded.legacyFile, { force: true });
+  } catch {
+    // Logged by the writer; the next write tries the compaction again.
+  }
   return store;
-}
-
-function isEventFile(value: unknown): value is EventFile {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Partial<EventFile>;
-  return typeof v.next_id === 'number' && Array.isArray(v.events);
 }

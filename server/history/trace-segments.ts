@@ -1,17 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import fsp from 'node:fs/promises';
 import { Low, type Adapter } from 'lowdb';
 import { writeFileAtomic } from '../atomic-write.js';
-import type { Trace } from '../engine/model.js';
 import type { Logger } from '../log.js';
 import { moveAside } from './move-aside.js';
+import { FRAMED_HEAD, FRAMED_TAIL, readSegment, type SegmentData } from './segment-read.js';
 
-/** What one segment file holds. `version` lets a later release migrate old files instead of guessing. */
-export interface SegmentData {
-  version: 1;
-  traces: Trace[];
-}
+export type { SegmentData } from './segment-read.js';
 
 /** One history file: a bounded slice of the trace history, oldest first, written through lowdb's atomic writer. */
 export interface Segment {
@@ -32,27 +27,20 @@ export function segmentFile(dir: string, seq: number): string {
 // written are held, never the whole history's.
 let recent: Array<{ data: SegmentData; count: number; body: Buffer[] }> = [];
 
-/** Compact JSON (the files are for the service; indentation would double their size and write time). */
+/** Compact JSON, one trace per line (the files are for the service; the lines frame records for salvage). */
 function encodeSegment(data: SegmentData): Buffer {
   const prior = recent.find((r) => r.data === data && r.count > 0 && r.count <= data.traces.length);
   const fresh = data.traces.slice(prior?.count ?? 0).map((trace) => JSON.stringify(trace));
   const body = prior ? [...prior.body] : [];
-  if (fresh.length > 0) body.push(Buffer.from(`${body.length > 0 ? ',' : ''}${fresh.join(',')}`));
+  if (fresh.length > 0) body.push(Buffer.from(`${body.length > 0 ? ',\n' : ''}${fresh.join(',\n')}`));
   recent = [{ data, count: data.traces.length, body }, ...recent.filter((r) => r.data !== data)].slice(0, 2);
-  return Buffer.concat([Buffer.from(`{"version":${JSON.stringify(data.version)},"traces":[`), ...body, Buffer.from(']}')]);
+  return Buffer.concat([Buffer.from(FRAMED_HEAD), ...body, Buffer.from(FRAMED_TAIL)]);
 }
 
-/** lowdb's storage for a segment: read as JSON, written atomically from the encoded bytes, readable by the owner only. */
+/** lowdb's storage for a segment: loaded by `loadSegments`, written atomically from the encoded bytes, readable by the owner only. */
 function segmentAdapter(file: string): Adapter<SegmentData> {
   return {
-    async read() {
-      try {
-        return JSON.parse(await fsp.readFile(file, 'utf8')) as SegmentData;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw err;
-      }
-    },
+    read: () => Promise.resolve(null),
     write: (data) => writeFileAtomic(file, encodeSegment(data), { mode: 0o600 }),
   };
 }
@@ -66,15 +54,10 @@ export function newSegment(dir: string, seq: number): Segment {
   return { seq, file, db: openDb(file) };
 }
 
-function isSegmentData(value: unknown): value is SegmentData {
-  if (typeof value !== 'object' || value === null) return false;
-  const data = value as Record<string, unknown>;
-  return data.version === 1 && Array.isArray(data.traces) && data.traces.every((t) => typeof t === 'object' && t !== null && typeof (t as Trace).id === 'string');
-}
-
 /**
- * Reads every segment in `dir`, oldest first. A corrupt or unreadable segment is moved aside (never
- * overwritten: its content might still matter to someone) and the others load normally.
+ * Reads every segment in `dir`, oldest first. A damaged segment keeps the traces that still parse (and is
+ * written back without the rest, which is kept aside); one with nothing readable is moved aside whole (never
+ * overwritten: its content might still matter to someone). The others load normally.
  */
 export async function loadSegments(dir: string, logger: Logger): Promise<Segment[]> {
   fs.mkdirSync(dir, { recursive: true });
@@ -87,16 +70,20 @@ export async function loadSegments(dir: string, logger: Logger): Promise<Segment
 
   const segments: Segment[] = [];
   for (const { file, seq } of numbered) {
-    const db = openDb(file);
-    try {
-      await db.read();
-    } catch (err) {
-      moveAside(file, 'trace history file', (err as Error).message, logger);
+    const read = await readSegment(file, logger);
+    if (read.ok === 'missing') continue;
+    if (!read.ok) {
+      moveAside(file, 'trace history file', read.reason, logger);
       continue;
     }
-    if (!isSegmentData(db.data)) {
-      moveAside(file, 'trace history file', 'not a trace history file', logger);
-      continue;
+    const db = openDb(file);
+    db.data = read.data;
+    if (read.salvaged) {
+      try {
+        await db.write();
+      } catch (err) {
+        logger.error(`could not write the salvaged trace history ${file}: ${(err as Error).message}`);
+      }
     }
     segments.push({ seq, file, db });
   }

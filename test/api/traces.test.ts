@@ -110,6 +110,37 @@ describe('GET /api/traces', () => {
     );
   });
 
+  it('a history file torn mid-trace keeps every intact trace queryable after the restart', async () => {
+    const dataDir = tempDir('dms-rules-data-');
+    const first = await start({}, dataDir);
+    const written = Array.from({ length: 40 }, (_, i) => trace({ document: i + 1 }));
+    first.services.history.append(written);
+    await first.close();
+    const file = path.join(dataDir, 'traces', 'traces-000001.json');
+    const bytes = fs.readFileSync(file);
+    fs.truncateSync(file, bytes.indexOf(`"id":"${written[33].id}"`) + 20);
+
+    const second = await start({}, dataDir);
+    const res = await call<TracesBody>(second.url, '/api/traces?limit=1000', { token: API_TOKEN });
+    assert.equal(res.status, 200);
+    assert.deepEqual(
+      res.body.traces.map((t) => t.id),
+      written
+        .slice(0, 33)
+        .map((t) => t.id)
+        .reverse(),
+    );
+    const byDocument = await call<TracesBody>(second.url, '/api/traces?document=33', { token: API_TOKEN });
+    assert.deepEqual(
+      byDocument.body.traces.map((t) => t.id),
+      [written[32].id],
+    );
+    assert.ok(
+      second.logs.some((l) => l.includes('33 traces kept, 1 unreadable part moved aside to')),
+      second.logs.join('\n'),
+    );
+  });
+
   it('starts with a fresh history when the history file is corrupt, keeping the bad file aside', async () => {
     const dataDir = tempDir('dms-rules-data-');
     fs.mkdirSync(path.join(dataDir, 'traces'), { recursive: true });

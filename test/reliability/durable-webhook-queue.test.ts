@@ -49,4 +49,57 @@ describe('the durable webhook queue', () => {
       await sim.close();
     }
   });
+
+  test('kill -9, then a journal torn mid-record and garbled in the middle: every intact delivery still runs, once', async () => {
+    const sim = await startSimulator();
+    const slow = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 5000 });
+    const dirs = { SVC_DATA_DIR: tempDir(), SVC_RULES_DIR: tempDir(), SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token };
+    fs.writeFileSync(
+      path.join(dirs.SVC_RULES_DIR, 'bang.yml'),
+      'rules:\n  - id: bang\n    on: [updated]\n    when: { title: { contains: "" } }\n    actions:\n      - set_title: "{{ doc.title }}!"\n',
+    );
+    const titles = new Map(DOCS.map((id) => [id, sim.store.getDocument(id)?.title]));
+    let server = await startChildServer(dirs);
+    try {
+      const accepted = new Map<number, number>();
+      for (const id of DOCS) {
+        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event: 'document_updated', doc_id: String(id) } });
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        accepted.set(id, res.body.event_id);
+      }
+      await server.kill('SIGKILL');
+      sim.faults.remove(slow.id);
+
+      // Damage the journal as a power cut (the last record half written) and a bad sector (one line garbled) would.
+      const journal = path.join(dirs.SVC_DATA_DIR, 'events.jsonl');
+      const rows = fs.readFileSync(journal, 'utf8').split('\n');
+      const lineOf = (doc: number) => rows.findIndex((l) => l.includes(`"event_id":${accepted.get(doc)},`));
+      rows[lineOf(5)] = `${rows[lineOf(5)].slice(0, 25)}#%$${rows[lineOf(5)].slice(40)}`;
+      const torn = lineOf(10);
+      rows[torn] = rows[torn].slice(0, Math.floor(rows[torn].length / 2));
+      fs.writeFileSync(journal, rows.slice(0, torn + 1).join('\n'));
+
+      server = await startChildServer(dirs);
+      const intact = DOCS.filter((d) => d !== 5 && d !== 10);
+      for (const doc of intact) {
+        const id = accepted.get(doc) as number;
+        for (let i = 0; i < 400; i++) {
+          const event = await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN });
+          assert.equal(event.status, 200, `event ${id} survived the damage`);
+          if (event.body.status === 'done') break;
+          await sleep(50);
+        }
+      }
+      await server.kill('SIGTERM');
+      for (const doc of intact) assert.equal(sim.store.getDocument(doc)?.title, `${titles.get(doc)}!`, `document ${doc} ran exactly once`);
+      for (const doc of [5, 10]) assert.equal(sim.store.getDocument(doc)?.title, titles.get(doc), `the damaged delivery for ${doc} is not run`);
+      assert.match(
+        server.output(),
+        /events journal: \d+ records kept, 2 unreadable lines \(line \d+, \d+; the last one torn\) moved aside to \S+events\.jsonl\.corrupt-/,
+      );
+    } finally {
+      await server.kill();
+      await sim.close();
+    }
+  });
 });

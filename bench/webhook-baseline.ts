@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BENCH_RULES } from './fixtures.js';
+import { countUnfinished, webhookLoad } from './latency-bench.js';
+import { withRig } from './service-process.js';
+import { percentile, round, type Row } from './stats.js';
+
+/**
+ * Webhook acceptance of this build against another checkout's build (`--baseline <dir>`, built with
+ * `npm run build` there), in alternating rounds within one run, so both see the same machine load.
+ */
+export async function benchWebhookBaseline(baselineRoot: string, rounds = 3, rate = 200, seconds = 5): Promise<Row[]> {
+  const runs: Record<'baseline' | 'this build', Array<{ p50: number; p99: number; lost: number }>> = { baseline: [], 'this build': [] };
+  for (let round_ = 0; round_ < rounds; round_++) {
+    for (const [label, root] of [
+      ['baseline', baselineRoot],
+      ['this build', process.cwd()],
+    ] as const) {
+      const setup = { generate: { count: 1000, seed: 11 }, files: { 'bench.yml': BENCH_RULES }, env: { SVC_WEBHOOK_DRY_RUN: 'true' }, root };
+      runs[label].push(
+        await withRig(setup, async ({ sim, service }) => {
+          const load = await webhookLoad(service.url, [...sim.store.documents.keys()], rate, seconds);
+          return { p50: load.p50, p99: load.p99, lost: await countUnfinished(service.url, load.eventIds) };
+        }),
+      );
+    }
+  }
+  const median = (label: keyof typeof runs, key: 'p50' | 'p99') =>
+    percentile(
+      runs[label].map((r) => r[key]),
+      50,
+    );
+  const rows: Row[] = (['baseline', 'this build'] as const).map((label) => ({
+    measure: `webhook acceptance p50 / p99 at ${rate}/s, ${label}`,
+    value: `${round(median(label, 'p50'))} / ${round(median(label, 'p99'))} ms`,
+    note: `median of ${rounds} alternating rounds; p99 per round ${runs[label].map((r) => round(r.p99)).join(', ')} ms; never run: ${runs[label].map((r) => r.lost).join(', ')}`,
+  }));
+  rows.push({
+    measure: 'this build ÷ baseline, p50 / p99',
+    value: `${round(median('this build', 'p50') / median('baseline', 'p50'), 2)} / ${round(median('this build', 'p99') / median('baseline', 'p99'), 2)}`,
+    note: baselineRoot,
+  });
+  return rows;
+}
+
+type EventStoreModule = typeof import('../server/history/event-store.js');
+
+/** One delivery's life as the webhook service drives it: accepted (timed), then running, then done. */
+async function acceptAtRate(store: Awaited<ReturnType<EventStoreModule['openEventStore']>>, rate: number, count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  const pending: Array<Promise<void>> = [];
+  for (let i = 0; i < count; i++) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(
+      (async () => {
+        const t0 = performance.now();
+        const { event_id } = store.create({ kind: 'webhook', rule_id: null, dry_run: true, document: i + 1, trigger: 'updated' });
+        await store.flush();
+        latencies.push(performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 5));
+        store.update(event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
+        await new Promise((r) => setTimeout(r, 5));
+        store.update(event_id, { status: 'done', processed: 1, finished_at: new Date().toISOString() });
+      })(),
+    );
+  }
+  await Promise.all(pending);
+  return latencies;
+}
+
+/**
+ * The events store alone, old and new in this one process (the baseline checkout's `server/history/event-store.ts`
+ * imported next to this one's), alternating rounds: what a webhook's "saved before the 202" costs, without HTTP.
+ */
+export async function benchEventStoreBaseline(baselineRoot: string, rounds = 3, rate = 200, count = 1000): Promise<Row[]> {
+  const modules = {
+    baseline: (await import(path.join(baselineRoot, 'server/history/event-store.ts'))) as EventStoreModule,
+    'this build': await import('../server/history/event-store.js'),
+  };
+  const logger = { info: () => undefined, warn: () => undefined, error: (m: string) => console.error(m) };
+  const results: Record<keyof typeof modules, number[][]> = { baseline: [], 'this build': [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const label of ['baseline', 'this build'] as const) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-store-bench-'));
+      const store = await modules[label].openEventStore(dir, logger);
+      results[label].push(await acceptAtRate(store, rate, count));
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const floor = await fsyncFloor();
+  const medianOf = (label: keyof typeof modules, p: number) =>
+    percentile(
+      results[label].map((l) => percentile(l, p)),
+      50,
+    );
+  const rows: Row[] = (['baseline', 'this build'] as const).map((label) => ({
+    measure: `events store: create + flush p50 / p99 at ${rate}/s, ${label}`,
+    value: `${round(medianOf(label, 50), 2)} / ${round(medianOf(label, 99), 2)} ms`,
+    note: `in this process; median of ${rounds} alternating rounds of ${count}; p99 per round ${results[label].map((l) => round(percentile(l, 99), 2)).join(', ')} ms`,
+  }));
+  rows.push({
+    measure: 'one 400-byte append + fdatasync on this disk, p50 / p99',
+    value: `${round(percentile(floor, 50), 2)} / ${round(percentile(floor, 99), 2)} ms`,
+    note: 'the floor for "on disk before the 202": 200 in a row, measured after the rounds',
+  });
+  rows.push({
+    measure: 'events store, this build ÷ baseline, p50 / p99',
+    value: `${round(medianOf('this build', 50) / medianOf('baseline', 50), 2)} / ${round(medianOf('this build', 99) / medianOf('baseline', 99), 2)}`,
+  });
+  return rows;
+}
+
+/** What one durable append costs on this disk right now: the floor any "saved before the 202" design pays. */
+async function fsyncFloor(count = 200): Promise<number[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-fsync-'));
+  const handle = await fs.promises.open(path.join(dir, 'probe'), 'a');
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const t0 = performance.now();
+      await handle.appendFile(`${'x'.repeat(399)}\n`);
+      await handle.datasync();
+      times.push(performance.now() - t0);
+    }
+  } finally {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return times;
+}

@@ -1,0 +1,81 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from '../atomic-write.js';
+import type { JournalIo } from './group-commit.js';
+
+export interface JournalFile extends JournalIo {
+  close(): Promise<void>;
+}
+
+/**
+ * The journal on disk: `append` writes to the end and fsyncs (fdatasync: the data and the new length);
+ * `replace` writes a whole new file atomically, then fsyncs the folder so the rename survives a power cut
+ * before anything is appended to the new file.
+ */
+export function createJournalFile(file: string, mode = 0o600): JournalFile {
+  let handle: fsp.FileHandle | null = null;
+  const closeHandle = async () => {
+    const old = handle;
+    handle = null;
+    await old?.close();
+  };
+  return {
+    async append(text) {
+      handle ??= await fsp.open(file, 'a', mode);
+      await handle.appendFile(text);
+      await handle.datasync();
+    },
+    async replace(text) {
+      await writeFileAtomic(file, text, { mode });
+      await syncFolder(path.dirname(file));
+      // The handle still points at the file the rename replaced.
+      await closeHandle();
+    },
+    close: closeHandle,
+  };
+}
+
+async function syncFolder(dir: string): Promise<void> {
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Windows cannot open or fsync a folder; its rename is durable once it returns.
+  } finally {
+    await handle?.close();
+  }
+}
+
+export interface JsonLine {
+  /** 1-based line number in the file. */
+  line: number;
+  text: string;
+}
+
+/**
+ * Splits a JSON-lines file into the values `accept` takes and the lines it could not use: a line that does
+ * not parse, has the wrong shape, or is the unterminated end of an interrupted append (`torn`).
+ */
+export function readJsonLines<T>(text: string, accept: (value: unknown) => value is T): { values: T[]; bad: JsonLine[]; torn: boolean } {
+  const values: T[] = [];
+  const bad: JsonLine[] = [];
+  const lines = text.split('\n');
+  // A file that ends with a newline splits into a last empty string; anything else there was cut short.
+  const tail = lines.pop() ?? '';
+  const torn = tail.trim() !== '';
+  if (torn) lines.push(tail);
+  lines.forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      bad.push({ line: i + 1, text: raw });
+      return;
+    }
+    if (accept(value)) values.push(value);
+    else bad.push({ line: i + 1, text: raw });
+  });
+  return { values, bad, torn };
+}
