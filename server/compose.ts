@@ -7,7 +7,8 @@ import { prepareDirectories, type Config } from './config.js';
 import { createDmsConnection, dmsHealth } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
-import { findDocumentsByTitle } from './dms/document-search.js';
+import { documentTitles, findDocumentsByTitle } from './dms/document-search.js';
+import { documentView } from './runs/document-view.js';
 import { testDmsConnection } from './settings/dms-connection-test.js';
 import { createFirstAdmin, firstStartState } from './settings/first-admin.js';
 import { openTraceStore } from './history/trace-store.js';
@@ -153,6 +154,8 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
+    documentView: (id) => documentView({ dms: dmsConnection.dms, dmsUrl: dmsConnection.info.url, rules: () => rules.loadedRules() }, id),
+    documentTitles: (ids) => documentTitles(dmsConnection.dms, ids),
     arrival: () => arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }),
     dmsHealth: async () => dmsHealth(await dmsConnection.status()),
     testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
