@@ -11,6 +11,7 @@ import { checkTemplateVariables } from './template-variables.js';
 import { parseBool, parseInteger, parseMoney, parseNumber } from './parse-number.js';
 import { checkDateFormat, parseDate } from './parse-date.js';
 import { asText } from './condition-ops.js';
+import { describeValue } from './describe.js';
 
 export type TypedValue = string | number | boolean | MoneyValue | null;
 export type ExtractedValue = TypedValue | TypedValue[];
@@ -150,7 +151,7 @@ export function runExtraction(e: CompiledExtraction, doc: RuleDocument, scope: R
   const shown = raws.map((r) => JSON.stringify(r.length > 60 ? `${r.slice(0, 60)}…` : r)).join(', ');
   if (good.length === 0) return fallback(e, `${source} gave ${shown}, which is not a valid ${e.type}${e.format ? ` in format ${e.format}` : ''}`);
   const value = e.pick === 'all' ? good : good[0];
-  return { value, detail: `${source} gave ${shown} → ${JSON.stringify(value)}` };
+  return { value, detail: `${source} gave ${shown} → ${describeValue(value)}` };
 }
 
 function fallback(e: CompiledExtraction, why: string): ExtractionOutcome {

@@ -2,7 +2,8 @@
 import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
 import { uiConfig } from '../session.js';
-import type { RunResult } from '../types.js';
+import type { FieldChange, RunResult } from '../types.js';
+import { documentButton } from './document-panel.js';
 import { documentPicker } from './document-picker.js';
 import type { EditorVersion } from './editor-pane.js';
 import { jobPanel, type JobPanel } from './job-panel.js';
@@ -23,6 +24,13 @@ const RAN: Record<EditorVersion, string> = {
   draft: 'the saved draft (not published)',
   published: 'the published file',
 };
+
+/** The rules' changes in run order as one before → after: a field two rules change goes from the first's before to the last's after. */
+function mergedChanges(list: Array<Record<string, FieldChange>>): Record<string, FieldChange> {
+  const out: Record<string, FieldChange> = {};
+  for (const changes of list) for (const [field, c] of Object.entries(changes)) out[field] = out[field] ? { ...c, from: out[field].from } : c;
+  return out;
+}
 
 export interface RunPanel {
   element: HTMLElement;
@@ -115,10 +123,14 @@ export function runPanel(source?: RunSource): RunPanel {
         results.replaceChildren(h('p', {}, heading), ...(note ? [note.cloneNode(true) as HTMLElement] : []));
         const reopen = h('button', { attrs: { type: 'button' } }, 'Show the traces again');
         reopen.addEventListener('click', () => dialog.element.showModal());
-        results.append(reopen);
+        const changes = mergedChanges(traces.map((t) => t.changes ?? {}));
+        const beforeAfter = () => documentButton(document, title, { changes, dryRun: r.dry_run });
+        const docLine = () => h('p', { class: 'run-document' }, 'Document: ', beforeAfter(), Object.keys(changes).length ? ' (before and after)' : '');
+        results.append(reopen, docLine());
         dialog.show(
           heading,
           ...(note ? [note] : []),
+          docLine(),
           ...(traces.length > 1 ? [runSummary(traces)] : []),
           traceList(traces, 'No rule ran: no loaded rule applies to manual runs, or the file has errors.', true, links),
         );

@@ -44,7 +44,7 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
       written,
       deps.concurrency,
       async (w) => {
-        const trace = await revertOne(deps, index, w, eventId, target.event_id, dryRun);
+        const { trace, title } = await revertOne(deps, index, w, eventId, target.event_id, dryRun);
         deps.traces.append([trace]);
         counts.processed++;
         if (trace.status === 'error') counts.errors++;
@@ -55,7 +55,7 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
           report.report.reverted = (report.report.reverted ?? 0) + 1;
         }
         if (trace.conditions.some((c) => !c.result)) report.report.skipped_edited = (report.report.skipped_edited ?? 0) + 1;
-        report.add(w.document, '', restored, restored ? trace.changes : {});
+        report.add(w.document, title, restored, restored ? trace.changes : {});
         events.update(eventId, { ...counts });
       },
       () => signal.aborted,
@@ -80,8 +80,9 @@ async function revertOne(
   eventId: number,
   targetEventId: number,
   dryRun: boolean,
-): Promise<Trace> {
+): Promise<{ trace: Trace; title: string }> {
   const started = Date.now();
+  let title = '';
   const trace: Trace = {
     id: randomUUID(),
     at: deps.now().toISOString(),
@@ -101,6 +102,7 @@ async function revertOne(
   };
   try {
     const doc = await deps.dms.getDocument(written.document);
+    title = doc.title; // the undo report names documents, never a bare id
     const current = toRuleDocument(doc, index);
     const decision = decideRevert(current, written);
     trace.conditions = Object.entries(decision.checked).map(([field, c]): ConditionTrace => ({
@@ -144,5 +146,5 @@ async function revertOne(
     trace.error = `Could not revert document ${written.document}: ${errorMessage(err)}`;
   }
   trace.duration_ms = Date.now() - started;
-  return trace;
+  return { trace, title };
 }
