@@ -35,6 +35,8 @@ export interface EditorPane {
   element: HTMLElement;
   /** True while the text differs from what is stored (published or as a draft). */
   isDirty(): boolean;
+  /** Puts the keyboard focus in the editor. */
+  focus(): void;
   /** The text in the editor now. */
   text(): string;
   /** Whether that text is unsaved, the stored draft, or the published file. */
@@ -279,6 +281,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   return {
     element,
     isDirty: () => text() !== storedText,
+    focus: () => view?.focus(),
     text,
     version: () => (text() !== storedText ? 'unsaved' : text() !== publishedText ? 'draft' : 'published'),
     stop() {

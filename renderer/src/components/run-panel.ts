@@ -79,7 +79,11 @@ export function runPanel(source?: RunSource): RunPanel {
         ? 'Write to all documents now'
         : 'Write to all documents (dry report first)';
     runAll.classList.toggle('danger', !dry.checked);
+    // A job runs one rule over every document: with "All rules" chosen there is nothing to start.
+    runAll.disabled = rule.value === '';
+    runAll.title = rule.value === '' ? 'Choose one rule above to run it on all documents' : '';
   }
+  rule.addEventListener('change', syncDry);
   skipDry.addEventListener('change', syncDry);
   dry.addEventListener('change', syncDry);
   syncDry();
@@ -151,7 +155,7 @@ export function runPanel(source?: RunSource): RunPanel {
     request<RunResult>('/api/run', { method: 'POST', query: { rule_id: rule.value, dry_run: !writeNow } })
       .then((r) => (r.event_id != null ? follow(r.event_id) : say(status, 'The service did not start a job.', 'error')))
       .catch((err: unknown) => say(status, errorMessage(err), 'error'))
-      .finally(() => (runAll.disabled = false));
+      .finally(syncDry);
   });
 
   return {
@@ -174,6 +178,7 @@ export function runPanel(source?: RunSource): RunPanel {
       );
       const keep = [...fileRules, ...others].includes(previous) ? previous : (fileRules[0] ?? '');
       rule.value = keep;
+      syncDry();
     },
     stop() {
       if (dialog.element.open) dialog.close();

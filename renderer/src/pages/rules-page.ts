@@ -125,6 +125,8 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   stops.push(() => editor.stop());
   setDirtyCheck(() => editor.isDirty());
   center.append(editor.element);
+  // Opening a file puts the keyboard in it (a rule link may already have put the cursor on its rule).
+  if (!editor.element.contains(document.activeElement)) editor.focus();
   if (dmsNamesProblem && !file.is_vars) {
     editor.element.insertBefore(
       h('p', { class: 'banner small', attrs: { role: 'note' } }, `No dms names to suggest: ${dmsNamesProblem}`),
