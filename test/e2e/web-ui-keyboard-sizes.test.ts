@@ -67,6 +67,65 @@ describe('the Web UI by keyboard and at every screen size', () => {
     assert.equal(await page.locator('#run-all-button').isDisabled(), true);
     await page.selectOption('#run-rule', 'invoice-de');
     assert.equal(await page.locator('#run-all-button').isDisabled(), false);
+    await page.click('#run-all-button'); // a job for the jobs table below
+    await page.locator('.job-panel[data-status="done"]').first().waitFor();
+    assert.deepEqual(ui.problems, []);
+  });
+
+  async function openFile(): Promise<void> {
+    await page.goto('/rules');
+    await page.click('.tree li[data-path="finance/invoices.yml"] a');
+    await page.locator('.cm-content').waitFor();
+  }
+
+  it('at 1024 px the header, file names, editor toolbar and job table keep their words whole', async () => {
+    await page.setViewportSize({ width: 1024, height: 800 });
+    await openFile();
+    assert.deepEqual(await layoutProblems(page, ['.topbar', '.tree a', '.editor-toolbar', '.run-panel .buttons']), []);
+    await page.goto('/jobs');
+    await page.locator('table.jobs tbody tr').first().waitFor();
+    assert.deepEqual(await layoutProblems(page, ['.topbar', 'table.jobs']), []);
+    await page.goto('/traces');
+    await page.locator('.traces-host .trace').first().waitFor();
+    assert.deepEqual(await layoutProblems(page, ['.topbar', '.trace summary']), []);
+    await screenshot(page, '30-traces-1024');
+  });
+
+  it('at 390 px nothing is wider than the window: jobs become cards, the trace panel reflows, the file list folds away', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/jobs');
+    await page.locator('table.jobs tbody tr').first().waitFor();
+    assert.deepEqual(await layoutProblems(page, ['.topbar', 'table.jobs']), []);
+    await screenshot(page, '31-jobs-390');
+
+    await openFile();
+    // The editor is on the first screen: the file list is folded while a file is open, and unfolds on demand.
+    assert.equal(await page.locator('details.files-fold').getAttribute('open'), null);
+    const editorTop = (await page.locator('.editor-host').boundingBox())?.y ?? Infinity;
+    assert.ok(editorTop < 844 * 0.75, `the editor starts at ${editorTop} px`);
+    await page.click('details.files-fold > summary');
+    await page.locator('.tree li[data-path="finance/invoices.yml"] a').waitFor();
+    assert.deepEqual(await layoutProblems(page, ['.topbar', '.tree a']), []);
+    await screenshot(page, '32-rules-390');
+
+    await page.fill('#run-document', '1');
+    await page.click('#run-button');
+    const dialog = page.locator('dialog#run-results[open]');
+    await dialog.locator('.trace').first().waitFor();
+    assert.deepEqual(await layoutProblems(page, ['.trace summary', 'table.diff th']), []);
+    const fits = await dialog.evaluate((d: { scrollWidth: number; clientWidth: number }) => d.scrollWidth <= d.clientWidth);
+    assert.equal(fits, true, 'the trace panel does not scroll sideways');
+    await screenshot(page, '33-trace-390');
+    await dialog.locator('.trace summary button.doc-open').first().click();
+    const drawer = page.locator('dialog#document-panel[open]');
+    await drawer.locator('table.doc-fields').first().waitFor();
+    const drawerBox = await drawer.boundingBox();
+    assert.ok(drawerBox && drawerBox.width >= 389 && drawerBox.x <= 1, `the document panel takes the whole width: ${JSON.stringify(drawerBox)}`);
+    assert.equal(await drawer.evaluate((d: { scrollWidth: number; clientWidth: number }) => d.scrollWidth <= d.clientWidth), true);
+    await screenshot(page, '34-document-390');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(ui.problems, []);
   });
 });

@@ -60,7 +60,8 @@ function shown(value: unknown, key: string): HTMLElement {
 }
 
 function plain(value: unknown): string {
-  return typeof value === 'string' && !/^[A-Z]{3}-?\d/.test(value) && !/^\d{4}-\d{2}-\d{2}/.test(value) ? value : formatValue(value);
+  // Plain text as it is; money in Paperless's wire form (EUR84.37) and dates as formatValue writes them.
+  return typeof value === 'string' && !/^[A-Z]{3}-?\d+(\.\d+)?$/.test(value) && !/^\d{4}-\d{2}-\d{2}/.test(value) ? value : formatValue(value);
 }
 
 function fieldRows(doc: Doc, changes: Record<string, FieldChange> | undefined, keys: Array<[string, string]>): HTMLElement[] {
