@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -125,6 +127,59 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await screenshot(page, '34-document-390');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.deepEqual(ui.problems, []);
+  });
+
+  it('keeps the editor toolbar steady: buttons on one line that never move, the status below, a test badge for the text it ran on', async () => {
+    const rule = [
+      'rules:',
+      '  - id: steady',
+      '    when:',
+      '      title: { contains: Telekom }',
+      '    actions:',
+      '      - add_tags: [Steuer]',
+      '    tests:',
+      '      - document: { title: Telekom März }',
+      '        expect: { matched: true }',
+      '',
+    ];
+    fs.writeFileSync(path.join(server.rulesDir, 'steady.yml'), rule.join('\n'));
+    await page.evaluate("fetch('/api/reload', { method: 'POST' })");
+    const buttons = ['#run-tests-button', '#discard-button', '#save-button', '#delete-button'];
+    const boxes = async () => Promise.all(buttons.map(async (b) => page.locator(b).boundingBox()));
+    for (const width of [1024, 1920]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto('/rules');
+      await page.click('.tree li[data-path="steady.yml"] a');
+      await page.locator('.cm-content').waitFor();
+      const before = await boxes();
+      assert.equal(new Set(before.map((b) => Math.round(b!.y))).size, 1, `one line of buttons at ${width} px`);
+      const status = await page.locator('#save-state').boundingBox();
+      assert.ok(status!.y > before[0]!.y + before[0]!.height - 1, 'the status has its own line below the buttons');
+      await page.keyboard.press('Control+End');
+      await page.keyboard.type('# a note');
+      await page.locator('#save-state', { hasText: 'Unsaved' }).waitFor();
+      assert.deepEqual(await boxes(), before, `no button moved when the text changed (${width} px)`);
+      await page.locator('#save-state', { hasText: 'Draft saved' }).waitFor();
+      assert.deepEqual(await boxes(), before, 'nor when the draft was saved');
+    }
+    await page.click('#run-tests-button');
+    await page.locator('#test-summary', { hasText: '1 test: 1 passed' }).waitFor();
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('\n  - id: [broken');
+    assert.equal(await page.locator('#test-summary').textContent(), '', 'an edit clears the badge of the old text');
+    await page.click('#run-tests-button');
+    const summary = page.locator('#test-summary[data-kind="error"]');
+    await summary.waitFor();
+    assert.match((await summary.textContent()) ?? '', /^Tests not run: fix the (YAML|error) first \(line \d+\)$/);
+    await page.keyboard.press('Control+z');
+    await page.keyboard.press('Control+z');
+    await page.locator('.cm-line', { hasText: '[broken' }).waitFor({ state: 'detached' });
+    await page.click('#save-button');
+    await page.locator('#test-summary', { hasText: '1 test: 1 passed' }).waitFor(); // refreshed for the published text
+    await screenshot(page, '35-editor-steady');
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(ui.problems, []);
   });
