@@ -3,7 +3,8 @@ import { request } from '../api.js';
 import { formatTime, h } from '../dom.js';
 import { mayLeave, navigate } from '../router.js';
 import { signOut } from '../session.js';
-import type { Me, UiConfig } from '../types.js';
+import { dmsProblemText } from '../dms-status-text.js';
+import type { DmsHealth, Me, UiConfig } from '../types.js';
 
 export type Section = 'rules' | 'traces' | 'jobs' | 'settings';
 
@@ -47,8 +48,28 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
   const banner = config?.demo
     ? h('div', { class: 'banner', attrs: { role: 'note' } }, 'Demo mode: documents come from the built-in sample dms. Set SVC_DMS_URL to use your Paperless-ngx.')
     : null;
-  root.replaceChildren(header, ...(banner ? [banner] : []), main);
+  const dmsDown = h('div', { class: 'banner dms-down', attrs: { id: 'dms-down', role: 'alert', hidden: true } });
+  void showDmsProblem(dmsDown);
+  root.replaceChildren(header, ...(banner ? [banner] : []), dmsDown, main);
   return main;
+}
+
+/** When this page first found the dms unusable (kept across pages, cleared once it answers). */
+let downSince: Date | null = null;
+
+/** A prominent banner while the dms cannot be reached, in plain words and since when this page saw it. */
+async function showDmsProblem(target: HTMLElement): Promise<void> {
+  const health = await request<{ dms?: DmsHealth }>('/api/health').catch(() => null);
+  const problem = health?.dms ? dmsProblemText(health.dms) : null;
+  if (!problem) {
+    downSince = null;
+    return;
+  }
+  downSince ??= new Date();
+  const since = downSince.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  // "… does not answer (connection refused) since 10:42. Is it running …": the time after the first sentence's claim.
+  target.textContent = `${problem.replace(/\.(\s|$)/, ` since ${since}.$1`)} Rules cannot read or change documents until it answers.`;
+  target.hidden = false;
 }
 
 interface Arrival {

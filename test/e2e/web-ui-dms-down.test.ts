@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { launchBrowser, openPage, screenshot } from './browser.js';
+
+describe('an honest dms connection: a dms that does not answer is said so, in plain words', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    sim = await startSimulator();
+    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    await sim.close(); // Paperless stops: its port now refuses connections
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows a banner naming the dms and why, on every page, and the settings say the same', async () => {
+    const ui = await openPage(browser, server.url);
+    try {
+      const { page } = ui;
+      page.setDefaultTimeout(15_000);
+      await page.goto('/login?next=%2Fjobs');
+      await page.fill('#login-user', ADMIN.username);
+      await page.fill('#login-password', ADMIN.password);
+      await page.click('form.login-card button[type=submit]');
+      const banner = page.locator('#dms-down:not([hidden])');
+      await banner.waitFor();
+      const text = (await banner.textContent()) ?? '';
+      assert.match(
+        text,
+        new RegExp(`^Paperless at ${sim.url.replace(/[.]/g, '\\.')} does not answer \\(connection refused\\) since \\d{1,2}:\\d{2}( [AP]M)?\\. Is it running`),
+      );
+      assert.doesNotMatch(text, /ECONNREFUSED|attempts|GET /);
+      await screenshot(page, '40-dms-down');
+      await page.click('.topbar nav a[href="/settings"]');
+      await page.locator('#dms-status-error').waitFor();
+      assert.match((await page.locator('#dms-status-error').textContent()) ?? '', /^Not connected: Paperless at .* does not answer \(connection refused\)/);
+      assert.equal(await page.locator('#dms-down:not([hidden])').count(), 1);
+      assert.deepEqual(
+        ui.problems.filter((p) => !/status of 5\d\d/.test(p)),
+        [],
+      );
+    } finally {
+      await ui.context.close();
+    }
+  });
+});
