@@ -263,8 +263,8 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   const element = h(
     'section',
     { class: 'editor-pane', attrs: { 'aria-labelledby': 'editor-title' } },
-    // One layout at every width: the name and the buttons on one line (buttons keep their place and width),
-    // what happened on its own line below, so a longer status never pushes a button.
+    // One layout at every width: the name, then the buttons on one line (each keeps its place and width),
+    // then what happened on its own line, so neither a long name nor a longer status moves a button.
     h(
       'div',
       { class: 'editor-toolbar' },
