@@ -9,6 +9,7 @@ import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
 import { documentTitles, findDocumentsByTitle } from './dms/document-search.js';
 import { documentView } from './runs/document-view.js';
+import { readServiceLog } from './log-file.js';
 import { testDmsConnection } from './settings/dms-connection-test.js';
 import { createFirstAdmin, firstStartState } from './settings/first-admin.js';
 import { openTraceStore } from './history/trace-store.js';
@@ -156,6 +157,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
     documentView: (id) => documentView({ dms: dmsConnection.dms, dmsUrl: dmsConnection.info.url, rules: () => rules.loadedRules() }, id),
     documentTitles: (ids) => documentTitles(dmsConnection.dms, ids),
+    serviceLog: () => readServiceLog(config.dataDir),
     arrival: () => arrivalStatus(catchUp.state(), { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped }),
     dmsHealth: async () => dmsHealth(await dmsConnection.status()),
     testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),

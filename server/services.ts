@@ -56,6 +56,8 @@ export interface Services {
   findDocuments(text: string): Promise<{ count: number; documents: DocumentHit[] }>;
   /** The document panel: one document in names, with where the loaded rules' content patterns match. */
   documentView(id: number): Promise<DocumentView>;
+  /** The newest part of the service log file (desktop app); not found when the service logs to its console. */
+  serviceLog(): string;
   /** Titles of documents by id (at most 200), so lists name documents. */
   documentTitles(ids: number[]): Promise<Record<number, string>>;
   /** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */

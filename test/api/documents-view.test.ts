@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { DocumentView } from '../../server/runs/document-view.js';
+import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
 import { API_TOKEN, call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('GET /api/ui/documents/:id (the document panel) and /api/ui/documents/titles', () => {
@@ -54,5 +55,25 @@ describe('GET /api/ui/documents/:id (the document panel) and /api/ui/documents/t
     assert.equal((await call(server.url, '/api/ui/documents/1')).status, 401);
     assert.equal((await call(server.url, '/api/ui/documents/1', { token: API_TOKEN })).status, 401);
     assert.equal((await call(server.url, '/api/ui/documents/titles?ids=1', { token: API_TOKEN })).status, 401);
+  });
+});
+
+describe('GET /api/ui/log (the service log download)', () => {
+  it('sends the log file of the data dir as a download, and 404 with where the log goes when there is none', async () => {
+    const server = await startTestServer();
+    try {
+      const cookie = await login(server.url);
+      const missing = await call<{ error: string }>(server.url, '/api/ui/log', { cookie });
+      assert.equal(missing.status, 404);
+      assert.match(missing.body.error, /console/);
+      createFileLogger(serviceLogFile(server.dataDir)).warn('the dms did not answer');
+      const res = await fetch(`${server.url}/api/ui/log`, { headers: { cookie } });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="?dms-rules-service\.log"?$/);
+      assert.match(await res.text(), /warn {2}the dms did not answer/);
+      assert.equal((await call(server.url, '/api/ui/log', { token: API_TOKEN })).status, 401);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot } from './browser.js';
 
@@ -20,7 +22,7 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
     await server?.close();
   });
 
-  it('shows a banner naming the dms and why, on every page, and the settings say the same', async () => {
+  it('shows a banner naming the dms and why, on every page; the settings say the same and offer the service log', async () => {
     const ui = await openPage(browser, server.url);
     try {
       const { page } = ui;
@@ -42,6 +44,11 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
       await page.locator('#dms-status-error').waitFor();
       assert.match((await page.locator('#dms-status-error').textContent()) ?? '', /^Not connected: Paperless at .* does not answer \(connection refused\)/);
       assert.equal(await page.locator('#dms-down:not([hidden])').count(), 1);
+      // "The service log has the details" leads somewhere: the settings offer it as a download.
+      createFileLogger(serviceLogFile(server.dataDir)).warn('dms: GET /api/ connect ECONNREFUSED');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-log')]);
+      assert.equal(download.suggestedFilename(), 'dms-rules-service.log');
+      assert.match(fs.readFileSync((await download.path()), 'utf8'), /ECONNREFUSED/);
       assert.deepEqual(
         ui.problems.filter((p) => !/status of 5\d\d/.test(p)),
         [],

@@ -114,7 +114,21 @@ function renderForm(section: HTMLElement, s: Settings): void {
       })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'));
   });
-  section.append(form);
+  section.append(
+    form,
+    h(
+      'section',
+      { class: 'service-log' },
+      h('h2', {}, 'Service log'),
+      h(
+        'p',
+        { class: 'muted small' },
+        'What the service did and why something failed ("the service log has the details"). The desktop app writes it to a file in its data folder (File → Open log); ',
+        h('a', { attrs: { href: '/api/ui/log', download: 'dms-rules-service.log', id: 'download-log' } }, 'download the service log'),
+        '.',
+      ),
+    ),
+  );
 }
 
 export function renderSettingsPage(main: HTMLElement): () => void {
