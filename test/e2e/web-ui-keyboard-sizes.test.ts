@@ -180,6 +180,19 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.click('#save-button');
     await page.locator('#test-summary', { hasText: '1 test: 1 passed' }).waitFor(); // refreshed for the published text
     await screenshot(page, '35-editor-steady');
+    // Enter after `when:` indents the next line; two fields under when: are an error that suggests all:.
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.insertText('\n  - id: more\n    when:');
+    await page.keyboard.press('Escape'); // no suggestion list in the way of Enter
+    await page.keyboard.press('Enter');
+    await page.keyboard.insertText('correspondent: Telekom');
+    await page.locator('.cm-line', { hasText: 'correspondent: Telekom' }).waitFor();
+    assert.equal(await page.locator('.cm-line', { hasText: 'correspondent: Telekom' }).textContent(), '      correspondent: Telekom');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
+    await page.keyboard.insertText('title: x\n    actions:\n      - add_tags: [Steuer]');
+    await page.locator('#problems .problem.error', { hasText: 'write all: with one item each' }).waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(ui.problems, []);
   });
