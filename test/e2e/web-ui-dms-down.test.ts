@@ -48,7 +48,7 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
       createFileLogger(serviceLogFile(server.dataDir)).warn('dms: GET /api/ connect ECONNREFUSED');
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-log')]);
       assert.equal(download.suggestedFilename(), 'dms-rules-service.log');
-      assert.match(fs.readFileSync((await download.path()), 'utf8'), /ECONNREFUSED/);
+      assert.match(fs.readFileSync(await download.path(), 'utf8'), /ECONNREFUSED/);
       assert.deepEqual(
         ui.problems.filter((p) => !/status of 5\d\d/.test(p)),
         [],
