@@ -193,6 +193,38 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.insertText('title: x\n    actions:\n      - add_tags: [Steuer]');
     await page.locator('#problems .problem.error', { hasText: 'write all: with one item each' }).waitFor();
+    // Completion items say in one line what they are.
+    await page.keyboard.insertText('\n  - id: third\n    ');
+    await page.keyboard.type('wh', { delay: 30 });
+    const option = page.locator('.cm-tooltip-autocomplete li', { hasText: 'when' }).first();
+    await option.waitFor();
+    assert.match((await option.locator('.cm-completionDetail').textContent()) ?? '', /^Which documents the rule is for/);
+    await page.keyboard.press('Escape');
+  });
+
+  it('validates test documents like rules: a template in a test document is an error at its line', async () => {
+    const rule = [
+      'rules:',
+      '  - id: recent',
+      '    when:',
+      '      added: { gte: -30d }',
+      '    actions:',
+      '      - add_tags: [Steuer]',
+      '    tests:',
+      '      - document: { added: "{{ now }}" }',
+      '        expect: { matched: true }',
+      '',
+    ];
+    fs.writeFileSync(path.join(server.rulesDir, 'recent.yml'), rule.join('\n'));
+    await page.evaluate("fetch('/api/reload', { method: 'POST' })");
+    await page.goto('/rules');
+    await page.click('.tree li[data-path="recent.yml"] a');
+    await page.locator('.cm-content').waitFor();
+    await page.click('#run-tests-button');
+    const problem = page.locator('#problems .problem.error', { hasText: 'templates are not rendered in test documents' });
+    await problem.waitFor();
+    assert.equal(await problem.getAttribute('data-line'), '8');
+    await page.locator('#test-summary', { hasText: '1 test: 0 passed, 1 failed' }).waitFor();
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.deepEqual(ui.problems, []);
   });
