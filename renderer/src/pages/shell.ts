@@ -28,9 +28,7 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
     { attrs: { 'aria-label': 'Sections' } },
     ...SECTIONS.map((s) => h('a', { attrs: { href: s.href, 'data-nav': true, 'aria-current': s.id === active ? 'page' : null } }, s.label)),
   );
-  const dms = config?.dms_url
-    ? h('span', { class: 'dms', attrs: { title: `Documents come from ${config.dms_url}` } }, config.demo ? 'demo dms' : new URL(config.dms_url).host)
-    : null;
+  const dms = h('span', { class: 'dms', attrs: { id: 'dms-badge' } });
   const arrival = h('span', { class: 'arrival muted small', attrs: { id: 'arrival-status' } });
   void showArrival(arrival);
   const header = h(
@@ -45,13 +43,29 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
     h('span', { class: 'user', attrs: { id: 'current-user', title: 'Signed in' } }, me.username),
     logout,
   );
-  const banner = config?.demo
-    ? h('div', { class: 'banner', attrs: { role: 'note' } }, 'Demo mode: documents come from the built-in sample dms. Set SVC_DMS_URL to use your Paperless-ngx.')
-    : null;
+  const banner = h(
+    'div',
+    { class: 'banner', attrs: { role: 'note', id: 'demo-banner' } },
+    'Demo mode: documents come from the built-in sample dms. Set SVC_DMS_URL to use your Paperless-ngx.',
+  );
   const dmsDown = h('div', { class: 'banner dms-down', attrs: { id: 'dms-down', role: 'alert', hidden: true } });
-  void showDmsProblem(dmsDown);
-  root.replaceChildren(header, ...(banner ? [banner] : []), dmsDown, main);
+  root.replaceChildren(header, banner, dmsDown, main);
+  updateShell(config);
   return main;
+}
+
+/** Shows which dms the service uses now: the header badge, the demo notice and the dms-down banner. */
+export function updateShell(config: UiConfig | null): void {
+  const badge = document.getElementById('dms-badge');
+  const banner = document.getElementById('demo-banner');
+  const dmsDown = document.getElementById('dms-down');
+  if (badge) {
+    badge.hidden = !config?.dms_url;
+    badge.textContent = config?.dms_url ? (config.demo ? 'demo dms' : new URL(config.dms_url).host) : '';
+    badge.title = config?.dms_url ? `Documents come from ${config.dms_url}` : '';
+  }
+  if (banner) banner.hidden = !config?.demo;
+  if (dmsDown) void showDmsProblem(dmsDown);
 }
 
 /** When this page first found the dms unusable (kept across pages, cleared once it answers). */
@@ -63,6 +77,7 @@ async function showDmsProblem(target: HTMLElement): Promise<void> {
   const problem = health?.dms ? dmsProblemText(health.dms) : null;
   if (!problem) {
     downSince = null;
+    target.hidden = true;
     return;
   }
   downSince ??= new Date();
