@@ -1,4 +1,5 @@
 import type { Logger } from '../server/log.js';
+import { serviceLogFile } from '../server/log-file.js';
 import type { DesktopServer } from './desktop-server.js';
 import type { ElectronLike, TrayLike, WindowLike } from './electron-like.js';
 import { appMenuTemplate, trayMenuTemplate, type MenuActions } from './menus.js';
@@ -110,6 +111,7 @@ export async function createDesktopApp(electron: ElectronLike, options: DesktopA
     open: showWindow,
     copyWebhookUrl: () => electron.clipboard.writeText(running.webhookUrl),
     openRulesFolder: () => void electron.shell.openPath(running.rulesDir),
+    openLog: () => void electron.shell.openPath(serviceLogFile(running.dataDir)),
     quit,
   };
   electron.Menu.setApplicationMenu(electron.Menu.buildFromTemplate(appMenuTemplate(actions, devTools)));

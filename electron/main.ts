@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, Menu, session, shell, Tray } from 'electron';
 import { createConsoleLogger } from '../server/log.js';
+import { createFileLogger, serviceLogFile } from '../server/log-file.js';
 import { EXAMPLE_RULES_DIR, PROJECT_ROOT } from '../server/project-paths.js';
 import { createDesktopApp } from './desktop-app.js';
 import { startDesktopServer } from './desktop-server.js';
 
 // The only file that imports `electron`: everything else takes the API as a parameter and is unit-tested.
-const logger = createConsoleLogger();
+// The desktop app has no console a person reads: the log goes to a rotated file in the data dir too (File → Open log).
+const logger = createFileLogger(serviceLogFile(path.join(app.getPath('userData'), 'data')), { also: createConsoleLogger() });
 
 void createDesktopApp(
   { app, BrowserWindow, Tray, Menu, shell, clipboard, dialog, session },

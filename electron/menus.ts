@@ -4,6 +4,8 @@ export interface MenuActions {
   open: () => void;
   copyWebhookUrl: () => void;
   openRulesFolder: () => void;
+  /** Opens the service log file (rotated, in the data dir). */
+  openLog: () => void;
   quit: () => void;
 }
 
@@ -14,6 +16,7 @@ export function trayMenuTemplate(actions: MenuActions, webhookUrl: string): Menu
     { label: 'Copy webhook URL', click: actions.copyWebhookUrl },
     { label: webhookUrl, enabled: false },
     { label: 'Open rules folder', click: actions.openRulesFolder },
+    { label: 'Open log', click: actions.openLog },
     { type: 'separator' },
     { label: 'Quit', click: actions.quit },
   ];
@@ -27,6 +30,7 @@ export function appMenuTemplate(actions: MenuActions, devTools: boolean): MenuIt
       submenu: [
         { label: 'Copy webhook URL', click: actions.copyWebhookUrl },
         { label: 'Open rules folder', click: actions.openRulesFolder },
+        { label: 'Open log', click: actions.openLog },
         { type: 'separator' },
         { label: 'Quit', accelerator: 'CmdOrCtrl+Q', click: actions.quit },
       ],

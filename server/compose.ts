@@ -9,7 +9,9 @@ import { createDmsConnection, dmsHealth } from './dms/dms-connection.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { createRuleTestPool } from './eval/rule-test-runner.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
-import { findDocumentsByTitle } from './dms/document-search.js';
+import { documentTitles, findDocumentsByTitle } from './dms/document-search.js';
+import { documentView } from './runs/document-view.js';
+import { readServiceLog } from './log-file.js';
 import { testDmsConnection } from './settings/dms-connection-test.js';
 import { createFirstAdmin, firstStartState } from './settings/first-admin.js';
 import { openTraceStore } from './history/trace-store.js';
@@ -208,6 +210,9 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
+    documentView: (id) => documentView({ dms: dmsConnection.dms, dmsUrl: dmsConnection.info.url, rules: () => rules.loadedRules() }, id),
+    documentTitles: (ids) => documentTitles(dmsConnection.dms, ids),
+    serviceLog: () => readServiceLog(config.dataDir),
     arrival: () =>
       arrivalStatus(
         catchUp.state(),

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { DmsHealth, DmsInfo, DmsStatus } from './dms/dms-connection.js';
 import type { DocumentHit } from './dms/document-search.js';
 import type { DmsClient } from './dms/types.js';
+import type { DocumentView } from './runs/document-view.js';
 import type { TraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import type { RuleStore } from './rules/index.js';
@@ -53,6 +54,12 @@ export interface Services {
   dmsStatus(): Promise<DmsStatus>;
   /** The run panel's document picker: the first documents whose title contains the text. */
   findDocuments(text: string): Promise<{ count: number; documents: DocumentHit[] }>;
+  /** The document panel: one document in names, with where the loaded rules' content patterns match. */
+  documentView(id: number): Promise<DocumentView>;
+  /** The newest part of the service log file (desktop app); not found when the service logs to its console. */
+  serviceLog(): string;
+  /** Titles of documents by id (at most 200), so lists name documents. */
+  documentTitles(ids: number[]): Promise<Record<number, string>>;
   /** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */
   arrival(): ArrivalStatus;
   /**

@@ -15,13 +15,33 @@ const KIND_LABELS: Record<string, string> = {
   custom_fields: 'custom fields',
 };
 
+/**
+ * Why the dms cannot be used, in plain words, or null when it can: "Paperless at http://p does not answer
+ * (connection refused)" instead of "GET /api/ … ECONNREFUSED after 4 attempts".
+ */
+export function dmsProblemText(dms: DmsHealth): string | null {
+  if (dms.reachable) return null;
+  const where = dms.demo ? 'The built-in demo dms' : `Paperless at ${dms.url}`;
+  const error = dms.error ?? '';
+  if (/ECONNREFUSED|connection refused/i.test(error)) return `${where} does not answer (connection refused). Is it running, and is the address right?`;
+  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error)) return `${where} cannot be found: its host name does not resolve.`;
+  if (/ECONNRESET|socket hang up|other side closed/i.test(error)) return `${where} closed the connection without an answer.`;
+  if (/timed? ?out|ETIMEDOUT|UND_ERR_.*TIMEOUT/i.test(error)) return `${where} does not answer in time.`;
+  if (/\b404\b/.test(error)) return `${dms.url} is not a Paperless-ngx API (it answered 404 Not Found): give the Paperless base URL, without /api.`;
+  if (/\b401\b/.test(error)) return `${where} refuses the token: check SVC_DMS_TOKEN (Settings).`;
+  return `${where} cannot be used: ${error || 'it does not answer.'}`;
+}
+
 export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
   const lines: StatusLine[] = [];
-  if (dms.reachable) {
+  if (dms.reachable && dms.demo) {
+    // The simulator poses as a Paperless release for its API; the admin should not read that as their Paperless.
+    lines.push({ id: 'dms-status-version', kind: 'ok', text: 'Connected to the built-in demo dms: sample documents, changes kept in memory only.' });
+  } else if (dms.reachable) {
     const api = dms.api_version ? ` (API version ${dms.api_version})` : '';
     lines.push({ id: 'dms-status-version', kind: 'ok', text: `Connected to Paperless-ngx ${dms.version ?? '(version not reported)'}${api}.` });
   } else {
-    lines.push({ id: 'dms-status-error', kind: 'error', text: `Not connected: ${dms.error ?? 'the dms does not answer.'}` });
+    lines.push({ id: 'dms-status-error', kind: 'error', text: `Not connected: ${dmsProblemText(dms)}` });
   }
   if (dms.forbidden.length > 0) {
     const names = dms.forbidden.map((f) => `${KIND_LABELS[f.kind] ?? f.kind} (${f.permission})`).join(', ');

@@ -8,10 +8,10 @@ import { renderLogin } from './pages/login-page.js';
 import { renderRulesPage } from './pages/rules-page.js';
 import { renderSettingsPage } from './pages/settings-page.js';
 import { renderSetup } from './pages/setup-page.js';
-import { renderShell } from './pages/shell.js';
+import { renderShell, updateShell } from './pages/shell.js';
 import { renderTracesPage } from './pages/traces-page.js';
 import { navigate, startRouter } from './router.js';
-import { currentUser, forgetSession, setupState, uiConfig } from './session.js';
+import { currentUser, forgetSession, refreshConfig, setupState, uiConfig } from './session.js';
 
 const root = document.getElementById('app') as HTMLElement;
 /** Pages with timers (job polling, autosave) register a cleanup that runs when the page changes. */
@@ -85,7 +85,9 @@ function show(path: string): void {
 
 onUnreachable(reportUnreachable);
 onReconnect(() => {
-  if (failed || root.querySelector('[data-load-failed]')) show(location.pathname);
+  // The service may have restarted with another dms: the header and banners say which one it uses now.
+  const fresh = refreshConfig().then(updateShell, () => undefined);
+  if (failed || root.querySelector('[data-load-failed]')) void fresh.then(() => show(location.pathname));
 });
 
 startRouter(show);

@@ -23,6 +23,12 @@ export async function uiConfig(): Promise<UiConfig> {
   return config;
 }
 
+/** Asks the service again (after a reconnect it may have restarted with another dms). */
+export async function refreshConfig(): Promise<UiConfig> {
+  config = null;
+  return uiConfig();
+}
+
 /** Whether the first start's setup page applies (no admin yet) and may be used from here. */
 export function setupState(): Promise<{ needed: boolean; allowed: boolean }> {
   return request('/api/setup');

@@ -55,3 +55,6 @@ export interface RunResult {
 
 export type { EventRecord as JobEvent, EventStatus, JobReport } from '../../server/history/event-types.js';
 export type { ScheduleEntry } from '../../server/runs/schedules/schedule-service.js';
+
+export type { DocumentView } from '../../server/runs/document-view.js';
+export type { ContentMatch as DocumentMatch } from '../../server/engine/content-matches.js';

@@ -34,6 +34,10 @@ export function formatValue(value: unknown, locale?: string): string {
     return JSON.stringify(value);
   }
   if (Array.isArray(value)) return value.map((v) => formatValue(v, locale)).join(', ');
-  if (typeof value === 'object') return JSON.stringify(value);
+  // An object (a check's inputs, a permission set) as name = value pairs, never as JSON.
+  if (typeof value === 'object')
+    return Object.entries(value)
+      .map(([k, v]) => `${k} = ${formatValue(v, locale)}`)
+      .join(', ');
   return String(value);
 }

@@ -17,3 +17,14 @@ export async function findDocumentsByTitle(dms: DmsClient, text: string, max = 2
     documents: page.documents.slice(0, max).map((d) => ({ id: d.id, title: d.title, created: d.created ?? null })),
   };
 }
+
+/** Titles of these documents (at most 200), one request: lists of traces and jobs name documents, never a bare id. */
+export async function documentTitles(dms: DmsClient, ids: number[]): Promise<Record<number, string>> {
+  const wanted = [...new Set(ids)].slice(0, 200);
+  if (wanted.length === 0) return {};
+  const titles: Record<number, string> = {};
+  for await (const page of dms.pages({ filters: { id__in: wanted.join(',') }, fields: ['id', 'title'], pageSize: wanted.length })) {
+    for (const d of page.documents) titles[d.id] = d.title;
+  }
+  return titles;
+}

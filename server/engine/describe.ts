@@ -1,4 +1,5 @@
 /** Short, person-readable renderings of values for trace descriptions. */
+import { formatAmount, isMoneyValue } from './parse-number.js';
 
 const MAX_TEXT = 120;
 
@@ -15,6 +16,8 @@ export function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(describeValue).join(', ')}]`;
+  // Money reads as people write it ("EUR 84.37"), the way the UI shows it, never as {"amount":…}.
+  if (isMoneyValue(v)) return v.currency ? `${v.currency} ${formatAmount(v.amount)}` : formatAmount(v.amount);
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }

@@ -12,6 +12,7 @@ import { parseBool, parseInteger, parseMoney, parseNumber } from './parse-number
 import { checkDateFormat, parseDate, parseDateWithFormat } from './parse-date.js';
 import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { asText } from './condition-ops.js';
+import { describeValue } from './describe.js';
 
 export type TypedValue = string | number | boolean | MoneyValue | null;
 export type ExtractedValue = TypedValue | TypedValue[];
@@ -186,7 +187,7 @@ export function runExtraction(e: CompiledExtraction, doc: RuleDocument, scope: R
   const shown = raws.map((r) => JSON.stringify(r.length > 60 ? `${r.slice(0, 60)}…` : r)).join(', ');
   if (good.length === 0) return fallback(e, `${source} gave ${shown}, which is not a valid ${e.type}${e.format ? ` in format ${e.format}` : ''}`);
   const value = e.pick === 'all' ? good : good[0];
-  return { value, detail: `${source} gave ${shown} → ${JSON.stringify(value)}` };
+  return { value, detail: `${source} gave ${shown} → ${describeValue(value)}` };
 }
 
 /** The text an extraction reads; a list field is read one element per line. */

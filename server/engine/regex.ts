@@ -29,6 +29,8 @@ export interface RuleRegex {
   groupNames: string[];
   /** Where the first match starts and what it matched (the whole match). */
   firstMatch(text: string): { index: number; text: string } | undefined;
+  /** Where each match starts and how long it is (the whole match), up to `limit`: for highlighting. */
+  spans(text: string, limit: number): Array<{ start: number; end: number }>;
 }
 
 export class RegexSyntaxError extends Error {
@@ -123,6 +125,15 @@ export function compileRegex(pattern: string): RuleRegex {
     firstMatch(text) {
       for (const m of re.matchAll(text)) return { index: m.index ?? 0, text: m[0] };
       return undefined;
+    },
+    spans(text, limit) {
+      const out: Array<{ start: number; end: number }> = [];
+      for (const m of re.matchAll(text)) {
+        if (m[0] === '') continue; // an empty match marks nothing
+        out.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length });
+        if (out.length >= limit) break;
+      }
+      return out;
     },
     lastValue(text) {
       let last: string | undefined;

@@ -35,6 +35,8 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
   const name = t.name ?? `test ${i + 1}`;
   const path: RulePath = ['tests', i];
   const fail = (message: string, at: RulePath = path): RuleTestOutcome => ({ name, ok: false, message: `${name}: ${message}`, path: at });
+  const problem = testDocumentProblem(t);
+  if (problem) return fail(problem.message, [...path, 'document', ...problem.at]);
   try {
     const document = testDocument(t);
     // The test is about this rule's behaviour, so a disabled rule or a trigger filter does not hide it.
@@ -76,6 +78,45 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
 
 /** How Paperless writes a monetary value: a currency code and a plain amount, `EUR1120.00`. */
 const DMS_MONEY = /^[A-Z]{3}-?\d+(\.\d+)?$/;
+
+const DATE_FIELDS = ['created', 'added', 'modified'];
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const TEMPLATE = /\{\{|\{%/;
+
+/**
+ * What is wrong with a test's document, checked like a rule is: it holds plain values (a template is not
+ * rendered there, so `added: "{{ now }}"` would only make the test silently not match) and real dates.
+ */
+function testDocumentProblem(t: RuleTestCase): { message: string; at: Array<string | number> } | null {
+  const doc = (t.document ?? {}) as Record<string, unknown>;
+  const visit = (value: unknown, at: Array<string | number>): { message: string; at: Array<string | number> } | null => {
+    if (typeof value === 'string' && TEMPLATE.test(value)) {
+      return {
+        message: `document.${at.join('.')} is ${JSON.stringify(value)}, but templates are not rendered in test documents; write the value itself, e.g. a date such as 2025-03-01`,
+        at,
+      };
+    }
+    if (Array.isArray(value))
+      for (const [i, v] of value.entries()) {
+        const p = visit(v, [...at, i]);
+        if (p) return p;
+      }
+    else if (value && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) {
+        const p = visit(v, [...at, k]);
+        if (p) return p;
+      }
+    return null;
+  };
+  for (const [field, value] of Object.entries(doc)) {
+    const problem = visit(value, [field]);
+    if (problem) return problem;
+    if (DATE_FIELDS.includes(field) && typeof value === 'string' && !ISO_DATE.test(value)) {
+      return { message: `document.${field} must be a date such as 2025-03-01 (or 2025-03-01T10:00:00Z), got ${JSON.stringify(value)}`, at: [field] };
+    }
+  }
+  return null;
+}
 
 /** The test's document over an empty one; a monetary field may be written as Paperless writes it (`EUR84.37`). */
 function testDocument(t: RuleTestCase): RuleDocument {

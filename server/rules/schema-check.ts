@@ -80,8 +80,13 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
       return `${JSON.stringify(error.data)} does not match the pattern ${String(params.pattern)}`;
     case 'minProperties':
     case 'maxProperties':
-      if ('not' in ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {}))
+      if ('not' in ((error.parentSchema as { properties?: object } | undefined)?.properties ?? {})) {
+        const keys = error.data && typeof error.data === 'object' ? Object.keys(error.data) : [];
+        // The usual slip: two fields under when: meant "both". Say how to write that.
+        if (keys.length > 1)
+          return `a condition has exactly one key, found ${keys.join(', ')}; to require all of them write all: with one item each (- ${keys[0]}: … / - ${keys[1]}: …), or any: for either`;
         return 'a condition has exactly one key: all, any, not, or a document field';
+      }
       return error.message ?? 'has the wrong number of keys';
     default:
       return error.message ?? `fails the schema (${error.keyword})`;

@@ -133,4 +133,34 @@ describe('settings: testing the dms connection before saving', () => {
       await ui.context.close();
     }
   });
+
+  it('keeps "connected now" apart from the test of the typed URL, and asks before saving a URL that does not answer', async () => {
+    const ui = await openPage(browser, server.url);
+    try {
+      const { page } = ui;
+      await page.goto('/login?next=%2Fsettings');
+      await page.fill('#login-user', ADMIN.username);
+      await page.fill('#login-password', ADMIN.password);
+      await page.click('form.login-card button[type=submit]');
+      await page.locator('#settings-dms_url').waitFor();
+      assert.equal(await page.locator('h3', { hasText: 'Connected now (what the running service uses)' }).count(), 1);
+      assert.equal(await page.locator('h3', { hasText: 'Test the URL and token typed above' }).count(), 1);
+      await page.locator('#dms-status-version', { hasText: 'Connected to the built-in demo dms' }).waitFor();
+      let asked = '';
+      page.removeAllListeners('dialog'); // this one is answered "no", not accepted as openPage does
+      page.once('dialog', (d) => {
+        asked = d.message();
+        void d.dismiss();
+      });
+      await page.fill('#settings-dms_url', 'http://127.0.0.1:9');
+      await page.click('form.settings button[type=submit]');
+      await page.locator('#settings-status[data-kind="error"]', { hasText: 'Not saved: the new dms URL does not answer' }).waitFor();
+      assert.match(asked, /^Not reachable at http:\/\/127\.0\.0\.1:9.*\n\nSave this URL anyway\?$/s);
+      const stored = path.join(server.dataDir, 'config.yml');
+      assert.doesNotMatch(fs.existsSync(stored) ? fs.readFileSync(stored, 'utf8') : '', /127\.0\.0\.1:9/, 'nothing saved');
+      assert.deepEqual(ui.problems, []);
+    } finally {
+      await ui.context.close();
+    }
+  });
 });

@@ -168,8 +168,8 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await trace.waitFor();
     assert.match((await panel.locator('#run-ran').textContent()) ?? '', /^Ran (the editor's unsaved text|the saved draft \(not published\)) of finance\/telekom\.yml/);
     assert.equal(await trace.locator('summary .badge').first().textContent(), 'matched');
-    assert.match((await trace.locator('summary').textContent()) ?? '', /telekom-tax.*#2 Telekom Rechnung Februar 2025.*dry run/);
-    assert.match((await trace.locator('summary a.doc').getAttribute('href')) ?? '', new RegExp(`^${sim.url}/documents/2/details$`));
+    assert.match((await trace.locator('summary').textContent()) ?? '', /telekom-tax.*Telekom Rechnung Februar 2025 #2.*dry run/);
+    assert.match((await trace.locator('summary a.dms-doc').getAttribute('href')) ?? '', new RegExp(`^${sim.url}/documents/2/details$`));
     const condition = trace.locator('.conditions li.pass').first();
     assert.match((await condition.textContent()) ?? '', /✓.*correspondent.*Telekom Deutschland GmbH/);
     assert.equal(await trace.locator('table.diff ins', { hasText: 'Steuer' }).count(), 1);
@@ -268,6 +268,8 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.fill('#filter-rule_id', 'telekom-tax');
     await page.click('form.filters button[type=submit]');
     await page.waitForURL(/rule_id=telekom-tax/);
+    // The URL changes in the same task that marks the list busy: wait for the filtered list, not the old one.
+    await page.locator('.traces-host[aria-busy="false"]').waitFor();
     const traces = page.locator('.traces-host .trace');
     await traces.first().waitFor();
     const ats = await traces

@@ -3,6 +3,13 @@ import { errorMessage, request } from '../api.js';
 import { describeReport, type ConnectionReport } from '../connection-report-text.js';
 import { h, say } from '../dom.js';
 
+export { describeReport };
+
+/** Tries a dms URL and token as typed (nothing is saved). */
+export function testConnection(url: string, token: string): Promise<ConnectionReport> {
+  return request<ConnectionReport>('/api/ui/settings/test-dms', { method: 'POST', json: { url, token } });
+}
+
 /** The button and its report; `values` reads the form's URL and token fields as they are now. */
 export function connectionTest(values: () => { url: string; token: string }): HTMLElement {
   const button = h('button', { attrs: { type: 'button', id: 'test-dms-button' } }, 'Test connection');
@@ -11,7 +18,7 @@ export function connectionTest(values: () => { url: string; token: string }): HT
     button.disabled = true;
     say(result, 'Testing…');
     const { url, token } = values();
-    request<ConnectionReport>('/api/ui/settings/test-dms', { method: 'POST', json: { url, token } })
+    testConnection(url, token)
       .then((r) => {
         result.replaceChildren(...describeReport(r).map((line) => h('p', {}, line)));
         result.dataset.kind = r.ok ? 'ok' : 'error';
@@ -20,5 +27,5 @@ export function connectionTest(values: () => { url: string; token: string }): HT
       .catch((err: unknown) => say(result, errorMessage(err), 'error'))
       .finally(() => (button.disabled = false));
   });
-  return h('div', { class: 'connection-test' }, button, result);
+  return h('div', { class: 'connection-test' }, h('h3', {}, 'Test the URL and token typed above'), button, result);
 }

@@ -29,10 +29,27 @@ export function documentPicker(id: string): DocumentPicker {
   const chosen = h('span', { class: 'muted small', attrs: { 'aria-live': 'polite' } });
   let timer: number | undefined;
   let seq = 0;
+  let hits: DocumentHit[] = [];
+  /** The option the arrow keys are on (focus stays in the input: aria-activedescendant points at it). */
+  let active = -1;
+
+  const options = () => [...results.querySelectorAll<HTMLElement>('[role=option]')];
+
+  function setActive(index: number): void {
+    const list = options();
+    active = list.length ? (index + list.length) % list.length : -1;
+    list.forEach((li, i) => li.setAttribute('aria-selected', String(i === active)));
+    if (active >= 0) {
+      input.setAttribute('aria-activedescendant', list[active].id);
+      list[active].scrollIntoView({ block: 'nearest' });
+    } else input.removeAttribute('aria-activedescendant');
+  }
 
   function close(): void {
     results.hidden = true;
     input.setAttribute('aria-expanded', 'false');
+    input.removeAttribute('aria-activedescendant');
+    active = -1;
   }
 
   function pick(doc: DocumentHit): void {
@@ -44,52 +61,64 @@ export function documentPicker(id: string): DocumentPicker {
 
   async function search(text: string): Promise<void> {
     const mine = ++seq;
-    let hits: DocumentHit[] = [];
+    let found: DocumentHit[] = [];
     let problem = '';
     try {
-      hits = (await request<{ documents: DocumentHit[] }>('/api/ui/documents', { query: { search: text } })).documents;
+      found = (await request<{ documents: DocumentHit[] }>('/api/ui/documents', { query: { search: text } })).documents;
     } catch (err) {
       problem = errorMessage(err);
     }
     if (mine !== seq) return; // a newer search is under way
+    hits = problem ? [] : found;
     results.replaceChildren(
       ...(problem
         ? [h('li', { class: 'error-text' }, problem)]
         : hits.length === 0
           ? [h('li', { class: 'muted' }, `No document title contains "${text}".`)]
           : hits.map((d) => {
-              const li = h('li', { attrs: { role: 'option', tabindex: -1, 'data-id': d.id } }, h('strong', {}, `#${d.id}`), ` ${d.title}`);
-              li.addEventListener('click', () => pick(d));
-              li.addEventListener('keydown', (e) => {
-                if (e.key === 'Enter') pick(d);
-                if (e.key === 'ArrowDown') (li.nextElementSibling as HTMLElement | null)?.focus();
-                if (e.key === 'ArrowUp') ((li.previousElementSibling as HTMLElement | null) ?? input).focus();
-                if (e.key === 'Escape') {
-                  close();
-                  input.focus();
-                }
+              const li = h(
+                'li',
+                { attrs: { role: 'option', id: `${id}-option-${d.id}`, 'aria-selected': 'false', 'data-id': d.id } },
+                h('strong', {}, `#${d.id}`),
+                ` ${d.title}`,
+              );
+              // mousedown, not click: the input keeps focus, so the list does not close before the pick.
+              li.addEventListener('mousedown', (e) => {
+                e.preventDefault();
+                pick(d);
               });
               return li;
             })),
     );
     results.hidden = false;
     input.setAttribute('aria-expanded', 'true');
+    setActive(hits.length ? 0 : -1);
   }
 
   input.addEventListener('input', () => {
     window.clearTimeout(timer);
     const text = input.value.trim();
     chosen.textContent = '';
+    hits = [];
     if (/^\d*$/.test(text) || text.length < 2) return close();
     timer = window.setTimeout(() => void search(text), 250);
   });
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'ArrowDown' && !results.hidden) {
+    const open = !results.hidden && hits.length > 0;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      if (!open) return;
       e.preventDefault();
-      results.querySelector<HTMLElement>('[role=option]')?.focus();
+      setActive(active + (e.key === 'ArrowDown' ? 1 : -1));
+    } else if (e.key === 'Enter' && open) {
+      // The first Enter picks the highlighted document; with the list closed, Enter submits the form (runs).
+      e.preventDefault();
+      pick(hits[Math.max(active, 0)]);
+    } else if (e.key === 'Escape' && !results.hidden) {
+      e.preventDefault();
+      close();
     }
-    if (e.key === 'Escape') close();
   });
+  input.addEventListener('blur', () => close());
 
   return {
     element: h('div', { class: 'document-picker' }, input, results, chosen),

@@ -35,6 +35,8 @@ export interface EditorPane {
   element: HTMLElement;
   /** True while the text differs from what is stored (published or as a draft). */
   isDirty(): boolean;
+  /** Puts the keyboard focus in the editor. */
+  focus(): void;
   /** The text in the editor now. */
   text(): string;
   /** Whether that text is unsaved, the stored draft, or the published file. */
@@ -83,9 +85,11 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   let hasDraft = draft !== null && draft !== publishedText;
   let timer: number | undefined;
   let view: EditorView | null = null;
+  /** "Run tests" was used on this file: a publish runs them again so the badge matches the published text. */
+  let testsRan = false;
 
   const state = h('span', { class: 'save-state', attrs: { id: 'save-state', role: 'status', 'aria-live': 'polite' } });
-  const problemsBox = h('div', { class: 'problems', attrs: { id: 'problems', 'aria-live': 'polite' } });
+  const problemsBox = h('div', { class: 'problems', attrs: { id: 'problems', 'aria-live': 'polite', 'aria-label': 'Problems in this file' } });
   const saveButton = h('button', { class: 'primary', attrs: { type: 'button', id: 'save-button', title: 'Save and publish (Ctrl/Cmd-S)' } }, 'Save');
   const discardButton = h('button', { attrs: { type: 'button', id: 'discard-button' } }, 'Discard draft');
   const deleteButton = h('button', { class: 'danger', attrs: { type: 'button', id: 'delete-button' } }, 'Delete file');
@@ -93,6 +97,12 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     'button',
     { attrs: { type: 'button', id: 'run-tests-button', hidden: file.is_vars, title: "Run this file's tests: examples on the editor's text" } },
     'Run tests',
+  );
+  // Shown while the open text is an unpublished draft: it goes once the draft is published or discarded.
+  const draftBanner = h(
+    'p',
+    { class: 'banner small', attrs: { role: 'note', hidden: !(draft !== null && hasDraft) } },
+    'You are editing an unpublished draft. Save to publish it, or discard it.',
   );
   const testSummary = h('span', { class: 'test-summary', attrs: { id: 'test-summary', role: 'status' } });
   const host = h('div', { class: 'editor-host' });
@@ -105,13 +115,16 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     state.textContent = unsaved ? '● Unsaved changes' : unpublished ? '● Draft saved, not published' : 'Published';
     state.dataset.kind = unsaved || unpublished ? 'dirty' : 'clean';
     if (extra) state.textContent += ` · ${extra}`;
-    discardButton.hidden = !hasDraft;
+    discardButton.disabled = !hasDraft;
+    if (!hasDraft) draftBanner.hidden = true;
+    discardButton.title = hasDraft ? 'Throw the draft away and go back to the published file' : 'There is no draft to discard';
     saveButton.textContent = unpublished ? (file.is_vars ? 'Save' : 'Save & publish') : 'Saved';
     saveButton.disabled = !unpublished;
   }
 
   function renderProblems(problems: Problem[]): void {
     if (view) showProblems(view, problems);
+    problemsBox.dataset.count = String(problems.length);
     problemsBox.replaceChildren(
       ...problems.map((p) => {
         const where = p.line ? `Line ${p.line}${p.column ? `, column ${p.column}` : ''}: ` : '';
@@ -134,7 +147,16 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       const r = await request<{ validation: SaveResult['validation']; tests: RuleTestReport[] }>(`${url(file.id)}/check`, { method: 'POST', text: content });
       if (content !== text()) return; // typed on meanwhile: the next check or save says more
       const problems = problemsOf({ ok: true, validation: r.validation });
-      if (withTests) {
+      const blocking = r.validation?.ok === false && r.tests.length === 0 ? problems.find((p) => p.severity === 'error') : undefined;
+      if (withTests && blocking) {
+        // Tests cannot run on text that does not parse or validate: say what to fix, where.
+        renderProblems(problems);
+        const what = /yaml/i.test(blocking.message) ? 'the YAML' : 'the error';
+        testSummary.textContent = `Tests not run: fix ${what} first${blocking.line ? ` (line ${blocking.line})` : ''}`;
+        testSummary.dataset.kind = 'error';
+        testsRan = true;
+      } else if (withTests) {
+        testsRan = true;
         const failed = r.tests.filter((t) => !t.ok);
         // The validation names the first failing test only; show each at its own line instead.
         const others = problems.filter((p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message));
@@ -150,6 +172,11 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       testSummary.textContent = `Cannot check: ${errorMessage(err)}`;
       testSummary.dataset.kind = 'error';
     }
+  }
+
+  function clearTestSummary(): void {
+    testSummary.textContent = '';
+    delete testSummary.dataset.kind;
   }
 
   async function saveDraft(note = `draft saved ${new Date().toLocaleTimeString()}`): Promise<void> {
@@ -184,6 +211,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       renderProblems(problemsOf(r));
       renderState(`saved ${new Date().toLocaleTimeString()}`);
       options.onStored();
+      if (testSummary.dataset.kind || testsRan) void check(true); // the badge tells about the published text
     } catch (err) {
       if (err instanceof ApiError && err.status === 422) {
         renderProblems(problemsOf(err));
@@ -235,24 +263,19 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   const element = h(
     'section',
     { class: 'editor-pane', attrs: { 'aria-labelledby': 'editor-title' } },
+    // One layout at every width: the name, then the buttons on one line (each keeps its place and width),
+    // then what happened on its own line, so neither a long name nor a longer status moves a button.
     h(
       'div',
       { class: 'editor-toolbar' },
       h('h2', { attrs: { id: 'editor-title' } }, file.path),
-      state,
-      h('span', { class: 'spacer' }),
-      testSummary,
-      testButton,
-      discardButton,
-      saveButton,
-      deleteButton,
+      h('div', { class: 'toolbar-buttons' }, testButton, discardButton, saveButton, deleteButton),
     ),
-    draft !== null && hasDraft
-      ? h('p', { class: 'banner small', attrs: { role: 'note' } }, 'You are editing an unpublished draft. Save to publish it, or discard it.')
-      : null,
+    h('div', { class: 'editor-status' }, state, testSummary),
+    problemsBox,
+    draftBanner,
     loadError ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`) : null,
     host,
-    problemsBox,
   );
 
   view = createEditor({
@@ -263,6 +286,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     onSave: () => void publish(),
     onChange: (content) => {
       renderState();
+      clearTestSummary(); // the badge belongs to the text it ran on
       options.onContent(content);
       window.clearTimeout(timer);
       timer = window.setTimeout(() => void saveDraft(), AUTOSAVE_MS);
@@ -279,6 +303,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   return {
     element,
     isDirty: () => text() !== storedText,
+    focus: () => view?.focus(),
     text,
     version: () => (text() !== storedText ? 'unsaved' : text() !== publishedText ? 'draft' : 'published'),
     stop() {

@@ -1,6 +1,7 @@
 // A background job followed live: progress bar, counts, the dry-run report, and cancel / apply / undo.
 import { errorMessage, request } from '../api.js';
 import { formatTime, h, say } from '../dom.js';
+import { documentButton } from './document-panel.js';
 import { diffTable } from './trace-view.js';
 import type { JobEvent, JobReport, RunResult } from '../types.js';
 
@@ -13,12 +14,15 @@ export interface JobPanel {
   stop(): void;
 }
 
-function reportView(report: JobReport): HTMLElement {
+function reportView(report: JobReport, dryRun: boolean): HTMLElement {
   return h(
     'div',
     { class: 'job-report' },
     h('p', {}, report.summary),
-    ...(report.samples ?? []).flatMap((sample) => [h('h4', {}, `#${sample.document} ${sample.title}`), diffTable(sample.changes)]),
+    ...(report.samples ?? []).flatMap((sample) => [
+      h('h4', { class: 'sample-doc' }, documentButton(sample.document, sample.title || null, { changes: sample.changes, dryRun })),
+      diffTable(sample.changes),
+    ]),
   );
 }
 
@@ -88,7 +92,7 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
     undo.hidden = !(doneOk && !j.dry_run && j.kind === 'job' && j.changed > 0 && j.undone_by == null);
     links.replaceChildren(...eventLinks(j));
     links.hidden = links.childNodes.length === 0;
-    report.replaceChildren(...(j.report ? [reportView(j.report)] : []));
+    report.replaceChildren(...(j.report ? [reportView(j.report, j.dry_run)] : []));
     traces.hidden = !FINISHED.has(j.status);
   }
 

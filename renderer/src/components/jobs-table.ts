@@ -2,6 +2,7 @@
 import { errorMessage, request } from '../api.js';
 import { formatTime, h } from '../dom.js';
 import type { JobEvent } from '../types.js';
+import '../styles/narrow.css';
 import { eventLinks } from './job-panel.js';
 
 const REFRESH_MS = 2000;
@@ -22,20 +23,32 @@ function row(e: JobEvent, open: (id: number) => void): HTMLElement {
       .then((r) => open(r.event_id))
       .catch((err: unknown) => resume.replaceWith(h('span', { class: 'error', attrs: { role: 'alert' } }, errorMessage(err))));
   });
+  const cells = [
+    h('span', { class: 'job-id' }, String(e.event_id)),
+    e.kind,
+    e.rule_id ?? (e.document != null ? `document ${e.document}` : e.catchup ? `changed since ${formatTime(e.catchup.since)}` : 'all'),
+    e.dry_run ? 'dry run' : 'real',
+    h('span', {}, h('span', { class: `badge job-${e.status}` }, e.status), h('span', { class: 'job-links' }, ...eventLinks(e))),
+    `${e.processed}${e.total != null ? ` / ${e.total}` : ''}`,
+    String(e.matched),
+    String(e.changed),
+    String(e.errors),
+    formatTime(e.started_at ?? e.created_at),
+    h(
+      'span',
+      { class: 'job-actions' },
+      details,
+      ' ',
+      resume,
+      resume ? ' ' : null,
+      h('a', { attrs: { href: `/traces?event_id=${e.event_id}`, 'data-nav': true } }, 'Traces'),
+    ),
+  ];
+  // data-label: on a narrow screen each row becomes a card whose cells name themselves (jobs-table.css).
   return h(
     'tr',
     { attrs: { 'data-status': e.status, 'data-event-id': e.event_id } },
-    h('td', {}, String(e.event_id)),
-    h('td', {}, e.kind),
-    h('td', {}, e.rule_id ?? (e.document != null ? `document ${e.document}` : e.catchup ? `changed since ${formatTime(e.catchup.since)}` : 'all')),
-    h('td', {}, e.dry_run ? 'dry run' : 'real'),
-    h('td', {}, h('span', { class: `badge job-${e.status}` }, e.status), h('span', { class: 'job-links' }, ...eventLinks(e))),
-    h('td', {}, `${e.processed}${e.total != null ? ` / ${e.total}` : ''}`),
-    h('td', {}, String(e.matched)),
-    h('td', {}, String(e.changed)),
-    h('td', {}, String(e.errors)),
-    h('td', {}, formatTime(e.started_at ?? e.created_at)),
-    h('td', {}, details, ' ', resume, resume ? ' ' : null, h('a', { attrs: { href: `/traces?event_id=${e.event_id}`, 'data-nav': true } }, 'Traces')),
+    ...cells.map((cell, i) => h('td', { attrs: { 'data-label': HEADERS[i] || null } }, cell)),
   );
 }
 

@@ -2,7 +2,8 @@
 import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
 import { uiConfig } from '../session.js';
-import type { RunResult } from '../types.js';
+import type { FieldChange, RunResult } from '../types.js';
+import { documentButton } from './document-panel.js';
 import { documentPicker } from './document-picker.js';
 import type { EditorVersion } from './editor-pane.js';
 import { jobPanel, type JobPanel } from './job-panel.js';
@@ -23,6 +24,13 @@ const RAN: Record<EditorVersion, string> = {
   draft: 'the saved draft (not published)',
   published: 'the published file',
 };
+
+/** The rules' changes in run order as one before → after: a field two rules change goes from the first's before to the last's after. */
+function mergedChanges(list: Array<Record<string, FieldChange>>): Record<string, FieldChange> {
+  const out: Record<string, FieldChange> = {};
+  for (const changes of list) for (const [field, c] of Object.entries(changes)) out[field] = out[field] ? { ...c, from: out[field].from } : c;
+  return out;
+}
 
 export interface RunPanel {
   element: HTMLElement;
@@ -71,7 +79,11 @@ export function runPanel(source?: RunSource): RunPanel {
         ? 'Write to all documents now'
         : 'Write to all documents (dry report first)';
     runAll.classList.toggle('danger', !dry.checked);
+    // A job runs one rule over every document: with "All rules" chosen there is nothing to start.
+    runAll.disabled = rule.value === '';
+    runAll.title = rule.value === '' ? 'Choose one rule above to run it on all documents' : '';
   }
+  rule.addEventListener('change', syncDry);
   skipDry.addEventListener('change', syncDry);
   dry.addEventListener('change', syncDry);
   syncDry();
@@ -115,10 +127,14 @@ export function runPanel(source?: RunSource): RunPanel {
         results.replaceChildren(h('p', {}, heading), ...(note ? [note.cloneNode(true) as HTMLElement] : []));
         const reopen = h('button', { attrs: { type: 'button' } }, 'Show the traces again');
         reopen.addEventListener('click', () => dialog.element.showModal());
-        results.append(reopen);
+        const changes = mergedChanges(traces.map((t) => t.changes ?? {}));
+        const beforeAfter = () => documentButton(document, title, { changes, dryRun: r.dry_run });
+        const docLine = () => h('p', { class: 'run-document' }, 'Document: ', beforeAfter(), Object.keys(changes).length ? ' (before and after)' : '');
+        results.append(reopen, docLine());
         dialog.show(
           heading,
           ...(note ? [note] : []),
+          docLine(),
           ...(traces.length > 1 ? [runSummary(traces)] : []),
           traceList(traces, 'No rule ran: no loaded rule applies to manual runs, or the file has errors.', true, links),
         );
@@ -139,7 +155,7 @@ export function runPanel(source?: RunSource): RunPanel {
     request<RunResult>('/api/run', { method: 'POST', query: { rule_id: rule.value, dry_run: !writeNow } })
       .then((r) => (r.event_id != null ? follow(r.event_id) : say(status, 'The service did not start a job.', 'error')))
       .catch((err: unknown) => say(status, errorMessage(err), 'error'))
-      .finally(() => (runAll.disabled = false));
+      .finally(syncDry);
   });
 
   return {
@@ -162,6 +178,7 @@ export function runPanel(source?: RunSource): RunPanel {
       );
       const keep = [...fileRules, ...others].includes(previous) ? previous : (fileRules[0] ?? '');
       rule.value = keep;
+      syncDry();
     },
     stop() {
       if (dialog.element.open) dialog.close();

@@ -3,6 +3,7 @@
 import { formatTime, h } from '../dom.js';
 import type { FieldChange, Trace } from '../types.js';
 import { formatValue } from '../value-format.js';
+import { documentButton } from './document-panel.js';
 
 /** What a trace can link to: the document in the dms (when its URL is known) and its title. */
 export interface TraceLinks {
@@ -25,12 +26,39 @@ export function ruleEditorHref(file: string, ruleId: string): string {
   return `/rules/${encodeURIComponent(id)}?rule=${encodeURIComponent(ruleId)}`;
 }
 
-function documentLabel(id: number, links: TraceLinks): HTMLElement {
-  const title = links.titles?.[id];
-  const text = title ? `#${id} ${title}` : `document ${id}`;
-  return links.dmsUrl
-    ? h('a', { class: 'doc', attrs: { href: dmsDocumentUrl(links.dmsUrl, id), target: '_blank', rel: 'noopener', title: 'Open in the dms' } }, text)
-    : h('span', { class: 'doc' }, text);
+/** The document by title, opening the document panel with this trace's changes; a small link to its dms page. */
+function documentLabel(trace: Trace, links: TraceLinks): HTMLElement {
+  const id = trace.document;
+  const button = documentButton(id, links.titles?.[id], { changes: trace.changes, dryRun: trace.dry_run });
+  const dms = links.dmsUrl
+    ? h(
+        'a',
+        {
+          class: 'dms-doc',
+          attrs: { href: dmsDocumentUrl(links.dmsUrl, id), target: '_blank', rel: 'noopener', title: 'Open in the dms', 'aria-label': `Open document ${id} in the dms` },
+        },
+        '↗',
+      )
+    : null;
+  return h('span', { class: 'doc' }, button, dms);
+}
+
+/** The job an undo trace reverts (undo traces carry it as `reverts_event`), or null for a rule's trace. */
+export function revertedJob(trace: Trace): number | null {
+  const target = trace.extracted?.reverts_event;
+  return typeof target === 'number' ? target : null;
+}
+
+const UNDO_LABEL: Record<string, string> = { matched: 'restored', skipped: 'left as is', error: 'error', not_matched: 'left as is', timeout: 'timed out' };
+
+/** "undo of job #3: tags back to Rechnung; Betrag back to EUR 84.37", or what it left alone. */
+function undoLine(trace: Trace, job: number): string {
+  const restored = Object.entries(trace.changes ?? {}).map(([field, c]) =>
+    field.startsWith('custom_fields.') && c.to === null && c.empty !== 'to' ? `${field} taken off` : `${field} back to ${formatValue(c.to)}`,
+  );
+  const verb = trace.dry_run ? 'would set' : 'set';
+  if (restored.length) return `undo of job #${job}: ${verb} ${restored.join('; ')}`;
+  return `undo of job #${job}: nothing restored${trace.conditions.some((c) => !c.result) ? ' (changed by someone since)' : ''}`;
 }
 
 const STATUS_LABEL: Record<string, string> = {
@@ -66,7 +94,7 @@ function conditions(trace: Trace): HTMLElement {
 }
 
 function extracted(trace: Trace): HTMLElement | null {
-  const entries = Object.entries(trace.extracted ?? {});
+  const entries = Object.entries(trace.extracted ?? {}).filter(([name]) => !(name === 'reverts_event' && revertedJob(trace) !== null));
   if (entries.length === 0) return null;
   return h('dl', { class: 'extracted' }, ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, formatValue(value)))]));
 }
@@ -136,26 +164,32 @@ function section(title: string, body: HTMLElement | null): HTMLElement | null {
 
 /** A collapsible trace; `open` expands it at once (run results), closed in long lists. */
 export function traceView(trace: Trace, open = false, links: TraceLinks = {}): HTMLDetailsElement {
-  const details = h('details', { class: `trace status-${trace.status}`, attrs: { open, 'data-trace-id': trace.id } });
+  const undoOf = revertedJob(trace);
+  const details = h('details', { class: `trace status-${trace.status}${undoOf !== null ? ' undo' : ''}`, attrs: { open, 'data-trace-id': trace.id } });
+  const label = undoOf !== null ? (UNDO_LABEL[trace.status] ?? trace.status) : (STATUS_LABEL[trace.status] ?? trace.status);
   details.append(
     h(
       'summary',
       {},
-      h('span', { class: `badge status-${trace.status}` }, STATUS_LABEL[trace.status] ?? trace.status),
+      h('span', { class: `badge status-${trace.status}` }, label),
       h('span', { class: 'rule' }, trace.rule_id),
-      documentLabel(trace.document, links),
+      documentLabel(trace, links),
       trace.dry_run ? h('span', { class: 'badge dry' }, 'dry run') : null,
-      h('span', { class: 'source muted' }, trace.source + (trace.event_id != null ? ` #${trace.event_id}` : '')),
+      h('span', { class: 'source muted' }, undoOf !== null ? `undo #${trace.event_id ?? '?'}` : trace.source + (trace.event_id != null ? ` #${trace.event_id}` : '')),
       h('time', { class: 'muted', attrs: { datetime: trace.at } }, `${formatTime(trace.at)} · ${Math.round(trace.duration_ms)} ms`),
+      undoOf !== null ? h('span', { class: 'undo-line' }, undoLine(trace, undoOf)) : null,
     ),
   );
   const body = h(
     'div',
     { class: 'trace-body' },
     trace.error ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, trace.error) : null,
-    section('Conditions', conditions(trace)),
+    section(undoOf !== null ? 'What the undo checked' : 'Conditions', conditions(trace)),
     section('Extracted values', extracted(trace)),
-    section(trace.dry_run ? 'Changes (not written: dry run)' : 'Changes', changes(trace)),
+    section(
+      undoOf !== null ? (trace.dry_run ? 'Would restore (dry run)' : 'Restored') : trace.dry_run ? 'Changes (not written: dry run)' : 'Changes',
+      undoOf !== null && Object.keys(trace.changes ?? {}).length === 0 ? null : changes(trace),
+    ),
     section('Actions', actions(trace)),
     trace.file
       ? h(

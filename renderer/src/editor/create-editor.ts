@@ -6,6 +6,7 @@ import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
+import { indentAfterKey } from './indent-after-key.js';
 import { schemaCompletion, type CompletionData } from './schema-completion.js';
 
 export interface EditorOptions {
@@ -31,6 +32,7 @@ export function createEditor(options: EditorOptions): EditorView {
     yaml(),
     lintGutter(),
     EditorState.tabSize.of(2),
+    indentAfterKey,
     EditorView.lineWrapping, // long regexes and templates stay visible in a narrow window
     // Before basicSetup's keymaps win: Mod-s would otherwise open the browser's "save page".
     keymap.of([{ key: 'Mod-s', preventDefault: true, run: () => (options.onSave(), true) }, indentWithTab]),

@@ -33,6 +33,13 @@ const FROM_FIELDS = ['content', 'title', 'original_file_name', 'notes'];
 const LOCALES = ['de', 'de-AT', 'de-CH', 'en', 'en-GB', 'en-US', 'es', 'fr', 'it', 'nl', 'pl', 'pt'];
 
 /** Which dms names fit a value at this path, if any. */
+/** A description's first sentence, short enough to stand beside the key in the list (the full text is the item's info). */
+export function oneLine(description: string | undefined, max = 60): string | undefined {
+  if (!description) return undefined;
+  const first = description.split(/(?<=[.:;])\s|\n/)[0].replace(/[.:;]$/, '');
+  return first.length > max ? `${first.slice(0, max - 1).trimEnd()}…` : first;
+}
+
 export function vocabularyKind(path: string[]): keyof Vocabulary | null {
   for (let i = path.length - 1; i >= 0; i--) {
     const kind = VOCABULARY_FOR[path[i]];
@@ -115,7 +122,7 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
       keys = keys.filter((k) => (words.action_modifiers.includes(k.key) ? !onDash && action !== null && (MODIFIER_ACTIONS[k.key]?.includes(action) ?? true) : onDash));
     }
     for (const k of keys) {
-      options.push({ label: k.key, type: 'property', info: k.description, apply: k.nested ? `${k.key}:` : `${k.key}: ` });
+      options.push({ label: k.key, type: 'property', detail: oneLine(k.description), info: k.description, apply: k.nested ? `${k.key}:` : `${k.key}: ` });
     }
     if (last === 'set_custom_fields') {
       for (const name of data.vocabulary.custom_fields) options.push({ label: name, type: 'variable', detail: 'custom field', apply: `${yamlScalar(name)}: ` });

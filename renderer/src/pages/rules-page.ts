@@ -16,6 +16,9 @@ export function ruleIdsIn(content: string): string[] {
   return [...content.matchAll(/^\s*-\s+id:\s*["']?([a-z0-9][a-z0-9_-]*)["']?\s*(#.*)?$/gm)].map((m) => m[1]);
 }
 
+/** The width below which the workspace is one column (app.css has the same breakpoint). */
+const NARROW = '(max-width: 760px)';
+
 let completionData: CompletionData = { schema: null, vocabulary: EMPTY_VOCABULARY };
 /** Why the dms's names are missing from completion, when they are. */
 let dmsNamesProblem: string | null = null;
@@ -42,13 +45,19 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   const treeHost = h('div', { class: 'tree-host' });
   const center = h('div', { class: 'center' });
   const side = h('aside', { class: 'side', attrs: { 'aria-label': 'Run and preview' } });
+  // On a phone the list is folded while a file is open, so the editor is on the first screen.
+  const folded = fileId !== null && window.matchMedia(NARROW).matches;
   main.append(
     h(
       'nav',
       { class: 'files', attrs: { 'aria-label': 'Rule files' } },
-      h('h2', {}, 'Rule files'),
-      treeHost,
-      newFileForm((id) => navigate(`/rules/${encodeURIComponent(id)}`)),
+      h(
+        'details',
+        { class: 'files-fold', attrs: { open: !folded } },
+        h('summary', {}, h('h2', {}, 'Rule files')),
+        treeHost,
+        newFileForm((id) => navigate(`/rules/${encodeURIComponent(id)}`)),
+      ),
     ),
     center,
     side,
@@ -125,6 +134,8 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   stops.push(() => editor.stop());
   setDirtyCheck(() => editor.isDirty());
   center.append(editor.element);
+  // Opening a file puts the keyboard in it (a rule link may already have put the cursor on its rule).
+  if (!editor.element.contains(document.activeElement)) editor.focus();
   if (dmsNamesProblem && !file.is_vars) {
     editor.element.insertBefore(
       h('p', { class: 'banner small', attrs: { role: 'note' } }, `No dms names to suggest: ${dmsNamesProblem}`),

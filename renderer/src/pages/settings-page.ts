@@ -4,7 +4,7 @@ import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
 import type { Settings } from '../types.js';
 import { dmsConnectionStatus } from './dms-connection-status.js';
-import { connectionTest } from '../components/connection-test.js';
+import { connectionTest, describeReport, testConnection } from '../components/connection-test.js';
 
 const ENV_NAMES: Record<string, string> = {
   dms_url: 'SVC_DMS_URL',
@@ -51,6 +51,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
       h('legend', {}, 'Document management system'),
       field('dms_url', 'dms URL', dmsUrl, fixed('dms_url'), 'Empty: the built-in demo dms.'),
       field('dms_token', 'dms API token', dmsToken, fixed('dms_token')),
+      h('h3', {}, 'Connected now (what the running service uses)'),
       dmsConnectionStatus(),
       connectionTest(() => ({ url: dmsUrl.value.trim(), token: dmsToken.value })),
     ),
@@ -105,6 +106,22 @@ function renderForm(section: HTMLElement, s: Settings): void {
     }
     if (Object.keys(body).length === 0) return say(status, 'Nothing changed.', 'info');
     if (currentPassword.value) body.current_password = currentPassword.value;
+    void warnIfUnreachable(body).then((save) => {
+      if (!save) return say(status, 'Not saved: the new dms URL does not answer. Correct it, or save anyway.', 'error');
+      submit(body);
+    });
+  });
+
+  // A new dms URL is tried before it is saved: saving one that does not answer takes a confirmation.
+  async function warnIfUnreachable(body: Record<string, unknown>): Promise<boolean> {
+    if (typeof body.dms_url !== 'string') return true;
+    say(status, `Testing ${body.dms_url} before saving…`, 'info');
+    const report = await testConnection(body.dms_url, dmsToken.value).catch(() => null);
+    if (!report || report.ok) return true;
+    return window.confirm(`${describeReport(report)[0]}\n\nSave this URL anyway?`);
+  }
+
+  function submit(body: Record<string, unknown>): void {
     request<{ ok: boolean; restart_required?: boolean }>('/api/ui/settings', { method: 'PUT', json: body })
       .then((r) => {
         for (const input of [dmsToken, adminPassword, apiToken, currentPassword]) input.value = '';
@@ -113,8 +130,22 @@ function renderForm(section: HTMLElement, s: Settings): void {
         return request<Settings>('/api/ui/settings').then((fresh) => Object.assign(s, fresh));
       })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'));
-  });
-  section.append(form);
+  }
+  section.append(
+    form,
+    h(
+      'section',
+      { class: 'service-log' },
+      h('h2', {}, 'Service log'),
+      h(
+        'p',
+        { class: 'muted small' },
+        'What the service did and why something failed ("the service log has the details"). The desktop app writes it to a file in its data folder (File → Open log); ',
+        h('a', { attrs: { href: '/api/ui/log', download: 'dms-rules-service.log', id: 'download-log' } }, 'download the service log'),
+        '.',
+      ),
+    ),
+  );
 }
 
 export function renderSettingsPage(main: HTMLElement): () => void {

@@ -3,7 +3,8 @@ import { request } from '../api.js';
 import { formatTime, h } from '../dom.js';
 import { mayLeave, navigate } from '../router.js';
 import { signOut } from '../session.js';
-import type { Me, UiConfig } from '../types.js';
+import { dmsProblemText } from '../dms-status-text.js';
+import type { DmsHealth, Me, UiConfig } from '../types.js';
 
 export type Section = 'rules' | 'traces' | 'jobs' | 'settings';
 
@@ -27,9 +28,7 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
     { attrs: { 'aria-label': 'Sections' } },
     ...SECTIONS.map((s) => h('a', { attrs: { href: s.href, 'data-nav': true, 'aria-current': s.id === active ? 'page' : null } }, s.label)),
   );
-  const dms = config?.dms_url
-    ? h('span', { class: 'dms', attrs: { title: `Documents come from ${config.dms_url}` } }, config.demo ? 'demo dms' : new URL(config.dms_url).host)
-    : null;
+  const dms = h('span', { class: 'dms', attrs: { id: 'dms-badge' } });
   const arrival = h('span', { class: 'arrival muted small', attrs: { id: 'arrival-status' } });
   void showArrival(arrival);
   const header = h(
@@ -44,11 +43,48 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
     h('span', { class: 'user', attrs: { id: 'current-user', title: 'Signed in' } }, me.username),
     logout,
   );
-  const banner = config?.demo
-    ? h('div', { class: 'banner', attrs: { role: 'note' } }, 'Demo mode: documents come from the built-in sample dms. Set SVC_DMS_URL to use your Paperless-ngx.')
-    : null;
-  root.replaceChildren(header, ...(banner ? [banner] : []), main);
+  const banner = h(
+    'div',
+    { class: 'banner', attrs: { role: 'note', id: 'demo-banner' } },
+    'Demo mode: documents come from the built-in sample dms. Set SVC_DMS_URL to use your Paperless-ngx.',
+  );
+  const dmsDown = h('div', { class: 'banner dms-down', attrs: { id: 'dms-down', role: 'alert', hidden: true } });
+  root.replaceChildren(header, banner, dmsDown, main);
+  updateShell(config);
   return main;
+}
+
+/** Shows which dms the service uses now: the header badge, the demo notice and the dms-down banner. */
+export function updateShell(config: UiConfig | null): void {
+  const badge = document.getElementById('dms-badge');
+  const banner = document.getElementById('demo-banner');
+  const dmsDown = document.getElementById('dms-down');
+  if (badge) {
+    badge.hidden = !config?.dms_url;
+    badge.textContent = config?.dms_url ? (config.demo ? 'demo dms' : new URL(config.dms_url).host) : '';
+    badge.title = config?.dms_url ? `Documents come from ${config.dms_url}` : '';
+  }
+  if (banner) banner.hidden = !config?.demo;
+  if (dmsDown) void showDmsProblem(dmsDown);
+}
+
+/** When this page first found the dms unusable (kept across pages, cleared once it answers). */
+let downSince: Date | null = null;
+
+/** A prominent banner while the dms cannot be reached, in plain words and since when this page saw it. */
+async function showDmsProblem(target: HTMLElement): Promise<void> {
+  const health = await request<{ dms?: DmsHealth }>('/api/health').catch(() => null);
+  const problem = health?.dms ? dmsProblemText(health.dms) : null;
+  if (!problem) {
+    downSince = null;
+    target.hidden = true;
+    return;
+  }
+  downSince ??= new Date();
+  const since = downSince.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+  // "… does not answer (connection refused) since 10:42. Is it running …": the time after the first sentence's claim.
+  target.textContent = `${problem.replace(/\.(\s|$)/, ` since ${since}.$1`)} Rules cannot read or change documents until it answers.`;
+  target.hidden = false;
 }
 
 interface Arrival {

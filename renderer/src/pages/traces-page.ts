@@ -27,6 +27,17 @@ async function serviceQuery(query: Record<string, string>): Promise<{ query: Rec
   return { query: out, titles };
 }
 
+/** Titles of the listed documents not known yet; the list still shows (ids only) when the dms cannot answer. */
+async function missingTitles(traces: Trace[], known: Record<number, string>): Promise<Record<number, string>> {
+  const ids = [...new Set(traces.map((t) => t.document))].filter((id) => !(id in known));
+  if (ids.length === 0) return {};
+  try {
+    return (await request<{ titles: Record<number, string> }>('/api/ui/documents/titles', { query: { ids: ids.slice(0, 200).join(',') } })).titles;
+  } catch {
+    return {};
+  }
+}
+
 const FILTERS = ['document', 'rule_id', 'status', 'event_id'] as const;
 const STATUSES = ['matched', 'not_matched', 'error', 'skipped', 'timeout'];
 
@@ -69,6 +80,7 @@ export function renderTracesPage(main: HTMLElement): () => void {
     try {
       const [{ query: sent, titles }, config] = await Promise.all([serviceQuery(query), uiConfig().catch(() => null)]);
       const { traces } = await request<{ traces: Trace[] }>('/api/traces', { query: { ...sent, limit: 200 } });
+      Object.assign(titles, await missingTitles(traces, titles));
       const filtered = Object.keys(query).length > 0;
       summary.textContent = `${traces.length} trace${traces.length === 1 ? '' : 's'}${filtered ? ' matching the filters' : ''}, newest first${traces.length === 200 ? ' (the latest 200)' : ''}.`;
       list.replaceChildren(

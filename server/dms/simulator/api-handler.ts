@@ -8,6 +8,7 @@ import { trashRoutes } from './routes-trash.js';
 import { requestedApiVersion, versionHeaders, type SimProfile } from './profiles.js';
 import { PERMISSION_DENIED, type SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
+import { webPage } from './web-pages.js';
 
 export interface ApiHandlerDeps {
   store: SimStore;
@@ -26,9 +27,6 @@ export interface ApiHandlerDeps {
 
 const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes, ...accountRoutes, ...trashRoutes];
 const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' };
-
-// Django's redirect quotes the `next` path but keeps '/'.
-const quoteNext = (path: string) => encodeURIComponent(path).replace(/%2F/g, '/');
 
 function authenticate(req: IncomingMessage, deps: ApiHandlerDeps): SimUser | SimResult {
   const header = req.headers.authorization ?? '';
@@ -88,10 +86,7 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
   let headers: Record<string, string> = {};
   try {
     if (isToken && method === 'POST') return writeResult(res, await tokenEndpoint(req, deps), {});
-    if (!route) {
-      // Paperless's catch-all web route: not a 404, a redirect to the login page (§2).
-      return writeResult(res, { status: 302, headers: { location: `/accounts/login/?next=${quoteNext(url.pathname + url.search)}` }, text: '' }, {});
-    }
+    if (!route) return writeResult(res, webPage(url, deps.store), {}); // the demo's pages, else Paperless's redirect to sign in (§2)
     // DRF determines the version before it authenticates: a bad version is 406 even with a bad token, and unauthenticated
     // answers carry no version headers (ApiVersionMiddleware adds them only for an authenticated user).
     const version = requestedApiVersion(deps.profile, req.headers.accept);

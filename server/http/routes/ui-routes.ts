@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Session } from '../../auth/sessions.js';
 import type { Services } from '../../services.js';
 
-/** The signed-in user and the non-secret settings the Web UI needs. */
+/** The signed-in user, the non-secret settings the Web UI needs, and the service log. */
 export function uiRoutes(services: Services): Router {
   const router = Router();
 
@@ -22,6 +22,12 @@ export function uiRoutes(services: Services): Router {
       rules_dir: config.rulesDir,
       trace_retention: config.traceRetention,
     });
+  });
+
+  // The service log as a download (the desktop app writes one; "the service log has the details" leads here).
+  router.get('/log', (_req, res) => {
+    const text = services.serviceLog();
+    res.type('text/plain; charset=utf-8').attachment('dms-rules-service.log').send(text);
   });
 
   return router;

@@ -49,7 +49,7 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
       deps.concurrency,
       async (w) => {
         const revert = () => revertOne(deps, index, w, eventId, target.event_id, dryRun);
-        const trace = await (dryRun ? revert() : deps.lane.exclusive(w.document, revert));
+        const { trace, title } = await (dryRun ? revert() : deps.lane.exclusive(w.document, revert));
         deps.traces.append([trace]);
         counts.processed++;
         if (trace.status === 'error') counts.errors++;
@@ -60,7 +60,7 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
           report.report.reverted = (report.report.reverted ?? 0) + 1;
         }
         if (trace.conditions.some((c) => !c.result)) report.report.skipped_edited = (report.report.skipped_edited ?? 0) + 1;
-        report.add(w.document, '', restored, restored ? trace.changes : {});
+        report.add(w.document, title, restored, restored ? trace.changes : {});
         events.update(eventId, { ...counts });
       },
       () => signal.aborted,
@@ -85,8 +85,9 @@ async function revertOne(
   eventId: number,
   targetEventId: number,
   dryRun: boolean,
-): Promise<Trace> {
+): Promise<{ trace: Trace; title: string }> {
   const started = Date.now();
+  let title = '';
   const trace: Trace = {
     id: randomUUID(),
     at: deps.now().toISOString(),
@@ -109,10 +110,11 @@ async function revertOne(
     if (back.stop) {
       trace.status = 'matched';
       trace.duration_ms = Date.now() - started;
-      return trace;
+      return { trace, title };
     }
     written = back.written;
     const doc = await deps.dms.getDocument(written.document);
+    title = doc.title; // the undo report names documents, never a bare id
     const current = toRuleDocument(doc, index);
     const decision = decideRevert(current, written);
     trace.conditions = [
@@ -162,5 +164,5 @@ async function revertOne(
     trace.error = `Could not revert document ${written.document}: ${errorMessage(err)}`;
   }
   trace.duration_ms = Date.now() - started;
-  return trace;
+  return { trace, title };
 }

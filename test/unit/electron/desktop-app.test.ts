@@ -128,7 +128,7 @@ describe('desktop app wiring', () => {
     }
   });
 
-  test('tray: webhook URL in the tooltip, Copy webhook URL and Open rules folder do what they say', async () => {
+  test('tray: webhook URL in the tooltip, Copy webhook URL, Open rules folder and Open log do what they say', async () => {
     const fake = await launch();
     try {
       assert.ok(fake.desktop);
@@ -139,12 +139,14 @@ describe('desktop app wiring', () => {
       const items = menuItems(tray.menu);
       assert.deepEqual(
         items.map((i) => i.label ?? i.type),
-        ['Open', 'Copy webhook URL', webhook, 'Open rules folder', 'separator', 'Quit'],
+        ['Open', 'Copy webhook URL', webhook, 'Open rules folder', 'Open log', 'separator', 'Quit'],
       );
       itemLabelled(items, 'Copy webhook URL').click?.();
       assert.equal(fake.record.clipboard, webhook);
       itemLabelled(items, 'Open rules folder').click?.();
       assert.deepEqual(fake.record.openedPaths, [path.join(fake.userData, 'rules.d')]);
+      itemLabelled(items, 'Open log').click?.();
+      assert.equal(fake.record.openedPaths[1], path.join(fake.userData, 'data', 'logs', 'service.log'));
       const appMenu = menuItems(fake.record.applicationMenu);
       assert.equal(itemLabelled(appMenu, 'Quit').accelerator, 'CmdOrCtrl+Q');
     } finally {

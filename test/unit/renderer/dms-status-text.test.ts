@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dmsStatusLines } from '../../../renderer/src/dms-status-text.js';
+import { dmsProblemText, dmsStatusLines } from '../../../renderer/src/dms-status-text.js';
 
 const HEALTHY = {
   url: 'http://p',
@@ -49,6 +49,28 @@ describe('what the settings page says about the dms', () => {
 
   it('shows the error of an unreachable or unsupported dms', () => {
     const lines = dmsStatusLines({ ...HEALTHY, reachable: false, version: '2.15.3', api_version: null, error: 'The dms at http://p is Paperless-ngx 2.15.3 …' });
-    assert.deepEqual(lines[0], { id: 'dms-status-error', kind: 'error', text: 'Not connected: The dms at http://p is Paperless-ngx 2.15.3 …' });
+    assert.deepEqual(lines[0], {
+      id: 'dms-status-error',
+      kind: 'error',
+      text: 'Not connected: Paperless at http://p cannot be used: The dms at http://p is Paperless-ngx 2.15.3 …',
+    });
+  });
+
+  it('says in plain words why the dms cannot be used: refused, not found, not an API, token refused', () => {
+    const down = (error: string) => dmsProblemText({ ...HEALTHY, url: 'http://p:8000', reachable: false, error });
+    assert.equal(
+      down('GET /api/ connect ECONNREFUSED 127.0.0.1:8000 after 4 attempts'),
+      'Paperless at http://p:8000 does not answer (connection refused). Is it running, and is the address right?',
+    );
+    assert.equal(down('getaddrinfo ENOTFOUND p'), 'Paperless at http://p:8000 cannot be found: its host name does not resolve.');
+    assert.match(down('dms GET /api/ answered 404 Not Found') ?? '', /^http:\/\/p:8000 is not a Paperless-ngx API \(it answered 404 Not Found\)/);
+    assert.match(down('dms answered 401: Invalid token.') ?? '', /refuses the token/);
+    assert.equal(dmsProblemText(HEALTHY), null);
+  });
+
+  it('never presents the demo dms as a Paperless-ngx release', () => {
+    const lines = dmsStatusLines({ ...HEALTHY, demo: true, version: '3.0.5' });
+    assert.equal(lines[0].text, 'Connected to the built-in demo dms: sample documents, changes kept in memory only.');
+    assert.ok(lines.every((l) => !l.text.includes('3.0.5')));
   });
 });

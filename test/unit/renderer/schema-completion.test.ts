@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { optionsFor, vocabularyKind, yamlScalar } from '../../../renderer/src/editor/schema-completion.js';
+import { oneLine, optionsFor, vocabularyKind, yamlScalar } from '../../../renderer/src/editor/schema-completion.js';
 import type { SchemaNode } from '../../../renderer/src/editor/schema-walk.js';
 import { normalizeVocabulary } from '../../../renderer/src/editor/vocabulary.js';
 import { ITEM, yamlContextAt } from '../../../renderer/src/editor/yaml-context.js';
@@ -182,5 +182,21 @@ describe('move_to_trash', () => {
   it('is offered as an action, and true as its value', () => {
     assert.ok(labels('rules:\n  - id: a\n    actions:\n      - mov|').includes('move_to_trash'));
     assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - move_to_trash: |'), ['true']);
+  });
+});
+
+describe('completion items say in one line what they are', () => {
+  it('gives every rule key a short description beside it, the full text as its info', () => {
+    const { text, line, column } = at('rules:\n  - id: a\n    |');
+    const options = optionsFor(data, text, line, column)?.options ?? [];
+    const when = options.find((o) => o.label === 'when');
+    assert.ok(when?.detail && when.detail.length <= 60 && !when.detail.includes('\n'), JSON.stringify(when));
+    assert.ok(options.filter((o) => o.type === 'property').every((o) => typeof o.detail === 'string' && o.detail.length > 0));
+  });
+
+  it('cuts a description at its first sentence and at 60 characters', () => {
+    assert.equal(oneLine('Conditions the document must meet. Without it every document matches.'), 'Conditions the document must meet');
+    assert.equal(oneLine('x'.repeat(80))?.length, 60);
+    assert.equal(oneLine(undefined), undefined);
   });
 });

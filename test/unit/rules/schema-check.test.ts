@@ -41,6 +41,11 @@ describe('schema stage', () => {
       /^line 4, column 10: rule "a" at extract\.n: missing required key "regex" or "value"/,
     ],
     ['a condition with two keys', 'rules:\n  - id: a\n    when: { content: x, title: y }\n', /^line 3, column 11: rule "a" at when: a condition has exactly one key/],
+    [
+      'two fields under when: suggests all:',
+      'rules:\n  - id: a\n    when:\n      correspondent: x\n      title: y\n',
+      /when: a condition has exactly one key, found correspondent, title; to require all of them write all: with one item each \(- correspondent: … \/ - title: …\)/,
+    ],
     ['an unknown trigger', 'rules:\n  - id: a\n    on: [sometimes]\n', /^line 3, column 10: rule "a" at on\[0\]: must be one of: "added", "updated", "manual"/],
     ['rules that are not a list', 'rules: 5\n', /^line 1, column 8: rules: must be a list, not 5/],
     ['a misspelt top-level key', 'ruls: []\n', /^line 1, column 1: unknown key "ruls"; expected one of: rules/],

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
+import { ADMIN, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { launchBrowser, openPage, screenshot } from './browser.js';
+
+describe('an honest dms connection: a dms that does not answer is said so, in plain words', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    sim = await startSimulator();
+    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    await sim.close(); // Paperless stops: its port now refuses connections
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('shows a banner naming the dms and why, on every page; the settings say the same and offer the service log', async () => {
+    const ui = await openPage(browser, server.url);
+    try {
+      const { page } = ui;
+      page.setDefaultTimeout(15_000);
+      await page.goto('/login?next=%2Fjobs');
+      await page.fill('#login-user', ADMIN.username);
+      await page.fill('#login-password', ADMIN.password);
+      await page.click('form.login-card button[type=submit]');
+      const banner = page.locator('#dms-down:not([hidden])');
+      await banner.waitFor();
+      const text = (await banner.textContent()) ?? '';
+      assert.match(
+        text,
+        new RegExp(`^Paperless at ${sim.url.replace(/[.]/g, '\\.')} does not answer \\(connection refused\\) since \\d{1,2}:\\d{2}( [AP]M)?\\. Is it running`),
+      );
+      assert.doesNotMatch(text, /ECONNREFUSED|attempts|GET /);
+      await screenshot(page, '40-dms-down');
+      await page.click('.topbar nav a[href="/settings"]');
+      await page.locator('#dms-status-error').waitFor();
+      assert.match((await page.locator('#dms-status-error').textContent()) ?? '', /^Not connected: Paperless at .* does not answer \(connection refused\)/);
+      assert.equal(await page.locator('#dms-down:not([hidden])').count(), 1);
+      // "The service log has the details" leads somewhere: the settings offer it as a download.
+      createFileLogger(serviceLogFile(server.dataDir)).warn('dms: GET /api/ connect ECONNREFUSED');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-log')]);
+      assert.equal(download.suggestedFilename(), 'dms-rules-service.log');
+      assert.match(fs.readFileSync(await download.path(), 'utf8'), /ECONNREFUSED/);
+      assert.deepEqual(
+        ui.problems.filter((p) => !/status of 5\d\d/.test(p)),
+        [],
+      );
+    } finally {
+      await ui.context.close();
+    }
+  });
+});
+
+describe('after the service restarts with another dms, the page says so once it reconnects', () => {
+  let sim: Simulator | undefined;
+  let first: TestServer | undefined;
+  let second: TestServer | undefined;
+  let browser: Browser;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await second?.close();
+    await sim?.close();
+  });
+
+  it('the header badge and the demo notice follow the dms the service uses now', async () => {
+    const dirs = { dataDir: tempDir(), rulesDir: tempDir() };
+    first = await startTestServer({}, dirs); // the demo dms
+    const ui = await openPage(browser, first.url);
+    try {
+      const { page } = ui;
+      page.setDefaultTimeout(15_000);
+      await page.goto('/login?next=%2Fjobs');
+      await page.fill('#login-user', ADMIN.username);
+      await page.fill('#login-password', ADMIN.password);
+      await page.click('form.login-card button[type=submit]');
+      await page.locator('#demo-banner:not([hidden])').waitFor();
+      assert.equal(await page.locator('#dms-badge').textContent(), 'demo dms');
+
+      // The service stops; the page notices (every request fails) and waits for it.
+      const port = Number(new URL(first.url).port);
+      await first.close();
+      await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+      await page.locator('#offline-banner').waitFor();
+      // It comes back on the same address with the same data, now with a Paperless configured.
+      sim = await startSimulator();
+      second = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { ...dirs, port });
+      await page.unroute('**/api/**');
+      await page.locator('#offline-banner').waitFor({ state: 'detached' });
+      await page.locator('#dms-badge', { hasText: new URL(sim.url).host }).waitFor();
+      assert.equal(await page.locator('#demo-banner').isHidden(), true);
+      assert.deepEqual(
+        ui.problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to fetch|status of 5\d\d/.test(p)),
+        [],
+      );
+    } finally {
+      await ui.context.close();
+    }
+  });
+});
