@@ -31,6 +31,9 @@ export function entryFields(entry: DmsHistoryEntry): string[] {
   return Object.keys(entry.changes).map((key) => ENTRY_FIELDS[key] ?? key);
 }
 
+/** How long after a save's `modified` its audit-log entry may be stamped (Paperless logs it in the same request). */
+export const SAME_SAVE_MS = 1000;
+
 const STATE_NOTE = 'A permission-only change is not in the audit log and is recognised by the document state in either mode.';
 
 /**
@@ -81,7 +84,9 @@ export function createAttribution(dms: Pick<DmsClient, 'serviceUser' | 'document
         logger.warn(`could not read the audit log of document ${doc.id}: ${errorMessage(err)}; running the rules`);
         return false;
       }
-      const since = Date.parse(write.readAt);
+      // The save the rules read logs its own entry a moment after it sets `modified` (same request): entries
+      // within SAME_SAVE_MS of the read's `modified` are that save, not a later change.
+      const since = Date.parse(write.readAt) + SAME_SAVE_MS;
       const foreign = entries.find((e) => Date.parse(e.timestamp) > since && !(e.actor?.id === self.id && entryFields(e).every((field) => write.fields.includes(field))));
       if (foreign) {
         const who = foreign.actor ? `the dms user "${foreign.actor.username}"` : 'a Paperless workflow';

@@ -13,8 +13,8 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
   let browser: Browser;
   before(async () => {
     sim = await startSimulator();
+    await sim.close(); // Paperless is not running: its port refuses connections
     server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
-    await sim.close(); // Paperless stops: its port now refuses connections
     browser = await launchBrowser();
   });
   after(async () => {
