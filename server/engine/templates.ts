@@ -16,9 +16,9 @@ import { MoneyDrop } from './money-drop.js';
  * loop is stopped by this count, the same on every machine. The wall-clock limit below stays only as a
  * backstop for a single step that is slow in itself; no loop reaches it before the step count.
  */
-export const MAX_TEMPLATE_STEPS = 250_000;
+export const MAX_TEMPLATE_STEPS = 100_000;
 /** Wall-clock backstop per render: the one place the engine measures time. */
-const RENDER_LIMIT_MS = 2000;
+const RENDER_LIMIT_MS = 30_000;
 /** Rendered text of one template, in characters (a title, a note, a var); more fails the template. */
 export const MAX_RENDERED_CHARS = 100_000;
 

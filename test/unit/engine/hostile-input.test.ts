@@ -30,7 +30,7 @@ test('a template that loops too long is stopped: its own status, not a silent no
     { id: 'next', actions: [{ add_tags: 'ok' }] },
   ]);
   assert.equal(ev.results[0].status, 'timeout');
-  assert.match(ev.results[0].error ?? '', /ran more than 250,000 steps and was stopped/);
+  assert.match(ev.results[0].error ?? '', /ran more than 100,000 steps and was stopped/);
   assert.equal(ev.results[1].status, 'matched', 'the other rules go on');
 });
 
