@@ -117,3 +117,12 @@ export async function isServiceEcho(echoes: Pick<EchoLedger, 'isOwnWrite' | 'own
   const write = echoes.ownWrite(doc);
   return write === null || (await attribution.onlyOwnChanges(doc, write));
 }
+
+/**
+ * Catch-up's test: the document needs no run when the service handled exactly this state without writing, or it
+ * is the service's own echo (a state it wrote that, by the audit log, nobody else changed since).
+ */
+export async function alreadyHandled(echoes: Pick<EchoLedger, 'isKnownState' | 'isOwnWrite' | 'ownWrite'>, attribution: Attribution, doc: DmsDocument): Promise<boolean> {
+  if (!echoes.isKnownState(doc)) return false;
+  return !echoes.isOwnWrite(doc) || (await isServiceEcho(echoes, attribution, doc));
+}

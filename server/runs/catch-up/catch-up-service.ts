@@ -3,7 +3,7 @@ import { DmsNotFoundError } from '../../dms/errors.js';
 import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import { isServiceEcho, type Attribution, type AttributionStatus } from '../attribution.js';
+import { alreadyHandled, type Attribution, type AttributionStatus } from '../attribution.js';
 import type { AutomaticRunner } from '../automatic-runner.js';
 import type { DocumentFailure, EchoLedger } from '../echo-ledger.js';
 import type { FailedRunRetry } from '../failed-run-retry.js';
@@ -161,8 +161,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
             } else {
               await deps.lane.exclusive(doc.id, async () => {
                 const current = deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
-                const known = current !== null && deps.echoes.isKnownState(current);
-                if (!current || (known && (!deps.echoes.isOwnWrite(current) || (await isServiceEcho(deps.echoes, deps.attribution, current))))) {
+                if (!current || (await alreadyHandled(deps.echoes, deps.attribution, current))) {
                   found.skipped++;
                   return;
                 }
