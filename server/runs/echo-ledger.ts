@@ -155,8 +155,7 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
   const recordWritten = (doc: DmsDocument, expected: WriteExpectation | undefined) => {
     const foreign = expected ? changedBesides(expected, doc) : [];
     if (foreign.length === 0) {
-      record(doc, true);
-      if (expected) touch(doc.id).write = { readAt: expected.before.modified, fields: [...expected.fields] };
+      record(doc, true, expected ? { readAt: expected.before.modified, fields: [...expected.fields] } : undefined);
       return;
     }
     const entry = touch(doc.id);
@@ -165,11 +164,12 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     options.logger.info(`document ${doc.id}: ${foreign.join(', ')} changed in the dms while the service wrote it; the next arrival runs the rules`);
   };
 
-  const record = (doc: DmsDocument, own: boolean) => {
+  const record = (doc: DmsDocument, own: boolean, write?: OwnWrite) => {
     const entry = touch(doc.id);
     entry.state = documentState(doc);
     entry.own = own;
-    delete entry.write;
+    if (write) entry.write = write;
+    else delete entry.write;
     // A write's state is saved at once: a crash right after must not turn its late echo into a run.
     if (own) void persist();
   };
