@@ -30,7 +30,8 @@ module.exports = {
     {
       name: 'engine-is-pure',
       severity: 'error',
-      comment: 'server/engine/ is pure: no dms runtime, stores, HTTP, services, files, network or processes. Types from dms/types.ts are fine.',
+      comment:
+        'server/engine/ is pure: no dms runtime, stores, HTTP, services, files, network or processes. Types from dms/types.ts are fine.',
       from: { path: '^server/engine/' },
       to: {
         path: [
@@ -81,14 +82,16 @@ module.exports = {
     {
       name: 'simulator-only-in-demo-composition',
       severity: 'error',
-      comment: 'The Paperless simulator is for tests, benchmarks and the demo dms, composed in server/dms/dms-connection.ts only.',
+      comment:
+        'The Paperless simulator is for tests, benchmarks and the demo dms, composed in server/dms/dms-connection.ts only.',
       from: { path: '^(server|electron)/', pathNot: ['^server/dms/simulator/', '^server/dms/dms-connection[.]ts$'] },
       to: { path: '^server/dms/simulator/' },
     },
     {
       name: 'server-not-electron-or-renderer',
       severity: 'error',
-      comment: 'The service runs inside Electron and on its own; it never imports the shell, the UI or the electron package.',
+      comment:
+        'The service runs inside Electron and on its own; it never imports the shell, the UI or the electron package.',
       from: { path: '^server/' },
       to: { path: ['^electron/', '^renderer/', '^electron$'], dependencyTypesNot: ['type-only'] },
     },
@@ -113,7 +116,10 @@ module.exports = {
     // type-only imports count as dependencies, so the type-only exceptions above can be told apart.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -16,7 +16,11 @@ export default tseslint.config(
       // node:test's test()/describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] },
+          ],
+        },
       ],
       // Messages a person reads put counts and flags in templates (`${n} documents`); objects and nullish still may not.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
@@ -34,7 +38,10 @@ export default tseslint.config(
       // Patches and query filters are plain records keyed by field name; deleting a key is what they are for.
       '@typescript-eslint/no-dynamic-delete': 'off',
       // `_name` marks a parameter kept for its position; rest siblings drop the keys they leave out.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

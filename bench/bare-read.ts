@@ -6,7 +6,9 @@ const started = process.hrtime.bigint();
 let documents = 0;
 let requests = 0;
 for (let next: string | null = `${base}/api/documents/?page_size=1000`; next;) {
-  const res = await fetch(next, { headers: { authorization: `Token ${token}`, accept: 'application/json; version=10' } });
+  const res = await fetch(next, {
+    headers: { authorization: `Token ${token}`, accept: 'application/json; version=10' },
+  });
   if (!res.ok) throw new Error(`${res.status} from ${next}`);
   const body = (await res.json()) as { next: string | null; results: unknown[] };
   requests++;

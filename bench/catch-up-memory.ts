@@ -48,4 +48,7 @@ async function measure(size: number): Promise<void> {
   await sim.close();
 }
 
-for (const size of process.argv.slice(2).map(Number).filter(Boolean).length ? process.argv.slice(2).map(Number) : [2_500, 10_000]) await measure(size);
+for (const size of process.argv.slice(2).map(Number).filter(Boolean).length
+  ? process.argv.slice(2).map(Number)
+  : [2_500, 10_000])
+  await measure(size);

@@ -42,7 +42,10 @@ function syntheticTrace(i: number): Trace {
       { path: 'when/all', description: 'all of 2 conditions', operator: 'all', result: true },
     ],
     extracted: { number: `SWM-2025-${document}`, total: 84.37 },
-    changes: { title: { from: 'Scan 0815', to: `Stadtwerke 2025-01 #${document}` }, tags: { from: ['Posteingang'], to: ['Posteingang', 'Rechnung'] } },
+    changes: {
+      title: { from: 'Scan 0815', to: `Stadtwerke 2025-01 #${document}` },
+      tags: { from: ['Posteingang'], to: ['Posteingang', 'Rechnung'] },
+    },
     actions: [
       { path: 'actions/0', action: 'set_title', status: 'planned' },
       { path: 'actions/1', action: 'add_tags', status: 'planned' },
@@ -69,7 +72,11 @@ export async function benchHistory(retention = 20_000): Promise<Row[]> {
     },
   ];
 
-  const service = await startService(process.cwd(), { SVC_DATA_DIR: dataDir, SVC_RULES_DIR: tempDir('rules'), SVC_TRACE_RETENTION: String(retention) });
+  const service = await startService(process.cwd(), {
+    SVC_DATA_DIR: dataDir,
+    SVC_RULES_DIR: tempDir('rules'),
+    SVC_TRACE_RETENTION: String(retention),
+  });
   try {
     const queries: Array<[string, string]> = [
       ['newest 100', '/api/traces?limit=100'],

@@ -13,9 +13,14 @@ interface EventRecord {
 }
 
 /** Starts a run-all of the bench rule and waits for it; `jobSeconds` is the service's own start-to-finish time. */
-export async function runJob(service: ServiceProcess, dryRun: boolean): Promise<{ seconds: number; jobSeconds: number; event: EventRecord }> {
+export async function runJob(
+  service: ServiceProcess,
+  dryRun: boolean,
+): Promise<{ seconds: number; jobSeconds: number; event: EventRecord }> {
   const started = Date.now();
-  const queued = await api<{ event_id: number }>(service.url, `/api/run?rule_id=${BENCH_RULE_ID}&dry_run=${dryRun}`, { method: 'POST' });
+  const queued = await api<{ event_id: number }>(service.url, `/api/run?rule_id=${BENCH_RULE_ID}&dry_run=${dryRun}`, {
+    method: 'POST',
+  });
   if (queued.status !== 200) throw new Error(`job did not start: ${queued.status} ${JSON.stringify(queued.body)}`);
   for (;;) {
     await new Promise((r) => setTimeout(r, 25));
@@ -34,40 +39,55 @@ const totalRequests = (counts: Record<string, number>) => Object.values(counts).
 export async function benchJobs(size: number): Promise<Row[]> {
   const rows: Row[] = [];
   const n = (x: number) => x.toLocaleString('en');
-  await withRig({ generate: { count: size, seed: 7 }, files: { 'bench.yml': BENCH_RULES } }, async ({ sim, service }) => {
-    const baseline = service.rssMiB();
-    const measure = async (label: string, dryRun: boolean) => {
-      sim.resetCounts();
-      const serviceCpu = service.cpuSeconds();
-      const dmsCpu = process.cpuUsage();
-      const { seconds, event } = await runJob(service, dryRun);
-      const usedByService = service.cpuSeconds() - serviceCpu;
-      const used = process.cpuUsage(dmsCpu);
-      const usedByDms = (used.user + used.system) / 1e6;
-      const perThousand = (totalRequests(sim.counts()) / event.processed) * 1000;
+  await withRig(
+    { generate: { count: size, seed: 7 }, files: { 'bench.yml': BENCH_RULES } },
+    async ({ sim, service }) => {
+      const baseline = service.rssMiB();
+      const measure = async (label: string, dryRun: boolean) => {
+        sim.resetCounts();
+        const serviceCpu = service.cpuSeconds();
+        const dmsCpu = process.cpuUsage();
+        const { seconds, event } = await runJob(service, dryRun);
+        const usedByService = service.cpuSeconds() - serviceCpu;
+        const used = process.cpuUsage(dmsCpu);
+        const usedByDms = (used.user + used.system) / 1e6;
+        const perThousand = (totalRequests(sim.counts()) / event.processed) * 1000;
+        rows.push({
+          measure: `${n(size)} docs, ${label}: throughput`,
+          value: `${round(event.processed / seconds, 0)} docs/s`,
+          note: `${event.processed} processed, ${event.matched} matched, ${event.changed} changed, ${event.errors} errors in ${round(seconds, 1)} s`,
+        });
+        rows.push({
+          measure: `${n(size)} docs, ${label}: dms requests / 1,000 docs`,
+          value: round(perThousand, 1),
+          note: JSON.stringify(sim.counts()),
+        });
+        rows.push({
+          measure: `${n(size)} docs, ${label}: CPU service / dms`,
+          value: `${round(usedByService, 1)} / ${round(usedByDms, 1)} s`,
+          note: `ratio ${round(usedByService / usedByDms, 2)}; wall ${round(seconds, 1)} s on 2 cores`,
+        });
+      };
+      await measure('dry run', true);
+      await measure('real, changing', false);
+      await measure('real, unchanged (second run)', false);
       rows.push({
-        measure: `${n(size)} docs, ${label}: throughput`,
-        value: `${round(event.processed / seconds, 0)} docs/s`,
-        note: `${event.processed} processed, ${event.matched} matched, ${event.changed} changed, ${event.errors} errors in ${round(seconds, 1)} s`,
+        measure: `${n(size)} docs: service peak RSS`,
+        value: `${round(service.peakRssMiB(), 0)} MiB`,
+        note: `idle after start ${round(baseline, 0)} MiB`,
       });
-      rows.push({ measure: `${n(size)} docs, ${label}: dms requests / 1,000 docs`, value: round(perThousand, 1), note: JSON.stringify(sim.counts()) });
-      rows.push({
-        measure: `${n(size)} docs, ${label}: CPU service / dms`,
-        value: `${round(usedByService, 1)} / ${round(usedByDms, 1)} s`,
-        note: `ratio ${round(usedByService / usedByDms, 2)}; wall ${round(seconds, 1)} s on 2 cores`,
-      });
-    };
-    await measure('dry run', true);
-    await measure('real, changing', false);
-    await measure('real, unchanged (second run)', false);
-    rows.push({ measure: `${n(size)} docs: service peak RSS`, value: `${round(service.peakRssMiB(), 0)} MiB`, note: `idle after start ${round(baseline, 0)} MiB` });
-  });
+    },
+  );
   return rows;
 }
 
 /** Live memory, not garbage: the largest corpus run with the service's heap capped far below its size. */
 export async function benchHeapCap(size: number, heapMiB: number): Promise<Row[]> {
-  const setup = { generate: { count: size, seed: 7 }, files: { 'bench.yml': BENCH_RULES }, env: { NODE_OPTIONS: `--max-old-space-size=${heapMiB}` } };
+  const setup = {
+    generate: { count: size, seed: 7 },
+    files: { 'bench.yml': BENCH_RULES },
+    env: { NODE_OPTIONS: `--max-old-space-size=${heapMiB}` },
+  };
   return withRig(setup, async ({ sim, service }) => {
     const { seconds, event } = await runJob(service, true);
     return [

@@ -7,13 +7,19 @@ import { percentile, round, timed, type Row } from './stats.js';
 
 /** Single-document run latency, webhook acceptance under load, and /api/traces with a full history. */
 export async function benchLatency(): Promise<Row[]> {
-  const setup = { generate: { count: 1000, seed: 11 }, files: { 'bench.yml': BENCH_RULES }, env: { SVC_WEBHOOK_DRY_RUN: 'true' } };
+  const setup = {
+    generate: { count: 1000, seed: 11 },
+    files: { 'bench.yml': BENCH_RULES },
+    env: { SVC_WEBHOOK_DRY_RUN: 'true' },
+  };
   return withRig(setup, async ({ sim, service }) => {
     const rows: Row[] = [];
     const ids = [...sim.store.documents.keys()];
     const runs: number[] = [];
     for (let i = 0; i < 300; i++) {
-      const { ms, value } = await timed(() => api(service.url, `/api/run?document=${ids[i % ids.length]}&rule_id=${BENCH_RULE_ID}`, { method: 'POST' }));
+      const { ms, value } = await timed(() =>
+        api(service.url, `/api/run?document=${ids[i % ids.length]}&rule_id=${BENCH_RULE_ID}`, { method: 'POST' }),
+      );
       if (value.status !== 200) throw new Error(`run failed: ${value.status} ${JSON.stringify(value.body)}`);
       runs.push(ms);
     }
@@ -31,7 +37,11 @@ export async function benchLatency(): Promise<Row[]> {
       value: `${round(load.p50)} / ${round(load.p99)} ms`,
       note: `from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}`,
     });
-    rows.push({ measure: 'webhook events accepted but never run', value: String(lost), note: `${load.eventIds.length} distinct events accepted (duplicates collapse)` });
+    rows.push({
+      measure: 'webhook events accepted but never run',
+      value: String(lost),
+      note: `${load.eventIds.length} distinct events accepted (duplicates collapse)`,
+    });
 
     const traceCalls: number[] = [];
     const filtered: number[] = [];
@@ -45,7 +55,10 @@ export async function benchLatency(): Promise<Row[]> {
       value: `${round(percentile(traceCalls, 50))} / ${round(percentile(traceCalls, 99))} ms`,
       note: `history holds ≥ ${stored.body.traces.length} traces`,
     });
-    rows.push({ measure: 'GET /api/traces filtered by document p50 / p99', value: `${round(percentile(filtered, 50))} / ${round(percentile(filtered, 99))} ms` });
+    rows.push({
+      measure: 'GET /api/traces filtered by document p50 / p99',
+      value: `${round(percentile(filtered, 50))} / ${round(percentile(filtered, 99))} ms`,
+    });
     return rows;
   });
 }
@@ -59,11 +72,25 @@ export interface WebhookLoadResult {
 }
 
 /** Posts webhooks at `rate` per second for `seconds` from a second process and returns its figures. */
-export async function webhookLoad(url: string, ids: number[], rate: number, seconds: number): Promise<WebhookLoadResult> {
+export async function webhookLoad(
+  url: string,
+  ids: number[],
+  rate: number,
+  seconds: number,
+): Promise<WebhookLoadResult> {
   // Async on purpose: the simulator lives in this process and must keep answering during the load.
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', path.join('bench', 'webhook-load.ts'), url, BENCH_TOKEN, String(rate), String(seconds), ids.join(',')],
+    [
+      '--import',
+      'tsx',
+      path.join('bench', 'webhook-load.ts'),
+      url,
+      BENCH_TOKEN,
+      String(rate),
+      String(seconds),
+      ids.join(','),
+    ],
     { encoding: 'utf8' },
   );
   return JSON.parse(stdout) as WebhookLoadResult;
@@ -93,6 +120,12 @@ export async function benchReload(count: number): Promise<Row[]> {
       if (value.status !== 200) throw new Error(`reload failed: ${value.status} ${JSON.stringify(value.body)}`);
       times.push(ms);
     }
-    return [{ measure: `rules reload, ${count.toLocaleString('en')} files`, value: `${round(percentile(times, 50), 0)} ms`, note: 'median of 5 POST /api/reload' }];
+    return [
+      {
+        measure: `rules reload, ${count.toLocaleString('en')} files`,
+        value: `${round(percentile(times, 50), 0)} ms`,
+        note: 'median of 5 POST /api/reload',
+      },
+    ];
   });
 }

@@ -10,9 +10,14 @@ import { round, type Row } from './stats.js';
 
 /** Pages through every document from a second process, as the service would; seconds of wall time. */
 async function bareRead(sim: Simulator): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join('bench', 'bare-read.ts'), sim.url, sim.token], { encoding: 'utf8' });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', path.join('bench', 'bare-read.ts'), sim.url, sim.token],
+    { encoding: 'utf8' },
+  );
   const read = JSON.parse(stdout) as { seconds: number; documents: number };
-  if (read.documents !== sim.store.documents.size) throw new Error(`bare read saw ${read.documents} of ${sim.store.documents.size} documents`);
+  if (read.documents !== sim.store.documents.size)
+    throw new Error(`bare read saw ${read.documents} of ${sim.store.documents.size} documents`);
   return read.seconds;
 }
 
@@ -28,15 +33,29 @@ export async function benchLimit(
   profile: SlowDmsProfile | null,
   options: { env?: Record<string, string>; label?: string; real?: boolean; nodeArgs?: string[] } = {},
 ): Promise<Row[]> {
-  const dms = profile ? `slow dms (${profile.latencyMs} ms + ${profile.perDocumentMs} ms/doc, ${profile.workers} workers)` : 'fast dms';
+  const dms = profile
+    ? `slow dms (${profile.latencyMs} ms + ${profile.perDocumentMs} ms/doc, ${profile.workers} workers)`
+    : 'fast dms';
   const name = `${n(size)} docs, ${dms}${options.label ?? ''}`;
   return withRig(
-    { generate: { count: size, seed: 7 }, files: { 'bench.yml': BENCH_RULES }, slow: profile ?? undefined, env: options.env, nodeArgs: options.nodeArgs },
+    {
+      generate: { count: size, seed: 7 },
+      files: { 'bench.yml': BENCH_RULES },
+      slow: profile ?? undefined,
+      env: options.env,
+      nodeArgs: options.nodeArgs,
+    },
     async ({ sim, service }) => {
       const rows: Row[] = [];
       // The fast read takes a fraction of a second: best of three, as for the jobs below.
-      const bare = profile ? await bareRead(sim) : Math.min(await bareRead(sim), await bareRead(sim), await bareRead(sim));
-      rows.push({ measure: `${name}: bare paged read`, value: `${round(bare, 2)} s`, note: 'GET /api/documents/?page_size=1000 until next is null' });
+      const bare = profile
+        ? await bareRead(sim)
+        : Math.min(await bareRead(sim), await bareRead(sim), await bareRead(sim));
+      rows.push({
+        measure: `${name}: bare paged read`,
+        value: `${round(bare, 2)} s`,
+        note: 'GET /api/documents/?page_size=1000 until next is null',
+      });
       const measure = async (mode: string, dryRun: boolean, record: boolean) => {
         sim.slow?.resetBusy();
         const cpu = service.cpuSeconds();

@@ -30,7 +30,13 @@ if (!skip.has('limit')) {
   const rows: Row[] = [];
   for (const size of limitSizes) {
     rows.push(...(await benchLimit(size, null)));
-    rows.push(...(await benchLimit(size, null, { env: { SVC_EVAL_WORKERS: '0' }, label: ', evaluation on the main thread', real: false })));
+    rows.push(
+      ...(await benchLimit(size, null, {
+        env: { SVC_EVAL_WORKERS: '0' },
+        label: ', evaluation on the main thread',
+        real: false,
+      })),
+    );
   }
   for (const size of limitSizes) rows.push(...(await benchLimit(size, SLOW_DMS)));
   printTable('Limit comparison: run-all against the bare paged read of the same dms', rows);
@@ -43,6 +49,10 @@ if (!skip.has('jobs')) {
 }
 if (!skip.has('latency')) printTable('Latency', await benchLatency());
 const baseline = option('baseline');
-if (baseline) printTable('Webhook acceptance against a baseline build', [...(await benchEventStoreBaseline(baseline)), ...(await benchWebhookBaseline(baseline))]);
+if (baseline)
+  printTable('Webhook acceptance against a baseline build', [
+    ...(await benchEventStoreBaseline(baseline)),
+    ...(await benchWebhookBaseline(baseline)),
+  ]);
 if (!skip.has('history')) printTable('Trace history', await benchHistory());
 if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));

@@ -34,10 +34,21 @@ function procCpuSeconds(pid: number, file = `/proc/${pid}/stat`): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-export async function startService(root: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServiceProcess> {
+export async function startService(
+  root: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ServiceProcess> {
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/server/main.js')], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: env.NODE_OPTIONS ?? '', SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_API_TOKEN: BENCH_TOKEN, ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_OPTIONS: env.NODE_OPTIONS ?? '',
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: '0',
+      SVC_API_TOKEN: BENCH_TOKEN,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -76,7 +87,11 @@ export async function startService(root: string, env: Record<string, string>, no
 
 /** JSON call with the bench bearer token. */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the JSON shape it expects
-export async function api<T = Record<string, unknown>>(base: string, route: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+export async function api<T = Record<string, unknown>>(
+  base: string,
+  route: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: T }> {
   const res = await fetch(base + route, {
     ...init,
     headers: { authorization: `Bearer ${BENCH_TOKEN}`, ...(init.headers as Record<string, string> | undefined) },

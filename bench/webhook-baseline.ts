@@ -11,13 +11,21 @@ import { percentile, round, type Row } from './stats.js';
  * `npm run build` there), in alternating rounds within one run, so both see the same machine load.
  */
 export async function benchWebhookBaseline(baselineRoot: string, rounds = 3, rate = 200, seconds = 5): Promise<Row[]> {
-  const runs: Record<'baseline' | 'this build', Array<{ p50: number; p99: number; lost: number }>> = { baseline: [], 'this build': [] };
+  const runs: Record<'baseline' | 'this build', Array<{ p50: number; p99: number; lost: number }>> = {
+    baseline: [],
+    'this build': [],
+  };
   for (let round_ = 0; round_ < rounds; round_++) {
     for (const [label, root] of [
       ['baseline', baselineRoot],
       ['this build', process.cwd()],
     ] as const) {
-      const setup = { generate: { count: 1000, seed: 11 }, files: { 'bench.yml': BENCH_RULES }, env: { SVC_WEBHOOK_DRY_RUN: 'true' }, root };
+      const setup = {
+        generate: { count: 1000, seed: 11 },
+        files: { 'bench.yml': BENCH_RULES },
+        env: { SVC_WEBHOOK_DRY_RUN: 'true' },
+        root,
+      };
       runs[label].push(
         await withRig(setup, async ({ sim, service }) => {
           const load = await webhookLoad(service.url, [...sim.store.documents.keys()], rate, seconds);
@@ -47,7 +55,11 @@ export async function benchWebhookBaseline(baselineRoot: string, rounds = 3, rat
 type EventStoreModule = typeof import('../server/history/event-store.js');
 
 /** One delivery's life as the webhook service drives it: accepted (timed), then running, then done. */
-async function acceptAtRate(store: Awaited<ReturnType<EventStoreModule['openEventStore']>>, rate: number, count: number): Promise<number[]> {
+async function acceptAtRate(
+  store: Awaited<ReturnType<EventStoreModule['openEventStore']>>,
+  rate: number,
+  count: number,
+): Promise<number[]> {
   const latencies: number[] = [];
   const started = performance.now();
   const pending: Array<Promise<void>> = [];
@@ -57,7 +69,13 @@ async function acceptAtRate(store: Awaited<ReturnType<EventStoreModule['openEven
     pending.push(
       (async () => {
         const t0 = performance.now();
-        const { event_id } = store.create({ kind: 'webhook', rule_id: null, dry_run: true, document: i + 1, trigger: 'updated' });
+        const { event_id } = store.create({
+          kind: 'webhook',
+          rule_id: null,
+          dry_run: true,
+          document: i + 1,
+          trigger: 'updated',
+        });
         await store.flush();
         latencies.push(performance.now() - t0);
         await new Promise((r) => setTimeout(r, 5));
@@ -75,7 +93,12 @@ async function acceptAtRate(store: Awaited<ReturnType<EventStoreModule['openEven
  * The events store alone, old and new in this one process (the baseline checkout's `server/history/event-store.ts`
  * imported next to this one's), alternating rounds: what a webhook's "saved before the 202" costs, without HTTP.
  */
-export async function benchEventStoreBaseline(baselineRoot: string, rounds = 3, rate = 200, count = 1000): Promise<Row[]> {
+export async function benchEventStoreBaseline(
+  baselineRoot: string,
+  rounds = 3,
+  rate = 200,
+  count = 1000,
+): Promise<Row[]> {
   const modules = {
     baseline: (await import(path.join(baselineRoot, 'server/history/event-store.ts'))) as EventStoreModule,
     'this build': await import('../server/history/event-store.js'),

@@ -27,7 +27,11 @@ for (let i = 0; i < total; i++) {
         const res = await fetch(`${url}/api/webhook/dms`, {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ event: 'document_updated', doc_id: String(doc), doc_url: `http://paperless.lan:8000/documents/${doc}/` }),
+          body: JSON.stringify({
+            event: 'document_updated',
+            doc_id: String(doc),
+            doc_url: `http://paperless.lan:8000/documents/${doc}/`,
+          }),
           // Generous: on an overloaded machine a slow answer is a figure, not a failure.
           signal: AbortSignal.timeout(30_000),
         });

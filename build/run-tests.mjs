@@ -26,7 +26,10 @@ if (files.length === 0) {
 }
 
 if (fs.existsSync(path.join(root, 'build', 'build-renderer.mjs'))) {
-  const build = spawnSync(process.execPath, [path.join(root, 'build', 'build-renderer.mjs')], { stdio: 'inherit', cwd: root });
+  const build = spawnSync(process.execPath, [path.join(root, 'build', 'build-renderer.mjs')], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
@@ -49,7 +52,11 @@ const run = spawnSync(
     `--test-reporter-destination=${tap}`,
     ...files.map((f) => path.relative(root, f)),
   ],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, NODE_ENV: 'test', ...(coverage ? { NODE_V8_COVERAGE: coverageRaw } : {}) } },
+  {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'test', ...(coverage ? { NODE_V8_COVERAGE: coverageRaw } : {}) },
+  },
 );
 
 // One line, not a gate: the figure is for reading, the per-file table is `npm run coverage`.
@@ -57,7 +64,8 @@ function coverageLine() {
   const c8 = path.join(root, 'node_modules', 'c8', 'bin', 'c8.js');
   const report = spawnSync(process.execPath, [c8, 'report'], { cwd: root, encoding: 'utf8' });
   const summary = path.join(root, 'coverage', 'coverage-summary.json');
-  if (report.status !== 0 || !fs.existsSync(summary)) return `coverage: not measured (${(report.stderr || 'no report').trim().split('\n')[0]})`;
+  if (report.status !== 0 || !fs.existsSync(summary))
+    return `coverage: not measured (${(report.stderr || 'no report').trim().split('\n')[0]})`;
   const { total } = JSON.parse(fs.readFileSync(summary, 'utf8'));
   return `coverage: ${total.lines.pct}% of lines, ${total.branches.pct}% of branches, ${total.functions.pct}% of functions in server/ and electron/ (npm run coverage: per file)`;
 }

@@ -54,7 +54,10 @@ export async function createDesktopApp(electron: ElectronLike, options: DesktopA
     const created = new electron.BrowserWindow(windowOptions({ iconPath: options.iconPath, devTools }));
     guardWebContents(created.webContents, {
       serviceOrigin: origin,
-      openExternal: (url) => void electron.shell.openExternal(url).catch((err: unknown) => logger.warn(`could not open ${url}: ${String(err)}`)),
+      openExternal: (url) =>
+        void electron.shell
+          .openExternal(url)
+          .catch((err: unknown) => logger.warn(`could not open ${url}: ${String(err)}`)),
       loadInWindow: (url) => void created.loadURL(url),
     });
     created.once('ready-to-show', () => created.show());
@@ -63,7 +66,9 @@ export async function createDesktopApp(electron: ElectronLike, options: DesktopA
     });
     window = created;
     // Every new window signs in afresh, so a closed-and-reopened window never meets an expired session.
-    created.loadURL(server.signInUrl()).catch((err: unknown) => logger.error(`the window could not load the service: ${String(err)}`));
+    created
+      .loadURL(server.signInUrl())
+      .catch((err: unknown) => logger.error(`the window could not load the service: ${String(err)}`));
   };
 
   const stop = () => {

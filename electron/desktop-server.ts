@@ -51,7 +51,8 @@ export async function startDesktopServer(options: DesktopServerOptions): Promise
     webhookUrl: webhookUrlFor(running.url, config.host, os.networkInterfaces()),
     rulesDir: config.rulesDir,
     dataDir: config.dataDir,
-    signInUrl: () => `${running.url}/api/auth/desktop?token=${encodeURIComponent(running.services.desktopSignIn.issue())}`,
+    signInUrl: () =>
+      `${running.url}/api/auth/desktop?token=${encodeURIComponent(running.services.desktopSignIn.issue())}`,
     close: () => running.close(),
   };
 }

@@ -63,7 +63,9 @@ export interface MenuLike {
 }
 
 export interface PermissionSessionLike {
-  setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
+  setPermissionRequestHandler(
+    handler: (contents: unknown, permission: string, callback: (granted: boolean) => void) => void,
+  ): void;
   setPermissionCheckHandler(handler: (contents: unknown, permission: string) => boolean): void;
 }
 

@@ -8,14 +8,18 @@ import { startDesktopServer } from './desktop-server.js';
 
 // The only file that imports `electron`: everything else takes the API as a parameter and is unit-tested.
 // The desktop app has no console a person reads: the log goes to a rotated file in the data dir too (File → Open log).
-const logger = createFileLogger(serviceLogFile(path.join(app.getPath('userData'), 'data')), { also: createConsoleLogger() });
+const logger = createFileLogger(serviceLogFile(path.join(app.getPath('userData'), 'data')), {
+  also: createConsoleLogger(),
+});
 
 void createDesktopApp(
   { app, BrowserWindow, Tray, Menu, shell, clipboard, dialog, session },
   {
     logger,
     // Packaged, the tray icon is an extra resource next to app.asar (build/ is not packed into the app).
-    iconPath: app.isPackaged ? path.join(process.resourcesPath, 'tray.png') : path.join(PROJECT_ROOT, 'build', 'icons', 'tray.png'),
+    iconPath: app.isPackaged
+      ? path.join(process.resourcesPath, 'tray.png')
+      : path.join(PROJECT_ROOT, 'build', 'icons', 'tray.png'),
     startServer: (userDataDir) => startDesktopServer({ userDataDir, examplesDir: EXAMPLE_RULES_DIR, logger }),
   },
 );

@@ -57,6 +57,8 @@ export function guardWebContents(contents: WebContentsLike, options: GuardOption
 const ALLOWED_PERMISSIONS = new Set(['clipboard-sanitized-write']);
 
 export function restrictPermissions(session: PermissionSessionLike): void {
-  session.setPermissionRequestHandler((_contents, permission, callback) => callback(ALLOWED_PERMISSIONS.has(permission)));
+  session.setPermissionRequestHandler((_contents, permission, callback) =>
+    callback(ALLOWED_PERMISSIONS.has(permission)),
+  );
   session.setPermissionCheckHandler((_contents, permission) => ALLOWED_PERMISSIONS.has(permission));
 }

@@ -10,7 +10,10 @@ export interface AtomicWriteOptions {
 
 /** Dot-prefixed and unique, in the target's folder, so listings and watchers ignore it and rename stays atomic. */
 function tempNameFor(target: string): string {
-  return path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  return path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
 }
 
 /**
@@ -18,7 +21,11 @@ function tempNameFor(target: string): string {
  * Readers (and a crash) see the old file or the new one, never half of either; concurrent writers each
  * rename a complete file, so the last rename wins with a whole file. A symlink target is written through.
  */
-export async function writeFileAtomic(file: string, content: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  content: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const mode = options.mode ?? 0o644;
   const target = await fsp.realpath(file).catch(() => file);
   await fsp.mkdir(path.dirname(target), { recursive: true });

@@ -62,7 +62,11 @@ export async function createServices(config: Config, logger: Logger, options: Se
   const dmsConnection = await createDmsConnection(config, logger);
   closers.push(() => dmsConnection.close());
 
-  const history = await openTraceStore({ dir: path.join(config.dataDir, 'traces'), retention: config.traceRetention, logger });
+  const history = await openTraceStore({
+    dir: path.join(config.dataDir, 'traces'),
+    retention: config.traceRetention,
+    logger,
+  });
   closers.push(() => history.close());
 
   // Rules' `tests:` run in a worker thread within the evaluation budget, like rules on documents (docs/security.md).
@@ -84,7 +88,10 @@ export async function createServices(config: Config, logger: Logger, options: Se
   closers.push(() => rules.close());
 
   // Rules are evaluated in worker threads, each rule on each document within a time budget (docs/security.md).
-  const evaluator = config.evalWorkers > 0 ? createEvalPool({ workers: config.evalWorkers, budgetMs: config.evalBudgetMs, logger }) : inlineEvaluator();
+  const evaluator =
+    config.evalWorkers > 0
+      ? createEvalPool({ workers: config.evalWorkers, budgetMs: config.evalBudgetMs, logger })
+      : inlineEvaluator();
   closers.push(() => evaluator.close());
 
   // The echo guard by state: what the service last left each document as, kept across restarts.
@@ -116,9 +123,23 @@ export async function createServices(config: Config, logger: Logger, options: Se
   sideEffects.resume();
 
   // create_missing: at most so many new names per run, per job or catch-up, and per hour of webhook runs (docs/security.md).
-  const creations = createCreationLimiter({ perRun: config.createMissingMaxPerRun, perJob: config.createMissingMaxPerJob });
+  const creations = createCreationLimiter({
+    perRun: config.createMissingMaxPerRun,
+    perJob: config.createMissingMaxPerJob,
+  });
   // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({ dms: dmsConnection.dms, rules, history, recentWrites: echoes, lane, logger, notifier, evaluator, creations, sideEffects });
+  const runs = createRunService({
+    dms: dmsConnection.dms,
+    rules,
+    history,
+    recentWrites: echoes,
+    lane,
+    logger,
+    notifier,
+    evaluator,
+    creations,
+    sideEffects,
+  });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -127,7 +148,16 @@ export async function createServices(config: Config, logger: Logger, options: Se
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
-    pipeline: createJobPipeline({ dms: dmsConnection.dms, rules, history, recentWrites: runs.recentWrites, notifier, evaluator, creations, sideEffects }),
+    pipeline: createJobPipeline({
+      dms: dmsConnection.dms,
+      rules,
+      history,
+      recentWrites: runs.recentWrites,
+      notifier,
+      evaluator,
+      creations,
+      sideEffects,
+    }),
     recentWrites: runs.recentWrites,
     lane,
     traces: history,
@@ -177,7 +207,12 @@ export async function createServices(config: Config, logger: Logger, options: Se
 
   // Rules with `schedule:` run as background jobs; the last run of each is kept in the data dir for catch-up.
   const schedules = createScheduleService({
-    rules: () => rules.loadedRules().flatMap((r) => (r.compiled.enabled && r.compiled.schedule ? [{ ruleId: r.id, schedule: r.compiled.schedule }] : [])),
+    rules: () =>
+      rules
+        .loadedRules()
+        .flatMap((r) =>
+          r.compiled.enabled && r.compiled.schedule ? [{ ruleId: r.id, schedule: r.compiled.schedule }] : [],
+        ),
     startJob: (ruleId, dryRun) => jobs.startRuleJob({ ruleId, dryRun }).event_id,
     jobActive: (eventId) => {
       const event = events.get(eventId);
@@ -210,7 +245,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsInfo: dmsConnection.info,
     dmsStatus: () => dmsConnection.status(),
     findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
-    documentView: (id) => documentView({ dms: dmsConnection.dms, dmsUrl: dmsConnection.info.url, rules: () => rules.loadedRules() }, id),
+    documentView: (id) =>
+      documentView({ dms: dmsConnection.dms, dmsUrl: dmsConnection.info.url, rules: () => rules.loadedRules() }, id),
     documentTitles: (ids) => documentTitles(dmsConnection.dms, ids),
     serviceLog: () => readServiceLog(config.dataDir),
     arrival: () =>
@@ -220,8 +256,10 @@ export async function createServices(config: Config, logger: Logger, options: Se
         echoes.failures(),
         attribution.status(),
       ),
-    dmsHealth: async ({ deep = false } = {}) => dmsHealth(await (deep ? dmsConnection.status() : dmsConnection.lastKnownStatus())),
-    testDmsConnection: (body) => testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
+    dmsHealth: async ({ deep = false } = {}) =>
+      dmsHealth(await (deep ? dmsConnection.status() : dmsConnection.lastKnownStatus())),
+    testDmsConnection: (body) =>
+      testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
     firstStart: {
       state: (origin) => firstStartState(auth, origin),
       createAdmin: (body, origin) => createFirstAdmin({ auth, settings }, body, origin),

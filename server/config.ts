@@ -130,7 +130,9 @@ const secondsList: Parse<number[]> = (raw, name) => {
   const parts = raw.split(/[\s,]+/).filter(Boolean);
   const bad = parts.find((p) => !/^\d+(\.\d+)?$/.test(p) || Number(p) > 86_400);
   if (bad !== undefined || parts.length > 20) {
-    throw new ConfigError(`${name} must be up to 20 pauses in seconds (0 to 86400) separated by commas, such as 30,120,600; got "${raw}"`);
+    throw new ConfigError(
+      `${name} must be up to 20 pauses in seconds (0 to 86400) separated by commas, such as 30,120,600; got "${raw}"`,
+    );
   }
   return parts.map(Number);
 };
@@ -147,18 +149,22 @@ const dmsUrl: Parse<string | null> = (raw, name) => {
   const url = httpUrl(raw, name);
   if (url && (new URL(url).username || new URL(url).password)) {
     // A URL is shown in the UI, the health answer and logs; a secret inside it would leak everywhere.
-    throw new ConfigError(`${name} must not contain a user name or password; put the Paperless API token in SVC_DMS_TOKEN instead`);
+    throw new ConfigError(
+      `${name} must not contain a user name or password; put the Paperless API token in SVC_DMS_TOKEN instead`,
+    );
   }
   return url;
 };
 
 const publicUrl: Parse<string | null> = (raw, name) => {
   const url = httpUrl(raw, name);
-  if (url && new URL(url).origin !== url) throw new ConfigError(`${name} must be an origin only, such as https://rules.example.com, got "${raw}"`);
+  if (url && new URL(url).origin !== url)
+    throw new ConfigError(`${name} must be an origin only, such as https://rules.example.com, got "${raw}"`);
   return url;
 };
 
-const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+const HOST_NAME =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 const hostList: Parse<string[]> = (raw, name) => {
   const hosts = raw
@@ -166,7 +172,10 @@ const hostList: Parse<string[]> = (raw, name) => {
     .filter(Boolean)
     .map((h) => h.toLowerCase().replace(/\.$/, ''));
   const bad = hosts.find((h) => !HOST_NAME.test(h));
-  if (bad !== undefined) throw new ConfigError(`${name} must list host names such as "rules.lan" or "rules.lan:8484", separated by commas; "${bad}" is not one`);
+  if (bad !== undefined)
+    throw new ConfigError(
+      `${name} must list host names such as "rules.lan" or "rules.lan:8484", separated by commas; "${bad}" is not one`,
+    );
   return hosts;
 };
 
@@ -176,9 +185,15 @@ const proxyList: Parse<string | null> = (raw, name) => {
   const entries = raw.split(/[\s,]+/).filter(Boolean);
   const bad = entries.find((e) => {
     const [address, bits, ...rest] = e.split('/');
-    return !PROXY_NAMES.has(e) && (rest.length > 0 || net.isIP(address) === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits)));
+    return (
+      !PROXY_NAMES.has(e) &&
+      (rest.length > 0 || net.isIP(address) === 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits)))
+    );
   });
-  if (bad !== undefined) throw new ConfigError(`${name} must list proxy addresses (IP, IP/bits, loopback, linklocal or uniquelocal); "${bad}" is not one`);
+  if (bad !== undefined)
+    throw new ConfigError(
+      `${name} must list proxy addresses (IP, IP/bits, loopback, linklocal or uniquelocal); "${bad}" is not one`,
+    );
   return entries.join(',');
 };
 
@@ -191,11 +206,42 @@ export const CONFIG_KEYS = [
     default: () => '127.0.0.1',
     parse: text,
   },
-  { field: 'port', env: 'SVC_PORT', doc: 'Listen port; 0 picks any free port', default: () => 8484, parse: integer(0, 65535) },
-  { field: 'dataDir', env: 'SVC_DATA_DIR', doc: 'Traces, jobs, drafts, the session secret and config.yml', default: (d) => path.join(d.cwd, 'data'), parse: text },
-  { field: 'rulesDir', env: 'SVC_RULES_DIR', doc: 'The rules directory (rules.d)', default: (d) => path.join(d.cwd, 'rules.d'), parse: text },
-  { field: 'adminUser', env: 'SVC_ADMIN_USER', doc: 'The admin account name; unset = every login fails', default: () => null, parse: nullableText },
-  { field: 'adminPassword', env: 'SVC_ADMIN_PASSWORD', doc: 'The admin password in clear', default: () => null, parse: nullableText, secret: true },
+  {
+    field: 'port',
+    env: 'SVC_PORT',
+    doc: 'Listen port; 0 picks any free port',
+    default: () => 8484,
+    parse: integer(0, 65535),
+  },
+  {
+    field: 'dataDir',
+    env: 'SVC_DATA_DIR',
+    doc: 'Traces, jobs, drafts, the session secret and config.yml',
+    default: (d) => path.join(d.cwd, 'data'),
+    parse: text,
+  },
+  {
+    field: 'rulesDir',
+    env: 'SVC_RULES_DIR',
+    doc: 'The rules directory (rules.d)',
+    default: (d) => path.join(d.cwd, 'rules.d'),
+    parse: text,
+  },
+  {
+    field: 'adminUser',
+    env: 'SVC_ADMIN_USER',
+    doc: 'The admin account name; unset = every login fails',
+    default: () => null,
+    parse: nullableText,
+  },
+  {
+    field: 'adminPassword',
+    env: 'SVC_ADMIN_PASSWORD',
+    doc: 'The admin password in clear',
+    default: () => null,
+    parse: nullableText,
+    secret: true,
+  },
   {
     field: 'adminPasswordHash',
     env: 'SVC_ADMIN_PASSWORD_HASH',
@@ -212,8 +258,21 @@ export const CONFIG_KEYS = [
     parse: nullableText,
     secret: true,
   },
-  { field: 'dmsUrl', env: 'SVC_DMS_URL', doc: 'Base URL of Paperless-ngx; unset = the built-in demo dms', default: () => null, parse: dmsUrl },
-  { field: 'dmsToken', env: 'SVC_DMS_TOKEN', doc: 'Paperless-ngx API token (sent as `Authorization: Token …`)', default: () => null, parse: nullableText, secret: true },
+  {
+    field: 'dmsUrl',
+    env: 'SVC_DMS_URL',
+    doc: 'Base URL of Paperless-ngx; unset = the built-in demo dms',
+    default: () => null,
+    parse: dmsUrl,
+  },
+  {
+    field: 'dmsToken',
+    env: 'SVC_DMS_TOKEN',
+    doc: 'Paperless-ngx API token (sent as `Authorization: Token …`)',
+    default: () => null,
+    parse: nullableText,
+    secret: true,
+  },
   {
     field: 'jwtSecret',
     env: 'SVC_JWT_SECRET',
@@ -229,7 +288,13 @@ export const CONFIG_KEYS = [
     default: () => 20000,
     parse: integer(100, 10_000_000),
   },
-  { field: 'webhookDryRun', env: 'SVC_WEBHOOK_DRY_RUN', doc: 'Webhook-triggered runs only plan changes (for trying a new setup)', default: () => false, parse: boolean },
+  {
+    field: 'webhookDryRun',
+    env: 'SVC_WEBHOOK_DRY_RUN',
+    doc: 'Webhook-triggered runs only plan changes (for trying a new setup)',
+    default: () => false,
+    parse: boolean,
+  },
   {
     field: 'notifyTargets',
     env: 'SVC_NOTIFY_TARGETS',
@@ -370,13 +435,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     throw new ConfigError('Set only one of SVC_ADMIN_PASSWORD and SVC_ADMIN_PASSWORD_HASH');
   }
   if (result.adminPasswordHash && !result.adminPasswordHash.startsWith('scrypt$')) {
-    throw new ConfigError('SVC_ADMIN_PASSWORD_HASH must be a hash made by `npm run hash-password` (it starts with "scrypt$")');
+    throw new ConfigError(
+      'SVC_ADMIN_PASSWORD_HASH must be a hash made by `npm run hash-password` (it starts with "scrypt$")',
+    );
   }
   return result;
 }
 
 /** The variable a config.yml key stands for: `dms_url`, `svc_dms_url` and `SVC_DMS_URL` all mean SVC_DMS_URL. */
-export const envNameOf = (key: string): string => (key.toUpperCase().startsWith('SVC_') ? key : `SVC_${key}`).toUpperCase();
+export const envNameOf = (key: string): string =>
+  (key.toUpperCase().startsWith('SVC_') ? key : `SVC_${key}`).toUpperCase();
 
 /** config.yml keys are the variable names in lower case, with or without the `svc_` prefix. */
 function readConfigFile(dataDir: string): Record<string, string> {

@@ -28,7 +28,8 @@ export function createFileLogger(file: string, options: FileLoggerOptions = {}):
 
   function rotate(): void {
     fs.rmSync(`${file}.${keep}`, { force: true });
-    for (let i = keep - 1; i >= 1; i--) if (fs.existsSync(`${file}.${i}`)) fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
+    for (let i = keep - 1; i >= 1; i--)
+      if (fs.existsSync(`${file}.${i}`)) fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
     if (keep > 0) fs.renameSync(file, `${file}.1`);
     else fs.rmSync(file, { force: true });
     size = 0;
@@ -52,7 +53,9 @@ export function createFileLogger(file: string, options: FileLoggerOptions = {}):
 export function readServiceLog(dataDir: string, maxBytes = 2 * 1024 * 1024): string {
   const file = serviceLogFile(dataDir);
   if (!fs.existsSync(file)) {
-    throw new NotFoundError(`This service writes no log file (${file}): started with npm start it logs to its console; the desktop app writes that file.`);
+    throw new NotFoundError(
+      `This service writes no log file (${file}): started with npm start it logs to its console; the desktop app writes that file.`,
+    );
   }
   const size = fs.statSync(file).size;
   const fd = fs.openSync(file, 'r');

@@ -12,7 +12,9 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) {
       logger.error(`configuration error: ${err.message}`);
     } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      logger.error(`cannot listen: the address is already in use (${(err as Error).message}); set SVC_PORT to a free port`);
+      logger.error(
+        `cannot listen: the address is already in use (${(err as Error).message}); set SVC_PORT to a free port`,
+      );
     } else {
       logger.error(`start-up failed: ${(err as Error).stack ?? String(err)}`);
     }

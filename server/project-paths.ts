@@ -19,7 +19,9 @@ function findRoot(): string {
 
 export const PROJECT_ROOT = findRoot();
 
-export const VERSION: string = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /** Example rules shipped with the app, copied into an empty rules dir on first start. */
 export const EXAMPLE_RULES_DIR = path.join(PROJECT_ROOT, 'rules.d');

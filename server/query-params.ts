@@ -11,7 +11,8 @@ export function singleParam(raw: unknown, name: string): string | undefined {
 export function positiveIntegerParam(raw: unknown, name: string, what = 'a positive whole number'): number | undefined {
   const value = singleParam(raw, name);
   if (value === undefined) return undefined;
-  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) throw new BadRequestError(`"${name}" must be ${what}, got "${value}".`);
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1)
+    throw new BadRequestError(`"${name}" must be ${what}, got "${value}".`);
   return Number(value);
 }
 
@@ -27,6 +28,7 @@ export function booleanParam(raw: unknown, name: string, fallback: boolean): boo
 export function oneOfParam<T extends string>(raw: unknown, allowed: readonly T[], name: string): T | undefined {
   const value = singleParam(raw, name);
   if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new BadRequestError(`"${name}" must be one of ${allowed.join(', ')}; got "${value}".`);
+  if (!(allowed as readonly string[]).includes(value))
+    throw new BadRequestError(`"${name}" must be one of ${allowed.join(', ')}; got "${value}".`);
   return value as T;
 }

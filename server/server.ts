@@ -17,7 +17,11 @@ export interface RunningServer {
 const SHUTDOWN_GRACE_MS = 5000;
 
 /** Creates the services and the app, and listens. Used by `npm start`, the desktop app and the tests. */
-export async function startServer(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger,
+  options: ServiceOptions = {},
+): Promise<RunningServer> {
   const services = await createServices(config, logger, options);
   const app = createApp(services);
   const server = http.createServer(app);
@@ -60,16 +64,21 @@ function logStartup(logger: Logger, url: string, services: Services): void {
   const settings = describeConfig(config);
   logger.info(`dms-rules listening on ${url}`);
   if (config.host === '::') logger.info('listening on all addresses, IPv6 and IPv4 (dual stack, SVC_HOST=::)');
-  else if (config.host === '0.0.0.0') logger.info('listening on all IPv4 addresses only; SVC_HOST=:: listens on IPv6 and IPv4');
+  else if (config.host === '0.0.0.0')
+    logger.info('listening on all IPv4 addresses only; SVC_HOST=:: listens on IPv6 and IPv4');
   logger.info(`rules dir: ${config.rulesDir}`);
   logger.info(`data dir:  ${config.dataDir}`);
   logger.info(
     `admin account: ${auth.adminConfigured ? `"${config.adminUser}"` : 'none configured (every sign-in is refused; set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD)'}`,
   );
-  logger.info(`API token: ${auth.apiTokenConfigured ? 'configured' : 'none (bearer access to the shared routes refused; set SVC_API_TOKEN)'}`);
+  logger.info(
+    `API token: ${auth.apiTokenConfigured ? 'configured' : 'none (bearer access to the shared routes refused; set SVC_API_TOKEN)'}`,
+  );
   if (config.webhookToken) logger.info('webhook token: configured (SVC_WEBHOOK_TOKEN, webhook only)');
   else if (auth.apiTokenConfigured) {
-    logger.warn('the webhook accepts SVC_API_TOKEN, which also runs jobs and reads traces; set SVC_WEBHOOK_TOKEN and put that in the Paperless workflow instead');
+    logger.warn(
+      'the webhook accepts SVC_API_TOKEN, which also runs jobs and reads traces; set SVC_WEBHOOK_TOKEN and put that in the Paperless workflow instead',
+    );
   } else logger.info('webhook token: none (the webhook is refused; set SVC_WEBHOOK_TOKEN)');
   logger.info(
     `settings: ${Object.entries(settings)

@@ -102,7 +102,8 @@ function encodePng(width, height, rgba) {
 }
 
 // Linux wants a folder of NxN.png; macOS and Windows convert icon.png (1024) to icns/ico; the tray uses 32 px.
-for (const size of [16, 32, 48, 64, 128, 256, 512]) fs.writeFileSync(path.join(here, `${size}x${size}.png`), render(size));
+for (const size of [16, 32, 48, 64, 128, 256, 512])
+  fs.writeFileSync(path.join(here, `${size}x${size}.png`), render(size));
 fs.writeFileSync(path.join(here, 'icon.png'), render(1024));
 fs.writeFileSync(path.join(here, 'tray.png'), render(32));
 console.log(`icons written to ${here}`);

@@ -11,13 +11,23 @@ export interface ConnectionReport {
   [fact: string]: unknown;
 }
 
-const KNOWN = new Set(['ok', 'url', 'version', 'error', 'visible', 'vocabulary_error', 'releaseGroup', 'releaseDifferences']);
+const KNOWN = new Set([
+  'ok',
+  'url',
+  'version',
+  'error',
+  'visible',
+  'vocabulary_error',
+  'releaseGroup',
+  'releaseDifferences',
+]);
 
 /** One line per finding, in words. */
 export function describeReport(r: ConnectionReport): string[] {
   if (!r.ok) {
     // Paperless answering 401/403 is reachable: the token is what is wrong.
-    if (/\b40[13]\b|token|authenticat|permission/i.test(r.error ?? '')) return [`Reachable at ${r.url}, but the token was refused: ${r.error}`];
+    if (/\b40[13]\b|token|authenticat|permission/i.test(r.error ?? ''))
+      return [`Reachable at ${r.url}, but the token was refused: ${r.error}`];
     return [`Not reachable at ${r.url}: ${r.error ?? 'no answer'}`];
   }
   const lines = [`Reachable at ${r.url}${r.version ? `: Paperless-ngx ${r.version}` : ''}.`];
@@ -27,7 +37,8 @@ export function describeReport(r: ConnectionReport): string[] {
   }
   if (r.vocabulary_error) lines.push(`The names could not be read: ${r.vocabulary_error}`);
   const differences = Array.isArray(r.releaseDifferences) ? (r.releaseDifferences as string[]) : [];
-  if (typeof r.releaseGroup === 'string' && differences.length > 0) lines.push(`For Paperless-ngx ${r.releaseGroup}: ${differences.join(' ')}`);
+  if (typeof r.releaseGroup === 'string' && differences.length > 0)
+    lines.push(`For Paperless-ngx ${r.releaseGroup}: ${differences.join(' ')}`);
   for (const [fact, value] of Object.entries(r)) {
     if (KNOWN.has(fact) || value === undefined || value === null) continue;
     lines.push(`${fact.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);

@@ -2,7 +2,8 @@
 import type { DmsHealth } from './types.js';
 
 export interface StatusLine {
-  id: 'dms-status-version' | 'dms-status-error' | 'dms-status-forbidden' | 'dms-status-supported' | 'dms-status-release';
+  id:
+    'dms-status-version' | 'dms-status-error' | 'dms-status-forbidden' | 'dms-status-supported' | 'dms-status-release';
   kind: 'ok' | 'error' | 'warning' | 'note';
   text: string;
 }
@@ -23,11 +24,15 @@ export function dmsProblemText(dms: DmsHealth): string | null {
   if (dms.reachable) return null;
   const where = dms.demo ? 'The built-in demo dms' : `Paperless at ${dms.url}`;
   const error = dms.error ?? '';
-  if (/ECONNREFUSED|connection refused/i.test(error)) return `${where} does not answer (connection refused). Is it running, and is the address right?`;
-  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error)) return `${where} cannot be found: its host name does not resolve.`;
-  if (/ECONNRESET|socket hang up|other side closed/i.test(error)) return `${where} closed the connection without an answer.`;
+  if (/ECONNREFUSED|connection refused/i.test(error))
+    return `${where} does not answer (connection refused). Is it running, and is the address right?`;
+  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo/i.test(error))
+    return `${where} cannot be found: its host name does not resolve.`;
+  if (/ECONNRESET|socket hang up|other side closed/i.test(error))
+    return `${where} closed the connection without an answer.`;
   if (/timed? ?out|ETIMEDOUT|UND_ERR_.*TIMEOUT/i.test(error)) return `${where} does not answer in time.`;
-  if (/\b404\b/.test(error)) return `${dms.url} is not a Paperless-ngx API (it answered 404 Not Found): give the Paperless base URL, without /api.`;
+  if (/\b404\b/.test(error))
+    return `${dms.url} is not a Paperless-ngx API (it answered 404 Not Found): give the Paperless base URL, without /api.`;
   if (/\b401\b/.test(error)) return `${where} refuses the token: check SVC_DMS_TOKEN (Settings).`;
   return `${where} cannot be used: ${error || 'it does not answer.'}`;
 }
@@ -36,10 +41,18 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
   const lines: StatusLine[] = [];
   if (dms.reachable && dms.demo) {
     // The simulator poses as a Paperless release for its API; the admin should not read that as their Paperless.
-    lines.push({ id: 'dms-status-version', kind: 'ok', text: 'Connected to the built-in demo dms: sample documents, changes kept in memory only.' });
+    lines.push({
+      id: 'dms-status-version',
+      kind: 'ok',
+      text: 'Connected to the built-in demo dms: sample documents, changes kept in memory only.',
+    });
   } else if (dms.reachable) {
     const api = dms.api_version ? ` (API version ${dms.api_version})` : '';
-    lines.push({ id: 'dms-status-version', kind: 'ok', text: `Connected to Paperless-ngx ${dms.version ?? '(version not reported)'}${api}.` });
+    lines.push({
+      id: 'dms-status-version',
+      kind: 'ok',
+      text: `Connected to Paperless-ngx ${dms.version ?? '(version not reported)'}${api}.`,
+    });
   } else {
     lines.push({ id: 'dms-status-error', kind: 'error', text: `Not connected: ${dmsProblemText(dms)}` });
   }
@@ -52,8 +65,17 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
     });
   }
   if (dms.reachable && dms.release_group && (dms.release_differences ?? []).length > 0) {
-    lines.push({ id: 'dms-status-release', kind: 'note', text: `For Paperless-ngx ${dms.release_group}: ${(dms.release_differences ?? []).join(' ')}` });
+    lines.push({
+      id: 'dms-status-release',
+      kind: 'note',
+      text: `For Paperless-ngx ${dms.release_group}: ${(dms.release_differences ?? []).join(' ')}`,
+    });
   }
-  if (dms.supported_versions) lines.push({ id: 'dms-status-supported', kind: 'note', text: `Supported: Paperless-ngx ${dms.supported_versions}.` });
+  if (dms.supported_versions)
+    lines.push({
+      id: 'dms-status-supported',
+      kind: 'note',
+      text: `Supported: Paperless-ngx ${dms.supported_versions}.`,
+    });
   return lines;
 }

@@ -11,7 +11,11 @@ export interface Props {
 }
 
 /** `h('button', {class: 'primary', on: {click}}, 'Save')`. Attributes set false/null are left off. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (props.class) el.className = props.class;
   if (props.text !== undefined) el.textContent = props.text;

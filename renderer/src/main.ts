@@ -17,7 +17,14 @@ const root = document.getElementById('app') as HTMLElement;
 /** Pages with timers (job polling, autosave) register a cleanup that runs when the page changes. */
 let cleanup: (() => void) | null = null;
 
-const TITLES: Record<string, string> = { rules: 'Rules', traces: 'Traces', jobs: 'Jobs', settings: 'Settings', login: 'Sign in', setup: 'Set up' };
+const TITLES: Record<string, string> = {
+  rules: 'Rules',
+  traces: 'Traces',
+  jobs: 'Jobs',
+  settings: 'Settings',
+  login: 'Sign in',
+  setup: 'Set up',
+};
 
 /** The tab names the page: "Rules · dms-rules". */
 function setTitle(page: string): void {
@@ -63,7 +70,14 @@ async function route(path: string): Promise<void> {
     cleanup = renderSettingsPage(renderShell(root, me, config, 'settings'));
   } else {
     const main = renderShell(root, me, config, 'rules');
-    main.append(h('section', { class: 'empty' }, h('h1', {}, 'Page not found'), h('a', { attrs: { href: '/rules', 'data-nav': true } }, 'Go to the rules')));
+    main.append(
+      h(
+        'section',
+        { class: 'empty' },
+        h('h1', {}, 'Page not found'),
+        h('a', { attrs: { href: '/rules', 'data-nav': true } }, 'Go to the rules'),
+      ),
+    );
   }
 }
 
@@ -79,7 +93,14 @@ function show(path: string): void {
   failed = false;
   route(path).catch((err: unknown) => {
     failed = true;
-    root.replaceChildren(h('main', { class: 'empty' }, h('h1', {}, 'Something went wrong'), h('p', {}, err instanceof Error ? err.message : String(err))));
+    root.replaceChildren(
+      h(
+        'main',
+        { class: 'empty' },
+        h('h1', {}, 'Something went wrong'),
+        h('p', {}, err instanceof Error ? err.message : String(err)),
+      ),
+    );
   });
 }
 

@@ -7,16 +7,24 @@ const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2
 const MONEY_WIRE = /^([A-Z]{3})(-?\d+(?:\.\d+)?)$/;
 
 function money(amount: number, currency: string | null, locale?: string): string {
-  if (!currency) return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
+  if (!currency)
+    return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
   try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'code' }).format(amount).replace(/\u00a0/g, ' ');
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, currencyDisplay: 'code' })
+      .format(amount)
+      .replace(/\u00a0/g, ' ');
   } catch {
     return `${amount.toFixed(2)} ${currency}`;
   }
 }
 
 function isMoney(value: unknown): value is { amount: number; currency: string | null } {
-  return typeof value === 'object' && value !== null && typeof (value as { amount?: unknown }).amount === 'number' && 'currency' in value;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { amount?: unknown }).amount === 'number' &&
+    'currency' in value
+  );
 }
 
 /** Short readable text for a value seen in a trace or a diff. */
@@ -28,7 +36,10 @@ export function formatValue(value: unknown, locale?: string): string {
     const wire = MONEY_WIRE.exec(value);
     if (wire) return money(Number(wire[2]), wire[1], locale);
     const date = ISO_DATE.exec(value);
-    if (date) return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(Date.UTC(+date[1], +date[2] - 1, +date[3])));
+    if (date)
+      return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
+        new Date(Date.UTC(+date[1], +date[2] - 1, +date[3])),
+      );
     if (ISO_DATETIME.test(value) && !Number.isNaN(Date.parse(value)))
       return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(value));
     return JSON.stringify(value);

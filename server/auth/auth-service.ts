@@ -53,7 +53,8 @@ export function createAuthService(config: AuthConfig, secret: string, options: A
       .digest('base64url')
       .slice(0, 22);
 
-  const tokenMatches = (token: string | undefined, expected: string | null) => Boolean(expected && token && safeEqual(token, expected));
+  const tokenMatches = (token: string | undefined, expected: string | null) =>
+    Boolean(expected && token && safeEqual(token, expected));
 
   const throwIfThrottled = (source: ThrottleSource, account: string) => {
     const wait = throttle.retryAfter(source, account);
@@ -61,9 +62,13 @@ export function createAuthService(config: AuthConfig, secret: string, options: A
   };
 
   const passwordMatches = async (password: string) =>
-    config.adminPasswordHash ? verifyPassword(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
+    config.adminPasswordHash
+      ? verifyPassword(password, config.adminPasswordHash)
+      : safeEqual(password, config.adminPassword ?? '');
   const passwordMatchesSync = (password: string) =>
-    config.adminPasswordHash ? verifyPasswordSync(password, config.adminPasswordHash) : safeEqual(password, config.adminPassword ?? '');
+    config.adminPasswordHash
+      ? verifyPasswordSync(password, config.adminPasswordHash)
+      : safeEqual(password, config.adminPassword ?? '');
 
   return {
     get adminConfigured() {
@@ -93,7 +98,9 @@ export function createAuthService(config: AuthConfig, secret: string, options: A
       throwIfThrottled(source, account);
       if (typeof password !== 'string' || password === '' || !passwordMatchesSync(password)) {
         if (typeof password === 'string' && password !== '') throttle.recordFailure(source, account);
-        throw new ForbiddenError('Enter your current password to change the admin password or a token (current_password).');
+        throw new ForbiddenError(
+          'Enter your current password to change the admin password or a token (current_password).',
+        );
       }
     },
     endSession(token) {
@@ -106,12 +113,18 @@ export function createAuthService(config: AuthConfig, secret: string, options: A
     verifySession(token) {
       if (!token) return null;
       const session = signer.verify(token);
-      if (!session || !safeEqual(session.credential, credential()) || revocations.isRevoked(session.id, session.issuedAt)) return null;
+      if (
+        !session ||
+        !safeEqual(session.credential, credential()) ||
+        revocations.isRevoked(session.id, session.issuedAt)
+      )
+        return null;
       return session;
     },
     verifyApiToken: (token) => tokenMatches(token, config.apiToken),
     // Both comparisons always run, so timing does not say which token was tried.
-    verifyWebhookToken: (token) => [tokenMatches(token, config.webhookToken), tokenMatches(token, config.apiToken)].includes(true),
+    verifyWebhookToken: (token) =>
+      [tokenMatches(token, config.webhookToken), tokenMatches(token, config.apiToken)].includes(true),
     get webhookTokenConfigured() {
       return Boolean(config.webhookToken || config.apiToken);
     },

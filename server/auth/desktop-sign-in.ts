@@ -54,12 +54,18 @@ export function createDesktopSignIn(options: DesktopSignInOptions = {}): Desktop
  * needs the admin login. A caller whose address is the socket's own local address is this computer too
  * (SVC_HOST set to a LAN address).
  */
-export function redeemDesktopToken(signIn: DesktopSignIn, token: string | undefined, caller: { remote?: string; local?: string }): void {
+export function redeemDesktopToken(
+  signIn: DesktopSignIn,
+  token: string | undefined,
+  caller: { remote?: string; local?: string },
+): void {
   const remote = caller.remote ?? '';
   if (!isLoopbackAddress(remote) && remote !== caller.local) {
     throw new ForbiddenError('The desktop sign-in works only from this computer; sign in with the admin account.');
   }
   if (!signIn.consume(token)) {
-    throw new UnauthorizedError('This desktop sign-in link is unknown, expired or already used; reopen the window from the app.');
+    throw new UnauthorizedError(
+      'This desktop sign-in link is unknown, expired or already used; reopen the window from the app.',
+    );
   }
 }

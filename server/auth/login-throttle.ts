@@ -51,7 +51,11 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
   const free = options.freeFailures ?? 5;
   const freeBySource = options.freeSourceFailures ?? 2 * free;
   const forgetAfterMs = options.forgetAfterMs ?? 15 * 60 * 1000;
-  const caps = { local: options.localCapSeconds ?? LOCAL_CAP_SECONDS, remote: options.remoteCapSeconds ?? 300, account: options.accountCapSeconds ?? 60 };
+  const caps = {
+    local: options.localCapSeconds ?? LOCAL_CAP_SECONDS,
+    remote: options.remoteCapSeconds ?? 300,
+    account: options.accountCapSeconds ?? 60,
+  };
   const maxTracked = options.maxTracked ?? 10_000;
   const now = options.now ?? Date.now;
   const failures = new Map<string, Failures>();
@@ -91,7 +95,8 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
   const sourceKey = (source: ThrottleSource) => `source:${source.local ? 'local' : source.key}`;
   // Only a prefix: the account is attacker-chosen text, and up to maxTracked keys are kept.
   const accountKey = (account: string) => `account:${account.slice(0, 100)}`;
-  const pairKey = (source: ThrottleSource, account: string) => `pair:${source.local ? 'local' : source.key}\u0000${account.slice(0, 100)}`;
+  const pairKey = (source: ThrottleSource, account: string) =>
+    `pair:${source.local ? 'local' : source.key}\u0000${account.slice(0, 100)}`;
 
   const recordFailure = (source: ThrottleSource, account: string) => {
     count(sourceKey(source));
@@ -105,8 +110,15 @@ export function createLoginThrottle(options: LoginThrottleOptions = {}): LoginTh
 
   return {
     retryAfter(source, account) {
-      if (source.local) return Math.max(wait(sourceKey(source), freeBySource, caps.local), wait(pairKey(source, account), free, caps.local));
-      const own = Math.max(wait(sourceKey(source), freeBySource, caps.remote), wait(pairKey(source, account), free, caps.remote));
+      if (source.local)
+        return Math.max(
+          wait(sourceKey(source), freeBySource, caps.local),
+          wait(pairKey(source, account), free, caps.local),
+        );
+      const own = Math.max(
+        wait(sourceKey(source), freeBySource, caps.remote),
+        wait(pairKey(source, account), free, caps.remote),
+      );
       const hasFailed = current(sourceKey(source)) !== undefined;
       return hasFailed ? Math.max(own, wait(accountKey(account), free, caps.account)) : own;
     },

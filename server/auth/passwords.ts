@@ -40,8 +40,12 @@ export async function verifyPassword(password: string, encoded: string): Promise
   const parsed = decode(encoded);
   if (!parsed) return false;
   const actual = await new Promise<Buffer>((resolve, reject) => {
-    crypto.scrypt(password, parsed.salt, parsed.expected.length, { N: parsed.n, r: parsed.r, p: parsed.p, maxmem: MAX_MEM }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    crypto.scrypt(
+      password,
+      parsed.salt,
+      parsed.expected.length,
+      { N: parsed.n, r: parsed.r, p: parsed.p, maxmem: MAX_MEM },
+      (err, key) => (err ? reject(err) : resolve(key)),
     );
   });
   return crypto.timingSafeEqual(actual, parsed.expected);
@@ -51,6 +55,11 @@ export async function verifyPassword(password: string, encoded: string): Promise
 export function verifyPasswordSync(password: string, encoded: string): boolean {
   const parsed = decode(encoded);
   if (!parsed) return false;
-  const actual = crypto.scryptSync(password, parsed.salt, parsed.expected.length, { N: parsed.n, r: parsed.r, p: parsed.p, maxmem: MAX_MEM });
+  const actual = crypto.scryptSync(password, parsed.salt, parsed.expected.length, {
+    N: parsed.n,
+    r: parsed.r,
+    p: parsed.p,
+    maxmem: MAX_MEM,
+  });
   return crypto.timingSafeEqual(actual, parsed.expected);
 }

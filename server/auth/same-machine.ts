@@ -18,7 +18,11 @@ function hostName(host: string | undefined): string | null {
  * The second half stops DNS rebinding: a page elsewhere whose name now resolves to 127.0.0.1 still sends
  * its own name as Host, so the browser's request is refused even though it arrives over loopback.
  */
-export function isSameMachineRequest(request: { remoteAddress: string | undefined; host: string | undefined; forwarded?: boolean }): boolean {
+export function isSameMachineRequest(request: {
+  remoteAddress: string | undefined;
+  host: string | undefined;
+  forwarded?: boolean;
+}): boolean {
   const name = hostName(request.host);
   // A reverse proxy on this machine forwards other machines' requests over loopback: never "this machine".
   return !request.forwarded && isLoopbackAddress(request.remoteAddress) && name !== null && LOOPBACK_HOSTS.has(name);

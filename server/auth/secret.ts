@@ -33,7 +33,9 @@ export function loadOrCreateSessionSecret(dataDir: string, configured: string | 
     if (problem === null) return existing;
     const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     fs.renameSync(file, aside);
-    logger.error(`${file} is ${problem}; moved it to ${aside} and generated a new one: all signed-in sessions have ended`);
+    logger.error(
+      `${file} is ${problem}; moved it to ${aside} and generated a new one: all signed-in sessions have ended`,
+    );
   }
   const secret = crypto.randomBytes(48).toString('base64url');
   writeFileAtomicSync(file, secret, { mode: 0o600 });

@@ -17,17 +17,24 @@ interface RevocationFile {
 }
 
 /** Opens the list in `file` (null = memory only). An unreadable list ends every earlier session rather than forgetting revocations. */
-export function openSessionRevocations(file: string | null, logger?: Logger, now: () => number = Date.now): SessionRevocations {
+export function openSessionRevocations(
+  file: string | null,
+  logger?: Logger,
+  now: () => number = Date.now,
+): SessionRevocations {
   const nowSeconds = () => Math.floor(now() / 1000);
   let state: RevocationFile = { not_before: 0, revoked: {} };
   if (file) {
     try {
       const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as RevocationFile;
-      if (typeof parsed.not_before !== 'number' || typeof parsed.revoked !== 'object' || parsed.revoked === null) throw new Error('unexpected content');
+      if (typeof parsed.not_before !== 'number' || typeof parsed.revoked !== 'object' || parsed.revoked === null)
+        throw new Error('unexpected content');
       state = parsed;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        logger?.error(`signed-out sessions list ${file} could not be read (${(err as Error).message}); every earlier session is signed out`);
+        logger?.error(
+          `signed-out sessions list ${file} could not be read (${(err as Error).message}); every earlier session is signed out`,
+        );
         state = { not_before: nowSeconds(), revoked: {} };
         writeFileAtomicSync(file, JSON.stringify(state), { mode: 0o600 });
       }

@@ -35,11 +35,19 @@ export function createSessionSigner(secret: string): SessionSigner {
         // Pinning the algorithm refuses `alg: none` and key-confusion tricks; maxAge refuses a token
         // signed with a far `exp` (or none) once it is older than a session may live.
         const payload = jwt.verify(token, secret, { algorithms: ['HS256'], maxAge: SESSION_LIFETIME_SECONDS });
-        if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.cv !== 'string') return null;
-        if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
+        if (typeof payload !== 'object' || typeof payload.sub !== 'string' || typeof payload.cv !== 'string')
+          return null;
+        if (typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number')
+          return null;
         // maxAge counts from `iat`: one far in the future would outlive both it and the sign-everyone-out time.
         if (payload.iat > Date.now() / 1000 + ISSUED_AT_SKEW_SECONDS) return null;
-        return { username: payload.sub, credential: payload.cv, id: payload.jti, issuedAt: payload.iat, expiresAt: payload.exp };
+        return {
+          username: payload.sub,
+          credential: payload.cv,
+          id: payload.jti,
+          issuedAt: payload.iat,
+          expiresAt: payload.exp,
+        };
       } catch {
         return null;
       }

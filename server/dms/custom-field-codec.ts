@@ -57,7 +57,8 @@ function fail(field: DmsCustomField, value: unknown, why: string): never {
 
 function toNumber(field: DmsCustomField, value: unknown): number {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value.trim()))) return Number(value.trim());
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value.trim())))
+    return Number(value.trim());
   return fail(field, value, 'is not a number; write it with a decimal point, e.g. 1234.56.');
 }
 
@@ -76,7 +77,12 @@ function encodeMonetary(field: DmsCustomField, value: unknown): string {
   }
   currency = currency || field.extra_data.default_currency || null;
   // Without a prefix Paperless stores the value but its own amount column misreads it: always send one.
-  if (currency === null) fail(field, value, 'has no currency; write it with one (e.g. EUR12.50) or give the field a default currency in Paperless.');
+  if (currency === null)
+    fail(
+      field,
+      value,
+      'has no currency; write it with one (e.g. EUR12.50) or give the field a default currency in Paperless.',
+    );
   if (!/^[A-Z]{3}$/.test(currency)) {
     fail(field, value, `has currency "${currency}"; use a 3-letter ISO code such as EUR.`);
   }
@@ -92,7 +98,11 @@ function encodeSelect(field: DmsCustomField, value: unknown): string {
   const byLabel = options.find((o) => o.label.toLowerCase() === text.toLowerCase());
   const option = byLabel ?? options.find((o) => o.id === text);
   if (!option) {
-    return fail(field, value, `is not one of its options: ${options.map((o) => `"${o.label}"`).join(', ') || '(none)'}.`);
+    return fail(
+      field,
+      value,
+      `is not one of its options: ${options.map((o) => `"${o.label}"`).join(', ') || '(none)'}.`,
+    );
   }
   return option.id;
 }
@@ -102,7 +112,8 @@ function encodeDate(field: DmsCustomField, value: unknown): string {
   if (!match) return fail(field, value, 'is not an ISO date; write yyyy-MM-dd, e.g. 2025-03-20.');
   const [, y, m, d] = match;
   const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-  if (date.getUTCMonth() !== Number(m) - 1 || date.getUTCDate() !== Number(d)) fail(field, value, 'is not a real date.');
+  if (date.getUTCMonth() !== Number(m) - 1 || date.getUTCDate() !== Number(d))
+    fail(field, value, 'is not a real date.');
   return match[0];
 }
 
@@ -125,7 +136,12 @@ function encodeUrl(field: DmsCustomField, value: unknown): string {
   }
   if (url.host === '' && (url.pathname === '' || url.pathname === '/')) fail(field, value, 'needs a host or a path.');
   const length = codePointLength(text);
-  if (length > URL_MAX) fail(field, `${Array.from(text).slice(0, 40).join('')}…`, `is ${length} characters long; Paperless keeps URLs of at most ${URL_MAX}.`);
+  if (length > URL_MAX)
+    fail(
+      field,
+      `${Array.from(text).slice(0, 40).join('')}…`,
+      `is ${length} characters long; Paperless keeps URLs of at most ${URL_MAX}.`,
+    );
   return text;
 }
 
@@ -153,7 +169,8 @@ export function encodeCustomFieldValue(field: DmsCustomField, value: CustomField
     case 'integer': {
       const n = toNumber(field, value);
       if (!Number.isInteger(n)) fail(field, value, 'is not a whole number.');
-      if (n < INT32_MIN || n > INT32_MAX) fail(field, value, `is outside the 32-bit range (${INT32_MIN} to ${INT32_MAX}).`);
+      if (n < INT32_MIN || n > INT32_MAX)
+        fail(field, value, `is outside the 32-bit range (${INT32_MIN} to ${INT32_MAX}).`);
       return n;
     }
     case 'float':
@@ -166,7 +183,12 @@ export function encodeCustomFieldValue(field: DmsCustomField, value: CustomField
       if (isMoney(value) || Array.isArray(value)) fail(field, value, 'is not text.');
       const text = String(value);
       const length = codePointLength(text);
-      if (length > STRING_MAX) fail(field, `${Array.from(text).slice(0, 40).join('')}…`, `is ${length} characters long; at most ${STRING_MAX} fit.`);
+      if (length > STRING_MAX)
+        fail(
+          field,
+          `${Array.from(text).slice(0, 40).join('')}…`,
+          `is ${length} characters long; at most ${STRING_MAX} fit.`,
+        );
       return text;
     }
     default: {

@@ -38,7 +38,10 @@ export interface LivenessOptions {
  * Health must not wait on the dms (a slow-loris dms held `GET /api/health` for 2 s): it reads the last
  * known state, and at most one ping at a time refreshes it in the background.
  */
-export function trackLiveness<T extends PingOutcome>(ping: () => Promise<T>, options: LivenessOptions): LivenessTracker<T> {
+export function trackLiveness<T extends PingOutcome>(
+  ping: () => Promise<T>,
+  options: LivenessOptions,
+): LivenessTracker<T> {
   const now = options.now ?? Date.now;
   let last: { result: T; at: number } | null = null;
   let pending: { startedAt: number; promise: Promise<T> } | null = null;
@@ -71,9 +74,17 @@ export function trackLiveness<T extends PingOutcome>(ping: () => Promise<T>, opt
     const answered = last?.result.ok === true && !overdue;
     const since = answered ? null : (downSince ?? pending?.startedAt ?? null);
     let waitingError: string | null = null;
-    if (!last) waitingError = `the dms has not answered yet (asked at ${new Date(pending?.startedAt ?? at).toISOString()})`;
-    else if (overdue && last.result.ok) waitingError = `the dms has not answered since ${new Date(since ?? at).toISOString()}`;
-    return { last: last?.result ?? null, reachable: answered, checkedAt: last?.at ?? null, notAnsweringSince: since, waitingError };
+    if (!last)
+      waitingError = `the dms has not answered yet (asked at ${new Date(pending?.startedAt ?? at).toISOString()})`;
+    else if (overdue && last.result.ok)
+      waitingError = `the dms has not answered since ${new Date(since ?? at).toISOString()}`;
+    return {
+      last: last?.result ?? null,
+      reachable: answered,
+      checkedAt: last?.at ?? null,
+      notAnsweringSince: since,
+      waitingError,
+    };
   };
 
   return {

@@ -6,7 +6,11 @@ function flatten(value: unknown, prefix: string): string[] {
   if (value === null || value === undefined) return [];
   if (typeof value !== 'object') return [`${prefix}${String(value)}`];
   if (Array.isArray(value)) {
-    return value.flatMap((item, i) => (typeof item === 'object' && item !== null ? flatten(item, `${prefix.replace(/: $/, '')}[${i}] `) : flatten(item, prefix)));
+    return value.flatMap((item, i) =>
+      typeof item === 'object' && item !== null
+        ? flatten(item, `${prefix.replace(/: $/, '')}[${i}] `)
+        : flatten(item, prefix),
+    );
   }
   return Object.entries(value as Record<string, unknown>).flatMap(([key, inner]) => {
     const label = key === 'detail' || key === 'non_field_errors' || key === 'error' ? '' : `${key}: `;

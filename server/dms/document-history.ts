@@ -19,16 +19,36 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function parseEntry(raw: unknown): DmsHistoryEntry | null {
-  if (!isObject(raw) || typeof raw.id !== 'number' || typeof raw.timestamp !== 'string' || typeof raw.action !== 'string') return null;
-  const actor = isObject(raw.actor) && typeof raw.actor.id === 'number' ? { id: raw.actor.id, username: String(raw.actor.username ?? '') } : null;
-  return { id: raw.id, timestamp: raw.timestamp, action: raw.action, changes: isObject(raw.changes) ? raw.changes : {}, actor };
+  if (
+    !isObject(raw) ||
+    typeof raw.id !== 'number' ||
+    typeof raw.timestamp !== 'string' ||
+    typeof raw.action !== 'string'
+  )
+    return null;
+  const actor =
+    isObject(raw.actor) && typeof raw.actor.id === 'number'
+      ? { id: raw.actor.id, username: String(raw.actor.username ?? '') }
+      : null;
+  return {
+    id: raw.id,
+    timestamp: raw.timestamp,
+    action: raw.action,
+    changes: isObject(raw.changes) ? raw.changes : {},
+    actor,
+  };
 }
 
 /**
  * `GET /api/documents/{id}/history/`: one unpaginated list, newest first, growing with the document's life; only
  * the newest `limit` entries are kept. Malformed entries are skipped; an answer that is not a list is an error.
  */
-export async function readDocumentHistory(transport: Transport, id: number, notFound: string, limit = MAX_HISTORY_ENTRIES): Promise<DmsHistory> {
+export async function readDocumentHistory(
+  transport: Transport,
+  id: number,
+  notFound: string,
+  limit = MAX_HISTORY_ENTRIES,
+): Promise<DmsHistory> {
   const path = `/api/documents/${id}/history/`;
   let json: unknown;
   try {
@@ -52,9 +72,16 @@ export async function readDocumentHistory(transport: Transport, id: number, notF
     throw err;
   }
   if (!Array.isArray(json))
-    throw new DmsError(`dms answered GET ${path} with ${json === null ? 'nothing' : typeof json}, not a list of history entries`, `GET ${path}`, 200);
+    throw new DmsError(
+      `dms answered GET ${path} with ${json === null ? 'nothing' : typeof json}, not a list of history entries`,
+      `GET ${path}`,
+      200,
+    );
   const kept = json.slice(0, Math.max(0, limit));
-  return { entries: kept.map(parseEntry).filter((e): e is DmsHistoryEntry => e !== null), truncated: json.length > kept.length };
+  return {
+    entries: kept.map(parseEntry).filter((e): e is DmsHistoryEntry => e !== null),
+    truncated: json.length > kept.length,
+  };
 }
 
 /**
@@ -66,7 +93,11 @@ export async function readServiceUser(transport: Transport): Promise<DmsServiceU
   const body = isObject(res.json) ? res.json : {};
   const user = isObject(body.user) ? body.user : {};
   if (typeof user.id !== 'number' || typeof user.username !== 'string') {
-    throw new DmsError('dms answered GET /api/ui_settings/ without the user the token belongs to', 'GET /api/ui_settings/', res.status);
+    throw new DmsError(
+      'dms answered GET /api/ui_settings/ without the user the token belongs to',
+      'GET /api/ui_settings/',
+      res.status,
+    );
   }
   const settings = isObject(body.settings) ? body.settings : {};
   const permissions = Array.isArray(body.permissions) ? body.permissions : [];

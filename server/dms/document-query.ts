@@ -32,7 +32,10 @@ export const DOCUMENT_FILTERS: ReadonlySet<string> = new Set([
   'search',
   ...expand('created', [...COMPARE, 'year', 'month', 'day']),
   ...expand('created__date', COMPARE),
-  ...['added', 'modified'].flatMap((f) => [...expand(f, [...COMPARE, 'year', 'month', 'day']), ...expand(`${f}__date`, COMPARE)]),
+  ...['added', 'modified'].flatMap((f) => [
+    ...expand(f, [...COMPARE, 'year', 'month', 'day']),
+    ...expand(`${f}__date`, COMPARE),
+  ]),
   'archive_serial_number',
   ...expand('archive_serial_number', [...COMPARE, 'isnull']),
   ...expand('original_filename', LOOKUPS),
@@ -57,7 +60,9 @@ export function documentListParams(query: DocumentQuery, page: number): URLSearc
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query.filters ?? {})) {
     if (!DOCUMENT_FILTERS.has(name)) {
-      throw new BadRequestError(`Unknown dms document filter "${name}"; Paperless would ignore it and match every document.`);
+      throw new BadRequestError(
+        `Unknown dms document filter "${name}"; Paperless would ignore it and match every document.`,
+      );
     }
     params.set(name, value);
   }

@@ -7,7 +7,11 @@ export interface DocumentHit {
 }
 
 /** The first documents whose title contains `text`: one page only, a picker never scans the whole dms. */
-export async function findDocumentsByTitle(dms: DmsClient, text: string, max = 20): Promise<{ count: number; documents: DocumentHit[] }> {
+export async function findDocumentsByTitle(
+  dms: DmsClient,
+  text: string,
+  max = 20,
+): Promise<{ count: number; documents: DocumentHit[] }> {
   const pages = dms.pages({ filters: { title__icontains: text }, fields: ['id', 'title', 'created'], pageSize: max });
   const first = await pages.next();
   await pages.return(undefined);
@@ -23,7 +27,11 @@ export async function documentTitles(dms: DmsClient, ids: number[]): Promise<Rec
   const wanted = [...new Set(ids)].slice(0, 200);
   if (wanted.length === 0) return {};
   const titles: Record<number, string> = {};
-  for await (const page of dms.pages({ filters: { id__in: wanted.join(',') }, fields: ['id', 'title'], pageSize: wanted.length })) {
+  for await (const page of dms.pages({
+    filters: { id__in: wanted.join(',') },
+    fields: ['id', 'title'],
+    pageSize: wanted.length,
+  })) {
     for (const d of page.documents) titles[d.id] = d.title;
   }
   return titles;

@@ -27,10 +27,19 @@ function quiet<T>(promise: Promise<T>): Promise<T> {
   return promise;
 }
 
-async function idPage(transport: Transport, query: DocumentQuery, page: number, pageSize = ID_PAGE_SIZE): Promise<ListPage<{ id: number }>> {
+async function idPage(
+  transport: Transport,
+  query: DocumentQuery,
+  page: number,
+  pageSize = ID_PAGE_SIZE,
+): Promise<ListPage<{ id: number }>> {
   const params = documentListParams({ filters: query.filters, fields: ['id'], pageSize }, page);
   const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
-  const body = checkedPage<{ id: number }>(res.json, { base: transport.url, path: DOCUMENTS, page, pageSize }, MAX_LISTED_DOCUMENTS);
+  const body = checkedPage<{ id: number }>(
+    res.json,
+    { base: transport.url, path: DOCUMENTS, page, pageSize },
+    MAX_LISTED_DOCUMENTS,
+  );
   for (const d of body.results) {
     if (!d || !Number.isSafeInteger(d.id) || d.id < 1) {
       throw new DmsError(
@@ -55,7 +64,8 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, count: n
   // one already handed out is at most the last one.
   let lastId = 0;
   while (nextPage <= pages || requested.length > 0) {
-    while (nextPage <= pages && requested.length <= ID_PAGES_AHEAD) requested.push(quiet(idPage(transport, query, nextPage++)));
+    while (nextPage <= pages && requested.length <= ID_PAGES_AHEAD)
+      requested.push(quiet(idPage(transport, query, nextPage++)));
     const body = await (requested.shift() as Promise<ListPage<{ id: number }>>);
     const ids = body.results.map((d) => d.id).filter((id) => id > lastId);
     lastId = ids.at(-1) ?? lastId;
@@ -79,12 +89,19 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
   const ahead = Math.max(0, Math.floor(query.ahead ?? 0));
   const fetchChunk = async (chunk: number[]): Promise<DmsDocument[]> => {
     const params = documentListParams(
-      { fields: query.fields, truncateContent: query.truncateContent, fullPerms: query.fullPerms, pageSize: chunk.length, filters: { id__in: chunk.join(',') } },
+      {
+        fields: query.fields,
+        truncateContent: query.truncateContent,
+        fullPerms: query.fullPerms,
+        pageSize: chunk.length,
+        filters: { id__in: chunk.join(',') },
+      },
       1,
     );
     const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
     // A document deleted since the snapshot is simply absent from its chunk.
-    return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, page: 1, pageSize: chunk.length }).results;
+    return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, page: 1, pageSize: chunk.length })
+      .results;
   };
   // On 2.x the one-row probe already carries every matching id (in the list's order, by id): paging through ids
   // would download all of them again with every page.

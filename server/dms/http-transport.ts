@@ -1,6 +1,13 @@
 import { Pool } from 'undici';
 import type { Logger } from '../log.js';
-import { CLIENT_API_VERSIONS, isVersionRejection, pickApiVersion, unsupportedServerMessage, versionFacts, type ServerVersionFacts } from './api-version.js';
+import {
+  CLIENT_API_VERSIONS,
+  isVersionRejection,
+  pickApiVersion,
+  unsupportedServerMessage,
+  versionFacts,
+  type ServerVersionFacts,
+} from './api-version.js';
 import { dmsMessage } from './dms-message.js';
 import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
@@ -78,8 +85,14 @@ export function createTransport(options: TransportOptions): Transport {
   let apiVersion: number = CLIENT_API_VERSIONS[0];
   let facts: ServerVersionFacts = {};
 
-  async function attempt(request: DmsRequest, label: string, version: number | null = apiVersion): Promise<DmsResponse> {
-    const headers: Record<string, string> = { accept: version === null ? 'application/json' : `application/json; version=${version}` };
+  async function attempt(
+    request: DmsRequest,
+    label: string,
+    version: number | null = apiVersion,
+  ): Promise<DmsResponse> {
+    const headers: Record<string, string> = {
+      accept: version === null ? 'application/json' : `application/json; version=${version}`,
+    };
     if (options.token) headers.authorization = `Token ${options.token}`;
     let body: string | undefined;
     if (request.body !== undefined) {
@@ -88,7 +101,13 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const query = request.query?.toString();
     const signal = AbortSignal.timeout(options.timeoutMs);
-    const res = await pool.request({ method: request.method, path: `${basePath}${request.path}${query ? `?${query}` : ''}`, headers, body, signal });
+    const res = await pool.request({
+      method: request.method,
+      path: `${basePath}${request.path}${query ? `?${query}` : ''}`,
+      headers,
+      body,
+      signal,
+    });
     const text = await res.body.text();
     const flat: Record<string, string> = {};
     for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
@@ -102,19 +121,30 @@ export function createTransport(options: TransportOptions): Transport {
     if (res.statusCode >= 200 && res.statusCode < 300) {
       if (!contentType.includes('json')) {
         if (res.statusCode === 204) return { status: 204, headers: flat, json: null };
-        throw new DmsError(`dms answered ${res.statusCode} to ${label} with ${contentType || 'no content type'}, not JSON: ${dmsMessage(text)}`, label, res.statusCode);
+        throw new DmsError(
+          `dms answered ${res.statusCode} to ${label} with ${contentType || 'no content type'}, not JSON: ${dmsMessage(text)}`,
+          label,
+          res.statusCode,
+        );
       }
       return { status: res.statusCode, headers: flat, json: text === '' ? null : JSON.parse(text) };
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       // Paperless redirects unknown paths to its login page; following it would hand us HTML.
-      throw new DmsError(`dms redirected ${label} to ${flat.location ?? '?'}: check that the dms URL is the Paperless base URL`, label, res.statusCode);
+      throw new DmsError(
+        `dms redirected ${label} to ${flat.location ?? '?'}: check that the dms URL is the Paperless base URL`,
+        label,
+        res.statusCode,
+      );
     }
     if (res.statusCode === 404 && request.notFound) throw new DmsNotFoundError(request.notFound, label);
     const hint = res.statusCode === 403 ? forbiddenHint(request.method, request.path, dmsMessage(text)) : '';
-    throw Object.assign(new DmsError(`dms answered ${res.statusCode} to ${label}: ${dmsMessage(text)}${hint}`, label, res.statusCode), {
-      retryAfter: flat['retry-after'],
-    });
+    throw Object.assign(
+      new DmsError(`dms answered ${res.statusCode} to ${label}: ${dmsMessage(text)}${hint}`, label, res.statusCode),
+      {
+        retryAfter: flat['retry-after'],
+      },
+    );
   }
 
   /** A 406 for the version we sent: step down, or, with none left, find out what the server is and say so. */
@@ -122,13 +152,21 @@ export function createTransport(options: TransportOptions): Transport {
     if (rejected.version !== apiVersion) return; // another request already stepped down
     const next = CLIENT_API_VERSIONS.find((v) => v < apiVersion);
     if (next !== undefined) {
-      options.logger?.info(`dms: ${options.url} does not accept API version ${apiVersion}; using ${next} (Paperless-ngx before 3.0)`);
+      options.logger?.info(
+        `dms: ${options.url} does not accept API version ${apiVersion}; using ${next} (Paperless-ngx before 3.0)`,
+      );
       apiVersion = next;
       return;
     }
     try {
       // Without a version Paperless uses its default, and an authenticated answer names the release.
-      await gate.run(() => attempt({ method: 'GET', path: '/api/documents/', query: new URLSearchParams({ page_size: '1' }), idempotent: true }, rejected.request, null));
+      await gate.run(() =>
+        attempt(
+          { method: 'GET', path: '/api/documents/', query: new URLSearchParams({ page_size: '1' }), idempotent: true },
+          rejected.request,
+          null,
+        ),
+      );
     } catch {
       // Whatever it answered, the headers (if any) were recorded; the message below is the one that matters.
     }
@@ -146,7 +184,8 @@ export function createTransport(options: TransportOptions): Transport {
         if (err instanceof DmsNotFoundError) throw err;
         if (err instanceof VersionRejected) {
           // Not a retry: the request never reached Paperless's views.
-          if (++rejections > CLIENT_API_VERSIONS.length) throw new DmsError(unsupportedServerMessage(options.url, facts), label, 406);
+          if (++rejections > CLIENT_API_VERSIONS.length)
+            throw new DmsError(unsupportedServerMessage(options.url, facts), label, 406);
           await afterRejection(err);
           tried--;
           continue;
@@ -156,15 +195,22 @@ export function createTransport(options: TransportOptions): Transport {
           const status = err.dmsStatus ?? 0;
           const retryable = status === 429 || (request.idempotent && (status >= 500 || status === 408));
           if (!retryable || last) throw annotate(err, tried);
-          const retryAfter = status === 429 ? parseRetryAfter((err as DmsError & { retryAfter?: string }).retryAfter) : null;
+          const retryAfter =
+            status === 429 ? parseRetryAfter((err as DmsError & { retryAfter?: string }).retryAfter) : null;
           if (retryAfter !== null && retryAfter > options.maxRetryAfterMs) {
-            throw new DmsError(`${err.message} (asks to retry after ${Math.ceil(retryAfter / 1000)} s, longer than we wait)`, label, status);
+            throw new DmsError(
+              `${err.message} (asks to retry after ${Math.ceil(retryAfter / 1000)} s, longer than we wait)`,
+              label,
+              status,
+            );
           }
           waitMs = retryAfter ?? backoffDelay(tried, options.retryBaseMs);
         } else {
           const code = errorCode(err);
           const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
-          const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : `failed (${code || (err as Error).message})`;
+          const reason = timedOut
+            ? `timed out after ${options.timeoutMs} ms`
+            : `failed (${code || (err as Error).message})`;
           const retryable = NEVER_SENT.has(code) || request.idempotent;
           if (!retryable || last) {
             throw new DmsError(`dms ${label} ${reason}${tried > 0 ? ` after ${tried + 1} attempts` : ''}`, label, null);

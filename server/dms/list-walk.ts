@@ -33,7 +33,11 @@ function describe(ask: PageAsk): string {
 }
 
 function fail(message: string, ask: PageAsk): never {
-  throw new DmsError(`${message}; the service stopped reading that list (a dms that lies about its lists is refused, not followed)`, `GET ${ask.path}`, 200);
+  throw new DmsError(
+    `${message}; the service stopped reading that list (a dms that lies about its lists is refused, not followed)`,
+    `GET ${ask.path}`,
+    200,
+  );
 }
 
 /** The page number `next` names when it is the dms's own link to the same list, or null when it is foreign. */
@@ -68,11 +72,18 @@ function proxiedBase(next: string, base: string): string {
 /** One list page as the dms answered it, refused unless it is the shape and size that was asked for. */
 export function checkedPage<T>(json: unknown, ask: PageAsk, maxCount = Number.MAX_SAFE_INTEGER): ListPage<T> {
   const body = json as Partial<ListPage<T>> | null;
-  if (!body || typeof body !== 'object' || !Array.isArray(body.results)) fail(`the dms answered ${describe(ask)} without a results list`, ask);
+  if (!body || typeof body !== 'object' || !Array.isArray(body.results))
+    fail(`the dms answered ${describe(ask)} without a results list`, ask);
   const { count, next, results } = body as ListPage<T>;
-  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) fail(`the dms said count ${String(count)} for ${describe(ask)}`, ask);
-  if (count > maxCount) fail(`the dms said count ${count} for ${describe(ask)}, more than the ${maxCount} the service reads in one list`, ask);
-  if (results.length > ask.pageSize) fail(`the dms answered ${results.length} items on ${describe(ask)} for a page size of ${ask.pageSize}`, ask);
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0)
+    fail(`the dms said count ${String(count)} for ${describe(ask)}`, ask);
+  if (count > maxCount)
+    fail(
+      `the dms said count ${count} for ${describe(ask)}, more than the ${maxCount} the service reads in one list`,
+      ask,
+    );
+  if (results.length > ask.pageSize)
+    fail(`the dms answered ${results.length} items on ${describe(ask)} for a page size of ${ask.pageSize}`, ask);
   if (next !== null && next !== undefined) {
     if (typeof next !== 'string') fail(`the dms answered ${describe(ask)} with a next link that is not a URL`, ask);
     const page = ownNextPage(next, ask);
@@ -83,13 +94,23 @@ export function checkedPage<T>(json: unknown, ask: PageAsk, maxCount = Number.MA
         other === null
           ? ''
           : ` (if a reverse proxy in front of Paperless passes it another Host, forward the Host header, e.g. nginx "proxy_set_header Host $host;", or use the address Paperless sees as the dms URL)`;
-      fail(`the dms's next link on ${describe(ask)} is ${next.slice(0, 200)}, not a page of that list on the dms${hint}`, ask);
+      fail(
+        `the dms's next link on ${describe(ask)} is ${next.slice(0, 200)}, not a page of that list on the dms${hint}`,
+        ask,
+      );
     }
-    if (page !== ask.page + 1) fail(`the dms's next link on ${describe(ask)} names page ${page} (${next.slice(0, 200)}), not page ${ask.page + 1}`, ask);
+    if (page !== ask.page + 1)
+      fail(
+        `the dms's next link on ${describe(ask)} names page ${page} (${next.slice(0, 200)}), not page ${ask.page + 1}`,
+        ask,
+      );
     if (results.length === 0) fail(`the dms answered ${describe(ask)} with no items but a next page`, ask);
   }
   const all = (body as { all?: unknown }).all;
-  const ids = Array.isArray(all) && all.length === count && all.every((id) => Number.isSafeInteger(id) && (id as number) > 0) ? (all as number[]) : undefined;
+  const ids =
+    Array.isArray(all) && all.length === count && all.every((id) => Number.isSafeInteger(id) && (id as number) > 0)
+      ? (all as number[])
+      : undefined;
   return { count, next: next ?? null, results, ...(ids ? { all: ids } : {}) };
 }
 
@@ -127,7 +148,17 @@ export async function* walkList<T>(transport: Transport, options: WalkOptions): 
 
 /** A plain-array answer (notes, history) bounded by `max` items, or an error naming what the dms sent. */
 export function checkedArray<T>(json: unknown, label: string, max: number): T[] {
-  if (!Array.isArray(json)) throw new DmsError(`the dms answered ${label} with ${json === null ? 'null' : typeof json}, not a list`, label, 200);
-  if (json.length > max) throw new DmsError(`the dms answered ${label} with ${json.length} entries, more than the ${max} the service reads`, label, 200);
+  if (!Array.isArray(json))
+    throw new DmsError(
+      `the dms answered ${label} with ${json === null ? 'null' : typeof json}, not a list`,
+      label,
+      200,
+    );
+  if (json.length > max)
+    throw new DmsError(
+      `the dms answered ${label} with ${json.length} entries, more than the ${max} the service reads`,
+      label,
+      200,
+    );
   return json as T[];
 }

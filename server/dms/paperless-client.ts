@@ -130,9 +130,14 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     const found: T[] = [];
     for (let i = 0; i < ids.length; i += MAX_ID_CHUNK) {
       const chunk = ids.slice(i, i + MAX_ID_CHUNK);
-      const query = documentListParams({ fields, fullPerms: true, pageSize: chunk.length, filters: { id__in: chunk.join(',') } }, 1);
+      const query = documentListParams(
+        { fields, fullPerms: true, pageSize: chunk.length, filters: { id__in: chunk.join(',') } },
+        1,
+      );
       const res = await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
-      found.push(...checkedPage<T>(res.json, { base: url, path: '/api/documents/', page: 1, pageSize: chunk.length }).results);
+      found.push(
+        ...checkedPage<T>(res.json, { base: url, path: '/api/documents/', page: 1, pageSize: chunk.length }).results,
+      );
     }
     return found;
   }
@@ -178,7 +183,13 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     async getDocument(id) {
       // One document's permissions cost the dms little, and a permission action needs them.
       const query = new URLSearchParams({ full_perms: 'true' });
-      const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, query, idempotent: true, notFound: notFound(id) });
+      const res = await transport.send({
+        method: 'GET',
+        path: `/api/documents/${id}/`,
+        query,
+        idempotent: true,
+        notFound: notFound(id),
+      });
       return res.json as DmsDocument;
     },
 
@@ -188,7 +199,13 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
     async getWriteState(id) {
       const query = new URLSearchParams({ fields: WRITE_STATE_FIELDS.join(','), full_perms: 'true' });
-      const res = await transport.send({ method: 'GET', path: `/api/documents/${id}/`, query, idempotent: true, notFound: notFound(id) });
+      const res = await transport.send({
+        method: 'GET',
+        path: `/api/documents/${id}/`,
+        query,
+        idempotent: true,
+        notFound: notFound(id),
+      });
       return res.json as DocumentWriteState;
     },
 
@@ -208,25 +225,50 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       if (documents.length === 0) return;
       if (method === 'modify_custom_fields') return modifyCustomFields(releaseDeps, documents, parameters);
       // Every bulk method sets a target state, so sending it twice is harmless.
-      await transport.send({ method: 'POST', path: '/api/documents/bulk_edit/', body: { documents, method, parameters }, idempotent: true });
+      await transport.send({
+        method: 'POST',
+        path: '/api/documents/bulk_edit/',
+        body: { documents, method, parameters },
+        idempotent: true,
+      });
     },
 
     async trashDocument(id) {
       // Not resent blindly: a second DELETE after a lost answer would find the document gone (404).
-      await transport.send({ method: 'DELETE', path: `/api/documents/${id}/`, idempotent: false, notFound: notFound(id) });
+      await transport.send({
+        method: 'DELETE',
+        path: `/api/documents/${id}/`,
+        idempotent: false,
+        notFound: notFound(id),
+      });
     },
 
     async restoreFromTrash(ids) {
       if (ids.length === 0) return;
-      await transport.send({ method: 'POST', path: '/api/trash/', body: { documents: ids, action: 'restore' }, idempotent: true });
+      await transport.send({
+        method: 'POST',
+        path: '/api/trash/',
+        body: { documents: ids, action: 'restore' },
+        idempotent: true,
+      });
     },
 
     async addNote(id, note) {
-      const res = await transport.send({ method: 'POST', path: `/api/documents/${id}/notes/`, body: { note }, idempotent: false, notFound: notFound(id) });
+      const res = await transport.send({
+        method: 'POST',
+        path: `/api/documents/${id}/notes/`,
+        body: { note },
+        idempotent: false,
+        notFound: notFound(id),
+      });
       const json = res.json as DmsNote[] | { error?: string } | null;
       // Paperless reports a failed note as 200 {"error": …}.
       if (json && !Array.isArray(json) && typeof json === 'object') {
-        throw new DmsError(`dms refused the note on document ${id}: ${json.error ?? 'unknown error'}`, `POST /api/documents/${id}/notes/`, 200);
+        throw new DmsError(
+          `dms refused the note on document ${id}: ${json.error ?? 'unknown error'}`,
+          `POST /api/documents/${id}/notes/`,
+          200,
+        );
       }
       return checkedArray<DmsNote>(json, `POST /api/documents/${id}/notes/`, MAX_NOTES);
     },

@@ -36,6 +36,7 @@ export function forbiddenHint(method: string, path: string, detail: string): str
     return " (Paperless lets only a superuser or the document's owner change its owner or permissions)";
   }
   const permission = permissionFor(method, path);
-  if (!permission || (!detail.includes(MODEL_PERMISSION_DENIED) && !/insufficient permissions/i.test(detail))) return '';
+  if (!permission || (!detail.includes(MODEL_PERMISSION_DENIED) && !/insufficient permissions/i.test(detail)))
+    return '';
   return ` (the Paperless token's user lacks the permission ${permission})`;
 }

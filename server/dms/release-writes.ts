@@ -22,11 +22,17 @@ const BULK = 'POST /api/documents/bulk_edit/';
  * the fields before it were stored, so such a change goes as one PATCH of the whole custom-field set per document
  * instead: all of it is stored, or (a refused PATCH) none of it.
  */
-export async function modifyCustomFields(deps: ReleaseWriteDeps, documents: number[], parameters: Record<string, unknown>): Promise<void> {
+export async function modifyCustomFields(
+  deps: ReleaseWriteDeps,
+  documents: number[],
+  parameters: Record<string, unknown>,
+): Promise<void> {
   const quirks = deps.quirks();
   const add = (parameters.add_custom_fields ?? {}) as Record<string, unknown>;
   const remove = ((parameters.remove_custom_fields ?? []) as number[]).map(Number);
-  const links = new Set((await deps.vocabulary()).custom_fields.filter((f) => f.data_type === 'documentlink').map((f) => f.id));
+  const links = new Set(
+    (await deps.vocabulary()).custom_fields.filter((f) => f.data_type === 'documentlink').map((f) => f.id),
+  );
   const linkValues = Object.entries(add).filter(([id]) => links.has(Number(id)));
   if (quirks.bulkStoresDanglingLinks) {
     const named = [...new Set(linkValues.flatMap(([, value]) => (Array.isArray(value) ? (value as number[]) : [])))];
@@ -44,15 +50,27 @@ export async function modifyCustomFields(deps: ReleaseWriteDeps, documents: numb
     }
   }
   if (!(quirks.bulkNullLinkFails && linkValues.some(([, value]) => value === null))) {
-    await deps.transport.send({ method: 'POST', path: '/api/documents/bulk_edit/', body: { documents, method: 'modify_custom_fields', parameters }, idempotent: true });
+    await deps.transport.send({
+      method: 'POST',
+      path: '/api/documents/bulk_edit/',
+      body: { documents, method: 'modify_custom_fields', parameters },
+      idempotent: true,
+    });
     return;
   }
   const states = await deps.getWriteStates(documents);
   for (const state of states) {
-    const next = new Map<number, unknown>(state.custom_fields.filter((cf) => !remove.includes(cf.field)).map((cf) => [cf.field, cf.value]));
+    const next = new Map<number, unknown>(
+      state.custom_fields.filter((cf) => !remove.includes(cf.field)).map((cf) => [cf.field, cf.value]),
+    );
     for (const [id, value] of Object.entries(add)) next.set(Number(id), value);
     const custom_fields: DmsCustomFieldValue[] = [...next].map(([field, value]) => ({ field, value }));
-    await deps.transport.send({ method: 'PATCH', path: `/api/documents/${state.id}/`, body: { custom_fields }, idempotent: true });
+    await deps.transport.send({
+      method: 'PATCH',
+      path: `/api/documents/${state.id}/`,
+      body: { custom_fields },
+      idempotent: true,
+    });
   }
 }
 
@@ -76,14 +94,28 @@ export function isGivenAway(doc: DmsDocument | undefined): doc is GivenAwayDocum
  * before, with the patch applied, marked `given_away`. Every later write to it would be refused, so the owner
  * change must be the last write to the document.
  */
-export async function patchDocument(deps: ReleaseWriteDeps, id: number, patch: DocumentPatch, notFound: string): Promise<DmsDocument> {
+export async function patchDocument(
+  deps: ReleaseWriteDeps,
+  id: number,
+  patch: DocumentPatch,
+  notFound: string,
+): Promise<DmsDocument> {
   const path = `/api/documents/${id}/`;
   // The read also tells a fresh client which release it talks to.
   const mayGiveAway = patch.owner !== undefined && (deps.version() === undefined || deps.quirks().giveAwayAnswers404);
-  const read = mayGiveAway ? await deps.transport.send({ method: 'GET', path, query: new URLSearchParams({ full_perms: 'true' }), idempotent: true, notFound }) : null;
+  const read = mayGiveAway
+    ? await deps.transport.send({
+        method: 'GET',
+        path,
+        query: new URLSearchParams({ full_perms: 'true' }),
+        idempotent: true,
+        notFound,
+      })
+    : null;
   const before = read && deps.quirks().giveAwayAnswers404 ? (read.json as DmsDocument) : null;
   try {
-    return (await deps.transport.send({ method: 'PATCH', path, body: patch, idempotent: true, notFound })).json as DmsDocument;
+    return (await deps.transport.send({ method: 'PATCH', path, body: patch, idempotent: true, notFound }))
+      .json as DmsDocument;
   } catch (err) {
     if (!(before && err instanceof DmsNotFoundError)) throw err;
     const { set_permissions: _permissions, ...fields } = patch;

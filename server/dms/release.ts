@@ -27,7 +27,8 @@ function parse(version: string): [number, number, number] | null {
   return match ? [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)] : null;
 }
 
-const atLeast = (v: [number, number, number], major: number, minor: number, patch = 0) => (v[0] !== major ? v[0] > major : v[1] !== minor ? v[1] > minor : v[2] >= patch);
+const atLeast = (v: [number, number, number], major: number, minor: number, patch = 0) =>
+  v[0] !== major ? v[0] > major : v[1] !== minor ? v[1] > minor : v[2] >= patch;
 
 /** The quirks of the release named by `X-Version`; an unknown or missing version is treated as the newest (3.0.5). */
 export function releaseQuirks(version: string | undefined): ReleaseQuirks {
@@ -51,12 +52,24 @@ export function releaseQuirks(version: string | undefined): ReleaseQuirks {
           ? '3.0.0–3.0.4'
           : '3.0.5+';
   const differences: string[] = [];
-  if (!q.webhookDocId) differences.push('2.x: the workflow webhook body must use doc_url ({{ doc_id }} exists only from 3.0).');
+  if (!q.webhookDocId)
+    differences.push('2.x: the workflow webhook body must use doc_url ({{ doc_id }} exists only from 3.0).');
   if (!q.tagHierarchy) differences.push('before 2.19: tags have no parents, so adding a tag adds no parent tag.');
-  if (q.bulkNullLinkFails) differences.push('2.16–2.18: empty document-link fields are written with one PATCH per document, not in a bulk edit.');
-  if (q.bulkStoresDanglingLinks) differences.push('up to 2.20.12: document-link targets are checked to exist before writing.');
-  if (q.giveAwayAnswers404) differences.push('2.x: giving a document away is written last; Paperless then answers 404, which counts as done.');
-  if (q.bulkValuesUnchecked) differences.push('before 3.0.5: Paperless does not check bulk custom-field values; the service checks them before sending.');
-  if (q.listsCarryAll) differences.push('2.x: list pages carry every matching id; the service reads the id list once instead of page by page.');
+  if (q.bulkNullLinkFails)
+    differences.push(
+      '2.16–2.18: empty document-link fields are written with one PATCH per document, not in a bulk edit.',
+    );
+  if (q.bulkStoresDanglingLinks)
+    differences.push('up to 2.20.12: document-link targets are checked to exist before writing.');
+  if (q.giveAwayAnswers404)
+    differences.push('2.x: giving a document away is written last; Paperless then answers 404, which counts as done.');
+  if (q.bulkValuesUnchecked)
+    differences.push(
+      'before 3.0.5: Paperless does not check bulk custom-field values; the service checks them before sending.',
+    );
+  if (q.listsCarryAll)
+    differences.push(
+      '2.x: list pages carry every matching id; the service reads the id list once instead of page by page.',
+    );
   return { group, ...q, differences };
 }

@@ -83,7 +83,12 @@ export function tagsAfterPatch(tree: TagTree, previous: readonly number[], reque
 }
 
 /** What Paperless stores after bulk `modify_tags` (also `add_tag`: one add, `remove_tag`: one removal). */
-export function tagsAfterModify(tree: TagTree, previous: readonly number[], add: readonly number[], remove: readonly number[]): number[] {
+export function tagsAfterModify(
+  tree: TagTree,
+  previous: readonly number[],
+  add: readonly number[],
+  remove: readonly number[],
+): number[] {
   const drop = new Set(withDescendants(tree, remove));
   return [...new Set([...previous.filter((t) => !drop.has(t)), ...withAncestors(tree, add)])];
 }

@@ -60,7 +60,8 @@ export interface DmsTag extends DmsNamedObject {
   color?: string;
 }
 
-export type CustomFieldDataType = 'string' | 'longtext' | 'url' | 'date' | 'boolean' | 'integer' | 'float' | 'monetary' | 'documentlink' | 'select';
+export type CustomFieldDataType =
+  'string' | 'longtext' | 'url' | 'date' | 'boolean' | 'integer' | 'float' | 'monetary' | 'documentlink' | 'select';
 
 export interface DmsCustomField {
   id: number;
@@ -86,7 +87,8 @@ export interface DmsVocabulary {
   forbidden?: DmsForbiddenKind[];
 }
 
-export type DmsVocabularyKind = 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields' | 'users' | 'groups';
+export type DmsVocabularyKind =
+  'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields' | 'users' | 'groups';
 
 /** A vocabulary kind the token's user may not view, and the Paperless permission it lacks (e.g. `view_customfield`). */
 export interface DmsForbiddenKind {
@@ -147,7 +149,14 @@ export interface DocumentPage {
   documents: DmsDocument[];
 }
 
-export type BulkEditMethod = 'set_correspondent' | 'set_document_type' | 'set_storage_path' | 'add_tag' | 'remove_tag' | 'modify_tags' | 'modify_custom_fields';
+export type BulkEditMethod =
+  | 'set_correspondent'
+  | 'set_document_type'
+  | 'set_storage_path'
+  | 'add_tag'
+  | 'remove_tag'
+  | 'modify_tags'
+  | 'modify_custom_fields';
 
 export interface DmsPing {
   ok: boolean;

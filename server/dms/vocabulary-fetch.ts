@@ -1,7 +1,14 @@
 import { DmsError } from './errors.js';
 import type { Transport } from './http-transport.js';
 import { checkedPage, MAX_LIST_PAGES, walkList } from './list-walk.js';
-import type { DmsCustomField, DmsForbiddenKind, DmsNamedObject, DmsTag, DmsVocabulary, DmsVocabularyKind } from './types.js';
+import type {
+  DmsCustomField,
+  DmsForbiddenKind,
+  DmsNamedObject,
+  DmsTag,
+  DmsVocabulary,
+  DmsVocabularyKind,
+} from './types.js';
 
 const PAGE_SIZE = 1000;
 
@@ -25,7 +32,12 @@ const FORBIDDEN = Symbol('forbidden');
 async function listAll<T>(transport: Transport, kind: DmsVocabularyKind): Promise<T[] | typeof FORBIDDEN> {
   const all: T[] = [];
   try {
-    for await (const results of walkList<T>(transport, { base: transport.url, path: `/api/${kind}/`, pageSize: PAGE_SIZE, maxPages: MAX_LIST_PAGES })) {
+    for await (const results of walkList<T>(transport, {
+      base: transport.url,
+      path: `/api/${kind}/`,
+      pageSize: PAGE_SIZE,
+      maxPages: MAX_LIST_PAGES,
+    })) {
       all.push(...results);
     }
   } catch (err) {
@@ -39,7 +51,12 @@ async function listAll<T>(transport: Transport, kind: DmsVocabularyKind): Promis
 async function isForbidden(transport: Transport, kind: DmsVocabularyKind): Promise<boolean> {
   const path = `/api/${kind}/`;
   try {
-    const res = await transport.send({ method: 'GET', path, query: new URLSearchParams({ page: '1', page_size: '1' }), idempotent: true });
+    const res = await transport.send({
+      method: 'GET',
+      path,
+      query: new URLSearchParams({ page: '1', page_size: '1' }),
+      idempotent: true,
+    });
     checkedPage(res.json, { base: transport.url, path, page: 1, pageSize: 1 });
     return false;
   } catch (err) {
@@ -60,7 +77,12 @@ function named(o: DmsNamedObject): DmsNamedObject {
 export async function fetchVocabulary(transport: Transport): Promise<DmsVocabulary> {
   const { list, forbidden } = await listKinds(transport, OBJECT_KINDS);
   return {
-    tags: list<DmsTag>('tags').map((t) => ({ ...named(t), is_inbox_tag: t.is_inbox_tag, parent: t.parent ?? null, color: t.color })),
+    tags: list<DmsTag>('tags').map((t) => ({
+      ...named(t),
+      is_inbox_tag: t.is_inbox_tag,
+      parent: t.parent ?? null,
+      color: t.color,
+    })),
     correspondents: list<DmsNamedObject>('correspondents').map(named),
     document_types: list<DmsNamedObject>('document_types').map(named),
     storage_paths: list<DmsNamedObject>('storage_paths').map(named),
@@ -68,14 +90,19 @@ export async function fetchVocabulary(transport: Transport): Promise<DmsVocabula
       id: f.id,
       name: f.name,
       data_type: f.data_type,
-      extra_data: { select_options: f.extra_data?.select_options ?? [], default_currency: f.extra_data?.default_currency ?? null },
+      extra_data: {
+        select_options: f.extra_data?.select_options ?? [],
+        default_currency: f.extra_data?.default_currency ?? null,
+      },
     })),
     ...(forbidden.length > 0 ? { forbidden } : {}),
   };
 }
 
 /** Users (by username) and groups, for rules that name owners or permissions; neither has an owner. */
-export async function fetchPrincipals(transport: Transport): Promise<Pick<DmsVocabulary, 'users' | 'groups'> & { forbidden: DmsForbiddenKind[] }> {
+export async function fetchPrincipals(
+  transport: Transport,
+): Promise<Pick<DmsVocabulary, 'users' | 'groups'> & { forbidden: DmsForbiddenKind[] }> {
   const { list, forbidden } = await listKinds(transport, PRINCIPALS);
   return {
     users: list<{ id: number; username: string }>('users').map((u) => ({ id: u.id, name: u.username })),
@@ -90,7 +117,9 @@ async function listKinds(transport: Transport, kinds: DmsVocabularyKind[]) {
     const found = lists[kinds.indexOf(kind)];
     return found === FORBIDDEN ? [] : (found as T[]);
   };
-  const forbidden = kinds.filter((_, i) => lists[i] === FORBIDDEN).map((kind) => ({ kind, permission: VOCABULARY_PERMISSIONS[kind] }));
+  const forbidden = kinds
+    .filter((_, i) => lists[i] === FORBIDDEN)
+    .map((kind) => ({ kind, permission: VOCABULARY_PERMISSIONS[kind] }));
   return { list, forbidden };
 }
 

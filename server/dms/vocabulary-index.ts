@@ -3,7 +3,8 @@ import type { DmsCustomField, DmsNamedObject, DmsVocabulary } from './types.js';
 export { decodeCustomFieldValue, encodeCustomFieldValue } from './custom-field-codec.js';
 export { DmsError, DmsNotFoundError, DmsValueError } from './errors.js';
 
-export type VocabularyKind = 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields' | 'users' | 'groups';
+export type VocabularyKind =
+  'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields' | 'users' | 'groups';
 
 /** Name ↔ id lookups over one snapshot of the dms vocabulary. Missing names and ids give `undefined`. */
 export interface VocabularyIndex {
@@ -17,7 +18,15 @@ export interface VocabularyIndex {
   names(kind: VocabularyKind): string[];
 }
 
-const KINDS: VocabularyKind[] = ['tags', 'correspondents', 'document_types', 'storage_paths', 'custom_fields', 'users', 'groups'];
+const KINDS: VocabularyKind[] = [
+  'tags',
+  'correspondents',
+  'document_types',
+  'storage_paths',
+  'custom_fields',
+  'users',
+  'groups',
+];
 
 // Lower rank wins: unowned beats owned, then the exact spelling, then the older (lower) id.
 function better(candidate: DmsNamedObject, current: DmsNamedObject, name: string): boolean {

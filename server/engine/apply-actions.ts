@@ -49,7 +49,8 @@ export interface ActionOutcome {
   writes: Array<{ field: string; value: unknown }>;
 }
 
-const sameName = (a: string | null, b: string | null): boolean => (a ?? '').toLocaleLowerCase() === (b ?? '').toLocaleLowerCase() && (a === null) === (b === null);
+const sameName = (a: string | null, b: string | null): boolean =>
+  (a ?? '').toLocaleLowerCase() === (b ?? '').toLocaleLowerCase() && (a === null) === (b === null);
 
 function render(t: CompiledTemplate, env: ActionEnv, path: RulePath): string {
   return renderTemplate(t, env.scope(), path);
@@ -64,7 +65,11 @@ function missingIn(t: CompiledTemplate, env: ActionEnv): string[] {
  * Renders a value, or says which optional extracted values it needed and did not get: a field is then left
  * as a person typed it, never cleared. A template that guards them (`| default:`, `{% if %}`) still renders.
  */
-function renderOrMissing(t: CompiledTemplate, env: ActionEnv, path: RulePath): { text: string } | { missing: string[] } {
+function renderOrMissing(
+  t: CompiledTemplate,
+  env: ActionEnv,
+  path: RulePath,
+): { text: string } | { missing: string[] } {
   const missing = missingIn(t, env);
   if (missing.length === 0) return { text: render(t, env, path) };
   try {
@@ -76,7 +81,11 @@ function renderOrMissing(t: CompiledTemplate, env: ActionEnv, path: RulePath): {
 }
 
 function kept(field: string, missing: string[]): ActionOutcome {
-  return { status: 'skipped', detail: `${field} kept: ${missing.join(', ')} found no value (optional extraction)`, writes: [] };
+  return {
+    status: 'skipped',
+    detail: `${field} kept: ${missing.join(', ')} found no value (optional extraction)`,
+    writes: [],
+  };
 }
 
 function renderNames(templates: CompiledTemplate[], env: ActionEnv, path: RulePath): string[] {
@@ -90,19 +99,34 @@ function renderNames(templates: CompiledTemplate[], env: ActionEnv, path: RulePa
   return out;
 }
 
-function addCreate(env: ActionEnv, key: 'tags' | 'correspondents' | 'document_types' | 'storage_paths', names: string[]): void {
+function addCreate(
+  env: ActionEnv,
+  key: 'tags' | 'correspondents' | 'document_types' | 'storage_paths',
+  names: string[],
+): void {
   const list = (env.createMissing[key] ??= []);
   for (const n of names) if (!list.some((x) => sameName(x, n))) list.push(n);
 }
 
-function outcome(changed: boolean, field: string, from: unknown, to: unknown, writes: ActionOutcome['writes']): ActionOutcome {
+function outcome(
+  changed: boolean,
+  field: string,
+  from: unknown,
+  to: unknown,
+  writes: ActionOutcome['writes'],
+): ActionOutcome {
   return changed
     ? { status: 'planned', detail: `${field}: ${describeValue(from)} → ${describeValue(to)}`, writes }
     : { status: 'unchanged', detail: `${field} is already ${describeValue(to)}`, writes };
 }
 
 export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv): ActionOutcome {
-  if (a.ifChanged && !env.changedSoFar()) return { status: 'skipped', detail: 'if_changed: the rules changed nothing on this document before this action', writes: [] };
+  if (a.ifChanged && !env.changedSoFar())
+    return {
+      status: 'skipped',
+      detail: 'if_changed: the rules changed nothing on this document before this action',
+      writes: [],
+    };
   const at = [...a.path, a.name];
   const p = a.payload;
   switch (a.name) {
@@ -113,7 +137,8 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       const rendered = out.text.replace(/\s+/g, ' ').trim();
       // Paperless counts code points (Python str): cutting UTF-16 units could split an emoji's surrogate pair.
       const codePoints = Array.from(rendered);
-      const title = codePoints.length > MAX_TITLE_LENGTH ? codePoints.slice(0, MAX_TITLE_LENGTH).join('').trimEnd() : rendered;
+      const title =
+        codePoints.length > MAX_TITLE_LENGTH ? codePoints.slice(0, MAX_TITLE_LENGTH).join('').trimEnd() : rendered;
       if (!title) throw new ConversionError('set_title rendered an empty title');
       const from = doc.title;
       doc.title = title;
@@ -130,7 +155,10 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (a.createMissing) addCreate(env, 'tags', names);
       const changed = from.length !== doc.tags.length || from.some((t) => !doc.tags.some((x) => sameName(x, t)));
       const sign = a.name === 'remove_tags' ? '-' : '+';
-      const writes = a.name === 'set_tags' ? [{ field: 'tags', value: [...doc.tags] }] : names.map((n) => ({ field: `tags.${n.toLocaleLowerCase()}`, value: sign }));
+      const writes =
+        a.name === 'set_tags'
+          ? [{ field: 'tags', value: [...doc.tags] }]
+          : names.map((n) => ({ field: `tags.${n.toLocaleLowerCase()}`, value: sign }));
       const result = outcome(changed, 'tags', from, doc.tags, writes);
       if (changed && byHierarchy.length > 0) {
         result.detail += `; the dms also ${a.name === 'remove_tags' ? 'removes the tags below' : 'adds the parent tags'}: ${byHierarchy.join(', ')}`;
@@ -151,8 +179,13 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       const changed = !sameName(from, to);
       if (changed) doc[field] = to;
       if (a.createMissing && to && field !== 'owner') {
-        addCreate(env, field === 'correspondent' ? 'correspondents' : field === 'document_type' ? 'document_types' : 'storage_paths', [to]);
-        if (a.storagePathTemplate) (env.createMissing.storage_path_templates ??= {})[to.toLocaleLowerCase()] = a.storagePathTemplate;
+        addCreate(
+          env,
+          field === 'correspondent' ? 'correspondents' : field === 'document_type' ? 'document_types' : 'storage_paths',
+          [to],
+        );
+        if (a.storagePathTemplate)
+          (env.createMissing.storage_path_templates ??= {})[to.toLocaleLowerCase()] = a.storagePathTemplate;
       }
       return outcome(changed, field, from, doc[field], [{ field, value: doc[field] }]);
     }
@@ -177,7 +210,9 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
         const rendered = out.text.trim();
         to = rendered === '' ? null : parseInteger(rendered);
         if (rendered !== '' && (to === null || to < 0))
-          throw new ConversionError(`set_archive_serial_number rendered ${JSON.stringify(rendered)}, which is not a whole number ≥ 0`);
+          throw new ConversionError(
+            `set_archive_serial_number rendered ${JSON.stringify(rendered)}, which is not a whole number ≥ 0`,
+          );
       }
       const from = doc.archive_serial_number;
       doc.archive_serial_number = to;
@@ -190,7 +225,8 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       const note = out.text.trim();
       if (!note) return { status: 'unchanged', detail: 'the note rendered empty; nothing to add', writes: [] };
       // Notes do not make a write idempotent, so an identical note means "already done".
-      if (doc.notes.some((n) => n.trim() === note)) return { status: 'unchanged', detail: `an identical note exists: ${describeValue(note)}`, writes: [] };
+      if (doc.notes.some((n) => n.trim() === note))
+        return { status: 'unchanged', detail: `an identical note exists: ${describeValue(note)}`, writes: [] };
       doc.notes.push(note);
       return { status: 'planned', detail: `adds note ${describeValue(note)}`, writes: [] };
     }
@@ -200,7 +236,11 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       const message = render(p.message, env, [...at, 'message']).trim();
       if (!message) return { status: 'unchanged', detail: 'the message rendered empty; nothing to send', writes: [] };
       env.notifications.push({ path: formatPath(a.path), target: p.to, title, message });
-      return { status: 'planned', detail: `to ${p.to}: ${title ? `${describeValue(title)} ` : ''}${describeValue(message)}`, writes: [] };
+      return {
+        status: 'planned',
+        detail: `to ${p.to}: ${title ? `${describeValue(title)} ` : ''}${describeValue(message)}`,
+        writes: [],
+      };
     }
     case 'set_permissions':
     case 'add_permissions':
@@ -208,13 +248,22 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       if (p.kind !== 'permissions') break;
       // The run layer reads permissions whenever a rule has a permission action; this guards that promise.
       if (!doc.permissions) throw new ConversionError(`${a.name}: the document was read without its permissions`);
-      const entries = p.lists.map((l) => ({ kind: l.kind, target: l.target, names: renderNames(l.templates, env, [...at, l.kind, l.target]) }));
+      const entries = p.lists.map((l) => ({
+        kind: l.kind,
+        target: l.target,
+        names: renderNames(l.templates, env, [...at, l.kind, l.target]),
+      }));
       const next = applyPermissionAction(doc.permissions, a.name, entries, p.all);
       const changes = Object.entries(permissionChanges(doc.permissions, next));
       doc.permissions = next;
       const writes = changes.map(([field, change]) => ({ field, value: change.to }));
-      if (changes.length === 0) return { status: 'unchanged', detail: 'the permissions already are as the action wants', writes };
-      return { status: 'planned', detail: changes.map(([field, c]) => `${field}: ${describeValue(c.from)} → ${describeValue(c.to)}`).join('; '), writes };
+      if (changes.length === 0)
+        return { status: 'unchanged', detail: 'the permissions already are as the action wants', writes };
+      return {
+        status: 'planned',
+        detail: changes.map(([field, c]) => `${field}: ${describeValue(c.from)} → ${describeValue(c.to)}`).join('; '),
+        writes,
+      };
     }
     case 'set_custom_fields': {
       if (p.kind !== 'custom') break;
@@ -222,18 +271,29 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
       const writes: ActionOutcome['writes'] = [];
       let changed = false;
       for (const f of p.fields) {
-        const current = Object.prototype.hasOwnProperty.call(doc.custom_fields, f.field) ? doc.custom_fields[f.field] : undefined;
+        const current = Object.prototype.hasOwnProperty.call(doc.custom_fields, f.field)
+          ? doc.custom_fields[f.field]
+          : undefined;
         if (a.ifEmpty && !isEmptyValue(current)) {
           parts.push(`${f.field} kept (if_empty: it has ${describeValue(current)})`);
           continue;
         }
         const out = f.passThrough ? null : f.template ? renderOrMissing(f.template, env, [...at, f.field]) : null;
-        const missing = f.passThrough && env.missing?.has(f.passThrough) ? [f.passThrough] : out && 'missing' in out ? out.missing : [];
+        const missing =
+          f.passThrough && env.missing?.has(f.passThrough)
+            ? [f.passThrough]
+            : out && 'missing' in out
+              ? out.missing
+              : [];
         if (missing.length) {
           parts.push(`${f.field} kept: ${missing.join(', ')} found no value (optional extraction)`);
           continue;
         }
-        const raw: TypedValue = f.passThrough ? passThroughValue(env.extracted[f.passThrough]) : out && 'text' in out ? out.text : f.literal;
+        const raw: TypedValue = f.passThrough
+          ? passThroughValue(env.extracted[f.passThrough])
+          : out && 'text' in out
+            ? out.text
+            : f.literal;
         const to: CustomFieldValue = toCustomFieldValue(f.field, raw, env.customFieldTypes[f.field]);
         writes.push({ field: `custom_fields.${f.field}`, value: to });
         // No value for a field that is not attached: nothing to clear (attaching an empty field is add_custom_fields).
@@ -253,11 +313,13 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
     }
     case 'move_to_trash': {
       if (p.kind !== 'trash') break;
-      if (doc.trashed) return { status: 'unchanged', detail: 'an earlier action already moves the document to the trash', writes: [] };
+      if (doc.trashed)
+        return { status: 'unchanged', detail: 'an earlier action already moves the document to the trash', writes: [] };
       doc.trashed = true;
       return {
         status: 'planned',
-        detail: "moves the document to the dms's trash after the other changes (restorable there, or by undoing the job)",
+        detail:
+          "moves the document to the dms's trash after the other changes (restorable there, or by undoing the job)",
         writes: [{ field: 'trash', value: true }],
       };
     }
@@ -274,7 +336,9 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
           continue;
         }
         changed = true;
-        parts.push(attach ? `attaches ${name} (no value)` : `detaches ${name} (was ${describeValue(doc.custom_fields[name])})`);
+        parts.push(
+          attach ? `attaches ${name} (no value)` : `detaches ${name} (was ${describeValue(doc.custom_fields[name])})`,
+        );
         if (attach) doc.custom_fields[name] = null;
         else delete doc.custom_fields[name];
       }
@@ -300,7 +364,10 @@ function tagsAfterAction(
   };
   if (action === 'remove_tags') {
     const drop = expand(names, (n) => tree!.descendants(n));
-    return { tags: current.filter((t) => !has(drop, t)), byHierarchy: drop.filter((t) => !has(names, t) && has(current, t)) };
+    return {
+      tags: current.filter((t) => !has(drop, t)),
+      byHierarchy: drop.filter((t) => !has(names, t) && has(current, t)),
+    };
   }
   const wanted = expand(names, (n) => tree!.ancestors(n));
   const byHierarchy = wanted.filter((t) => !has(names, t) && !has(current, t));

@@ -25,10 +25,16 @@ const FALSY = new Set(['', 'false', '0', 'no', 'nil', 'null']);
 
 export function compileCheck(source: unknown, path: RulePath, extractNames: KnownValues): CompiledCheck {
   if (typeof source !== 'string' || source.trim() === '')
-    throw new RuleCompileError(path, 'check takes a Liquid expression such as "total > 1000" or a template such as "{{ doc.created | date: \'%u\' }}"');
+    throw new RuleCompileError(
+      path,
+      'check takes a Liquid expression such as "total > 1000" or a template such as "{{ doc.created | date: \'%u\' }}"',
+    );
   const rendered = isTemplateText(source);
   // "{{ x }} == 7" renders "7 == 7", which is text and always truthy: refuse it instead of matching everything.
-  if (rendered && /==|!=|<=|>=|<|>|\b(and|or|contains)\b/.test(source.replace(/\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g, ''))) {
+  if (
+    rendered &&
+    /==|!=|<=|>=|<|>|\b(and|or|contains)\b/.test(source.replace(/\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g, ''))
+  ) {
     throw new RuleCompileError(
       path,
       `check ${JSON.stringify(source)} compares outside its {{ }}: the comparison would be plain text and always true. Compare inside the template ({% if … %}yes{% endif %}) or write an expression without {{ }} such as "total > 1000"`,
@@ -42,15 +48,25 @@ export function compileCheck(source: unknown, path: RulePath, extractNames: Know
     if (err instanceof TemplateError)
       throw new RuleCompileError(
         path,
-        rendered ? err.message : `check "${source}" is not a Liquid expression: ${err.message.replace(/^template .*? does not parse: /, '')}`,
+        rendered
+          ? err.message
+          : `check "${source}" is not a Liquid expression: ${err.message.replace(/^template .*? does not parse: /, '')}`,
       );
     throw err;
   }
   checkTemplateVariables(template, extractNames, path);
   const globals = analyzeSync(template.templates).globals;
-  const reads = Object.values(globals).flatMap((uses) => uses.map((u) => u.segments.filter((s): s is string | number => typeof s !== 'object').map(String)));
+  const reads = Object.values(globals).flatMap((uses) =>
+    uses.map((u) => u.segments.filter((s): s is string | number => typeof s !== 'object').map(String)),
+  );
   const unique = [...new Map(reads.map((r) => [r.join('.'), r])).values()];
-  return { source, rendered, template, reads: unique, usesExtracted: Object.keys(globals).some((n) => extractNames.has(n)) };
+  return {
+    source,
+    rendered,
+    template,
+    reads: unique,
+    usesExtracted: Object.keys(globals).some((n) => extractNames.has(n)),
+  };
 }
 
 export interface CheckOutcome {
@@ -64,12 +80,23 @@ export interface CheckOutcome {
 export function evaluateCheck(c: CompiledCheck, scope: Record<string, unknown>, path: RulePath): CheckOutcome {
   const out = renderTemplate(c.template, scope, path).trim();
   const result = c.rendered ? !FALSY.has(out.toLowerCase()) : out === 'true';
-  const values = Object.fromEntries(c.reads.map((segments) => [segments.join('.'), shortenValue(lookup(scope, segments))]));
+  const values = Object.fromEntries(
+    c.reads.map((segments) => [segments.join('.'), shortenValue(lookup(scope, segments))]),
+  );
   const saw = Object.entries(values)
     .map(([k, v]) => `${k} = ${describeValue(v)}`)
     .join(', ');
-  if (c.rendered) return { result, actual: out, description: `check ${JSON.stringify(c.source)} rendered ${JSON.stringify(out)} → ${result}` };
-  return { result, actual: values, description: `check ${JSON.stringify(c.source)} → ${result}${saw ? ` (${saw})` : ''}` };
+  if (c.rendered)
+    return {
+      result,
+      actual: out,
+      description: `check ${JSON.stringify(c.source)} rendered ${JSON.stringify(out)} → ${result}`,
+    };
+  return {
+    result,
+    actual: values,
+    description: `check ${JSON.stringify(c.source)} → ${result}${saw ? ` (${saw})` : ''}`,
+  };
 }
 
 function lookup(scope: Record<string, unknown>, segments: string[]): unknown {

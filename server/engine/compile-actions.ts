@@ -45,7 +45,13 @@ export interface CompiledAction {
   payload: ActionPayload;
 }
 
-const CREATE_MISSING_ACTIONS: ActionName[] = ['add_tags', 'set_tags', 'set_correspondent', 'set_document_type', 'set_storage_path'];
+const CREATE_MISSING_ACTIONS: ActionName[] = [
+  'add_tags',
+  'set_tags',
+  'set_correspondent',
+  'set_document_type',
+  'set_storage_path',
+];
 const PASS_THROUGH = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
 function template(source: unknown, path: RulePath, what: string, extractNames: KnownValues): CompiledTemplate {
@@ -62,15 +68,26 @@ function template(source: unknown, path: RulePath, what: string, extractNames: K
 
 function nameList(body: unknown, path: RulePath, action: string, extractNames: KnownValues): CompiledTemplate[] {
   const list = Array.isArray(body) ? body : [body];
-  return list.map((n, i) => template(n, Array.isArray(body) ? [...path, i] : path, `each name in ${action}`, extractNames));
+  return list.map((n, i) =>
+    template(n, Array.isArray(body) ? [...path, i] : path, `each name in ${action}`, extractNames),
+  );
 }
 
 export function compileAction(action: Action, path: RulePath, extractNames: KnownValues): CompiledAction {
   if (typeof action !== 'object' || action === null || Array.isArray(action))
-    throw new RuleCompileError(path, `an action is a mapping such as { set_title: "…" }; actions are ${ACTIONS.join(', ')}`);
+    throw new RuleCompileError(
+      path,
+      `an action is a mapping such as { set_title: "…" }; actions are ${ACTIONS.join(', ')}`,
+    );
   const keys = Object.keys(action);
-  const unknown = keys.filter((k) => !(ACTIONS as readonly string[]).includes(k) && !(ACTION_MODIFIERS as readonly string[]).includes(k));
-  if (unknown.length) throw new RuleCompileError([...path, unknown[0]], `unknown action "${unknown[0]}"; actions are ${ACTIONS.join(', ')}`);
+  const unknown = keys.filter(
+    (k) => !(ACTIONS as readonly string[]).includes(k) && !(ACTION_MODIFIERS as readonly string[]).includes(k),
+  );
+  if (unknown.length)
+    throw new RuleCompileError(
+      [...path, unknown[0]],
+      `unknown action "${unknown[0]}"; actions are ${ACTIONS.join(', ')}`,
+    );
   const names = keys.filter((k): k is ActionName => (ACTIONS as readonly string[]).includes(k));
   if (names.length !== 1) {
     throw new RuleCompileError(
@@ -82,12 +99,19 @@ export function compileAction(action: Action, path: RulePath, extractNames: Know
   }
   const name = names[0];
   const at = [...path, name];
-  if (action.if_empty !== undefined && name !== 'set_custom_fields') throw new RuleCompileError([...path, 'if_empty'], 'if_empty works only with set_custom_fields');
+  if (action.if_empty !== undefined && name !== 'set_custom_fields')
+    throw new RuleCompileError([...path, 'if_empty'], 'if_empty works only with set_custom_fields');
   if (action.create_missing !== undefined && !CREATE_MISSING_ACTIONS.includes(name)) {
-    throw new RuleCompileError([...path, 'create_missing'], `create_missing works only with ${CREATE_MISSING_ACTIONS.join(', ')}`);
+    throw new RuleCompileError(
+      [...path, 'create_missing'],
+      `create_missing works only with ${CREATE_MISSING_ACTIONS.join(', ')}`,
+    );
   }
   if (action.path !== undefined && (name !== 'set_storage_path' || action.create_missing !== true)) {
-    throw new RuleCompileError([...path, 'path'], 'path (the template of a storage path to create) works only with set_storage_path and create_missing: true');
+    throw new RuleCompileError(
+      [...path, 'path'],
+      'path (the template of a storage path to create) works only with set_storage_path and create_missing: true',
+    );
   }
   const body: unknown = action[name];
   let payload: ActionPayload;
@@ -110,7 +134,8 @@ export function compileAction(action: Action, path: RulePath, extractNames: Know
       break;
     case 'set_archive_serial_number':
       if (body === null || typeof body === 'number') {
-        if (typeof body === 'number' && (!Number.isInteger(body) || body < 0)) throw new RuleCompileError(at, 'an archive serial number is a whole number ≥ 0');
+        if (typeof body === 'number' && (!Number.isInteger(body) || body < 0))
+          throw new RuleCompileError(at, 'an archive serial number is a whole number ≥ 0');
         payload = { kind: 'asn', template: null, number: body };
       } else payload = { kind: 'asn', template: template(body, at, name, extractNames), number: null };
       break;
@@ -126,7 +151,10 @@ export function compileAction(action: Action, path: RulePath, extractNames: Know
     case 'notify': {
       const n = body as { to?: unknown; title?: unknown; message?: unknown } | null;
       if (typeof n !== 'object' || n === null || typeof n.to !== 'string' || n.to.trim() === '') {
-        throw new RuleCompileError(at, 'notify takes { to: <target name from the settings>, message: "…" } and an optional title');
+        throw new RuleCompileError(
+          at,
+          'notify takes { to: <target name from the settings>, message: "…" } and an optional title',
+        );
       }
       payload = {
         kind: 'notify',
@@ -147,15 +175,24 @@ export function compileAction(action: Action, path: RulePath, extractNames: Know
       break;
     case 'set_custom_fields': {
       if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length === 0) {
-        throw new RuleCompileError(at, 'set_custom_fields takes a mapping of field name → value, e.g. { Amount: "{{ total }}" }');
+        throw new RuleCompileError(
+          at,
+          'set_custom_fields takes a mapping of field name → value, e.g. { Amount: "{{ total }}" }',
+        );
       }
       const fields = Object.entries(body as Record<string, unknown>).map(([field, v]): CustomFieldAssignment => {
         if (typeof v === 'string') {
           const m = PASS_THROUGH.exec(v.trim());
           const passThrough = m && extractNames.has(m[1]) ? m[1] : null;
-          return { field, template: template(v, [...at, field], `custom field "${field}"`, extractNames), literal: null, passThrough };
+          return {
+            field,
+            template: template(v, [...at, field], `custom field "${field}"`, extractNames),
+            literal: null,
+            passThrough,
+          };
         }
-        if (v === null || typeof v === 'number' || typeof v === 'boolean') return { field, template: null, literal: v, passThrough: null };
+        if (v === null || typeof v === 'number' || typeof v === 'boolean')
+          return { field, template: null, literal: v, passThrough: null };
         throw new RuleCompileError([...at, field], `custom field "${field}" takes text, a number, true/false or null`);
       });
       payload = { kind: 'custom', fields };
@@ -179,15 +216,25 @@ function permissionPayload(body: unknown, at: RulePath, action: string, extractN
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new RuleCompileError(at, shape);
   const lists: CompiledPermissionList[] = [];
   for (const [kind, targets] of Object.entries(body as Record<string, unknown>)) {
-    if (!(PERMISSION_KINDS as readonly string[]).includes(kind) || typeof targets !== 'object' || targets === null || Array.isArray(targets)) {
+    if (
+      !(PERMISSION_KINDS as readonly string[]).includes(kind) ||
+      typeof targets !== 'object' ||
+      targets === null ||
+      Array.isArray(targets)
+    ) {
       throw new RuleCompileError([...at, kind], shape);
     }
     for (const [target, names] of Object.entries(targets as Record<string, unknown>)) {
-      if (!(PERMISSION_TARGETS as readonly string[]).includes(target)) throw new RuleCompileError([...at, kind, target], shape);
+      if (!(PERMISSION_TARGETS as readonly string[]).includes(target))
+        throw new RuleCompileError([...at, kind, target], shape);
       // An empty list is meaningful for set_permissions (nobody); the others need a name.
       if (Array.isArray(names) && names.length === 0 && action !== 'set_permissions')
         throw new RuleCompileError([...at, kind, target], `${action} needs at least one name here`);
-      lists.push({ kind: kind as PermissionKind, target: target as PermissionTarget, templates: nameList(names, [...at, kind, target], action, extractNames) });
+      lists.push({
+        kind: kind as PermissionKind,
+        target: target as PermissionTarget,
+        templates: nameList(names, [...at, kind, target], action, extractNames),
+      });
     }
   }
   if (lists.length === 0) throw new RuleCompileError(at, shape);

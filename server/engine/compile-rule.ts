@@ -32,18 +32,28 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function compileRule(def: RuleDefinition): CompiledRule {
   if (!isObject(def)) throw new RuleCompileError([], 'a rule is a mapping with at least an id');
   if (typeof def.id !== 'string' || !new RegExp(RULE_ID_PATTERN).test(def.id)) {
-    throw new RuleCompileError(['id'], `rule id ${JSON.stringify(def.id)} must be lower-case letters, digits, - and _, starting with a letter or digit`);
+    throw new RuleCompileError(
+      ['id'],
+      `rule id ${JSON.stringify(def.id)} must be lower-case letters, digits, - and _, starting with a letter or digit`,
+    );
   }
   const on = def.on ?? [...TRIGGERS];
   on.forEach((t, i) => {
-    if (!(TRIGGERS as readonly string[]).includes(t)) throw new RuleCompileError(['on', i], `unknown trigger "${t}"; triggers are ${TRIGGERS.join(', ')}`);
+    if (!(TRIGGERS as readonly string[]).includes(t))
+      throw new RuleCompileError(['on', i], `unknown trigger "${t}"; triggers are ${TRIGGERS.join(', ')}`);
   });
   const extract: CompiledExtraction[] = [];
   if (def.extract !== undefined) {
-    if (!isObject(def.extract)) throw new RuleCompileError(['extract'], 'extract is a mapping of name → { regex: … } or { value: … }');
+    if (!isObject(def.extract))
+      throw new RuleCompileError(['extract'], 'extract is a mapping of name → { regex: … } or { value: … }');
     for (const [name, e] of Object.entries(def.extract)) {
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new RuleCompileError(['extract', name], `"${name}" cannot be used in templates; use letters, digits and _`);
-      if (!isObject(e)) throw new RuleCompileError(['extract', name], 'an extraction is a mapping such as { regex: "Nr (\\d+)" }');
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+        throw new RuleCompileError(
+          ['extract', name],
+          `"${name}" cannot be used in templates; use letters, digits and _`,
+        );
+      if (!isObject(e))
+        throw new RuleCompileError(['extract', name], 'an extraction is a mapping such as { regex: "Nr (\\d+)" }');
       extract.push(compileExtraction(name, e, ['extract', name], knownValues(extract)));
     }
   }
@@ -69,7 +79,9 @@ export function compileRule(def: RuleDefinition): CompiledRule {
 function knownValues(extract: CompiledExtraction[]): KnownValues {
   return new Map(
     extract.flatMap((e) =>
-      e.groups.length ? e.groups.map((g) => [g.name, { type: g.type, list: e.pick === 'all' }] as const) : [[e.name, { type: e.type, list: e.pick === 'all' }] as const],
+      e.groups.length
+        ? e.groups.map((g) => [g.name, { type: g.type, list: e.pick === 'all' }] as const)
+        : [[e.name, { type: e.type, list: e.pick === 'all' }] as const],
     ),
   );
 }

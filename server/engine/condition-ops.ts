@@ -47,7 +47,8 @@ export function equalsValue(v: unknown, x: unknown, c: OpContext): boolean {
   const text = String(v);
   const operand = String(x);
   // A date field compares by calendar day: created: 2024-03-01 matches 2024-03-01T10:00:00+01:00.
-  if ((c.kind === 'date' || c.kind === 'custom') && looksLikeDate(text) && /^\d{4}-\d{2}-\d{2}$/.test(operand)) return text.slice(0, 10) === operand;
+  if ((c.kind === 'date' || c.kind === 'custom') && looksLikeDate(text) && /^\d{4}-\d{2}-\d{2}$/.test(operand))
+    return text.slice(0, 10) === operand;
   return fold(text, c.caseSensitive) === fold(operand, c.caseSensitive);
 }
 

@@ -9,7 +9,18 @@ import { RuleCompileError, errorMessage, formatPath, type RulePath } from './err
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { isRelativeDate, parseDateAuto } from './parse-date.js';
-import { affixValue, asText, comparableOperand, compareValues, containsValue, equalsValue, fold, isEmptyValue, tagSet, type OpContext } from './condition-ops.js';
+import {
+  affixValue,
+  asText,
+  comparableOperand,
+  compareValues,
+  containsValue,
+  equalsValue,
+  fold,
+  isEmptyValue,
+  tagSet,
+  type OpContext,
+} from './condition-ops.js';
 import { describeValue, shortenValue } from './describe.js';
 import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
 import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
@@ -30,7 +41,14 @@ export type CompiledCondition =
   | { kind: 'any'; path: RulePath; children: CompiledCondition[] }
   | { kind: 'not'; path: RulePath; child: CompiledCondition }
   | { kind: 'check'; path: RulePath; check: CompiledCheck }
-  | { kind: 'field'; path: RulePath; field: string; fieldKind: FieldKind; caseSensitive: boolean; tests: CompiledTest[] };
+  | {
+      kind: 'field';
+      path: RulePath;
+      field: string;
+      fieldKind: FieldKind;
+      caseSensitive: boolean;
+      tests: CompiledTest[];
+    };
 
 export interface EvalContext {
   doc: RuleDocument;
@@ -42,8 +60,13 @@ export interface EvalContext {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Compiles a condition tree; `path` is where it sits in the rule (starting at `['when']`); `check:` may read `extractNames`. */
-export function compileCondition(cond: unknown, path: RulePath, extractNames: KnownValues = new Map()): CompiledCondition {
-  if (!isObject(cond)) throw new RuleCompileError(path, 'a condition is a mapping with one key: all, any, not or a document field');
+export function compileCondition(
+  cond: unknown,
+  path: RulePath,
+  extractNames: KnownValues = new Map(),
+): CompiledCondition {
+  if (!isObject(cond))
+    throw new RuleCompileError(path, 'a condition is a mapping with one key: all, any, not or a document field');
   const keys = Object.keys(cond);
   if (keys.length !== 1)
     throw new RuleCompileError(
@@ -53,40 +76,59 @@ export function compileCondition(cond: unknown, path: RulePath, extractNames: Kn
   const key = keys[0];
   const body = cond[key];
   if (key === 'all' || key === 'any') {
-    if (!Array.isArray(body) || body.length === 0) throw new RuleCompileError([...path, key], `${key} takes a non-empty list of conditions`);
+    if (!Array.isArray(body) || body.length === 0)
+      throw new RuleCompileError([...path, key], `${key} takes a non-empty list of conditions`);
     const children = body.map((c, i) => compileCondition(c, [...path, key, i], extractNames));
     return key === 'all' ? { kind: 'all', path, children } : { kind: 'any', path, children };
   }
   if (key === 'not') return { kind: 'not', path, child: compileCondition(body, [...path, 'not'], extractNames) };
   if (key === 'check') return { kind: 'check', path, check: compileCheck(body, [...path, 'check'], extractNames) };
   const kind = fieldKind(key);
-  if (!kind) throw new RuleCompileError([...path, key], `unknown field "${key}"; use one of ${COMBINATORS.join(', ')}, check, a document field or custom_fields.<name>`);
+  if (!kind)
+    throw new RuleCompileError(
+      [...path, key],
+      `unknown field "${key}"; use one of ${COMBINATORS.join(', ')}, check, a document field or custom_fields.<name>`,
+    );
   return compileFieldTest(key, kind, body as FieldTest, [...path, key]);
 }
 
 function compileFieldTest(field: string, kind: FieldKind, body: FieldTest, path: RulePath): CompiledCondition {
-  if (!isObject(body)) return { kind: 'field', path, field, fieldKind: kind, caseSensitive: false, tests: [{ op: 'equals', operand: body, regexes: [] }] };
+  if (!isObject(body))
+    return {
+      kind: 'field',
+      path,
+      field,
+      fieldKind: kind,
+      caseSensitive: false,
+      tests: [{ op: 'equals', operand: body, regexes: [] }],
+    };
   const test = body as OperatorTest;
   const tests: CompiledTest[] = [];
   for (const [op, operand] of Object.entries(test)) {
     if (op === 'case_sensitive') continue;
     const at = [...path, op];
-    if (!(OPERATORS as readonly string[]).includes(op)) throw new RuleCompileError(at, `unknown operator "${op}"; operators are ${OPERATORS.join(', ')}`);
+    if (!(OPERATORS as readonly string[]).includes(op))
+      throw new RuleCompileError(at, `unknown operator "${op}"; operators are ${OPERATORS.join(', ')}`);
     tests.push(compileOperator(field, kind, op as Operator, operand, at));
   }
-  if (tests.length === 0) throw new RuleCompileError(path, `give "${field}" an operator such as equals, contains or matches`);
+  if (tests.length === 0)
+    throw new RuleCompileError(path, `give "${field}" an operator such as equals, contains or matches`);
   return { kind: 'field', path, field, fieldKind: kind, caseSensitive: test.case_sensitive === true, tests };
 }
 
 function compileOperator(field: string, kind: FieldKind, op: Operator, operand: unknown, path: RulePath): CompiledTest {
   if ((TAG_OPERATORS as readonly string[]).includes(op) && field !== 'tags') {
-    throw new RuleCompileError(path, `"${op}" tests the tag list and works only on tags; on ${field} use contains_any, in or matches`);
+    throw new RuleCompileError(
+      path,
+      `"${op}" tests the tag list and works only on tags; on ${field} use contains_any, in or matches`,
+    );
   }
   if (isFieldRef(operand)) {
     checkFieldRef(field, kind, op, operand, path);
     return { op, operand, regexes: [] };
   }
-  if ((WORD_OPERATORS as readonly string[]).includes(op)) return { op, operand, regexes: [], words: compileWords(field, kind, op, operand, path) };
+  if ((WORD_OPERATORS as readonly string[]).includes(op))
+    return { op, operand, regexes: [], words: compileWords(field, kind, op, operand, path) };
   if ((COMPARISON_OPERATORS as readonly string[]).includes(op)) {
     if (kind === 'text' || kind === 'list')
       throw new RuleCompileError(
@@ -104,8 +146,10 @@ function compileOperator(field: string, kind: FieldKind, op: Operator, operand: 
     if (kind === 'number' && typeof operand !== 'number')
       throw new RuleCompileError(path, `${field} is a number: give "${op}" a number (got ${JSON.stringify(operand)})`);
   }
-  if ((op === 'exists' || op === 'empty') && typeof operand !== 'boolean') throw new RuleCompileError(path, `"${op}" takes true or false`);
-  if ((op === 'in' || op === 'contains_any') && !Array.isArray(operand)) throw new RuleCompileError(path, `"${op}" takes a list`);
+  if ((op === 'exists' || op === 'empty') && typeof operand !== 'boolean')
+    throw new RuleCompileError(path, `"${op}" takes true or false`);
+  if ((op === 'in' || op === 'contains_any') && !Array.isArray(operand))
+    throw new RuleCompileError(path, `"${op}" takes a list`);
   const regexes: RuleRegex[] = [];
   if (op === 'matches') {
     const patterns = Array.isArray(operand) ? operand : [operand];
@@ -124,15 +168,22 @@ function compileOperator(field: string, kind: FieldKind, op: Operator, operand: 
 }
 
 function compileWords(field: string, kind: FieldKind, op: Operator, operand: unknown, path: RulePath): string[] {
-  if (kind !== 'text' && kind !== 'list' && kind !== 'custom') throw new RuleCompileError(path, `"${op}" reads text; ${field} is a ${kind}`);
+  if (kind !== 'text' && kind !== 'list' && kind !== 'custom')
+    throw new RuleCompileError(path, `"${op}" reads text; ${field} is a ${kind}`);
   const texts = Array.isArray(operand) ? operand : [operand];
-  if (texts.length === 0 || texts.some((t) => typeof t !== 'string')) throw new RuleCompileError(path, `"${op}" takes a text or a list of texts`);
+  if (texts.length === 0 || texts.some((t) => typeof t !== 'string'))
+    throw new RuleCompileError(path, `"${op}" takes a text or a list of texts`);
   const words = op === 'fuzzy' ? (texts as string[]) : splitWords(operand as string | string[]);
   if (words.length === 0) throw new RuleCompileError(path, `"${op}" needs at least one word`);
   if (op === 'fuzzy') {
     for (const t of words) {
-      if (fuzzyClean(t, true).trim() === '') throw new RuleCompileError(path, `fuzzy ${JSON.stringify(t)} has no letters or digits to compare`);
-      if (t.length > MAX_FUZZY_LENGTH) throw new RuleCompileError(path, `fuzzy compares a name or a phrase of at most ${MAX_FUZZY_LENGTH} characters (got ${t.length})`);
+      if (fuzzyClean(t, true).trim() === '')
+        throw new RuleCompileError(path, `fuzzy ${JSON.stringify(t)} has no letters or digits to compare`);
+      if (t.length > MAX_FUZZY_LENGTH)
+        throw new RuleCompileError(
+          path,
+          `fuzzy compares a name or a phrase of at most ${MAX_FUZZY_LENGTH} characters (got ${t.length})`,
+        );
     }
   }
   return words;
@@ -154,7 +205,13 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
     const passed = outcomes.filter((o) => o.result).length;
     const result = c.kind === 'all' ? passed === outcomes.length : passed > 0;
     const error = outcomes.find((o) => o.error)?.error;
-    out[index] = { path, operator: c.kind, description: `${c.kind}: ${passed} of ${outcomes.length} conditions hold → ${result}`, result, ...(error ? { error } : {}) };
+    out[index] = {
+      path,
+      operator: c.kind,
+      description: `${c.kind}: ${passed} of ${outcomes.length} conditions hold → ${result}`,
+      result,
+      ...(error ? { error } : {}),
+    };
     return { result, ...(error ? { error } : {}) };
   }
   if (c.kind === 'check') {
@@ -241,7 +298,12 @@ function textAround(text: string, index: number, length: number): string {
 const MATCH_CONTEXT = 50;
 
 /** Paperless's word and fuzzy matching over the field's text (a list's elements one per line). */
-function applyWords(op: 'any_word' | 'all_words' | 'fuzzy', words: string[], v: unknown, caseSensitive: boolean): [boolean, string, string?] {
+function applyWords(
+  op: 'any_word' | 'all_words' | 'fuzzy',
+  words: string[],
+  v: unknown,
+  caseSensitive: boolean,
+): [boolean, string, string?] {
   const text = Array.isArray(v) ? v.map((e) => asText(e) ?? '').join('\n') : asText(v);
   if (text === null || text === '') return [false, `false (the field is ${v === undefined ? 'not set' : 'empty'})`];
   const size = `${text.length.toLocaleString('en-US')} characters`;
@@ -250,14 +312,23 @@ function applyWords(op: 'any_word' | 'all_words' | 'fuzzy', words: string[], v: 
     for (const w of words) {
       const hit = partialRatio(fuzzyClean(w, caseSensitive), hay);
       if (hit)
-        return [true, `true (${describeValue(w)} scored ${Math.floor(hit.score)} of 100, at least ${FUZZY_CUTOFF} needed)`, textAround(hay, hit.index, hit.length)];
+        return [
+          true,
+          `true (${describeValue(w)} scored ${Math.floor(hit.score)} of 100, at least ${FUZZY_CUTOFF} needed)`,
+          textAround(hay, hit.index, hit.length),
+        ];
     }
     return [false, `false (nothing in ${size} scored ${FUZZY_CUTOFF} or more)`];
   }
   const found = wordsFound(text, words, caseSensitive);
-  if (op === 'any_word') return found.length ? [true, `true (found ${found.map((w) => describeValue(w)).join(', ')})`] : [false, `false (none of the words in ${size})`];
+  if (op === 'any_word')
+    return found.length
+      ? [true, `true (found ${found.map((w) => describeValue(w)).join(', ')})`]
+      : [false, `false (none of the words in ${size})`];
   const missing = words.filter((w) => !found.includes(w));
-  return missing.length ? [false, `false (missing ${missing.map((w) => describeValue(w)).join(', ')})`] : [true, `true (all ${words.length} found)`];
+  return missing.length
+    ? [false, `false (missing ${missing.map((w) => describeValue(w)).join(', ')})`]
+    : [true, `true (all ${words.length} found)`];
 }
 
 /** Returns whether the test holds, a short phrase saying what was seen, and for a regex hit the text around it. */
@@ -278,13 +349,18 @@ function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocum
       return seen(affixValue(v, String(t.operand), c, t.op === 'ends_with'));
     case 'matches': {
       const texts = Array.isArray(v) ? v.map((e) => asText(e) ?? '') : [asText(v)];
-      if (texts.length === 0 || texts[0] === null) return [false, `false (the field is ${v === undefined ? 'not set' : 'empty'})`];
+      if (texts.length === 0 || texts[0] === null)
+        return [false, `false (the field is ${v === undefined ? 'not set' : 'empty'})`];
       const hit = t.regexes.find((r) => texts.some((s) => s !== null && r.test(s)));
       const size = texts.reduce((n, s) => n + (s?.length ?? 0), 0).toLocaleString('en-US');
       if (!hit) return [false, `no match in ${size} characters`];
       const text = texts.find((s): s is string => s !== null && hit.test(s)) ?? '';
       const found = hit.firstMatch(text);
-      return [true, `match for /${hit.source}/ in ${size} characters`, found ? textAround(text, found.index, found.text.length) : undefined];
+      return [
+        true,
+        `match for /${hit.source}/ in ${size} characters`,
+        found ? textAround(text, found.index, found.text.length) : undefined,
+      ];
     }
     case 'any_word':
     case 'all_words':
@@ -301,9 +377,13 @@ function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocum
       const operand = comparableOperand(t.operand as number | string, c.kind, c.now);
       if (operand === null) throw new Error(`${JSON.stringify(t.operand)} is neither a number nor a date`);
       const cmp = compareValues(v, operand);
-      if (cmp === null) return [false, `false (${describeValue(shortenValue(v))} cannot be compared with ${describeValue(operand)})`];
+      if (cmp === null)
+        return [false, `false (${describeValue(shortenValue(v))} cannot be compared with ${describeValue(operand)})`];
       const ok = t.op === 'gt' ? cmp > 0 : t.op === 'gte' ? cmp >= 0 : t.op === 'lt' ? cmp < 0 : cmp <= 0;
-      return [ok, `${ok} (saw ${describeValue(shortenValue(v))}${operand !== t.operand ? `, compared with ${describeValue(operand)}` : ''})`];
+      return [
+        ok,
+        `${ok} (saw ${describeValue(shortenValue(v))}${operand !== t.operand ? `, compared with ${describeValue(operand)}` : ''})`,
+      ];
     }
     case 'any':
     case 'all':

@@ -47,7 +47,11 @@ function wordPattern(word: string, caseSensitive: boolean): Pattern | null {
       const out: Array<{ start: number; end: number }> = [];
       // Lower-casing can change lengths (rare: İ); then offsets would drift, so only highlight when they agree.
       if (hay.length !== text.length) return out;
-      for (let at = hay.indexOf(needle); at >= 0 && out.length < MAX_SPANS; at = hay.indexOf(needle, at + needle.length)) {
+      for (
+        let at = hay.indexOf(needle);
+        at >= 0 && out.length < MAX_SPANS;
+        at = hay.indexOf(needle, at + needle.length)
+      ) {
         out.push({ start: at, end: at + needle.length });
       }
       return out;
@@ -61,8 +65,14 @@ function conditionPatterns(condition: Condition | undefined, out: Pattern[]): vo
     if (key === 'all' || key === 'any') for (const c of (test as Condition[]) ?? []) conditionPatterns(c, out);
     else if (key === 'not') conditionPatterns(test as Condition, out);
     else if (key === 'content' && test !== null && typeof test === 'object' && !Array.isArray(test)) {
-      const op = test as { matches?: string | string[]; contains?: string | number; contains_any?: string[]; case_sensitive?: boolean };
-      for (const p of op.matches === undefined ? [] : Array.isArray(op.matches) ? op.matches : [op.matches]) out.push(regexPattern('condition', p, p)!);
+      const op = test as {
+        matches?: string | string[];
+        contains?: string | number;
+        contains_any?: string[];
+        case_sensitive?: boolean;
+      };
+      for (const p of op.matches === undefined ? [] : Array.isArray(op.matches) ? op.matches : [op.matches])
+        out.push(regexPattern('condition', p, p)!);
       const words = [...(op.contains === undefined ? [] : [String(op.contains)]), ...(op.contains_any ?? [])];
       for (const w of words) out.push(wordPattern(w, op.case_sensitive === true)!);
     }
@@ -84,7 +94,8 @@ export function contentMatches(rules: readonly RuleDefinition[], text: string): 
   const matches: ContentMatch[] = [];
   for (const rule of rules) {
     for (const pattern of rulePatterns(rule)) {
-      for (const span of pattern.find(text)) matches.push({ rule_id: rule.id, kind: pattern.kind, label: pattern.label, ...span });
+      for (const span of pattern.find(text))
+        matches.push({ rule_id: rule.id, kind: pattern.kind, label: pattern.label, ...span });
     }
   }
   return matches.sort((a, b) => a.start - b.start || b.end - a.end);

@@ -15,10 +15,16 @@ function text(v: TypedValue): string {
  * Converts a typed or rendered value to what a field of `dataType` holds. Without a known type the
  * value is kept as it is (typed values stay typed). Empty text clears the field (null).
  */
-export function toCustomFieldValue(field: string, v: TypedValue, dataType: CustomFieldDataType | undefined): CustomFieldValue {
+export function toCustomFieldValue(
+  field: string,
+  v: TypedValue,
+  dataType: CustomFieldDataType | undefined,
+): CustomFieldValue {
   if (v === null || (typeof v === 'string' && v.trim() === '')) return null;
   const fail = (what: string): never => {
-    throw new ConversionError(`custom field "${field}" is ${what}; ${JSON.stringify(isMoneyValue(v) ? formatAmount(v.amount) : v)} cannot be converted`);
+    throw new ConversionError(
+      `custom field "${field}" is ${what}; ${JSON.stringify(isMoneyValue(v) ? formatAmount(v.amount) : v)} cannot be converted`,
+    );
   };
   switch (dataType) {
     case undefined:
@@ -57,11 +63,16 @@ export function toCustomFieldValue(field: string, v: TypedValue, dataType: Custo
 
 /** Equal for idempotency: money without a currency equals the same amount in any currency. */
 export function sameCustomValue(a: CustomFieldValue | undefined, b: CustomFieldValue | undefined): boolean {
-  if (isMoneyValue(a) && isMoneyValue(b)) return a.amount === b.amount && (!a.currency || !b.currency || a.currency === b.currency);
+  if (isMoneyValue(a) && isMoneyValue(b))
+    return a.amount === b.amount && (!a.currency || !b.currency || a.currency === b.currency);
   if (isMoneyValue(a) || isMoneyValue(b)) {
     const m = isMoneyValue(a) ? a : (b as { amount: number });
     const other = isMoneyValue(a) ? b : a;
-    return typeof other === 'number' ? other === m.amount : typeof other === 'string' ? parseMoney(other)?.amount === m.amount : false;
+    return typeof other === 'number'
+      ? other === m.amount
+      : typeof other === 'string'
+        ? parseMoney(other)?.amount === m.amount
+        : false;
   }
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
   if ((a === undefined || a === null) && (b === undefined || b === null)) return a === b || (a === null && b === null);

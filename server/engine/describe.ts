@@ -5,8 +5,10 @@ const MAX_TEXT = 120;
 
 /** Long texts become their head plus the total length, so traces stay small but still say what was seen. */
 export function shortenValue(v: unknown): unknown {
-  if (typeof v === 'string' && v.length > MAX_TEXT) return `${v.slice(0, MAX_TEXT)}… (${v.length.toLocaleString('en-US')} characters)`;
-  if (Array.isArray(v)) return v.length > 20 ? [...(v as unknown[]).slice(0, 20), `… (${v.length} items)`] : [...(v as unknown[])];
+  if (typeof v === 'string' && v.length > MAX_TEXT)
+    return `${v.slice(0, MAX_TEXT)}… (${v.length.toLocaleString('en-US')} characters)`;
+  if (Array.isArray(v))
+    return v.length > 20 ? [...(v as unknown[]).slice(0, 20), `… (${v.length} items)`] : [...(v as unknown[])];
   if (v && typeof v === 'object') return { ...v };
   return v;
 }

@@ -4,7 +4,15 @@
  * notes conflicts (two rules setting one field to different values; the later one wins).
  */
 import type { CustomFieldDataType } from '../dms/types.js';
-import type { ActionTrace, CreateMissing, DocumentChanges, RuleDocument, RunTrigger, TagHierarchy, Trace } from './model.js';
+import type {
+  ActionTrace,
+  CreateMissing,
+  DocumentChanges,
+  RuleDocument,
+  RunTrigger,
+  TagHierarchy,
+  Trace,
+} from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateCondition } from './conditions.js';
 import { runExtraction, type CompiledExtraction, type ExtractedValue, type ExtractionOutcome } from './extraction.js';
@@ -34,7 +42,10 @@ export interface EvaluateInput {
 }
 
 /** Everything of a trace the engine knows; the run layer adds id, time, source, document and mode. */
-export type RuleResult = Pick<Trace, 'rule_id' | 'file' | 'status' | 'conditions' | 'extracted' | 'changes' | 'actions' | 'error'>;
+export type RuleResult = Pick<
+  Trace,
+  'rule_id' | 'file' | 'status' | 'conditions' | 'extracted' | 'changes' | 'actions' | 'error'
+>;
 
 export interface Conflict {
   field: string;
@@ -63,7 +74,16 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
 
   for (const [index, { compiled: rule, file, vars }] of input.rules.entries()) {
     input.onRule?.(index);
-    const base: RuleResult = { rule_id: rule.id, file, status: 'skipped', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
+    const base: RuleResult = {
+      rule_id: rule.id,
+      file,
+      status: 'skipped',
+      conditions: [],
+      extracted: {},
+      changes: {},
+      actions: [],
+      error: null,
+    };
     const skip = stoppedBy
       ? `skipped: rule ${stoppedBy} matched earlier and has stop: true`
       : !rule.enabled
@@ -110,7 +130,8 @@ export function evaluateRules(input: EvaluateInput): Evaluation {
 }
 
 function mergeCreateMissing(into: CreateMissing, from: CreateMissing): void {
-  if (from.storage_path_templates) into.storage_path_templates = { ...into.storage_path_templates, ...from.storage_path_templates };
+  if (from.storage_path_templates)
+    into.storage_path_templates = { ...into.storage_path_templates, ...from.storage_path_templates };
   for (const key of ['tags', 'correspondents', 'document_types', 'storage_paths'] as const) {
     for (const name of from[key] ?? []) {
       const list = (into[key] ??= []);
@@ -129,7 +150,9 @@ function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
   const storagePaths = wanted.storage_paths?.filter(same(doc.storage_path));
   if (storagePaths?.length) {
     out.storage_paths = storagePaths;
-    const templates = Object.entries(wanted.storage_path_templates ?? {}).filter(([name]) => storagePaths.some(same(name)));
+    const templates = Object.entries(wanted.storage_path_templates ?? {}).filter(([name]) =>
+      storagePaths.some(same(name)),
+    );
     if (templates.length) out.storage_path_templates = Object.fromEntries(templates);
   }
   if (tags?.length) out.tags = tags;
@@ -139,25 +162,45 @@ function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
 }
 
 /** A `value` template built from an earlier value that found nothing has no value either (not an error). */
-function extractOne(e: CompiledExtraction, work: RuleDocument, scope: Record<string, unknown>, missing: ReadonlySet<string>): ExtractionOutcome {
+function extractOne(
+  e: CompiledExtraction,
+  work: RuleDocument,
+  scope: Record<string, unknown>,
+  missing: ReadonlySet<string>,
+): ExtractionOutcome {
   const needs = e.template ? e.template.globals.filter((n) => missing.has(n)) : [];
   try {
     return runExtraction(e, work, scope);
   } catch (err) {
     if (needs.length === 0 || !(err instanceof TemplateError) || err.timeout) throw err;
     const value = e.default;
-    return { value, detail: `${needs.join(', ')} found no value${value === undefined ? '' : `; using the default ${JSON.stringify(value)}`}` };
+    return {
+      value,
+      detail: `${needs.join(', ')} found no value${value === undefined ? '' : `; using the default ${JSON.stringify(value)}`}`,
+    };
   }
 }
 
 /** A `groups:` extraction: one trace line for the match and one per group; false when a required one is missing. */
-function extractGroups(e: CompiledExtraction, work: RuleDocument, result: WorkingResult, extracted: Record<string, ExtractedValue>, missing: Set<string>): boolean {
+function extractGroups(
+  e: CompiledExtraction,
+  work: RuleDocument,
+  result: WorkingResult,
+  extracted: Record<string, ExtractedValue>,
+  missing: Set<string>,
+): boolean {
   const out = runGroupExtraction(e, work);
   const path = formatPath(e.path);
   const names = e.groups.map((g) => g.name).join(', ');
   const found = out.values.some((v) => v.value !== undefined);
   if (!found && e.required) {
-    result.conditions.push({ path, description: `extract ${names} (required): ${out.detail} → not matched`, field: e.from, operator: 'required', result: false });
+    result.conditions.push({
+      path,
+      description: `extract ${names} (required): ${out.detail} → not matched`,
+      field: e.from,
+      operator: 'required',
+      result: false,
+    });
     return false;
   }
   result.conditions.push({ path, description: `extract ${names}: ${out.detail}`, field: e.from, result: true });
@@ -177,7 +220,13 @@ function extractGroups(e: CompiledExtraction, work: RuleDocument, result: Workin
     }
     extracted[g.name] = g.value;
     result.extracted[g.name] = g.value;
-    result.conditions.push({ path: at, description: `extract ${g.name}: ${g.detail}`, field: e.from, actual: g.value, result: true });
+    result.conditions.push({
+      path: at,
+      description: `extract ${g.name}: ${g.detail}`,
+      field: e.from,
+      actual: g.value,
+      result: true,
+    });
   }
   return true;
 }
@@ -198,12 +247,26 @@ function evaluateOne(
   createMissing: CreateMissing,
   notifications: PlannedNotification[],
 ): WorkingResult {
-  const result: WorkingResult = { rule_id: rule.id, file, status: 'not_matched', conditions: [], extracted: {}, changes: {}, actions: [], error: null };
+  const result: WorkingResult = {
+    rule_id: rule.id,
+    file,
+    status: 'not_matched',
+    conditions: [],
+    extracted: {},
+    changes: {},
+    actions: [],
+    error: null,
+  };
   const now = input.now;
   const extracted: Record<string, ExtractedValue> = {};
   const missing = new Set<string>();
   const scope = (): Record<string, unknown> => {
-    const s: Record<string, unknown> = { doc: templateDocument(work), vars, now: now.toISOString(), rule: { id: rule.id, description: rule.description ?? '', file } };
+    const s: Record<string, unknown> = {
+      doc: templateDocument(work),
+      vars,
+      now: now.toISOString(),
+      rule: { id: rule.id, description: rule.description ?? '', file },
+    };
     for (const [k, v] of Object.entries(extracted)) s[k] = templateValue(v);
     return s;
   };
@@ -218,16 +281,33 @@ function evaluateOne(
       const path = formatPath(e.path);
       if (out.value === undefined) {
         if (e.required) {
-          result.conditions.push({ path, description: `extract ${e.name} (required): ${out.detail} → not matched`, field: e.from, operator: 'required', result: false });
+          result.conditions.push({
+            path,
+            description: `extract ${e.name} (required): ${out.detail} → not matched`,
+            field: e.from,
+            operator: 'required',
+            result: false,
+          });
           return false;
         }
-        result.conditions.push({ path, description: `extract ${e.name}: ${out.detail} (no value)`, field: e.from, result: true });
+        result.conditions.push({
+          path,
+          description: `extract ${e.name}: ${out.detail} (no value)`,
+          field: e.from,
+          result: true,
+        });
         missing.add(e.name);
         continue;
       }
       extracted[e.name] = out.value;
       result.extracted[e.name] = out.value;
-      result.conditions.push({ path, description: `extract ${e.name}: ${out.detail}`, field: e.from, actual: out.value, result: true });
+      result.conditions.push({
+        path,
+        description: `extract ${e.name}: ${out.detail}`,
+        field: e.from,
+        actual: out.value,
+        result: true,
+      });
     }
     return true;
   };
@@ -254,14 +334,30 @@ function evaluateOne(
         changedSoFar,
         missing,
       });
-      result.actions.push({ path: formatPath(a.path), action: a.name, status: out.status, detail: out.detail, writes: out.writes });
+      result.actions.push({
+        path: formatPath(a.path),
+        action: a.name,
+        status: out.status,
+        detail: out.detail,
+        writes: out.writes,
+      });
     }
   } catch (err) {
     const failedAt = rule.actions[result.actions.length];
     if (inActions && failedAt) {
-      result.actions.push({ path: formatPath(failedAt.path), action: failedAt.name, status: 'failed', error: errorMessage(err), writes: [] });
+      result.actions.push({
+        path: formatPath(failedAt.path),
+        action: failedAt.name,
+        status: 'failed',
+        error: errorMessage(err),
+        writes: [],
+      });
     }
-    return { ...result, status: err instanceof TemplateError && err.timeout ? 'timeout' : 'error', error: errorMessage(err) };
+    return {
+      ...result,
+      status: err instanceof TemplateError && err.timeout ? 'timeout' : 'error',
+      error: errorMessage(err),
+    };
   }
   result.status = 'matched';
   return result;

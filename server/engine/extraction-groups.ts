@@ -3,7 +3,14 @@
  * instead of the same pattern written once per value. The first pattern that matches supplies all groups.
  */
 import type { RuleDocument } from './model.js';
-import { parseTyped, sourceText, type CompiledExtraction, type ExtractedValue, type TypedValue, type ValueSpec } from './extraction.js';
+import {
+  parseTyped,
+  sourceText,
+  type CompiledExtraction,
+  type ExtractedValue,
+  type TypedValue,
+  type ValueSpec,
+} from './extraction.js';
 import { MAX_MATCHES } from './regex.js';
 
 export interface GroupValue {
@@ -27,7 +34,13 @@ function typed(raw: string | undefined, spec: ValueSpec): TypedValue {
 }
 
 function orDefault(name: string, spec: ValueSpec & { name: string }, why: string): GroupValue {
-  if (spec.default !== undefined) return { name, value: spec.default, detail: `${why}; using the default ${JSON.stringify(spec.default)}`, required: spec.required };
+  if (spec.default !== undefined)
+    return {
+      name,
+      value: spec.default,
+      detail: `${why}; using the default ${JSON.stringify(spec.default)}`,
+      required: spec.required,
+    };
   return { name, value: undefined, detail: why, required: spec.required };
 }
 
@@ -47,7 +60,9 @@ export function runGroupExtraction(e: CompiledExtraction, doc: RuleDocument): Gr
         return orDefault(
           g.name,
           g,
-          seen ? `${seen} is not a valid ${g.type}${g.format ? ` in format ${g.format}` : ''}${g.locale ? ` (${g.locale})` : ''}` : 'the group took no part in the match',
+          seen
+            ? `${seen} is not a valid ${g.type}${g.format ? ` in format ${g.format}` : ''}${g.locale ? ` (${g.locale})` : ''}`
+            : 'the group took no part in the match',
         );
       }
       const value = e.pick === 'all' ? parsed : parsed[0];

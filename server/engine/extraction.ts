@@ -41,7 +41,13 @@ export interface CompiledExtraction extends ValueSpec {
 export const RESERVED_NAMES = ['doc', 'vars', 'now', 'rule', 'env'];
 
 /** Parses raw text to the extraction's type; null when it does not fit. With a `locale`, numbers and dates are read as that language writes them. */
-export function parseTyped(raw: string, type: ExtractionType, format: string | undefined, currency: string | null, locale: string | null = null): TypedValue {
+export function parseTyped(
+  raw: string,
+  type: ExtractionType,
+  format: string | undefined,
+  currency: string | null,
+  locale: string | null = null,
+): TypedValue {
   const text = raw.trim();
   const number = (t: string) => (locale ? parseLocaleNumber(t, locale) : parseNumber(t));
   switch (type) {
@@ -57,7 +63,9 @@ export function parseTyped(raw: string, type: ExtractionType, format: string | u
       return parseMoney(text, currency, number);
     case 'date':
       if (!locale) return parseDate(text, format);
-      return format ? parseDateWithFormat(text, format, (w) => localeMonth(w, locale)) : (parseLocaleDate(text, locale) ?? parseDate(text));
+      return format
+        ? parseDateWithFormat(text, format, (w) => localeMonth(w, locale))
+        : (parseLocaleDate(text, locale) ?? parseDate(text));
     case 'bool':
       return parseBool(text);
   }
@@ -82,7 +90,8 @@ function compileValueSpec(e: ExtractionGroup, path: RulePath, inheritedLocale: s
     const problem = checkDateFormat(e.format);
     if (problem) throw new RuleCompileError([...path, 'format'], problem);
   }
-  if (e.currency !== undefined && type !== 'money') throw new RuleCompileError([...path, 'currency'], 'currency applies only to type: money');
+  if (e.currency !== undefined && type !== 'money')
+    throw new RuleCompileError([...path, 'currency'], 'currency applies only to type: money');
   if (e.locale !== undefined) {
     const problem = checkLocale(e.locale);
     if (problem) throw new RuleCompileError([...path, 'locale'], problem);
@@ -99,19 +108,32 @@ function compileValueSpec(e: ExtractionGroup, path: RulePath, inheritedLocale: s
 }
 
 /** `groups:` — the group names become values; each must be a named group of every pattern, and a new name. */
-function compileGroups(e: Extraction, path: RulePath, regexes: RuleRegex[], earlier: KnownValues): CompiledExtraction['groups'] {
+function compileGroups(
+  e: Extraction,
+  path: RulePath,
+  regexes: RuleRegex[],
+  earlier: KnownValues,
+): CompiledExtraction['groups'] {
   if (e.groups === undefined) return [];
   const at = [...path, 'groups'];
-  if (regexes.length === 0) throw new RuleCompileError(at, 'groups reads the named groups of a regex; give regex, not value');
+  if (regexes.length === 0)
+    throw new RuleCompileError(at, 'groups reads the named groups of a regex; give regex, not value');
   const entries = Object.entries(e.groups);
-  if (entries.length === 0) throw new RuleCompileError(at, 'groups names at least one named group, e.g. { order: { type: string } }');
+  if (entries.length === 0)
+    throw new RuleCompileError(at, 'groups names at least one named group, e.g. { order: { type: string } }');
   for (const key of ['type', 'format', 'currency', 'default'] as const) {
-    if (e[key] !== undefined) throw new RuleCompileError([...path, key], `with groups, give ${key} to each group (groups: { name: { ${key}: … } })`);
+    if (e[key] !== undefined)
+      throw new RuleCompileError(
+        [...path, key],
+        `with groups, give ${key} to each group (groups: { name: { ${key}: … } })`,
+      );
   }
   return entries.map(([name, spec]) => {
     const here = [...at, name];
-    if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(here, `"${name}" is reserved in templates; name the group otherwise`);
-    if (earlier.has(name)) throw new RuleCompileError(here, `"${name}" is already extracted above; each value needs its own name`);
+    if (RESERVED_NAMES.includes(name))
+      throw new RuleCompileError(here, `"${name}" is reserved in templates; name the group otherwise`);
+    if (earlier.has(name))
+      throw new RuleCompileError(here, `"${name}" is already extracted above; each value needs its own name`);
     const missing = regexes.find((r) => !r.groupNames.includes(name));
     if (missing) throw new RuleCompileError(here, `the pattern /${missing.source}/ has no named group (?<${name}>…)`);
     return { name, ...compileValueSpec(spec ?? {}, here, e.locale ?? null) };
@@ -119,14 +141,29 @@ function compileGroups(e: Extraction, path: RulePath, regexes: RuleRegex[], earl
 }
 
 /** `earlier` are the names extracted before this one: a `value` template may use them. */
-export function compileExtraction(name: string, e: Extraction, path: RulePath, earlier: KnownValues = new Map()): CompiledExtraction {
-  if (RESERVED_NAMES.includes(name)) throw new RuleCompileError(path, `"${name}" is reserved in templates; choose another name for this value`);
-  if (earlier.has(name)) throw new RuleCompileError(path, `"${name}" is already extracted above (as a group); each value needs its own name`);
+export function compileExtraction(
+  name: string,
+  e: Extraction,
+  path: RulePath,
+  earlier: KnownValues = new Map(),
+): CompiledExtraction {
+  if (RESERVED_NAMES.includes(name))
+    throw new RuleCompileError(path, `"${name}" is reserved in templates; choose another name for this value`);
+  if (earlier.has(name))
+    throw new RuleCompileError(
+      path,
+      `"${name}" is already extracted above (as a group); each value needs its own name`,
+    );
   const from = e.from ?? 'content';
   if (!fieldKind(from))
-    throw new RuleCompileError([...path, 'from'], `cannot read from "${from}"; use content, title, original_file_name, notes, a document field or custom_fields.<name>`);
-  if (e.regex !== undefined && e.value !== undefined) throw new RuleCompileError(path, 'give either regex (read from the document) or value (a template), not both');
-  if (e.regex === undefined && e.value === undefined) throw new RuleCompileError(path, 'give regex (read from the document) or value (a template)');
+    throw new RuleCompileError(
+      [...path, 'from'],
+      `cannot read from "${from}"; use content, title, original_file_name, notes, a document field or custom_fields.<name>`,
+    );
+  if (e.regex !== undefined && e.value !== undefined)
+    throw new RuleCompileError(path, 'give either regex (read from the document) or value (a template), not both');
+  if (e.regex === undefined && e.value === undefined)
+    throw new RuleCompileError(path, 'give regex (read from the document) or value (a template)');
   const spec = compileValueSpec(e, path, null);
   const regexes: RuleRegex[] = [];
   if (e.regex !== undefined) {
@@ -151,7 +188,16 @@ export function compileExtraction(name: string, e: Extraction, path: RulePath, e
       throw err;
     }
   }
-  return { name, path, from, regexes, template, pick: e.pick ?? 'first', ...spec, groups: compileGroups(e, path, regexes, earlier) };
+  return {
+    name,
+    path,
+    from,
+    regexes,
+    template,
+    pick: e.pick ?? 'first',
+    ...spec,
+    groups: compileGroups(e, path, regexes, earlier),
+  };
 }
 
 export interface ExtractionOutcome {
@@ -161,7 +207,11 @@ export interface ExtractionOutcome {
 }
 
 /** Runs one extraction; template errors propagate as TemplateError so the rule becomes an error. */
-export function runExtraction(e: CompiledExtraction, doc: RuleDocument, scope: Record<string, unknown>): ExtractionOutcome {
+export function runExtraction(
+  e: CompiledExtraction,
+  doc: RuleDocument,
+  scope: Record<string, unknown>,
+): ExtractionOutcome {
   if (e.groups.length > 0) throw new Error(`internal: ${e.name} has groups; run it with runGroupExtraction`);
   let raws: string[] = [];
   let source = '';
@@ -180,12 +230,17 @@ export function runExtraction(e: CompiledExtraction, doc: RuleDocument, scope: R
         break;
       }
     }
-    if (raws.length === 0) return fallback(e, `no pattern matched in ${e.from} (${text.length.toLocaleString('en-US')} characters)`);
+    if (raws.length === 0)
+      return fallback(e, `no pattern matched in ${e.from} (${text.length.toLocaleString('en-US')} characters)`);
   }
   const parsed = raws.map((r) => parseTyped(r, e.type, e.format, e.currency, e.locale));
   const good = parsed.filter((v): v is Exclude<TypedValue, null> => v !== null);
   const shown = raws.map((r) => JSON.stringify(r.length > 60 ? `${r.slice(0, 60)}…` : r)).join(', ');
-  if (good.length === 0) return fallback(e, `${source} gave ${shown}, which is not a valid ${e.type}${e.format ? ` in format ${e.format}` : ''}`);
+  if (good.length === 0)
+    return fallback(
+      e,
+      `${source} gave ${shown}, which is not a valid ${e.type}${e.format ? ` in format ${e.format}` : ''}`,
+    );
   const value = e.pick === 'all' ? good : good[0];
   return { value, detail: `${source} gave ${shown} → ${describeValue(value)}` };
 }
@@ -197,6 +252,7 @@ export function sourceText(doc: RuleDocument, from: string): string {
 }
 
 function fallback(e: CompiledExtraction, why: string): ExtractionOutcome {
-  if (e.default !== undefined) return { value: e.default, detail: `${why}; using the default ${JSON.stringify(e.default)}` };
+  if (e.default !== undefined)
+    return { value: e.default, detail: `${why}; using the default ${JSON.stringify(e.default)}` };
   return { value: undefined, detail: why };
 }

@@ -17,18 +17,38 @@ export interface FieldRef {
 const FIELD_REF_OPERATORS = ['equals', 'gt', 'gte', 'lt', 'lte'];
 
 export function isFieldRef(v: unknown): v is FieldRef {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as FieldRef).field === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.keys(v).length === 1 &&
+    typeof (v as FieldRef).field === 'string'
+  );
 }
 
 /** Throws when `op` cannot take another field, or the two fields cannot be compared. */
 export function checkFieldRef(field: string, kind: FieldKind, op: string, ref: FieldRef, path: RulePath): void {
-  if (!FIELD_REF_OPERATORS.includes(op)) throw new RuleCompileError(path, `"${op}" cannot take another field; { field: … } works with ${FIELD_REF_OPERATORS.join(', ')}`);
+  if (!FIELD_REF_OPERATORS.includes(op))
+    throw new RuleCompileError(
+      path,
+      `"${op}" cannot take another field; { field: … } works with ${FIELD_REF_OPERATORS.join(', ')}`,
+    );
   const other = fieldKind(ref.field);
-  if (!other) throw new RuleCompileError([...path, 'field'], `unknown field "${ref.field}"; give a document field or custom_fields.<name>`);
+  if (!other)
+    throw new RuleCompileError(
+      [...path, 'field'],
+      `unknown field "${ref.field}"; give a document field or custom_fields.<name>`,
+    );
   if (op !== 'equals' && (other === 'text' || other === 'list'))
-    throw new RuleCompileError([...path, 'field'], `"${op}" compares numbers and dates; ${ref.field} is ${other === 'list' ? 'a list' : 'text'}`);
+    throw new RuleCompileError(
+      [...path, 'field'],
+      `"${op}" compares numbers and dates; ${ref.field} is ${other === 'list' ? 'a list' : 'text'}`,
+    );
   if (op !== 'equals' && (kind === 'text' || kind === 'list'))
-    throw new RuleCompileError(path, `"${op}" compares numbers and dates; ${field} is ${kind === 'list' ? 'a list' : 'text'}`);
+    throw new RuleCompileError(
+      path,
+      `"${op}" compares numbers and dates; ${field} is ${kind === 'list' ? 'a list' : 'text'}`,
+    );
 }
 
 /** The other field's value as an operand: money as its amount, dates as their day. */
@@ -40,7 +60,13 @@ function comparable(v: unknown): number | string | null {
   return parseDateAuto(v) ?? parseNumber(v);
 }
 
-export function applyFieldRef(op: string, other: string, v: unknown, c: OpContext, doc: RuleDocument): [boolean, string] {
+export function applyFieldRef(
+  op: string,
+  other: string,
+  v: unknown,
+  c: OpContext,
+  doc: RuleDocument,
+): [boolean, string] {
   const theirs = readField(doc, other);
   const saw = `saw ${describeValue(shortenValue(v))} and ${other} ${describeValue(shortenValue(theirs))}`;
   if (op === 'equals') {

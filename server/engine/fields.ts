@@ -68,7 +68,13 @@ export function emptyDocument(): RuleDocument {
 export function cloneDocument(doc: RuleDocument): RuleDocument {
   const custom: Record<string, CustomFieldValue> = {};
   for (const [k, v] of Object.entries(doc.custom_fields)) custom[k] = cloneValue(v);
-  return { ...doc, tags: [...doc.tags], notes: [...doc.notes], custom_fields: custom, permissions: doc.permissions && clonePermissions(doc.permissions) };
+  return {
+    ...doc,
+    tags: [...doc.tags],
+    notes: [...doc.notes],
+    custom_fields: custom,
+    permissions: doc.permissions && clonePermissions(doc.permissions),
+  };
 }
 
 function cloneValue(v: CustomFieldValue): CustomFieldValue {

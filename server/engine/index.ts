@@ -3,7 +3,14 @@ export * from './model.js';
 export * from './rule-schema.js';
 export { RuleCompileError, TemplateError, ConversionError, formatPath, type RulePath } from './errors.js';
 export { compileRule, type CompiledRule } from './compile-rule.js';
-export { evaluateRules, type Evaluation, type EvaluateInput, type RuleInput, type RuleResult, type Conflict } from './evaluate.js';
+export {
+  evaluateRules,
+  type Evaluation,
+  type EvaluateInput,
+  type RuleInput,
+  type RuleResult,
+  type Conflict,
+} from './evaluate.js';
 export { runRuleTests, whyNot, type RuleTestOutcome, type RuleTestOptions } from './rule-tests.js';
 export { renderVars, type VarsContext } from './vars.js';
 export { TEMPLATE_FILTERS, CUSTOM_TEMPLATE_FILTERS } from './templates.js';

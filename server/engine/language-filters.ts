@@ -36,17 +36,22 @@ function language(locale: unknown): string {
   } catch {
     supported = [];
   }
-  if (supported.length === 0) throw new Error(`localize_date: ${JSON.stringify(locale)} is no language this service knows; give one such as 'de', 'en', 'fr' or 'de-AT'`);
+  if (supported.length === 0)
+    throw new Error(
+      `localize_date: ${JSON.stringify(locale)} is no language this service knows; give one such as 'de', 'en', 'fr' or 'de-AT'`,
+    );
   return supported[0];
 }
 
 /** `Montag, 3. März 2025`: the strftime name tokens come from Intl in the language; the rest as in `date`. */
 function localize(date: Date, format: string, locale: string): string {
-  const name = (options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' }).format(date);
+  const name = (options: Intl.DateTimeFormatOptions) =>
+    new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' }).format(date);
   // With a day, the month takes the form used in a date (Polish "marca", not the nominative "marzec").
   const monthInDate = () =>
-    new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: 'UTC' }).formatToParts(date).find((p) => p.type === 'month')?.value ??
-    name({ month: 'long' });
+    new Intl.DateTimeFormat(locale, { month: 'long', day: 'numeric', timeZone: 'UTC' })
+      .formatToParts(date)
+      .find((p) => p.type === 'month')?.value ?? name({ month: 'long' });
   const names: Record<string, () => string> = {
     B: monthInDate,
     b: () => name({ month: 'short' }),
@@ -54,10 +59,16 @@ function localize(date: Date, format: string, locale: string): string {
     a: () => name({ weekday: 'short' }),
   };
   // Names are quoted for strftime by doubling any %, so a name can never become a token.
-  return format.replace(/%([BbAa%])/g, (m, token: string) => (token === '%' ? '%%' : names[token]().replace(/%/g, '%%')));
+  return format.replace(/%([BbAa%])/g, (m, token: string) =>
+    token === '%' ? '%%' : names[token]().replace(/%/g, '%%'),
+  );
 }
 
-export function registerLanguageFilters(liquid: Liquid, strftime: Strftime, toDate: (self: unknown, v: unknown) => Date): void {
+export function registerLanguageFilters(
+  liquid: Liquid,
+  strftime: Strftime,
+  toDate: (self: unknown, v: unknown) => Date,
+): void {
   /** `{{ text | regex_replace: '(\d+)/(\d+)', '$2-$1' }}`: every match replaced; `$1` … for groups. */
   liquid.registerFilter('regex_replace', (v: unknown, pattern?: unknown, replacement?: unknown) => {
     if (typeof pattern !== 'string') throw new Error("regex_replace needs a pattern: regex_replace: '\\s+', ' '");
@@ -74,7 +85,10 @@ export function registerLanguageFilters(liquid: Liquid, strftime: Strftime, toDa
   liquid.registerFilter('title_case', (v: unknown) =>
     String(v ?? '')
       .toLocaleLowerCase()
-      .replace(/(^|[^\p{L}\p{N}'’])(\p{L})/gu, (_m, before: string, letter: string) => before + letter.toLocaleUpperCase()),
+      .replace(
+        /(^|[^\p{L}\p{N}'’])(\p{L})/gu,
+        (_m, before: string, letter: string) => before + letter.toLocaleUpperCase(),
+      ),
   );
 
   /** `{{ issued | localize_date: '%d. %B %Y', 'de' }}` → `3. März 2025`; a style (`long`) instead of a format. */
@@ -82,7 +96,11 @@ export function registerLanguageFilters(liquid: Liquid, strftime: Strftime, toDa
     const lang = language(locale);
     const f = typeof format === 'string' ? format : 'medium';
     const date = toDate(this, v);
-    if (DATE_STYLES.has(f)) return new Intl.DateTimeFormat(lang, { dateStyle: f as Intl.DateTimeFormatOptions['dateStyle'], timeZone: 'UTC' }).format(date);
+    if (DATE_STYLES.has(f))
+      return new Intl.DateTimeFormat(lang, {
+        dateStyle: f as Intl.DateTimeFormatOptions['dateStyle'],
+        timeZone: 'UTC',
+      }).format(date);
     return strftime(this, date, localize(date, f, lang));
   });
 }

@@ -27,7 +27,11 @@ function fold(word: string): string {
 /** A message when `tag` is not a locale Intl knows, else null. */
 export function checkLocale(tag: string): string | null {
   try {
-    if (Intl.DateTimeFormat.supportedLocalesOf([tag]).length > 0 && Intl.NumberFormat.supportedLocalesOf([tag]).length > 0) return null;
+    if (
+      Intl.DateTimeFormat.supportedLocalesOf([tag]).length > 0 &&
+      Intl.NumberFormat.supportedLocalesOf([tag]).length > 0
+    )
+      return null;
   } catch {
     // An ill-formed tag throws; it gets the same message as an unknown one.
   }
@@ -44,15 +48,20 @@ function localeInfo(locale: string): LocaleInfo {
     for (const width of ['long', 'short'] as const) {
       months.set(fold(new Intl.DateTimeFormat(locale, { month: width, timeZone: 'UTC' }).format(date)), m + 1);
       // Inside a date some languages use another form of the name (Polish "lutego" beside "luty").
-      const part = new Intl.DateTimeFormat(locale, { day: 'numeric', month: width, timeZone: 'UTC' }).formatToParts(date).find((p) => p.type === 'month');
+      const part = new Intl.DateTimeFormat(locale, { day: 'numeric', month: width, timeZone: 'UTC' })
+        .formatToParts(date)
+        .find((p) => p.type === 'month');
       if (part) months.set(fold(part.value), m + 1);
     }
   }
   for (let d = 0; d < 7; d++) {
     const date = new Date(Date.UTC(2024, 0, 1 + d));
-    for (const width of ['long', 'short'] as const) weekdays.add(fold(new Intl.DateTimeFormat(locale, { weekday: width, timeZone: 'UTC' }).format(date)));
+    for (const width of ['long', 'short'] as const)
+      weekdays.add(fold(new Intl.DateTimeFormat(locale, { weekday: width, timeZone: 'UTC' }).format(date)));
   }
-  const order = new Intl.DateTimeFormat(locale, { timeZone: 'UTC' }).formatToParts(new Date(Date.UTC(2024, 1, 3))).map((p) => p.type);
+  const order = new Intl.DateTimeFormat(locale, { timeZone: 'UTC' })
+    .formatToParts(new Date(Date.UTC(2024, 1, 3)))
+    .map((p) => p.type);
   const numberParts = new Intl.NumberFormat(locale).formatToParts(1234567.5);
   const info: LocaleInfo = {
     months,
@@ -111,7 +120,10 @@ export function parseLocaleNumber(text: string, locale: string): number | null {
   const [intPart, frac, extra] = s.split(decimal);
   if (extra !== undefined || (frac !== undefined && !/^\d+$/.test(frac))) return null;
   const groups = /^\s$/.test(group) ? [intPart] : intPart.split(group);
-  if (!groups.every((g, i) => (i === 0 ? /^\d+$/.test(g) && (groups.length === 1 || g.length <= 3) : /^\d{3}$/.test(g)))) return null;
+  if (
+    !groups.every((g, i) => (i === 0 ? /^\d+$/.test(g) && (groups.length === 1 || g.length <= 3) : /^\d{3}$/.test(g)))
+  )
+    return null;
   const n = Number(`${groups.join('')}${frac !== undefined ? `.${frac}` : ''}`);
   return Number.isFinite(n) ? sign * n : null;
 }

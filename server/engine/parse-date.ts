@@ -86,7 +86,8 @@ const TOKENS: Array<[string, string]> = [
 /** Checks a `format` such as dd.MM.yyyy; returns a message when it lacks a day, month or year. */
 export function checkDateFormat(format: string): string | null {
   const probe = compileFormat(format);
-  if (!probe) return `date format "${format}" needs a day (d or dd), a month (M, MM, MMM or MMMM) and a year (yy or yyyy)`;
+  if (!probe)
+    return `date format "${format}" needs a day (d or dd), a month (M, MM, MMM or MMMM) and a year (yy or yyyy)`;
   return null;
 }
 
@@ -114,7 +115,11 @@ function compileFormat(format: string): RegExp | null {
 }
 
 /** Parses `text` with an explicit format; null when it does not fit. `month` reads a month name (a locale's, with `locale:`). */
-export function parseDateWithFormat(text: string, format: string, month_: (word: string) => number | null = monthNumber): string | null {
+export function parseDateWithFormat(
+  text: string,
+  format: string,
+  month_: (word: string) => number | null = monthNumber,
+): string | null {
   const re = compileFormat(format);
   const g = re?.exec(text.trim())?.groups;
   if (!g) return null;

@@ -4,7 +4,17 @@
  */
 import type { MoneyValue } from './model.js';
 
-const SYMBOLS: Record<string, string> = { '€': 'EUR', $: 'USD', '£': 'GBP', '¥': 'JPY', '₹': 'INR', 'Fr.': 'CHF', 'fr.': 'CHF', zł: 'PLN', kr: 'SEK' };
+const SYMBOLS: Record<string, string> = {
+  '€': 'EUR',
+  $: 'USD',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  'Fr.': 'CHF',
+  'fr.': 'CHF',
+  zł: 'PLN',
+  kr: 'SEK',
+};
 // Also matches the dms wire form EUR84.37, where no word boundary separates code and amount.
 const CODE = /(?:^|[^A-Za-z])([A-Z]{3})(?![A-Za-z])/;
 
@@ -64,7 +74,11 @@ export function parseInteger(text: string): number | null {
 }
 
 /** Parses `84,37 €`, `EUR 84.37`, `$1,234.56`, `1.234,56 EUR`, `CHF 12.-`; currency null when none is named. */
-export function parseMoney(text: string, fallbackCurrency: string | null = null, readNumber: (text: string) => number | null = parseNumber): MoneyValue | null {
+export function parseMoney(
+  text: string,
+  fallbackCurrency: string | null = null,
+  readNumber: (text: string) => number | null = parseNumber,
+): MoneyValue | null {
   let s = text.trim();
   let currency: string | null = null;
   for (const [symbol, code] of Object.entries(SYMBOLS)) {
@@ -98,7 +112,13 @@ export function formatMoneyWire(value: MoneyValue): string {
 }
 
 export function isMoneyValue(v: unknown): v is MoneyValue {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as MoneyValue).amount === 'number' && 'currency' in v;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    typeof (v as MoneyValue).amount === 'number' &&
+    'currency' in v
+  );
 }
 
 const TRUE_WORDS = new Set(['true', 'yes', 'y', 'ja', 'j', 'on', '1', 'x', 'wahr']);

@@ -3,7 +3,13 @@
  * a user or group that may change a document the view permission too (`set_permissions_for_object`), so the sets
  * here keep that shape: whoever is in `change` is in `view`.
  */
-import type { DocumentPermissions, FieldChange, PartialPermissions, PermissionKind, PermissionTarget } from './model.js';
+import type {
+  DocumentPermissions,
+  FieldChange,
+  PartialPermissions,
+  PermissionKind,
+  PermissionTarget,
+} from './model.js';
 
 export const PERMISSION_KINDS: readonly PermissionKind[] = ['view', 'change'];
 export const PERMISSION_TARGETS: readonly PermissionTarget[] = ['users', 'groups'];
@@ -26,13 +32,17 @@ export function emptyPermissions(): DocumentPermissions {
 }
 
 export function clonePermissions(p: DocumentPermissions): DocumentPermissions {
-  return { view: { users: [...p.view.users], groups: [...p.view.groups] }, change: { users: [...p.change.users], groups: [...p.change.groups] } };
+  return {
+    view: { users: [...p.view.users], groups: [...p.view.groups] },
+    change: { users: [...p.change.users], groups: [...p.change.groups] },
+  };
 }
 
 /** A partial set of lists (a rule test's document) over empty ones. */
 export function completePermissions(partial: PartialPermissions | null | undefined): DocumentPermissions {
   const out = emptyPermissions();
-  for (const kind of PERMISSION_KINDS) for (const target of PERMISSION_TARGETS) out[kind][target] = [...(partial?.[kind]?.[target] ?? [])];
+  for (const kind of PERMISSION_KINDS)
+    for (const target of PERMISSION_TARGETS) out[kind][target] = [...(partial?.[kind]?.[target] ?? [])];
   return out;
 }
 
@@ -45,7 +55,12 @@ export function sameNameSet(a: readonly string[], b: readonly string[]): boolean
  * difference; `all` (remove_permissions: all) empties every list. Adding change adds view; taking view away
  * takes change away too, since a person cannot change what they may not see.
  */
-export function applyPermissionAction(current: DocumentPermissions, action: PermissionAction, entries: PermissionEntry[], all = false): DocumentPermissions {
+export function applyPermissionAction(
+  current: DocumentPermissions,
+  action: PermissionAction,
+  entries: PermissionEntry[],
+  all = false,
+): DocumentPermissions {
   if (all) return emptyPermissions();
   const next = clonePermissions(current);
   for (const { kind, target, names } of entries) {
@@ -54,16 +69,22 @@ export function applyPermissionAction(current: DocumentPermissions, action: Perm
     else if (action === 'add_permissions') next[kind][target] = union(list, names);
     else next[kind][target] = list.filter((n) => !has(names, n));
   }
-  const touched = (kind: PermissionKind, target: PermissionTarget) => entries.some((e) => e.kind === kind && e.target === target);
+  const touched = (kind: PermissionKind, target: PermissionTarget) =>
+    entries.some((e) => e.kind === kind && e.target === target);
   for (const target of PERMISSION_TARGETS) {
-    if (touched('change', target) && action !== 'remove_permissions') next.view[target] = union(next.view[target], next.change[target]);
-    if (touched('view', target) && action !== 'add_permissions') next.change[target] = next.change[target].filter((n) => has(next.view[target], n));
+    if (touched('change', target) && action !== 'remove_permissions')
+      next.view[target] = union(next.view[target], next.change[target]);
+    if (touched('view', target) && action !== 'add_permissions')
+      next.change[target] = next.change[target].filter((n) => has(next.view[target], n));
   }
   return next;
 }
 
 /** The lists that differ, as `permissions.view.users` → from/to. */
-export function permissionChanges(before: DocumentPermissions | null, after: DocumentPermissions | null): Record<string, FieldChange> {
+export function permissionChanges(
+  before: DocumentPermissions | null,
+  after: DocumentPermissions | null,
+): Record<string, FieldChange> {
   const out: Record<string, FieldChange> = {};
   if (!before || !after) return out;
   for (const kind of PERMISSION_KINDS) {

@@ -47,8 +47,10 @@ function unsupportedConstruct(pattern: string): string | null {
     const c = pattern[i];
     if (c === '\\') {
       const next = pattern[i + 1] ?? '';
-      if (!inClass && /[1-9]/.test(next)) return `backreferences such as \\${next} are not supported (RE2 syntax); match the text again with a second pattern instead`;
-      if (!inClass && next === 'k' && pattern[i + 2] === '<') return 'named backreferences (\\k<name>) are not supported (RE2 syntax)';
+      if (!inClass && /[1-9]/.test(next))
+        return `backreferences such as \\${next} are not supported (RE2 syntax); match the text again with a second pattern instead`;
+      if (!inClass && next === 'k' && pattern[i + 2] === '<')
+        return 'named backreferences (\\k<name>) are not supported (RE2 syntax)';
       if (!inClass && next === 'Z') return '\\Z is not supported (RE2 syntax); use \\z or $';
       i++;
       continue;
@@ -76,7 +78,8 @@ function unsupportedConstruct(pattern: string): string | null {
         return `lookahead (?${rest[0]}…) is not supported (RE2 syntax, linear time); match more text and capture the part you need with (?<value>…)`;
       if (rest === '<=' || rest === '<!')
         return `lookbehind (?${rest}…) is not supported (RE2 syntax, linear time); match the preceding text too and capture the part you need with (?<value>…)`;
-      if (rest.startsWith('>')) return 'atomic groups (?>…) are not supported (RE2 syntax); they are not needed because RE2 never backtracks';
+      if (rest.startsWith('>'))
+        return 'atomic groups (?>…) are not supported (RE2 syntax); they are not needed because RE2 never backtracks';
     }
   }
   return null;
@@ -84,7 +87,8 @@ function unsupportedConstruct(pattern: string): string | null {
 
 /** Compiles a rule regex or throws RegexSyntaxError with a message a person can act on. */
 export function compileRegex(pattern: string): RuleRegex {
-  if (pattern.length > MAX_PATTERN_LENGTH) throw new RegexSyntaxError(`the pattern is ${pattern.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
+  if (pattern.length > MAX_PATTERN_LENGTH)
+    throw new RegexSyntaxError(`the pattern is ${pattern.length} characters long; the limit is ${MAX_PATTERN_LENGTH}`);
   const unsupported = unsupportedConstruct(pattern);
   if (unsupported) throw new RegexSyntaxError(`invalid regular expression /${pattern}/: ${unsupported}`);
   let re: RE2JS;

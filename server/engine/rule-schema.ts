@@ -28,7 +28,18 @@ export const CUSTOM_FIELD_PATTERN = '^custom_fields\\..+$';
 
 /** Paperless's matching algorithms "any word", "all words" and "fuzzy" (documents/matching.py). */
 export const WORD_OPERATORS = ['any_word', 'all_words', 'fuzzy'] as const;
-export const TEXT_OPERATORS = ['equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'matches', ...WORD_OPERATORS, 'exists', 'empty'] as const;
+export const TEXT_OPERATORS = [
+  'equals',
+  'in',
+  'contains',
+  'contains_any',
+  'starts_with',
+  'ends_with',
+  'matches',
+  ...WORD_OPERATORS,
+  'exists',
+  'empty',
+] as const;
 export const COMPARISON_OPERATORS = ['gt', 'gte', 'lt', 'lte'] as const;
 export const TAG_OPERATORS = ['any', 'all', 'none'] as const;
 export const OPERATORS = [...TEXT_OPERATORS, ...COMPARISON_OPERATORS, ...TAG_OPERATORS] as const;
@@ -70,11 +81,17 @@ const fieldRef = {
   type: 'object',
   additionalProperties: false,
   required: ['field'],
-  properties: { field: { type: 'string', description: 'Another field of the same document: a document field or custom_fields.<name>' } },
+  properties: {
+    field: {
+      type: 'string',
+      description: 'Another field of the same document: a document field or custom_fields.<name>',
+    },
+  },
 };
 const comparable = {
   oneOf: [{ type: ['number', 'string'] }, fieldRef],
-  description: 'A number, a date (yyyy-MM-dd), a relative date such as -30d, +1w, -6m, -1y, or { field: <another field> }',
+  description:
+    'A number, a date (yyyy-MM-dd), a relative date such as -30d, +1w, -6m, -1y, or { field: <another field> }',
 };
 
 const operatorTest = {
@@ -82,17 +99,45 @@ const operatorTest = {
   minProperties: 1,
   additionalProperties: false,
   properties: {
-    equals: { oneOf: [scalar, fieldRef], description: 'Equal to a value or { field: <another field> } (text compares case-insensitively unless case_sensitive: true)' },
+    equals: {
+      oneOf: [scalar, fieldRef],
+      description:
+        'Equal to a value or { field: <another field> } (text compares case-insensitively unless case_sensitive: true)',
+    },
     in: { type: 'array', items: scalar, minItems: 1, description: 'Equal to one of these' },
     contains: { type: ['string', 'number'], description: 'Text contains this; a list (tags, notes) has this element' },
-    contains_any: { type: 'array', items: { type: 'string' }, minItems: 1, description: 'Contains at least one of these' },
+    contains_any: {
+      type: 'array',
+      items: { type: 'string' },
+      minItems: 1,
+      description: 'Contains at least one of these',
+    },
     starts_with: { type: 'string' },
     ends_with: { type: 'string' },
-    matches: { ...stringOrList, description: 'Regular expression (RE2 syntax, linear time); (?i) for case-insensitive. A list matches when any does.' },
-    any_word: { ...stringOrList, description: 'Has at least one of these whole words ("quoted phrases" stay together), as Paperless\'s "any word" matching' },
-    all_words: { ...stringOrList, description: 'Has every one of these whole words ("quoted phrases" stay together), as Paperless\'s "all words" matching' },
-    fuzzy: { ...stringOrList, description: 'Resembles this text somewhere (similarity ≥ 90 of 100, punctuation ignored), as Paperless\'s "fuzzy" matching' },
-    exists: { type: 'boolean', description: 'The field has a value (not null; for custom fields: attached to the document)' },
+    matches: {
+      ...stringOrList,
+      description:
+        'Regular expression (RE2 syntax, linear time); (?i) for case-insensitive. A list matches when any does.',
+    },
+    any_word: {
+      ...stringOrList,
+      description:
+        'Has at least one of these whole words ("quoted phrases" stay together), as Paperless\'s "any word" matching',
+    },
+    all_words: {
+      ...stringOrList,
+      description:
+        'Has every one of these whole words ("quoted phrases" stay together), as Paperless\'s "all words" matching',
+    },
+    fuzzy: {
+      ...stringOrList,
+      description:
+        'Resembles this text somewhere (similarity ≥ 90 of 100, punctuation ignored), as Paperless\'s "fuzzy" matching',
+    },
+    exists: {
+      type: 'boolean',
+      description: 'The field has a value (not null; for custom fields: attached to the document)',
+    },
     empty: { type: 'boolean', description: 'The value is null, an empty text or an empty list' },
     gt: comparable,
     gte: comparable,
@@ -116,13 +161,24 @@ const condition = {
   maxProperties: 1,
   additionalProperties: false,
   properties: {
-    all: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'Every condition holds' },
-    any: { type: 'array', items: { $ref: '#/definitions/condition' }, minItems: 1, description: 'At least one condition holds' },
+    all: {
+      type: 'array',
+      items: { $ref: '#/definitions/condition' },
+      minItems: 1,
+      description: 'Every condition holds',
+    },
+    any: {
+      type: 'array',
+      items: { $ref: '#/definitions/condition' },
+      minItems: 1,
+      description: 'At least one condition holds',
+    },
     not: { $ref: '#/definitions/condition', description: 'The condition does not hold' },
     check: {
       type: 'string',
       minLength: 1,
-      description: 'A Liquid expression ("total > 1000 and doc.page_count < 3") or a template that must render truthy; sees doc, vars, now, rule and extracted values',
+      description:
+        'A Liquid expression ("total > 1000 and doc.page_count < 3") or a template that must render truthy; sees doc, vars, now, rule and extracted values',
     },
     ...fieldProperties,
   },
@@ -134,9 +190,19 @@ const extraction = {
   additionalProperties: false,
   anyOf: [{ required: ['regex'] }, { required: ['value'] }],
   properties: {
-    from: { type: 'string', default: 'content', description: 'Field to read: content, title, original_file_name, notes or custom_fields.<name>' },
-    regex: { ...stringOrList, description: 'Pattern(s) tried in order; the named group "value" or group 1 is the value' },
-    value: { type: 'string', description: 'A Liquid template instead of a regex, computed from doc and earlier values' },
+    from: {
+      type: 'string',
+      default: 'content',
+      description: 'Field to read: content, title, original_file_name, notes or custom_fields.<name>',
+    },
+    regex: {
+      ...stringOrList,
+      description: 'Pattern(s) tried in order; the named group "value" or group 1 is the value',
+    },
+    value: {
+      type: 'string',
+      description: 'A Liquid template instead of a regex, computed from doc and earlier values',
+    },
     type: { enum: [...EXTRACTION_TYPES], default: 'string' },
     pick: { enum: ['first', 'last', 'all'], default: 'first' },
     format: { type: 'string', description: 'Date format such as dd.MM.yyyy, MM/dd/yyyy or yyyy-MM-dd' },
@@ -145,7 +211,8 @@ const extraction = {
     required: { type: 'boolean', default: false, description: 'No value makes the rule not match' },
     locale: {
       type: 'string',
-      description: 'Read numbers and dates as this language writes them (fr, es, it, nl, de-AT, en-US…): month names, day/month order, separators',
+      description:
+        'Read numbers and dates as this language writes them (fr, es, it, nl, de-AT, en-US…): month names, day/month order, separators',
     },
     groups: {
       type: 'object',
@@ -165,7 +232,10 @@ const extractionGroup = {
     type: { enum: [...EXTRACTION_TYPES], default: 'string' },
     format: { type: 'string', description: 'Date format such as dd.MM.yyyy or d MMMM yyyy' },
     currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
-    locale: { type: 'string', description: "Language of this group's numbers and dates (default: the extraction's locale)" },
+    locale: {
+      type: 'string',
+      description: "Language of this group's numbers and dates (default: the extraction's locale)",
+    },
     default: scalar,
     required: { type: 'boolean', default: false, description: 'No value makes the rule not match' },
   },
@@ -175,10 +245,17 @@ const names = { ...stringOrList, description: 'Names (templates allowed)' };
 const permissionLists = (verb: string) => ({
   type: 'object',
   additionalProperties: false,
-  properties: { users: { ...stringOrList, description: `User names ${verb}` }, groups: { ...stringOrList, description: `Group names ${verb}` } },
+  properties: {
+    users: { ...stringOrList, description: `User names ${verb}` },
+    groups: { ...stringOrList, description: `Group names ${verb}` },
+  },
 });
 const nameArray = { type: 'array', items: { type: 'string' } };
-const testPermissionLists = { type: 'object', additionalProperties: false, properties: { users: nameArray, groups: nameArray } };
+const testPermissionLists = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { users: nameArray, groups: nameArray },
+};
 const permissions = (verb: string, description: string) => ({
   type: 'object',
   minProperties: 1,
@@ -200,7 +277,10 @@ const action = {
     set_title: { type: 'string', maxLength: 4096, description: 'New title (template; the dms keeps 128 characters)' },
     add_tags: names,
     remove_tags: names,
-    set_tags: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }], description: 'Replace all tags' },
+    set_tags: {
+      oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+      description: 'Replace all tags',
+    },
     set_correspondent: nullableName,
     set_document_type: nullableName,
     set_storage_path: nullableName,
@@ -210,8 +290,14 @@ const action = {
       additionalProperties: scalar,
       description: "Custom field name → value (template), converted to the field's data type",
     },
-    add_custom_fields: { ...stringOrList, description: 'Attach custom fields without a value (one already attached keeps its value)' },
-    remove_custom_fields: { ...stringOrList, description: 'Detach custom fields from the document (an empty value only clears a field)' },
+    add_custom_fields: {
+      ...stringOrList,
+      description: 'Attach custom fields without a value (one already attached keeps its value)',
+    },
+    remove_custom_fields: {
+      ...stringOrList,
+      description: 'Detach custom fields from the document (an empty value only clears a field)',
+    },
     set_created: { type: 'string', description: 'Document date (template rendering a date)' },
     set_archive_serial_number: { type: ['integer', 'string', 'null'] },
     add_note: { type: 'string', minLength: 1, description: 'Adds a note unless an identical one exists' },
@@ -219,26 +305,45 @@ const action = {
       type: 'object',
       additionalProperties: false,
       required: ['to', 'message'],
-      description: "Sends a message to a notify target named in the settings, when the rule's changes are written or the document was just added",
+      description:
+        "Sends a message to a notify target named in the settings, when the rule's changes are written or the document was just added",
       properties: {
-        to: { type: 'string', minLength: 1, description: 'The name of a notify target from the settings (notify_targets)' },
+        to: {
+          type: 'string',
+          minLength: 1,
+          description: 'The name of a notify target from the settings (notify_targets)',
+        },
         title: { type: 'string', description: 'Title or e-mail subject (template)' },
         message: { type: 'string', minLength: 1, description: 'Message text (template)' },
       },
     },
-    set_owner: { type: ['string', 'null'], description: "The owner's user name (template allowed); null: no owner, every user may see the document" },
-    set_permissions: permissions('exactly these', 'Replace who may view or change the document; lists left out stay as they are'),
+    set_owner: {
+      type: ['string', 'null'],
+      description: "The owner's user name (template allowed); null: no owner, every user may see the document",
+    },
+    set_permissions: permissions(
+      'exactly these',
+      'Replace who may view or change the document; lists left out stay as they are',
+    ),
     add_permissions: permissions('added', 'Let these users and groups view or change the document too'),
     remove_permissions: {
-      oneOf: [permissions('removed', 'Take view or change permissions away'), { const: 'all', description: 'Take every view and change permission away' }],
+      oneOf: [
+        permissions('removed', 'Take view or change permissions away'),
+        { const: 'all', description: 'Take every view and change permission away' },
+      ],
     },
     move_to_trash: {
       // enum rather than const: the editor completes enum values.
       enum: [true],
-      description: "Move the document to the dms's trash (restorable there, and by undoing the job) after the rule's other changes",
+      description:
+        "Move the document to the dms's trash (restorable there, and by undoing the job) after the rule's other changes",
     },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
-    create_missing: { type: 'boolean', default: false, description: 'Create tags, correspondents, document types and storage paths the dms lacks' },
+    create_missing: {
+      type: 'boolean',
+      default: false,
+      description: 'Create tags, correspondents, document types and storage paths the dms lacks',
+    },
     path: {
       type: 'string',
       minLength: 1,
@@ -246,7 +351,11 @@ const action = {
       description:
         'set_storage_path with create_missing: the Paperless path template of a created storage path, e.g. "{{ created_year }}/{{ title }}" (Paperless renders it; default "<name>/{{ title }}")',
     },
-    if_changed: { type: 'boolean', default: false, description: 'Only when the rules before it (earlier rules and actions in this run) changed the document' },
+    if_changed: {
+      type: 'boolean',
+      default: false,
+      description: 'Only when the rules before it (earlier rules and actions in this run) changed the document',
+    },
   },
 };
 
@@ -315,17 +424,34 @@ const rule = {
     id: { type: 'string', pattern: RULE_ID_PATTERN, maxLength: 100, description: 'Unique across all rule files' },
     description: { type: 'string', description: 'What the rule does, in words (shown in lists and traces)' },
     enabled: { type: 'boolean', default: true, description: 'false keeps the rule in the file but never runs it' },
-    on: { type: 'array', items: { enum: [...TRIGGERS] }, uniqueItems: true, minItems: 1, description: 'Triggers that run the rule (default all); jobs always run it' },
-    when: { $ref: '#/definitions/condition', description: 'Which documents the rule is for: one condition (all:/any: for several)' },
+    on: {
+      type: 'array',
+      items: { enum: [...TRIGGERS] },
+      uniqueItems: true,
+      minItems: 1,
+      description: 'Triggers that run the rule (default all); jobs always run it',
+    },
+    when: {
+      $ref: '#/definitions/condition',
+      description: 'Which documents the rule is for: one condition (all:/any: for several)',
+    },
     extract: {
       type: 'object',
       description: 'Values read from the document (regex) or computed (value), by name',
       propertyNames: { pattern: EXTRACT_NAME_PATTERN },
       additionalProperties: { $ref: '#/definitions/extraction' },
     },
-    actions: { type: 'array', items: { $ref: '#/definitions/action' }, description: 'What to set on a matching document, in order' },
+    actions: {
+      type: 'array',
+      items: { $ref: '#/definitions/action' },
+      description: 'What to set on a matching document, in order',
+    },
     stop: { type: 'boolean', default: false, description: 'After a match, no later rule runs on this document' },
-    tests: { type: 'array', items: { $ref: '#/definitions/ruleTest' }, description: 'Example documents and what the rule must do with them' },
+    tests: {
+      type: 'array',
+      items: { $ref: '#/definitions/ruleTest' },
+      description: 'Example documents and what the rule must do with them',
+    },
     schedule: { $ref: '#/definitions/schedule' },
   },
 };
@@ -336,8 +462,15 @@ const schedule = {
   oneOf: [{ required: ['daily'] }, { required: ['cron'] }],
   description: 'Run the rule over all documents as a background job at these times (server local time)',
   properties: {
-    daily: { type: 'string', pattern: '^([01]?\\d|2[0-3]):[0-5]\\d$', description: 'Every day at this time, e.g. "06:30"' },
-    cron: { type: 'string', description: 'Cron expression with five fields: minute hour day month weekday, e.g. "0 6 * * 1-5"' },
+    daily: {
+      type: 'string',
+      pattern: '^([01]?\\d|2[0-3]):[0-5]\\d$',
+      description: 'Every day at this time, e.g. "06:30"',
+    },
+    cron: {
+      type: 'string',
+      description: 'Cron expression with five fields: minute hour day month weekday, e.g. "0 6 * * 1-5"',
+    },
     dry_run: { type: 'boolean', default: false, description: 'Scheduled runs only record what they would change' },
   },
 };
@@ -353,7 +486,18 @@ export const RULE_FILE_SCHEMA = {
   properties: {
     rules: { type: 'array', items: { $ref: '#/definitions/rule' } },
   },
-  definitions: { rule, schedule, condition, fieldTest, operatorTest, extraction, extractionGroup, action, ruleTest, testDocument },
+  definitions: {
+    rule,
+    schedule,
+    condition,
+    fieldTest,
+    operatorTest,
+    extraction,
+    extractionGroup,
+    action,
+    ruleTest,
+    testDocument,
+  },
 } as const;
 
 /** A `_vars.yml` file: any mapping; string values are Liquid templates rendered at load. */

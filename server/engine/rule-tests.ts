@@ -1,5 +1,14 @@
 /** runRuleTests: a rule's `tests:` examples run through the same engine, on save and on demand. */
-import type { ConditionTrace, CustomFieldValue, DocumentChanges, FieldChange, PermissionKind, PermissionTarget, RuleDocument, RuleTestCase } from './model.js';
+import type {
+  ConditionTrace,
+  CustomFieldValue,
+  DocumentChanges,
+  FieldChange,
+  PermissionKind,
+  PermissionTarget,
+  RuleDocument,
+  RuleTestCase,
+} from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateRules, type RuleResult } from './evaluate.js';
 import { emptyDocument, fieldKind } from './fields.js';
@@ -34,7 +43,12 @@ export function runRuleTests(compiled: CompiledRule, options: RuleTestOptions): 
 function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: RuleTestOptions): RuleTestOutcome {
   const name = t.name ?? `test ${i + 1}`;
   const path: RulePath = ['tests', i];
-  const fail = (message: string, at: RulePath = path): RuleTestOutcome => ({ name, ok: false, message: `${name}: ${message}`, path: at });
+  const fail = (message: string, at: RulePath = path): RuleTestOutcome => ({
+    name,
+    ok: false,
+    message: `${name}: ${message}`,
+    path: at,
+  });
   const problem = testDocumentProblem(t);
   if (problem) return fail(problem.message, [...path, 'document', ...problem.at]);
   try {
@@ -51,14 +65,21 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
     if (result.status === 'error') return fail(`the rule failed: ${result.error}`);
     const matched = result.status === 'matched';
     if (matched !== t.expect.matched) {
-      return fail(t.expect.matched ? `expected a match, but it did not match: ${whyNot(result)}` : 'expected no match, but the rule matched', [
-        ...path,
-        'expect',
-        'matched',
-      ]);
+      return fail(
+        t.expect.matched
+          ? `expected a match, but it did not match: ${whyNot(result)}`
+          : 'expected no match, but the rule matched',
+        [...path, 'expect', 'matched'],
+      );
     }
     for (const [field, expected] of Object.entries(t.expect.changes ?? {})) {
-      const problem = compareChange(field, expected, evaluation.changes as Record<string, unknown>, evaluation.document, result.changes);
+      const problem = compareChange(
+        field,
+        expected,
+        evaluation.changes as Record<string, unknown>,
+        evaluation.document,
+        result.changes,
+      );
       if (problem) return fail(problem, [...path, 'expect', 'changes', field]);
     }
     for (const [i, field] of (t.expect.unchanged ?? []).entries()) {
@@ -68,7 +89,12 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
     for (const [key, expected] of Object.entries(t.expect.extracted ?? {})) {
       const actual = result.extracted[key];
       if (!sameExpected(actual, expected))
-        return fail(`extracted ${key}: expected ${describeValue(expected)}, got ${describeValue(actual)}`, [...path, 'expect', 'extracted', key]);
+        return fail(`extracted ${key}: expected ${describeValue(expected)}, got ${describeValue(actual)}`, [
+          ...path,
+          'expect',
+          'extracted',
+          key,
+        ]);
     }
     return { name, ok: true, message: `${name}: passed`, path };
   } catch (err) {
@@ -89,7 +115,10 @@ const TEMPLATE = /\{\{|\{%/;
  */
 function testDocumentProblem(t: RuleTestCase): { message: string; at: Array<string | number> } | null {
   const doc = (t.document ?? {}) as Record<string, unknown>;
-  const visit = (value: unknown, at: Array<string | number>): { message: string; at: Array<string | number> } | null => {
+  const visit = (
+    value: unknown,
+    at: Array<string | number>,
+  ): { message: string; at: Array<string | number> } | null => {
     if (typeof value === 'string' && TEMPLATE.test(value)) {
       return {
         message: `document.${at.join('.')} is ${JSON.stringify(value)}, but templates are not rendered in test documents; write the value itself, e.g. a date such as 2025-03-01`,
@@ -112,7 +141,10 @@ function testDocumentProblem(t: RuleTestCase): { message: string; at: Array<stri
     const problem = visit(value, [field]);
     if (problem) return problem;
     if (DATE_FIELDS.includes(field) && typeof value === 'string' && !ISO_DATE.test(value)) {
-      return { message: `document.${field} must be a date such as 2025-03-01 (or 2025-03-01T10:00:00Z), got ${JSON.stringify(value)}`, at: [field] };
+      return {
+        message: `document.${field} must be a date such as 2025-03-01 (or 2025-03-01T10:00:00Z), got ${JSON.stringify(value)}`,
+        at: [field],
+      };
     }
   }
   return null;
@@ -125,7 +157,13 @@ function testDocument(t: RuleTestCase): RuleDocument {
   for (const [name, value] of Object.entries(doc.custom_fields ?? {})) {
     custom[name] = typeof value === 'string' && DMS_MONEY.test(value) ? (parseMoney(value) ?? value) : value;
   }
-  return { ...doc, tags: doc.tags ?? [], notes: doc.notes ?? [], custom_fields: custom, permissions: completePermissions(t.document.permissions) };
+  return {
+    ...doc,
+    tags: doc.tags ?? [],
+    notes: doc.notes ?? [],
+    custom_fields: custom,
+    permissions: completePermissions(t.document.permissions),
+  };
 }
 
 /** The conditions that made the rule not match, in words. */
@@ -141,7 +179,8 @@ interface ConditionNode {
 }
 
 // Only a combinator line has no field: `any`/`all`/`none` under `tags` are operators, not combinators.
-const isCombinator = (c: ConditionTrace): boolean => c.field === undefined && (c.operator === 'all' || c.operator === 'any' || c.operator === 'not');
+const isCombinator = (c: ConditionTrace): boolean =>
+  c.field === undefined && (c.operator === 'all' || c.operator === 'any' || c.operator === 'not');
 
 /** The flat, pre-order trace lines back into their tree: a combinator's children follow it, under its path. */
 function conditionTree(lines: ConditionTrace[]): ConditionNode[] {
@@ -185,15 +224,30 @@ function sameExpected(actual: unknown, expected: unknown): boolean {
     if (typeof expected === 'string') return sameCustomValue(actual, parseMoney(expected));
   }
   // Without dms types a value written to a custom field stays as rendered ("99.50"), as it does at start-up.
-  if (typeof actual === 'string' && (typeof expected === 'number' || isMoneyValue(expected))) return amountOf(actual) === amountOf(expected);
-  if (Array.isArray(actual) && Array.isArray(expected)) return actual.length === expected.length && actual.every((a, i) => sameExpected(a, expected[i]));
-  if (typeof actual === 'object' && actual !== null && typeof expected === 'object' && expected !== null) return JSON.stringify(actual) === JSON.stringify(expected);
-  if (typeof expected === 'string' && typeof actual === 'string' && /^\d{4}-\d{2}-\d{2}/.test(actual)) return actual.slice(0, 10) === expected.slice(0, 10);
+  if (typeof actual === 'string' && (typeof expected === 'number' || isMoneyValue(expected)))
+    return amountOf(actual) === amountOf(expected);
+  if (Array.isArray(actual) && Array.isArray(expected))
+    return actual.length === expected.length && actual.every((a, i) => sameExpected(a, expected[i]));
+  if (typeof actual === 'object' && actual !== null && typeof expected === 'object' && expected !== null)
+    return JSON.stringify(actual) === JSON.stringify(expected);
+  if (typeof expected === 'string' && typeof actual === 'string' && /^\d{4}-\d{2}-\d{2}/.test(actual))
+    return actual.slice(0, 10) === expected.slice(0, 10);
   return actual === expected;
 }
 
-function compareChange(field: string, expected: unknown, changes: Record<string, unknown>, final: RuleDocument, traced: Record<string, FieldChange>): string | null {
-  if ((field === 'custom_fields' || /^permissions(\.(view|change))?$/.test(field)) && typeof expected === 'object' && expected !== null && !Array.isArray(expected)) {
+function compareChange(
+  field: string,
+  expected: unknown,
+  changes: Record<string, unknown>,
+  final: RuleDocument,
+  traced: Record<string, FieldChange>,
+): string | null {
+  if (
+    (field === 'custom_fields' || /^permissions(\.(view|change))?$/.test(field)) &&
+    typeof expected === 'object' &&
+    expected !== null &&
+    !Array.isArray(expected)
+  ) {
     for (const [k, v] of Object.entries(expected)) {
       const problem = compareChange(`${field}.${k}`, v, changes, final, traced);
       if (problem) return problem;
@@ -218,7 +272,8 @@ function compareChange(field: string, expected: unknown, changes: Record<string,
     const e = (expected as unknown[]).map(String).sort();
     if (JSON.stringify(a) === JSON.stringify(e) && changed) return null;
   } else if (changed && sameExpected(actual, expected)) return null;
-  if (!changed) return `${field}: expected ${describeValue(expected)}, but the rule does not change it (it stays ${describeValue(actual)})`;
+  if (!changed)
+    return `${field}: expected ${describeValue(expected)}, but the rule does not change it (it stays ${describeValue(actual)})`;
   return `${field}: expected ${describeValue(expected)}, got ${describeValue(actual)}`;
 }
 
@@ -235,14 +290,24 @@ function checkUnchanged(field: string, changes: DocumentChanges): string | null 
     return null;
   }
   const value = (changes as Record<string, unknown>)[field];
-  return value === undefined ? null : `${field}: expected unchanged, but the rule changes it to ${describeValue(value)}`;
+  return value === undefined
+    ? null
+    : `${field}: expected unchanged, but the rule changes it to ${describeValue(value)}`;
 }
 
 /** `permissions.view.groups: [Family]`: the list after the rule, compared as a set of names. */
-function comparePermissionList(field: string, expected: unknown, final: RuleDocument, traced: Record<string, FieldChange>): string | null {
+function comparePermissionList(
+  field: string,
+  expected: unknown,
+  final: RuleDocument,
+  traced: Record<string, FieldChange>,
+): string | null {
   const [, kind, target] = field.split('.') as ['permissions', PermissionKind, PermissionTarget];
   const wanted = Array.isArray(expected) ? expected.map(String) : [String(expected)];
   const actual = final.permissions?.[kind][target] ?? [];
-  if (!(field in traced)) return `${field}: expected ${describeValue(wanted)}, but the rule does not change it (it stays ${describeValue(actual)})`;
-  return sameNameSet(actual, wanted) ? null : `${field}: expected ${describeValue(wanted)}, got ${describeValue(actual)}`;
+  if (!(field in traced))
+    return `${field}: expected ${describeValue(wanted)}, but the rule does not change it (it stays ${describeValue(actual)})`;
+  return sameNameSet(actual, wanted)
+    ? null
+    : `${field}: expected ${describeValue(wanted)}, got ${describeValue(actual)}`;
 }

@@ -20,7 +20,8 @@ export interface ValueShape {
 export type KnownValues = ReadonlyMap<string, ValueShape>;
 
 /** The shape of what a template reads, as far as members go. `custom`: a custom field, whose type the engine may not know. */
-type Shape = 'text' | 'number' | 'bool' | 'money' | 'custom' | 'open' | { list: Shape } | { record: Record<string, Shape> };
+type Shape =
+  'text' | 'number' | 'bool' | 'money' | 'custom' | 'open' | { list: Shape } | { record: Record<string, Shape> };
 
 const DOC_FIELD_SHAPES: Record<string, Shape> = {
   id: 'number',
@@ -38,7 +39,14 @@ const DOC_SHAPE: Shape = {
 };
 const RULE_SHAPE: Shape = { record: { id: 'text', description: 'text', file: 'text' } };
 
-const TYPE_SHAPES: Record<ExtractionType, Shape> = { string: 'text', date: 'text', int: 'number', number: 'number', money: 'money', bool: 'bool' };
+const TYPE_SHAPES: Record<ExtractionType, Shape> = {
+  string: 'text',
+  date: 'text',
+  int: 'number',
+  number: 'number',
+  money: 'money',
+  bool: 'bool',
+};
 
 function shapeOf(v: ValueShape): Shape {
   return v.list ? { list: TYPE_SHAPES[v.type] } : TYPE_SHAPES[v.type];
@@ -49,11 +57,21 @@ function member(shape: Shape, key: string | number): Shape | null {
   const index = typeof key === 'number' || key === 'first' || key === 'last';
   if (shape === 'open') return 'open';
   if (typeof shape === 'object' && 'list' in shape) return key === 'size' ? 'number' : index ? shape.list : null;
-  if (typeof shape === 'object') return Object.prototype.hasOwnProperty.call(shape.record, key) ? shape.record[key as string] : null;
+  if (typeof shape === 'object')
+    return Object.prototype.hasOwnProperty.call(shape.record, key) ? shape.record[key as string] : null;
   if (shape === 'text') return key === 'size' ? 'number' : null;
   if (shape === 'money') return key === 'amount' ? 'number' : key === 'currency' ? 'text' : null;
   // A custom field: money has amount and currency, text and lists (document links, multi-select) size, first, last.
-  if (shape === 'custom') return key === 'amount' ? 'number' : key === 'currency' ? 'text' : key === 'size' ? 'number' : index ? 'open' : null;
+  if (shape === 'custom')
+    return key === 'amount'
+      ? 'number'
+      : key === 'currency'
+        ? 'text'
+        : key === 'size'
+          ? 'number'
+          : index
+            ? 'open'
+            : null;
   return null;
 }
 
@@ -116,21 +134,37 @@ export function checkTemplateVariables(t: CompiledTemplate, extracted: KnownValu
   }
 }
 
-function memberError(name: string, walked: string[], segment: string | number, shape: Shape, at: string, path: RulePath): RuleCompileError {
+function memberError(
+  name: string,
+  walked: string[],
+  segment: string | number,
+  shape: Shape,
+  at: string,
+  path: RulePath,
+): RuleCompileError {
   const whole = [...walked, segment].join('.');
   // The first level of doc, rule and now keeps its old wording ("doc has title, content, …").
   if (walked.length === 1 && name !== 'doc' && name !== 'rule' && name !== 'now') {
-    return new RuleCompileError(path, `template names "${whole}"${at}, which does not exist: ${name} is ${describeShape(shape)}`);
+    return new RuleCompileError(
+      path,
+      `template names "${whole}"${at}, which does not exist: ${name} is ${describeShape(shape)}`,
+    );
   }
   const fields = typeof shape === 'object' && 'record' in shape ? Object.keys(shape.record) : [];
-  const hint = typeof segment === 'string' ? closest(segment, fields.length ? fields : ['amount', 'currency', 'size', 'first', 'last']) : null;
+  const hint =
+    typeof segment === 'string'
+      ? closest(segment, fields.length ? fields : ['amount', 'currency', 'size', 'first', 'last'])
+      : null;
   const offer =
     walked.length === 1 && name === 'now'
       ? `; ${name} is a date text (format it with | date)`
       : fields.length
         ? `; ${walked.join('.')} has ${fields.join(', ')}`
         : `; ${walked.join('.')}: ${offers(shape)}`;
-  return new RuleCompileError(path, `template names "${whole}"${at}, which does not exist${hint ? ` (did you mean "${[...walked, hint].join('.')}"?)` : ''}${offer}`);
+  return new RuleCompileError(
+    path,
+    `template names "${whole}"${at}, which does not exist${hint ? ` (did you mean "${[...walked, hint].join('.')}"?)` : ''}${offer}`,
+  );
 }
 
 function describeShape(shape: Shape): string {
@@ -156,7 +190,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length];

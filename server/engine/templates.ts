@@ -85,7 +85,10 @@ function toDate(self: FilterThis, v: unknown): Date {
     if (!Number.isNaN(d.getTime())) return d;
   }
   const iso = parseDate(s);
-  if (!iso) throw new Error(`date: "${s.slice(0, 60)}" is not a date (use yyyy-MM-dd, dd.MM.yyyy, "3. März 2024" or "March 3, 2024")`);
+  if (!iso)
+    throw new Error(
+      `date: "${s.slice(0, 60)}" is not a date (use yyyy-MM-dd, dd.MM.yyyy, "3. März 2024" or "March 3, 2024")`,
+    );
   return new Date(`${iso}T00:00:00Z`);
 }
 
@@ -116,19 +119,30 @@ for (const name of ['date_to_xmlschema', 'date_to_rfc822', 'date_to_string', 'da
 
 /** `{{ total | money }}` → 1234.56; `| money: 'de'` → 1.234,56; `| money: 'en', 'EUR'` → €1,234.56. */
 liquid.registerFilter('money', (v: unknown, locale?: unknown, currency?: unknown) => {
-  const money = isMoneyValue(v) ? v : typeof v === 'number' ? { amount: v, currency: null } : parseMoney(String(v ?? ''));
+  const money = isMoneyValue(v)
+    ? v
+    : typeof v === 'number'
+      ? { amount: v, currency: null }
+      : parseMoney(String(v ?? ''));
   if (!money) throw new Error(`money: "${String(v).slice(0, 60)}" is not an amount`);
   if (typeof locale !== 'string') return formatAmount(money.amount);
   // A typed money value shows its currency only when asked (`money: 'de', 'EUR'`), as when it rendered as a plain decimal.
   const code = typeof currency === 'string' ? currency : v instanceof MoneyDrop ? null : money.currency;
-  const opts: Intl.NumberFormatOptions = code ? { style: 'currency', currency: code } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+  const opts: Intl.NumberFormatOptions = code
+    ? { style: 'currency', currency: code }
+    : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
   return new Intl.NumberFormat(locale, opts).format(money.amount);
 });
 
 /** `{{ '1.234,56' | parse_number }}` → 1234.56 (German or English form); `| parse_number: 'fr'` reads `1 234,56`. */
 liquid.registerFilter('parse_number', (v: unknown, locale?: unknown) => {
   const text = String(v ?? '');
-  const n = typeof v === 'number' ? v : typeof locale === 'string' ? parseLocaleNumber(text, checkedLocale(locale)) : parseNumber(text);
+  const n =
+    typeof v === 'number'
+      ? v
+      : typeof locale === 'string'
+        ? parseLocaleNumber(text, checkedLocale(locale))
+        : parseNumber(text);
   if (n === null) throw new Error(`parse_number: "${String(v).slice(0, 60)}" is not a number`);
   return n;
 });
@@ -138,8 +152,15 @@ liquid.registerFilter('parse_date', (v: unknown, format?: unknown, locale?: unkn
   const text = String(v ?? '');
   const f = typeof format === 'string' && format !== '' ? format : undefined;
   const l = typeof locale === 'string' ? checkedLocale(locale) : null;
-  const iso = l ? (f ? parseDateWithFormat(text, f, (w) => localeMonth(w, l)) : parseLocaleDate(text, l)) : parseDate(text, f);
-  if (!iso) throw new Error(`parse_date: "${String(v).slice(0, 60)}" is not a date${typeof format === 'string' ? ` in format ${format}` : ''}`);
+  const iso = l
+    ? f
+      ? parseDateWithFormat(text, f, (w) => localeMonth(w, l))
+      : parseLocaleDate(text, l)
+    : parseDate(text, f);
+  if (!iso)
+    throw new Error(
+      `parse_date: "${String(v).slice(0, 60)}" is not a date${typeof format === 'string' ? ` in format ${format}` : ''}`,
+    );
   return iso;
 });
 
@@ -164,7 +185,14 @@ delete (liquid.filters as Record<string, unknown>).sample;
 export const TEMPLATE_FILTERS: string[] = Object.keys(liquid.filters).sort();
 
 /** Our own filters (documented in detail in docs/rules.md). */
-export const CUSTOM_TEMPLATE_FILTERS = ['date', 'money', 'parse_number', 'parse_date', 'shift_date', ...LANGUAGE_FILTERS] as const;
+export const CUSTOM_TEMPLATE_FILTERS = [
+  'date',
+  'money',
+  'parse_number',
+  'parse_date',
+  'shift_date',
+  ...LANGUAGE_FILTERS,
+] as const;
 
 export interface CompiledTemplate {
   source: string;
@@ -223,7 +251,10 @@ export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknow
     const text = liquid.renderSync(t.templates, boundedContext(scope)) as string;
     // liquidjs's memoryLimit does not see `{% capture %}`, so a doubling capture could build megabytes.
     if (text.length > MAX_RENDERED_CHARS) {
-      throw new TemplateError(path, `template "${shorten(t.source)}" rendered ${text.length} characters, more than the limit of ${MAX_RENDERED_CHARS}`);
+      throw new TemplateError(
+        path,
+        `template "${shorten(t.source)}" rendered ${text.length} characters, more than the limit of ${MAX_RENDERED_CHARS}`,
+      );
     }
     return text;
   } catch (err) {
@@ -237,7 +268,11 @@ export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknow
       );
     }
     if (message.includes('template render limit exceeded')) {
-      throw new TemplateError(path, `template "${shorten(t.source)}" took longer than ${RENDER_LIMIT_MS} ms and was stopped; simplify its loops`, true);
+      throw new TemplateError(
+        path,
+        `template "${shorten(t.source)}" took longer than ${RENDER_LIMIT_MS} ms and was stopped; simplify its loops`,
+        true,
+      );
     }
     throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${message}`);
   }
@@ -260,7 +295,12 @@ function boundedContext(scope: Record<string, unknown>): Context {
     },
     use() {},
   };
-  return new Context(scope, liquid.options, { sync: true }, { renderLimit: renderLimit as unknown as Context['renderLimit'] });
+  return new Context(
+    scope,
+    liquid.options,
+    { sync: true },
+    { renderLimit: renderLimit as unknown as Context['renderLimit'] },
+  );
 }
 
 function shorten(s: string): string {
@@ -269,5 +309,8 @@ function shorten(s: string): string {
 
 function cleanLiquidMessage(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  return msg.replace(/^undefined variable: (\S+?),/, 'undefined variable "$1" (extracted values, doc, vars, now and rule are available),');
+  return msg.replace(
+    /^undefined variable: (\S+?),/,
+    'undefined variable "$1" (extracted values, doc, vars, now and rule are available),',
+  );
 }

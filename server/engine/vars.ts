@@ -16,7 +16,8 @@ export interface VarsContext {
  */
 export function renderVars(vars: unknown, ctx: VarsContext): Record<string, unknown> {
   if (vars === null || vars === undefined) return { ...(ctx.inherited ?? {}) };
-  if (typeof vars !== 'object' || Array.isArray(vars)) throw new TemplateError([], 'a vars file holds a mapping of name → value');
+  if (typeof vars !== 'object' || Array.isArray(vars))
+    throw new TemplateError([], 'a vars file holds a mapping of name → value');
   const result: Record<string, unknown> = { ...(ctx.inherited ?? {}) };
   for (const [key, value] of Object.entries(vars as Record<string, unknown>)) {
     const scope = { ...result, vars: { ...result }, now: ctx.now.toISOString(), env: ctx.env };

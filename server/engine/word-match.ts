@@ -14,7 +14,9 @@ const WORD_CHAR = '[\\p{L}\\p{N}_]';
 /** `'rechnung "credit note"'` → ["rechnung", "credit note"] (Paperless's _split_match); a list is taken as it is. */
 export function splitWords(operand: string | string[]): string[] {
   if (Array.isArray(operand)) return operand.map((w) => w.trim().replace(/\s+/g, ' ')).filter((w) => w !== '');
-  return [...operand.matchAll(/"([^"]+)"|(\S+)/g)].map((m) => (m[1] ?? m[2]).trim().replace(/\s+/g, ' ')).filter((w) => w !== '');
+  return [...operand.matchAll(/"([^"]+)"|(\S+)/g)]
+    .map((m) => (m[1] ?? m[2]).trim().replace(/\s+/g, ' '))
+    .filter((w) => w !== '');
 }
 
 /** A whole-word pattern for a word or phrase: no word character right before or after it; spaces match any run of white space. */

@@ -7,7 +7,10 @@ import type { RuleDocument, RuleResult } from '../engine/index.js';
 export const CONTENT_LIMIT = 1_000_000;
 
 /** The document as rules see it, its content cut to `limit`, and how long it was when cut. */
-export function capContent(document: RuleDocument, limit = CONTENT_LIMIT): { document: RuleDocument; cutFrom: number | null } {
+export function capContent(
+  document: RuleDocument,
+  limit = CONTENT_LIMIT,
+): { document: RuleDocument; cutFrom: number | null } {
   if (document.content.length <= limit) return { document, cutFrom: null };
   return { document: { ...document, content: document.content.slice(0, limit) }, cutFrom: document.content.length };
 }

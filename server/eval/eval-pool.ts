@@ -87,7 +87,14 @@ function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalB
   const message: EvalBatch = { items: [], rules: {}, fieldTypes: {}, tagTrees: {} };
   for (const { pending, sent } of batch) {
     const { document, rules, trigger, now, customFieldTypes, tags } = pending.request;
-    const item: EvalItem = { document, rules: [], trigger, now: now.getTime(), fieldTypes: keyOf(customFieldTypes), tagTree: keyOf(tags) };
+    const item: EvalItem = {
+      document,
+      rules: [],
+      trigger,
+      now: now.getTime(),
+      fieldTypes: keyOf(customFieldTypes),
+      tagTree: keyOf(tags),
+    };
     for (const i of sent) {
       const rule = rules[i];
       const key = keyOf(rule);
@@ -102,7 +109,16 @@ function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalB
 }
 
 function timeoutResult(rule: LoadedRule, message: string): RuleResult {
-  return { rule_id: rule.id, file: rule.file, status: 'timeout', conditions: [], extracted: {}, changes: {}, actions: [], error: message };
+  return {
+    rule_id: rule.id,
+    file: rule.file,
+    status: 'timeout',
+    conditions: [],
+    extracted: {},
+    changes: {},
+    actions: [],
+    error: message,
+  };
 }
 
 /**
@@ -126,8 +142,12 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     // An idle worker must not keep the process alive; a busy one is referenced while it works.
     worker.unref();
     // Ready only once the worker's module loaded: an error before that means workers cannot run here at all.
-    worker.on('message', (answers: EvalAnswer[] | 'ready') => (answers === 'ready' ? (slot.online = true) : onAnswers(slot, answers)));
-    worker.on('error', (err) => (slot.online ? replace(slot, `evaluation failed: ${err.message}`) : giveUp(slot, err.message)));
+    worker.on('message', (answers: EvalAnswer[] | 'ready') =>
+      answers === 'ready' ? (slot.online = true) : onAnswers(slot, answers),
+    );
+    worker.on('error', (err) =>
+      slot.online ? replace(slot, `evaluation failed: ${err.message}`) : giveUp(slot, err.message),
+    );
     worker.on('exit', (code) => {
       if (!closed && slots.includes(slot)) replace(slot, `the evaluation worker stopped (exit code ${code})`);
     });
@@ -138,7 +158,9 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
   const giveUp = (slot: Slot, reason: string) => {
     if (inline) return;
     inline = inlineEvaluator();
-    options.logger.error(`evaluation worker threads could not start (${reason}); rules are evaluated on the main thread without a time budget`);
+    options.logger.error(
+      `evaluation worker threads could not start (${reason}); rules are evaluated on the main thread without a time budget`,
+    );
     const waiting = [...slots.flatMap((s) => s.batch.slice(s.answered).map((b) => b.pending)), ...queue.splice(0)];
     slots.splice(0);
     void slot.worker.terminate();
@@ -204,7 +226,9 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
         ruleIndex,
         `${rule.id} took longer than ${options.budgetMs} ms on this document (the evaluation time budget, SVC_EVAL_BUDGET_MS) and was stopped; the other rules ran without it`,
       );
-      options.logger.error(`rule ${rule.id} exceeded the evaluation budget of ${options.budgetMs} ms on document ${at.pending.request.document.id}; stopped`);
+      options.logger.error(
+        `rule ${rule.id} exceeded the evaluation budget of ${options.budgetMs} ms on document ${at.pending.request.document.id}; stopped`,
+      );
       // The unanswered items (some may be done but not yet reported) go back to the front of the queue.
       queue.unshift(...slot.batch.slice(slot.answered).map((b) => b.pending));
       slot.batch = [];

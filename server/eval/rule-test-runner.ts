@@ -48,7 +48,11 @@ export function createRuleTestPool(options: RuleTestPoolOptions): RuleTestPool {
 
   const spawn = (): Thread => {
     const shared = new SharedArrayBuffer(TEST_PROGRESS.size * Float64Array.BYTES_PER_ELEMENT);
-    const started: Thread = { worker: startWorker('rule-test-worker', { progress: shared }), online: false, progress: new Float64Array(shared) };
+    const started: Thread = {
+      worker: startWorker('rule-test-worker', { progress: shared }),
+      online: false,
+      progress: new Float64Array(shared),
+    };
     started.worker.unref();
     started.worker.on('message', (answer: RuleTestAnswer | 'ready') => {
       if (answer === 'ready') started.online = true;
@@ -74,7 +78,9 @@ export function createRuleTestPool(options: RuleTestPoolOptions): RuleTestPool {
   const giveUp = (reason: string) => {
     inline = true;
     stopThread();
-    options.logger.error(`the rule-test worker thread could not start (${reason}); rules' tests run on the main thread without a time budget`);
+    options.logger.error(
+      `the rule-test worker thread could not start (${reason}); rules' tests run on the main thread without a time budget`,
+    );
     const waiting = [...(current ? [current] : []), ...queue.splice(0)];
     current = null;
     for (const job of waiting) runInline(job);
@@ -134,7 +140,9 @@ export function createRuleTestPool(options: RuleTestPoolOptions): RuleTestPool {
       message: `${name}: took longer than ${options.budgetMs} ms (the evaluation time budget, SVC_EVAL_BUDGET_MS) and was stopped; make the example document shorter or the rule's patterns cheaper`,
       path: ['tests', index],
     };
-    options.logger.error(`a test of rule ${job.wire.definition.id} exceeded the evaluation budget of ${options.budgetMs} ms; stopped`);
+    options.logger.error(
+      `a test of rule ${job.wire.definition.id} exceeded the evaluation budget of ${options.budgetMs} ms; stopped`,
+    );
     // The worker cannot be interrupted: a fresh one runs the tests after the one that overran.
     stopThread();
     job.wire = { ...job.wire, from: index + 1 };

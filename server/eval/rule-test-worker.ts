@@ -23,7 +23,13 @@ parentPort?.on('message', (message: string) => {
     progress[TEST_PROGRESS.test] = index;
     progress[TEST_PROGRESS.startedAt] = Date.now();
     // One test at a time, named and placed as in the whole list, so the runner knows which one overran.
-    const one = { ...compiled, definition: { ...compiled.definition, tests: [{ ...tests[index], name: tests[index].name ?? `test ${index + 1}` }] } };
+    const one = {
+      ...compiled,
+      definition: {
+        ...compiled.definition,
+        tests: [{ ...tests[index], name: tests[index].name ?? `test ${index + 1}` }],
+      },
+    };
     const [outcome] = runRuleTests(one, { now: new Date(job.now), vars: job.vars, file: job.file });
     progress[TEST_PROGRESS.startedAt] = 0;
     const placed: RuleTestOutcome = { ...outcome, path: ['tests', index, ...outcome.path.slice(2)] };

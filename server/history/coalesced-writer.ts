@@ -13,7 +13,11 @@ export interface CoalescedWriter {
  * Coalesces writes of one whole file: a burst of changes (a webhook flood, a job's writes) costs one write
  * in flight plus one after it, not one each.
  */
-export function createCoalescedWriter(write: () => Promise<void>, onError: (message: string) => void, flushIntervalMs: number): CoalescedWriter {
+export function createCoalescedWriter(
+  write: () => Promise<void>,
+  onError: (message: string) => void,
+  flushIntervalMs: number,
+): CoalescedWriter {
   let timer: NodeJS.Timeout | undefined;
   let dirty = false;
   let writing: Promise<void> | null = null;

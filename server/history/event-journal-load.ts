@@ -30,7 +30,13 @@ const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'done', 'fai
 export function isEventRecord(value: unknown): value is EventRecord {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Partial<EventRecord>;
-  return Number.isSafeInteger(v.event_id) && (v.event_id ?? 0) > 0 && KINDS.has(String(v.kind)) && STATUSES.has(String(v.status)) && typeof v.created_at === 'string';
+  return (
+    Number.isSafeInteger(v.event_id) &&
+    (v.event_id ?? 0) > 0 &&
+    KINDS.has(String(v.kind)) &&
+    STATUSES.has(String(v.status)) &&
+    typeof v.created_at === 'string'
+  );
 }
 
 function isHeader(value: unknown): value is JournalHeader {
@@ -44,7 +50,8 @@ function isDrop(value: unknown): value is DropLine {
 }
 
 type JournalLine = JournalHeader | DropLine | EventRecord;
-const isJournalLine = (value: unknown): value is JournalLine => isHeader(value) || isDrop(value) || isEventRecord(value);
+const isJournalLine = (value: unknown): value is JournalLine =>
+  isHeader(value) || isDrop(value) || isEventRecord(value);
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -92,7 +99,9 @@ function readJournal(file: string, logger: Logger, now: Date): Omit<LoadedEvents
       bad.length === 1 && torn
         ? `1 torn line (line ${bad[0].line}, an interrupted write)`
         : `${plural(bad.length, 'unreadable line')} (line ${bad.map((b) => b.line).join(', ')}${torn ? '; the last one torn' : ''})`;
-    logger.warn(`events journal: ${plural(events.length, 'record')} kept, ${lost} moved aside to ${aside ?? 'the renamed file'}`);
+    logger.warn(
+      `events journal: ${plural(events.length, 'record')} kept, ${lost} moved aside to ${aside ?? 'the renamed file'}`,
+    );
   }
   return { events, nextId };
 }
@@ -110,7 +119,8 @@ function readLegacy(file: string, logger: Logger, now: Date): Omit<LoadedEvents,
     moveAside(file, 'events file', (err as Error).message, logger, now);
     return { events: [], nextId: 1 };
   }
-  const idFrom = (events: EventRecord[], stated: unknown) => Math.max(1, typeof stated === 'number' ? stated : 1, ...events.map((e) => e.event_id + 1));
+  const idFrom = (events: EventRecord[], stated: unknown) =>
+    Math.max(1, typeof stated === 'number' ? stated : 1, ...events.map((e) => e.event_id + 1));
   try {
     const data = JSON.parse(text) as Partial<LegacyEventFile> | null;
     if (data && Array.isArray(data.events) && data.events.every(isEventRecord)) {
@@ -127,10 +137,16 @@ function readLegacy(file: string, logger: Logger, now: Date): Omit<LoadedEvents,
   }
   // Cut off right after a complete record: nothing unreadable to keep, only the end is missing.
   const aside = salvaged.unreadable.length > 0 ? setAside(file, salvaged.unreadable.join('\n'), logger, now) : null;
-  if (salvaged.unreadable.length > 0 && !aside) moveAside(file, 'events file', 'its unreadable part could not be kept aside', logger, now);
+  if (salvaged.unreadable.length > 0 && !aside)
+    moveAside(file, 'events file', 'its unreadable part could not be kept aside', logger, now);
   const lost =
-    salvaged.unreadable.length > 0 ? `${plural(salvaged.unreadable.length, 'unreadable part')} moved aside to ${aside ?? 'the renamed file'}` : 'its end was cut off';
+    salvaged.unreadable.length > 0
+      ? `${plural(salvaged.unreadable.length, 'unreadable part')} moved aside to ${aside ?? 'the renamed file'}`
+      : 'its end was cut off';
   logger.warn(`events file ${file}: ${plural(salvaged.values.length, 'record')} kept, ${lost}`);
   const stated = /"next_id"\s*:\s*(\d+)/.exec(text)?.[1];
-  return { events: salvaged.values, nextId: idFrom(salvaged.values, stated === undefined ? undefined : Number(stated)) };
+  return {
+    events: salvaged.values,
+    nextId: idFrom(salvaged.values, stated === undefined ? undefined : Number(stated)),
+  };
 }

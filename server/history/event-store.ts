@@ -64,7 +64,11 @@ export function isFinished(status: EventStatus): boolean {
  * hundred bytes, not a rewrite of the whole history; the file is compacted to one line per live record at
  * open and whenever the appended lines outgrow it.
  */
-export async function openEventStore(dataDir: string, logger: Logger, options: EventStoreOptions = {}): Promise<EventStore> {
+export async function openEventStore(
+  dataDir: string,
+  logger: Logger,
+  options: EventStoreOptions = {},
+): Promise<EventStore> {
   const file = path.join(dataDir, 'events.jsonl');
   const legacyFile = path.join(dataDir, 'events.json');
   const retention = options.retention ?? 1000;
@@ -93,16 +97,25 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       return record ? [lineOf(record)] : [];
     });
     for (const id of dropped) lines.push(JSON.stringify({ drop: id }));
-    return { text: `${lines.join('\n')}\n`, undo: () => (ids.forEach((id) => dirty.add(id)), dropped.forEach((id) => drops.add(id))) };
+    return {
+      text: `${lines.join('\n')}\n`,
+      undo: () => (ids.forEach((id) => dirty.add(id)), dropped.forEach((id) => drops.add(id))),
+    };
   };
   const takeSnapshot = (): Batch => {
     const ids = [...dirty];
     const dropped = [...drops];
     const header: JournalHeader = { journal: 'events', version: 1, next_id: data.next_id };
-    const lines = [JSON.stringify(header), ...data.events.map((e) => (dirty.has(e.event_id) ? undefined : written.get(e.event_id)) ?? lineOf(e))];
+    const lines = [
+      JSON.stringify(header),
+      ...data.events.map((e) => (dirty.has(e.event_id) ? undefined : written.get(e.event_id)) ?? lineOf(e)),
+    ];
     dirty.clear();
     drops.clear();
-    return { text: `${lines.join('\n')}\n`, undo: () => (ids.forEach((id) => dirty.add(id)), dropped.forEach((id) => drops.add(id))) };
+    return {
+      text: `${lines.join('\n')}\n`,
+      undo: () => (ids.forEach((id) => dirty.add(id)), dropped.forEach((id) => drops.add(id))),
+    };
   };
 
   const journal = options.io ? null : createJournalFile(file);
@@ -221,7 +234,10 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
       try {
         await writer.commit();
       } catch (err) {
-        throw new ServiceUnavailableError(`The events journal could not be written (${errorMessage(err)}); try again later.`, 10);
+        throw new ServiceUnavailableError(
+          `The events journal could not be written (${errorMessage(err)}); try again later.`,
+          10,
+        );
       }
     },
     async close() {
@@ -230,7 +246,9 @@ export async function openEventStore(dataDir: string, logger: Logger, options: E
     },
   };
 
-  const interrupted = store.interruptUnfinished('The service stopped while this was queued or running; start it again.');
+  const interrupted = store.interruptUnfinished(
+    'The service stopped while this was queued or running; start it again.',
+  );
   if (interrupted) logger.warn(`${interrupted} job(s) left unfinished by the previous run are marked interrupted`);
   prune();
   // Starts the journal on a clean line boundary (after a torn append) with one line per record.

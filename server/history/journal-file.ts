@@ -57,7 +57,10 @@ export interface JsonLine {
  * Splits a JSON-lines file into the values `accept` takes and the lines it could not use: a line that does
  * not parse, has the wrong shape, or is the unterminated end of an interrupted append (`torn`).
  */
-export function readJsonLines<T>(text: string, accept: (value: unknown) => value is T): { values: T[]; bad: JsonLine[]; torn: boolean } {
+export function readJsonLines<T>(
+  text: string,
+  accept: (value: unknown) => value is T,
+): { values: T[]; bad: JsonLine[]; torn: boolean } {
   const values: T[] = [];
   const bad: JsonLine[] = [];
   const lines = text.split('\n');

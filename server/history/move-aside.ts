@@ -38,7 +38,9 @@ export function setAside(file: string, content: string, logger: Logger, now = ne
     }
     return aside;
   } catch (err) {
-    logger.error(`could not keep the unreadable part of ${file} in ${aside}: ${(err as Error).message}; the file is left as it is`);
+    logger.error(
+      `could not keep the unreadable part of ${file} in ${aside}: ${(err as Error).message}; the file is left as it is`,
+    );
     return null;
   }
 }

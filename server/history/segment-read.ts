@@ -20,7 +20,11 @@ export const FRAMED_TAIL = '\n]}\n';
 export function isSegmentData(value: unknown): value is SegmentData {
   if (typeof value !== 'object' || value === null) return false;
   const data = value as Record<string, unknown>;
-  return data.version === 1 && Array.isArray(data.traces) && data.traces.every((t) => typeof t === 'object' && t !== null && typeof (t as Trace).id === 'string');
+  return (
+    data.version === 1 &&
+    Array.isArray(data.traces) &&
+    data.traces.every((t) => typeof t === 'object' && t !== null && typeof (t as Trace).id === 'string')
+  );
 }
 
 /** A whole trace, not one of the objects nested in it (which a salvage scan also meets). */
@@ -78,10 +82,14 @@ export async function readSegment(file: string, logger: Logger): Promise<Segment
   const salvaged = text.startsWith(FRAMED_HEAD) ? salvageFramed(text) : salvageArray(text, 'traces', isTrace);
   if (!salvaged || salvaged.values.length === 0) return { ok: false, reason: parseError || 'not a trace history file' };
 
-  const aside = salvaged.unreadable.length > 0 ? setAside(file, salvaged.unreadable.map((u) => `${u}\n`).join(''), logger) : null;
-  if (salvaged.unreadable.length > 0 && !aside) return { ok: false, reason: `${parseError || 'damaged'}; its unreadable part could not be kept aside` };
+  const aside =
+    salvaged.unreadable.length > 0 ? setAside(file, salvaged.unreadable.map((u) => `${u}\n`).join(''), logger) : null;
+  if (salvaged.unreadable.length > 0 && !aside)
+    return { ok: false, reason: `${parseError || 'damaged'}; its unreadable part could not be kept aside` };
   const n = salvaged.values.length;
-  const lost = aside ? `${salvaged.unreadable.length} unreadable ${salvaged.unreadable.length === 1 ? 'part' : 'parts'} moved aside to ${aside}` : 'its end was cut off';
+  const lost = aside
+    ? `${salvaged.unreadable.length} unreadable ${salvaged.unreadable.length === 1 ? 'part' : 'parts'} moved aside to ${aside}`
+    : 'its end was cut off';
   logger.warn(`trace history file ${file}: ${n} ${n === 1 ? 'trace' : 'traces'} kept, ${lost}`);
   return { ok: true, data: { version: 1, traces: salvaged.values }, salvaged: true };
 }

@@ -38,7 +38,9 @@ export function parseTraceQuery(query: Record<string, unknown>): TraceQuery {
   if (prefix) result.rule_prefix = prefix;
   const documents = singleParam(query.documents, 'documents');
   if (documents !== undefined) {
-    const ids = documents.split(',').map((id) => positiveIntegerParam(id.trim(), 'documents', 'a comma-separated list of document ids') as number);
+    const ids = documents
+      .split(',')
+      .map((id) => positiveIntegerParam(id.trim(), 'documents', 'a comma-separated list of document ids') as number);
     if (ids.length > 100) throw new BadRequestError('"documents" may list at most 100 document ids.');
     result.documents = ids;
   }

@@ -37,5 +37,7 @@ function expandIPv6(address: string): string[] {
   const left = split(head);
   const right = address.includes('::') ? split(tail) : [];
   const missing = 8 - left.length - right.length;
-  return [...left, ...Array<string>(Math.max(missing, 0)).fill('0'), ...right].map((group) => group.replace(/^0+(?=.)/, ''));
+  return [...left, ...Array<string>(Math.max(missing, 0)).fill('0'), ...right].map((group) =>
+    group.replace(/^0+(?=.)/, ''),
+  );
 }

@@ -28,5 +28,11 @@ export function setSessionCookie(req: Request, res: Response, token: string, pub
 }
 
 export function clearSessionCookie(req: Request, res: Response, publicUrl: string | null): void {
-  res.cookie(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure: isHttpsForBrowser(req, publicUrl), path: '/', maxAge: 0 });
+  res.cookie(SESSION_COOKIE, '', {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: isHttpsForBrowser(req, publicUrl),
+    path: '/',
+    maxAge: 0,
+  });
 }

@@ -29,7 +29,8 @@ export function findConditionTemplates(rules: RuleDefinition[]): ConditionTempla
       if (key === 'all' || key === 'any') (value as Condition[]).forEach((c, i) => walk(c, [...here, i]));
       else if (key === 'not') walk(value as Condition, here);
       else if (key === 'check') continue;
-      else if (value !== null && typeof value === 'object') for (const [op, v] of Object.entries(value as Record<string, unknown>)) operand(v, [...here, op], key);
+      else if (value !== null && typeof value === 'object')
+        for (const [op, v] of Object.entries(value as Record<string, unknown>)) operand(v, [...here, op], key);
       else operand(value, here, key);
     }
   };

@@ -82,7 +82,8 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     // A kind the token may not view is empty here, not missing in the dms: its names cannot be checked.
     if (index.vocabulary.forbidden?.some((f) => f.kind === kind)) return;
     if (index.idOf(kind, name) !== undefined) return;
-    const hint = CREATABLE.has(kind) && path.includes('actions') ? ' Add "create_missing: true" to the action to create it.' : '';
+    const hint =
+      CREATABLE.has(kind) && path.includes('actions') ? ' Add "create_missing: true" to the action to create it.' : '';
     problems.push({ path, message: `the dms has no ${KIND_LABEL[kind]} "${name}".${hint}${suggestion(index, kind)}` });
   };
   const checkAll = (kind: VocabularyKind, value: unknown, path: YamlPath, creatable = false) => {
@@ -138,7 +139,8 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
       const body = action[key];
       if (typeof body !== 'object' || body === null) continue;
       for (const [kind, lists] of Object.entries(body)) {
-        for (const [target, names] of Object.entries(lists ?? {})) checkAll(target === 'users' ? 'users' : 'groups', names, [...path, key, kind, target]);
+        for (const [target, names] of Object.entries(lists ?? {}))
+          checkAll(target === 'users' ? 'users' : 'groups', names, [...path, key, kind, target]);
       }
     }
     for (const [field, value] of Object.entries(action.set_custom_fields ?? {})) {
@@ -162,7 +164,8 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     if (rule.when) walkCondition(rule.when, [...base, 'when']);
     for (const [name, extraction] of Object.entries(rule.extract ?? {})) {
       const from = extraction.from ?? '';
-      if (from.startsWith('custom_fields.')) check('custom_fields', from.slice('custom_fields.'.length), [...base, 'extract', name, 'from']);
+      if (from.startsWith('custom_fields.'))
+        check('custom_fields', from.slice('custom_fields.'.length), [...base, 'extract', name, 'from']);
     }
     (rule.actions ?? []).forEach((action, a) => walkAction(action, [...base, 'actions', a]));
   });

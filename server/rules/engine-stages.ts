@@ -25,7 +25,10 @@ export function compileAt(definition: RuleDefinition, index: number, source: Yam
     return compileRule(definition);
   } catch (err) {
     const inner = err instanceof RuleCompileError || err instanceof TemplateError ? err.path : [];
-    throw positionedError(source.positionOf(['rules', index, ...inner]), `rule "${definition.id}": ${errorMessage(err)}`);
+    throw positionedError(
+      source.positionOf(['rules', index, ...inner]),
+      `rule "${definition.id}": ${errorMessage(err)}`,
+    );
   }
 }
 
@@ -33,7 +36,10 @@ export function compileAt(definition: RuleDefinition, index: number, source: Yam
  * Runs one rule's `tests:`. The store is given one that runs them in a worker thread within the evaluation
  * budget (server/eval/rule-test-runner.ts), so a heavy example cannot stall the service at load or save.
  */
-export type RuleTestRunner = (compiled: CompiledRule, options: RuleTestOptions & RuleTestRunOptions) => Promise<RuleTestOutcome[]>;
+export type RuleTestRunner = (
+  compiled: CompiledRule,
+  options: RuleTestOptions & RuleTestRunOptions,
+) => Promise<RuleTestOutcome[]>;
 
 export interface RuleTestRunOptions {
   /** Stop at the first failing test (load and save need only that one; the editor wants them all). */
@@ -41,7 +47,8 @@ export interface RuleTestRunOptions {
 }
 
 /** The same tests on the calling thread, without a budget (SVC_EVAL_WORKERS=0, and unit tests). */
-export const inlineRuleTests: RuleTestRunner = (compiled, options) => Promise.resolve().then(() => runRuleTests(compiled, options));
+export const inlineRuleTests: RuleTestRunner = (compiled, options) =>
+  Promise.resolve().then(() => runRuleTests(compiled, options));
 
 export interface TestContext {
   now: Date;
@@ -50,10 +57,20 @@ export interface TestContext {
 }
 
 /** Runs `rules[index]`'s own `tests:`; the first failing one becomes the error, at its place in the file. */
-export async function runTestsAt(compiled: CompiledRule, index: number, source: YamlSource, context: TestContext): Promise<void> {
-  const failed = (await context.runTests(compiled, { now: context.now, vars: context.vars, firstFailure: true })).find((outcome) => !outcome.ok);
+export async function runTestsAt(
+  compiled: CompiledRule,
+  index: number,
+  source: YamlSource,
+  context: TestContext,
+): Promise<void> {
+  const failed = (await context.runTests(compiled, { now: context.now, vars: context.vars, firstFailure: true })).find(
+    (outcome) => !outcome.ok,
+  );
   if (failed) {
-    throw positionedError(source.positionOf(['rules', index, ...failed.path]), `rule "${compiled.id}" failed its test ${failed.message}`);
+    throw positionedError(
+      source.positionOf(['rules', index, ...failed.path]),
+      `rule "${compiled.id}" failed its test ${failed.message}`,
+    );
   }
 }
 
@@ -64,7 +81,11 @@ export interface VarsRenderContext {
 }
 
 /** Renders a vars mapping over the inherited vars; a template error points at its key. */
-export function renderVarsAt(vars: Record<string, unknown>, source: YamlSource, context: VarsRenderContext): Record<string, unknown> {
+export function renderVarsAt(
+  vars: Record<string, unknown>,
+  source: YamlSource,
+  context: VarsRenderContext,
+): Record<string, unknown> {
   try {
     return renderVars(vars, context);
   } catch (err) {

@@ -27,10 +27,12 @@ function segmentProblem(segment: string, what: string): string | null {
   if (segment === '') return `the ${what} is empty`;
   if (segment === '.' || segment === '..') return `"${segment}" is not allowed`;
   if (segment.startsWith('.')) return `the ${what} may not start with "."`;
-  if (FORBIDDEN_CHARS.test(segment)) return `the ${what} "${segment}" contains a character that is not allowed (\\ / : * ? " < > | or a control character)`;
+  if (FORBIDDEN_CHARS.test(segment))
+    return `the ${what} "${segment}" contains a character that is not allowed (\\ / : * ? " < > | or a control character)`;
   if (segment !== segment.trim()) return `the ${what} may not start or end with a space`;
   if (segment.endsWith('.')) return `the ${what} may not end with "." (Windows drops it)`;
-  if (WINDOWS_DEVICE.test(segment)) return `"${segment}" is a Windows device name (CON, PRN, AUX, NUL, COM1–9, LPT1–9), whatever the extension`;
+  if (WINDOWS_DEVICE.test(segment))
+    return `"${segment}" is a Windows device name (CON, PRN, AUX, NUL, COM1–9, LPT1–9), whatever the extension`;
   return null;
 }
 
@@ -40,16 +42,20 @@ function segmentProblem(segment: string, what: string): string | null {
  * Returns the parsed path, or a message saying what is wrong.
  */
 export function parseRuleFilePath(raw: string): RuleFilePath | { problem: string } {
-  if (typeof raw !== 'string' || raw.length === 0) return { problem: 'Give a file name such as "invoices.yml" or "finance/invoices.yml".' };
-  if (Buffer.byteLength(raw, 'utf8') > MAX_NAME_BYTES) return { problem: `The file name is longer than ${MAX_NAME_BYTES} bytes.` };
+  if (typeof raw !== 'string' || raw.length === 0)
+    return { problem: 'Give a file name such as "invoices.yml" or "finance/invoices.yml".' };
+  if (Buffer.byteLength(raw, 'utf8') > MAX_NAME_BYTES)
+    return { problem: `The file name is longer than ${MAX_NAME_BYTES} bytes.` };
   if (raw.includes('\\')) return { problem: 'Use "/" between the package folder and the file name, not "\\".' };
-  if (raw.startsWith('/')) return { problem: 'The file name must be relative to the rules directory, not an absolute path.' };
+  if (raw.startsWith('/'))
+    return { problem: 'The file name must be relative to the rules directory, not an absolute path.' };
   if (raw.normalize('NFC') !== raw) return { problem: 'The file name must be in Unicode NFC form.' };
   const segments = raw.split('/');
   if (segments.length > 2) return { problem: 'Only one package folder is allowed: "<package>/<name>.yml".' };
   const name = segments[segments.length - 1];
   const pkg = segments.length === 2 ? segments[0] : null;
-  const problem = (pkg === null ? null : segmentProblem(pkg, 'package folder name')) ?? segmentProblem(name, 'file name');
+  const problem =
+    (pkg === null ? null : segmentProblem(pkg, 'package folder name')) ?? segmentProblem(name, 'file name');
   if (problem) return { problem: `Invalid file name "${raw}": ${problem}.` };
   if (!RULE_FILE_EXTENSIONS.some((ext) => name.toLowerCase().endsWith(ext)) || name.length <= 4) {
     return { problem: `Invalid file name "${raw}": rule files end in .yml or .yaml.` };

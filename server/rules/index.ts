@@ -1,6 +1,13 @@
 /** The rules store (DESIGN §4, §7, §12): rule files in rules.d, drafts, packages, vars, validation, reload. */
 export { createRuleStore } from './rule-store.js';
-export type { RuleStore, RuleStoreOptions, RuleFileEntry, RuleFileContent, ReloadReport, DraftValidation } from './rule-store-types.js';
+export type {
+  RuleStore,
+  RuleStoreOptions,
+  RuleFileEntry,
+  RuleFileContent,
+  ReloadReport,
+  DraftValidation,
+} from './rule-store-types.js';
 export type { LoadedRule, FileError } from './rules-loader.js';
 export { MAX_RULE_FILE_BYTES } from './validate-file.js';
 export { inlineRuleTests, type RuleTestRunner } from './engine-stages.js';

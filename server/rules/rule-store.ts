@@ -1,6 +1,13 @@
 import fsp from 'node:fs/promises';
 import YAML from 'yaml';
-import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError, errorMessage } from '../errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ValidationError,
+  errorMessage,
+} from '../errors.js';
 import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
 import { inlineRuleTests } from './engine-stages.js';
 import { createDraftStore } from './drafts.js';
@@ -41,7 +48,12 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
   async function reloadNow(): Promise<ReloadReport> {
     let unreadable: string | null = null;
     try {
-      state = await loadRulesDir(dir, state.lastGood, { now: now(), env: options.templateEnv, notifyTargets: options.notifyTargets?.(), runTests });
+      state = await loadRulesDir(dir, state.lastGood, {
+        now: now(),
+        env: options.templateEnv,
+        notifyTargets: options.notifyTargets?.(),
+        runTests,
+      });
       byId = new Map(state.rules.map((r) => [r.id, r]));
     } catch (err) {
       // Never replace loaded rules with nothing because the folder could not be read (STYLE §12).
@@ -71,12 +83,16 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       const stat = await fsp.stat(abs).catch(() => null);
       if (stat?.isFile()) return { file, abs };
     }
-    throw new NotFoundError(`No rule file with id "${id.slice(0, 80)}"; GET /api/ui/rules lists the files and their ids.`);
+    throw new NotFoundError(
+      `No rule file with id "${id.slice(0, 80)}"; GET /api/ui/rules lists the files and their ids.`,
+    );
   }
 
   function checkSize(content: string): void {
     if (Buffer.byteLength(content, 'utf8') > MAX_RULE_FILE_BYTES) {
-      throw new PayloadTooLargeError(`A rule file may be at most ${MAX_RULE_FILE_BYTES / 1024} KB; split it into several files.`);
+      throw new PayloadTooLargeError(
+        `A rule file may be at most ${MAX_RULE_FILE_BYTES / 1024} KB; split it into several files.`,
+      );
     }
   }
 
@@ -141,8 +157,10 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
         const file = parseRuleFilePath(typeof filename === 'string' ? filename.trim() : '');
         if (!isRuleFilePath(file)) throw new BadRequestError(file.problem);
         const abs = await dir.resolve(file);
-        if (abs === null) throw new BadRequestError(`Invalid file name "${file.path}": its folder leads outside the rules directory.`);
-        if (!(await createEmptyFile(abs))) throw new ConflictError(`"${file.path}" already exists; open it instead, or choose another name.`);
+        if (abs === null)
+          throw new BadRequestError(`Invalid file name "${file.path}": its folder leads outside the rules directory.`);
+        if (!(await createEmptyFile(abs)))
+          throw new ConflictError(`"${file.path}" already exists; open it instead, or choose another name.`);
         await reloadNow();
         return entryOf(file);
       }),
@@ -183,7 +201,10 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
         if (err instanceof ValidationError) return { validation: result, tests: [] }; // the validation says why
         throw err;
       }
-      return { validation: result, tests: await testReports(prepared, { now: context.now, vars: context.vars, runTests }) };
+      return {
+        validation: result,
+        tests: await testReports(prepared, { now: context.now, vars: context.vars, runTests }),
+      };
     },
 
     async rulesForTry(id, content) {
@@ -210,7 +231,8 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
     async previewVars(id, content) {
       checkSize(content);
       const { file } = await existing(id);
-      if (!file.isVars) throw new BadRequestError(`Preview is only for _vars.yml files; "${file.path}" is a rule file.`);
+      if (!file.isVars)
+        throw new BadRequestError(`Preview is only for _vars.yml files; "${file.path}" is a rule file.`);
       const inherited = file.package === null ? {} : varsFor(null);
       return YAML.stringify(renderVarsFile(content, { now: now(), env: options.templateEnv, inherited }).own);
     },

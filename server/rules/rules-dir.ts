@@ -72,7 +72,8 @@ export function createRulesDir(root: string, logger: Logger): RulesDir {
       } else if (kind === 'dir' && !entry.name.startsWith('.')) {
         for (const inner of await entries(abs)) {
           const parsed = parseRuleFilePath(`${entry.name}/${inner.name}`);
-          if (isRuleFilePath(parsed) && (await kindOf(path.join(abs, inner.name), inner)) === 'file') files.push(parsed);
+          if (isRuleFilePath(parsed) && (await kindOf(path.join(abs, inner.name), inner)) === 'file')
+            files.push(parsed);
         }
       }
     }

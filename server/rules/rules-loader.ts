@@ -33,7 +33,10 @@ export interface FileState {
 }
 
 /** What the last successful load of a file produced; kept so a file broken on disk keeps its rules. */
-export type LastGood = Map<string, { rules?: Array<{ definition: RuleDefinition; compiled: CompiledRule }>; vars?: Record<string, unknown> }>;
+export type LastGood = Map<
+  string,
+  { rules?: Array<{ definition: RuleDefinition; compiled: CompiledRule }>; vars?: Record<string, unknown> }
+>;
 
 export interface LoadState {
   files: FileState[];
@@ -108,7 +111,11 @@ export async function loadRulesDir(dir: RulesDir, previous: LastGood, context: L
     let loaded: Array<{ definition: RuleDefinition; compiled: CompiledRule }> | undefined;
     try {
       const prepared = prepareRuleFile(await read(file), { takenIds, notifyTargets: context.notifyTargets });
-      await checkRuleFileTests(prepared, { now: context.now, vars: fileVars, runTests: context.runTests ?? inlineRuleTests });
+      await checkRuleFileTests(prepared, {
+        now: context.now,
+        vars: fileVars,
+        runTests: context.runTests ?? inlineRuleTests,
+      });
       loaded = prepared.definitions.map((definition, i) => ({ definition, compiled: prepared.compiled[i] }));
       lastGood.set(file.path, { rules: loaded });
     } catch (err) {

@@ -16,7 +16,12 @@ export interface RulesWatcher {
  * once per burst of changes. Non-recursive `fs.watch` per folder, because recursive watching is not
  * reliable on every platform Node supports; dot files (our own temp files) are ignored.
  */
-export function watchRulesDir(root: string, onChange: () => void, logger: Logger, debounceMs = WATCH_DEBOUNCE_MS): RulesWatcher {
+export function watchRulesDir(
+  root: string,
+  onChange: () => void,
+  logger: Logger,
+  debounceMs = WATCH_DEBOUNCE_MS,
+): RulesWatcher {
   const watchers = new Map<string, fs.FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -45,7 +50,9 @@ export function watchRulesDir(root: string, onChange: () => void, logger: Logger
       });
       watchers.set(dir, watcher);
     } catch (err) {
-      logger.warn(`rules: cannot watch ${dir} (${(err as Error).message}); use POST /api/reload after editing files there`);
+      logger.warn(
+        `rules: cannot watch ${dir} (${(err as Error).message}); use POST /api/reload after editing files there`,
+      );
     }
   };
 

@@ -30,11 +30,16 @@ export interface SaveValidator {
 /** After the dms failed, saves skip asking it for this long, so each save does not wait out the timeout again. */
 const DMS_DOWN_MEMORY_MS = 10_000;
 
-export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, timeoutMs: number, runTests: RuleTestRunner): SaveValidator {
+export function createSaveValidator(
+  vocabulary: () => Promise<DmsVocabulary>,
+  timeoutMs: number,
+  runTests: RuleTestRunner,
+): SaveValidator {
   let lastFailure: { at: number; error: string } | null = null;
 
   async function fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }> {
-    if (lastFailure && Date.now() - lastFailure.at < DMS_DOWN_MEMORY_MS) return { vocabulary: null, error: lastFailure.error };
+    if (lastFailure && Date.now() - lastFailure.at < DMS_DOWN_MEMORY_MS)
+      return { vocabulary: null, error: lastFailure.error };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
@@ -72,7 +77,12 @@ export function createSaveValidator(vocabulary: () => Promise<DmsVocabulary>, ti
       (f) =>
         `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
     );
-    return error ? [`${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`, ...warnings] : [...forbidden, ...warnings];
+    return error
+      ? [
+          `${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`,
+          ...warnings,
+        ]
+      : [...forbidden, ...warnings];
   }
 
   return { validate, fetchVocabulary };

@@ -45,10 +45,13 @@ function describePath(path: YamlPath): string {
   return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 }
 
-const depthOf = (e: ErrorObject) => pointerToPath(e.instancePath).length + (e.keyword === 'additionalProperties' ? 1 : 0);
+const depthOf = (e: ErrorObject) =>
+  pointerToPath(e.instancePath).length + (e.keyword === 'additionalProperties' ? 1 : 0);
 
 function pickError(errors: ErrorObject[]): ErrorObject {
-  return [...errors].sort((a, b) => depthOf(b) - depthOf(a) || (KEYWORD_RANK[a.keyword] ?? 6) - (KEYWORD_RANK[b.keyword] ?? 6))[0];
+  return [...errors].sort(
+    (a, b) => depthOf(b) - depthOf(a) || (KEYWORD_RANK[a.keyword] ?? 6) - (KEYWORD_RANK[b.keyword] ?? 6),
+  )[0];
 }
 
 function list(values: unknown[], max = 25): string {
@@ -73,7 +76,9 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
     case 'enum':
       return `must be one of: ${list((params.allowedValues as unknown[]) ?? [])}`;
     case 'type': {
-      const types = [...new Set(samePlace.flatMap((e) => String((e.params as { type: string | string[] }).type).split(',')))];
+      const types = [
+        ...new Set(samePlace.flatMap((e) => String((e.params as { type: string | string[] }).type).split(','))),
+      ];
       return `must be ${types.map((t) => (t === 'array' ? 'a list' : t === 'object' ? 'a mapping' : t === 'null' ? 'null' : `a ${t}`)).join(' or ')}, not ${JSON.stringify(error.data)}`;
     }
     case 'pattern':
@@ -99,7 +104,9 @@ function check(validate: ValidateFunction, source: YamlSource, value: unknown): 
   const error = pickError(errors);
   const path = pointerToPath(error.instancePath);
   const position =
-    error.keyword === 'additionalProperties' ? source.keyPositionOf(path, (error.params as { additionalProperty: string }).additionalProperty) : source.positionOf(path);
+    error.keyword === 'additionalProperties'
+      ? source.keyPositionOf(path, (error.params as { additionalProperty: string }).additionalProperty)
+      : source.positionOf(path);
   const rules = (value as { rules?: unknown }).rules;
   let where = describePath(path);
   if (path[0] === 'rules' && typeof path[1] === 'number' && Array.isArray(rules)) {

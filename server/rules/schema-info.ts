@@ -65,7 +65,9 @@ export function dmsNames(vocabulary: DmsVocabulary | null, error: string | null)
     storage_paths: names(vocabulary?.storage_paths),
     custom_fields: (vocabulary?.custom_fields ?? []).map((f) => {
       const options = f.extra_data.select_options?.map((o) => o.label) ?? [];
-      return f.data_type === 'select' ? { name: f.name, data_type: f.data_type, options } : { name: f.name, data_type: f.data_type };
+      return f.data_type === 'select'
+        ? { name: f.name, data_type: f.data_type, options }
+        : { name: f.name, data_type: f.data_type };
     }),
     users: names(vocabulary?.users),
     groups: names(vocabulary?.groups),

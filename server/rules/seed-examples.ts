@@ -29,6 +29,7 @@ export function seedExampleRules(rulesDir: string, examplesDir: string, logger: 
       }
     }
   }
-  if (copied.length > 0) logger.info(`rules: the rules dir was empty; copied ${copied.length} example rule files into ${rulesDir}`);
+  if (copied.length > 0)
+    logger.info(`rules: the rules dir was empty; copied ${copied.length} example rule files into ${rulesDir}`);
   return copied.sort();
 }

@@ -19,7 +19,12 @@ export interface RuleTestReport {
 }
 
 /** The rules the text defines, as runs use loaded rules (throws a positioned ValidationError). */
-export function rulesOfText(file: RuleFilePath, text: string, takenIds: ReadonlyMap<string, string>, vars: Record<string, unknown>): LoadedRule[] {
+export function rulesOfText(
+  file: RuleFilePath,
+  text: string,
+  takenIds: ReadonlyMap<string, string>,
+  vars: Record<string, unknown>,
+): LoadedRule[] {
   const prepared = prepareRuleFile(text, { takenIds });
   return prepared.definitions.map((definition, i) => ({
     id: definition.id,
@@ -44,7 +49,14 @@ export async function testReports(prepared: PreparedRuleFile, context: TestRunCo
   for (const [index, compiled] of prepared.compiled.entries()) {
     for (const outcome of await context.runTests(compiled, { now: context.now, vars: context.vars })) {
       const at = prepared.source.positionOf(['rules', index, ...outcome.path]);
-      reports.push({ rule_id: compiled.id, name: outcome.name, ok: outcome.ok, message: outcome.message, line: at.line, column: at.column });
+      reports.push({
+        rule_id: compiled.id,
+        name: outcome.name,
+        ok: outcome.ok,
+        message: outcome.message,
+        line: at.line,
+        column: at.column,
+      });
     }
   }
   return reports;

@@ -27,7 +27,10 @@ export interface RuleFileContext {
 
 function checkSize(text: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_RULE_FILE_BYTES) throw new ValidationError(`The file is ${bytes} bytes; rule files may be at most ${MAX_RULE_FILE_BYTES / 1024} KB.`);
+  if (bytes > MAX_RULE_FILE_BYTES)
+    throw new ValidationError(
+      `The file is ${bytes} bytes; rule files may be at most ${MAX_RULE_FILE_BYTES / 1024} KB.`,
+    );
 }
 
 /** Stages 1–5: YAML, schema, compile, unique ids. An empty file is a valid file without rules. */
@@ -36,7 +39,8 @@ export function prepareRuleFile(text: string, context: RuleFileContext): Prepare
   const source = parseYamlSource(text);
   let value = source.value ?? { rules: [] };
   // `rules:` with nothing under it is how a new file starts; treat it as an empty list.
-  if (typeof value === 'object' && !Array.isArray(value) && (value as { rules?: unknown }).rules === null) value = { ...value, rules: [] };
+  if (typeof value === 'object' && !Array.isArray(value) && (value as { rules?: unknown }).rules === null)
+    value = { ...value, rules: [] };
   checkRuleFileSchema(source, value);
   const definitions = (value as { rules: RuleDefinition[] }).rules;
   const compiled = definitions.map((definition, index) => compileAt(definition, index, source));
@@ -44,9 +48,17 @@ export function prepareRuleFile(text: string, context: RuleFileContext): Prepare
   const seen = new Set<string>();
   definitions.forEach((definition, index) => {
     const position = source.positionOf(['rules', index, 'id']);
-    if (seen.has(definition.id)) throw positionedError(position, `rule id "${definition.id}" is used twice in this file; ids are unique across all rule files`);
+    if (seen.has(definition.id))
+      throw positionedError(
+        position,
+        `rule id "${definition.id}" is used twice in this file; ids are unique across all rule files`,
+      );
     const other = context.takenIds.get(definition.id);
-    if (other !== undefined) throw positionedError(position, `rule id "${definition.id}" is already used in ${other}; ids are unique across all rule files`);
+    if (other !== undefined)
+      throw positionedError(
+        position,
+        `rule id "${definition.id}" is already used in ${other}; ids are unique across all rule files`,
+      );
     seen.add(definition.id);
   });
   if (context.notifyTargets) checkNotifyTargets(compiled, source, context.notifyTargets);
@@ -58,7 +70,9 @@ function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, known:
   compiled.forEach((rule, index) => {
     for (const action of rule.actions) {
       if (action.payload.kind !== 'notify' || known.includes(action.payload.to)) continue;
-      const choice = known.length ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}` : 'the settings define no targets yet (notify_targets in config.yml)';
+      const choice = known.length
+        ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}`
+        : 'the settings define no targets yet (notify_targets in config.yml)';
       throw positionedError(
         source.positionOf(['rules', index, ...action.path, 'notify', 'to']),
         `rule "${rule.id}": there is no notify target "${action.payload.to}"; ${choice}`,
@@ -69,7 +83,8 @@ function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, known:
 
 /** Stage 7: each rule's own `tests:` must pass. */
 export async function checkRuleFileTests(prepared: PreparedRuleFile, context: TestContext): Promise<void> {
-  for (const [index, compiled] of prepared.compiled.entries()) await runTestsAt(compiled, index, prepared.source, context);
+  for (const [index, compiled] of prepared.compiled.entries())
+    await runTestsAt(compiled, index, prepared.source, context);
 }
 
 /** What one `_vars.yml` may expand to, in characters of JSON. */

@@ -1,4 +1,15 @@
-import { isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node,
+} from 'yaml';
 import { ValidationError } from '../errors.js';
 
 /** Expanded aliases allowed per file: a handful is normal YAML, thousands is an alias bomb. */
@@ -24,7 +35,11 @@ export interface YamlSource {
 
 /** "line 3, column 5: message", with line/column on the error for the API body. */
 export function positionedError(position: Position, message: string): ValidationError {
-  return new ValidationError(`line ${position.line}, column ${position.column}: ${message}`, position.line, position.column);
+  return new ValidationError(
+    `line ${position.line}, column ${position.column}: ${message}`,
+    position.line,
+    position.column,
+  );
 }
 
 /**

@@ -39,7 +39,12 @@ export interface ApplyExtras {
   sideEffects?: Pick<RunSideEffects, 'writeNotes'>;
 }
 
-export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites?: RecentWrites, extras: ApplyExtras = {}): Promise<ApplyOutcome> {
+export async function applyPlan(
+  dms: DmsClient,
+  plan: DocumentPlan,
+  recentWrites?: RecentWrites,
+  extras: ApplyExtras = {},
+): Promise<ApplyOutcome> {
   const { creations, sideEffects } = extras;
   const outcome: ApplyOutcome = { written: [], failures: { ...plan.failures }, superseded: {}, dmsError: null };
   const failed = (field: ChangeField, err: unknown) => {
@@ -63,7 +68,9 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
     }
     try {
       // The client refreshes its vocabulary after creating, so the names resolve now.
-      const index = createVocabularyIndex(await dms.vocabulary({ principals: plan.source.index.vocabulary.users !== undefined }));
+      const index = createVocabularyIndex(
+        await dms.vocabulary({ principals: plan.source.index.vocabulary.users !== undefined }),
+      );
       const { document, changes, createMissing } = plan.source;
       current = planDocument(document, changes, createMissing, index);
     } catch (err) {
@@ -79,7 +86,8 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
         outcome.superseded = rebased.superseded;
         for (const field of current.changed) {
           if (!rebased.plan.changed.includes(field))
-            outcome.superseded[field] ??= `${field} already is as the rules want it: it was changed in the dms after the rules read the document.`;
+            outcome.superseded[field] ??=
+              `${field} already is as the rules want it: it was changed in the dms after the rules read the document.`;
         }
         current = rebased.plan;
       }
@@ -114,13 +122,25 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   for (const key of keys) if (outcome.failures[patchField(key)]) delete patch[key];
   // Giving the document away goes last: afterwards the token may write it no more (release-writes.ts).
   const { first, last } = splitGiveAway(patch);
-  await write((Object.keys(first) as Array<keyof typeof first>).map(patchField), () => dms.updateDocument(plan.document, first));
+  await write((Object.keys(first) as Array<keyof typeof first>).map(patchField), () =>
+    dms.updateDocument(plan.document, first),
+  );
   const { tags, customFields } = current;
-  if (tags) await write(['tags'], () => dms.bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove }).then(() => undefined));
+  if (tags)
+    await write(['tags'], () =>
+      dms
+        .bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove })
+        .then(() => undefined),
+    );
   if (customFields) {
     const add = Object.fromEntries(customFields.set.map((cf) => [cf.field, cf.value]));
     await write(['custom_fields'], () =>
-      dms.bulkEdit([plan.document], 'modify_custom_fields', { add_custom_fields: add, remove_custom_fields: customFields.remove }).then(() => undefined),
+      dms
+        .bulkEdit([plan.document], 'modify_custom_fields', {
+          add_custom_fields: add,
+          remove_custom_fields: customFields.remove,
+        })
+        .then(() => undefined),
     );
   }
   const notes = current.notes.length > 0 && !outcome.failures.notes ? current.notes : [];
@@ -131,7 +151,9 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   }
   try {
     // With side effects, notes (and the notifications this write sets off) are durable intents (runs/intents).
-    const added = sideEffects ? await sideEffects.writeNotes(notes, outcome.written) : await addNotes(dms, plan.document, notes);
+    const added = sideEffects
+      ? await sideEffects.writeNotes(notes, outcome.written)
+      : await addNotes(dms, plan.document, notes);
     if (added.added > 0) {
       outcome.written.push('notes');
       // The PATCH answer predates the notes: the state to remember is read back.
@@ -141,7 +163,9 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
     failed('notes', err);
   }
   if (last) {
-    await write((Object.keys(last) as Array<keyof typeof last>).map(patchField), () => dms.updateDocument(plan.document, last));
+    await write((Object.keys(last) as Array<keyof typeof last>).map(patchField), () =>
+      dms.updateDocument(plan.document, last),
+    );
     if (isGivenAway(answer)) {
       outcome.givenAway = `applied; the document now belongs to user ${String(answer.owner)} and the dms token may no longer see it (Paperless 2.x answered 404 after storing it)`;
       // The trace shows an applied field's `superseded` text as its detail.
@@ -152,7 +176,8 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   // field the plan did not touch that changed meanwhile is a person's, and keeps that state from counting as own.
   if (marked && outcome.written.length === 0) recentWrites?.refused(plan.document);
   // Compared with the document the rules read (not a re-read it was rebased on): what changed since, unwritten, was not the service.
-  else if (marked) recentWrites?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
+  else if (marked)
+    recentWrites?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
   // Last, so the fields above are written to the document that goes to the trash (and come back with it).
   if (current.trash && !outcome.failures.trash) {
     try {
@@ -165,7 +190,11 @@ export async function applyPlan(dms: DmsClient, plan: DocumentPlan, recentWrites
   return outcome;
 }
 
-async function addNotes(dms: DmsClient, document: number, notes: readonly string[]): Promise<{ added: number; skipped: null }> {
+async function addNotes(
+  dms: DmsClient,
+  document: number,
+  notes: readonly string[],
+): Promise<{ added: number; skipped: null }> {
   for (const note of notes) await dms.addNote(document, note);
   return { added: notes.length, skipped: null };
 }

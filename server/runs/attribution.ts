@@ -34,7 +34,8 @@ export function entryFields(entry: DmsHistoryEntry): string[] {
 /** How long after a save's `modified` its audit-log entry may be stamped (Paperless logs it in the same request). */
 export const SAME_SAVE_MS = 1000;
 
-const STATE_NOTE = 'A permission-only change is not in the audit log and is recognised by the document state in either mode.';
+const STATE_NOTE =
+  'A permission-only change is not in the audit log and is recognised by the document state in either mode.';
 
 /**
  * Attribution by Paperless's own audit log (DESIGN §6): an entry made since the service's last read by the service's
@@ -42,7 +43,10 @@ const STATE_NOTE = 'A permission-only change is not in the audit log and is reco
  * actor = a Paperless workflow) is a change the rules must see. With the audit log off or not readable by the
  * token, the state comparison alone decides, and `status()` says so.
  */
-export function createAttribution(dms: Pick<DmsClient, 'serviceUser' | 'documentHistory'>, logger: Logger): Attribution {
+export function createAttribution(
+  dms: Pick<DmsClient, 'serviceUser' | 'documentHistory'>,
+  logger: Logger,
+): Attribution {
   let user: DmsServiceUser | null = null;
   let fallback: string | null = null;
   let checked: Promise<void> | null = null;
@@ -57,8 +61,12 @@ export function createAttribution(dms: Pick<DmsClient, 'serviceUser' | 'document
       .serviceUser()
       .then((found) => {
         user = found;
-        if (found.auditLogEnabled === false) useState("the dms's audit log is switched off (PAPERLESS_AUDIT_LOG_ENABLED)");
-        else if (!found.mayReadHistory) useState(`the dms user "${found.username}" may not read the audit log (it needs auditlog.view_logentry, or be a superuser)`);
+        if (found.auditLogEnabled === false)
+          useState("the dms's audit log is switched off (PAPERLESS_AUDIT_LOG_ENABLED)");
+        else if (!found.mayReadHistory)
+          useState(
+            `the dms user "${found.username}" may not read the audit log (it needs auditlog.view_logentry, or be a superuser)`,
+          );
       })
       .catch((err: unknown) => {
         // Tried again at the next echo: the dms may be down for now.
@@ -87,10 +95,16 @@ export function createAttribution(dms: Pick<DmsClient, 'serviceUser' | 'document
       // The save the rules read logs its own entry a moment after it sets `modified` (same request): entries
       // within SAME_SAVE_MS of the read's `modified` are that save, not a later change.
       const since = Date.parse(write.readAt) + SAME_SAVE_MS;
-      const foreign = entries.find((e) => Date.parse(e.timestamp) > since && !(e.actor?.id === self.id && entryFields(e).every((field) => write.fields.includes(field))));
+      const foreign = entries.find(
+        (e) =>
+          Date.parse(e.timestamp) > since &&
+          !(e.actor?.id === self.id && entryFields(e).every((field) => write.fields.includes(field))),
+      );
       if (foreign) {
         const who = foreign.actor ? `the dms user "${foreign.actor.username}"` : 'a Paperless workflow';
-        logger.info(`document ${doc.id}: ${who} changed ${entryFields(foreign).join(', ') || 'it'} after the service read it; running the rules`);
+        logger.info(
+          `document ${doc.id}: ${who} changed ${entryFields(foreign).join(', ') || 'it'} after the service read it; running the rules`,
+        );
       }
       return foreign === undefined;
     },
@@ -112,7 +126,11 @@ export function createAttribution(dms: Pick<DmsClient, 'serviceUser' | 'document
  * be read, changed since the service read it by nobody else. A write recorded without what it was based on (a job's
  * bulk edit) is judged by its state alone.
  */
-export async function isServiceEcho(echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>, attribution: Attribution, doc: DmsDocument): Promise<boolean> {
+export async function isServiceEcho(
+  echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>,
+  attribution: Attribution,
+  doc: DmsDocument,
+): Promise<boolean> {
   if (!echoes.isOwnWrite(doc)) return false;
   const write = echoes.ownWrite(doc);
   return write === null || (await attribution.onlyOwnChanges(doc, write));
@@ -122,7 +140,11 @@ export async function isServiceEcho(echoes: Pick<EchoLedger, 'isOwnWrite' | 'own
  * Catch-up's test: the document needs no run when the service handled exactly this state without writing, or it
  * is the service's own echo (a state it wrote that, by the audit log, nobody else changed since).
  */
-export async function alreadyHandled(echoes: Pick<EchoLedger, 'isKnownState' | 'isOwnWrite' | 'ownWrite'>, attribution: Attribution, doc: DmsDocument): Promise<boolean> {
+export async function alreadyHandled(
+  echoes: Pick<EchoLedger, 'isKnownState' | 'isOwnWrite' | 'ownWrite'>,
+  attribution: Attribution,
+  doc: DmsDocument,
+): Promise<boolean> {
   if (!echoes.isKnownState(doc)) return false;
   return !echoes.isOwnWrite(doc) || (await isServiceEcho(echoes, attribution, doc));
 }

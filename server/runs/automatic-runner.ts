@@ -17,17 +17,32 @@ export interface AutomaticRunCounts {
 }
 
 export interface AutomaticRunner {
-  run(document: DmsDocument, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean; source: 'webhook' | 'catchup' }): Promise<AutomaticRunCounts>;
+  run(
+    document: DmsDocument,
+    trigger: WebhookTrigger,
+    ctx: { eventId: number; dryRun: boolean; source: 'webhook' | 'catchup' },
+  ): Promise<AutomaticRunCounts>;
   /** The document never arrived (or the dms failed): every rule the arrival would have run says so in a trace. */
-  fail(document: number, trigger: WebhookTrigger, ctx: { eventId: number; dryRun: boolean; source: 'webhook' | 'catchup' }, message: string): void;
+  fail(
+    document: number,
+    trigger: WebhookTrigger,
+    ctx: { eventId: number; dryRun: boolean; source: 'webhook' | 'catchup' },
+    message: string,
+  ): void;
 }
 
 /** The rules an arrival runs: those whose `on` has the event (both kinds when the event is unknown). */
-function arrivalRules(rules: { loadedRules(): LoadedRule[] }, trigger: WebhookTrigger): { selected: LoadedRule[]; engineTrigger: 'added' | 'updated' | 'job' } {
+function arrivalRules(
+  rules: { loadedRules(): LoadedRule[] },
+  trigger: WebhookTrigger,
+): { selected: LoadedRule[]; engineTrigger: 'added' | 'updated' | 'job' } {
   const all = rules.loadedRules();
   if (trigger !== 'unknown') return { selected: all, engineTrigger: trigger };
   // 'job' makes the engine ignore `on` for the rules that react to either kind.
-  return { selected: all.filter((r) => r.compiled.on.some((t) => t === 'added' || t === 'updated')), engineTrigger: 'job' };
+  return {
+    selected: all.filter((r) => r.compiled.on.some((t) => t === 'added' || t === 'updated')),
+    engineTrigger: 'job',
+  };
 }
 
 /** Webhook deliveries and catch-up documents enter the one run pipeline here. */
@@ -35,16 +50,28 @@ export function createAutomaticRunner(runs: RunService, rules: { loadedRules(): 
   return {
     async run(document, trigger, ctx) {
       const { selected, engineTrigger } = arrivalRules(rules, trigger);
-      const result = await runs.runDocument(document, { rules: selected, trigger: engineTrigger, source: ctx.source, eventId: ctx.eventId, dryRun: ctx.dryRun });
+      const result = await runs.runDocument(document, {
+        rules: selected,
+        trigger: engineTrigger,
+        source: ctx.source,
+        eventId: ctx.eventId,
+        dryRun: ctx.dryRun,
+      });
       return {
         matched: result.matched,
         changed: result.changed ? 1 : 0,
         errors: result.errors,
-        failure: result.dmsError ? `The dms failed while writing document ${document.id}: ${errorMessage(result.dmsError)}` : null,
+        failure: result.dmsError
+          ? `The dms failed while writing document ${document.id}: ${errorMessage(result.dmsError)}`
+          : null,
       };
     },
     fail(document, trigger, ctx, message) {
-      runs.recordFailure(document, { rules: arrivalRules(rules, trigger).selected, source: ctx.source, eventId: ctx.eventId, dryRun: ctx.dryRun }, message);
+      runs.recordFailure(
+        document,
+        { rules: arrivalRules(rules, trigger).selected, source: ctx.source, eventId: ctx.eventId, dryRun: ctx.dryRun },
+        message,
+      );
     },
   };
 }

@@ -39,7 +39,8 @@ export function unsafeCreation(kind: CreatableKind, name: string, path?: string)
   if (hazard)
     return `${LABEL[kind]} ${JSON.stringify(name)} was not created: it holds ${hazard}. Names the service creates come from rule templates and may carry document text; change the rule or create the name in the dms.`;
   const pathHazard = path === undefined ? null : HAZARDS.slice(1).find(([pattern]) => pattern.test(path))?.[1];
-  if (pathHazard) return `${LABEL[kind]} ${JSON.stringify(name)} was not created: its path ${JSON.stringify(path)} holds ${pathHazard}.`;
+  if (pathHazard)
+    return `${LABEL[kind]} ${JSON.stringify(name)} was not created: its path ${JSON.stringify(path)} holds ${pathHazard}.`;
   return null;
 }
 

@@ -22,7 +22,12 @@ export function documentState(doc: DmsDocument): string {
     doc.owner,
     fields,
     (doc.notes ?? []).map((n) => n.id).sort((a, b) => a - b),
-    doc.permissions ? (['view', 'change'] as const).map((k) => [[...doc.permissions![k].users].sort(), [...doc.permissions![k].groups].sort()]) : 'unread',
+    doc.permissions
+      ? (['view', 'change'] as const).map((k) => [
+          [...doc.permissions![k].users].sort(),
+          [...doc.permissions![k].groups].sort(),
+        ])
+      : 'unread',
   ];
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
 }
@@ -45,7 +50,8 @@ const CHECKED: Record<string, (doc: DmsDocument) => unknown> = {
   archive_serial_number: (d) => d.archive_serial_number,
   owner: (d) => d.owner,
   tags: (d) => sortedIds(d.tags),
-  custom_fields: (d) => JSON.stringify([...(d.custom_fields ?? [])].sort((a, b) => a.field - b.field).map((f) => [f.field, f.value])),
+  custom_fields: (d) =>
+    JSON.stringify([...(d.custom_fields ?? [])].sort((a, b) => a.field - b.field).map((f) => [f.field, f.value])),
   notes: (d) => sortedIds((d.notes ?? []).map((n) => n.id)),
 };
 

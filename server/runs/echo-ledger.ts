@@ -91,7 +91,14 @@ interface Entry {
   writes: number[];
 }
 
-type StoredEntry = [id: number, state: string | null, writes: number[], own: boolean, failure?: Failure | null, write?: OwnWrite];
+type StoredEntry = [
+  id: number,
+  state: string | null,
+  writes: number[],
+  own: boolean,
+  failure?: Failure | null,
+  write?: OwnWrite,
+];
 
 const READ_BACK_BATCH = 100;
 
@@ -161,7 +168,9 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     const entry = touch(doc.id);
     entry.state = null;
     entry.own = false;
-    options.logger.info(`document ${doc.id}: ${foreign.join(', ')} changed in the dms while the service wrote it; the next arrival runs the rules`);
+    options.logger.info(
+      `document ${doc.id}: ${foreign.join(', ')} changed in the dms while the service wrote it; the next arrival runs the rules`,
+    );
   };
 
   const record = (doc: DmsDocument, own: boolean, write?: OwnWrite) => {
@@ -263,7 +272,13 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     failures(limit = 20) {
       const list: DocumentFailure[] = [];
       for (const [document, entry] of entries) {
-        if (entry.failure) list.push({ document, message: entry.failure.message, attempts: entry.failure.attempts, at: new Date(entry.failure.at).toISOString() });
+        if (entry.failure)
+          list.push({
+            document,
+            message: entry.failure.message,
+            attempts: entry.failure.attempts,
+            at: new Date(entry.failure.at).toISOString(),
+          });
       }
       return list.sort((a, b) => b.at.localeCompare(a.at)).slice(0, limit);
     },
@@ -304,7 +319,13 @@ function loadEntries(file: string, logger: Logger): Map<number, Entry> {
     const parsed = JSON.parse(text) as { version?: number; documents?: StoredEntry[] };
     if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
     for (const [id, state, writes, own, failure, write] of parsed.documents) {
-      entries.set(id, { state, own: own, writes: Array.isArray(writes) ? writes : [], ...(failure ? { failure } : {}), ...(write ? { write } : {}) });
+      entries.set(id, {
+        state,
+        own: own,
+        writes: Array.isArray(writes) ? writes : [],
+        ...(failure ? { failure } : {}),
+        ...(write ? { write } : {}),
+      });
     }
   } catch (err) {
     moveAside(file, 'echo ledger', errorMessage(err), logger);

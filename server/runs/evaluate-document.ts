@@ -38,7 +38,11 @@ const unresolved = new WeakMap<DmsVocabulary, Set<string>>();
  * Vocabulary for this document; refetched once when the document uses an id the cached copy lacks. `rules`
  * decide whether users and groups are listed too (only rules that name owners or permissions need them).
  */
-export async function documentContext(dms: DmsClient, doc: DmsDocument, rules: readonly LoadedRule[]): Promise<DocumentContext> {
+export async function documentContext(
+  dms: DmsClient,
+  doc: DmsDocument,
+  rules: readonly LoadedRule[],
+): Promise<DocumentContext> {
   const principals = needsPrincipals(rules);
   const cached = await dms.vocabulary({ principals });
   const context = contextOf(cached);
@@ -61,7 +65,14 @@ export async function evaluateAndPlan(
   now: Date,
 ): Promise<{ evaluation: DocumentEvaluation; plan: DocumentPlan }> {
   const { document, cutFrom } = capContent(toRuleDocument(doc, context.index));
-  const evaluation = await evaluator.evaluate({ document, rules, trigger, now, customFieldTypes: context.customFieldTypes, tags: context.index.vocabulary.tags });
+  const evaluation = await evaluator.evaluate({
+    document,
+    rules,
+    trigger,
+    now,
+    customFieldTypes: context.customFieldTypes,
+    tags: context.index.vocabulary.tags,
+  });
   if (cutFrom !== null) evaluation.results = evaluation.results.map((r) => withContentCut(r, cutFrom));
   const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);
   return { evaluation, plan };

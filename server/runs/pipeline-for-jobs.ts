@@ -66,7 +66,14 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       const context = await documentContext(deps.dms, document, [rule]);
       const blocked = permissionProblem(rule.definition, context.index.vocabulary.forbidden);
       if (blocked) throw new Error(blocked);
-      const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, document, context, [rule], 'job', new Date(startedAt));
+      const { evaluation, plan } = await evaluateAndPlan(
+        deps.evaluator,
+        document,
+        context,
+        [rule],
+        'job',
+        new Date(startedAt),
+      );
       const result = evaluation.results[0];
       const failed = Object.keys(plan.failures).length > 0;
       const planned: PlannedDocument = {
@@ -75,11 +82,19 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         changes: result.changes,
         write: hasWrite(plan) ? { patch: plan.patch, tags: plan.tags, customFields: plan.customFields } : null,
         // Creating names, notes and partly failing plans go through applyOne so every field's fate is known.
-        needsSingleApply: plan.create.length > 0 || plan.notes.length > 0 || plan.trash === true || (failed && !isEmptyPlan(plan)),
+        needsSingleApply:
+          plan.create.length > 0 || plan.notes.length > 0 || plan.trash === true || (failed && !isEmptyPlan(plan)),
         // A plan whose only changes cannot be written is an error for the job's counts, not a quiet no-op.
-        error: result.status === 'error' ? result.error : failed && isEmptyPlan(plan) ? Object.values(plan.failures).join(' ') : null,
+        error:
+          result.status === 'error'
+            ? result.error
+            : failed && isEmptyPlan(plan)
+              ? Object.values(plan.failures).join(' ')
+              : null,
       };
-      const effects = ctx.dryRun ? undefined : deps.sideEffects?.forRun(document, 'job', evaluation.results, evaluation.notifications);
+      const effects = ctx.dryRun
+        ? undefined
+        : deps.sideEffects?.forRun(document, 'job', evaluation.results, evaluation.notifications);
       internals.set(planned, { rule, result, notifications: evaluation.notifications, plan, startedAt, effects });
       return planned;
     },
@@ -100,12 +115,24 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
       const internal = internals.get(planned);
       if (!internal) {
         const rule = deps.rules.getRule(ruleId);
-        const message = outcome.kind === 'failed' ? outcome.error : (planned.error ?? 'The document could not be evaluated.');
-        deps.history.append([errorTrace({ id: ruleId, file: rule?.file ?? '' }, message, traceContext(planned.document.id, ctx, now().getTime()))]);
+        const message =
+          outcome.kind === 'failed' ? outcome.error : (planned.error ?? 'The document could not be evaluated.');
+        deps.history.append([
+          errorTrace(
+            { id: ruleId, file: rule?.file ?? '' },
+            message,
+            traceContext(planned.document.id, ctx, now().getTime()),
+          ),
+        ]);
         return;
       }
       const { plan } = internal;
-      const fieldOutcome: FieldOutcome = { dryRun: ctx.dryRun, changed: plan.changed, written: [], failures: plan.failures };
+      const fieldOutcome: FieldOutcome = {
+        dryRun: ctx.dryRun,
+        changed: plan.changed,
+        written: [],
+        failures: plan.failures,
+      };
       if (internal.applied) {
         fieldOutcome.written = internal.applied.written;
         fieldOutcome.failures = internal.applied.failures;
@@ -116,9 +143,17 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         fieldOutcome.failures = { ...plan.failures };
         for (const field of plan.changed) fieldOutcome.failures[field] ??= outcome.error;
       }
-      const trace = withFieldOutcome(toTrace(internal.result, traceContext(planned.document.id, ctx, internal.startedAt)), fieldOutcome);
+      const trace = withFieldOutcome(
+        toTrace(internal.result, traceContext(planned.document.id, ctx, internal.startedAt)),
+        fieldOutcome,
+      );
       deps.history.append(
-        await settleNotifications([trace], internal.notifications, { trigger: 'job', dryRun: ctx.dryRun, notifier: deps.notifier, effects: internal.effects }),
+        await settleNotifications([trace], internal.notifications, {
+          trigger: 'job',
+          dryRun: ctx.dryRun,
+          notifier: deps.notifier,
+          effects: internal.effects,
+        }),
       );
     },
   };

@@ -2,7 +2,14 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CreateMissing, CustomFieldValue, DocumentChanges } from '../engine/model.js';
 import { decodeCustomFieldValue, encodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import { createTagTree, withAncestors } from '../dms/tag-hierarchy.js';
-import type { CreatableKind, DmsCustomField, DmsCustomFieldValue, DmsDocument, DmsPermissionsPatch, DocumentPatch } from '../dms/types.js';
+import type {
+  CreatableKind,
+  DmsCustomField,
+  DmsCustomFieldValue,
+  DmsDocument,
+  DmsPermissionsPatch,
+  DocumentPatch,
+} from '../dms/types.js';
 import { PERMISSION_KINDS, PERMISSION_TARGETS } from '../engine/permissions.js';
 import { unsafeCreation } from './creation-guard.js';
 import { dateOnly } from './rule-document.js';
@@ -79,12 +86,18 @@ function mayCreate(createMissing: CreateMissing, kind: string, name: string): ki
 }
 
 function missingMessage(kind: string, name: string): string {
-  const creatable = kind === 'tags' || kind === 'correspondents' || kind === 'document_types' || kind === 'storage_paths';
+  const creatable =
+    kind === 'tags' || kind === 'correspondents' || kind === 'document_types' || kind === 'storage_paths';
   return `${KIND_LABEL[kind]} "${name}" does not exist in the dms; create it there${creatable ? ' or add create_missing: true to the action' : ''}.`;
 }
 
 /** Plans the minimal write that makes `doc` match `changes`; never throws for bad values, it records them in `failures`. */
-export function planDocument(doc: DmsDocument, changes: DocumentChanges, createMissing: CreateMissing, index: VocabularyIndex): DocumentPlan {
+export function planDocument(
+  doc: DmsDocument,
+  changes: DocumentChanges,
+  createMissing: CreateMissing,
+  index: VocabularyIndex,
+): DocumentPlan {
   const plan: DocumentPlan = {
     document: doc.id,
     patch: {},
@@ -104,10 +117,12 @@ export function planDocument(doc: DmsDocument, changes: DocumentChanges, createM
     const id = index.idOf(kind, name);
     if (id !== undefined) return id;
     if (mayCreate(createMissing, kind, name)) {
-      const path = kind === 'storage_paths' ? createMissing.storage_path_templates?.[name.trim().toLocaleLowerCase()] : undefined;
+      const path =
+        kind === 'storage_paths' ? createMissing.storage_path_templates?.[name.trim().toLocaleLowerCase()] : undefined;
       const unsafe = unsafeCreation(kind, name.trim(), path);
       if (unsafe) fail(field, unsafe);
-      else if (!plan.create.some((m) => m.kind === kind && sameName(m.name, name))) plan.create.push({ kind, name: name.trim(), ...(path ? { path } : {}) });
+      else if (!plan.create.some((m) => m.kind === kind && sameName(m.name, name)))
+        plan.create.push({ kind, name: name.trim(), ...(path ? { path } : {}) });
     } else fail(field, missingMessage(kind, name));
     return undefined;
   };
@@ -209,7 +224,10 @@ function planCustomFields(
   for (const [name, value] of Object.entries(wanted)) {
     const field = index.field(name);
     if (!field) {
-      fail('custom_fields', `Custom field "${name}" does not exist in the dms; create it there (custom fields are never created automatically).`);
+      fail(
+        'custom_fields',
+        `Custom field "${name}" does not exist in the dms; create it there (custom fields are never created automatically).`,
+      );
       continue;
     }
     let encoded: unknown;
@@ -252,7 +270,13 @@ function principalId(index: VocabularyIndex, kind: 'users' | 'groups', name: str
 const principalMissing = (kind: 'users' | 'groups', name: string) =>
   `${kind === 'users' ? 'User' : 'Group'} "${name}" does not exist in the dms; create it in Paperless (the service never creates ${kind}).`;
 
-function planOwner(doc: DmsDocument, owner: string | null, index: VocabularyIndex, plan: DocumentPlan, fail: (field: ChangeField, message: string) => void): void {
+function planOwner(
+  doc: DmsDocument,
+  owner: string | null,
+  index: VocabularyIndex,
+  plan: DocumentPlan,
+  fail: (field: ChangeField, message: string) => void,
+): void {
   const id = owner === null ? null : principalId(index, 'users', owner);
   if (id === undefined) return fail('owner', principalMissing('users', owner as string));
   if (id === (doc.owner ?? null)) return;
@@ -268,7 +292,11 @@ function planPermissions(
   plan: DocumentPlan,
   fail: (field: ChangeField, message: string) => void,
 ): void {
-  if (!doc.permissions) return fail('permissions', 'The document was read without its permissions, so they cannot be changed safely; run the rule again.');
+  if (!doc.permissions)
+    return fail(
+      'permissions',
+      'The document was read without its permissions, so they cannot be changed safely; run the rule again.',
+    );
   const patch: DmsPermissionsPatch = {};
   for (const kind of PERMISSION_KINDS) {
     for (const target of PERMISSION_TARGETS) {

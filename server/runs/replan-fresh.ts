@@ -4,18 +4,32 @@ import type { DmsDocument, DocumentWriteState } from '../dms/types.js';
 import { planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import { dateOnly } from './rule-document.js';
 
-const SCALARS = ['title', 'correspondent', 'document_type', 'storage_path', 'created', 'archive_serial_number', 'owner'] as const;
+const SCALARS = [
+  'title',
+  'correspondent',
+  'document_type',
+  'storage_path',
+  'created',
+  'archive_serial_number',
+  'owner',
+] as const;
 
 const sameScalar = (field: (typeof SCALARS)[number], a: unknown, b: unknown): boolean =>
-  field === 'created' ? dateOnly(a as string | null) === dateOnly(b as string | null) : isDeepStrictEqual(a ?? null, b ?? null);
+  field === 'created'
+    ? dateOnly(a as string | null) === dateOnly(b as string | null)
+    : isDeepStrictEqual(a ?? null, b ?? null);
 
-const sameSet = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+const sameSet = (a: readonly number[], b: readonly number[]): boolean =>
+  a.length === b.length && a.every((x) => b.includes(x));
 
 // Compared as sets; a document read without permissions (no rule needed them) has nothing to compare.
 const samePermissions = (a: DmsDocument['permissions'], b: DmsDocument['permissions']): boolean =>
-  !a || !b || (['view', 'change'] as const).every((k) => sameSet(a[k].users, b[k].users) && sameSet(a[k].groups, b[k].groups));
+  !a ||
+  !b ||
+  (['view', 'change'] as const).every((k) => sameSet(a[k].users, b[k].users) && sameSet(a[k].groups, b[k].groups));
 
-const fieldValues = (doc: Pick<DmsDocument, 'custom_fields'>): Map<number, unknown> => new Map((doc.custom_fields ?? []).map((cf) => [cf.field, cf.value]));
+const fieldValues = (doc: Pick<DmsDocument, 'custom_fields'>): Map<number, unknown> =>
+  new Map((doc.custom_fields ?? []).map((cf) => [cf.field, cf.value]));
 
 /** True when nothing the service writes differs between the document it read and the one the dms holds now. */
 export function unchangedSince(read: DmsDocument, now: DocumentWriteState): boolean {
@@ -60,12 +74,18 @@ export function rebaseOnFresh(plan: DocumentPlan, fresh: DocumentWriteState): Re
     const wanted = changes.tags.map((t) => t.trim().toLowerCase());
     const removed = new Set(readNames.filter((t) => !wanted.includes(t)));
     const added = changes.tags.filter((t) => !readNames.includes(t.trim().toLowerCase()));
-    next.tags = [...now.tags.map((id) => index.nameOf('tags', id) ?? `#${id}`).filter((t) => !removed.has(t.toLowerCase())), ...added];
+    next.tags = [
+      ...now.tags.map((id) => index.nameOf('tags', id) ?? `#${id}`).filter((t) => !removed.has(t.toLowerCase())),
+      ...added,
+    ];
   }
 
   if (changes.permissions !== undefined && !samePermissions(read.permissions, now.permissions)) {
     delete next.permissions;
-    note('permissions', 'The permissions were changed in the dms after the rules read the document; left as they are now.');
+    note(
+      'permissions',
+      'The permissions were changed in the dms after the rules read the document; left as they are now.',
+    );
   }
 
   if (changes.custom_fields !== undefined) {
@@ -75,7 +95,10 @@ export function rebaseOnFresh(plan: DocumentPlan, fresh: DocumentWriteState): Re
     for (const [fieldName, value] of Object.entries(changes.custom_fields)) {
       const id = index.field(fieldName)?.id;
       if (id !== undefined && (before.has(id) !== after.has(id) || !isDeepStrictEqual(before.get(id), after.get(id)))) {
-        note('custom_fields', `Custom field "${fieldName}" was changed in the dms after the rules read the document; left as it is now.`);
+        note(
+          'custom_fields',
+          `Custom field "${fieldName}" was changed in the dms after the rules read the document; left as it is now.`,
+        );
       } else kept[fieldName] = value;
     }
     next.custom_fields = kept;

@@ -23,11 +23,16 @@ export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] 
   // Users and groups not listed (no rule needed them) are not stale, just not loaded.
   if (index.vocabulary.users === undefined) hidden.add('users').add('groups');
   const refs: string[] = [];
-  const check = (kind: 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'users' | 'groups', id: number | null) => {
+  const check = (
+    kind: 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'users' | 'groups',
+    id: number | null,
+  ) => {
     if (!hidden.has(kind) && id !== null && index.nameOf(kind, id) === undefined) refs.push(`${kind}:${id}`);
   };
   for (const id of doc.tags) check('tags', id);
-  if (!hidden.has('custom_fields')) for (const cf of doc.custom_fields) if (index.fieldById(cf.field) === undefined) refs.push(`custom_fields:${cf.field}`);
+  if (!hidden.has('custom_fields'))
+    for (const cf of doc.custom_fields)
+      if (index.fieldById(cf.field) === undefined) refs.push(`custom_fields:${cf.field}`);
   check('correspondents', doc.correspondent);
   check('document_types', doc.document_type);
   check('storage_paths', doc.storage_path);
@@ -41,7 +46,8 @@ export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] 
 
 /** The document as rules see it: ids resolved to names, custom fields decoded by data type. */
 export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDocument {
-  const name = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) => (id === null ? null : (index.nameOf(kind, id) ?? unknownName(id)));
+  const name = (kind: 'correspondents' | 'document_types' | 'storage_paths', id: number | null) =>
+    id === null ? null : (index.nameOf(kind, id) ?? unknownName(id));
 
   const customFields: Record<string, CustomFieldValue> = {};
   for (const { field, value } of doc.custom_fields ?? []) {
@@ -75,5 +81,8 @@ export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDo
 function permissionNames(p: DmsPermissions, index: VocabularyIndex): DocumentPermissions {
   const users = (ids: number[]) => ids.map((id) => index.nameOf('users', id) ?? unknownName(id));
   const groups = (ids: number[]) => ids.map((id) => index.nameOf('groups', id) ?? unknownName(id));
-  return { view: { users: users(p.view.users), groups: groups(p.view.groups) }, change: { users: users(p.change.users), groups: groups(p.change.groups) } };
+  return {
+    view: { users: users(p.view.users), groups: groups(p.view.groups) },
+    change: { users: users(p.change.users), groups: groups(p.change.groups) },
+  };
 }

@@ -52,7 +52,8 @@ function conditionKinds(condition: Condition | undefined, kinds: Set<DmsVocabula
     if (key === 'all' || key === 'any') for (const inner of value as Condition[]) conditionKinds(inner, kinds, words);
     else if (key === 'not') conditionKinds(value as Condition, kinds, words);
     // A computed condition is a Liquid expression as a whole (or a template): every word in it counts.
-    else if (key === 'check' && typeof value === 'string') for (const word of value.matchAll(FIELD_WORD)) words.add(word[1]);
+    else if (key === 'check' && typeof value === 'string')
+      for (const word of value.matchAll(FIELD_WORD)) words.add(word[1]);
     else {
       const kind = fieldKind(key);
       if (kind) kinds.add(kind);
@@ -119,7 +120,10 @@ export function needsPrincipals(rules: ReadonlyArray<Pick<LoadedRule, 'definitio
 }
 
 /** Why the token cannot run this rule, naming each missing permission; null when it can. */
-export function permissionProblem(rule: RuleDefinition, forbidden: readonly DmsForbiddenKind[] | undefined): string | null {
+export function permissionProblem(
+  rule: RuleDefinition,
+  forbidden: readonly DmsForbiddenKind[] | undefined,
+): string | null {
   if (!forbidden?.length) return null;
   const used = kindsUsedBy(rule);
   const missing = forbidden.filter((f) => used.has(f.kind));

@@ -19,7 +19,11 @@ import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceCon
 
 export interface RunServiceDeps {
   dms: DmsClient;
-  rules: { loadedRules(): LoadedRule[]; getRule(id: string): LoadedRule | undefined; rulesForTry(fileId: string, content: string): Promise<LoadedRule[]> };
+  rules: {
+    loadedRules(): LoadedRule[];
+    getRule(id: string): LoadedRule | undefined;
+    rulesForTry(fileId: string, content: string): Promise<LoadedRule[]>;
+  };
   history: Pick<TraceStore, 'append'>;
   recentWrites: Pick<EchoLedger, 'mark' | 'settle' | 'refused' | 'holdReason' | 'release'>;
   /** A manual real run holds the document's lane like every other path that writes it. */
@@ -60,7 +64,12 @@ export interface RunService {
    * A dry run of rule-file text that is not published (the editor's text): the loaded rules with that
    * file's replaced by the text's, or only `ruleId`, against one document. Nothing is written.
    */
-  runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<{ traces: Trace[]; title: string }>;
+  runText(input: {
+    fileId: string;
+    content: string;
+    document: number;
+    ruleId: string | null;
+  }): Promise<{ traces: Trace[]; title: string }>;
   /** The one pipeline for a fetched document: evaluate, plan, write (real mode), record one trace per rule. */
   runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult>;
   /** One error trace per rule for a document that could not even be fetched, so the failure is in the history. */
@@ -81,23 +90,48 @@ export function createRunService(deps: RunServiceDeps): RunService {
 
   async function runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult> {
     const startedAt = now().getTime();
-    const ctx: TraceContext = { source: options.source, eventId: options.eventId, document: doc.id, dryRun: options.dryRun, startedAt, now };
+    const ctx: TraceContext = {
+      source: options.source,
+      eventId: options.eventId,
+      document: doc.id,
+      dryRun: options.dryRun,
+      startedAt,
+      now,
+    };
     let traces: Trace[];
     let dmsError: Error | null = null;
     let changed = false;
     try {
       const context = await documentContext(dms, doc, options.rules);
       const { runnable, blocked } = splitByPermission(options.rules, context.index.vocabulary.forbidden);
-      const { evaluation, plan } = await evaluateAndPlan(deps.evaluator, doc, context, runnable, options.trigger, new Date(startedAt));
-      const outcome: FieldOutcome = { dryRun: options.dryRun, changed: plan.changed, written: [], failures: plan.failures };
-      const effects = options.dryRun ? undefined : deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications);
+      const { evaluation, plan } = await evaluateAndPlan(
+        deps.evaluator,
+        doc,
+        context,
+        runnable,
+        options.trigger,
+        new Date(startedAt),
+      );
+      const outcome: FieldOutcome = {
+        dryRun: options.dryRun,
+        changed: plan.changed,
+        written: [],
+        failures: plan.failures,
+      };
+      const effects = options.dryRun
+        ? undefined
+        : deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications);
       // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
-      const held = options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;
+      const held =
+        options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;
       if (held && !options.dryRun && plan.changed.length > 0) {
         outcome.failures = Object.fromEntries(plan.changed.map((field) => [field, held]));
         logger.warn(held);
       } else if (!options.dryRun) {
-        const applied = await applyPlan(dms, plan, deps.recentWrites, { creations: deps.creations?.forRun(options.source, options.eventId), sideEffects: effects });
+        const applied = await applyPlan(dms, plan, deps.recentWrites, {
+          creations: deps.creations?.forRun(options.source, options.eventId),
+          sideEffects: effects,
+        });
         outcome.written = applied.written;
         outcome.failures = applied.failures;
         outcome.superseded = applied.superseded;
@@ -105,13 +139,26 @@ export function createRunService(deps: RunServiceDeps): RunService {
       }
       changed = options.dryRun ? plan.changed.some((f) => !plan.failures[f]) : outcome.written.length > 0;
       traces = evaluation.results.map((result) => withFieldOutcome(toTrace(result, ctx), outcome));
-      traces = await settleNotifications(traces, evaluation.notifications, { trigger: options.trigger, dryRun: options.dryRun, notifier: deps.notifier, effects });
-      if (blocked.length > 0) traces = inRuleOrder(options.rules, [...traces, ...blocked.map(({ rule, message }) => errorTrace(rule, message, ctx))]);
+      traces = await settleNotifications(traces, evaluation.notifications, {
+        trigger: options.trigger,
+        dryRun: options.dryRun,
+        notifier: deps.notifier,
+        effects,
+      });
+      if (blocked.length > 0)
+        traces = inRuleOrder(options.rules, [
+          ...traces,
+          ...blocked.map(({ rule, message }) => errorTrace(rule, message, ctx)),
+        ]);
     } catch (err) {
       // Still one trace per rule: a run that fails before evaluation says why in each of them.
       if (err instanceof UpstreamError) dmsError = err;
-      else logger.error(`run of document ${doc.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      const message = err instanceof UpstreamError ? `The dms failed: ${errorMessage(err)}` : `The run failed: ${errorMessage(err)}`;
+      else
+        logger.error(
+          `run of document ${doc.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        );
+      const message =
+        err instanceof UpstreamError ? `The dms failed: ${errorMessage(err)}` : `The run failed: ${errorMessage(err)}`;
       traces = options.rules.map((rule) => errorTrace(rule, message, ctx));
     }
     history.append(traces);
@@ -125,7 +172,14 @@ export function createRunService(deps: RunServiceDeps): RunService {
   }
 
   function recordFailure(document: number, options: Omit<DocumentRunOptions, 'trigger'>, message: string): void {
-    const ctx: TraceContext = { source: options.source, eventId: options.eventId, document, dryRun: options.dryRun, startedAt: now().getTime(), now };
+    const ctx: TraceContext = {
+      source: options.source,
+      eventId: options.eventId,
+      document,
+      dryRun: options.dryRun,
+      startedAt: now().getTime(),
+      now,
+    };
     history.append(options.rules.map((rule) => errorTrace(rule, message, ctx)));
   }
 
@@ -133,23 +187,37 @@ export function createRunService(deps: RunServiceDeps): RunService {
     let rules: LoadedRule[];
     if (input.ruleId !== null) {
       const rule = deps.rules.getRule(input.ruleId);
-      if (!rule) throw new NotFoundError(`No loaded rule has the id "${input.ruleId}"; check GET /api/ui/rules for the loaded ids and any file errors.`);
+      if (!rule)
+        throw new NotFoundError(
+          `No loaded rule has the id "${input.ruleId}"; check GET /api/ui/rules for the loaded ids and any file errors.`,
+        );
       rules = [rule];
     } else rules = deps.rules.loadedRules();
     const run = () => runOn(input.document, rules, input.ruleId !== null, input.dryRun);
     return (await (input.dryRun ? run() : deps.lane.exclusive(input.document, run))).traces;
   }
 
-  async function runText(input: { fileId: string; content: string; document: number; ruleId: string | null }): Promise<{ traces: Trace[]; title: string }> {
+  async function runText(input: {
+    fileId: string;
+    content: string;
+    document: number;
+    ruleId: string | null;
+  }): Promise<{ traces: Trace[]; title: string }> {
     let rules = await deps.rules.rulesForTry(input.fileId, input.content);
     if (input.ruleId !== null) {
       rules = rules.filter((r) => r.id === input.ruleId);
-      if (rules.length === 0) throw new NotFoundError(`Neither the edited text nor the other loaded files have a rule "${input.ruleId}".`);
+      if (rules.length === 0)
+        throw new NotFoundError(`Neither the edited text nor the other loaded files have a rule "${input.ruleId}".`);
     }
     return runOn(input.document, rules, input.ruleId !== null, true);
   }
 
-  async function runOn(document: number, rules: LoadedRule[], oneRule: boolean, dryRun: boolean): Promise<{ traces: Trace[]; title: string }> {
+  async function runOn(
+    document: number,
+    rules: LoadedRule[],
+    oneRule: boolean,
+    dryRun: boolean,
+  ): Promise<{ traces: Trace[]; title: string }> {
     // A rule asked for by id runs whatever its `on` says (like a job); "all rules" honours `on: manual`.
     const trigger: RunTrigger = oneRule ? 'job' : 'manual';
     const options: DocumentRunOptions = { rules, trigger, source: 'manual', eventId: null, dryRun };
@@ -161,7 +229,9 @@ export function createRunService(deps: RunServiceDeps): RunService {
       doc = await dms.getDocument(document);
     } catch (err) {
       const missing = err instanceof DmsNotFoundError;
-      const message = missing ? `Document ${document} was not found in the dms (${dms.url}).` : `The dms failed: ${errorMessage(err)}`;
+      const message = missing
+        ? `Document ${document} was not found in the dms (${dms.url}).`
+        : `The dms failed: ${errorMessage(err)}`;
       recordFailure(document, options, message);
       if (missing) throw new NotFoundError(message);
       if (err instanceof UpstreamError) throw err;

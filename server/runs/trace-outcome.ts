@@ -50,7 +50,8 @@ function markAction(action: ActionTrace, outcome: FieldOutcome): ActionTrace {
   if (superseded && !outcome.written.includes(field)) return { ...action, status: 'skipped', detail: superseded };
   if (!outcome.changed.includes(field)) return { ...action, status: 'unchanged' };
   if (outcome.dryRun) return { ...action, status: 'planned' };
-  if (superseded) return { ...action, status: 'applied', detail: action.detail ? `${action.detail}; ${superseded}` : superseded };
+  if (superseded)
+    return { ...action, status: 'applied', detail: action.detail ? `${action.detail}; ${superseded}` : superseded };
   return outcome.written.includes(field)
     ? { ...action, status: 'applied' }
     : { ...action, status: 'failed', error: 'Not written: the dms write for this document did not complete.' };
@@ -65,7 +66,12 @@ export function withFieldOutcome(trace: Trace, outcome: FieldOutcome): Trace {
   const actions = trace.actions.map((a) => markAction(a, outcome));
   const failed = actions.find((a) => a.status === 'failed');
   if (!failed) return { ...trace, actions };
-  return { ...trace, actions, status: 'error', error: trace.error ?? `${failed.action} failed: ${failed.error ?? 'unknown error'}` };
+  return {
+    ...trace,
+    actions,
+    status: 'error',
+    error: trace.error ?? `${failed.action} failed: ${failed.error ?? 'unknown error'}`,
+  };
 }
 
 /** Where and how a trace was made: the fields the engine's per-rule result lacks (DESIGN §5). */
@@ -102,5 +108,17 @@ export function toTrace(result: RuleResult, ctx: TraceContext): Trace {
 
 /** A trace for a rule that could not be evaluated at all (document missing, dms down, unexpected failure). */
 export function errorTrace(rule: { id: string; file: string }, message: string, ctx: TraceContext): Trace {
-  return toTrace({ rule_id: rule.id, file: rule.file, status: 'error', conditions: [], extracted: {}, changes: {}, actions: [], error: message }, ctx);
+  return toTrace(
+    {
+      rule_id: rule.id,
+      file: rule.file,
+      status: 'error',
+      conditions: [],
+      extracted: {},
+      changes: {},
+      actions: [],
+      error: message,
+    },
+    ctx,
+  );
 }

@@ -32,7 +32,9 @@ function readDocument(file: string): YAML.Document {
   }
   const doc = YAML.parseDocument(text);
   if (doc.errors.length > 0) {
-    throw new ConflictError(`${file} is not valid YAML (${doc.errors[0].message}); fix or remove it, it was left untouched.`);
+    throw new ConflictError(
+      `${file} is not valid YAML (${doc.errors[0].message}); fix or remove it, it was left untouched.`,
+    );
   }
   if (doc.contents === null) {
     // An empty or comment-only file: start a mapping, keeping the comment at the top.

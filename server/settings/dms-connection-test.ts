@@ -7,7 +7,13 @@ import { parseSettingsPatch } from './settings-input.js';
 export type DmsConnectionReport = DmsPing & {
   url: string;
   /** Names of each kind the token may read; absent when the dms did not answer. */
-  visible?: { tags: number; correspondents: number; document_types: number; storage_paths: number; custom_fields: number };
+  visible?: {
+    tags: number;
+    correspondents: number;
+    document_types: number;
+    storage_paths: number;
+    custom_fields: number;
+  };
   /** Why the names could not be read although the dms answered (e.g. the token lacks a permission). */
   vocabulary_error?: string;
 };
@@ -50,7 +56,9 @@ export async function testDmsConnection(deps: ConnectionTestDeps, body: unknown)
   const input = (body ?? {}) as Record<string, unknown>;
   const textOrNothing = (v: unknown) => v === undefined || v === null || typeof v === 'string';
   if (!textOrNothing(input.url) || !textOrNothing(input.token)) {
-    throw new BadRequestError('Send JSON {"url": "https://paperless.example.lan", "token": "…"}; both may be left out.');
+    throw new BadRequestError(
+      'Send JSON {"url": "https://paperless.example.lan", "token": "…"}; both may be left out.',
+    );
   }
   const rawUrl = typeof input.url === 'string' ? input.url.trim() : '';
   const typedToken = typeof input.token === 'string' && input.token !== '' ? input.token : null;

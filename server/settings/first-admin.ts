@@ -26,10 +26,17 @@ export function firstStartState(auth: AuthService, origin: RequestOrigin): First
  * Creates the admin account on a fresh install, from this machine only, and returns a session for it.
  * Stored like the settings page stores it: the name and an scrypt hash in the data dir's config.yml.
  */
-export function createFirstAdmin(deps: { auth: AuthService; settings: SettingsService }, body: unknown, origin: RequestOrigin): { username: string; session: string } {
-  if (deps.auth.adminConfigured) throw new ConflictError('An admin account already exists; sign in with it (or change it on the settings page).');
+export function createFirstAdmin(
+  deps: { auth: AuthService; settings: SettingsService },
+  body: unknown,
+  origin: RequestOrigin,
+): { username: string; session: string } {
+  if (deps.auth.adminConfigured)
+    throw new ConflictError('An admin account already exists; sign in with it (or change it on the settings page).');
   if (!isSameMachineRequest(origin)) {
-    throw new ForbiddenError('The admin account can only be created from the machine the service runs on: open http://localhost:<port>/ there.');
+    throw new ForbiddenError(
+      'The admin account can only be created from the machine the service runs on: open http://localhost:<port>/ there.',
+    );
   }
   const input = (body ?? {}) as Record<string, unknown>;
   if (typeof input.username !== 'string' || typeof input.password !== 'string') {

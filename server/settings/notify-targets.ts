@@ -34,7 +34,8 @@ function url(raw: unknown, protocols: string[], where: string): string {
 }
 
 const address = (v: unknown, where: string): string => {
-  if (typeof v !== 'string' || !/^[^\s@<>]+@[^\s@<>]+$/.test(v)) throw new Error(`${where} must be an e-mail address, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string' || !/^[^\s@<>]+@[^\s@<>]+$/.test(v))
+    throw new Error(`${where} must be an e-mail address, got ${JSON.stringify(v)}`);
   return v;
 };
 
@@ -58,12 +59,19 @@ export function parseNotifyTargets(raw: string): Record<string, NotifyTarget> {
     if ('url' in t === 'smtp' in t) throw new Error(`${at} needs exactly one of url (HTTP) and smtp (e-mail)`);
     if ('url' in t) {
       const unknown = Object.keys(t).filter((k) => !['url', 'format', 'headers'].includes(k));
-      if (unknown.length) throw new Error(`${at}: unknown key "${unknown[0]}" (HTTP targets take url, format, headers)`);
+      if (unknown.length)
+        throw new Error(`${at}: unknown key "${unknown[0]}" (HTTP targets take url, format, headers)`);
       const format = t.format ?? 'json';
       if (format !== 'json' && format !== 'text') throw new Error(`${at}: format is json or text`);
       const headers = t.headers ?? {};
-      if (!isObject(headers) || Object.values(headers).some((v) => typeof v !== 'string')) throw new Error(`${at}: headers is a mapping of header name → text`);
-      targets[name] = { kind: 'http', url: url(t.url, ['http:', 'https:'], `${at}: url`), format, headers: headers as Record<string, string> };
+      if (!isObject(headers) || Object.values(headers).some((v) => typeof v !== 'string'))
+        throw new Error(`${at}: headers is a mapping of header name → text`);
+      targets[name] = {
+        kind: 'http',
+        url: url(t.url, ['http:', 'https:'], `${at}: url`),
+        format,
+        headers: headers as Record<string, string>,
+      };
     } else {
       const unknown = Object.keys(t).filter((k) => !['smtp', 'from', 'to'].includes(k));
       if (unknown.length) throw new Error(`${at}: unknown key "${unknown[0]}" (e-mail targets take smtp, from, to)`);

@@ -16,7 +16,15 @@ export interface SettingsPatch {
 }
 
 export type SettingName = Exclude<keyof SettingsPatch, 'current_password'>;
-export const SETTING_NAMES: readonly SettingName[] = ['dms_url', 'dms_token', 'admin_user', 'admin_password', 'api_token', 'webhook_dry_run', 'poll_minutes'];
+export const SETTING_NAMES: readonly SettingName[] = [
+  'dms_url',
+  'dms_token',
+  'admin_user',
+  'admin_password',
+  'api_token',
+  'webhook_dry_run',
+  'poll_minutes',
+];
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -36,7 +44,8 @@ function configParse(field: ConfigField, raw: string, name: string): unknown {
 function secretText(value: unknown, name: string, minLength: number): string | null {
   if (value === null || value === '') return null;
   if (typeof value !== 'string') throw new BadRequestError(`${name} must be a string, or null to remove it.`);
-  if (/\s/.test(value) || CONTROL.test(value)) throw new BadRequestError(`${name} must not contain spaces or control characters.`);
+  if (/\s/.test(value) || CONTROL.test(value))
+    throw new BadRequestError(`${name} must not contain spaces or control characters.`);
   if (value.length < minLength || value.length > 512) {
     throw new BadRequestError(`${name} must be ${minLength} to 512 characters long.`);
   }
@@ -49,9 +58,15 @@ export function parseSettingsPatch(body: unknown): SettingsPatch {
     throw new BadRequestError(`Send a JSON object with any of: ${SETTING_NAMES.join(', ')}.`);
   }
   const input = body as Record<string, unknown>;
-  const unknown = Object.keys(input).filter((k) => !(SETTING_NAMES as readonly string[]).includes(k) && k !== 'current_password');
-  if (unknown.length > 0) throw new BadRequestError(`Unknown setting ${unknown.map((k) => `"${k}"`).join(', ')}; known: ${SETTING_NAMES.join(', ')}.`);
-  if (Object.keys(input).filter((k) => k !== 'current_password').length === 0) throw new BadRequestError(`Nothing to change: send any of ${SETTING_NAMES.join(', ')}.`);
+  const unknown = Object.keys(input).filter(
+    (k) => !(SETTING_NAMES as readonly string[]).includes(k) && k !== 'current_password',
+  );
+  if (unknown.length > 0)
+    throw new BadRequestError(
+      `Unknown setting ${unknown.map((k) => `"${k}"`).join(', ')}; known: ${SETTING_NAMES.join(', ')}.`,
+    );
+  if (Object.keys(input).filter((k) => k !== 'current_password').length === 0)
+    throw new BadRequestError(`Nothing to change: send any of ${SETTING_NAMES.join(', ')}.`);
 
   const patch: SettingsPatch = {};
   if ('current_password' in input) {
@@ -60,7 +75,8 @@ export function parseSettingsPatch(body: unknown): SettingsPatch {
   }
   if ('dms_url' in input) {
     const v = input.dms_url;
-    if (v !== null && typeof v !== 'string') throw new BadRequestError('dms_url must be a URL string, or null for the demo dms.');
+    if (v !== null && typeof v !== 'string')
+      throw new BadRequestError('dms_url must be a URL string, or null for the demo dms.');
     patch.dms_url = v === null || v.trim() === '' ? null : (configParse('dmsUrl', v.trim(), 'dms_url') as string);
   }
   if ('dms_token' in input) patch.dms_token = secretText(input.dms_token, 'dms_token', 1);
@@ -82,13 +98,15 @@ export function parseSettingsPatch(body: unknown): SettingsPatch {
   if ('webhook_dry_run' in input) {
     const v = input.webhook_dry_run;
     if (typeof v === 'boolean') patch.webhook_dry_run = v;
-    else if (typeof v === 'string') patch.webhook_dry_run = configParse('webhookDryRun', v, 'webhook_dry_run') as boolean;
+    else if (typeof v === 'string')
+      patch.webhook_dry_run = configParse('webhookDryRun', v, 'webhook_dry_run') as boolean;
     else throw new BadRequestError('webhook_dry_run must be true or false.');
   }
   if ('poll_minutes' in input) {
     const v = input.poll_minutes;
     if (v === null || v === '') patch.poll_minutes = null;
-    else if (typeof v === 'number' || typeof v === 'string') patch.poll_minutes = configParse('pollMinutes', String(v), 'poll_minutes') as number;
+    else if (typeof v === 'number' || typeof v === 'string')
+      patch.poll_minutes = configParse('pollMinutes', String(v), 'poll_minutes') as number;
     else throw new BadRequestError('poll_minutes must be a whole number of minutes (0 = off), or null for automatic.');
   }
   return patch;

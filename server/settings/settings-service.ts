@@ -58,7 +58,8 @@ const COMPARED: ConfigField[] = NAMES.flatMap((name) => SETTINGS[name].fields);
 /** Reads and changes the settings kept in `<dataDir>/config.yml`, applying what it can to the live `config`. */
 export function createSettingsService(config: Config, logger: Logger): SettingsService {
   const file = path.join(config.dataDir, CONFIG_FILE_NAME);
-  const overridden = (name: SettingName) => SETTINGS[name].fields.some((f) => config.sources?.[f] === 'env' || config.sources?.[f] === 'override');
+  const overridden = (name: SettingName) =>
+    SETTINGS[name].fields.some((f) => config.sources?.[f] === 'env' || config.sources?.[f] === 'override');
 
   /** The values the next start would use: config.yml and defaults, unless something above the file wins. */
   const nextStart = (): Config => {
@@ -101,20 +102,25 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
       const names = NAMES.filter((n) => patch[n] !== undefined);
       if (patch.admin_password !== undefined && overridden('admin_password')) {
         // A hash in config.yml next to SVC_ADMIN_PASSWORD would make the next start fail.
-        throw new ConflictError('The admin password comes from SVC_ADMIN_PASSWORD or SVC_ADMIN_PASSWORD_HASH in the environment; change it there.');
+        throw new ConflictError(
+          'The admin password comes from SVC_ADMIN_PASSWORD or SVC_ADMIN_PASSWORD_HASH in the environment; change it there.',
+        );
       }
       if (NEED_CURRENT_PASSWORD.some((n) => names.includes(n))) confirmPassword?.(patch.current_password);
       const hash = patch.admin_password === undefined ? undefined : hashPassword(patch.admin_password);
       const changes: Record<string, string | boolean | null> = {};
       for (const name of names) {
         if (name === 'admin_password') Object.assign(changes, { admin_password: null, admin_password_hash: hash });
-        else if (name === 'poll_minutes') changes[name] = patch.poll_minutes == null ? null : String(patch.poll_minutes);
+        else if (name === 'poll_minutes')
+          changes[name] = patch.poll_minutes == null ? null : String(patch.poll_minutes);
         else changes[name] = patch[name] ?? null;
       }
       if (names.includes('dms_url') && !names.includes('dms_token') && patch.dms_url !== nextStart().dmsUrl) {
         // The stored token was issued by the old dms: sending it to a new address would hand it to whoever is there.
         if (overridden('dms_token')) {
-          throw new ConflictError('The dms token comes from SVC_DMS_TOKEN in the environment; change the dms URL there too, or give a new token here.');
+          throw new ConflictError(
+            'The dms token comes from SVC_DMS_TOKEN in the environment; change the dms URL there too, or give a new token here.',
+          );
         }
         changes.dms_token = null;
       }
@@ -134,7 +140,9 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
       const ignored = names.filter(overridden);
       logger.info(
         `settings saved to ${file}: ${names.join(', ')}` +
-          ('dms_token' in changes && !names.includes('dms_token') ? ' (the dms token was removed: it belonged to the old dms URL)' : '') +
+          ('dms_token' in changes && !names.includes('dms_token')
+            ? ' (the dms token was removed: it belonged to the old dms URL)'
+            : '') +
           (restart ? ' (restart the service to apply the dms settings)' : '') +
           (ignored.length ? `; the environment still wins for ${ignored.join(', ')}` : ''),
       );
@@ -142,7 +150,8 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
         ok: true,
         restart_required: restart,
         overridden_by_env: ignored,
-        credentials_changed: `${config.adminUser}\u0000${config.adminPasswordHash ?? config.adminPassword}` !== previousCredential,
+        credentials_changed:
+          `${config.adminUser}\u0000${config.adminPasswordHash ?? config.adminPassword}` !== previousCredential,
       };
     },
   };

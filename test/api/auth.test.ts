@@ -51,7 +51,10 @@ describe('sign-in, sessions and the UI tier', () => {
   });
 
   test('wrong password and wrong username are 403 with a JSON error', async () => {
-    const a = await call(server.url, '/api/auth', { body: { ...ADMIN, password: 'nope' }, headers: { 'x-forwarded-for': 'x' } });
+    const a = await call(server.url, '/api/auth', {
+      body: { ...ADMIN, password: 'nope' },
+      headers: { 'x-forwarded-for': 'x' },
+    });
     assert.equal(a.status, 403);
     assert.equal(a.body.ok, false);
     assert.match(String(a.body.error), /wrong username or password/i);
@@ -65,7 +68,10 @@ describe('sign-in, sessions and the UI tier', () => {
   });
 
   test('malformed JSON is a 400 JSON error, not an HTML page', async () => {
-    const res = await call(server.url, '/api/auth', { rawBody: '{"username":', headers: { 'content-type': 'application/json' } });
+    const res = await call(server.url, '/api/auth', {
+      rawBody: '{"username":',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.headers.get('content-type')?.startsWith('application/json'), true);
     assert.equal(res.body.ok, false);
@@ -107,10 +113,16 @@ describe('sign-in, sessions and the UI tier', () => {
   test('UI routes refuse an expired JWT', async () => {
     const secret = await import('node:fs').then((fs) => fs.readFileSync(`${server.dataDir}/session-secret`, 'utf8'));
     const real = jwt.decode((await login(server.url)).slice('svc_session='.length)) as { cv: string };
-    const expired = jwt.sign({ sub: ADMIN.username, cv: real.cv, exp: Math.floor(Date.now() / 1000) - 60 }, secret, { algorithm: 'HS256' });
+    const expired = jwt.sign({ sub: ADMIN.username, cv: real.cv, exp: Math.floor(Date.now() / 1000) - 60 }, secret, {
+      algorithm: 'HS256',
+    });
     const res = await call(server.url, '/api/ui/me', { cookie: sessionCookie(expired) });
     assert.equal(res.status, 401);
-    const fresh = jwt.sign({ sub: ADMIN.username, cv: real.cv }, secret, { algorithm: 'HS256', expiresIn: 60, jwtid: 'fresh-session' });
+    const fresh = jwt.sign({ sub: ADMIN.username, cv: real.cv }, secret, {
+      algorithm: 'HS256',
+      expiresIn: 60,
+      jwtid: 'fresh-session',
+    });
     assert.equal((await call(server.url, '/api/ui/me', { cookie: sessionCookie(fresh) })).status, 200);
   });
 
@@ -122,7 +134,11 @@ describe('sign-in, sessions and the UI tier', () => {
 
   test('a cross-origin write with a valid session is refused with 403', async () => {
     const cookie = await login(server.url);
-    const res = await call(server.url, '/api/logout', { method: 'POST', cookie, headers: { origin: 'http://evil.example' } });
+    const res = await call(server.url, '/api/logout', {
+      method: 'POST',
+      cookie,
+      headers: { origin: 'http://evil.example' },
+    });
     assert.equal(res.status, 403);
     const same = await call(server.url, '/api/logout', { method: 'POST', cookie, headers: { origin: server.url } });
     assert.equal(same.status, 200);
@@ -202,9 +218,16 @@ describe('no admin configured', () => {
 describe('password hash configuration', () => {
   test('SVC_ADMIN_PASSWORD_HASH signs in with the password it was made from', async () => {
     const { hashPassword } = await import('../../server/auth/passwords.js');
-    const server = await startTestServer({ SVC_ADMIN_PASSWORD: '', SVC_ADMIN_PASSWORD_HASH: hashPassword('s3cret-hash-pw') });
+    const server = await startTestServer({
+      SVC_ADMIN_PASSWORD: '',
+      SVC_ADMIN_PASSWORD_HASH: hashPassword('s3cret-hash-pw'),
+    });
     try {
-      assert.equal((await call(server.url, '/api/auth', { body: { username: ADMIN.username, password: 's3cret-hash-pw' } })).status, 200);
+      assert.equal(
+        (await call(server.url, '/api/auth', { body: { username: ADMIN.username, password: 's3cret-hash-pw' } }))
+          .status,
+        200,
+      );
       assert.equal((await call(server.url, '/api/auth', { body: ADMIN })).status, 403);
     } finally {
       await server.close();

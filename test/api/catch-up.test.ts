@@ -23,7 +23,8 @@ rules:
 `;
 
 async function tracesFor(url: string, document: number): Promise<Trace[]> {
-  return (await call<{ traces: Trace[] }>(url, `/api/traces?document=${document}&limit=100`, { token: API_TOKEN })).body.traces;
+  return (await call<{ traces: Trace[] }>(url, `/api/traces?document=${document}&limit=100`, { token: API_TOKEN })).body
+    .traces;
 }
 
 async function catchUps(url: string): Promise<EventRecord[]> {
@@ -31,7 +32,12 @@ async function catchUps(url: string): Promise<EventRecord[]> {
 }
 
 /** The service started against `sim` with one data dir across restarts. */
-function service(sim: Simulator, dataDir: string, rulesDir: string, env: Record<string, string> = {}): Promise<TestServer> {
+function service(
+  sim: Simulator,
+  dataDir: string,
+  rulesDir: string,
+  env: Record<string, string> = {},
+): Promise<TestServer> {
   return startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, ...env }, { dataDir, rulesDir });
 }
 
@@ -43,7 +49,11 @@ describe('catch-up after downtime (issue 13)', () => {
     fs.writeFileSync(path.join(rulesDir, 'rules.yml'), RULES);
     let server = await service(sim, dataDir, rulesDir);
     try {
-      assert.equal((await catchUps(server.url)).length, 0, 'the first start sets the cursor to now: no run over the archive');
+      assert.equal(
+        (await catchUps(server.url)).length,
+        0,
+        'the first start sets the cursor to now: no run over the archive',
+      );
       await server.close();
 
       // While the service is down: a person edits document 3 and a new document arrives.
@@ -62,9 +72,13 @@ describe('catch-up after downtime (issue 13)', () => {
       assert.equal(sim.store.getDocument(added.id)?.notes.length, 1, 'the new document ran the added rules once');
       const traces = await tracesFor(server.url, 3);
       assert.ok(traces.every((t) => t.source === 'catchup' && t.event_id === first.event_id));
-      const health = await call<{ arrival: { last_heard_at: string | null; waiting: number; cursor: string } }>(server.url, '/api/health', {
-        cookie: await login(server.url),
-      });
+      const health = await call<{ arrival: { last_heard_at: string | null; waiting: number; cursor: string } }>(
+        server.url,
+        '/api/health',
+        {
+          cookie: await login(server.url),
+        },
+      );
       assert.ok(health.body.arrival.last_heard_at, 'health says when the dms was last heard from');
       assert.equal(health.body.arrival.waiting, 0);
 
@@ -123,7 +137,10 @@ describe('catch-up after downtime (issue 13)', () => {
     const rulesDir = tempDir();
     fs.writeFileSync(path.join(rulesDir, 'rules.yml'), RULES);
     // A fraction of a minute so the test is short; the setting takes whole minutes.
-    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { rulesDir, pollMinutes: 0.01 });
+    const server = await startTestServer(
+      { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token },
+      { rulesDir, pollMinutes: 0.01 },
+    );
     try {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const doc = sim.addDocument({ title: 'Polled', content: 'Rechnung' });
@@ -150,9 +167,13 @@ describe('a catch-up that cannot read the dms', () => {
       const failed = await server.services.catchUp.runNow('test');
       assert.equal(failed?.status, 'failed');
       assert.match(String(failed?.error), /could not read the dms.*It retries at/s);
-      const health = await call<{ arrival: { catch_up_error: string | null; catch_up_retry_at: string | null } }>(server.url, '/api/health', {
-        cookie: await login(server.url),
-      });
+      const health = await call<{ arrival: { catch_up_error: string | null; catch_up_retry_at: string | null } }>(
+        server.url,
+        '/api/health',
+        {
+          cookie: await login(server.url),
+        },
+      );
       assert.match(String(health.body.arrival.catch_up_error), /could not read the dms/);
       assert.ok(health.body.arrival.catch_up_retry_at);
       sim.faults.remove(fault.id);

@@ -79,7 +79,10 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
       assert.equal(config.body.demo, false);
       const health = await call(server.url, '/api/health');
       assert.deepEqual(health.body.dms, { demo: false, reachable: true, not_answering_since: null });
-      assert.ok(!JSON.stringify(health.body).includes(new URL(sim.url).host), 'health (unauthenticated) must not name the dms');
+      assert.ok(
+        !JSON.stringify(health.body).includes(new URL(sim.url).host),
+        'health (unauthenticated) must not name the dms',
+      );
       const signedIn = await call(server.url, '/api/health', { cookie });
       assert.deepEqual(signedIn.body.dms, {
         url: sim.url,
@@ -142,7 +145,10 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
           release_differences: [],
         },
       );
-      assert.ok(Date.parse(String(dms.not_answering_since)) <= Date.parse(String(dms.checked_at)), 'not answering since the first ping');
+      assert.ok(
+        Date.parse(String(dms.not_answering_since)) <= Date.parse(String(dms.checked_at)),
+        'not answering since the first ping',
+      );
       assert.match(String(dms.error), /ECONNREFUSED/);
     } finally {
       await server.close();
@@ -194,10 +200,15 @@ describe('health names the Paperless release, its API version and what the token
   });
 
   test('a Paperless older than 2.16 is unreachable with one error naming its release and the supported range', async () => {
-    const ancient = await startSimulator({ profile: { name: 'before 2.16', release: '2.15.3', apiVersions: [1, 2, 3, 4, 5, 6, 7, 8], defaultApiVersion: 8 } });
+    const ancient = await startSimulator({
+      profile: { name: 'before 2.16', release: '2.15.3', apiVersions: [1, 2, 3, 4, 5, 6, 7, 8], defaultApiVersion: 8 },
+    });
     const server = await startTestServer({ SVC_DMS_URL: ancient.url, SVC_DMS_TOKEN: ancient.token });
     try {
-      const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<string, unknown>;
+      const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<
+        string,
+        unknown
+      >;
       assert.equal(dms.reachable, false);
       assert.equal(dms.version, '2.15.3');
       assert.match(
@@ -213,12 +224,24 @@ describe('health names the Paperless release, its API version and what the token
   test('a token without view_customfield is reachable and health lists the missing permission', async () => {
     const sim = await startSimulator({
       limitedUser: {
-        permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_user', 'view_group'],
+        permissions: [
+          'view_document',
+          'change_document',
+          'view_tag',
+          'view_correspondent',
+          'view_documenttype',
+          'view_storagepath',
+          'view_user',
+          'view_group',
+        ],
       },
     });
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.limitedToken as string });
     try {
-      const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<string, unknown>;
+      const dms = (await call(server.url, '/api/health', { cookie: await login(server.url) })).body.dms as Record<
+        string,
+        unknown
+      >;
       assert.equal(dms.reachable, true);
       assert.deepEqual(dms.forbidden, [{ kind: 'custom_fields', permission: 'view_customfield' }]);
     } finally {

@@ -25,11 +25,17 @@ describe('GET /api/ui/documents/:id (the document panel) and /api/ui/documents/t
     const view = res.body;
     assert.equal(view.document.title, 'Stromrechnung Januar 2025');
     assert.equal(typeof view.document.correspondent, 'string');
-    assert.ok(view.document.tags.length > 0 && view.document.tags.every((t) => !/^#?\d+$/.test(t)), view.document.tags.join(','));
+    assert.ok(
+      view.document.tags.length > 0 && view.document.tags.every((t) => !/^#?\d+$/.test(t)),
+      view.document.tags.join(','),
+    );
     assert.deepEqual(view.document.custom_fields.Betrag, { amount: 84.37, currency: 'EUR' });
     assert.equal(view.link, `${sim.url}/documents/1/details`);
     const invoice = view.matches.filter((m) => m.rule_id === 'invoice-de');
-    assert.ok(invoice.some((m) => m.kind === 'condition') && invoice.some((m) => m.kind === 'extract' && m.label === 'total'), JSON.stringify(invoice));
+    assert.ok(
+      invoice.some((m) => m.kind === 'condition') && invoice.some((m) => m.kind === 'extract' && m.label === 'total'),
+      JSON.stringify(invoice),
+    );
     for (const m of view.matches) assert.ok(m.end > m.start && m.end <= view.document.content.length);
     const total = invoice.find((m) => m.label === 'total')!;
     assert.match(view.document.content.slice(total.start, total.end), /Rechnungsbetrag/i);
@@ -45,7 +51,9 @@ describe('GET /api/ui/documents/:id (the document panel) and /api/ui/documents/t
   });
 
   it('names documents by id for lists, leaving out ids the dms does not have', async () => {
-    const res = await call<{ titles: Record<string, string> }>(server.url, '/api/ui/documents/titles?ids=2,10,999', { cookie });
+    const res = await call<{ titles: Record<string, string> }>(server.url, '/api/ui/documents/titles?ids=2,10,999', {
+      cookie,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.titles, { 2: 'Telekom Rechnung Februar 2025', 10: 'Telekom Rechnung März 2025' });
     assert.equal((await call(server.url, '/api/ui/documents/titles?ids=1;2', { cookie })).status, 400);

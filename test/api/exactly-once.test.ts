@@ -18,7 +18,10 @@ rules:
 `;
 
 async function deliver(rig: Rig, document: number, event = 'document_updated'): Promise<number> {
-  const res = await call<{ event_id: number }>(rig.server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event, doc_id: String(document) } });
+  const res = await call<{ event_id: number }>(rig.server.url, '/api/webhook/dms', {
+    token: API_TOKEN,
+    body: { event, doc_id: String(document) },
+  });
   assert.equal(res.status, 202, JSON.stringify(res.body));
   return res.body.event_id;
 }
@@ -29,7 +32,8 @@ async function arrival(rig: Rig): Promise<ArrivalStatus> {
 }
 
 const tracesOfEvent = async (rig: Rig, eventId: number) =>
-  (await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body.traces;
+  (await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body
+    .traces;
 
 describe('exactly once, person first (issue 22)', () => {
   it('a write the dms refuses is not handled: it is tried again with backoff and then written once', async () => {
@@ -39,7 +43,11 @@ describe('exactly once, person first (issue 22)', () => {
       // Paperless refuses the service's PATCH twice (a permission fixed meanwhile, say), then takes it.
       rig.sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'status', status: 403, times: 2 });
       const eventId = await deliver(rig, 4);
-      const retrying = await waitForEvent(rig.server.url, eventId, (e) => e.status === 'queued' && /trying again at/.test(e.error ?? ''));
+      const retrying = await waitForEvent(
+        rig.server.url,
+        eventId,
+        (e) => e.status === 'queued' && /trying again at/.test(e.error ?? ''),
+      );
       assert.match(retrying.error ?? '', /tried 1 time\(s\)/);
       const done = await waitForEvent(rig.server.url, eventId);
       assert.equal(done.status, 'done', JSON.stringify(done));
@@ -79,14 +87,19 @@ describe('exactly once, person first (issue 22)', () => {
       const event = await call<EventRecord>(rig.server.url, `/api/events/${personal}`, { token: API_TOKEN });
       assert.equal(event.status, 200, "the person's delivery was not dropped as the service's own echo");
       assert.equal(event.body.status, 'done');
-      assert.equal((await tracesOfEvent(rig, personal)).length, 1, "one trace of the bang rule for the person's change");
+      assert.equal(
+        (await tracesOfEvent(rig, personal)).length,
+        1,
+        "one trace of the bang rule for the person's change",
+      );
     } finally {
       await rig.close();
     }
   });
 
   it("Paperless's audit log tells a person's change from the service's echo where the state cannot; without it the state decides, and health says which", async () => {
-    const TAGGER = 'rules:\n  - id: tax\n    on: [updated]\n    when: { title: { contains: "" } }\n    actions:\n      - add_tags: Steuer\n';
+    const TAGGER =
+      'rules:\n  - id: tax\n    on: [updated]\n    when: { title: { contains: "" } }\n    actions:\n      - add_tags: Steuer\n';
     for (const auditLog of [true, false]) {
       const rig = await startRig(TAGGER);
       try {
@@ -96,7 +109,8 @@ describe('exactly once, person first (issue 22)', () => {
         // what the service wrote, so only the audit log can say that ben changed the document too.
         const hold = rig.sim.faults.inject({ route: 'POST /api/documents/bulk_edit/', kind: 'hold', times: 1 });
         const first = await deliver(rig, 8);
-        while ((rig.sim.faults.list().find((f) => f.id === hold.id)?.hits ?? 1) === 0) await new Promise((r) => setTimeout(r, 5));
+        while ((rig.sim.faults.list().find((f) => f.id === hold.id)?.hits ?? 1) === 0)
+          await new Promise((r) => setTimeout(r, 5));
         // Past the moment the save the rules read is logged (its entry follows its `modified` within SAME_SAVE_MS).
         await new Promise((r) => setTimeout(r, SAME_SAVE_MS + 50));
         rig.sim.editAs(8, { tags: [...(rig.sim.store.getDocument(8)?.tags ?? []), steuer] }, 'ben', { webhook: false });
@@ -110,7 +124,11 @@ describe('exactly once, person first (issue 22)', () => {
           assert.equal(status, 200, "audit log: ben's change runs the rules");
           assert.equal(attribution.mode, 'audit-log');
         } else {
-          assert.equal(status, 404, 'state only: the same state is taken for the echo (what a service without the audit log cannot see)');
+          assert.equal(
+            status,
+            404,
+            'state only: the same state is taken for the echo (what a service without the audit log cannot see)',
+          );
           assert.equal(attribution.mode, 'state');
           assert.match(attribution.note, /audit log is switched off/);
         }
@@ -121,7 +139,8 @@ describe('exactly once, person first (issue 22)', () => {
   });
 
   it("a person's note while the service was stopped runs the rules that read notes at the next start", async () => {
-    const NOTES = 'rules:\n  - id: urgent\n    on: [updated]\n    when: { notes: { contains: "Bitte dringend bezahlen" } }\n    actions:\n      - add_tags: Steuer\n';
+    const NOTES =
+      'rules:\n  - id: urgent\n    on: [updated]\n    when: { notes: { contains: "Bitte dringend bezahlen" } }\n    actions:\n      - add_tags: Steuer\n';
     const rig = await startRig(NOTES);
     const { dataDir, rulesDir } = rig.server;
     await rig.server.close();
@@ -130,8 +149,12 @@ describe('exactly once, person first (issue 22)', () => {
       // A note fires no webhook in Paperless; it moves `modified`, so catch-up finds the document.
       rig.sim.addNoteAs(9, 'Bitte dringend bezahlen', 'ben');
       const steuer = rig.sim.store.objects.tags.find((t) => t.name === 'Steuer')?.id as number;
-      restarted = await startTestServer({ SVC_DMS_URL: rig.sim.url, SVC_DMS_TOKEN: rig.sim.token }, { dataDir, rulesDir });
-      for (let i = 0; i < 2000 && !rig.sim.store.getDocument(9)?.tags.includes(steuer); i++) await new Promise((r) => setTimeout(r, 10));
+      restarted = await startTestServer(
+        { SVC_DMS_URL: rig.sim.url, SVC_DMS_TOKEN: rig.sim.token },
+        { dataDir, rulesDir },
+      );
+      for (let i = 0; i < 2000 && !rig.sim.store.getDocument(9)?.tags.includes(steuer); i++)
+        await new Promise((r) => setTimeout(r, 10));
       assert.ok(rig.sim.store.getDocument(9)?.tags.includes(steuer), 'the rule on notes ran');
     } finally {
       await restarted?.close();

@@ -31,7 +31,10 @@ describe('health does not wait on a dms that never answers (issue 24, item 5)', 
       assert.equal(health.status, 200);
       assert.equal(health.body.status, 'healthy');
       assert.equal(health.body.dms.reachable, false);
-      assert.ok(health.body.dms.not_answering_since && !Number.isNaN(Date.parse(health.body.dms.not_answering_since)), JSON.stringify(health.body.dms));
+      assert.ok(
+        health.body.dms.not_answering_since && !Number.isNaN(Date.parse(health.body.dms.not_answering_since)),
+        JSON.stringify(health.body.dms),
+      );
       assert.ok(dms.open() > 0, 'the answer came while the fake dms still held the request open');
     }
   });
@@ -51,7 +54,9 @@ describe('the deep check waits for a fresh answer', () => {
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
     try {
       const before = Date.now();
-      const health = await call<{ dms: HealthDms }>(server.url, '/api/health?deep=1', { cookie: await login(server.url) });
+      const health = await call<{ dms: HealthDms }>(server.url, '/api/health?deep=1', {
+        cookie: await login(server.url),
+      });
       assert.equal(health.body.dms.reachable, true);
       assert.equal(health.body.dms.not_answering_since, null);
       assert.ok(Date.parse(String(health.body.dms.checked_at)) >= before - 5000, 'checked within the cache time');

@@ -43,9 +43,14 @@ const JOB_CAP = 7;
 describe('document text never becomes a Paperless template or path (create_missing)', () => {
   let sim: Simulator;
   let server: TestServer;
-  const names = (kind: 'storage_paths' | 'tags' | 'document_types' | 'correspondents') => sim.store.objects[kind].map((o) => o.name);
+  const names = (kind: 'storage_paths' | 'tags' | 'document_types' | 'correspondents') =>
+    sim.store.objects[kind].map((o) => o.name);
   const run = async (document: number, rule: string) => {
-    const res = await call<{ traces: Trace[] }>(server.url, `/api/run?document=${document}&rule_id=${rule}&dry_run=false`, { method: 'POST', token: API_TOKEN });
+    const res = await call<{ traces: Trace[] }>(
+      server.url,
+      `/api/run?document=${document}&rule_id=${rule}&dry_run=false`,
+      { method: 'POST', token: API_TOKEN },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.traces[0];
   };
@@ -55,7 +60,10 @@ describe('document text never becomes a Paperless template or path (create_missi
     sim = await startSimulator();
     const rulesDir = tempDir('dms-rules-creations-');
     fs.writeFileSync(path.join(rulesDir, 'creations.yml'), RULES);
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_CREATE_MISSING_MAX_PER_JOB: String(JOB_CAP) }, { rulesDir });
+    server = await startTestServer(
+      { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_CREATE_MISSING_MAX_PER_JOB: String(JOB_CAP) },
+      { rulesDir },
+    );
   });
   after(async () => {
     await server.close();
@@ -66,24 +74,48 @@ describe('document text never becomes a Paperless template or path (create_missi
     const before = names('storage_paths').length;
     const doc = sim.addDocument({ title: 'Attack', content: 'SP-NAME: {{document.owner.password}}/../../x' });
     const trace = await run(doc.id, 'sp-from-content');
-    assert.equal(names('storage_paths').length, before, `no storage path created: ${names('storage_paths').join(', ')}`);
+    assert.equal(
+      names('storage_paths').length,
+      before,
+      `no storage path created: ${names('storage_paths').join(', ')}`,
+    );
     assert.equal(trace.status, 'error');
-    assert.match(actionErrors(trace), /Storage path "SP \{\{document\.owner\.password\}\}\/\.\.\/\.\.\/x" was not created: it holds template syntax/);
+    assert.match(
+      actionErrors(trace),
+      /Storage path "SP \{\{document\.owner\.password\}\}\/\.\.\/\.\.\/x" was not created: it holds template syntax/,
+    );
     assert.equal(sim.store.getDocument(doc.id)?.storage_path, null, 'the document is not moved');
   });
 
   it('refuses each kind of template and traversal, for tags, document types and correspondents too', async () => {
-    const hostile = ['{% for u in users %}x{% endfor %}', '{# hidden #}', 'a/../../etc', '/etc/passwd', 'C:\\Windows', 'bell\u0007'];
+    const hostile = [
+      '{% for u in users %}x{% endfor %}',
+      '{# hidden #}',
+      'a/../../etc',
+      '/etc/passwd',
+      'C:\\Windows',
+      'bell\u0007',
+    ];
     for (const value of hostile) {
       const doc = sim.addDocument({ title: 'Attack', content: `TAG-NAME: ${value}\nTYPE-NAME: ${value}` });
       const tagTrace = await run(doc.id, 'tag-from-content');
       assert.match(actionErrors(tagTrace), /was not created: it holds/, `tag ${JSON.stringify(value)}`);
       const typeTrace = await run(doc.id, 'type-from-content');
-      assert.match(actionErrors(typeTrace), /Document type .* was not created: it holds/, `type ${JSON.stringify(value)}`);
-      assert.match(actionErrors(typeTrace), /Correspondent .* was not created: it holds/, `correspondent ${JSON.stringify(value)}`);
+      assert.match(
+        actionErrors(typeTrace),
+        /Document type .* was not created: it holds/,
+        `type ${JSON.stringify(value)}`,
+      );
+      assert.match(
+        actionErrors(typeTrace),
+        /Correspondent .* was not created: it holds/,
+        `correspondent ${JSON.stringify(value)}`,
+      );
     }
     for (const kind of ['tags', 'document_types', 'correspondents'] as const) {
-      const leaked = names(kind).filter((n) => ['{{', '{%', '{#', '..', '\\', '\u0007'].some((bad) => n.includes(bad)) || n.startsWith('/'));
+      const leaked = names(kind).filter(
+        (n) => ['{{', '{%', '{#', '..', '\\', '\u0007'].some((bad) => n.includes(bad)) || n.startsWith('/'),
+      );
       assert.deepEqual(leaked, [], `${kind} created from hostile text`);
     }
   });
@@ -99,15 +131,29 @@ describe('document text never becomes a Paperless template or path (create_missi
 
   it(`creates at most ${JOB_CAP} names in one job however many documents ask, and the trace says the cap was reached`, async () => {
     const before = names('storage_paths').length;
-    const docs = Array.from({ length: 20 }, (_, i) => sim.addDocument({ title: `Batch ${i}`, content: `SP-NAME: batch-${i}` }).id);
-    const res = await call(server.url, '/api/run?rule_id=sp-from-content&dry_run=false', { method: 'POST', token: API_TOKEN });
+    const docs = Array.from(
+      { length: 20 },
+      (_, i) => sim.addDocument({ title: `Batch ${i}`, content: `SP-NAME: batch-${i}` }).id,
+    );
+    const res = await call(server.url, '/api/run?rule_id=sp-from-content&dry_run=false', {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const job = await waitForEvent(server.url, res.body.event_id as number);
     const created = names('storage_paths').filter((n) => n.startsWith('SP batch-'));
     assert.equal(created.length, JOB_CAP, `created: ${created.join(', ')}`);
     assert.equal(names('storage_paths').length, before + JOB_CAP);
-    const traces = (await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${job.event_id}&limit=1000`, { token: API_TOKEN })).body.traces;
-    const capped = traces.filter((t) => docs.includes(t.document) && /create_missing is capped at 7 per job \(SVC_CREATE_MISSING_MAX_PER_JOB\)/.test(actionErrors(t)));
+    const traces = (
+      await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${job.event_id}&limit=1000`, {
+        token: API_TOKEN,
+      })
+    ).body.traces;
+    const capped = traces.filter(
+      (t) =>
+        docs.includes(t.document) &&
+        /create_missing is capped at 7 per job \(SVC_CREATE_MISSING_MAX_PER_JOB\)/.test(actionErrors(t)),
+    );
     assert.equal(capped.length, 20 - JOB_CAP, 'every document past the cap says so in its trace');
   });
 });
@@ -117,18 +163,33 @@ describe('many uploaded documents through the webhook', () => {
     const sim = await startSimulator();
     const rulesDir = tempDir('dms-rules-creations-');
     fs.writeFileSync(path.join(rulesDir, 'creations.yml'), RULES);
-    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_CREATE_MISSING_MAX_PER_JOB: String(JOB_CAP) }, { rulesDir });
+    const server = await startTestServer(
+      { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_CREATE_MISSING_MAX_PER_JOB: String(JOB_CAP) },
+      { rulesDir },
+    );
     try {
       const before = sim.store.objects.storage_paths.length;
-      const docs = Array.from({ length: 12 }, (_, i) => sim.addDocument({ title: `Upload ${i}`, content: `SP-NAME: upload-${i}` }).id);
+      const docs = Array.from(
+        { length: 12 },
+        (_, i) => sim.addDocument({ title: `Upload ${i}`, content: `SP-NAME: upload-${i}` }).id,
+      );
       for (const id of docs) {
-        const res = await call(server.url, '/api/webhook/dms', { body: { event: 'document_added', doc_id: String(id) }, token: API_TOKEN });
+        const res = await call(server.url, '/api/webhook/dms', {
+          body: { event: 'document_added', doc_id: String(id) },
+          token: API_TOKEN,
+        });
         assert.equal(res.status, 202, JSON.stringify(res.body));
       }
       await server.services.webhook.queue.idle();
       assert.equal(sim.store.objects.storage_paths.length, before + JOB_CAP);
-      const traces = (await call<{ traces: Trace[] }>(server.url, '/api/traces?rule_id=sp-from-content&limit=100', { token: API_TOKEN })).body.traces;
-      const capped = traces.filter((t) => /capped at 7 per hour for webhook and manual runs/.test(t.actions.map((a) => a.error ?? '').join(' ')));
+      const traces = (
+        await call<{ traces: Trace[] }>(server.url, '/api/traces?rule_id=sp-from-content&limit=100', {
+          token: API_TOKEN,
+        })
+      ).body.traces;
+      const capped = traces.filter((t) =>
+        /capped at 7 per hour for webhook and manual runs/.test(t.actions.map((a) => a.error ?? '').join(' ')),
+      );
       assert.equal(capped.length, docs.length - JOB_CAP, 'each delivery past the cap says so in its trace');
     } finally {
       await server.close();

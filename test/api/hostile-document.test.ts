@@ -27,7 +27,8 @@ describe('a hostile 5 MB document', () => {
   let server: TestServer;
   let hostile: number;
   let small: number;
-  const run = (document: number) => call<{ traces: Trace[] }>(server.url, `/api/run?document=${document}`, { method: 'POST', token: API_TOKEN });
+  const run = (document: number) =>
+    call<{ traces: Trace[] }>(server.url, `/api/run?document=${document}`, { method: 'POST', token: API_TOKEN });
 
   before(async () => {
     sim = await startSimulator({ seedDocuments: false });
@@ -35,7 +36,10 @@ describe('a hostile 5 MB document', () => {
     small = sim.addDocument({ title: 'Short note', content: 'nothing to see' }).id;
     const rulesDir = tempDir('dms-rules-hostile-');
     fs.writeFileSync(path.join(rulesDir, 'hostile.yml'), RULES);
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_EVAL_WORKERS: '2', SVC_EVAL_BUDGET_MS: '3000' }, { rulesDir });
+    server = await startTestServer(
+      { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_EVAL_WORKERS: '2', SVC_EVAL_BUDGET_MS: '3000' },
+      { rulesDir },
+    );
   });
   after(async () => {
     await server.close();
@@ -64,7 +68,10 @@ describe('a hostile 5 MB document', () => {
     const end = Date.parse(trace.at);
     const start = end - trace.duration_ms;
     const during = answers.filter((t) => t > start && t < end);
-    assert.ok(during.length > 0, `health answered ${answers.length} times, none while the document was evaluated (${start}–${end})`);
+    assert.ok(
+      during.length > 0,
+      `health answered ${answers.length} times, none while the document was evaluated (${start}–${end})`,
+    );
   });
 
   it('stops the rule that overran its budget with a timeout trace, and runs the others', async () => {
@@ -73,7 +80,10 @@ describe('a hostile 5 MB document', () => {
     const slow = res.body.traces.find((t) => t.rule_id === 'slow-scan') as Trace;
     const quick = res.body.traces.find((t) => t.rule_id === 'quick-title') as Trace;
     assert.equal(slow.status, 'timeout', JSON.stringify(slow));
-    assert.match(slow.error ?? '', /slow-scan took longer than 3000 ms on this document .*SVC_EVAL_BUDGET_MS.* the other rules ran without it/);
+    assert.match(
+      slow.error ?? '',
+      /slow-scan took longer than 3000 ms on this document .*SVC_EVAL_BUDGET_MS.* the other rules ran without it/,
+    );
     assert.equal(quick.status, 'matched', JSON.stringify(quick));
     assert.deepEqual(quick.changes.title, { from: 'Hostile scan', to: 'Hostile document (checked)' });
     // The pool replaced the stopped worker: the next document is evaluated normally.
@@ -92,7 +102,12 @@ describe('a hostile 5 MB document', () => {
     for (const trace of res.body.traces) {
       const note = trace.conditions[0];
       assert.equal(note.path, 'content');
-      assert.match(note.description, new RegExp(`content cut: rules scanned the first ${CONTENT_LIMIT.toLocaleString('en-US')} of [\\d,]+ characters`));
+      assert.match(
+        note.description,
+        new RegExp(
+          `content cut: rules scanned the first ${CONTENT_LIMIT.toLocaleString('en-US')} of [\\d,]+ characters`,
+        ),
+      );
     }
     const short = await run(small);
     assert.ok(

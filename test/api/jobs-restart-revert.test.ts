@@ -21,7 +21,11 @@ rules:
 const PROCESSED = 9;
 const STEUER = 4;
 
-async function revert(url: string, eventId: number, query = ''): Promise<{ status: number; body: Record<string, unknown> }> {
+async function revert(
+  url: string,
+  eventId: number,
+  query = '',
+): Promise<{ status: number; body: Record<string, unknown> }> {
   return call(url, `/api/events/${eventId}/revert${query}`, { method: 'POST', token: API_TOKEN });
 }
 
@@ -37,7 +41,10 @@ describe('a job running when the service stops', () => {
       await waitForEvent(rig.server.url, id, (e) => e.status === 'running');
       await rig.server.close();
 
-      restarted = await startTestServer({ SVC_DMS_URL: rig.sim.url, SVC_DMS_TOKEN: rig.sim.token }, { dataDir: rig.server.dataDir, rulesDir: rig.server.rulesDir });
+      restarted = await startTestServer(
+        { SVC_DMS_URL: rig.sim.url, SVC_DMS_TOKEN: rig.sim.token },
+        { dataDir: rig.server.dataDir, rulesDir: rig.server.rulesDir },
+      );
       const event = await getEvent(restarted.url, id);
       assert.equal(event.status, 'interrupted');
       assert.ok(event.finished_at);
@@ -64,7 +71,11 @@ describe('revert', () => {
 
       const dry = await startJob(rig.server.url, 'rule_id=telekom-title');
       await waitForEvent(rig.server.url, dry.body.event_id as number);
-      assert.equal((await revert(rig.server.url, dry.body.event_id as number)).status, 409, 'a dry run wrote nothing to undo');
+      assert.equal(
+        (await revert(rig.server.url, dry.body.event_id as number)).status,
+        409,
+        'a dry run wrote nothing to undo',
+      );
 
       const job = await startJob(rig.server.url, 'rule_id=telekom-title&dry_run=false');
       const jobId = job.body.event_id as number;
@@ -77,7 +88,11 @@ describe('revert', () => {
       assert.equal(preview.status, 202, JSON.stringify(preview.body));
       const previewEvent = await waitForEvent(rig.server.url, preview.body.event_id as number);
       assert.equal(previewEvent.changed, untouched.length);
-      assert.match(rig.sim.store.getDocument(untouched[0].id)?.title ?? '', /^Telekom \d{4}-\d{2} #/, 'a dry revert writes nothing');
+      assert.match(
+        rig.sim.store.getDocument(untouched[0].id)?.title ?? '',
+        /^Telekom \d{4}-\d{2} #/,
+        'a dry revert writes nothing',
+      );
 
       const res = await revert(rig.server.url, jobId);
       assert.equal(res.status, 202);
@@ -92,11 +107,17 @@ describe('revert', () => {
       assert.equal(rig.sim.store.getDocument(edited.id)?.title, 'Renamed by a person');
       for (const d of untouched) assert.equal(rig.sim.store.getDocument(d.id)?.title, original.get(d.id));
 
-      const traces = (await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${event.event_id}&limit=1000`, { token: API_TOKEN })).body.traces;
+      const traces = (
+        await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${event.event_id}&limit=1000`, {
+          token: API_TOKEN,
+        })
+      ).body.traces;
       assert.equal(traces.length, telekom.length);
       const skipped = traces.find((t) => t.document === edited.id);
       assert.ok(skipped?.conditions.some((c) => !c.result && c.actual === 'Renamed by a person'));
-      assert.ok(traces.filter((t) => t.document !== edited.id).every((t) => t.actions.every((a) => a.status === 'applied')));
+      assert.ok(
+        traces.filter((t) => t.document !== edited.id).every((t) => t.actions.every((a) => a.status === 'applied')),
+      );
     } finally {
       await rig.close();
     }
@@ -105,7 +126,9 @@ describe('revert', () => {
   it('undoes a bulk-edited tag one by one, keeping a tag a person added since', async () => {
     const rig = await startRig(RULES, {}, { generate: { count: 120, seed: 9 } });
     try {
-      const invoices = [...rig.sim.store.documents.values()].filter((d) => d.document_type === 1 && !d.tags.includes(PROCESSED));
+      const invoices = [...rig.sim.store.documents.values()].filter(
+        (d) => d.document_type === 1 && !d.tags.includes(PROCESSED),
+      );
       const before = new Map(invoices.map((d) => [d.id, [...d.tags].sort()]));
       const job = await startJob(rig.server.url, 'rule_id=mark-invoices&dry_run=false');
       const jobId = job.body.event_id as number;
@@ -117,7 +140,8 @@ describe('revert', () => {
       const event = await waitForEvent(rig.server.url, res.body.event_id as number);
       assert.equal(event.status, 'done', JSON.stringify(event));
       assert.equal(event.changed, invoices.length);
-      for (const d of invoices.slice(1)) assert.deepEqual([...(rig.sim.store.getDocument(d.id)?.tags ?? [])].sort(), before.get(d.id));
+      for (const d of invoices.slice(1))
+        assert.deepEqual([...(rig.sim.store.getDocument(d.id)?.tags ?? [])].sort(), before.get(d.id));
       const personTags = rig.sim.store.getDocument(person.id)?.tags ?? [];
       assert.ok(personTags.includes(STEUER) && !personTags.includes(PROCESSED), JSON.stringify(personTags));
     } finally {
@@ -136,17 +160,29 @@ rules:
     const rig = await startRig(rules, {}, { generate: { count: 60, seed: 4 } });
     const NUMBER = 4;
     try {
-      const targets = [...rig.sim.store.documents.values()].filter((d) => d.document_type === 1 && !d.custom_fields.some((cf) => cf.field === NUMBER));
+      const targets = [...rig.sim.store.documents.values()].filter(
+        (d) => d.document_type === 1 && !d.custom_fields.some((cf) => cf.field === NUMBER),
+      );
       assert.ok(targets.length > 2, 'the generator makes invoices without the field');
       rig.sim.resetCounts();
       const job = await startJob(rig.server.url, 'rule_id=checklist&dry_run=false');
       const jobId = job.body.event_id as number;
       await waitForEvent(rig.server.url, jobId);
-      assert.ok(targets.every((d) => rig.sim.store.getDocument(d.id)?.custom_fields.some((cf) => cf.field === NUMBER && cf.value === 'offen')));
-      assert.equal(rig.sim.counts()['PATCH /api/documents/{id}/'] ?? 0, 0, 'custom fields are never PATCHed as a whole set');
+      assert.ok(
+        targets.every((d) =>
+          rig.sim.store.getDocument(d.id)?.custom_fields.some((cf) => cf.field === NUMBER && cf.value === 'offen'),
+        ),
+      );
+      assert.equal(
+        rig.sim.counts()['PATCH /api/documents/{id}/'] ?? 0,
+        0,
+        'custom fields are never PATCHed as a whole set',
+      );
       const person = targets[0];
       await editInDms(rig.sim, person.id, {
-        custom_fields: [...(rig.sim.store.getDocument(person.id)?.custom_fields ?? [])].map((cf) => (cf.field === NUMBER ? { ...cf, value: 'R-1' } : cf)),
+        custom_fields: [...(rig.sim.store.getDocument(person.id)?.custom_fields ?? [])].map((cf) =>
+          cf.field === NUMBER ? { ...cf, value: 'R-1' } : cf,
+        ),
       });
 
       const res = await revert(rig.server.url, jobId);

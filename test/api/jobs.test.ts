@@ -29,7 +29,8 @@ rules:
 `;
 
 const docs = (sim: Simulator) => [...sim.store.documents.values()];
-const unprocessedInvoices = (sim: Simulator) => docs(sim).filter((d) => d.document_type === RECHNUNG_TYPE && !d.tags.includes(PROCESSED));
+const unprocessedInvoices = (sim: Simulator) =>
+  docs(sim).filter((d) => d.document_type === RECHNUNG_TYPE && !d.tags.includes(PROCESSED));
 const telekomDocs = (sim: Simulator) => docs(sim).filter((d) => d.correspondent === TELEKOM);
 
 async function runJob(rig: Rig, query: string): Promise<EventRecord> {
@@ -41,7 +42,9 @@ async function runJob(rig: Rig, query: string): Promise<EventRecord> {
 }
 
 async function tracesOf(rig: Rig, eventId: number): Promise<Trace[]> {
-  const res = await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${eventId}&limit=1000`, { token: API_TOKEN });
+  const res = await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${eventId}&limit=1000`, {
+    token: API_TOKEN,
+  });
   assert.equal(res.status, 200);
   return res.body.traces;
 }
@@ -101,7 +104,8 @@ describe('background jobs: one rule over all documents', () => {
     assert.equal(event.errors, 0);
     assert.equal(patches(rig.sim), 0, 'adding one tag to many documents needs no single PATCH');
     assert.ok(bulkEdits(rig.sim) >= 1 && bulkEdits(rig.sim) <= Math.ceil((event.total ?? 0) / 100) + 1);
-    for (const id of expected) assert.ok(rig.sim.store.getDocument(id)?.tags.includes(PROCESSED), `document ${id} has the tag`);
+    for (const id of expected)
+      assert.ok(rig.sim.store.getDocument(id)?.tags.includes(PROCESSED), `document ${id} has the tag`);
     // A real run does not filter on the tags it writes (pages would shift), so it reads every invoice.
     assert.equal(event.report?.prefilter.tags__id__none, undefined);
 
@@ -124,7 +128,8 @@ describe('background jobs: one rule over all documents', () => {
     assert.equal(event.status, 'done', JSON.stringify(event));
     assert.equal(event.errors, 0, JSON.stringify(event));
     assert.equal(event.changed, telekom.length);
-    for (const id of telekom) assert.match(rig.sim.store.getDocument(id)?.title ?? '', new RegExp(`^Telekom \\d{4}-\\d{2} #${id}$`));
+    for (const id of telekom)
+      assert.match(rig.sim.store.getDocument(id)?.title ?? '', new RegExp(`^Telekom \\d{4}-\\d{2} #${id}$`));
 
     const dry = await runJob(rig, 'rule_id=telekom-title');
     assert.equal(dry.matched, telekom.length);
@@ -163,13 +168,18 @@ describe('background jobs: one rule over all documents', () => {
     const event = await waitForEvent(rig.server.url, id);
     rig.sim.faults.clear();
     assert.equal(event.status, 'cancelled');
-    assert.ok(event.total === null || event.processed < event.total, `stopped before the end: ${JSON.stringify(event)}`);
+    assert.ok(
+      event.total === null || event.processed < event.total,
+      `stopped before the end: ${JSON.stringify(event)}`,
+    );
     const again = await call(rig.server.url, `/api/events/${id}/cancel`, { method: 'POST', token: API_TOKEN });
     assert.equal(again.status, 409);
   });
 
   it('lists events newest first, filters them, and guards the routes', async () => {
-    const list = await call<{ events: EventRecord[] }>(rig.server.url, '/api/events?kind=job&limit=3', { token: API_TOKEN });
+    const list = await call<{ events: EventRecord[] }>(rig.server.url, '/api/events?kind=job&limit=3', {
+      token: API_TOKEN,
+    });
     assert.equal(list.status, 200);
     assert.equal(list.body.events.length, 3);
     const ids = list.body.events.map((e) => e.event_id);

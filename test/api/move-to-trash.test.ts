@@ -18,7 +18,8 @@ rules:
       - move_to_trash: true
 `;
 
-const inDms = async (sim: Simulator, id: number) => (await fetch(`${sim.url}/api/documents/${id}/`, { headers: { authorization: `Token ${sim.token}` } })).status;
+const inDms = async (sim: Simulator, id: number) =>
+  (await fetch(`${sim.url}/api/documents/${id}/`, { headers: { authorization: `Token ${sim.token}` } })).status;
 
 describe('move_to_trash', () => {
   let sim: Simulator;
@@ -34,7 +35,10 @@ describe('move_to_trash', () => {
   });
 
   it('a dry run reports the move and leaves the document where it is', async () => {
-    const res = await call<{ traces: Trace[] }>(server.url, '/api/run?document=2&dry_run=true', { method: 'POST', token: API_TOKEN });
+    const res = await call<{ traces: Trace[] }>(server.url, '/api/run?document=2&dry_run=true', {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const trace = res.body.traces[0];
     assert.deepEqual(trace.changes.trash, { from: false, to: true });
@@ -56,18 +60,27 @@ describe('move_to_trash', () => {
   });
 
   it('a job moves the matching documents to the trash, and undoing it brings them back as they were', async () => {
-    const job = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=trash-drafts&dry_run=false')).body.event_id as number);
+    const job = await waitForEvent(
+      server.url,
+      (await startJob(server.url, 'rule_id=trash-drafts&dry_run=false')).body.event_id as number,
+    );
     assert.equal(job.status, 'done', JSON.stringify(job));
     assert.equal(job.errors, 0, JSON.stringify(job));
     assert.equal(job.changed, 2);
     assert.equal(await inDms(sim, 3), 404);
     assert.equal(await inDms(sim, 4), 404);
 
-    const dry = await call<{ event_id: number }>(server.url, `/api/events/${job.event_id}/revert?dry_run=true`, { method: 'POST', token: API_TOKEN });
+    const dry = await call<{ event_id: number }>(server.url, `/api/events/${job.event_id}/revert?dry_run=true`, {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal((await waitForEvent(server.url, dry.body.event_id)).status, 'done');
     assert.equal(await inDms(sim, 3), 404, 'a dry undo restores nothing');
 
-    const undo = await call<{ event_id: number }>(server.url, `/api/events/${job.event_id}/revert?dry_run=false`, { method: 'POST', token: API_TOKEN });
+    const undo = await call<{ event_id: number }>(server.url, `/api/events/${job.event_id}/revert?dry_run=false`, {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     const reverted = await waitForEvent(server.url, undo.body.event_id);
     assert.equal(reverted.status, 'done', JSON.stringify(reverted));
     assert.equal(reverted.errors, 0, JSON.stringify(reverted));

@@ -40,11 +40,14 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
   const flakyAnswers = [503, 503];
 
   const notesOf = async (doc: number): Promise<DmsNote[]> => {
-    const res = await fetch(`${sim.url}/api/documents/${doc}/notes/`, { headers: { Authorization: `Token ${sim.token}` } });
+    const res = await fetch(`${sim.url}/api/documents/${doc}/notes/`, {
+      headers: { Authorization: `Token ${sim.token}` },
+    });
     return (await res.json()) as DmsNote[];
   };
   const tracesOf = async (doc: number, rule: string): Promise<Trace[]> =>
-    (await call<{ traces: Trace[] }>(server.url, `/api/traces?document=${doc}&rule_id=${rule}`, { token: API_TOKEN })).body.traces;
+    (await call<{ traces: Trace[] }>(server.url, `/api/traces?document=${doc}&rule_id=${rule}`, { token: API_TOKEN }))
+      .body.traces;
   const until = async (what: string, done: () => boolean) => {
     for (let i = 0; i < 2000 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
     assert.ok(done(), `still waiting for: ${what}`);
@@ -55,7 +58,11 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
       req.resume();
       req.on('end', () => {
         const status = req.url === '/flaky' ? (flakyAnswers.shift() ?? 200) : 200;
-        received.push({ path: req.url ?? '', key: req.headers['idempotency-key'] as string | undefined, answered: status });
+        received.push({
+          path: req.url ?? '',
+          key: req.headers['idempotency-key'] as string | undefined,
+          answered: status,
+        });
         res.statusCode = status;
         res.end('{}');
       });
@@ -68,10 +75,20 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
     fs.writeFileSync(path.join(rulesDir, 'notify.yml'), RULES);
     fs.writeFileSync(
       path.join(dataDir, 'config.yml'),
-      ['notify_targets:', '  hook:', `    url: http://127.0.0.1:${port}/hook`, '  flaky:', `    url: http://127.0.0.1:${port}/flaky`, ''].join('\n'),
+      [
+        'notify_targets:',
+        '  hook:',
+        `    url: http://127.0.0.1:${port}/hook`,
+        '  flaky:',
+        `    url: http://127.0.0.1:${port}/flaky`,
+        '',
+      ].join('\n'),
     );
     // Pauses of 10 ms between tries: the test waits for the tries, never for a clock.
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir, notifyRetrySeconds: [0.01, 0.01, 0.01] });
+    server = await startTestServer(
+      { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token },
+      { dataDir, rulesDir, notifyRetrySeconds: [0.01, 0.01, 0.01] },
+    );
   });
   after(async () => {
     await server?.close();
@@ -108,14 +125,23 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
 
   it('a target that is down is tried again with backoff and the same Idempotency-Key until it takes the message once', async () => {
     const doc = sim.addDocument({ title: 'Kontoauszug', content: 'Saldo', tags: [] }).id;
-    const res = await call<{ traces: Trace[] }>(server.url, `/api/run?document=${doc}&rule_id=flaky-target&dry_run=false`, { method: 'POST', token: API_TOKEN });
+    const res = await call<{ traces: Trace[] }>(
+      server.url,
+      `/api/run?document=${doc}&rule_id=flaky-target&dry_run=false`,
+      { method: 'POST', token: API_TOKEN },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const notify = res.body.traces[0].actions.find((a) => a.action === 'notify');
     assert.equal(notify?.status, 'planned', JSON.stringify(notify));
-    assert.match(notify?.detail ?? '', /notify pending: target "flaky" refused \(answered HTTP 503\); retrying at \d{4}-\d\d-\d\dT[\d:.]+Z \(try 2 of 4\)/);
+    assert.match(
+      notify?.detail ?? '',
+      /notify pending: target "flaky" refused \(answered HTTP 503\); retrying at \d{4}-\d\d-\d\dT[\d:.]+Z \(try 2 of 4\)/,
+    );
 
     await until('the third try is taken', () => received.some((r) => r.path === '/flaky' && r.answered === 200));
-    await until('the log says it was sent', () => server.logs.some((l) => /notify to "flaky" for document \d+, rule flaky-target sent on try 3/.test(l)));
+    await until('the log says it was sent', () =>
+      server.logs.some((l) => /notify to "flaky" for document \d+, rule flaky-target sent on try 3/.test(l)),
+    );
     const tries = received.filter((r) => r.path === '/flaky');
     assert.deepEqual(
       tries.map((r) => r.answered),
@@ -123,7 +149,9 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
     );
     assert.equal(new Set(tries.map((r) => r.key)).size, 1, 'every try carries the same Idempotency-Key');
     assert.ok(
-      server.logs.some((l) => /^warn notify pending: target "flaky" refused \(answered HTTP 503\); retrying at .* \(try 3 of 4\)/.test(l)),
+      server.logs.some((l) =>
+        /^warn notify pending: target "flaky" refused \(answered HTTP 503\); retrying at .* \(try 3 of 4\)/.test(l),
+      ),
       server.logs.join('\n'),
     );
   });

@@ -50,7 +50,11 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
   let doc: number;
 
   const run = async (ruleId: string, dryRun: boolean) => {
-    const res = await call<{ traces: Trace[] }>(server.url, `/api/run?document=${doc}&rule_id=${ruleId}&dry_run=${dryRun}`, { method: 'POST', token: API_TOKEN });
+    const res = await call<{ traces: Trace[] }>(
+      server.url,
+      `/api/run?document=${doc}&rule_id=${ruleId}&dry_run=${dryRun}`,
+      { method: 'POST', token: API_TOKEN },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.traces[0];
   };
@@ -145,7 +149,11 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
   it('a rule on "added" sends once for the new document though it changes nothing, and not for an update', async () => {
     const arrived = sim.addDocument({ title: 'Eingang Brief', content: 'Sehr geehrte Damen und Herren', tags: [] }).id;
     const deliver = async (event: string) => {
-      const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { method: 'POST', token: API_TOKEN, body: { event, doc_id: String(arrived) } });
+      const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+        method: 'POST',
+        token: API_TOKEN,
+        body: { event, doc_id: String(arrived) },
+      });
       assert.equal(res.status, 202, JSON.stringify(res.body));
       return waitForEvent(server.url, res.body.event_id);
     };
@@ -179,11 +187,19 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
 
   it("refuses to save a rule that names an unknown target, and never shows the targets' secrets", async () => {
     const cookie = await login(server.url);
-    const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie })).body.files;
+    const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie }))
+      .body.files;
     const id = files.find((f) => f.name === 'notify.yml')?.id as string;
-    const res = await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: RULES.replace('to: office', 'to: boss@example.org') });
+    const res = await call(server.url, `/api/ui/rules/${id}`, {
+      cookie,
+      method: 'PUT',
+      rawBody: RULES.replace('to: office', 'to: boss@example.org'),
+    });
     assert.equal(res.status, 422);
-    assert.match(String(res.body.error), /there is no notify target "boss@example.org"; the settings define "phone", "office", "failing"/);
+    assert.match(
+      String(res.body.error),
+      /there is no notify target "boss@example.org"; the settings define "phone", "office", "failing"/,
+    );
     const settings = await call(server.url, '/api/ui/settings', { cookie });
     assert.equal(settings.status, 200);
     assert.deepEqual(settings.body.notify_targets, ['phone', 'office', 'failing']);

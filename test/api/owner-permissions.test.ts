@@ -48,32 +48,58 @@ describe('owner and permission actions with a superuser token', () => {
 
   it('a job shares every invoice, reading documents with their permissions; a second job writes nothing', async () => {
     sim.resetCounts();
-    const first = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number);
+    const first = await waitForEvent(
+      server.url,
+      (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number,
+    );
     assert.equal(first.status, 'done');
     assert.equal(first.errors, 0);
     assert.ok(first.changed > 0, JSON.stringify(first));
-    const invoice = await fetch(`${sim.url}/api/documents/1/?full_perms=true`, { headers: { authorization: `Token ${sim.token}` } });
-    assert.deepEqual(((await invoice.json()) as { permissions: unknown }).permissions, { view: { users: [5], groups: [1] }, change: { users: [5], groups: [] } });
+    const invoice = await fetch(`${sim.url}/api/documents/1/?full_perms=true`, {
+      headers: { authorization: `Token ${sim.token}` },
+    });
+    assert.deepEqual(((await invoice.json()) as { permissions: unknown }).permissions, {
+      view: { users: [5], groups: [1] },
+      change: { users: [5], groups: [] },
+    });
 
     sim.resetCounts();
-    const second = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number);
+    const second = await waitForEvent(
+      server.url,
+      (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number,
+    );
     assert.equal(second.changed, 0);
     assert.equal(sim.counts()['PATCH /api/documents/{id}/'] ?? 0, 0);
   });
 
   it('undo of the job takes the shares away again', async () => {
-    const job = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number);
-    const events = await call<{ events: Array<{ event_id: number; kind: string; rule_id: string | null; changed: number }> }>(server.url, '/api/events?limit=20', {
+    const job = await waitForEvent(
+      server.url,
+      (await startJob(server.url, 'rule_id=share-invoices&dry_run=false')).body.event_id as number,
+    );
+    const events = await call<{
+      events: Array<{ event_id: number; kind: string; rule_id: string | null; changed: number }>;
+    }>(server.url, '/api/events?limit=20', {
       token: API_TOKEN,
     });
-    const sharing = events.body.events.find((e) => e.rule_id === 'share-invoices' && e.changed > 0 && e.event_id !== job.event_id);
+    const sharing = events.body.events.find(
+      (e) => e.rule_id === 'share-invoices' && e.changed > 0 && e.event_id !== job.event_id,
+    );
     assert.ok(sharing, 'the job that changed the invoices');
-    const undo = await call<{ event_id: number }>(server.url, `/api/events/${sharing.event_id}/revert?dry_run=false`, { method: 'POST', token: API_TOKEN });
+    const undo = await call<{ event_id: number }>(server.url, `/api/events/${sharing.event_id}/revert?dry_run=false`, {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(undo.status, 202, JSON.stringify(undo.body));
     const done = await waitForEvent(server.url, undo.body.event_id);
     assert.equal(done.status, 'done', JSON.stringify(done));
-    const invoice = await fetch(`${sim.url}/api/documents/1/?full_perms=true`, { headers: { authorization: `Token ${sim.token}` } });
-    assert.deepEqual(((await invoice.json()) as { permissions: unknown }).permissions, { view: { users: [], groups: [] }, change: { users: [], groups: [] } });
+    const invoice = await fetch(`${sim.url}/api/documents/1/?full_perms=true`, {
+      headers: { authorization: `Token ${sim.token}` },
+    });
+    assert.deepEqual(((await invoice.json()) as { permissions: unknown }).permissions, {
+      view: { users: [], groups: [] },
+      change: { users: [], groups: [] },
+    });
   });
 });
 
@@ -84,7 +110,16 @@ describe('owner and permission actions with a token whose user is no superuser',
     sim = await startSimulator({
       limitedUser: {
         // ben may see and change document 7 (anna's) through a grant, and list users, but not groups.
-        permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_customfield', 'view_user'],
+        permissions: [
+          'view_document',
+          'change_document',
+          'view_tag',
+          'view_correspondent',
+          'view_documenttype',
+          'view_storagepath',
+          'view_customfield',
+          'view_user',
+        ],
         grants: { documents: [7] },
       },
     });

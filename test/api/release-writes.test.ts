@@ -25,7 +25,11 @@ for (const name of ALL_PROFILES) {
     let server: TestServer;
     before(async () => {
       sim = await startSimulator({ profile: name });
-      const link = sim.store.insertObject('custom_fields', { name: 'Siehe auch', data_type: 'documentlink', extra_data: { select_options: [], default_currency: null } });
+      const link = sim.store.insertObject('custom_fields', {
+        name: 'Siehe auch',
+        data_type: 'documentlink',
+        extra_data: { select_options: [], default_currency: null },
+      });
       sim.store.getDocument(7)!.custom_fields = [{ field: link.id, value: [8] }];
       server = await serverWithRules(sim, sim.token, RULES);
     });
@@ -55,7 +59,11 @@ for (const name of ALL_PROFILES) {
       const again = await runReal(server, 7);
       assert.equal(again.status, 200);
       const counts = sim.counts();
-      assert.equal((counts['PATCH /api/documents/{id}/'] ?? 0) + (counts['POST /api/documents/bulk_edit/'] ?? 0), 0, JSON.stringify(counts));
+      assert.equal(
+        (counts['PATCH /api/documents/{id}/'] ?? 0) + (counts['POST /api/documents/bulk_edit/'] ?? 0),
+        0,
+        JSON.stringify(counts),
+      );
     });
   });
 }

@@ -69,7 +69,11 @@ describe("rules' tests run off the main thread within the evaluation budget", ()
   after(() => server.close());
 
   it('at load: each heavy example is stopped at the budget and the file is listed with a clear error; other files load', async () => {
-    const list = await call<{ files: FileEntry[]; loaded: Record<string, string | null> }>(server.url, '/api/ui/rules', { cookie });
+    const list = await call<{ files: FileEntry[]; loaded: Record<string, string | null> }>(
+      server.url,
+      '/api/ui/rules',
+      { cookie },
+    );
     const heavy = list.body.files.find((f) => f.path === 'heavy.yml');
     assert.match(
       String(heavy?.error?.message),
@@ -77,7 +81,9 @@ describe("rules' tests run off the main thread within the evaluation budget", ()
     );
     assert.ok(!('heavy-at-start' in list.body.loaded));
     assert.ok('quick' in list.body.loaded, 'the quick file loaded and passed its tests in the worker');
-    assert.ok(server.logs.some((l) => /a test of rule heavy-at-start exceeded the evaluation budget of 200 ms/.test(l)));
+    assert.ok(
+      server.logs.some((l) => /a test of rule heavy-at-start exceeded the evaluation budget of 200 ms/.test(l)),
+    );
   });
 
   it('on save: health answers while the heavy examples run, and the save is refused naming the test', async () => {
@@ -91,13 +97,19 @@ describe("rules' tests run off the main thread within the evaluation budget", ()
   });
 
   it('in the editor: every example is reported, each stopped at the budget, and the service stays answering', async () => {
-    const id = (await call<{ files: FileEntry[] }>(server.url, '/api/ui/rules', { cookie })).body.files.find((f) => f.path === 'quick.yml')!.id;
-    const check = call<{ tests: Array<{ name: string; ok: boolean; message: string; line: number }> }>(server.url, `/api/ui/rules/${id}/check`, {
-      cookie,
-      method: 'POST',
-      // Three, not eight: each stopped example costs a fresh worker, which under tsx takes a while to start.
-      rawBody: heavyRules('quick', 3),
-    });
+    const id = (await call<{ files: FileEntry[] }>(server.url, '/api/ui/rules', { cookie })).body.files.find(
+      (f) => f.path === 'quick.yml',
+    )!.id;
+    const check = call<{ tests: Array<{ name: string; ok: boolean; message: string; line: number }> }>(
+      server.url,
+      `/api/ui/rules/${id}/check`,
+      {
+        cookie,
+        method: 'POST',
+        // Three, not eight: each stopped example costs a fresh worker, which under tsx takes a while to start.
+        rawBody: heavyRules('quick', 3),
+      },
+    );
     const answers = await healthAnswersDuring(server.url, check);
     const res = await check;
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -107,7 +119,11 @@ describe("rules' tests run off the main thread within the evaluation budget", ()
     );
     assert.ok(res.body.tests.every((t) => /took longer than 200 ms/.test(t.message)));
     assert.ok(answers > 0);
-    const quick = await call<{ tests: Array<{ name: string; ok: boolean }> }>(server.url, `/api/ui/rules/${id}/check`, { cookie, method: 'POST', rawBody: QUICK });
+    const quick = await call<{ tests: Array<{ name: string; ok: boolean }> }>(server.url, `/api/ui/rules/${id}/check`, {
+      cookie,
+      method: 'POST',
+      rawBody: QUICK,
+    });
     assert.deepEqual(
       quick.body.tests.map((t) => [t.name, t.ok]),
       [

@@ -13,7 +13,9 @@ describe('drafts', () => {
   const id = b64('inbox.yml');
   const draftFile = () => path.join(server.dataDir, 'drafts', 'inbox.yml');
   const hasDraft = async () =>
-    (await call<{ files: Array<{ id: string; has_draft: boolean }> }>(server.url, '/api/ui/rules', { cookie })).body.files.find((f) => f.id === id)?.has_draft;
+    (
+      await call<{ files: Array<{ id: string; has_draft: boolean }> }>(server.url, '/api/ui/rules', { cookie })
+    ).body.files.find((f) => f.id === id)?.has_draft;
 
   before(async () => {
     server = await startTestServer();
@@ -23,7 +25,11 @@ describe('drafts', () => {
 
   it('stores an invalid draft in the data dir, reports its validation, and never loads it', async () => {
     const published = fs.readFileSync(path.join(server.rulesDir, 'inbox.yml'), 'utf8');
-    const res = await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules:\n  - id: draft-only\n    bogus: 1\n' });
+    const res = await call(server.url, `/api/ui/rules/${id}?draft=true`, {
+      cookie,
+      method: 'PUT',
+      rawBody: 'rules:\n  - id: draft-only\n    bogus: 1\n',
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.ok, true);
     assert.equal(res.body.draft, true);
@@ -34,7 +40,11 @@ describe('drafts', () => {
     assert.equal(validation.column, 5);
 
     assert.equal(fs.readFileSync(draftFile(), 'utf8'), 'rules:\n  - id: draft-only\n    bogus: 1\n');
-    assert.equal(fs.readFileSync(path.join(server.rulesDir, 'inbox.yml'), 'utf8'), published, 'the published file is untouched');
+    assert.equal(
+      fs.readFileSync(path.join(server.rulesDir, 'inbox.yml'), 'utf8'),
+      published,
+      'the published file is untouched',
+    );
     assert.equal(await hasDraft(), true);
     const list = await call<{ loaded: Record<string, unknown> }>(server.url, '/api/ui/rules', { cookie });
     assert.ok(!('draft-only' in list.body.loaded));
@@ -47,12 +57,18 @@ describe('drafts', () => {
   });
 
   it('reports a valid draft as valid', async () => {
-    const res = await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules:\n  - id: draft-ok\n' });
+    const res = await call(server.url, `/api/ui/rules/${id}?draft=true`, {
+      cookie,
+      method: 'PUT',
+      rawBody: 'rules:\n  - id: draft-ok\n',
+    });
     assert.deepEqual(res.body.validation, { ok: true, warnings: [] });
   });
 
   it('discards a draft, and answers 404 when there is none', async () => {
-    assert.deepEqual((await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'DELETE' })).body, { ok: true });
+    assert.deepEqual((await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'DELETE' })).body, {
+      ok: true,
+    });
     assert.equal(fs.existsSync(draftFile()), false);
     assert.equal(await hasDraft(), false);
     assert.equal((await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie })).status, 404);
@@ -64,10 +80,17 @@ describe('drafts', () => {
     const pkgId = b64('finance/receipts.yml');
     await call(server.url, `/api/ui/rules/${pkgId}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules: []\n' });
     assert.ok(fs.existsSync(path.join(server.dataDir, 'drafts', 'finance', 'receipts.yml')));
-    const saved = await call(server.url, `/api/ui/rules/${pkgId}`, { cookie, method: 'PUT', rawBody: 'rules:\n  - id: published-receipt\n' });
+    const saved = await call(server.url, `/api/ui/rules/${pkgId}`, {
+      cookie,
+      method: 'PUT',
+      rawBody: 'rules:\n  - id: published-receipt\n',
+    });
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
     assert.equal(fs.existsSync(path.join(server.dataDir, 'drafts', 'finance', 'receipts.yml')), false);
-    assert.equal(fs.readFileSync(path.join(server.rulesDir, 'finance', 'receipts.yml'), 'utf8'), 'rules:\n  - id: published-receipt\n');
+    assert.equal(
+      fs.readFileSync(path.join(server.rulesDir, 'finance', 'receipts.yml'), 'utf8'),
+      'rules:\n  - id: published-receipt\n',
+    );
   });
 
   it('a failed publish keeps the draft', async () => {
@@ -92,7 +115,8 @@ describe('_vars.yml', () => {
   let cookie: string;
   const globalId = b64('_vars.yml');
   const financeId = b64('finance/_vars.yml');
-  const preview = (id: string, content: string) => call(server.url, `/api/ui/rules/${id}/preview`, { cookie, method: 'POST', rawBody: content });
+  const preview = (id: string, content: string) =>
+    call(server.url, `/api/ui/rules/${id}/preview`, { cookie, method: 'POST', rawBody: content });
 
   before(async () => {
     server = await startTestServer({ SVC_VAR_COMPANY: 'Berger Consulting' });
@@ -101,11 +125,19 @@ describe('_vars.yml', () => {
   after(() => server.close());
 
   it('previews rendered vars: now, SVC_VAR_* env and earlier vars', async () => {
-    const res = await preview(globalId, "company: '{{ env.SVC_VAR_COMPANY }}'\nyear: \"{{ now | date: '%Y' }}\"\nlabel: '{{ company }} {{ year }}'\ncount: 3\n");
+    const res = await preview(
+      globalId,
+      "company: '{{ env.SVC_VAR_COMPANY }}'\nyear: \"{{ now | date: '%Y' }}\"\nlabel: '{{ company }} {{ year }}'\ncount: 3\n",
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.ok, true);
     const year = String(new Date().getUTCFullYear());
-    assert.deepEqual(YAML.parse(String(res.body.result)), { company: 'Berger Consulting', year, label: `Berger Consulting ${year}`, count: 3 });
+    assert.deepEqual(YAML.parse(String(res.body.result)), {
+      company: 'Berger Consulting',
+      year,
+      label: `Berger Consulting ${year}`,
+      count: 3,
+    });
   });
 
   it('renders a package vars file over the global vars', async () => {
@@ -130,7 +162,8 @@ describe('_vars.yml', () => {
     const saved = await call(server.url, `/api/ui/rules/${financeId}`, {
       cookie,
       method: 'PUT',
-      rawBody: 'invoice_type: Rechnung\nreceipt_type: Quittung\nfinance_path: Finanzen\nprocessed_tag: finance-processed\n',
+      rawBody:
+        'invoice_type: Rechnung\nreceipt_type: Quittung\nfinance_path: Finanzen\nprocessed_tag: finance-processed\n',
     });
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
     const invoice = server.services.rules.getRule('invoice-de');
@@ -143,7 +176,11 @@ describe('_vars.yml', () => {
 
   it('refuses to save a vars file whose templates fail, keeping the old one', async () => {
     const before = fs.readFileSync(path.join(server.rulesDir, '_vars.yml'), 'utf8');
-    const res = await call(server.url, `/api/ui/rules/${globalId}`, { cookie, method: 'PUT', rawBody: "x: '{{ 1 | no_such_filter }}'\n" });
+    const res = await call(server.url, `/api/ui/rules/${globalId}`, {
+      cookie,
+      method: 'PUT',
+      rawBody: "x: '{{ 1 | no_such_filter }}'\n",
+    });
     assert.equal(res.status, 422);
     assert.equal(fs.readFileSync(path.join(server.rulesDir, '_vars.yml'), 'utf8'), before);
   });

@@ -3,7 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { API_TOKEN, call, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 interface RunBody {
-  traces: Array<{ rule_id: string; status: string; changes: Record<string, { from: unknown; to: unknown }>; error: string | null }>;
+  traces: Array<{
+    rule_id: string;
+    status: string;
+    changes: Record<string, { from: unknown; to: unknown }>;
+    error: string | null;
+  }>;
 }
 
 describe('the example rules against the demo dms', () => {
@@ -15,7 +20,10 @@ describe('the example rules against the demo dms', () => {
   after(() => server.close());
 
   const dryRun = async (document: number) => {
-    const res = await call<RunBody>(server.url, `/api/run?document=${document}&dry_run=true`, { method: 'POST', token: API_TOKEN });
+    const res = await call<RunBody>(server.url, `/api/run?document=${document}&dry_run=true`, {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(
       res.body.traces.filter((t) => t.status === 'error'),
@@ -26,8 +34,12 @@ describe('the example rules against the demo dms', () => {
 
   it('file the scanned Stadtwerke letter from the inbox', async () => {
     const matched = await dryRun(7);
-    assert.deepEqual(matched['sender-stadtwerke-muenchen'], { correspondent: { from: null, to: 'Stadtwerke München' } });
-    assert.deepEqual(matched['scan-title'], { title: { from: 'Scan_2025-03-10_081512', to: 'Stadtwerke München 2025-03-07' } });
+    assert.deepEqual(matched['sender-stadtwerke-muenchen'], {
+      correspondent: { from: null, to: 'Stadtwerke München' },
+    });
+    assert.deepEqual(matched['scan-title'], {
+      title: { from: 'Scan_2025-03-10_081512', to: 'Stadtwerke München 2025-03-07' },
+    });
     assert.deepEqual(matched['inbox-done'], { tags: { from: ['Posteingang'], to: ['rules-processed'] } });
   });
 
@@ -42,6 +54,8 @@ describe('the example rules against the demo dms', () => {
       'custom_fields.Fällig am': { from: null, to: '2025-03-20' },
       'custom_fields.Zahlungsstatus': { from: null, to: 'offen' },
     });
-    assert.deepEqual(matched['inbox-done'], { tags: { from: ['Posteingang', 'Rechnung'], to: ['Rechnung', 'rules-processed'] } });
+    assert.deepEqual(matched['inbox-done'], {
+      tags: { from: ['Posteingang', 'Rechnung'], to: ['Rechnung', 'rules-processed'] },
+    });
   });
 });

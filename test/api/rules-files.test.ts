@@ -19,14 +19,16 @@ interface ListBody {
   loaded: Record<string, string | null>;
 }
 
-const RULE = (id: string, extra = '') => `rules:\n  - id: ${id}\n    description: ${id} described\n    actions:\n      - add_tags: [Steuer]\n${extra}`;
+const RULE = (id: string, extra = '') =>
+  `rules:\n  - id: ${id}\n    description: ${id} described\n    actions:\n      - add_tags: [Steuer]\n${extra}`;
 
 describe('rule files API', () => {
   let server: TestServer;
   let cookie: string;
   const list = async () => (await call<ListBody>(server.url, '/api/ui/rules', { cookie })).body;
   const create = (filename: unknown) => call(server.url, '/api/ui/rules', { cookie, body: { filename } });
-  const put = (id: string, content: string, query = '') => call(server.url, `/api/ui/rules/${id}${query}`, { cookie, method: 'PUT', rawBody: content });
+  const put = (id: string, content: string, query = '') =>
+    call(server.url, `/api/ui/rules/${id}${query}`, { cookie, method: 'PUT', rawBody: content });
 
   before(async () => {
     server = await startTestServer();
@@ -37,7 +39,14 @@ describe('rule files API', () => {
   it('copies the example rules into an empty rules dir on first start, and they all load', async () => {
     const body = await list();
     const paths = body.files.map((f) => f.path);
-    for (const expected of ['_vars.yml', 'contracts.yml', 'finance/_vars.yml', 'finance/invoices.yml', 'finance/receipts.yml', 'inbox.yml']) {
+    for (const expected of [
+      '_vars.yml',
+      'contracts.yml',
+      'finance/_vars.yml',
+      'finance/invoices.yml',
+      'finance/receipts.yml',
+      'inbox.yml',
+    ]) {
       assert.ok(paths.includes(expected), `${expected} missing from ${paths.join(', ')}`);
     }
     assert.deepEqual(paths, [...paths].sort(), 'files are listed in path order');
@@ -68,7 +77,12 @@ describe('rule files API', () => {
   it('creates an empty file, reads it, saves it, and lists its rules', async () => {
     const created = await create('tax/notices.yml');
     assert.equal(created.status, 200);
-    assert.deepEqual(created.body, { ok: true, id: Buffer.from('tax/notices.yml').toString('base64url'), name: 'notices.yml', path: 'tax/notices.yml' });
+    assert.deepEqual(created.body, {
+      ok: true,
+      id: Buffer.from('tax/notices.yml').toString('base64url'),
+      name: 'notices.yml',
+      path: 'tax/notices.yml',
+    });
     const id = created.body.id;
     assert.equal(fs.readFileSync(path.join(server.rulesDir, 'tax', 'notices.yml'), 'utf8'), '');
 
@@ -93,7 +107,16 @@ describe('rule files API', () => {
 
   it('answers 409 when the file exists and 400 for bad names', async () => {
     assert.equal((await create('inbox.yml')).status, 409);
-    for (const bad of ['../x.yml', 'a/b/c.yml', 'notes.txt', '/abs.yml', '', 'x'.repeat(300) + '.yml', 'a\\b.yml', '.hidden.yml']) {
+    for (const bad of [
+      '../x.yml',
+      'a/b/c.yml',
+      'notes.txt',
+      '/abs.yml',
+      '',
+      'x'.repeat(300) + '.yml',
+      'a\\b.yml',
+      '.hidden.yml',
+    ]) {
       const res = await create(bad);
       assert.equal(res.status, 400, `${bad}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.ok, false);
@@ -107,7 +130,10 @@ describe('rule files API', () => {
     assert.equal((await call(server.url, `/api/ui/rules/${unknown}`, { cookie })).status, 404);
     assert.equal((await put(unknown, RULE('x'))).status, 404);
     assert.equal((await call(server.url, `/api/ui/rules/${unknown}`, { cookie, method: 'DELETE' })).status, 404);
-    assert.equal((await call(server.url, `/api/ui/rules/${unknown}/preview`, { cookie, method: 'POST', rawBody: 'a: 1' })).status, 404);
+    assert.equal(
+      (await call(server.url, `/api/ui/rules/${unknown}/preview`, { cookie, method: 'POST', rawBody: 'a: 1' })).status,
+      404,
+    );
     assert.equal((await call(server.url, `/api/ui/rules/${unknown}?draft=true`, { cookie })).status, 404);
     assert.equal(fs.existsSync(path.join(server.rulesDir, 'missing.yml')), false, 'a PUT never creates a file');
   });
@@ -126,7 +152,11 @@ describe('rule files API', () => {
 
   it('requires a session for the UI routes and accepts a session or the token for reload', async () => {
     assert.equal((await call(server.url, '/api/ui/rules')).status, 401);
-    assert.equal((await call(server.url, '/api/ui/rules', { token: API_TOKEN })).status, 401, 'the bearer token does not open UI routes');
+    assert.equal(
+      (await call(server.url, '/api/ui/rules', { token: API_TOKEN })).status,
+      401,
+      'the bearer token does not open UI routes',
+    );
     assert.equal((await call(server.url, '/api/ui/schema')).status, 401);
     assert.equal((await call(server.url, '/api/reload', { method: 'POST' })).status, 401);
     assert.equal((await call(server.url, '/api/reload', { method: 'POST', token: 'wrong' })).status, 401);
@@ -134,7 +164,11 @@ describe('rule files API', () => {
     assert.equal(byToken.status, 200);
     assert.equal(byToken.body.ok, true);
     assert.equal((await call(server.url, '/api/reload', { method: 'POST', cookie })).status, 200);
-    const crossSite = await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'csrf.yml' }, headers: { origin: 'http://evil.example' } });
+    const crossSite = await call(server.url, '/api/ui/rules', {
+      cookie,
+      body: { filename: 'csrf.yml' },
+      headers: { origin: 'http://evil.example' },
+    });
     assert.equal(crossSite.status, 403);
   });
 });

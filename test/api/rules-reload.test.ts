@@ -5,7 +5,12 @@ import { after, before, describe, it } from 'node:test';
 import { API_TOKEN, call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 interface ListBody {
-  files: Array<{ id: string; path: string; error: { message: string; line: number | null; column: number | null } | null; rules: string[] }>;
+  files: Array<{
+    id: string;
+    path: string;
+    error: { message: string; line: number | null; column: number | null } | null;
+    rules: string[];
+  }>;
   loaded: Record<string, string | null>;
 }
 
@@ -102,7 +107,10 @@ describe('reloading rule files', () => {
     const body = await list();
     assert.equal(body.loaded['shared-id'], 'from aaa');
     assert.equal(body.files.find((f) => f.path === 'aaa-first.yml')!.error, null);
-    assert.match(body.files.find((f) => f.path === 'zzz-second.yml')!.error!.message, /"shared-id" is already used in aaa-first\.yml/);
+    assert.match(
+      body.files.find((f) => f.path === 'zzz-second.yml')!.error!.message,
+      /"shared-id" is already used in aaa-first\.yml/,
+    );
     fs.rmSync(path.join(server.rulesDir, 'aaa-first.yml'));
     fs.rmSync(path.join(server.rulesDir, 'zzz-second.yml'));
   });
@@ -123,8 +131,13 @@ describe('reloading rule files', () => {
     const created = await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'contended.yml' } });
     const id = created.body.id as string;
     // Big enough that a torn write would be visible; each version is valid on its own.
-    const versions = Array.from({ length: 12 }, (_, i) => `${rule('contended', `version ${i}`)}# ${String(i).repeat(40_000)}\n`);
-    const results = await Promise.all(versions.map((content) => call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: content })));
+    const versions = Array.from(
+      { length: 12 },
+      (_, i) => `${rule('contended', `version ${i}`)}# ${String(i).repeat(40_000)}\n`,
+    );
+    const results = await Promise.all(
+      versions.map((content) => call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: content })),
+    );
     assert.deepEqual(
       results.map((r) => r.status),
       versions.map(() => 200),
@@ -140,7 +153,9 @@ describe('reloading rule files', () => {
   });
 
   it('creates one file when the same name is created concurrently', async () => {
-    const results = await Promise.all(Array.from({ length: 5 }, () => call(server.url, '/api/ui/rules', { cookie, body: { filename: 'race.yml' } })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => call(server.url, '/api/ui/rules', { cookie, body: { filename: 'race.yml' } })),
+    );
     assert.deepEqual(results.map((r) => r.status).sort(), [200, 409, 409, 409, 409]);
   });
 });

@@ -53,7 +53,10 @@ describe('GET /api/ui/schema', () => {
 
   it('names the vars a rule may use, from every loaded _vars.yml (the shipped examples here)', async () => {
     const { vars } = (await call<SchemaBody>(server.url, '/api/ui/schema', { cookie })).body.vocabulary;
-    assert.ok(vars.includes('inbox_tag') && vars.includes('processed_tag') && vars.includes('invoice_type'), vars.join(','));
+    assert.ok(
+      vars.includes('inbox_tag') && vars.includes('processed_tag') && vars.includes('invoice_type'),
+      vars.join(','),
+    );
     assert.deepEqual(vars, [...vars].sort());
   });
 

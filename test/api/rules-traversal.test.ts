@@ -6,15 +6,30 @@ import { after, before, describe, it } from 'node:test';
 import { call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 
 /** Sends the path byte for byte (fetch would normalise `..` and `%2e%2e` before sending). */
-function rawRequest(base: string, rawPath: string, method: string, cookie: string, body?: string): Promise<{ status: number; body: string }> {
+function rawRequest(
+  base: string,
+  rawPath: string,
+  method: string,
+  cookie: string,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: rawPath, method, headers: { cookie, 'content-type': 'application/yaml' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: rawPath,
+        method,
+        headers: { cookie, 'content-type': 'application/yaml' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -53,9 +68,17 @@ describe('rule file ids and names cannot leave the rules dir', () => {
   };
 
   it('lists neither symlinks leading outside nor what they point to, and loads none of it', async () => {
-    const res = await call<{ files: Array<{ path: string }>; loaded: Record<string, unknown> }>(server.url, '/api/ui/rules', { cookie });
+    const res = await call<{ files: Array<{ path: string }>; loaded: Record<string, unknown> }>(
+      server.url,
+      '/api/ui/rules',
+      { cookie },
+    );
     const paths = res.body.files.map((f) => f.path);
-    assert.deepEqual(paths, ['alias.yml', 'mine.yml'], 'a symlink inside the dir is fine; leak.yml and linked/ are not');
+    assert.deepEqual(
+      paths,
+      ['alias.yml', 'mine.yml'],
+      'a symlink inside the dir is fine; leak.yml and linked/ are not',
+    );
     assert.ok(!('outside-secret' in res.body.loaded));
   });
 
@@ -93,7 +116,14 @@ describe('rule file ids and names cannot leave the rules dir', () => {
   }
 
   it('refuses file names that would create files outside', async () => {
-    for (const filename of ['../outside.yml', '../outside/new.yml', path.join(outsideDir, 'abs.yml'), 'linked/new.yml', 'a/../../x.yml', '..%2Fx.yml']) {
+    for (const filename of [
+      '../outside.yml',
+      '../outside/new.yml',
+      path.join(outsideDir, 'abs.yml'),
+      'linked/new.yml',
+      'a/../../x.yml',
+      '..%2Fx.yml',
+    ]) {
       const res = await call(server.url, '/api/ui/rules', { cookie, body: { filename } });
       assert.equal(res.status, 400, `${filename}: ${JSON.stringify(res.body)}`);
     }

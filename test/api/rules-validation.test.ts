@@ -12,8 +12,10 @@ describe('rule file validation on save', () => {
   let cookie: string;
   let id: string;
   const file = () => path.join(server.rulesDir, 'checked.yml');
-  const put = (content: string, target = id) => call(server.url, `/api/ui/rules/${target}`, { cookie, method: 'PUT', rawBody: content });
-  const loaded = async () => (await call<{ loaded: Record<string, string | null> }>(server.url, '/api/ui/rules', { cookie })).body.loaded;
+  const put = (content: string, target = id) =>
+    call(server.url, `/api/ui/rules/${target}`, { cookie, method: 'PUT', rawBody: content });
+  const loaded = async () =>
+    (await call<{ loaded: Record<string, string | null> }>(server.url, '/api/ui/rules', { cookie })).body.loaded;
 
   before(async () => {
     server = await startTestServer();
@@ -49,7 +51,11 @@ describe('rule file validation on save', () => {
   });
 
   it('rejects a regex that does not compile, or needs backtracking', async () => {
-    await assertRejected("rules:\n  - id: a\n    when: { content: { matches: '(unclosed' } }\n", /rule "a".*regular expression/, 3);
+    await assertRejected(
+      "rules:\n  - id: a\n    when: { content: { matches: '(unclosed' } }\n",
+      /rule "a".*regular expression/,
+      3,
+    );
     await assertRejected("rules:\n  - id: a\n    when: { content: { matches: '(a+)+\\1' } }\n", /backreference/, 3);
   });
 
@@ -62,7 +68,11 @@ describe('rule file validation on save', () => {
   });
 
   it('rejects a template that does not parse', async () => {
-    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.title | }"\n', /rule "a".*template/, 4);
+    await assertRejected(
+      'rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.title | }"\n',
+      /rule "a".*template/,
+      4,
+    );
   });
 
   it('rejects a template naming a variable that cannot exist, at its line and column', async () => {
@@ -77,7 +87,10 @@ describe('rule file validation on save', () => {
   it('saves a condition whose operand looks like a template, with a warning that it is compared as text', async () => {
     const res = await put('rules:\n  - id: a\n    when: { title: { contains: "{{ vars.x }}" } }\n');
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.match(JSON.stringify(res.body.warnings), /line 3, column 32: the title condition compares with the literal text .*check:/);
+    assert.match(
+      JSON.stringify(res.body.warnings),
+      /line 3, column 32: the title condition compares with the literal text .*check:/,
+    );
     assert.equal((await put(GOOD)).status, 200);
   });
 
@@ -87,11 +100,30 @@ describe('rule file validation on save', () => {
   });
 
   it('rejects names the dms does not know, unless the action may create them', async () => {
-    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_document_type: Gutschrift\n', /no document type "Gutschrift".*create_missing/, 4, 28);
-    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_storage_path: Nirgendwo\n', /no storage path "Nirgendwo"/, 4);
-    await assertRejected('rules:\n  - id: a\n    when: { custom_fields.Unbekannt: { exists: true } }\n', /no custom field "Unbekannt"/, 3);
-    await assertRejected('rules:\n  - id: a\n    actions:\n      - set_custom_fields: { Zahlungsstatus: vielleicht }\n', /not an option of the select field/, 4);
-    const created = await put('rules:\n  - id: creates\n    actions:\n      - set_document_type: Gutschrift\n        create_missing: true\n');
+    await assertRejected(
+      'rules:\n  - id: a\n    actions:\n      - set_document_type: Gutschrift\n',
+      /no document type "Gutschrift".*create_missing/,
+      4,
+      28,
+    );
+    await assertRejected(
+      'rules:\n  - id: a\n    actions:\n      - set_storage_path: Nirgendwo\n',
+      /no storage path "Nirgendwo"/,
+      4,
+    );
+    await assertRejected(
+      'rules:\n  - id: a\n    when: { custom_fields.Unbekannt: { exists: true } }\n',
+      /no custom field "Unbekannt"/,
+      3,
+    );
+    await assertRejected(
+      'rules:\n  - id: a\n    actions:\n      - set_custom_fields: { Zahlungsstatus: vielleicht }\n',
+      /not an option of the select field/,
+      4,
+    );
+    const created = await put(
+      'rules:\n  - id: creates\n    actions:\n      - set_document_type: Gutschrift\n        create_missing: true\n',
+    );
     assert.equal(created.status, 200, JSON.stringify(created.body));
     // A condition may name the tag the same rule creates: the dms has it only after the first run.
     const guarded = await put(
@@ -99,7 +131,11 @@ describe('rule file validation on save', () => {
     );
     assert.equal(guarded.status, 200, JSON.stringify(guarded.body));
     assert.equal((await put(GOOD)).status, 200);
-    await assertRejected('rules:\n  - id: a\n    when: { tags: { any: [erledigt-neu] } }\n', /no tag "erledigt-neu"/, 3);
+    await assertRejected(
+      'rules:\n  - id: a\n    when: { tags: { any: [erledigt-neu] } }\n',
+      /no tag "erledigt-neu"/,
+      3,
+    );
     assert.equal((await put(GOOD)).status, 200);
   });
 

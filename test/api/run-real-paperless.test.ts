@@ -43,7 +43,11 @@ for (const profile of PROFILES)
     let server: TestServer;
     before(async () => {
       sim = await startSimulator({ profile: profile.name });
-      sim.store.insertObject('custom_fields', { name: 'Link', data_type: 'url', extra_data: { select_options: [], default_currency: null } });
+      sim.store.insertObject('custom_fields', {
+        name: 'Link',
+        data_type: 'url',
+        extra_data: { select_options: [], default_currency: null },
+      });
       server = await serverWithRules(sim, sim.token, RULES);
     });
     after(async () => {
@@ -70,7 +74,12 @@ for (const profile of PROFILES)
     });
 
     it('cuts a long title at 128 code points and fails a URL over 200 characters in the trace, before the dms sees it', async () => {
-      const doc = sim.addDocument({ original_file_name: 'Long_1.pdf', title: 'Long', content: 'a'.repeat(126), tags: [] });
+      const doc = sim.addDocument({
+        original_file_name: 'Long_1.pdf',
+        title: 'Long',
+        content: 'a'.repeat(126),
+        tags: [],
+      });
       const res = await runReal(server, doc.id);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const trace = res.body.traces.find((t) => t.rule_id === 'long-values');
@@ -91,7 +100,16 @@ for (const profile of PROFILES)
       sim = await startSimulator({
         profile: profile.name,
         limitedUser: {
-          permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_note', 'add_note'],
+          permissions: [
+            'view_document',
+            'change_document',
+            'view_tag',
+            'view_correspondent',
+            'view_documenttype',
+            'view_storagepath',
+            'view_note',
+            'add_note',
+          ],
         },
       });
       server = await serverWithRules(sim, sim.limitedToken as string, RULES);
@@ -118,8 +136,10 @@ for (const profile of PROFILES)
 
     it('saving a rule that names a custom field warns that custom field names cannot be checked, instead of refusing it', async () => {
       const cookie = await login(server.url);
-      const id = (await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'amount.yml' } })).body.id as string;
-      const rule = 'rules:\n  - id: amount\n    when: { custom_fields.Betrag: { exists: false } }\n    actions:\n      - set_custom_fields: { Nettobetrag: 1 }\n';
+      const id = (await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'amount.yml' } })).body
+        .id as string;
+      const rule =
+        'rules:\n  - id: amount\n    when: { custom_fields.Betrag: { exists: false } }\n    actions:\n      - set_custom_fields: { Nettobetrag: 1 }\n';
       const res = await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: rule });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.match(JSON.stringify(res.body), /may not view custom fields \(view_customfield\)/);
@@ -131,12 +151,17 @@ for (const profile of PROFILES)
       assert.equal(event.status, 'done');
       assert.equal(event.processed, 3, 'documents 7, 10 and 13 are the ones this token sees');
       assert.equal(event.errors, 3);
-      const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${event.event_id}`, { token: API_TOKEN });
+      const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${event.event_id}`, {
+        token: API_TOKEN,
+      });
       assert.ok(
         traces.body.traces.every((t) => t.status === 'error' && /view_customfield/.test(t.error ?? '')),
         JSON.stringify(traces.body.traces[0]),
       );
-      const fine = await waitForEvent(server.url, (await startJob(server.url, 'rule_id=scan-title&dry_run=true')).body.event_id as number);
+      const fine = await waitForEvent(
+        server.url,
+        (await startJob(server.url, 'rule_id=scan-title&dry_run=true')).body.event_id as number,
+      );
       assert.equal(fine.status, 'done');
       assert.equal(fine.errors, 0);
     });
@@ -160,7 +185,17 @@ describe('a token whose user may view documents but not change them', () => {
   let server: TestServer;
   before(async () => {
     sim = await startSimulator({
-      limitedUser: { permissions: ['view_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_customfield', 'view_note'] },
+      limitedUser: {
+        permissions: [
+          'view_document',
+          'view_tag',
+          'view_correspondent',
+          'view_documenttype',
+          'view_storagepath',
+          'view_customfield',
+          'view_note',
+        ],
+      },
     });
     server = await serverWithRules(sim, sim.limitedToken as string, RULES);
   });

@@ -123,7 +123,9 @@ describe('POST /api/run with the example rules on the demo documents', () => {
     const second = await run(server, 'document=10&dry_run=false');
     assert.equal(second.status, 200);
     assert.equal(patches(sim), 0, 'the second real run must not write');
-    assert.ok(second.body.traces.every((t) => t.actions.every((a) => a.status !== 'applied' && a.status !== 'planned')));
+    assert.ok(
+      second.body.traces.every((t) => t.actions.every((a) => a.status !== 'applied' && a.status !== 'planned')),
+    );
   });
 
   it('runs one rule when rule_id is given', async () => {
@@ -137,10 +139,14 @@ describe('POST /api/run with the example rules on the demo documents', () => {
   });
 
   it('queues one rule over all documents when only rule_id is given', async () => {
-    const res = await call<{ ok: boolean; queued: boolean; rule_id: string; dry_run: boolean; event_id: number }>(server.url, '/api/run?rule_id=receipt-de', {
-      method: 'POST',
-      token: API_TOKEN,
-    });
+    const res = await call<{ ok: boolean; queued: boolean; rule_id: string; dry_run: boolean; event_id: number }>(
+      server.url,
+      '/api/run?rule_id=receipt-de',
+      {
+        method: 'POST',
+        token: API_TOKEN,
+      },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(Object.keys(res.body).sort(), ['dry_run', 'event_id', 'ok', 'queued', 'rule_id']);
     assert.equal(res.body.queued, true);
@@ -148,7 +154,9 @@ describe('POST /api/run with the example rules on the demo documents', () => {
     assert.equal(res.body.dry_run, true);
     assert.ok(Number.isInteger(res.body.event_id));
     await server.services.jobs.idle();
-    const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&limit=1000`, { token: API_TOKEN });
+    const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&limit=1000`, {
+      token: API_TOKEN,
+    });
     assert.ok(traces.body.traces.length > 0);
     assert.ok(traces.body.traces.every((t) => t.rule_id === 'receipt-de' && t.source === 'job' && t.dry_run));
     assert.ok(traces.body.traces.some((t) => t.document === 6 && t.status === 'matched'));
@@ -157,7 +165,9 @@ describe('POST /api/run with the example rules on the demo documents', () => {
   });
 
   it('records the traces in the history', async () => {
-    const res = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=10&rule_id=invoice-de', { token: API_TOKEN });
+    const res = await call<{ traces: Trace[] }>(server.url, '/api/traces?document=10&rule_id=invoice-de', {
+      token: API_TOKEN,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.traces.length, 3);
     assert.deepEqual(
@@ -182,7 +192,15 @@ describe('POST /api/run with hand-written rules', () => {
   });
 
   it('answers 400 for missing or malformed parameters', async () => {
-    for (const query of ['', 'dry_run=false', 'document=abc', 'document=0', 'document=-3', 'document=1&dry_run=maybe', 'document=1&rule_id=']) {
+    for (const query of [
+      '',
+      'dry_run=false',
+      'document=abc',
+      'document=0',
+      'document=-3',
+      'document=1&dry_run=maybe',
+      'document=1&rule_id=',
+    ]) {
       const res = await run(server, query);
       assert.equal(res.status, 400, `${query}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.ok, false);
@@ -285,13 +303,20 @@ describe('POST /api/run with hand-written rules', () => {
     const doc = sim.store.getDocument(8);
     assert.ok(doc);
     doc.title = 'Mietvertrag neu';
-    const res = await call<{ event_id: number }>(server.url, '/api/run?rule_id=unknown-tag&dry_run=false', { method: 'POST', token: API_TOKEN });
+    const res = await call<{ event_id: number }>(server.url, '/api/run?rule_id=unknown-tag&dry_run=false', {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     await server.services.jobs.idle();
-    const event = await call<{ errors: number; status: string }>(server.url, `/api/events/${res.body.event_id}`, { token: API_TOKEN });
+    const event = await call<{ errors: number; status: string }>(server.url, `/api/events/${res.body.event_id}`, {
+      token: API_TOKEN,
+    });
     assert.equal(event.body.status, 'done', JSON.stringify(event.body));
     assert.ok(event.body.errors >= 1, 'the failed action counts as an error of the job');
-    const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&document=8`, { token: API_TOKEN });
+    const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&document=8`, {
+      token: API_TOKEN,
+    });
     const [trace] = traces.body.traces;
     assert.equal(trace.source, 'job');
     assert.equal(trace.status, 'error');
@@ -300,11 +325,20 @@ describe('POST /api/run with hand-written rules', () => {
     assert.equal(sim.store.getDocument(8)?.title, 'Mietvertrag (geprüft)');
 
     // Again: the title is right now, and the one change left cannot be written; still an error, not a quiet no-op.
-    const again = await call<{ event_id: number }>(server.url, '/api/run?rule_id=unknown-tag&dry_run=false', { method: 'POST', token: API_TOKEN });
+    const again = await call<{ event_id: number }>(server.url, '/api/run?rule_id=unknown-tag&dry_run=false', {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     await server.services.jobs.idle();
-    const second = await call<{ errors: number }>(server.url, `/api/events/${again.body.event_id}`, { token: API_TOKEN });
+    const second = await call<{ errors: number }>(server.url, `/api/events/${again.body.event_id}`, {
+      token: API_TOKEN,
+    });
     assert.ok(second.body.errors >= 1);
-    const [retrace] = (await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${again.body.event_id}&document=8`, { token: API_TOKEN })).body.traces;
+    const [retrace] = (
+      await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${again.body.event_id}&document=8`, {
+        token: API_TOKEN,
+      })
+    ).body.traces;
     assert.equal(retrace.status, 'error');
     assert.equal(retrace.actions.find((a) => a.action === 'set_title')?.status, 'unchanged');
     assert.equal(retrace.actions.find((a) => a.action === 'add_tags')?.status, 'failed');

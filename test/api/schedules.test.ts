@@ -33,7 +33,9 @@ describe('scheduled rules', () => {
     const since = new Date(Date.now() - 3 * 86_400_000).toISOString();
     fs.writeFileSync(
       path.join(dataDir, 'schedules.json'),
-      JSON.stringify({ 'nightly-mark': { pattern: '15 3 * * *', since, last_run: since, last_event_id: null, last_skipped: null } }),
+      JSON.stringify({
+        'nightly-mark': { pattern: '15 3 * * *', since, last_run: since, last_event_id: null, last_skipped: null },
+      }),
     );
     server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { rulesDir, dataDir });
   });
@@ -50,22 +52,32 @@ describe('scheduled rules', () => {
       [['nightly-mark', 'daily at 03:15', true]],
     );
     const next = new Date(res.body.schedules[0].next_run as string);
-    assert.ok(next.getTime() > Date.now() && next.getTime() <= Date.now() + 86_400_000, `next run ${next.toISOString()} is within a day`);
+    assert.ok(
+      next.getTime() > Date.now() && next.getTime() <= Date.now() + 86_400_000,
+      `next run ${next.toISOString()} is within a day`,
+    );
     assert.equal((await call(server.url, '/api/schedules')).status, 401);
   });
 
   it('catches up the missed run at start as one background job with traces', async () => {
-    const [entry] = (await call<{ schedules: ScheduleEntry[] }>(server.url, '/api/schedules', { token: API_TOKEN })).body.schedules;
+    const [entry] = (await call<{ schedules: ScheduleEntry[] }>(server.url, '/api/schedules', { token: API_TOKEN }))
+      .body.schedules;
     assert.equal(typeof entry.last_event_id, 'number');
     const event = await waitForEvent(server.url, entry.last_event_id as number);
     assert.equal(event.kind, 'job');
     assert.equal(event.rule_id, 'nightly-mark');
     assert.equal(event.status, 'done');
     assert.equal(event.dry_run, true);
-    const traces = (await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${event.event_id}&limit=1000`, { token: API_TOKEN })).body.traces;
+    const traces = (
+      await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${event.event_id}&limit=1000`, {
+        token: API_TOKEN,
+      })
+    ).body.traces;
     assert.ok(traces.length > 0 && traces.every((t) => t.rule_id === 'nightly-mark' && t.source === 'job'));
     assert.ok(traces.some((t) => t.status === 'matched'));
-    const events = (await call<{ events: Array<{ rule_id: string | null }> }>(server.url, '/api/events', { token: API_TOKEN })).body.events;
+    const events = (
+      await call<{ events: Array<{ rule_id: string | null }> }>(server.url, '/api/events', { token: API_TOKEN })
+    ).body.events;
     assert.equal(events.filter((e) => e.rule_id === 'nightly-mark').length, 1, 'three missed nights make one run');
   });
 });

@@ -11,7 +11,13 @@ function postWithHost(base: string, route: string, headers: Record<string, strin
   const url = new URL(route, base);
   return new Promise<http.IncomingMessage>((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res));
@@ -29,13 +35,26 @@ describe('issue 24, item 7: small ones', () => {
       const secret = fs.readFileSync(path.join(server.dataDir, 'session-secret'), 'utf8');
       const { cv } = jwt.decode((await login(server.url)).slice('svc_session='.length)) as { cv: string };
       const nowSeconds = Math.floor(Date.now() / 1000);
-      const issuedAt = (iat: number, jwtid: string) => jwt.sign({ sub: ADMIN.username, cv, iat, exp: iat + 12 * 3600 }, secret, { algorithm: 'HS256', jwtid });
+      const issuedAt = (iat: number, jwtid: string) =>
+        jwt.sign({ sub: ADMIN.username, cv, iat, exp: iat + 12 * 3600 }, secret, { algorithm: 'HS256', jwtid });
       const tenYears = issuedAt(nowSeconds + 10 * 365 * 24 * 3600, 'future');
-      assert.equal((await call(server.url, '/api/ui/me', { cookie: `svc_session=${tenYears}` })).status, 401, 'iat ten years ahead');
+      assert.equal(
+        (await call(server.url, '/api/ui/me', { cookie: `svc_session=${tenYears}` })).status,
+        401,
+        'iat ten years ahead',
+      );
       const twoMinutes = issuedAt(nowSeconds + 120, 'ahead');
-      assert.equal((await call(server.url, '/api/ui/me', { cookie: `svc_session=${twoMinutes}` })).status, 401, 'iat two minutes ahead');
+      assert.equal(
+        (await call(server.url, '/api/ui/me', { cookie: `svc_session=${twoMinutes}` })).status,
+        401,
+        'iat two minutes ahead',
+      );
       const skew = issuedAt(nowSeconds + 20, 'skew');
-      assert.equal((await call(server.url, '/api/ui/me', { cookie: `svc_session=${skew}` })).status, 200, 'a clock 20 s ahead is tolerated');
+      assert.equal(
+        (await call(server.url, '/api/ui/me', { cookie: `svc_session=${skew}` })).status,
+        200,
+        'a clock 20 s ahead is tolerated',
+      );
     } finally {
       await server.close();
     }
@@ -44,14 +63,32 @@ describe('issue 24, item 7: small ones', () => {
   test('with SVC_PUBLIC_URL=https://… alone, sign-in through the public name sets a Secure cookie; direct http does not', async () => {
     const server = await startTestServer({ SVC_PUBLIC_URL: 'https://rules.example.com' });
     try {
-      const viaProxy = await postWithHost(server.url, '/api/auth', { host: 'rules.example.com', origin: 'https://rules.example.com' }, ADMIN);
+      const viaProxy = await postWithHost(
+        server.url,
+        '/api/auth',
+        { host: 'rules.example.com', origin: 'https://rules.example.com' },
+        ADMIN,
+      );
       assert.equal(viaProxy.statusCode, 200);
       assert.match(String(viaProxy.headers['set-cookie']), /;\s*Secure/i);
-      const proxyKeepsHost = await postWithHost(server.url, '/api/auth', { origin: 'https://rules.example.com' }, ADMIN);
-      assert.match(String(proxyKeepsHost.headers['set-cookie']), /;\s*Secure/i, 'the https page origin is enough when the proxy rewrites Host');
+      const proxyKeepsHost = await postWithHost(
+        server.url,
+        '/api/auth',
+        { origin: 'https://rules.example.com' },
+        ADMIN,
+      );
+      assert.match(
+        String(proxyKeepsHost.headers['set-cookie']),
+        /;\s*Secure/i,
+        'the https page origin is enough when the proxy rewrites Host',
+      );
       const direct = await call(server.url, '/api/auth', { body: ADMIN });
       assert.equal(direct.status, 200);
-      assert.doesNotMatch(direct.headers.get('set-cookie') ?? '', /;\s*Secure/i, 'http://127.0.0.1 keeps a cookie the browser will send back');
+      assert.doesNotMatch(
+        direct.headers.get('set-cookie') ?? '',
+        /;\s*Secure/i,
+        'http://127.0.0.1 keeps a cookie the browser will send back',
+      );
     } finally {
       await server.close();
     }
@@ -88,11 +125,17 @@ describe('issue 24, item 6: a short or garbled session-secret', () => {
         assert.match(fresh, /^[A-Za-z0-9_-]{64}$/);
         const aside = fs.readdirSync(dataDir).filter((name) => name.startsWith('session-secret.corrupt-'));
         assert.equal(aside.length, 1, fs.readdirSync(dataDir).join(', '));
-        assert.equal(fs.readFileSync(path.join(dataDir, aside[0]), 'utf8'), content, 'the old bytes are kept for a person to look at');
+        assert.equal(
+          fs.readFileSync(path.join(dataDir, aside[0]), 'utf8'),
+          content,
+          'the old bytes are kept for a person to look at',
+        );
         const line = server.logs.find((l) => l.includes('session-secret'));
         assert.match(
           String(line),
-          new RegExp(`${kind === 'short' ? 'too short' : 'not printable'}.*moved it to .*session-secret\\.corrupt-.*signed-in sessions have ended`),
+          new RegExp(
+            `${kind === 'short' ? 'too short' : 'not printable'}.*moved it to .*session-secret\\.corrupt-.*signed-in sessions have ended`,
+          ),
         );
         assert.equal((await call(server.url, '/api/auth', { body: ADMIN })).status, 200);
       } finally {

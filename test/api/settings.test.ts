@@ -15,7 +15,8 @@ function dataDirWithConfig(text: string): string {
   return dir;
 }
 
-const readConfig = (dir: string) => YAML.parse(fs.readFileSync(path.join(dir, 'config.yml'), 'utf8')) as Record<string, unknown>;
+const readConfig = (dir: string) =>
+  YAML.parse(fs.readFileSync(path.join(dir, 'config.yml'), 'utf8')) as Record<string, unknown>;
 
 describe('settings page API backed by config.yml', () => {
   let server: TestServer;
@@ -115,21 +116,33 @@ describe('settings page API backed by config.yml', () => {
     const otherCookie = await login(server.url);
     const res = await put({ admin_password: 'a much newer passphrase', current_password: ADMIN.password });
     assert.equal(res.status, 200);
-    assert.equal((await call(server.url, '/api/ui/me', { cookie: otherCookie })).status, 401, 'a session from before the change ends');
+    assert.equal(
+      (await call(server.url, '/api/ui/me', { cookie: otherCookie })).status,
+      401,
+      'a session from before the change ends',
+    );
     const renewed = (res.headers.get('set-cookie') ?? '').split(';')[0];
-    assert.equal((await call(server.url, '/api/ui/me', { cookie: renewed })).status, 200, 'the person who changed it stays signed in');
+    assert.equal(
+      (await call(server.url, '/api/ui/me', { cookie: renewed })).status,
+      200,
+      'the person who changed it stays signed in',
+    );
     cookie = renewed;
     const stored = readConfig(server.dataDir);
     assert.match(String(stored.admin_password_hash), /^scrypt\$/);
     assert.ok(!fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8').includes('a much newer passphrase'));
 
     assert.equal((await call(server.url, '/api/auth', { body: ADMIN })).status, 403);
-    const ok = await call(server.url, '/api/auth', { body: { username: ADMIN.username, password: 'a much newer passphrase' } });
+    const ok = await call(server.url, '/api/auth', {
+      body: { username: ADMIN.username, password: 'a much newer passphrase' },
+    });
     assert.equal(ok.status, 200);
   });
 
   test('renaming the admin keeps the renaming session signed in and changes the login name', async () => {
-    const other = await call(server.url, '/api/auth', { body: { username: ADMIN.username, password: 'a much newer passphrase' } });
+    const other = await call(server.url, '/api/auth', {
+      body: { username: ADMIN.username, password: 'a much newer passphrase' },
+    });
     const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0];
 
     const res = await put({ admin_user: 'root-admin' });
@@ -138,10 +151,16 @@ describe('settings page API backed by config.yml', () => {
     assert.match(renewed, /^svc_session=/);
     const me = await call(server.url, '/api/ui/me', { cookie: renewed });
     assert.deepEqual(me.body, { username: 'root-admin' });
-    assert.equal((await call(server.url, '/api/ui/me', { cookie: otherCookie })).status, 401, 'other sessions of the old name end');
+    assert.equal(
+      (await call(server.url, '/api/ui/me', { cookie: otherCookie })).status,
+      401,
+      'other sessions of the old name end',
+    );
     cookie = renewed;
 
-    const login = await call(server.url, '/api/auth', { body: { username: 'root-admin', password: 'a much newer passphrase' } });
+    const login = await call(server.url, '/api/auth', {
+      body: { username: 'root-admin', password: 'a much newer passphrase' },
+    });
     assert.equal(login.status, 200);
   });
 
@@ -162,7 +181,11 @@ describe('settings page API backed by config.yml', () => {
     assert.equal(view.body.dms_url, 'http://paperless.lan:8000');
     assert.equal(view.body.dms_token_set, true);
     assert.equal(view.body.restart_required, true);
-    assert.equal((await call(server.url, '/api/ui/config', { cookie })).body.dms_url, running, 'the running service keeps its dms');
+    assert.equal(
+      (await call(server.url, '/api/ui/config', { cookie })).body.dms_url,
+      running,
+      'the running service keeps its dms',
+    );
 
     const undo = await put({ dms_url: null, dms_token: null });
     assert.equal(undo.body.restart_required, false);
@@ -175,7 +198,11 @@ describe('settings page API backed by config.yml', () => {
     assert.equal((await put({ dms_url: 'http://paperless.lan:8000', dms_token: 'real-paperless-token' })).status, 200);
     const res = await put({ dms_url: 'http://listener.evil.example:9000' });
     assert.equal(res.status, 200);
-    assert.equal((await call(server.url, '/api/ui/settings', { cookie })).body.dms_token_set, false, 'the next start sends no token to the new URL');
+    assert.equal(
+      (await call(server.url, '/api/ui/settings', { cookie })).body.dms_token_set,
+      false,
+      'the next start sends no token to the new URL',
+    );
     assert.equal('dms_token' in readConfig(server.dataDir), false);
     assert.ok(!fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8').includes('real-paperless-token'));
     assert.equal((await put({ dms_url: null })).status, 200);
@@ -235,11 +262,19 @@ describe('settings set by environment variables', () => {
   });
 
   test('a change to an env-set value is saved, reported as overridden, and not applied', async () => {
-    const res = await put({ api_token: 'file-token-abcdefghijklmnop', webhook_dry_run: false, current_password: ADMIN.password });
+    const res = await put({
+      api_token: 'file-token-abcdefghijklmnop',
+      webhook_dry_run: false,
+      current_password: ADMIN.password,
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.overridden_by_env, ['api_token', 'webhook_dry_run']);
     assert.equal(res.body.restart_required, false);
-    assert.equal((await call(server.url, '/api/traces', { token: API_TOKEN })).status, 200, 'the env token still works');
+    assert.equal(
+      (await call(server.url, '/api/traces', { token: API_TOKEN })).status,
+      200,
+      'the env token still works',
+    );
     assert.equal((await call(server.url, '/api/traces', { token: 'file-token-abcdefghijklmnop' })).status, 401);
     assert.equal((await call(server.url, '/api/ui/config', { cookie })).body.webhook_dry_run, true);
   });

@@ -6,7 +6,10 @@ import { ADMIN, call, startTestServer } from '../helpers/test-server.js';
 // LAN clients are simulated through a trusted proxy on loopback (SVC_TRUST_PROXY), which is how the real
 // app learns a client address it did not see itself; the throttle's clock is the test's, so four minutes
 // of an attack play out without waiting.
-const fromLan = (address: string, password: string) => ({ body: { username: ADMIN.username, password }, headers: { 'x-forwarded-for': address } });
+const fromLan = (address: string, password: string) => ({
+  body: { username: ADMIN.username, password },
+  headers: { 'x-forwarded-for': address },
+});
 
 describe('a LAN attacker cannot keep the LAN admin out (issue 24, item 2)', () => {
   test('four addresses guessing for 240 s: the admin at a fifth address signs in at every try, the guessers are slowed', async () => {
@@ -20,7 +23,9 @@ describe('a LAN attacker cannot keep the LAN admin out (issue 24, item 2)', () =
       for (let tick = 0; tick < 480; tick++) {
         // Every 500 ms of the attack's clock each attacker posts a wrong password, all at once (the issue's
         // 50 ms only adds 429s, which are answered before any check).
-        const answers = await Promise.all(attackers.map((address, i) => call(server.url, '/api/auth', fromLan(address, `guess-${tick}-${i}`))));
+        const answers = await Promise.all(
+          attackers.map((address, i) => call(server.url, '/api/auth', fromLan(address, `guess-${tick}-${i}`))),
+        );
         for (const res of answers) {
           if (res.status === 403) counted.push(tick);
           else {
@@ -28,7 +33,8 @@ describe('a LAN attacker cannot keep the LAN admin out (issue 24, item 2)', () =
             retryAfter.push(Number(res.headers.get('retry-after')));
           }
         }
-        if (tick % 10 === 5) admin.push((await call(server.url, '/api/auth', fromLan('192.168.1.30', ADMIN.password))).status);
+        if (tick % 10 === 5)
+          admin.push((await call(server.url, '/api/auth', fromLan('192.168.1.30', ADMIN.password))).status);
         now += 500;
       }
       assert.equal(admin.length, 48);
@@ -37,8 +43,14 @@ describe('a LAN attacker cannot keep the LAN admin out (issue 24, item 2)', () =
         [],
         'the admin, who has not failed, signs in every time',
       );
-      assert.ok(counted.length <= 16, `the four guessers together got ${counted.length} wrong passwords checked in 240 s`);
-      assert.ok(Math.max(...retryAfter) >= 30, `the guessers are told to wait longer and longer (up to ${Math.max(...retryAfter)} s)`);
+      assert.ok(
+        counted.length <= 16,
+        `the four guessers together got ${counted.length} wrong passwords checked in 240 s`,
+      );
+      assert.ok(
+        Math.max(...retryAfter) >= 30,
+        `the guessers are told to wait longer and longer (up to ${Math.max(...retryAfter)} s)`,
+      );
     } finally {
       await server.close();
     }
@@ -55,7 +67,11 @@ describe('a LAN attacker cannot keep the LAN admin out (issue 24, item 2)', () =
           const seconds = Number(res.headers.get('retry-after'));
           waits.push(seconds);
           now += seconds * 1000;
-          assert.equal((await call(server.url, '/api/auth', fromLan('192.168.1.40', `wrong-${i}-again`))).status, 403, 'a delay, not a lock');
+          assert.equal(
+            (await call(server.url, '/api/auth', fromLan('192.168.1.40', `wrong-${i}-again`))).status,
+            403,
+            'a delay, not a lock',
+          );
         } else assert.equal(res.status, 403);
       }
       assert.deepEqual(waits, [1, 2, 4, 8], 'the guesser waits 1, 2, 4, 8 s');
@@ -77,11 +93,21 @@ describe('a LAN attacker cannot keep the LAN admin out (issue 24, item 2)', () =
       { now: () => now },
     );
     try {
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(server.url, '/api/auth', fromLan('192.168.1.50', `parallel-${i}`))));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => call(server.url, '/api/auth', fromLan('192.168.1.50', `parallel-${i}`))),
+      );
       const statuses = answers.map((res) => res.status);
-      assert.equal(statuses.filter((s) => s === 403).length, 5, `only the free failures were checked: ${statuses.join(',')}`);
+      assert.equal(
+        statuses.filter((s) => s === 403).length,
+        5,
+        `only the free failures were checked: ${statuses.join(',')}`,
+      );
       assert.equal(statuses.filter((s) => s === 429).length, 15);
-      assert.equal((await call(server.url, '/api/auth', fromLan('192.168.1.51', ADMIN.password))).status, 200, 'a hashed password signs in');
+      assert.equal(
+        (await call(server.url, '/api/auth', fromLan('192.168.1.51', ADMIN.password))).status,
+        200,
+        'a hashed password signs in',
+      );
     } finally {
       await server.close();
     }

@@ -9,7 +9,8 @@ const varsId = Buffer.from('_vars.yml').toString('base64url');
 describe('bounded template output', () => {
   let server: TestServer;
   let cookie: string;
-  const preview = (content: string) => call(server.url, `/api/ui/rules/${varsId}/preview`, { cookie, method: 'POST', rawBody: content });
+  const preview = (content: string) =>
+    call(server.url, `/api/ui/rules/${varsId}/preview`, { cookie, method: 'POST', rawBody: content });
 
   before(async () => {
     server = await startTestServer();

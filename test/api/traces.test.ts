@@ -68,7 +68,8 @@ describe('GET /api/traces', () => {
     const b = trace({ document: 5, rule_id: 'y', status: 'not_matched' });
     const c = trace({ document: 6, rule_id: 'x', status: 'error', error: 'boom' });
     server.services.history.append([a, b, c]);
-    const ids = async (q: string) => (await call<TracesBody>(server.url, `/api/traces?${q}`, { token: API_TOKEN })).body.traces.map((t) => t.id);
+    const ids = async (q: string) =>
+      (await call<TracesBody>(server.url, `/api/traces?${q}`, { token: API_TOKEN })).body.traces.map((t) => t.id);
     assert.deepEqual(await ids('document=5'), [b.id, a.id]);
     assert.deepEqual(await ids('rule_id=x'), [c.id, a.id]);
     assert.deepEqual(await ids('event_id=3'), [a.id]);

@@ -31,10 +31,14 @@ const FILE = fileIdOf('test-rules.yml');
 /** A POST with a Host header of our choosing (fetch always sends the real one), as a rebinding page's request arrives. */
 function postWithHost(base: string, route: string, host: string, body: unknown): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(route, base), { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = http.request(
+      new URL(route, base),
+      { method: 'POST', headers: { host, 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -50,10 +54,14 @@ describe('the edit → try loop, event links and first start', () => {
   after(async () => rig?.close());
 
   it('dry-runs posted rule-file text against a document without publishing it or writing to the dms', async () => {
-    const res = await call<{ traces: Trace[]; dry_run: boolean }>(rig.server.url, `/api/ui/rules/${FILE}/dry-run?document=2&rule_id=telekom-tax`, {
-      rawBody: EDITED,
-      cookie,
-    });
+    const res = await call<{ traces: Trace[]; dry_run: boolean }>(
+      rig.server.url,
+      `/api/ui/rules/${FILE}/dry-run?document=2&rule_id=telekom-tax`,
+      {
+        rawBody: EDITED,
+        cookie,
+      },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.dry_run, true);
     const [trace] = res.body.traces;
@@ -67,49 +75,72 @@ describe('the edit → try loop, event links and first start', () => {
   });
 
   it('refuses a dry run of text that does not validate, naming its line', async () => {
-    const res = await call(rig.server.url, `/api/ui/rules/${FILE}/dry-run?document=2`, { rawBody: 'rules:\n  - id: x\n    actions:\n      - add_tag: [a]\n', cookie });
+    const res = await call(rig.server.url, `/api/ui/rules/${FILE}/dry-run?document=2`, {
+      rawBody: 'rules:\n  - id: x\n    actions:\n      - add_tag: [a]\n',
+      cookie,
+    });
     assert.equal(res.status, 422);
     assert.equal(typeof res.body.line, 'number');
   });
 
   it("checks posted text and reports every test's outcome at its line", async () => {
-    const res = await call<{ validation: { ok: boolean; line?: number }; tests: Array<{ name: string; ok: boolean; line: number }> }>(
-      rig.server.url,
-      `/api/ui/rules/${FILE}/check`,
-      { rawBody: EDITED, cookie },
-    );
+    const res = await call<{
+      validation: { ok: boolean; line?: number };
+      tests: Array<{ name: string; ok: boolean; line: number }>;
+    }>(rig.server.url, `/api/ui/rules/${FILE}/check`, { rawBody: EDITED, cookie });
     assert.equal(res.status, 200);
     assert.equal(res.body.validation.ok, false, 'a failing test fails validation');
     assert.deepEqual(
       res.body.tests.map((t) => t.ok),
       [true, false],
     );
-    assert.equal(res.body.tests[1].line, EDITED.split('\n').findIndex((l) => l.includes('Mahnung')) + 1 + 1, 'the failing expectation line');
+    assert.equal(
+      res.body.tests[1].line,
+      EDITED.split('\n').findIndex((l) => l.includes('Mahnung')) + 1 + 1,
+      'the failing expectation line',
+    );
   });
 
   it('links a dry run to the job that applied it, and a job to the undo, and refuses a second apply', async () => {
     const dry = await startJob(rig.server.url, 'rule_id=telekom-tax&dry_run=true');
     await waitForEvent(rig.server.url, dry.body.event_id as number);
-    const applied = await call<{ event_id: number }>(rig.server.url, `/api/events/${dry.body.event_id as number}/apply`, { method: 'POST', token: API_TOKEN });
+    const applied = await call<{ event_id: number }>(
+      rig.server.url,
+      `/api/events/${dry.body.event_id as number}/apply`,
+      { method: 'POST', token: API_TOKEN },
+    );
     assert.equal(applied.status, 202, JSON.stringify(applied.body));
     const real = await waitForEvent(rig.server.url, applied.body.event_id);
     assert.equal(real.applied_from, dry.body.event_id);
     assert.equal(real.dry_run, false);
-    const again = await call(rig.server.url, `/api/events/${dry.body.event_id as number}/apply`, { method: 'POST', token: API_TOKEN });
+    const again = await call(rig.server.url, `/api/events/${dry.body.event_id as number}/apply`, {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(again.status, 409);
-    const dryNow = await call<EventRecord>(rig.server.url, `/api/events/${dry.body.event_id as number}`, { token: API_TOKEN });
+    const dryNow = await call<EventRecord>(rig.server.url, `/api/events/${dry.body.event_id as number}`, {
+      token: API_TOKEN,
+    });
     assert.equal(dryNow.body.applied_as, real.event_id);
 
-    const undo = await call<{ event_id: number }>(rig.server.url, `/api/events/${real.event_id}/revert`, { method: 'POST', token: API_TOKEN });
+    const undo = await call<{ event_id: number }>(rig.server.url, `/api/events/${real.event_id}/revert`, {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     await waitForEvent(rig.server.url, undo.body.event_id);
     const realNow = await call<EventRecord>(rig.server.url, `/api/events/${real.event_id}`, { token: API_TOKEN });
     assert.equal(realNow.body.undone_by, undo.body.event_id);
-    const twice = await call(rig.server.url, `/api/events/${real.event_id}/revert`, { method: 'POST', token: API_TOKEN });
+    const twice = await call(rig.server.url, `/api/events/${real.event_id}/revert`, {
+      method: 'POST',
+      token: API_TOKEN,
+    });
     assert.equal(twice.status, 409);
   });
 
   it('filters traces by a rule id prefix and by a list of documents', async () => {
-    const res = await call<{ traces: Trace[] }>(rig.server.url, '/api/traces?rule_prefix=telekom&documents=2,3', { token: API_TOKEN });
+    const res = await call<{ traces: Trace[] }>(rig.server.url, '/api/traces?rule_prefix=telekom&documents=2,3', {
+      token: API_TOKEN,
+    });
     assert.equal(res.status, 200);
     assert.ok(res.body.traces.length > 0);
     assert.ok(res.body.traces.every((t) => t.rule_id.startsWith('telekom') && [2, 3].includes(t.document)));
@@ -118,12 +149,18 @@ describe('the edit → try loop, event links and first start', () => {
   });
 
   it('tests a dms connection before saving: reachable, version and what the token sees; a wrong token says so', async () => {
-    const ok = await call(rig.server.url, '/api/ui/settings/test-dms', { body: { url: rig.sim.url, token: rig.sim.token }, cookie });
+    const ok = await call(rig.server.url, '/api/ui/settings/test-dms', {
+      body: { url: rig.sim.url, token: rig.sim.token },
+      cookie,
+    });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.ok, true);
     assert.equal(typeof ok.body.version, 'string');
     assert.ok((ok.body.visible as { tags: number }).tags > 0);
-    const wrong = await call(rig.server.url, '/api/ui/settings/test-dms', { body: { url: rig.sim.url, token: 'wrong' }, cookie });
+    const wrong = await call(rig.server.url, '/api/ui/settings/test-dms', {
+      body: { url: rig.sim.url, token: 'wrong' },
+      cookie,
+    });
     assert.equal(wrong.body.ok, false);
     assert.match(String(wrong.body.error), /401|token|auth/i);
   });
@@ -131,13 +168,29 @@ describe('the edit → try loop, event links and first start', () => {
 
 describe('first start: creating the admin account from this machine only', () => {
   it('offers setup to a loopback request with a loopback Host, refuses a rebound name, then stores a hash', async () => {
-    const server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '', SVC_ALLOWED_HOSTS: 'rules.lan' });
+    const server = await startTestServer({
+      SVC_ADMIN_USER: '',
+      SVC_ADMIN_PASSWORD: '',
+      SVC_ALLOWED_HOSTS: 'rules.lan',
+    });
     try {
       const state = await call(server.url, '/api/setup');
       assert.deepEqual(state.body, { needed: true, allowed: true });
       // A rebound name never gets past the Host allow-list; an allowed LAN name is still not "this machine".
-      assert.equal(await postWithHost(server.url, '/api/setup', 'evil.example:8484', { username: 'boss', password: 'long enough pw' }), 421);
-      assert.equal(await postWithHost(server.url, '/api/setup', `rules.lan:${new URL(server.url).port}`, { username: 'boss', password: 'long enough pw' }), 403);
+      assert.equal(
+        await postWithHost(server.url, '/api/setup', 'evil.example:8484', {
+          username: 'boss',
+          password: 'long enough pw',
+        }),
+        421,
+      );
+      assert.equal(
+        await postWithHost(server.url, '/api/setup', `rules.lan:${new URL(server.url).port}`, {
+          username: 'boss',
+          password: 'long enough pw',
+        }),
+        403,
+      );
       const created = await call(server.url, '/api/setup', { body: { username: 'boss', password: 'long enough pw' } });
       assert.equal(created.status, 200, JSON.stringify(created.body));
       assert.match(created.headers.get('set-cookie') ?? '', /svc_session=/);

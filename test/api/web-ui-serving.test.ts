@@ -14,7 +14,9 @@ describe('the Web UI is served by the service', () => {
   before(async () => {
     // `npm test` builds the UI first; a direct run of this file builds it if needed.
     if (!fs.existsSync(path.join(RENDERER_DIST_DIR, 'index.html'))) {
-      const build = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'build', 'build-renderer.mjs')], { stdio: 'inherit' });
+      const build = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'build', 'build-renderer.mjs')], {
+        stdio: 'inherit',
+      });
       assert.equal(build.status, 0);
     }
     server = await startTestServer();

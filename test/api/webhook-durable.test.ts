@@ -7,7 +7,8 @@ import type { EventRecord } from '../../server/history/event-types.js';
 import { API_TOKEN, TEST_TIMINGS, call, startTestServer, tempDir } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 
-const post = (url: string, body: Record<string, string>) => call<{ event_id: number; duplicate: boolean }>(url, '/api/webhook/dms', { token: API_TOKEN, body });
+const post = (url: string, body: Record<string, string>) =>
+  call<{ event_id: number; duplicate: boolean }>(url, '/api/webhook/dms', { token: API_TOKEN, body });
 
 describe('webhook deliveries and jobs across stops', () => {
   it('deliveries for ids the dms does not have wait side by side: 199 of them do not jam the queue', async () => {
@@ -18,14 +19,18 @@ describe('webhook deliveries and jobs across stops', () => {
     try {
       // Documents 1 and 2 are held at the dms, so both run slots are busy while the deliveries below arrive.
       const hold = sim.faults.inject({ route: /^GET \/api\/documents\/[12]\/$/, kind: 'hold' });
-      const busy = [await post(server.url, { event: 'document_updated', doc_id: '1' }), await post(server.url, { event: 'document_updated', doc_id: '2' })];
+      const busy = [
+        await post(server.url, { event: 'document_updated', doc_id: '1' }),
+        await post(server.url, { event: 'document_updated', doc_id: '2' }),
+      ];
       while (server.services.webhook.queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 5));
       const ids = Array.from({ length: 199 }, (_, i) => 90_000 + i);
       const events: number[] = [];
       for (const id of ids) {
         events.push((await post(server.url, { event: 'document_added', doc_id: String(id) })).body.event_id);
         // A duplicate "added" for a waiting unknown document joins it instead of queueing a second wait.
-        if (id === ids[0]) assert.equal((await post(server.url, { event: 'document_added', doc_id: String(id) })).body.duplicate, true);
+        if (id === ids[0])
+          assert.equal((await post(server.url, { event: 'document_added', doc_id: String(id) })).body.duplicate, true);
       }
       // A real document delivered behind them is not stuck behind 199 waits of 10 s each (that would be minutes).
       const real = await post(server.url, { event: 'document_updated', doc_id: '3' });
@@ -52,7 +57,8 @@ describe('webhook deliveries and jobs across stops', () => {
     let server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir });
     try {
       const accepted = [];
-      for (const id of [1, 2, 3, 4, 5]) accepted.push((await post(server.url, { event: 'document_updated', doc_id: String(id) })).body.event_id);
+      for (const id of [1, 2, 3, 4, 5])
+        accepted.push((await post(server.url, { event: 'document_updated', doc_id: String(id) })).body.event_id);
       await server.close();
       sim.faults.remove(slow.id);
       server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir });
@@ -82,13 +88,19 @@ describe('webhook deliveries and jobs across stops', () => {
       server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
       const interrupted = (await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN })).body;
       assert.equal(interrupted.status, 'interrupted');
-      const resumed = await call<{ event_id: number; resumes: number }>(server.url, `/api/events/${id}/resume`, { method: 'POST', token: API_TOKEN });
+      const resumed = await call<{ event_id: number; resumes: number }>(server.url, `/api/events/${id}/resume`, {
+        method: 'POST',
+        token: API_TOKEN,
+      });
       assert.equal(resumed.status, 202, JSON.stringify(resumed.body));
       assert.equal(resumed.body.resumes, id);
       const done = await waitForEvent(server.url, resumed.body.event_id);
       assert.equal(done.status, 'done');
       const before = countUpTo(sim.store.documents.keys(), interrupted.resume_after as number);
-      assert.ok(before > 0 && (interrupted.processed ?? 0) >= before, 'the interrupted job had done the documents up to its resume point');
+      assert.ok(
+        before > 0 && (interrupted.processed ?? 0) >= before,
+        'the interrupted job had done the documents up to its resume point',
+      );
       assert.equal(done.total, sim.store.documents.size - before, 'the resumed job has only the documents not reached');
       assert.equal(done.processed, done.total);
       const again = await call(server.url, `/api/events/${id}/resume`, { method: 'POST', token: API_TOKEN });

@@ -12,7 +12,9 @@ async function settle(rig: Rig): Promise<void> {
     await rig.sim.webhooksIdle();
     await rig.server.services.webhook.queue.idle();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const busy = rig.sim.webhookStats().queued > rig.sim.webhookStats().delivered + rig.sim.webhookStats().failed || rig.server.services.webhook.queue.waiting > 0;
+    const busy =
+      rig.sim.webhookStats().queued > rig.sim.webhookStats().delivered + rig.sim.webhookStats().failed ||
+      rig.server.services.webhook.queue.waiting > 0;
     quiet = busy ? 0 : quiet + 1;
   }
 }
@@ -30,7 +32,9 @@ function emulateWorkflow(rig: Rig, echoDelayMs = 50): void {
 }
 
 async function webhookEvents(rig: Rig): Promise<EventRecord[]> {
-  return (await call<{ events: EventRecord[] }>(rig.server.url, '/api/events?kind=webhook&limit=1000', { token: API_TOKEN })).body.events;
+  return (
+    await call<{ events: EventRecord[] }>(rig.server.url, '/api/events?kind=webhook&limit=1000', { token: API_TOKEN })
+  ).body.events;
 }
 
 describe('webhook loop safety', () => {
@@ -62,7 +66,11 @@ rules:
       // The service writes the title by PATCH and the tag by bulk modify_tags (never a stale whole tag set);
       // Paperless sends "document updated" for each, so its write echoes twice.
       assert.equal(bulkEdits(rig.sim), 1, 'the tag went by bulk modify_tags');
-      assert.equal(stats.delivered, 3, 'one webhook for the person’s edit, one echo per request of the service’s write');
+      assert.equal(
+        stats.delivered,
+        3,
+        'one webhook for the person’s edit, one echo per request of the service’s write',
+      );
       const events = await webhookEvents(rig);
       assert.equal(events.length, 1, 'the echo ran nothing');
       assert.ok(rig.server.logs.some((l) => l.includes('its own echo')));
@@ -99,9 +107,15 @@ rules:
         await editInDms(rig.sim, 10, { archive_serial_number: 4343 });
         await settle(rig);
         // A late redelivery of the service's own state (Paperless retries identical payloads) runs nothing either.
-        const late = await call<{ event_id: number }>(rig.server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event: 'document_updated', doc_id: '10' } });
+        const late = await call<{ event_id: number }>(rig.server.url, '/api/webhook/dms', {
+          token: API_TOKEN,
+          body: { event: 'document_updated', doc_id: '10' },
+        });
         await settle(rig);
-        assert.equal((await call(rig.server.url, `/api/events/${late.body.event_id}`, { token: API_TOKEN })).status, 404);
+        assert.equal(
+          (await call(rig.server.url, `/api/events/${late.body.event_id}`, { token: API_TOKEN })).status,
+          404,
+        );
         assert.equal(rig.sim.store.getDocument(10)?.title, `${original}!`, 'the title grew once');
         assert.equal(rig.sim.store.getDocument(10)?.notes.length, notes + 1, 'one note');
         assert.equal(patches(rig.sim), 2, 'the person’s PATCH and exactly one by the service');
@@ -133,14 +147,22 @@ rules:
         await settle(rig);
       }
       assert.equal(patches(rig.sim), 5 + 3, 'five edits by the other side, three writes by the service');
-      const traces = (await call<{ traces: Array<{ status: string; error: string | null }> }>(rig.server.url, '/api/traces?document=10&limit=50', { token: API_TOKEN }))
-        .body.traces;
+      const traces = (
+        await call<{ traces: Array<{ status: string; error: string | null }> }>(
+          rig.server.url,
+          '/api/traces?document=10&limit=50',
+          { token: API_TOKEN },
+        )
+      ).body.traces;
       assert.ok(
         traces.some((t) => t.status === 'error' && (t.error ?? '').includes('Loop breaker')),
         JSON.stringify(traces.map((t) => t.error)),
       );
       // A person asks for a manual run: the document may be written again.
-      const manual = await call(rig.server.url, '/api/run?document=10&rule_id=bump&dry_run=false', { method: 'POST', token: API_TOKEN });
+      const manual = await call(rig.server.url, '/api/run?document=10&rule_id=bump&dry_run=false', {
+        method: 'POST',
+        token: API_TOKEN,
+      });
       assert.equal(manual.status, 200, JSON.stringify(manual.body));
       assert.equal(patches(rig.sim), 9);
     } finally {
@@ -162,7 +184,9 @@ rules:
     );
     try {
       emulateWorkflow(rig);
-      const invoices = [...rig.sim.store.documents.values()].filter((d) => d.document_type === 1 && !d.tags.includes(PROCESSED)).length;
+      const invoices = [...rig.sim.store.documents.values()].filter(
+        (d) => d.document_type === 1 && !d.tags.includes(PROCESSED),
+      ).length;
       rig.sim.resetCounts();
       const job = await startJob(rig.server.url, 'rule_id=stamp&dry_run=false');
       const done = await waitForEvent(rig.server.url, job.body.event_id as number);
@@ -171,7 +195,9 @@ rules:
       const writes = patches(rig.sim) + bulkEdits(rig.sim);
       assert.ok(writes >= 1 && writes <= Math.ceil(invoices / 100) + 1, `only the job's own bulk edits, got ${writes}`);
       assert.ok(rig.sim.webhookStats().delivered <= invoices, 'at most one webhook per changed document');
-      const queued = await call<{ events: unknown[] }>(rig.server.url, '/api/events?kind=webhook', { token: API_TOKEN });
+      const queued = await call<{ events: unknown[] }>(rig.server.url, '/api/events?kind=webhook', {
+        token: API_TOKEN,
+      });
       assert.equal(queued.body.events.length, 0, "no echo of the job's own writes was queued as a webhook run");
     } finally {
       await rig.close();

@@ -10,7 +10,11 @@ interface Example {
   document_id: number;
   request: { content_type: string | null; body: string };
 }
-const examples = (JSON.parse(fs.readFileSync(new URL('../fixtures/webhook/webhook-examples.json', import.meta.url), 'utf8')) as { examples: Example[] }).examples;
+const examples = (
+  JSON.parse(fs.readFileSync(new URL('../fixtures/webhook/webhook-examples.json', import.meta.url), 'utf8')) as {
+    examples: Example[];
+  }
+).examples;
 
 const RULES = `
 rules:
@@ -35,7 +39,12 @@ interface Answer {
   error?: string;
 }
 
-function post(url: string, body: string | Uint8Array | undefined, headers: Record<string, string> = {}, token: string | null = API_TOKEN) {
+function post(
+  url: string,
+  body: string | Uint8Array | undefined,
+  headers: Record<string, string> = {},
+  token: string | null = API_TOKEN,
+) {
   return fetch(`${url}/api/webhook/dms`, {
     method: 'POST',
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -44,7 +53,8 @@ function post(url: string, body: string | Uint8Array | undefined, headers: Recor
 }
 
 const json = (url: string, value: unknown) => post(url, JSON.stringify(value), { 'content-type': 'application/json' });
-const tracesFor = async (url: string, eventId: number) => (await call<{ traces: Trace[] }>(url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body.traces;
+const tracesFor = async (url: string, eventId: number) =>
+  (await call<{ traces: Trace[] }>(url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body.traces;
 
 describe('POST /api/webhook/dms', () => {
   let rig: Rig;
@@ -54,8 +64,14 @@ describe('POST /api/webhook/dms', () => {
   after(async () => rig?.close());
 
   it('refuses a missing or wrong bearer token with 401', async () => {
-    assert.equal((await post(rig.server.url, '{"doc_id":"1"}', { 'content-type': 'application/json' }, null)).status, 401);
-    assert.equal((await post(rig.server.url, '{"doc_id":"1"}', { 'content-type': 'application/json' }, 'wrong')).status, 401);
+    assert.equal(
+      (await post(rig.server.url, '{"doc_id":"1"}', { 'content-type': 'application/json' }, null)).status,
+      401,
+    );
+    assert.equal(
+      (await post(rig.server.url, '{"doc_id":"1"}', { 'content-type': 'application/json' }, 'wrong')).status,
+      401,
+    );
     const session = await call(rig.server.url, '/api/webhook/dms', { body: { doc_id: 1 } });
     assert.equal(session.status, 401);
   });
@@ -68,7 +84,11 @@ describe('POST /api/webhook/dms', () => {
     assert.ok(rig.sim.store.getDocument(10)?.tags.includes(9));
     const traces = await tracesFor(rig.server.url, event.event_id);
     const status = Object.fromEntries(traces.map((t) => [t.rule_id, t.status]));
-    assert.deepEqual(status, { 'on-updated': 'matched', 'on-added': 'skipped' }, 'only rules whose on: holds the trigger run');
+    assert.deepEqual(
+      status,
+      { 'on-updated': 'matched', 'on-added': 'skipped' },
+      'only rules whose on: holds the trigger run',
+    );
     assert.ok(traces.every((t) => t.source === 'webhook' && t.document === 10));
   });
 
@@ -79,9 +99,15 @@ describe('POST /api/webhook/dms', () => {
     assert.equal(echo.status, 202);
     assert.equal(echo.body.queued, true, 'accepted and persisted first: only the fetched state tells an echo');
     await rig.server.services.webhook.queue.idle();
-    assert.equal((await call(rig.server.url, `/api/events/${echo.body.event_id}`, { token: API_TOKEN })).status, 404, 'an echo leaves no event');
+    assert.equal(
+      (await call(rig.server.url, `/api/events/${echo.body.event_id}`, { token: API_TOKEN })).status,
+      404,
+      'an echo leaves no event',
+    );
     assert.equal(rig.server.services.webhook.echoesSkipped, before + 1);
-    const health = await call<{ arrival: { echoes_skipped: number } }>(rig.server.url, '/api/health', { cookie: await login(rig.server.url) });
+    const health = await call<{ arrival: { echoes_skipped: number } }>(rig.server.url, '/api/health', {
+      cookie: await login(rig.server.url),
+    });
     assert.equal(health.body.arrival.echoes_skipped, before + 1);
     // A person removes the tag at once: a different state, so the rules run however soon it comes.
     const tags = (rig.sim.store.getDocument(10)?.tags ?? []).filter((t) => t !== 9);
@@ -112,9 +138,13 @@ describe('POST /api/webhook/dms', () => {
     const event = await waitForEvent(rig.server.url, res.body.event_id);
     assert.equal(event.status, 'failed');
     assert.match(event.error ?? '', /777777/);
-    const traces = await call<{ traces: Array<{ status: string; source: string; error: string | null }> }>(rig.server.url, '/api/traces?document=777777', {
-      token: API_TOKEN,
-    });
+    const traces = await call<{ traces: Array<{ status: string; source: string; error: string | null }> }>(
+      rig.server.url,
+      '/api/traces?document=777777',
+      {
+        token: API_TOKEN,
+      },
+    );
     assert.ok(traces.body.traces.length > 0, 'the failure is in the trace history, not only the event record');
     for (const trace of traces.body.traces) {
       assert.equal(trace.status, 'error');
@@ -125,7 +155,9 @@ describe('POST /api/webhook/dms', () => {
 
   it('collapses repeated deliveries for a document already waiting into one run', async () => {
     rig.sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 2000, times: 2 });
-    const answers = await Promise.all(Array.from({ length: 6 }, () => json(rig.server.url, { event: 'document_updated', doc_id: '3' })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => json(rig.server.url, { event: 'document_updated', doc_id: '3' })),
+    );
     assert.ok(answers.every((a) => a.status === 202));
     const ids = new Set(answers.map((a) => a.body.event_id));
     assert.ok(ids.size <= 2, `at most one running and one waiting run, got ${[...ids].join(',')}`);
@@ -142,7 +174,11 @@ describe('POST /api/webhook/dms', () => {
     while (rig.server.services.webhook.queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     let refused: Awaited<ReturnType<typeof json>> | undefined;
     for (let id = 100_000; id < 100_300 && !refused; id += 25) {
-      const batch = await Promise.all(Array.from({ length: 25 }, (_, i) => json(rig.server.url, { event: 'document_updated', doc_id: String(id + i) })));
+      const batch = await Promise.all(
+        Array.from({ length: 25 }, (_, i) =>
+          json(rig.server.url, { event: 'document_updated', doc_id: String(id + i) }),
+        ),
+      );
       for (const res of batch) {
         if (res.status === 503) refused ??= res;
         else assert.equal(res.status, 202);
@@ -166,7 +202,9 @@ describe('webhook with SVC_WEBHOOK_DRY_RUN: every Paperless body form', () => {
 
   for (const example of examples) {
     it(`accepts Paperless body form ${example.name}`, async () => {
-      const headers: Record<string, string> = example.request.content_type ? { 'content-type': example.request.content_type } : {};
+      const headers: Record<string, string> = example.request.content_type
+        ? { 'content-type': example.request.content_type }
+        : {};
       const res = await post(rig.server.url, example.request.body === '' ? undefined : example.request.body, headers);
       if (example.name.startsWith('F_')) {
         assert.equal(res.status, 400);
@@ -196,7 +234,9 @@ describe('webhook with SVC_WEBHOOK_DRY_RUN: every Paperless body form', () => {
     assert.equal(bare.body.document, 6);
     const array = await post(rig.server.url, '[1]', { 'content-type': 'application/json' });
     assert.equal(array.status, 400);
-    const big = await post(rig.server.url, JSON.stringify({ doc_id: '1', pad: 'x'.repeat(300 * 1024) }), { 'content-type': 'application/json' });
+    const big = await post(rig.server.url, JSON.stringify({ doc_id: '1', pad: 'x'.repeat(300 * 1024) }), {
+      'content-type': 'application/json',
+    });
     assert.equal(big.status, 413);
     const broken = await post(rig.server.url, 'not multipart at all', { 'content-type': 'multipart/form-data' });
     assert.equal(broken.status, 400);

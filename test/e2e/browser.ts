@@ -41,10 +41,16 @@ export interface UiPage {
 }
 
 /** A fresh browser context at 1280×800 that may only reach `baseUrl` (anything else is aborted). */
-export async function openPage(browser: Browser, baseUrl: string, viewport = { width: 1280, height: 800 }): Promise<UiPage> {
+export async function openPage(
+  browser: Browser,
+  baseUrl: string,
+  viewport = { width: 1280, height: 800 },
+): Promise<UiPage> {
   const context = await browser.newContext({ viewport, baseURL: baseUrl, locale: 'en-US', timezoneId: 'UTC' });
   const origin = new URL(baseUrl).origin;
-  await context.route('**/*', (route) => (new URL(route.request().url()).origin === origin ? route.continue() : route.abort()));
+  await context.route('**/*', (route) =>
+    new URL(route.request().url()).origin === origin ? route.continue() : route.abort(),
+  );
   // Name the blocked thing: Chromium's console line alone does not say which element broke the CSP.
   // A string, as it runs in the page (the project's tsconfig has no DOM types).
   await context.addInitScript(`
@@ -56,7 +62,11 @@ export async function openPage(browser: Browser, baseUrl: string, viewport = { w
   const problems: string[] = [];
   page.on('console', (msg) => {
     // A 4xx answer the UI expects (wrong password, validation) is logged by Chromium as a failed resource; not a UI bug.
-    if (msg.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) problems.push(`console: ${msg.text()}`);
+    if (
+      msg.type() === 'error' &&
+      !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())
+    )
+      problems.push(`console: ${msg.text()}`);
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('dialog', (dialog) => void dialog.accept());

@@ -47,7 +47,10 @@ const CHANNELS: Record<'chrome' | 'msedge', Partial<Record<NodeJS.Platform, Path
 // Chromium as the system's package manager installs it.
 const SYSTEM: Partial<Record<NodeJS.Platform, Paths>> = {
   linux: () => ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/snap/bin/chromium'],
-  darwin: (env) => ['/Applications/Chromium.app/Contents/MacOS/Chromium', env.HOME ? `${env.HOME}/Applications/Chromium.app/Contents/MacOS/Chromium` : undefined],
+  darwin: (env) => [
+    '/Applications/Chromium.app/Contents/MacOS/Chromium',
+    env.HOME ? `${env.HOME}/Applications/Chromium.app/Contents/MacOS/Chromium` : undefined,
+  ],
   win32: (env) => [windows(env.LOCALAPPDATA, 'Chromium\\Application\\chrome.exe')],
 };
 
@@ -65,7 +68,10 @@ export function findChromium(search: ChromiumSearch): ChromiumChoice {
   const { platform, env, exists } = search;
   const explicit = env.CHROMIUM_PATH;
   if (explicit) {
-    if (!exists(explicit)) throw new Error(`CHROMIUM_PATH is ${explicit}, but there is no file there: point it at a Chromium, Chrome or Edge executable, or unset it.`);
+    if (!exists(explicit))
+      throw new Error(
+        `CHROMIUM_PATH is ${explicit}, but there is no file there: point it at a Chromium, Chrome or Edge executable, or unset it.`,
+      );
     return { launch: { executablePath: explicit }, found: `CHROMIUM_PATH (${explicit})` };
   }
   const own = search.playwrightChromium();

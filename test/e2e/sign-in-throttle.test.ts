@@ -28,7 +28,10 @@ describe('sign-in throttling in the Web UI', () => {
       await page.locator('form.login-card button[type=submit]:not([disabled])').waitFor();
       message = (await page.locator('#login-status').textContent()) ?? '';
     }
-    assert.match(message, /^Too many sign-in attempts from this address\. Try again in \d+ (seconds|minutes) \(at .+\)\.$/);
+    assert.match(
+      message,
+      /^Too many sign-in attempts from this address\. Try again in \d+ (seconds|minutes) \(at .+\)\.$/,
+    );
     await screenshot(page, '09-login-throttled');
     assert.deepEqual(
       problems.filter((p) => !/status of 429/.test(p)),

@@ -36,13 +36,18 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
       const text = (await banner.textContent()) ?? '';
       assert.match(
         text,
-        new RegExp(`^Paperless at ${sim.url.replace(/[.]/g, '\\.')} does not answer \\(connection refused\\) since \\d{1,2}:\\d{2}( [AP]M)?\\. Is it running`),
+        new RegExp(
+          `^Paperless at ${sim.url.replace(/[.]/g, '\\.')} does not answer \\(connection refused\\) since \\d{1,2}:\\d{2}( [AP]M)?\\. Is it running`,
+        ),
       );
       assert.doesNotMatch(text, /ECONNREFUSED|attempts|GET /);
       await screenshot(page, '40-dms-down');
       await page.click('.topbar nav a[href="/settings"]');
       await page.locator('#dms-status-error').waitFor();
-      assert.match((await page.locator('#dms-status-error').textContent()) ?? '', /^Not connected: Paperless at .* does not answer \(connection refused\)/);
+      assert.match(
+        (await page.locator('#dms-status-error').textContent()) ?? '',
+        /^Not connected: Paperless at .* does not answer \(connection refused\)/,
+      );
       assert.equal(await page.locator('#dms-down:not([hidden])').count(), 1);
       // "The service log has the details" leads somewhere: the settings offer it as a download.
       createFileLogger(serviceLogFile(server.dataDir)).warn('dms: GET /api/ connect ECONNREFUSED');

@@ -68,7 +68,10 @@ describe('seeing a document: the demo dms page and the document panel', () => {
     // Money reads one way in the trace: the extraction's description and the diff, never {"amount": …}.
     const traceText = (await trace.textContent()) ?? '';
     assert.doesNotMatch(traceText, /"amount"|\{"/);
-    assert.match((await trace.locator('.conditions li', { hasText: 'extract total' }).textContent()) ?? '', /→ EUR 39\.95/);
+    assert.match(
+      (await trace.locator('.conditions li', { hasText: 'extract total' }).textContent()) ?? '',
+      /→ EUR 39\.95/,
+    );
     await trace.locator('summary button.doc-open').click();
     const panel = page.locator('dialog#document-panel[open]');
     await panel.locator('table.doc-fields').first().waitFor();
@@ -83,7 +86,10 @@ describe('seeing a document: the demo dms page and the document panel', () => {
     assert.equal((await betrag.locator('td').nth(1).textContent())?.trim(), 'EUR 39.95');
     const tags = panel.locator('tr[data-field="tags"]');
     assert.ok((await tags.locator('td').nth(1).locator('.chip', { hasText: 'Rechnung' }).count()) > 0);
-    assert.equal((await panel.locator('tr[data-field="correspondent"] td').first().textContent())?.trim(), 'Telekom Deutschland GmbH');
+    assert.equal(
+      (await panel.locator('tr[data-field="correspondent"] td').first().textContent())?.trim(),
+      'Telekom Deutschland GmbH',
+    );
     assert.ok((await panel.locator('tr[data-field="owner"]').count()) === 1);
     // The rules' patterns marked in the text, each rule in the legend.
     await panel.locator('.hl-legend li', { hasText: 'invoice-de' }).waitFor();
@@ -114,7 +120,10 @@ describe('seeing a document: the demo dms page and the document panel', () => {
     const dry = page.locator('.run-jobs .job-panel').first();
     await dry.locator('button', { hasText: 'Apply for real' }).waitFor();
     const sampleTitles = await dry.locator('.job-report .sample-doc .doc-title').allTextContents();
-    assert.ok(sampleTitles.length > 0 && sampleTitles.every((t) => t.length > 0 && !/^#?\d+$/.test(t)), sampleTitles.join(','));
+    assert.ok(
+      sampleTitles.length > 0 && sampleTitles.every((t) => t.length > 0 && !/^#?\d+$/.test(t)),
+      sampleTitles.join(','),
+    );
     await dry.locator('button', { hasText: 'Apply for real' }).click();
     const real = page.locator('.run-jobs > .job-panel:first-child[data-status="done"]');
     await real.locator('h3', { hasText: /: Run of invoice-de/ }).waitFor();
@@ -134,10 +143,17 @@ describe('seeing a document: the demo dms page and the document panel', () => {
     await page.goto(`/traces?event_id=${undoId}`);
     const traces = page.locator('.traces-host .trace');
     await traces.first().waitFor();
-    assert.equal(await traces.locator('summary button.doc-open .doc-title', { hasText: /^Document \d+$/ }).count(), 0, 'every trace names its document');
+    assert.equal(
+      await traces.locator('summary button.doc-open .doc-title', { hasText: /^Document \d+$/ }).count(),
+      0,
+      'every trace names its document',
+    );
     const first = traces.first();
     assert.equal(await first.locator('summary .badge').first().textContent(), 'restored');
-    assert.match((await first.locator('summary .undo-line').textContent()) ?? '', new RegExp(`^undo of job #${realId}: set .*back to`));
+    assert.match(
+      (await first.locator('summary .undo-line').textContent()) ?? '',
+      new RegExp(`^undo of job #${realId}: set .*back to`),
+    );
     await first.locator('summary').click();
     assert.equal(await first.locator('.extracted').count(), 0, 'reverts_event is not shown as an extracted value');
     assert.equal(await first.locator('h4', { hasText: 'Restored' }).count(), 1);
@@ -146,7 +162,11 @@ describe('seeing a document: the demo dms page and the document panel', () => {
 
     await page.goto('/traces');
     await traces.first().waitFor();
-    assert.equal(await traces.locator('summary button.doc-open .doc-title', { hasText: /^Document \d+$/ }).count(), 0, 'titles in the unfiltered list too');
+    assert.equal(
+      await traces.locator('summary button.doc-open .doc-title', { hasText: /^Document \d+$/ }).count(),
+      0,
+      'titles in the unfiltered list too',
+    );
     assert.deepEqual(ui.problems, []);
   });
 });

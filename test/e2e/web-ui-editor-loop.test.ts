@@ -90,7 +90,9 @@ describe('the edit → test loop in the browser', () => {
 
   it('keeps typing safe while the service is unreachable, says so, and saves the draft once it is back', async () => {
     await page.route('**/api/**', (route) => route.abort('connectionrefused'));
-    await page.keyboard.insertText('rts_with: Telekom }\n    actions:\n      - add_tags: [Steuer]\n# typed while offline\n');
+    await page.keyboard.insertText(
+      'rts_with: Telekom }\n    actions:\n      - add_tags: [Steuer]\n# typed while offline\n',
+    );
     await page.locator('#offline-banner').waitFor();
     await page.locator('#save-state', { hasText: 'retrying' }).waitFor();
     assert.equal(await page.locator('.cm-line', { hasText: '# typed while offline' }).count(), 1);
@@ -133,7 +135,10 @@ describe('the edit → test loop in the browser', () => {
     await page.fill('#filter-rule_id', 'loop-');
     await page.fill('#filter-document', 'Telekom Rechnung Feb');
     await page.click('form.filters button[type=submit]');
-    await traces.locator('summary .doc', { hasNotText: 'Telekom Rechnung Februar 2025' }).first().waitFor({ state: 'detached' });
+    await traces
+      .locator('summary .doc', { hasNotText: 'Telekom Rechnung Februar 2025' })
+      .first()
+      .waitFor({ state: 'detached' });
     await traces.first().waitFor();
     assert.ok((await traces.count()) >= 1);
     assert.equal(await traces.locator('summary .rule', { hasNotText: /^loop-/ }).count(), 0);

@@ -51,7 +51,11 @@ describe('first start in the browser: the setup page on this machine only', () =
         "fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)",
       );
       assert.equal(status, 403);
-      assert.equal(fs.existsSync(path.join(server.dataDir, 'config.yml')) && /admin_user/.test(fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8')), false);
+      assert.equal(
+        fs.existsSync(path.join(server.dataDir, 'config.yml')) &&
+          /admin_user/.test(fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8')),
+        false,
+      );
     } finally {
       await ui.context.close();
     }
@@ -124,7 +128,9 @@ describe('settings: testing the dms connection before saving', () => {
       await page.click('#test-dms-button');
       await page.locator('#test-dms-result[data-kind="error"]', { hasText: 'the token was refused' }).waitFor();
       assert.match(
-        fs.existsSync(path.join(server.dataDir, 'config.yml')) ? fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8') : '',
+        fs.existsSync(path.join(server.dataDir, 'config.yml'))
+          ? fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8')
+          : '',
         /^(?![\s\S]*dms_url)/,
         'testing saved nothing',
       );
@@ -154,10 +160,16 @@ describe('settings: testing the dms connection before saving', () => {
       });
       await page.fill('#settings-dms_url', 'http://127.0.0.1:9');
       await page.click('form.settings button[type=submit]');
-      await page.locator('#settings-status[data-kind="error"]', { hasText: 'Not saved: the new dms URL does not answer' }).waitFor();
+      await page
+        .locator('#settings-status[data-kind="error"]', { hasText: 'Not saved: the new dms URL does not answer' })
+        .waitFor();
       assert.match(asked, /^Not reachable at http:\/\/127\.0\.0\.1:9.*\n\nSave this URL anyway\?$/s);
       const stored = path.join(server.dataDir, 'config.yml');
-      assert.doesNotMatch(fs.existsSync(stored) ? fs.readFileSync(stored, 'utf8') : '', /127\.0\.0\.1:9/, 'nothing saved');
+      assert.doesNotMatch(
+        fs.existsSync(stored) ? fs.readFileSync(stored, 'utf8') : '',
+        /127\.0\.0\.1:9/,
+        'nothing saved',
+      );
       assert.deepEqual(ui.problems, []);
     } finally {
       await ui.context.close();

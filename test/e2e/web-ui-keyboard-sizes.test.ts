@@ -8,7 +8,8 @@ import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
 import { layoutProblems } from './layout-checks.js';
 
 const activeId = (page: Page) => page.evaluate('document.activeElement && document.activeElement.id');
-const focusInEditor = (page: Page) => page.evaluate("!!(document.activeElement && document.activeElement.closest('.editor-host'))");
+const focusInEditor = (page: Page) =>
+  page.evaluate("!!(document.activeElement && document.activeElement.closest('.editor-host'))");
 
 // The demo dms (no SVC_DMS_URL), keyboard only where a person would use it, then every window size.
 describe('the Web UI by keyboard and at every screen size', () => {
@@ -115,15 +116,23 @@ describe('the Web UI by keyboard and at every screen size', () => {
     const dialog = page.locator('dialog#run-results[open]');
     await dialog.locator('.trace').first().waitFor();
     assert.deepEqual(await layoutProblems(page, ['.trace summary', 'table.diff th']), []);
-    const fits = await dialog.evaluate((d: { scrollWidth: number; clientWidth: number }) => d.scrollWidth <= d.clientWidth);
+    const fits = await dialog.evaluate(
+      (d: { scrollWidth: number; clientWidth: number }) => d.scrollWidth <= d.clientWidth,
+    );
     assert.equal(fits, true, 'the trace panel does not scroll sideways');
     await screenshot(page, '33-trace-390');
     await dialog.locator('.trace summary button.doc-open').first().click();
     const drawer = page.locator('dialog#document-panel[open]');
     await drawer.locator('table.doc-fields').first().waitFor();
     const drawerBox = await drawer.boundingBox();
-    assert.ok(drawerBox && drawerBox.width >= 389 && drawerBox.x <= 1, `the document panel takes the whole width: ${JSON.stringify(drawerBox)}`);
-    assert.equal(await drawer.evaluate((d: { scrollWidth: number; clientWidth: number }) => d.scrollWidth <= d.clientWidth), true);
+    assert.ok(
+      drawerBox && drawerBox.width >= 389 && drawerBox.x <= 1,
+      `the document panel takes the whole width: ${JSON.stringify(drawerBox)}`,
+    );
+    assert.equal(
+      await drawer.evaluate((d: { scrollWidth: number; clientWidth: number }) => d.scrollWidth <= d.clientWidth),
+      true,
+    );
     await screenshot(page, '34-document-390');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
@@ -188,7 +197,10 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.insertText('correspondent: Telekom');
     await page.locator('.cm-line', { hasText: 'correspondent: Telekom' }).waitFor();
-    assert.equal(await page.locator('.cm-line', { hasText: 'correspondent: Telekom' }).textContent(), '      correspondent: Telekom');
+    assert.equal(
+      await page.locator('.cm-line', { hasText: 'correspondent: Telekom' }).textContent(),
+      '      correspondent: Telekom',
+    );
     await page.keyboard.press('Escape');
     await page.keyboard.press('Enter');
     await page.keyboard.insertText('title: x\n    actions:\n      - add_tags: [Steuer]');
@@ -198,7 +210,10 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.keyboard.type('wh', { delay: 30 });
     const option = page.locator('.cm-tooltip-autocomplete li', { hasText: 'when' }).first();
     await option.waitFor();
-    assert.match((await option.locator('.cm-completionDetail').textContent()) ?? '', /^Which documents the rule is for/);
+    assert.match(
+      (await option.locator('.cm-completionDetail').textContent()) ?? '',
+      /^Which documents the rule is for/,
+    );
     await page.keyboard.press('Escape');
   });
 
@@ -221,7 +236,9 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.click('.tree li[data-path="recent.yml"] a');
     await page.locator('.cm-content').waitFor();
     await page.click('#run-tests-button');
-    const problem = page.locator('#problems .problem.error', { hasText: 'templates are not rendered in test documents' });
+    const problem = page.locator('#problems .problem.error', {
+      hasText: 'templates are not rendered in test documents',
+    });
     await problem.waitFor();
     assert.equal(await problem.getAttribute('data-line'), '8');
     await page.locator('#test-summary', { hasText: '1 test: 0 passed, 1 failed' }).waitFor();

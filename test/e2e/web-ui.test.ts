@@ -8,7 +8,8 @@ import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.
 import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
 
 // One admin session walks through the daily work in order: each step builds on the one before.
-const RULE_WITH_TYPO = 'rules:\n  - id: telekom-tax\n    description: Telekom bills are tax relevant\n    when:\n      ';
+const RULE_WITH_TYPO =
+  'rules:\n  - id: telekom-tax\n    description: Telekom bills are tax relevant\n    when:\n      ';
 const FIXED_RULE = [
   'rules:',
   '  - id: telekom-tax',
@@ -78,7 +79,10 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.match((await page.locator('#new-file-status').textContent()) ?? '', /must end in \.yml/);
     await page.fill('#new-file-name', '../outside.yml');
     await page.click('form.new-file button');
-    assert.match((await page.locator('#new-file-status').textContent()) ?? '', /empty or start with a dot|package folder/);
+    assert.match(
+      (await page.locator('#new-file-status').textContent()) ?? '',
+      /empty or start with a dot|package folder/,
+    );
     await page.fill('#new-file-name', 'finance/telekom.yml');
     await page.click('form.new-file button');
     await page.waitForURL(/\/rules\/[A-Za-z0-9_-]+$/);
@@ -166,21 +170,39 @@ describe('the Web UI against the real service and the dms simulator', () => {
     const panel = page.locator('dialog#run-results[open]');
     const trace = panel.locator('.trace').first();
     await trace.waitFor();
-    assert.match((await panel.locator('#run-ran').textContent()) ?? '', /^Ran (the editor's unsaved text|the saved draft \(not published\)) of finance\/telekom\.yml/);
+    assert.match(
+      (await panel.locator('#run-ran').textContent()) ?? '',
+      /^Ran (the editor's unsaved text|the saved draft \(not published\)) of finance\/telekom\.yml/,
+    );
     assert.equal(await trace.locator('summary .badge').first().textContent(), 'matched');
-    assert.match((await trace.locator('summary').textContent()) ?? '', /telekom-tax.*Telekom Rechnung Februar 2025 #2.*dry run/);
-    assert.match((await trace.locator('summary a.dms-doc').getAttribute('href')) ?? '', new RegExp(`^${sim.url}/documents/2/details$`));
+    assert.match(
+      (await trace.locator('summary').textContent()) ?? '',
+      /telekom-tax.*Telekom Rechnung Februar 2025 #2.*dry run/,
+    );
+    assert.match(
+      (await trace.locator('summary a.dms-doc').getAttribute('href')) ?? '',
+      new RegExp(`^${sim.url}/documents/2/details$`),
+    );
     const condition = trace.locator('.conditions li.pass').first();
     assert.match((await condition.textContent()) ?? '', /✓.*correspondent.*Telekom Deutschland GmbH/);
     assert.equal(await trace.locator('table.diff ins', { hasText: 'Steuer' }).count(), 1);
-    assert.equal(await trace.locator('table.diff ins', { hasText: 'Telekom unsaved edit' }).count(), 1, 'the unsaved action ran');
-    assert.match((await trace.locator('a.rule-link').getAttribute('href')) ?? '', /^\/rules\/[A-Za-z0-9_-]+\?rule=telekom-tax$/);
+    assert.equal(
+      await trace.locator('table.diff ins', { hasText: 'Telekom unsaved edit' }).count(),
+      1,
+      'the unsaved action ran',
+    );
+    assert.match(
+      (await trace.locator('a.rule-link').getAttribute('href')) ?? '',
+      /^\/rules\/[A-Za-z0-9_-]+\?rule=telekom-tax$/,
+    );
     assert.equal(sim.counts()['PATCH /api/documents/{id}/'] ?? 0, patchesBefore, 'a dry run writes nothing');
     for (const width of [1440, 1024]) {
       await page.setViewportSize({ width, height: 900 });
       const box = await panel.boundingBox();
       assert.ok(box && box.width >= width * 0.85, `the trace panel is wide at ${width} px: ${box?.width}`);
-      const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+      const overflow = Number(
+        await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+      );
       assert.ok(overflow <= 0, `${overflow}px of sideways scrolling at ${width} px`);
       // The before → after table reads in whole words: its value column is far wider than a letter.
       const cell = await trace.locator('table.diff tbody td').last().boundingBox();
@@ -220,8 +242,13 @@ describe('the Web UI against the real service and the dms simulator', () => {
     const dry = page.locator('.job-panel').first();
     await page.locator('.job-panel[data-status="done"]').first().waitFor();
     // The job may prefilter through the dms (by correspondent), so it reads fewer than all 12 documents.
-    const counts = /done · (\d+) of (\d+) documents · 2 matched · 2 would change · 0 errors/.exec((await dry.locator('.counts').textContent()) ?? '');
-    assert.ok(counts && counts[1] === counts[2], `counts: ${await dry.locator('.counts').textContent()} ${await dry.textContent()}`);
+    const counts = /done · (\d+) of (\d+) documents · 2 matched · 2 would change · 0 errors/.exec(
+      (await dry.locator('.counts').textContent()) ?? '',
+    );
+    assert.ok(
+      counts && counts[1] === counts[2],
+      `counts: ${await dry.locator('.counts').textContent()} ${await dry.textContent()}`,
+    );
     assert.equal(await dry.locator('progress').getAttribute('value'), counts[1]);
     assert.equal(await dry.locator('progress').getAttribute('max'), counts[2]);
     assert.equal((await dry.locator('.job-report table.diff ins', { hasText: 'Steuer' }).count()) > 0, true);
@@ -233,15 +260,21 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await dryPanel.locator('button', { hasText: 'Apply for real' }).click(); // the confirm dialog is accepted
     await dryPanel.locator('.job-links', { hasText: /applied as job #\d+/ }).waitFor();
     assert.equal(await dryPanel.locator('button', { hasText: 'Apply for real' }).isVisible(), false, 'no second apply');
-    await page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Run of telekom-tax/ }).waitFor();
-    const real = page.locator(`.job-panel[data-event-id="${await page.locator('.run-jobs > .job-panel').first().getAttribute('data-event-id')}"]`);
+    await page
+      .locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Run of telekom-tax/ })
+      .waitFor();
+    const real = page.locator(
+      `.job-panel[data-event-id="${await page.locator('.run-jobs > .job-panel').first().getAttribute('data-event-id')}"]`,
+    );
     assert.match((await real.locator('.counts').textContent()) ?? '', /2 changed/);
     assert.ok(sim.store.getDocument(2)!.tags.includes(steuer), 'apply wrote the tag');
 
     await real.locator('button', { hasText: 'Undo these changes' }).click();
     await real.locator('.job-links', { hasText: /undone by #\d+/ }).waitFor();
     assert.equal(await real.locator('button', { hasText: 'Undo these changes' }).isVisible(), false);
-    await page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Undo of job/ }).waitFor();
+    await page
+      .locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Undo of job/ })
+      .waitFor();
     assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer), 'undo removed the tag again');
   });
 
@@ -274,7 +307,9 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await traces.first().waitFor();
     const ats = await traces
       .locator('summary time')
-      .evaluateAll((els: Array<{ getAttribute(name: string): string | null }>) => els.map((e) => e.getAttribute('datetime') ?? ''));
+      .evaluateAll((els: Array<{ getAttribute(name: string): string | null }>) =>
+        els.map((e) => e.getAttribute('datetime') ?? ''),
+      );
     assert.ok(ats.length >= 3, `${ats.length} traces`); // the manual dry run and the jobs' matches
     assert.deepEqual([...ats].sort().reverse(), ats, 'newest first');
     assert.equal(await traces.locator('summary .rule', { hasNotText: 'telekom-tax' }).count(), 0);
@@ -300,7 +335,9 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.locator('table.jobs tbody tr:first-child[data-status="done"]').waitFor();
     // At 800 px the header words stay whole.
     await page.setViewportSize({ width: 800, height: 800 });
-    const heights = await Promise.all((await page.locator('table.jobs th').all()).map(async (th) => (await th.boundingBox())?.height ?? 0));
+    const heights = await Promise.all(
+      (await page.locator('table.jobs th').all()).map(async (th) => (await th.boundingBox())?.height ?? 0),
+    );
     assert.ok(Math.max(...heights) < 40, `header heights ${heights.join(', ')}`);
     await page.setViewportSize({ width: 1280, height: 800 });
   });
@@ -309,13 +346,17 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.click('.topbar nav a[href="/settings"]');
     await page.locator('#settings-webhook_dry_run').waitFor();
     assert.equal(await page.locator('#settings-dms_url').isDisabled(), true, 'SVC_DMS_URL is set in this test');
-    await page.locator('#dms-status-version', { hasText: 'Connected to Paperless-ngx 3.0.5 (API version 10).' }).waitFor();
+    await page
+      .locator('#dms-status-version', { hasText: 'Connected to Paperless-ngx 3.0.5 (API version 10).' })
+      .waitFor();
     assert.equal(await page.locator('#dms-status-forbidden').count(), 0, 'the superuser token may view everything');
     assert.equal(await page.locator('#settings-webhook_dry_run').isChecked(), false);
     await page.click('label[for="settings-webhook_dry_run"]');
     await page.click('form.settings button[type=submit]');
     await page.locator('#settings-status', { hasText: 'Settings saved.' }).waitFor();
-    const stored = await page.evaluate(() => fetch('/api/ui/settings').then((r) => r.json() as Promise<{ webhook_dry_run: boolean }>));
+    const stored = await page.evaluate(() =>
+      fetch('/api/ui/settings').then((r) => r.json() as Promise<{ webhook_dry_run: boolean }>),
+    );
     assert.equal(stored.webhook_dry_run, true);
   });
 
@@ -363,11 +404,16 @@ describe('the Web UI against the real service and the dms simulator', () => {
       await p.waitForURL(/\/rules$/);
       await p.click('.tree li[data-path="finance/telekom.yml"] a');
       await p.locator('.cm-content').waitFor();
-      const overflow = Number(await p.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'));
+      const overflow = Number(
+        await p.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+      );
       assert.ok(overflow <= 0, `${overflow}px of sideways scrolling`);
       const editorBox = await p.locator('.editor-pane').boundingBox();
       const runBox = await p.locator('.run-panel').boundingBox();
-      assert.ok(editorBox && runBox && runBox.y >= editorBox.y + editorBox.height, 'the run panel sits below the editor');
+      assert.ok(
+        editorBox && runBox && runBox.y >= editorBox.y + editorBox.height,
+        'the run panel sits below the editor',
+      );
       await screenshot(p, '08-narrow');
       assert.deepEqual(narrow.problems, []);
     } finally {

@@ -81,7 +81,10 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
     };
     if (req.headers.authorization !== `Token ${TOKEN}`) return send(401, { detail: 'Invalid token.' });
     const one = /^\/api\/documents\/(\d+)\/$/.exec(url.pathname);
-    if (one) return Number(one[1]) <= honest ? send(200, document(Number(one[1]))) : send(404, { detail: 'No Document matches the given query.' });
+    if (one)
+      return Number(one[1]) <= honest
+        ? send(200, document(Number(one[1])))
+        : send(404, { detail: 'No Document matches the given query.' });
     if (!/^\/api\/[a-z_]+\/$/.test(url.pathname)) return send(404, { detail: 'Not found.' });
 
     const lie = options.lies?.[url.pathname] ?? {};
@@ -100,7 +103,9 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
     const first = (page - 1) * size + 1;
     const length = lie.overlong ? size + 1 : lie.next ? 1 : Math.max(0, Math.min(size, total - first + 1));
     const ids = Array.from({ length }, (_, i) => first + i);
-    const results = isDocuments ? ids.map((id) => (url.searchParams.get('fields') === 'id' ? { id } : document(id))) : ids.map((id) => item(url.pathname, id));
+    const results = isDocuments
+      ? ids.map((id) => (url.searchParams.get('fields') === 'id' ? { id } : document(id)))
+      : ids.map((id) => item(url.pathname, id));
     const own = `http://${req.headers.host}${url.pathname}`;
     const link = (p: number) => {
       const q = new URLSearchParams(url.searchParams);

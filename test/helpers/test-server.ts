@@ -21,16 +21,31 @@ export function tempDir(prefix = 'dms-rules-'): string {
 }
 
 /** Backoff and pauses shortened so tests compute instead of waiting; the same code paths run. */
-export const TEST_TIMINGS: ServiceTimings = { dmsRetryBaseMs: 10, failedRunRetryMs: 50, catchUpRetryMs: 50, webhook: { arrivalPollMs: 25 } };
+export const TEST_TIMINGS: ServiceTimings = {
+  dmsRetryBaseMs: 10,
+  failedRunRetryMs: 50,
+  catchUpRetryMs: 50,
+  webhook: { arrivalPollMs: 25 },
+};
 
 /** Starts the real server on a free loopback port with fresh data and rules dirs. */
-export async function startTestServer(env: Record<string, string> = {}, overrides: Partial<Config> = {}, options: ServiceOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  overrides: Partial<Config> = {},
+  options: ServiceOptions = {},
+): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? tempDir('dms-rules-data-');
   const rulesDir = overrides.rulesDir ?? tempDir('dms-rules-rules-');
   const config = loadConfig({
     // Rules are evaluated on the main thread unless a test asks for the worker pool: a worker boots the
     // TypeScript loader again, which costs more than most tests' whole run.
-    env: { SVC_ADMIN_USER: ADMIN.username, SVC_ADMIN_PASSWORD: ADMIN.password, SVC_API_TOKEN: API_TOKEN, SVC_EVAL_WORKERS: '0', ...env },
+    env: {
+      SVC_ADMIN_USER: ADMIN.username,
+      SVC_ADMIN_PASSWORD: ADMIN.password,
+      SVC_API_TOKEN: API_TOKEN,
+      SVC_EVAL_WORKERS: '0',
+      ...env,
+    },
     overrides: { host: '127.0.0.1', port: 0, dataDir, rulesDir, timings: TEST_TIMINGS, ...overrides },
   });
   const logger = createMemoryLogger();
@@ -55,7 +70,11 @@ export interface CallResult<T = Record<string, unknown>> {
 }
 
 /** One HTTP call with JSON in and out; never throws on an error status. */
-export async function call<T = Record<string, unknown>>(base: string, route: string, options: CallOptions = {}): Promise<CallResult<T>> {
+export async function call<T = Record<string, unknown>>(
+  base: string,
+  route: string,
+  options: CallOptions = {},
+): Promise<CallResult<T>> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.rawBody !== undefined) {
@@ -67,7 +86,12 @@ export async function call<T = Record<string, unknown>>(base: string, route: str
   }
   if (options.cookie) headers.cookie = options.cookie;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const res = await fetch(base + route, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body, redirect: 'manual' });
+  const res = await fetch(base + route, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    redirect: 'manual',
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {

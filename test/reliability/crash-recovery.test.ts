@@ -24,7 +24,10 @@ describe('kill -9 and restart', () => {
     const versions = [bigRuleFile('alpha'), bigRuleFile('beta')];
     let server = await startChildServer(dirs);
     const cookie = await login(server.url);
-    const created = await call<{ id: string }>(server.url, '/api/ui/rules', { body: { filename: 'crash.yml' }, cookie });
+    const created = await call<{ id: string }>(server.url, '/api/ui/rules', {
+      body: { filename: 'crash.yml' },
+      cookie,
+    });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const id = created.body.id;
 
@@ -33,7 +36,11 @@ describe('kill -9 and restart', () => {
     const writers = Array.from({ length: 3 }, async (_, w) => {
       for (let i = 0; !stop; i++) {
         try {
-          const res = await call(server.url, `/api/ui/rules/${id}`, { method: 'PUT', rawBody: versions[(i + w) % 2], cookie });
+          const res = await call(server.url, `/api/ui/rules/${id}`, {
+            method: 'PUT',
+            rawBody: versions[(i + w) % 2],
+            cookie,
+          });
           if (res.status === 200) saves++;
         } catch {
           return; // the server died under us: expected
@@ -52,11 +59,18 @@ describe('kill -9 and restart', () => {
     server = await startChildServer(dirs);
     try {
       const cookie2 = await login(server.url);
-      const listed = await call<{ files: Array<{ name: string; error?: unknown }>; loaded: Record<string, unknown> }>(server.url, '/api/ui/rules', { cookie: cookie2 });
+      const listed = await call<{ files: Array<{ name: string; error?: unknown }>; loaded: Record<string, unknown> }>(
+        server.url,
+        '/api/ui/rules',
+        { cookie: cookie2 },
+      );
       assert.equal(listed.status, 200);
       const crash = listed.body.files.find((f) => f.name === 'crash.yml');
       assert.ok(crash && !crash.error, 'the file loads after the restart');
-      assert.ok(!listed.body.files.some((f) => /tmp|~$/.test(f.name)), `no temp file is listed: ${listed.body.files.map((f) => f.name).join(', ')}`);
+      assert.ok(
+        !listed.body.files.some((f) => /tmp|~$/.test(f.name)),
+        `no temp file is listed: ${listed.body.files.map((f) => f.name).join(', ')}`,
+      );
       assert.equal(Object.keys(listed.body.loaded).filter((k) => /^(alpha|beta)-/.test(k)).length, 150);
     } finally {
       await server.kill();
@@ -87,7 +101,9 @@ describe('kill -9 and restart', () => {
 
     server = await startChildServer(dirs);
     try {
-      const traces = await call<{ traces: Array<{ document: number }> }>(server.url, '/api/traces?limit=1000', { token: API_TOKEN });
+      const traces = await call<{ traces: Array<{ document: number }> }>(server.url, '/api/traces?limit=1000', {
+        token: API_TOKEN,
+      });
       assert.equal(traces.status, 200);
       assert.ok(traces.body.traces.length > 0, 'traces flushed before the crash survive it');
       assert.ok(traces.body.traces.every((t) => t.document === 1));
@@ -107,18 +123,25 @@ describe('kill -9 and restart', () => {
     );
     let server = await startChildServer(dirs);
     try {
-      const started = await call<{ event_id: number }>(server.url, '/api/run?rule_id=slow-scan&dry_run=true', { method: 'POST', token: API_TOKEN });
+      const started = await call<{ event_id: number }>(server.url, '/api/run?rule_id=slow-scan&dry_run=true', {
+        method: 'POST',
+        token: API_TOKEN,
+      });
       assert.equal(started.status, 200, JSON.stringify(started.body));
       const id = started.body.event_id;
       for (let i = 0; i < 100; i++) {
-        const event = await call<{ status: string; processed: number }>(server.url, `/api/events/${id}`, { token: API_TOKEN });
+        const event = await call<{ status: string; processed: number }>(server.url, `/api/events/${id}`, {
+          token: API_TOKEN,
+        });
         if (event.body.status === 'running' && event.body.processed > 0) break;
         await sleep(100);
       }
       await server.kill('SIGKILL');
 
       server = await startChildServer(dirs);
-      const after = await call<{ status: string; error: string | null }>(server.url, `/api/events/${id}`, { token: API_TOKEN });
+      const after = await call<{ status: string; error: string | null }>(server.url, `/api/events/${id}`, {
+        token: API_TOKEN,
+      });
       assert.equal(after.status, 200);
       assert.equal(after.body.status, 'interrupted');
       assert.match(String(after.body.error), /stopped/i);

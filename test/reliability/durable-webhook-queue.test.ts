@@ -26,7 +26,10 @@ describe('the durable webhook queue', () => {
     try {
       const accepted: number[] = [];
       for (const id of DOCS) {
-        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event: 'document_updated', doc_id: String(id) } });
+        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+          token: API_TOKEN,
+          body: { event: 'document_updated', doc_id: String(id) },
+        });
         assert.equal(res.status, 202, JSON.stringify(res.body));
         accepted.push(res.body.event_id);
       }
@@ -43,7 +46,8 @@ describe('the durable webhook queue', () => {
           await sleep(50);
         }
       }
-      for (const id of DOCS) assert.equal(sim.store.getDocument(id)?.title, `${titles.get(id)}!`, `document ${id} ran exactly once`);
+      for (const id of DOCS)
+        assert.equal(sim.store.getDocument(id)?.title, `${titles.get(id)}!`, `document ${id} ran exactly once`);
     } finally {
       await server.kill();
       await sim.close();
@@ -63,7 +67,10 @@ describe('the durable webhook queue', () => {
     try {
       const accepted = new Map<number, number>();
       for (const id of DOCS) {
-        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { token: API_TOKEN, body: { event: 'document_updated', doc_id: String(id) } });
+        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+          token: API_TOKEN,
+          body: { event: 'document_updated', doc_id: String(id) },
+        });
         assert.equal(res.status, 202, JSON.stringify(res.body));
         accepted.set(id, res.body.event_id);
       }
@@ -91,8 +98,10 @@ describe('the durable webhook queue', () => {
         }
       }
       await server.kill('SIGTERM');
-      for (const doc of intact) assert.equal(sim.store.getDocument(doc)?.title, `${titles.get(doc)}!`, `document ${doc} ran exactly once`);
-      for (const doc of [5, 10]) assert.equal(sim.store.getDocument(doc)?.title, titles.get(doc), `the damaged delivery for ${doc} is not run`);
+      for (const doc of intact)
+        assert.equal(sim.store.getDocument(doc)?.title, `${titles.get(doc)}!`, `document ${doc} ran exactly once`);
+      for (const doc of [5, 10])
+        assert.equal(sim.store.getDocument(doc)?.title, titles.get(doc), `the damaged delivery for ${doc} is not run`);
       assert.match(
         server.output(),
         /events journal: \d+ records kept, 2 unreadable lines \(line \d+, \d+; the last one torn\) moved aside to \S+events\.jsonl\.corrupt-/,

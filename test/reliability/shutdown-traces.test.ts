@@ -29,7 +29,11 @@ test('a stop during a busy run loses no trace: every document the run finished h
   const deadline = Date.now() + 20_000;
   let onDisk = 0;
   while (Date.now() < deadline) {
-    const store = await openTraceStore({ dir: path.join(dataDir, 'traces'), retention: 1000, logger: createMemoryLogger() });
+    const store = await openTraceStore({
+      dir: path.join(dataDir, 'traces'),
+      retention: 1000,
+      logger: createMemoryLogger(),
+    });
     onDisk = store.count();
     await store.close();
     if (onDisk > 0 && onDisk >= patched()) break;

@@ -48,13 +48,18 @@ test('kill -9 after the note was written and while the notification is being sen
   const sim = await startSimulator();
   const doc = sim.addDocument({ title: 'Mietvertrag Wohnung', content: 'Vertrag zwischen', tags: [] }).id;
   const notes = async (): Promise<string[]> => {
-    const res = await fetch(`${sim.url}/api/documents/${doc}/notes/`, { headers: { Authorization: `Token ${sim.token}` } });
+    const res = await fetch(`${sim.url}/api/documents/${doc}/notes/`, {
+      headers: { Authorization: `Token ${sim.token}` },
+    });
     return ((await res.json()) as DmsNote[]).map((n) => n.note);
   };
 
   const dirs = { SVC_DATA_DIR: tempDir(), SVC_RULES_DIR: tempDir(), SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token };
   fs.writeFileSync(path.join(dirs.SVC_RULES_DIR, 'checked.yml'), RULES);
-  fs.writeFileSync(path.join(dirs.SVC_DATA_DIR, 'config.yml'), `notify_targets:\n  hook:\n    url: http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook\n`);
+  fs.writeFileSync(
+    path.join(dirs.SVC_DATA_DIR, 'config.yml'),
+    `notify_targets:\n  hook:\n    url: http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook\n`,
+  );
   let server = await startChildServer(dirs);
   try {
     const delivered = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
@@ -85,10 +90,18 @@ test('kill -9 after the note was written and while the notification is being sen
     });
 
     assert.deepEqual(await notes(), ['Checked by dms-rules'], 'exactly one note');
-    assert.equal(received.filter((r) => r.answered).length, 1, `exactly one notification taken: ${JSON.stringify(received)}`);
+    assert.equal(
+      received.filter((r) => r.answered).length,
+      1,
+      `exactly one notification taken: ${JSON.stringify(received)}`,
+    );
     assert.equal(received.length, 2, 'the one cut short by the kill, and its resend');
     assert.match(String(received[0].key), new RegExp(`^dms-rules-${doc}-`));
-    assert.equal(received[1].key, received[0].key, 'the resend carries the same Idempotency-Key, so a receiver can drop a repeat');
+    assert.equal(
+      received[1].key,
+      received[0].key,
+      'the resend carries the same Idempotency-Key, so a receiver can drop a repeat',
+    );
     assert.match(server.output(), /recorded before the last stop are not known to be sent; sending them now/);
   } finally {
     await server.kill();

@@ -12,7 +12,10 @@ test('a webhook flood beyond the queue bound: the overflow gets 503 + Retry-Afte
     path.join(rulesDir, 'flood.yml'),
     'rules:\n  - id: flood\n    when:\n      content: { matches: "(?i)rechnung|invoice" }\n    actions:\n      - add_tags: [Steuer]\n',
   );
-  const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_WEBHOOK_DRY_RUN: 'true' }, { rulesDir });
+  const server = await startTestServer(
+    { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_WEBHOOK_DRY_RUN: 'true' },
+    { rulesDir },
+  );
   try {
     sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 40 });
     const ids = [...sim.store.documents.keys()];
@@ -22,7 +25,10 @@ test('a webhook flood beyond the queue bound: the overflow gets 503 + Retry-Afte
     for (let i = 0; i < ids.length; i += 60) {
       await Promise.all(
         ids.slice(i, i + 60).map(async (doc) => {
-          const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', { body: { event: 'document_updated', doc_id: String(doc) }, token: API_TOKEN });
+          const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+            body: { event: 'document_updated', doc_id: String(doc) },
+            token: API_TOKEN,
+          });
           if (res.status === 202) accepted.set(doc, res.body.event_id);
           else if (res.status === 503) refused.push(res.headers.get('retry-after'));
           else otherStatuses.push(res.status);
@@ -39,11 +45,17 @@ test('a webhook flood beyond the queue bound: the overflow gets 503 + Retry-Afte
 
     await server.services.webhook.queue.idle();
     for (const [doc, eventId] of accepted) {
-      const event = await call<{ status: string; document: number }>(server.url, `/api/events/${eventId}`, { token: API_TOKEN });
+      const event = await call<{ status: string; document: number }>(server.url, `/api/events/${eventId}`, {
+        token: API_TOKEN,
+      });
       assert.equal(event.body.status, 'done', `event ${eventId} for document ${doc}: ${JSON.stringify(event.body)}`);
       assert.equal(event.body.document, doc);
     }
-    const traces = await call<{ traces: Array<{ document: number; source: string }> }>(server.url, '/api/traces?limit=1000', { token: API_TOKEN });
+    const traces = await call<{ traces: Array<{ document: number; source: string }> }>(
+      server.url,
+      '/api/traces?limit=1000',
+      { token: API_TOKEN },
+    );
     const traced = new Set(traces.body.traces.filter((t) => t.source === 'webhook').map((t) => t.document));
     for (const doc of accepted.keys()) assert.ok(traced.has(doc), `accepted document ${doc} has a webhook trace`);
   } finally {

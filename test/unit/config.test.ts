@@ -69,7 +69,13 @@ test('an unusable rules dir stops start-up naming SVC_RULES_DIR', () => {
 
 test('describeConfig masks every secret', () => {
   const config = loadConfig({
-    env: { SVC_ADMIN_PASSWORD: 'pw-123', SVC_API_TOKEN: 'tok-456', SVC_DMS_TOKEN: 'dms-789', SVC_JWT_SECRET: 'jwt-000', SVC_ADMIN_USER: 'anna' },
+    env: {
+      SVC_ADMIN_PASSWORD: 'pw-123',
+      SVC_API_TOKEN: 'tok-456',
+      SVC_DMS_TOKEN: 'dms-789',
+      SVC_JWT_SECRET: 'jwt-000',
+      SVC_ADMIN_USER: 'anna',
+    },
     cwd: tmp(),
   });
   const text = JSON.stringify(describeConfig(config));
@@ -91,14 +97,24 @@ test('a dms URL with user info is refused with a message pointing to SVC_DMS_TOK
 
 test('allowed hosts, public URL and trusted proxies are checked at start', () => {
   const config = loadConfig({
-    env: { SVC_ALLOWED_HOSTS: 'Rules.LAN, rules.lan:8443 [::1]', SVC_PUBLIC_URL: 'https://rules.example.com/', SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8' },
+    env: {
+      SVC_ALLOWED_HOSTS: 'Rules.LAN, rules.lan:8443 [::1]',
+      SVC_PUBLIC_URL: 'https://rules.example.com/',
+      SVC_TRUST_PROXY: 'loopback, 10.0.0.0/8',
+    },
     cwd: tmp(),
   });
   assert.deepEqual(config.allowedHosts, ['rules.lan', 'rules.lan:8443', '[::1]']);
   assert.equal(config.publicUrl, 'https://rules.example.com');
   assert.equal(config.trustProxy, 'loopback,10.0.0.0/8');
   assert.throws(() => loadConfig({ env: { SVC_ALLOWED_HOSTS: 'http://rules.lan' }, cwd: tmp() }), /SVC_ALLOWED_HOSTS/);
-  assert.throws(() => loadConfig({ env: { SVC_PUBLIC_URL: 'https://rules.example.com/app' }, cwd: tmp() }), /SVC_PUBLIC_URL must be an origin only/);
+  assert.throws(
+    () => loadConfig({ env: { SVC_PUBLIC_URL: 'https://rules.example.com/app' }, cwd: tmp() }),
+    /SVC_PUBLIC_URL must be an origin only/,
+  );
   assert.throws(() => loadConfig({ env: { SVC_TRUST_PROXY: 'everyone' }, cwd: tmp() }), /SVC_TRUST_PROXY/);
-  assert.equal(describeConfig(loadConfig({ env: { SVC_WEBHOOK_TOKEN: 'hook-secret-123' }, cwd: tmp() })).SVC_WEBHOOK_TOKEN, '(set)');
+  assert.equal(
+    describeConfig(loadConfig({ env: { SVC_WEBHOOK_TOKEN: 'hook-secret-123' }, cwd: tmp() })).SVC_WEBHOOK_TOKEN,
+    '(set)',
+  );
 });

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { booleanParam, oneOfParam, positiveIntegerParam, singleParam } from '../../server/query-params.js';
 
-const badRequest = (pattern: RegExp) => (err: Error & { status?: number }) => err.status === 400 && pattern.test(err.message);
+const badRequest = (pattern: RegExp) => (err: Error & { status?: number }) =>
+  err.status === 400 && pattern.test(err.message);
 
 test('a repeated parameter is a 400 naming it', () => {
   assert.throws(() => singleParam(['1', '2'], 'document'), badRequest(/"document" once/));

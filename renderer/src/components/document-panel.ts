@@ -49,7 +49,8 @@ function currentValue(doc: Doc, key: string): unknown {
 
 /** A value as the panel shows it: plain names and text, money and dates as people write them. */
 function shown(value: unknown, key: string): HTMLElement {
-  if (value === undefined) return h('span', { class: 'muted' }, key.startsWith('custom_fields.') ? 'not attached' : '—');
+  if (value === undefined)
+    return h('span', { class: 'muted' }, key.startsWith('custom_fields.') ? 'not attached' : '—');
   if (value === null && key === 'owner') return h('span', { class: 'muted' }, 'no owner (everyone may see it)');
   if (value === null || value === '') return h('span', { class: 'muted' }, 'empty');
   if (Array.isArray(value)) {
@@ -61,10 +62,16 @@ function shown(value: unknown, key: string): HTMLElement {
 
 function plain(value: unknown): string {
   // Plain text as it is; money in Paperless's wire form (EUR84.37) and dates as formatValue writes them.
-  return typeof value === 'string' && !/^[A-Z]{3}-?\d+(\.\d+)?$/.test(value) && !/^\d{4}-\d{2}-\d{2}/.test(value) ? value : formatValue(value);
+  return typeof value === 'string' && !/^[A-Z]{3}-?\d+(\.\d+)?$/.test(value) && !/^\d{4}-\d{2}-\d{2}/.test(value)
+    ? value
+    : formatValue(value);
 }
 
-function fieldRows(doc: Doc, changes: Record<string, FieldChange> | undefined, keys: Array<[string, string]>): HTMLElement[] {
+function fieldRows(
+  doc: Doc,
+  changes: Record<string, FieldChange> | undefined,
+  keys: Array<[string, string]>,
+): HTMLElement[] {
   return keys.map(([key, label]) => {
     const change = changes?.[key];
     const now = currentValue(doc, key);
@@ -86,18 +93,48 @@ function fieldRows(doc: Doc, changes: Record<string, FieldChange> | undefined, k
 
 function fieldsTable(caption: string, rows: HTMLElement[], compare: boolean): HTMLElement {
   const head = compare
-    ? h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Before'), h('th', { attrs: { scope: 'col' } }, 'After'))
+    ? h(
+        'tr',
+        {},
+        h('th', { attrs: { scope: 'col' } }, 'Field'),
+        h('th', { attrs: { scope: 'col' } }, 'Before'),
+        h('th', { attrs: { scope: 'col' } }, 'After'),
+      )
     : h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Value'));
-  return h('table', { class: `doc-fields${compare ? ' compare' : ''}` }, h('caption', {}, caption), h('thead', {}, head), h('tbody', {}, ...rows));
+  return h(
+    'table',
+    { class: `doc-fields${compare ? ' compare' : ''}` },
+    h('caption', {}, caption),
+    h('thead', {}, head),
+    h('tbody', {}, ...rows),
+  );
 }
 
-function notesSection(view: DocumentView, changes: Record<string, FieldChange> | undefined, dryRun: boolean): HTMLElement {
+function notesSection(
+  view: DocumentView,
+  changes: Record<string, FieldChange> | undefined,
+  dryRun: boolean,
+): HTMLElement {
   const added = dryRun && Array.isArray(changes?.notes?.to) ? (changes.notes.to as string[]) : [];
   const items = [
-    ...view.notes.map((n) => h('li', {}, h('span', {}, n.note), h('span', { class: 'muted small' }, ` ${n.user ?? 'someone'}, ${formatTime(n.created)}`))),
-    ...added.map((n) => h('li', {}, h('ins', {}, n), h('span', { class: 'muted small' }, ' would be added by this dry run'))),
+    ...view.notes.map((n) =>
+      h(
+        'li',
+        {},
+        h('span', {}, n.note),
+        h('span', { class: 'muted small' }, ` ${n.user ?? 'someone'}, ${formatTime(n.created)}`),
+      ),
+    ),
+    ...added.map((n) =>
+      h('li', {}, h('ins', {}, n), h('span', { class: 'muted small' }, ' would be added by this dry run')),
+    ),
   ];
-  return h('section', { class: 'doc-notes' }, h('h3', {}, 'Notes'), items.length ? h('ul', {}, ...items) : h('p', { class: 'muted' }, 'No notes.'));
+  return h(
+    'section',
+    { class: 'doc-notes' },
+    h('h3', {}, 'Notes'),
+    items.length ? h('ul', {}, ...items) : h('p', { class: 'muted' }, 'No notes.'),
+  );
 }
 
 function textSection(view: DocumentView): HTMLElement {
@@ -106,11 +143,22 @@ function textSection(view: DocumentView): HTMLElement {
     ? h(
         'ul',
         { class: 'hl-legend', attrs: { 'aria-label': 'Rules whose patterns match this text' } },
-        ...text.rules.map((r) => h('li', {}, h('mark', { class: `hl hl-${r.colour}` }, r.rule_id), ` ${r.count} ${r.count === 1 ? 'match' : 'matches'}`)),
+        ...text.rules.map((r) =>
+          h(
+            'li',
+            {},
+            h('mark', { class: `hl hl-${r.colour}` }, r.rule_id),
+            ` ${r.count} ${r.count === 1 ? 'match' : 'matches'}`,
+          ),
+        ),
       )
     : h('p', { class: 'muted small' }, 'No loaded rule has a pattern that matches this text.');
   const cut = view.content_cut
-    ? h('p', { class: 'muted small' }, `Only the first ${view.document.content.length.toLocaleString()} of ${view.content_cut.toLocaleString()} characters are shown.`)
+    ? h(
+        'p',
+        { class: 'muted small' },
+        `Only the first ${view.document.content.length.toLocaleString()} of ${view.content_cut.toLocaleString()} characters are shown.`,
+      )
     : null;
   return h(
     'section',
@@ -126,7 +174,10 @@ function render(view: DocumentView, options: DocumentPanelOptions): HTMLElement[
   const doc = view.document;
   const changes = options.changes && Object.keys(options.changes).length ? options.changes : undefined;
   const customKeys = [
-    ...new Set([...Object.keys(doc.custom_fields).map((k) => `custom_fields.${k}`), ...Object.keys(changes ?? {}).filter((k) => k.startsWith('custom_fields.'))]),
+    ...new Set([
+      ...Object.keys(doc.custom_fields).map((k) => `custom_fields.${k}`),
+      ...Object.keys(changes ?? {}).filter((k) => k.startsWith('custom_fields.')),
+    ]),
   ];
   const compareNote = changes
     ? h(
@@ -173,7 +224,9 @@ function render(view: DocumentView, options: DocumentPanelOptions): HTMLElement[
         ),
         fieldsTable(
           'Owner and permissions',
-          doc.permissions || doc.owner !== null ? fieldRows(doc, changes, PERMISSION_ROWS) : fieldRows(doc, changes, PERMISSION_ROWS.slice(0, 1)),
+          doc.permissions || doc.owner !== null
+            ? fieldRows(doc, changes, PERMISSION_ROWS)
+            : fieldRows(doc, changes, PERMISSION_ROWS.slice(0, 1)),
           !!changes,
         ),
         notesSection(view, changes, options.dryRun === true),
@@ -196,8 +249,16 @@ let shownId = 0;
 function ensureDrawer(): Drawer {
   if (drawer) return drawer;
   const heading = h('h2', { attrs: { id: 'document-panel-title' } });
-  const link = h('a', { class: 'dms-link', attrs: { target: '_blank', rel: 'noopener', id: 'document-panel-dms' } }, 'Open in the dms ↗');
-  const close = h('button', { class: 'close', attrs: { type: 'button', 'aria-label': 'Close the document' } }, 'Close ✕');
+  const link = h(
+    'a',
+    { class: 'dms-link', attrs: { target: '_blank', rel: 'noopener', id: 'document-panel-dms' } },
+    'Open in the dms ↗',
+  );
+  const close = h(
+    'button',
+    { class: 'close', attrs: { type: 'button', 'aria-label': 'Close the document' } },
+    'Close ✕',
+  );
   const body = h('div', { class: 'document-panel-body', attrs: { 'aria-live': 'polite', 'aria-busy': 'false' } });
   const dialog = h(
     'dialog',
@@ -233,13 +294,18 @@ export function openDocumentPanel(id: number, options: DocumentPanelOptions = {}
       d.body.replaceChildren(...render(view, options));
     })
     .catch((err: unknown) => {
-      if (mine === shownId) d.body.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, errorMessage(err)));
+      if (mine === shownId)
+        d.body.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, errorMessage(err)));
     })
     .finally(() => d.body.setAttribute('aria-busy', 'false'));
 }
 
 /** A document named by its title (id after it), opening the panel; `options` as for openDocumentPanel. */
-export function documentButton(id: number, title: string | null | undefined, options: DocumentPanelOptions = {}): HTMLButtonElement {
+export function documentButton(
+  id: number,
+  title: string | null | undefined,
+  options: DocumentPanelOptions = {},
+): HTMLButtonElement {
   const button = h(
     'button',
     { class: 'doc-open', attrs: { type: 'button', 'data-document': id, title: 'Show the document' } },

@@ -58,11 +58,13 @@ function url(id: string): string {
 
 /** Problems a save answer reports: a refused publish, or a draft's non-blocking validation and warnings. */
 export function problemsOf(result: SaveResult | ApiError): Problem[] {
-  if (result instanceof ApiError) return [{ message: result.message, line: result.line, column: result.column, severity: 'error' }];
+  if (result instanceof ApiError)
+    return [{ message: result.message, line: result.line, column: result.column, severity: 'error' }];
   const out: Problem[] = [];
   const v = result.validation;
   if (v && v.ok === false && v.error) out.push({ message: v.error, line: v.line, column: v.column, severity: 'error' });
-  else if (result.error) out.push({ message: result.error, line: result.line, column: result.column, severity: 'error' });
+  else if (result.error)
+    out.push({ message: result.error, line: result.line, column: result.column, severity: 'error' });
   for (const w of [...(result.warnings ?? []), ...(v?.warnings ?? [])]) {
     out.push(typeof w === 'string' ? { message: w, severity: 'warning' } : { ...w, severity: 'warning' });
   }
@@ -89,13 +91,27 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   let testsRan = false;
 
   const state = h('span', { class: 'save-state', attrs: { id: 'save-state', role: 'status', 'aria-live': 'polite' } });
-  const problemsBox = h('div', { class: 'problems', attrs: { id: 'problems', 'aria-live': 'polite', 'aria-label': 'Problems in this file' } });
-  const saveButton = h('button', { class: 'primary', attrs: { type: 'button', id: 'save-button', title: 'Save and publish (Ctrl/Cmd-S)' } }, 'Save');
+  const problemsBox = h('div', {
+    class: 'problems',
+    attrs: { id: 'problems', 'aria-live': 'polite', 'aria-label': 'Problems in this file' },
+  });
+  const saveButton = h(
+    'button',
+    { class: 'primary', attrs: { type: 'button', id: 'save-button', title: 'Save and publish (Ctrl/Cmd-S)' } },
+    'Save',
+  );
   const discardButton = h('button', { attrs: { type: 'button', id: 'discard-button' } }, 'Discard draft');
   const deleteButton = h('button', { class: 'danger', attrs: { type: 'button', id: 'delete-button' } }, 'Delete file');
   const testButton = h(
     'button',
-    { attrs: { type: 'button', id: 'run-tests-button', hidden: file.is_vars, title: "Run this file's tests: examples on the editor's text" } },
+    {
+      attrs: {
+        type: 'button',
+        id: 'run-tests-button',
+        hidden: file.is_vars,
+        title: "Run this file's tests: examples on the editor's text",
+      },
+    },
     'Run tests',
   );
   // Shown while the open text is an unpublished draft: it goes once the draft is published or discarded.
@@ -117,7 +133,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     if (extra) state.textContent += ` · ${extra}`;
     discardButton.disabled = !hasDraft;
     if (!hasDraft) draftBanner.hidden = true;
-    discardButton.title = hasDraft ? 'Throw the draft away and go back to the published file' : 'There is no draft to discard';
+    discardButton.title = hasDraft
+      ? 'Throw the draft away and go back to the published file'
+      : 'There is no draft to discard';
     saveButton.textContent = unpublished ? (file.is_vars ? 'Save' : 'Save & publish') : 'Saved';
     saveButton.disabled = !unpublished;
   }
@@ -144,10 +162,14 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   async function check(withTests: boolean): Promise<void> {
     const content = text();
     try {
-      const r = await request<{ validation: SaveResult['validation']; tests: RuleTestReport[] }>(`${url(file.id)}/check`, { method: 'POST', text: content });
+      const r = await request<{ validation: SaveResult['validation']; tests: RuleTestReport[] }>(
+        `${url(file.id)}/check`,
+        { method: 'POST', text: content },
+      );
       if (content !== text()) return; // typed on meanwhile: the next check or save says more
       const problems = problemsOf({ ok: true, validation: r.validation });
-      const blocking = r.validation?.ok === false && r.tests.length === 0 ? problems.find((p) => p.severity === 'error') : undefined;
+      const blocking =
+        r.validation?.ok === false && r.tests.length === 0 ? problems.find((p) => p.severity === 'error') : undefined;
       if (withTests && blocking) {
         // Tests cannot run on text that does not parse or validate: say what to fix, where.
         renderProblems(problems);
@@ -159,8 +181,18 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
         testsRan = true;
         const failed = r.tests.filter((t) => !t.ok);
         // The validation names the first failing test only; show each at its own line instead.
-        const others = problems.filter((p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message));
-        renderProblems([...failed.map((t): Problem => ({ message: `${t.rule_id}: ${t.message}`, line: t.line, column: t.column, severity: 'error' })), ...others]);
+        const others = problems.filter(
+          (p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message),
+        );
+        renderProblems([
+          ...failed.map((t): Problem => ({
+            message: `${t.rule_id}: ${t.message}`,
+            line: t.line,
+            column: t.column,
+            severity: 'error',
+          })),
+          ...others,
+        ]);
         const passed = r.tests.length - failed.length;
         testSummary.textContent =
           r.tests.length === 0
@@ -274,7 +306,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     h('div', { class: 'editor-status' }, state, testSummary),
     problemsBox,
     draftBanner,
-    loadError ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`) : null,
+    loadError
+      ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`)
+      : null,
     host,
   );
 
@@ -295,7 +329,14 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   renderState();
   // Show why the published file did not load, at its place, until the check of the open text says more.
   if (file.error && typeof file.error === 'object' && file.error.line) {
-    renderProblems([{ message: file.error.message ?? 'This file did not load.', line: file.error.line, column: file.error.column ?? undefined, severity: 'error' }]);
+    renderProblems([
+      {
+        message: file.error.message ?? 'This file did not load.',
+        line: file.error.line,
+        column: file.error.column ?? undefined,
+        severity: 'error',
+      },
+    ]);
   }
   void check(false); // the open file's or draft's diagnostics at once, not after the next keystroke
   revealRule(view, new URLSearchParams(location.search).get('rule'));
@@ -319,6 +360,8 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
 function revealRule(view: EditorView, ruleId: string | null): void {
   if (!ruleId) return;
   const lines = view.state.doc.toString().split('\n');
-  const index = lines.findIndex((l) => new RegExp(`^\\s*-?\\s*id:\\s*["']?${ruleId.replace(/[^a-z0-9_-]/g, '')}["']?\\s*(#.*)?$`).test(l));
+  const index = lines.findIndex((l) =>
+    new RegExp(`^\\s*-?\\s*id:\\s*["']?${ruleId.replace(/[^a-z0-9_-]/g, '')}["']?\\s*(#.*)?$`).test(l),
+  );
   if (index >= 0) revealPosition(view, index + 1, lines[index].indexOf('id:') + 1);
 }

@@ -19,12 +19,15 @@ export function fileError(file: RuleFileEntry): string | null {
 export function fileNameProblem(name: string): string | null {
   if (name.trim() === '') return 'Enter a file name such as invoices.yml or finance/invoices.yml.';
   if (!/\.ya?ml$/.test(name)) return 'The name must end in .yml or .yaml.';
-  if (name.includes('\\') || name.startsWith('/')) return 'Use a plain name, or one package folder like finance/invoices.yml.';
+  if (name.includes('\\') || name.startsWith('/'))
+    return 'Use a plain name, or one package folder like finance/invoices.yml.';
   const parts = name.split('/');
   if (parts.length > 2) return 'Only one package folder is allowed: package/name.yml.';
-  if (parts.some((p) => p === '' || p === '.' || p === '..' || p.startsWith('.'))) return 'Folder and file names may not be empty or start with a dot.';
+  if (parts.some((p) => p === '' || p === '.' || p === '..' || p.startsWith('.')))
+    return 'Folder and file names may not be empty or start with a dot.';
   // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
-  if (parts.some((p) => /[\u0000-\u001f<>:"|?*]/.test(p))) return 'The name contains a character file systems do not allow.';
+  if (parts.some((p) => /[\u0000-\u001f<>:"|?*]/.test(p)))
+    return 'The name contains a character file systems do not allow.';
   if (new TextEncoder().encode(name).length > 255) return 'The name is too long (at most 255 bytes).';
   return null;
 }
@@ -33,7 +36,14 @@ function fileItem(file: RuleFileEntry, selectedId: string | null): HTMLElement {
   const error = fileError(file);
   const link = h(
     'a',
-    { attrs: { href: `/rules/${encodeURIComponent(file.id)}`, 'data-nav': true, 'aria-current': file.id === selectedId ? 'page' : null, title: file.path } },
+    {
+      attrs: {
+        href: `/rules/${encodeURIComponent(file.id)}`,
+        'data-nav': true,
+        'aria-current': file.id === selectedId ? 'page' : null,
+        title: file.path,
+      },
+    },
     h('span', { class: 'name' }, file.name),
     file.is_vars ? h('span', { class: 'tag vars', attrs: { title: 'Variables file' } }, 'vars') : null,
     file.has_draft ? h('span', { class: 'tag draft', attrs: { title: 'Has an unpublished draft' } }, 'draft') : null,
@@ -51,7 +61,8 @@ function fileItem(file: RuleFileEntry, selectedId: string | null): HTMLElement {
 export function fileTree(files: RuleFileEntry[], selectedId: string | null): HTMLElement {
   const top = files.filter((f) => f.package === null).sort((a, b) => a.path.localeCompare(b.path));
   const packages = [...new Set(files.filter((f) => f.package !== null).map((f) => f.package as string))].sort();
-  if (files.length === 0) return h('p', { class: 'empty-state' }, 'No rule files yet. Create one below, e.g. invoices.yml.');
+  if (files.length === 0)
+    return h('p', { class: 'empty-state' }, 'No rule files yet. Create one below, e.g. invoices.yml.');
   return h(
     'ul',
     { class: 'tree', attrs: { role: 'list' } },
@@ -80,10 +91,18 @@ export function fileTree(files: RuleFileEntry[], selectedId: string | null): HTM
 
 /** The "new file" form; calls `onCreated` with the new file's id. */
 export function newFileForm(onCreated: (id: string) => void): HTMLElement {
-  const input = h('input', { attrs: { id: 'new-file-name', placeholder: 'package/name.yml', autocomplete: 'off', spellcheck: 'false' } });
+  const input = h('input', {
+    attrs: { id: 'new-file-name', placeholder: 'package/name.yml', autocomplete: 'off', spellcheck: 'false' },
+  });
   const status = h('p', { class: 'status', attrs: { role: 'alert', id: 'new-file-status', hidden: true } });
   const button = h('button', { attrs: { type: 'submit' } }, 'Create');
-  const form = h('form', { class: 'new-file' }, h('label', { attrs: { for: 'new-file-name' } }, 'New rule file'), h('div', { class: 'row' }, input, button), status);
+  const form = h(
+    'form',
+    { class: 'new-file' },
+    h('label', { attrs: { for: 'new-file-name' } }, 'New rule file'),
+    h('div', { class: 'row' }, input, button),
+    status,
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const name = input.value.trim();

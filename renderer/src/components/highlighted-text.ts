@@ -20,7 +20,9 @@ export function highlightedText(text: string, matches: DocumentMatch[]): Highlig
     counts.set(m.rule_id, (counts.get(m.rule_id) ?? 0) + 1);
   }
   const colour = (rule: string) => order.indexOf(rule) % COLOURS;
-  const cuts = [...new Set([0, text.length, ...matches.flatMap((m) => [m.start, m.end])])].filter((n) => n >= 0 && n <= text.length).sort((a, b) => a - b);
+  const cuts = [...new Set([0, text.length, ...matches.flatMap((m) => [m.start, m.end])])]
+    .filter((n) => n >= 0 && n <= text.length)
+    .sort((a, b) => a - b);
   const pre = h('pre', { class: 'doc-text', attrs: { tabindex: 0, 'aria-label': 'Document text' } });
   for (let i = 0; i + 1 < cuts.length; i++) {
     const [start, end] = [cuts[i], cuts[i + 1]];
@@ -31,8 +33,22 @@ export function highlightedText(text: string, matches: DocumentMatch[]): Highlig
       continue;
     }
     const rules = [...new Set(covering.map((m) => m.rule_id))];
-    const what = covering.map((m) => `${m.rule_id}: ${m.kind === 'extract' ? `extracts ${m.label}` : `matches ${m.label}`}`);
-    pre.append(h('mark', { class: `hl hl-${colour(rules[0])}`, attrs: { title: [...new Set(what)].join('\n'), 'data-rules': rules.join(' ') } }, piece));
+    const what = covering.map(
+      (m) => `${m.rule_id}: ${m.kind === 'extract' ? `extracts ${m.label}` : `matches ${m.label}`}`,
+    );
+    pre.append(
+      h(
+        'mark',
+        {
+          class: `hl hl-${colour(rules[0])}`,
+          attrs: { title: [...new Set(what)].join('\n'), 'data-rules': rules.join(' ') },
+        },
+        piece,
+      ),
+    );
   }
-  return { element: pre, rules: order.map((rule_id) => ({ rule_id, count: counts.get(rule_id) ?? 0, colour: colour(rule_id) })) };
+  return {
+    element: pre,
+    rules: order.map((rule_id) => ({ rule_id, count: counts.get(rule_id) ?? 0, colour: colour(rule_id) })),
+  };
 }

@@ -20,7 +20,11 @@ function reportView(report: JobReport, dryRun: boolean): HTMLElement {
     { class: 'job-report' },
     h('p', {}, report.summary),
     ...(report.samples ?? []).flatMap((sample) => [
-      h('h4', { class: 'sample-doc' }, documentButton(sample.document, sample.title || null, { changes: sample.changes, dryRun })),
+      h(
+        'h4',
+        { class: 'sample-doc' },
+        documentButton(sample.document, sample.title || null, { changes: sample.changes, dryRun }),
+      ),
       diffTable(sample.changes),
     ]),
   );
@@ -28,7 +32,8 @@ function reportView(report: JobReport, dryRun: boolean): HTMLElement {
 
 /** "applied as job #N", "undone by #N" and the like, for a job panel and the jobs table. */
 export function eventLinks(j: JobEvent): HTMLElement[] {
-  const link = (text: string, id: number) => h('span', { class: 'event-link', attrs: { 'data-link': text } }, `${text} #${id}`);
+  const link = (text: string, id: number) =>
+    h('span', { class: 'event-link', attrs: { 'data-link': text } }, `${text} #${id}`);
   const out: HTMLElement[] = [];
   if (j.applied_as != null) out.push(link('applied as job', j.applied_as));
   if (j.applied_from != null) out.push(link('applies dry run', j.applied_from));
@@ -48,7 +53,11 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
   const apply = h('button', { class: 'primary', attrs: { type: 'button', hidden: true } }, 'Apply for real');
   const undo = h('button', { attrs: { type: 'button', hidden: true } }, 'Undo these changes');
   const links = h('p', { class: 'job-links', attrs: { hidden: true } });
-  const traces = h('a', { attrs: { href: `/traces?event_id=${eventId}`, 'data-nav': true, hidden: true } }, 'Traces of this job');
+  const traces = h(
+    'a',
+    { attrs: { href: `/traces?event_id=${eventId}`, 'data-nav': true, hidden: true } },
+    'Traces of this job',
+  );
   const element = h(
     'section',
     { class: 'job-panel', attrs: { 'data-event-id': eventId, 'aria-label': `Job ${eventId}` } },
@@ -69,7 +78,10 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
   function render(j: JobEvent): void {
     job = j;
     element.dataset.status = j.status;
-    const kind = j.kind === 'revert' ? `Undo of job #${j.reverts ?? '?'}` : `${j.dry_run ? 'Dry run' : 'Run'} of ${j.rule_id ?? 'all rules'} on all documents`;
+    const kind =
+      j.kind === 'revert'
+        ? `Undo of job #${j.reverts ?? '?'}`
+        : `${j.dry_run ? 'Dry run' : 'Run'} of ${j.rule_id ?? 'all rules'} on all documents`;
     title.textContent = `Job #${j.event_id}: ${kind}`;
     const total = j.total ?? 0;
     if (total > 0) {
@@ -113,7 +125,12 @@ export function jobPanel(eventId: number, onNewJob?: (eventId: number) => void):
   });
   apply.addEventListener('click', () => {
     if (!job?.rule_id) return;
-    if (!window.confirm(`Write these changes to the dms? ${job.changed} ${job.changed === 1 ? 'document' : 'documents'} will change.`)) return;
+    if (
+      !window.confirm(
+        `Write these changes to the dms? ${job.changed} ${job.changed === 1 ? 'document' : 'documents'} will change.`,
+      )
+    )
+      return;
     apply.disabled = true;
     request<RunResult>(`/api/events/${eventId}/apply`, { method: 'POST' })
       .then((r) => {

@@ -16,19 +16,34 @@ export interface JobsTable {
 function row(e: JobEvent, open: (id: number) => void): HTMLElement {
   const details = h('button', { class: 'link', attrs: { type: 'button' } }, 'Details');
   details.addEventListener('click', () => open(e.event_id));
-  const resume = e.kind === 'job' && e.status === 'interrupted' ? h('button', { class: 'link', attrs: { type: 'button', 'data-resume': e.event_id } }, 'Resume') : null;
+  const resume =
+    e.kind === 'job' && e.status === 'interrupted'
+      ? h('button', { class: 'link', attrs: { type: 'button', 'data-resume': e.event_id } }, 'Resume')
+      : null;
   resume?.addEventListener('click', () => {
     resume.setAttribute('disabled', '');
     request<{ event_id: number }>(`/api/events/${e.event_id}/resume`, { method: 'POST' })
       .then((r) => open(r.event_id))
-      .catch((err: unknown) => resume.replaceWith(h('span', { class: 'error', attrs: { role: 'alert' } }, errorMessage(err))));
+      .catch((err: unknown) =>
+        resume.replaceWith(h('span', { class: 'error', attrs: { role: 'alert' } }, errorMessage(err))),
+      );
   });
   const cells = [
     h('span', { class: 'job-id' }, String(e.event_id)),
     e.kind,
-    e.rule_id ?? (e.document != null ? `document ${e.document}` : e.catchup ? `changed since ${formatTime(e.catchup.since)}` : 'all'),
+    e.rule_id ??
+      (e.document != null
+        ? `document ${e.document}`
+        : e.catchup
+          ? `changed since ${formatTime(e.catchup.since)}`
+          : 'all'),
     e.dry_run ? 'dry run' : 'real',
-    h('span', {}, h('span', { class: `badge job-${e.status}` }, e.status), h('span', { class: 'job-links' }, ...eventLinks(e))),
+    h(
+      'span',
+      {},
+      h('span', { class: `badge job-${e.status}` }, e.status),
+      h('span', { class: 'job-links' }, ...eventLinks(e)),
+    ),
     `${e.processed}${e.total != null ? ` / ${e.total}` : ''}`,
     String(e.matched),
     String(e.changed),
@@ -68,7 +83,11 @@ export function jobsTable(open: (id: number) => void, onLoad?: (events: JobEvent
         last = seen;
         element.replaceChildren(
           events.length === 0
-            ? h('p', { class: 'empty-state' }, 'No jobs yet. Start one from the Rules page: pick a rule and "Dry-run this rule on all documents".')
+            ? h(
+                'p',
+                { class: 'empty-state' },
+                'No jobs yet. Start one from the Rules page: pick a rule and "Dry-run this rule on all documents".',
+              )
             : h(
                 'table',
                 { class: 'jobs' },
@@ -79,7 +98,9 @@ export function jobsTable(open: (id: number) => void, onLoad?: (events: JobEvent
       }
     } catch (err) {
       last = '';
-      element.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)));
+      element.replaceChildren(
+        h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)),
+      );
     }
     if (!stopped) timer = window.setTimeout(() => void refresh(), REFRESH_MS);
   }

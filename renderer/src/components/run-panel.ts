@@ -28,7 +28,8 @@ const RAN: Record<EditorVersion, string> = {
 /** The rules' changes in run order as one before → after: a field two rules change goes from the first's before to the last's after. */
 function mergedChanges(list: Array<Record<string, FieldChange>>): Record<string, FieldChange> {
   const out: Record<string, FieldChange> = {};
-  for (const changes of list) for (const [field, c] of Object.entries(changes)) out[field] = out[field] ? { ...c, from: out[field].from } : c;
+  for (const changes of list)
+    for (const [field, c] of Object.entries(changes)) out[field] = out[field] ? { ...c, from: out[field].from } : c;
   return out;
 }
 
@@ -44,11 +45,21 @@ export function runPanel(source?: RunSource): RunPanel {
   const rule = h('select', { attrs: { id: 'run-rule' } });
   const dry = h('input', { attrs: { id: 'run-dry', type: 'checkbox', role: 'switch', checked: true } });
   dry.checked = true;
-  const dryLabel = h('label', { class: 'switch', attrs: { for: 'run-dry' } }, dry, h('span', {}, 'Dry run (change nothing)'));
+  const dryLabel = h(
+    'label',
+    { class: 'switch', attrs: { for: 'run-dry' } },
+    dry,
+    h('span', {}, 'Dry run (change nothing)'),
+  );
   const run = h('button', { class: 'primary', attrs: { type: 'submit', id: 'run-button' } }, 'Run on document');
   const runAll = h('button', { attrs: { type: 'button', id: 'run-all-button' } }, 'Dry-run this rule on all documents');
   const skipDry = h('input', { attrs: { id: 'run-skip-report', type: 'checkbox' } });
-  const skipLabel = h('label', { class: 'check small', attrs: { for: 'run-skip-report', hidden: true } }, skipDry, ' Skip the dry report and write at once');
+  const skipLabel = h(
+    'label',
+    { class: 'check small', attrs: { for: 'run-skip-report', hidden: true } },
+    skipDry,
+    ' Skip the dry report and write at once',
+  );
   const status = h('p', { class: 'status', attrs: { role: 'alert', hidden: true } });
   const results = h('div', { class: 'run-results', attrs: { 'aria-live': 'polite' } });
   const dialog = traceDialog('run-results');
@@ -94,26 +105,35 @@ export function runPanel(source?: RunSource): RunPanel {
     jobs.prepend(panel.element);
   }
 
-  async function runOnDocument(document: number): Promise<{ r: RunResult & { document_title?: string }; ran: string | null }> {
+  async function runOnDocument(
+    document: number,
+  ): Promise<{ r: RunResult & { document_title?: string }; ran: string | null }> {
     const ruleId = rule.value || undefined;
     // A dry run from the editor tries what is being edited; a real run writes what is published.
     if (source && dry.checked) {
       const version = source.version();
-      const r = await request<RunResult & { document_title?: string }>(`/api/ui/rules/${encodeURIComponent(source.fileId)}/dry-run`, {
-        method: 'POST',
-        text: source.text(),
-        query: { document, rule_id: ruleId },
-      });
+      const r = await request<RunResult & { document_title?: string }>(
+        `/api/ui/rules/${encodeURIComponent(source.fileId)}/dry-run`,
+        {
+          method: 'POST',
+          text: source.text(),
+          query: { document, rule_id: ruleId },
+        },
+      );
       return { r, ran: `Ran ${RAN[version]} of ${source.path}${ruleId ? '' : ' with the other loaded files'}.` };
     }
-    const r = await request<RunResult>('/api/run', { method: 'POST', query: { document, rule_id: ruleId, dry_run: dry.checked } });
+    const r = await request<RunResult>('/api/run', {
+      method: 'POST',
+      query: { document, rule_id: ruleId, dry_run: dry.checked },
+    });
     return { r, ran: source ? `Ran the published rules (a real run writes only what is published).` : null };
   }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const document = picker.value();
-    if (document === null) return say(status, 'Enter a document id, or type part of a title and pick a document.', 'error');
+    if (document === null)
+      return say(status, 'Enter a document id, or type part of a title and pick a document.', 'error');
     say(status, '');
     run.disabled = true;
     results.replaceChildren(h('p', { class: 'muted' }, 'Running…'));
@@ -129,7 +149,14 @@ export function runPanel(source?: RunSource): RunPanel {
         reopen.addEventListener('click', () => dialog.element.showModal());
         const changes = mergedChanges(traces.map((t) => t.changes ?? {}));
         const beforeAfter = () => documentButton(document, title, { changes, dryRun: r.dry_run });
-        const docLine = () => h('p', { class: 'run-document' }, 'Document: ', beforeAfter(), Object.keys(changes).length ? ' (before and after)' : '');
+        const docLine = () =>
+          h(
+            'p',
+            { class: 'run-document' },
+            'Document: ',
+            beforeAfter(),
+            Object.keys(changes).length ? ' (before and after)' : '',
+          );
         results.append(reopen, docLine());
         dialog.show(
           heading,
@@ -149,8 +176,13 @@ export function runPanel(source?: RunSource): RunPanel {
   runAll.addEventListener('click', () => {
     if (!rule.value) return say(status, 'Choose one rule to run on all documents.', 'error');
     const writeNow = !dry.checked && skipDry.checked;
-    if (writeNow && !window.confirm(`Write ${rule.value}'s changes to ALL documents now, without a dry report first?`)) return;
-    say(status, dry.checked || writeNow ? '' : 'A dry run first: read its report, then "Apply for real" writes.', 'info');
+    if (writeNow && !window.confirm(`Write ${rule.value}'s changes to ALL documents now, without a dry report first?`))
+      return;
+    say(
+      status,
+      dry.checked || writeNow ? '' : 'A dry run first: read its report, then "Apply for real" writes.',
+      'info',
+    );
     runAll.disabled = true;
     request<RunResult>('/api/run', { method: 'POST', query: { rule_id: rule.value, dry_run: !writeNow } })
       .then((r) => (r.event_id != null ? follow(r.event_id) : say(status, 'The service did not start a job.', 'error')))
@@ -173,8 +205,24 @@ export function runPanel(source?: RunSource): RunPanel {
       const others = allRules.filter((r) => !fileRules.includes(r));
       rule.replaceChildren(
         h('option', { attrs: { value: '' } }, 'All rules'),
-        ...(fileRules.length ? [h('optgroup', { attrs: { label: 'This file' } }, ...fileRules.map((r) => h('option', { attrs: { value: r } }, r)))] : []),
-        ...(others.length ? [h('optgroup', { attrs: { label: 'Other files' } }, ...others.map((r) => h('option', { attrs: { value: r } }, r)))] : []),
+        ...(fileRules.length
+          ? [
+              h(
+                'optgroup',
+                { attrs: { label: 'This file' } },
+                ...fileRules.map((r) => h('option', { attrs: { value: r } }, r)),
+              ),
+            ]
+          : []),
+        ...(others.length
+          ? [
+              h(
+                'optgroup',
+                { attrs: { label: 'Other files' } },
+                ...others.map((r) => h('option', { attrs: { value: r } }, r)),
+              ),
+            ]
+          : []),
       );
       const keep = [...fileRules, ...others].includes(previous) ? previous : (fileRules[0] ?? '');
       rule.value = keep;

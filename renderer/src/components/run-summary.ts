@@ -29,7 +29,9 @@ export function runSummary(traces: Trace[]): HTMLElement {
       `${matched.length} of ${traces.length} rule${traces.length === 1 ? '' : 's'} matched`,
       matched.length ? ': ' : '.',
       ...matched.flatMap((t, i) => [i ? ', ' : '', h('code', {}, t.rule_id)]),
-      failed.length ? h('span', { class: 'error-text' }, ` · ${failed.length} failed: ${failed.map((t) => t.rule_id).join(', ')}`) : null,
+      failed.length
+        ? h('span', { class: 'error-text' }, ` · ${failed.length} failed: ${failed.map((t) => t.rule_id).join(', ')}`)
+        : null,
     ),
     Object.keys(changes).length
       ? h('div', {}, h('h4', {}, 'The document after every rule'), diffTable(changes))

@@ -13,7 +13,17 @@ export function scheduledRuns(): HTMLElement {
         h(
           'table',
           { class: 'schedules' },
-          h('thead', {}, h('tr', {}, ...['Rule', 'Schedule', 'Mode', 'Next run', 'Last run'].map((c) => h('th', { attrs: { scope: 'col' } }, c)))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ...['Rule', 'Schedule', 'Mode', 'Next run', 'Last run'].map((c) =>
+                h('th', { attrs: { scope: 'col' } }, c),
+              ),
+            ),
+          ),
           h(
             'tbody',
             {},
@@ -29,7 +39,11 @@ export function scheduledRuns(): HTMLElement {
                   'td',
                   {},
                   s.last_event_id != null
-                    ? h('a', { attrs: { href: `/traces?event_id=${s.last_event_id}`, 'data-nav': true } }, formatTime(s.last_run))
+                    ? h(
+                        'a',
+                        { attrs: { href: `/traces?event_id=${s.last_event_id}`, 'data-nav': true } },
+                        formatTime(s.last_run),
+                      )
                     : formatTime(s.last_run),
                   s.last_skipped ? ` (skipped ${formatTime(s.last_skipped)}: previous run still going)` : '',
                 ),
@@ -39,6 +53,8 @@ export function scheduledRuns(): HTMLElement {
         ),
       );
     })
-    .catch((err: unknown) => box.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, `Schedules: ${errorMessage(err)}`)));
+    .catch((err: unknown) =>
+      box.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, `Schedules: ${errorMessage(err)}`)),
+    );
   return box;
 }

@@ -12,7 +12,12 @@ export function traceDialog(id: string): TraceDialog {
   const heading = h('h2', { attrs: { id: `${id}-title` } });
   const body = h('div', { class: 'trace-dialog-body', attrs: { id: `${id}-body`, 'aria-live': 'polite' } });
   const close = h('button', { class: 'close', attrs: { type: 'button', 'aria-label': 'Close' } }, 'Close ✕');
-  const element = h('dialog', { class: 'trace-dialog', attrs: { id, 'aria-labelledby': `${id}-title` } }, h('header', {}, heading, close), body);
+  const element = h(
+    'dialog',
+    { class: 'trace-dialog', attrs: { id, 'aria-labelledby': `${id}-title` } },
+    h('header', {}, heading, close),
+    body,
+  );
   close.addEventListener('click', () => element.close());
   // A click on the backdrop (outside the panel's box) closes it too.
   element.addEventListener('click', (event) => {

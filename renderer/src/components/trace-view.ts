@@ -35,7 +35,13 @@ function documentLabel(trace: Trace, links: TraceLinks): HTMLElement {
         'a',
         {
           class: 'dms-doc',
-          attrs: { href: dmsDocumentUrl(links.dmsUrl, id), target: '_blank', rel: 'noopener', title: 'Open in the dms', 'aria-label': `Open document ${id} in the dms` },
+          attrs: {
+            href: dmsDocumentUrl(links.dmsUrl, id),
+            target: '_blank',
+            rel: 'noopener',
+            title: 'Open in the dms',
+            'aria-label': `Open document ${id} in the dms`,
+          },
         },
         '↗',
       )
@@ -49,12 +55,20 @@ export function revertedJob(trace: Trace): number | null {
   return typeof target === 'number' ? target : null;
 }
 
-const UNDO_LABEL: Record<string, string> = { matched: 'restored', skipped: 'left as is', error: 'error', not_matched: 'left as is', timeout: 'timed out' };
+const UNDO_LABEL: Record<string, string> = {
+  matched: 'restored',
+  skipped: 'left as is',
+  error: 'error',
+  not_matched: 'left as is',
+  timeout: 'timed out',
+};
 
 /** "undo of job #3: tags back to Rechnung; Betrag back to EUR 84.37", or what it left alone. */
 function undoLine(trace: Trace, job: number): string {
   const restored = Object.entries(trace.changes ?? {}).map(([field, c]) =>
-    field.startsWith('custom_fields.') && c.to === null && c.empty !== 'to' ? `${field} taken off` : `${field} back to ${formatValue(c.to)}`,
+    field.startsWith('custom_fields.') && c.to === null && c.empty !== 'to'
+      ? `${field} taken off`
+      : `${field} back to ${formatValue(c.to)}`,
   );
   const verb = trace.dry_run ? 'would set' : 'set';
   if (restored.length) return `undo of job #${job}: ${verb} ${restored.join('; ')}`;
@@ -70,7 +84,8 @@ const STATUS_LABEL: Record<string, string> = {
 };
 
 function conditions(trace: Trace): HTMLElement {
-  if (trace.conditions.length === 0) return h('p', { class: 'muted' }, 'No conditions: the rule applies to every document.');
+  if (trace.conditions.length === 0)
+    return h('p', { class: 'muted' }, 'No conditions: the rule applies to every document.');
   return h(
     'ul',
     { class: 'conditions' },
@@ -79,7 +94,11 @@ function conditions(trace: Trace): HTMLElement {
       const li = h(
         'li',
         { class: c.result ? 'pass' : 'fail', attrs: { 'data-depth': Math.min(depth, 6) } },
-        h('span', { class: 'mark', attrs: { 'aria-label': c.result ? 'holds' : 'does not hold' } }, c.result ? '✓' : '✗'),
+        h(
+          'span',
+          { class: 'mark', attrs: { 'aria-label': c.result ? 'holds' : 'does not hold' } },
+          c.result ? '✓' : '✗',
+        ),
         h('span', { class: 'desc' }, c.description, c.error ? h('span', { class: 'error-text' }, ` ${c.error}`) : null),
         // A regex hit shows the text around it; other conditions what the field held (unless the description says it).
         c.operator === 'matches' && c.result && typeof c.actual === 'string'
@@ -94,9 +113,15 @@ function conditions(trace: Trace): HTMLElement {
 }
 
 function extracted(trace: Trace): HTMLElement | null {
-  const entries = Object.entries(trace.extracted ?? {}).filter(([name]) => !(name === 'reverts_event' && revertedJob(trace) !== null));
+  const entries = Object.entries(trace.extracted ?? {}).filter(
+    ([name]) => !(name === 'reverts_event' && revertedJob(trace) !== null),
+  );
   if (entries.length === 0) return null;
-  return h('dl', { class: 'extracted' }, ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, formatValue(value)))]));
+  return h(
+    'dl',
+    { class: 'extracted' },
+    ...entries.flatMap(([name, value]) => [h('dt', {}, name), h('dd', {}, h('code', {}, formatValue(value)))]),
+  );
 }
 
 /** Before: the old list, removed items struck out. After: the new list, added items marked. */
@@ -104,7 +129,8 @@ function listCells(from: unknown[], to: unknown[]): [HTMLElement, HTMLElement] {
   const before = from.map((v) => formatValue(v));
   const after = to.map((v) => formatValue(v));
   // An empty list says so: a blank cell reads as "not shown", not "nobody".
-  const cell = (items: HTMLElement[]) => h('td', {}, items.length ? h('span', { class: 'list-diff' }, ...items) : h('span', { class: 'muted' }, 'none'));
+  const cell = (items: HTMLElement[]) =>
+    h('td', {}, items.length ? h('span', { class: 'list-diff' }, ...items) : h('span', { class: 'muted' }, 'none'));
   return [
     cell(before.map((v) => (after.includes(v) ? h('span', { class: 'kept' }, v) : h('del', {}, v)))),
     cell(after.map((v) => (before.includes(v) ? h('span', { class: 'kept' }, v) : h('ins', {}, v)))),
@@ -127,7 +153,13 @@ export function diffTable(changes: Record<string, FieldChange>): HTMLElement {
     h(
       'thead',
       {},
-      h('tr', {}, h('th', { attrs: { scope: 'col' } }, 'Field'), h('th', { attrs: { scope: 'col' } }, 'Before'), h('th', { attrs: { scope: 'col' } }, 'After')),
+      h(
+        'tr',
+        {},
+        h('th', { attrs: { scope: 'col' } }, 'Field'),
+        h('th', { attrs: { scope: 'col' } }, 'Before'),
+        h('th', { attrs: { scope: 'col' } }, 'After'),
+      ),
     ),
     h('tbody', {}, ...Object.entries(changes).map(([field, change]) => changeRow(field, change))),
   );
@@ -135,7 +167,9 @@ export function diffTable(changes: Record<string, FieldChange>): HTMLElement {
 
 function changes(trace: Trace): HTMLElement | null {
   if (Object.keys(trace.changes ?? {}).length === 0) {
-    return trace.status === 'matched' ? h('p', { class: 'muted' }, 'No changes: the document already is as the rule wants it.') : null;
+    return trace.status === 'matched'
+      ? h('p', { class: 'muted' }, 'No changes: the document already is as the rule wants it.')
+      : null;
   }
   return diffTable(trace.changes);
 }
@@ -165,8 +199,12 @@ function section(title: string, body: HTMLElement | null): HTMLElement | null {
 /** A collapsible trace; `open` expands it at once (run results), closed in long lists. */
 export function traceView(trace: Trace, open = false, links: TraceLinks = {}): HTMLDetailsElement {
   const undoOf = revertedJob(trace);
-  const details = h('details', { class: `trace status-${trace.status}${undoOf !== null ? ' undo' : ''}`, attrs: { open, 'data-trace-id': trace.id } });
-  const label = undoOf !== null ? (UNDO_LABEL[trace.status] ?? trace.status) : (STATUS_LABEL[trace.status] ?? trace.status);
+  const details = h('details', {
+    class: `trace status-${trace.status}${undoOf !== null ? ' undo' : ''}`,
+    attrs: { open, 'data-trace-id': trace.id },
+  });
+  const label =
+    undoOf !== null ? (UNDO_LABEL[trace.status] ?? trace.status) : (STATUS_LABEL[trace.status] ?? trace.status);
   details.append(
     h(
       'summary',
@@ -175,8 +213,18 @@ export function traceView(trace: Trace, open = false, links: TraceLinks = {}): H
       h('span', { class: 'rule' }, trace.rule_id),
       documentLabel(trace, links),
       trace.dry_run ? h('span', { class: 'badge dry' }, 'dry run') : null,
-      h('span', { class: 'source muted' }, undoOf !== null ? `undo #${trace.event_id ?? '?'}` : trace.source + (trace.event_id != null ? ` #${trace.event_id}` : '')),
-      h('time', { class: 'muted', attrs: { datetime: trace.at } }, `${formatTime(trace.at)} · ${Math.round(trace.duration_ms)} ms`),
+      h(
+        'span',
+        { class: 'source muted' },
+        undoOf !== null
+          ? `undo #${trace.event_id ?? '?'}`
+          : trace.source + (trace.event_id != null ? ` #${trace.event_id}` : ''),
+      ),
+      h(
+        'time',
+        { class: 'muted', attrs: { datetime: trace.at } },
+        `${formatTime(trace.at)} · ${Math.round(trace.duration_ms)} ms`,
+      ),
       undoOf !== null ? h('span', { class: 'undo-line' }, undoLine(trace, undoOf)) : null,
     ),
   );
@@ -187,7 +235,13 @@ export function traceView(trace: Trace, open = false, links: TraceLinks = {}): H
     section(undoOf !== null ? 'What the undo checked' : 'Conditions', conditions(trace)),
     section('Extracted values', extracted(trace)),
     section(
-      undoOf !== null ? (trace.dry_run ? 'Would restore (dry run)' : 'Restored') : trace.dry_run ? 'Changes (not written: dry run)' : 'Changes',
+      undoOf !== null
+        ? trace.dry_run
+          ? 'Would restore (dry run)'
+          : 'Restored'
+        : trace.dry_run
+          ? 'Changes (not written: dry run)'
+          : 'Changes',
       undoOf !== null && Object.keys(trace.changes ?? {}).length === 0 ? null : changes(trace),
     ),
     section('Actions', actions(trace)),
@@ -196,7 +250,11 @@ export function traceView(trace: Trace, open = false, links: TraceLinks = {}): H
           'p',
           { class: 'muted small' },
           'Rule file: ',
-          h('a', { class: 'rule-link', attrs: { href: ruleEditorHref(trace.file, trace.rule_id), 'data-nav': true } }, `${trace.file} (${trace.rule_id})`),
+          h(
+            'a',
+            { class: 'rule-link', attrs: { href: ruleEditorHref(trace.file, trace.rule_id), 'data-nav': true } },
+            `${trace.file} (${trace.rule_id})`,
+          ),
         )
       : null,
   );

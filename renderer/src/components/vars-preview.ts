@@ -11,7 +11,10 @@ export interface VarsPreview {
 }
 
 export function varsPreview(fileId: string): VarsPreview {
-  const output = h('pre', { class: 'vars-output', attrs: { id: 'vars-preview', tabindex: 0, 'aria-label': 'Rendered variables' } });
+  const output = h('pre', {
+    class: 'vars-output',
+    attrs: { id: 'vars-preview', tabindex: 0, 'aria-label': 'Rendered variables' },
+  });
   const status = h('p', { class: 'muted small', attrs: { 'aria-live': 'polite' } });
   let timer: number | undefined;
   let seq = 0;
@@ -20,7 +23,10 @@ export function varsPreview(fileId: string): VarsPreview {
     const mine = ++seq;
     status.textContent = 'Rendering…';
     try {
-      const r = await request<{ ok: boolean; result: string }>(`/api/ui/rules/${encodeURIComponent(fileId)}/preview`, { method: 'POST', text: content });
+      const r = await request<{ ok: boolean; result: string }>(`/api/ui/rules/${encodeURIComponent(fileId)}/preview`, {
+        method: 'POST',
+        text: content,
+      });
       if (mine !== seq) return;
       output.textContent = r.result === '' ? '# (no variables)' : r.result;
       output.classList.remove('stale');

@@ -52,14 +52,20 @@ export function createEditor(options: EditorOptions): EditorView {
   const mount = document.createElement('div');
   mount.className = 'cm-mount';
   shadow.append(mount);
-  return new EditorView({ parent: mount, state: EditorState.create({ doc: options.content, extensions: [extensions, editorTheme] }) });
+  return new EditorView({
+    parent: mount,
+    state: EditorState.create({ doc: options.content, extensions: [extensions, editorTheme] }),
+  });
 }
 
 // Our look inside the shadow root (app.css does not reach in there).
 const editorTheme = EditorView.theme({
   '&': { height: 'var(--editor-height, 60vh)', fontSize: '13px', backgroundColor: '#fff' },
   '&.cm-focused': { outline: 'none' },
-  '.cm-scroller': { fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace', lineHeight: '1.5' },
+  '.cm-scroller': {
+    fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace',
+    lineHeight: '1.5',
+  },
   '.cm-gutters': { backgroundColor: '#f6f7f5', borderRight: '1px solid #d8ddd9', color: '#5d6963' },
   '.cm-activeLine': { backgroundColor: '#f3f7f4' },
   '.cm-activeLineGutter': { backgroundColor: '#e4efe8' },
@@ -78,7 +84,13 @@ export function showProblems(view: EditorView, problems: Problem[]): void {
     const rest = doc.sliceString(from, line.to);
     const word = /^\S+/.exec(rest)?.[0].length ?? 0;
     const to = word > 0 ? from + word : line.to > from ? line.to : from;
-    return { from, to, severity: p.severity, message: p.message, source: p.line ? `line ${lineNo}, column ${p.column ?? 1}` : undefined };
+    return {
+      from,
+      to,
+      severity: p.severity,
+      message: p.message,
+      source: p.line ? `line ${lineNo}, column ${p.column ?? 1}` : undefined,
+    };
   });
   view.dispatch(setDiagnostics(view.state, diagnostics));
 }

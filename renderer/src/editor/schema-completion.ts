@@ -27,7 +27,18 @@ const VOCABULARY_FOR: Record<string, keyof Vocabulary> = {
 };
 
 // Operators sit between a field and its value: `tags: { any: [...] }` still completes tag names.
-const PASS_THROUGH = new Set([ITEM, 'equals', 'in', 'contains', 'contains_any', 'starts_with', 'ends_with', 'any', 'all', 'none']);
+const PASS_THROUGH = new Set([
+  ITEM,
+  'equals',
+  'in',
+  'contains',
+  'contains_any',
+  'starts_with',
+  'ends_with',
+  'any',
+  'all',
+  'none',
+]);
 const FROM_FIELDS = ['content', 'title', 'original_file_name', 'notes'];
 /** Common values for an extraction's `locale:`; any tag Intl knows is accepted. */
 const LOCALES = ['de', 'de-AT', 'de-CH', 'en', 'en-GB', 'en-US', 'es', 'fr', 'it', 'nl', 'pl', 'pt'];
@@ -93,7 +104,12 @@ function actionAbove(lines: string[], line: number, column: number): string | nu
 }
 
 /** The options for a context; separate from CodeMirror so it can be reasoned about on its own. */
-export function optionsFor(data: CompletionData, text: string, line: number, column: number): { from: number; options: Completion[] } | null {
+export function optionsFor(
+  data: CompletionData,
+  text: string,
+  line: number,
+  column: number,
+): { from: number; options: Completion[] } | null {
   if (!data.schema) return null;
   const lines = text.split('\n');
   if (data.language) {
@@ -113,21 +129,37 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
     const words = data.language;
     if (words && last && (words.fields.includes(last) || last.startsWith('custom_fields.'))) {
       keys = keys.filter((k) => fitsField(last, k.key, words));
-      if (last === 'tags') keys.sort((a, b) => Number(words.tag_operators.includes(b.key)) - Number(words.tag_operators.includes(a.key)));
+      if (last === 'tags')
+        keys.sort((a, b) => Number(words.tag_operators.includes(b.key)) - Number(words.tag_operators.includes(a.key)));
     }
     if (words && last === ITEM && ctx.path[ctx.path.length - 2] === 'actions') {
       // On the item's `- ` line an action is chosen; below it, only the modifiers that action takes.
       const onDash = /-\s*$/.test((lines[line] ?? '').slice(0, ctx.fromColumn));
       const action = onDash ? null : actionAbove(lines, line, ctx.fromColumn);
-      keys = keys.filter((k) => (words.action_modifiers.includes(k.key) ? !onDash && action !== null && (MODIFIER_ACTIONS[k.key]?.includes(action) ?? true) : onDash));
+      keys = keys.filter((k) =>
+        words.action_modifiers.includes(k.key)
+          ? !onDash && action !== null && (MODIFIER_ACTIONS[k.key]?.includes(action) ?? true)
+          : onDash,
+      );
     }
     for (const k of keys) {
-      options.push({ label: k.key, type: 'property', detail: oneLine(k.description), info: k.description, apply: k.nested ? `${k.key}:` : `${k.key}: ` });
+      options.push({
+        label: k.key,
+        type: 'property',
+        detail: oneLine(k.description),
+        info: k.description,
+        apply: k.nested ? `${k.key}:` : `${k.key}: `,
+      });
     }
     if (last === 'set_custom_fields') {
-      for (const name of data.vocabulary.custom_fields) options.push({ label: name, type: 'variable', detail: 'custom field', apply: `${yamlScalar(name)}: ` });
+      for (const name of data.vocabulary.custom_fields)
+        options.push({ label: name, type: 'variable', detail: 'custom field', apply: `${yamlScalar(name)}: ` });
     }
-    if (nodes.some((n) => n.patternProperties && Object.keys(n.patternProperties).some((p) => p.includes('custom_fields')))) {
+    if (
+      nodes.some(
+        (n) => n.patternProperties && Object.keys(n.patternProperties).some((p) => p.includes('custom_fields')),
+      )
+    ) {
       for (const name of data.vocabulary.custom_fields) {
         const key = `custom_fields.${name}`;
         options.push({ label: key, type: 'variable', detail: 'custom field', apply: `${yamlScalar(key)}: ` });
@@ -136,13 +168,17 @@ export function optionsFor(data: CompletionData, text: string, line: number, col
   } else {
     const kind = vocabularyKind(ctx.path);
     // A field compared with a name: true/false would be legal YAML but never what is meant.
-    for (const value of scalarsOf(nodes)) if (!kind || !['true', 'false'].includes(value)) options.push({ label: value, type: 'enum' });
+    for (const value of scalarsOf(nodes))
+      if (!kind || !['true', 'false'].includes(value)) options.push({ label: value, type: 'enum' });
     if (kind) {
       const detail = kind.replace(/_/g, ' ').replace(/s$/, '');
-      for (const name of data.vocabulary[kind]) options.push({ label: name, type: 'constant', detail, apply: quoted ? name : yamlScalar(name) });
+      for (const name of data.vocabulary[kind])
+        options.push({ label: name, type: 'constant', detail, apply: quoted ? name : yamlScalar(name) });
     }
     // `expect: { unchanged: [custom_fields.Betrag] }` names fields.
-    if (ctx.path.includes('unchanged')) for (const f of data.language?.fields ?? []) options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
+    if (ctx.path.includes('unchanged'))
+      for (const f of data.language?.fields ?? [])
+        options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
     if (last === 'locale') for (const l of LOCALES) options.push({ label: l, type: 'enum', detail: 'language' });
     if (last === 'from') {
       for (const f of [...FROM_FIELDS, ...data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`)])
@@ -160,7 +196,8 @@ export function schemaCompletion(getData: () => CompletionData): CompletionSourc
     // Open by itself only after a word character, `- `, `: `, `[`, `{`, `,`, `{{ ` or `| `; never on a bare new
     // line, where Enter must make another line, not accept a suggestion. Ctrl-Space always opens it.
     const before = line.text.slice(0, context.pos - line.from);
-    if (!context.explicit && (word?.text.trim() ?? '') === '' && !/(\S-\s|-\s|:\s|[[{,|]\s*)$/.test(before)) return null;
+    if (!context.explicit && (word?.text.trim() ?? '') === '' && !/(\S-\s|-\s|:\s|[[{,|]\s*)$/.test(before))
+      return null;
     const result = optionsFor(getData(), context.state.doc.toString(), line.number - 1, context.pos - line.from);
     if (!result) return null;
     return { from: line.from + result.from, options: result.options, validFor: /^[\w.\- ]*$/ };

@@ -24,7 +24,9 @@ function deref(root: SchemaNode, node: SchemaNode, seen = 0): SchemaNode {
   const m = /^#\/(definitions|\$defs)\/(.+)$/.exec(node.$ref);
   const target = m ? (m[1] === 'definitions' ? root.definitions : root.$defs)?.[m[2]] : undefined;
   // Keep the referring node's description (it says what this place means).
-  return target ? { ...deref(root, target, seen + 1), ...(node.description ? { description: node.description } : {}) } : node;
+  return target
+    ? { ...deref(root, target, seen + 1), ...(node.description ? { description: node.description } : {}) }
+    : node;
 }
 
 /** A node and its oneOf/anyOf/allOf branches, flattened and dereferenced. */
@@ -47,7 +49,8 @@ function child(root: SchemaNode, node: SchemaNode, segment: string): SchemaNode[
   for (const [pattern, schema] of Object.entries(node.patternProperties ?? {})) {
     if (new RegExp(pattern).test(segment)) return alternatives(root, schema);
   }
-  if (node.additionalProperties && typeof node.additionalProperties === 'object') return alternatives(root, node.additionalProperties);
+  if (node.additionalProperties && typeof node.additionalProperties === 'object')
+    return alternatives(root, node.additionalProperties);
   return [];
 }
 

@@ -32,29 +32,48 @@ export interface TemplateNames {
 }
 
 /** Options for a cursor inside an open `{{` on this line, or null when it is not in one. */
-export function templateOptions(text: string, before: string, names: TemplateNames): { back: number; options: Completion[] } | null {
+export function templateOptions(
+  text: string,
+  before: string,
+  names: TemplateNames,
+): { back: number; options: Completion[] } | null {
   const open = before.lastIndexOf('{{');
   if (open === -1 || before.lastIndexOf('}}') > open) return null;
   const inside = before.slice(open + 2);
   const word = /[\w.]*$/.exec(inside)?.[0] ?? '';
   if (/\|\s*[\w]*$/.test(inside)) {
-    return { back: word.length, options: names.words.template_filters.map((f) => ({ label: f, type: 'function', detail: 'filter' })) };
+    return {
+      back: word.length,
+      options: names.words.template_filters.map((f) => ({ label: f, type: 'function', detail: 'filter' })),
+    };
   }
   // `doc.custom_fields.Betrag.` or `total.`: the members of a money value.
   const owner = /^(doc\.custom_fields\.[^.]+|[A-Za-z_]\w*)\.\w*$/.exec(word)?.[1];
   if (owner && (owner.startsWith('doc.custom_fields.') || extractedNames(text).includes(owner))) {
-    const members = ['amount', 'currency'].map((m): Completion => ({ label: `${owner}.${m}`, type: 'property', detail: 'money' }));
+    const members = ['amount', 'currency'].map((m): Completion => ({
+      label: `${owner}.${m}`,
+      type: 'property',
+      detail: 'money',
+    }));
     return { back: word.length, options: members };
   }
   if (word.startsWith('doc.custom_fields.')) {
-    return { back: word.length, options: names.customFields.map((n) => ({ label: `doc.custom_fields.${n}`, type: 'property' })) };
+    return {
+      back: word.length,
+      options: names.customFields.map((n) => ({ label: `doc.custom_fields.${n}`, type: 'property' })),
+    };
   }
   if (word.startsWith('doc.')) {
     const fields = [...names.words.fields, ...DOC_FIELDS_EXTRA].map((f) => ({ label: `doc.${f}`, type: 'property' }));
     return { back: word.length, options: [...fields, { label: 'doc.custom_fields.', type: 'property' }] };
   }
-  if (word.startsWith('vars.')) return { back: word.length, options: names.vars.map((n) => ({ label: `vars.${n}`, type: 'variable' })) };
+  if (word.startsWith('vars.'))
+    return { back: word.length, options: names.vars.map((n) => ({ label: `vars.${n}`, type: 'variable' })) };
   const extracted = extractedNames(text).map((n): Completion => ({ label: n, type: 'variable', detail: 'extracted' }));
-  const context = names.words.template_context.map((n): Completion => ({ label: n, type: 'namespace', apply: n === 'doc' || n === 'vars' ? `${n}.` : n }));
+  const context = names.words.template_context.map((n): Completion => ({
+    label: n,
+    type: 'namespace',
+    apply: n === 'doc' || n === 'vars' ? `${n}.` : n,
+  }));
   return { back: word.length, options: [...extracted, ...context] };
 }

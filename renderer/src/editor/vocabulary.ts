@@ -10,12 +10,26 @@ export interface Vocabulary {
   groups: string[];
 }
 
-export const EMPTY_VOCABULARY: Vocabulary = { tags: [], correspondents: [], document_types: [], storage_paths: [], custom_fields: [], users: [], groups: [] };
+export const EMPTY_VOCABULARY: Vocabulary = {
+  tags: [],
+  correspondents: [],
+  document_types: [],
+  storage_paths: [],
+  custom_fields: [],
+  users: [],
+  groups: [],
+};
 
 function names(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   return value
-    .map((v) => (typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string' ? (v as { name: string }).name : null))
+    .map((v) =>
+      typeof v === 'string'
+        ? v
+        : v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string'
+          ? (v as { name: string }).name
+          : null,
+    )
     .filter((v): v is string => v !== null);
 }
 
@@ -47,7 +61,8 @@ export interface LanguageWords {
 
 export function normalizeLanguage(raw: unknown): LanguageWords {
   const v = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  const list = (key: keyof LanguageWords): string[] => (Array.isArray(v[key]) ? (v[key] as unknown[]).filter((x): x is string => typeof x === 'string') : []);
+  const list = (key: keyof LanguageWords): string[] =>
+    Array.isArray(v[key]) ? (v[key] as unknown[]).filter((x): x is string => typeof x === 'string') : [];
   return {
     fields: list('fields'),
     text_operators: list('text_operators'),

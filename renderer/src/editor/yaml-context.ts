@@ -87,7 +87,12 @@ export function yamlContextAt(text: string, lineIndex: number, column: number): 
   if (value.startsWith('[') || value.startsWith('{')) return flowContext(value, valueStart, valuePath);
   if (value.startsWith('|') || value.startsWith('>')) return null;
   const quoted = /^["']/.test(value);
-  return { kind: 'value', path: valuePath, prefix: value.slice(quoted ? 1 : 0), fromColumn: valueStart + (quoted ? 1 : 0) };
+  return {
+    kind: 'value',
+    path: valuePath,
+    prefix: value.slice(quoted ? 1 : 0),
+    fromColumn: valueStart + (quoted ? 1 : 0),
+  };
 }
 
 interface FlowFrame {
@@ -139,5 +144,10 @@ function flowContext(value: string, valueStart: number, valuePath: string[]): Ya
   const prefix = token.trimStart().slice(quoted ? 1 : 0);
   const fromColumn = valueStart + tokenStart + lead + (quoted ? 1 : 0);
   if (top.kind === 'map' && top.key === null) return { kind: 'key', path: top.path, prefix, fromColumn };
-  return { kind: 'value', path: top.kind === 'map' ? [...top.path, top.key ?? ''] : [...top.path, ITEM], prefix, fromColumn };
+  return {
+    kind: 'value',
+    path: top.kind === 'map' ? [...top.path, top.key ?? ''] : [...top.path, ITEM],
+    prefix,
+    fromColumn,
+  };
 }

@@ -4,7 +4,12 @@ import { dmsStatusLines, type StatusLine } from '../dms-status-text.js';
 import { h } from '../dom.js';
 import type { DmsHealth } from '../types.js';
 
-const CLASSES: Record<StatusLine['kind'], string> = { ok: '', error: 'error-box', warning: 'banner', note: 'muted small' };
+const CLASSES: Record<StatusLine['kind'], string> = {
+  ok: '',
+  error: 'error-box',
+  warning: 'banner',
+  note: 'muted small',
+};
 
 /** A block that fills itself once the health answer arrives. */
 export function dmsConnectionStatus(): HTMLElement {
@@ -12,9 +17,17 @@ export function dmsConnectionStatus(): HTMLElement {
   request<{ dms: DmsHealth }>('/api/health')
     .then((health) => {
       for (const line of dmsStatusLines(health.dms)) {
-        block.append(h('p', { class: CLASSES[line.kind], attrs: { id: line.id, role: line.kind === 'error' ? 'alert' : null } }, line.text));
+        block.append(
+          h(
+            'p',
+            { class: CLASSES[line.kind], attrs: { id: line.id, role: line.kind === 'error' ? 'alert' : null } },
+            line.text,
+          ),
+        );
       }
     })
-    .catch((err: unknown) => block.append(h('p', { class: 'error-box' }, `Cannot read the dms status: ${errorMessage(err)}`)));
+    .catch((err: unknown) =>
+      block.append(h('p', { class: 'error-box' }, `Cannot read the dms status: ${errorMessage(err)}`)),
+    );
   return block;
 }

@@ -21,8 +21,19 @@ export function renderJobsPage(main: HTMLElement): () => void {
   const table = jobsTable(follow, (events) => {
     for (const e of events) if (e.status === 'queued' || e.status === 'running') follow(e.event_id);
   });
-  const intro = 'Runs of one rule over all documents, their undo, webhook deliveries from the dms, and catch-ups of what changed while the service was not listening.';
-  main.append(h('section', { class: 'jobs-page' }, h('h1', {}, 'Jobs'), h('p', { class: 'muted' }, intro), scheduledRuns(), live, table.element));
+  const intro =
+    'Runs of one rule over all documents, their undo, webhook deliveries from the dms, and catch-ups of what changed while the service was not listening.';
+  main.append(
+    h(
+      'section',
+      { class: 'jobs-page' },
+      h('h1', {}, 'Jobs'),
+      h('p', { class: 'muted' }, intro),
+      scheduledRuns(),
+      live,
+      table.element,
+    ),
+  );
 
   return () => {
     table.stop();

@@ -4,8 +4,18 @@ import { loginMessage } from '../login-message.js';
 import { signIn } from '../session.js';
 
 export function renderLogin(root: HTMLElement, onSignedIn: () => void): void {
-  const user = h('input', { attrs: { id: 'login-user', name: 'username', autocomplete: 'username', required: true, autofocus: true } });
-  const pass = h('input', { attrs: { id: 'login-password', name: 'password', type: 'password', autocomplete: 'current-password', required: true } });
+  const user = h('input', {
+    attrs: { id: 'login-user', name: 'username', autocomplete: 'username', required: true, autofocus: true },
+  });
+  const pass = h('input', {
+    attrs: {
+      id: 'login-password',
+      name: 'password',
+      type: 'password',
+      autocomplete: 'current-password',
+      required: true,
+    },
+  });
   const status = h('p', { class: 'status', attrs: { role: 'alert', id: 'login-status', hidden: true } });
   const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Sign in');
   const form = h(

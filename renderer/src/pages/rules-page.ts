@@ -69,7 +69,13 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   try {
     list = await request<RuleList>('/api/ui/rules');
   } catch (err) {
-    treeHost.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, `Cannot list the rule files: ${errorMessage(err)}`));
+    treeHost.replaceChildren(
+      h(
+        'p',
+        { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } },
+        `Cannot list the rule files: ${errorMessage(err)}`,
+      ),
+    );
     return () => undefined;
   }
   const refreshTree = async (): Promise<void> => {
@@ -85,7 +91,14 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
   const file = fileId ? list.files.find((f) => f.id === fileId) : undefined;
   let editorRef: { text(): string; version(): 'unsaved' | 'draft' | 'published' } | null = null;
   const run = runPanel(
-    file && !file.is_vars ? { fileId: file.id, path: file.path, text: () => editorRef?.text() ?? '', version: () => editorRef?.version() ?? 'published' } : undefined,
+    file && !file.is_vars
+      ? {
+          fileId: file.id,
+          path: file.path,
+          text: () => editorRef?.text() ?? '',
+          version: () => editorRef?.version() ?? 'published',
+        }
+      : undefined,
   );
   stops.push(() => run.stop());
 
@@ -126,7 +139,13 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
       },
     });
   } catch (err) {
-    center.append(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, `Cannot open ${file.path}: ${errorMessage(err)}`));
+    center.append(
+      h(
+        'p',
+        { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } },
+        `Cannot open ${file.path}: ${errorMessage(err)}`,
+      ),
+    );
     return () => stops.forEach((s) => s());
   }
   const editor = pane;

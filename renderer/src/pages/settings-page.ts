@@ -21,22 +21,41 @@ function field(name: string, label: string, input: HTMLInputElement, fixed: bool
   input.name = name;
   input.disabled = fixed;
   const note = fixed ? `Set by the environment variable ${ENV_NAMES[name]}; change it there.` : hint;
-  return h('div', { class: 'field' }, h('label', { attrs: { for: input.id } }, label), input, note ? h('p', { class: 'muted small' }, note) : null);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { attrs: { for: input.id } }, label),
+    input,
+    note ? h('p', { class: 'muted small' }, note) : null,
+  );
 }
 
 function renderForm(section: HTMLElement, s: Settings): void {
   const fixed = (name: string) => (s.overridden_by_env as readonly string[]).includes(name);
   const status = h('p', { class: 'status', attrs: { role: 'alert', hidden: true, id: 'settings-status' } });
-  const dmsUrl = h('input', { attrs: { type: 'url', value: s.dms_url ?? '', placeholder: 'https://paperless.example.lan' } });
-  const secret = (set: boolean) => h('input', { attrs: { type: 'password', autocomplete: 'new-password', placeholder: set ? 'set — leave empty to keep' : 'not set' } });
+  const dmsUrl = h('input', {
+    attrs: { type: 'url', value: s.dms_url ?? '', placeholder: 'https://paperless.example.lan' },
+  });
+  const secret = (set: boolean) =>
+    h('input', {
+      attrs: {
+        type: 'password',
+        autocomplete: 'new-password',
+        placeholder: set ? 'set — leave empty to keep' : 'not set',
+      },
+    });
   const dmsToken = secret(s.dms_token_set);
   const adminUser = h('input', { attrs: { value: s.admin_user ?? '', autocomplete: 'username' } });
   const adminPassword = secret(s.admin_password_set);
   const apiToken = secret(s.api_token_set);
   const currentPassword = h('input', { attrs: { type: 'password', autocomplete: 'current-password' } });
-  const dry = h('input', { attrs: { type: 'checkbox', role: 'switch', id: 'settings-webhook_dry_run', disabled: fixed('webhook_dry_run') } });
+  const dry = h('input', {
+    attrs: { type: 'checkbox', role: 'switch', id: 'settings-webhook_dry_run', disabled: fixed('webhook_dry_run') },
+  });
   dry.checked = s.webhook_dry_run;
-  const poll = h('input', { attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' } });
+  const poll = h('input', {
+    attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' },
+  });
   const restart = h(
     'p',
     { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } },
@@ -67,7 +86,12 @@ function renderForm(section: HTMLElement, s: Settings): void {
       {},
       h('legend', {}, 'Webhook and scripts'),
       field('api_token', 'API token (bearer for the webhook and scripts)', apiToken, fixed('api_token')),
-      h('label', { class: 'switch', attrs: { for: dry.id } }, dry, h('span', {}, 'Webhook runs are dry runs (for trying a new setup)')),
+      h(
+        'label',
+        { class: 'switch', attrs: { for: dry.id } },
+        dry,
+        h('span', {}, 'Webhook runs are dry runs (for trying a new setup)'),
+      ),
       field(
         'poll_minutes',
         'Poll the dms every … minutes',
@@ -93,7 +117,8 @@ function renderForm(section: HTMLElement, s: Settings): void {
     const body: Record<string, string | number | boolean | null> = {};
     const url = dmsUrl.value.trim();
     if (!fixed('dms_url') && url !== (s.dms_url ?? '')) body.dms_url = url === '' ? null : url;
-    if (!fixed('admin_user') && adminUser.value.trim() !== (s.admin_user ?? '')) body.admin_user = adminUser.value.trim();
+    if (!fixed('admin_user') && adminUser.value.trim() !== (s.admin_user ?? ''))
+      body.admin_user = adminUser.value.trim();
     if (!fixed('webhook_dry_run') && dry.checked !== s.webhook_dry_run) body.webhook_dry_run = dry.checked;
     const minutes = poll.value.trim() === '' ? null : Number(poll.value);
     if (!fixed('poll_minutes') && minutes !== s.poll_minutes) body.poll_minutes = minutes;
@@ -141,7 +166,11 @@ function renderForm(section: HTMLElement, s: Settings): void {
         'p',
         { class: 'muted small' },
         'What the service did and why something failed ("the service log has the details"). The desktop app writes it to a file in its data folder (File → Open log); ',
-        h('a', { attrs: { href: '/api/ui/log', download: 'dms-rules-service.log', id: 'download-log' } }, 'download the service log'),
+        h(
+          'a',
+          { attrs: { href: '/api/ui/log', download: 'dms-rules-service.log', id: 'download-log' } },
+          'download the service log',
+        ),
         '.',
       ),
     ),
@@ -153,6 +182,10 @@ export function renderSettingsPage(main: HTMLElement): () => void {
   main.append(section);
   request<Settings>('/api/ui/settings')
     .then((s) => renderForm(section, s))
-    .catch((err: unknown) => section.append(h('p', { class: 'error-box', attrs: { role: 'alert' } }, `Cannot read the settings: ${errorMessage(err)}`)));
+    .catch((err: unknown) =>
+      section.append(
+        h('p', { class: 'error-box', attrs: { role: 'alert' } }, `Cannot read the settings: ${errorMessage(err)}`),
+      ),
+    );
   return () => undefined;
 }

@@ -14,16 +14,37 @@ export function renderSetup(root: HTMLElement, allowed: boolean, onCreated: () =
           'section',
           { class: 'login-card', attrs: { id: 'setup-refused' } },
           h('h1', {}, 'dms-rules is not set up yet'),
-          h('p', {}, 'No admin account exists. For safety it can only be created on the machine the service runs on: open http://localhost:<port>/ there.'),
-          h('p', { class: 'muted small' }, 'Or set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD for the service and restart it.'),
+          h(
+            'p',
+            {},
+            'No admin account exists. For safety it can only be created on the machine the service runs on: open http://localhost:<port>/ there.',
+          ),
+          h(
+            'p',
+            { class: 'muted small' },
+            'Or set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD for the service and restart it.',
+          ),
         ),
       ),
     );
     return;
   }
-  const user = h('input', { attrs: { id: 'setup-user', name: 'username', autocomplete: 'username', required: true, value: 'admin' } });
-  const pass = h('input', { attrs: { id: 'setup-password', name: 'password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 } });
-  const again = h('input', { attrs: { id: 'setup-password-again', type: 'password', autocomplete: 'new-password', required: true } });
+  const user = h('input', {
+    attrs: { id: 'setup-user', name: 'username', autocomplete: 'username', required: true, value: 'admin' },
+  });
+  const pass = h('input', {
+    attrs: {
+      id: 'setup-password',
+      name: 'password',
+      type: 'password',
+      autocomplete: 'new-password',
+      required: true,
+      minlength: 8,
+    },
+  });
+  const again = h('input', {
+    attrs: { id: 'setup-password-again', type: 'password', autocomplete: 'new-password', required: true },
+  });
   const status = h('p', { class: 'status', attrs: { role: 'alert', id: 'setup-status', hidden: true } });
   const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Create the admin account');
   const form = h(

@@ -26,7 +26,9 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
   const nav = h(
     'nav',
     { attrs: { 'aria-label': 'Sections' } },
-    ...SECTIONS.map((s) => h('a', { attrs: { href: s.href, 'data-nav': true, 'aria-current': s.id === active ? 'page' : null } }, s.label)),
+    ...SECTIONS.map((s) =>
+      h('a', { attrs: { href: s.href, 'data-nav': true, 'aria-current': s.id === active ? 'page' : null } }, s.label),
+    ),
   );
   const dms = h('span', { class: 'dms', attrs: { id: 'dms-badge' } });
   const arrival = h('span', { class: 'arrival muted small', attrs: { id: 'arrival-status' } });

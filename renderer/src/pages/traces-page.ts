@@ -6,7 +6,9 @@ import { uiConfig } from '../session.js';
 import type { DocumentHit, Trace } from '../types.js';
 
 /** The filters as the service takes them: a title becomes the documents it names, a rule id a prefix. */
-async function serviceQuery(query: Record<string, string>): Promise<{ query: Record<string, string>; titles: Record<number, string> }> {
+async function serviceQuery(
+  query: Record<string, string>,
+): Promise<{ query: Record<string, string>; titles: Record<number, string> }> {
   const out: Record<string, string> = { ...query };
   const titles: Record<number, string> = {};
   delete out.document;
@@ -14,7 +16,9 @@ async function serviceQuery(query: Record<string, string>): Promise<{ query: Rec
   if (query.rule_id) out.rule_prefix = query.rule_id;
   if (query.document && /^\d+$/.test(query.document)) out.document = query.document;
   else if (query.document) {
-    const { documents } = await request<{ documents: DocumentHit[] }>('/api/ui/documents', { query: { search: query.document } });
+    const { documents } = await request<{ documents: DocumentHit[] }>('/api/ui/documents', {
+      query: { search: query.document },
+    });
     for (const d of documents) titles[d.id] = d.title;
     // No document has that title: ask for one that cannot exist, so the list says "no match".
     out.documents = documents.length
@@ -32,7 +36,11 @@ async function missingTitles(traces: Trace[], known: Record<number, string>): Pr
   const ids = [...new Set(traces.map((t) => t.document))].filter((id) => !(id in known));
   if (ids.length === 0) return {};
   try {
-    return (await request<{ titles: Record<number, string> }>('/api/ui/documents/titles', { query: { ids: ids.slice(0, 200).join(',') } })).titles;
+    return (
+      await request<{ titles: Record<number, string> }>('/api/ui/documents/titles', {
+        query: { ids: ids.slice(0, 200).join(',') },
+      })
+    ).titles;
   } catch {
     return {};
   }
@@ -43,7 +51,11 @@ const STATUSES = ['matched', 'not_matched', 'error', 'skipped', 'timeout'];
 
 export function renderTracesPage(main: HTMLElement): () => void {
   const params = new URLSearchParams(location.search);
-  const input = (id: string, label: string, attrs: Record<string, string> = {}): [HTMLLabelElement, HTMLInputElement] => {
+  const input = (
+    id: string,
+    label: string,
+    attrs: Record<string, string> = {},
+  ): [HTMLLabelElement, HTMLInputElement] => {
     const el = h('input', { attrs: { id: `filter-${id}`, name: id, value: params.get(id) ?? '', ...attrs } });
     return [h('label', { attrs: { for: `filter-${id}` } }, label), el];
   };
@@ -54,7 +66,9 @@ export function renderTracesPage(main: HTMLElement): () => void {
     'select',
     { attrs: { id: 'filter-status', name: 'status' } },
     h('option', { attrs: { value: '' } }, 'any'),
-    ...STATUSES.map((s) => h('option', { attrs: { value: s, selected: params.get('status') === s } }, s.replace('_', ' '))),
+    ...STATUSES.map((s) =>
+      h('option', { attrs: { value: s, selected: params.get('status') === s } }, s.replace('_', ' ')),
+    ),
   );
   const list = h('div', { class: 'traces-host', attrs: { 'aria-live': 'polite', 'aria-busy': 'false' } });
   const summary = h('p', { class: 'muted' });
@@ -65,7 +79,12 @@ export function renderTracesPage(main: HTMLElement): () => void {
     h('div', {}, ruleLabel, rule),
     h('div', {}, h('label', { attrs: { for: 'filter-status' } }, 'Status'), status),
     h('div', {}, eventLabel, eventId),
-    h('div', { class: 'buttons' }, h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Show'), h('button', { attrs: { type: 'reset' } }, 'Clear')),
+    h(
+      'div',
+      { class: 'buttons' },
+      h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Show'),
+      h('button', { attrs: { type: 'reset' } }, 'Clear'),
+    ),
   );
 
   async function load(): Promise<void> {
@@ -86,13 +105,17 @@ export function renderTracesPage(main: HTMLElement): () => void {
       list.replaceChildren(
         traceList(
           traces,
-          filtered ? 'No trace matches these filters. Clear them to see everything.' : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.',
+          filtered
+            ? 'No trace matches these filters. Clear them to see everything.'
+            : 'No traces yet. Run a rule on a document (Rules page) and its trace appears here.',
           false,
           { dmsUrl: config?.dms_url ?? null, titles },
         ),
       );
     } catch (err) {
-      list.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)));
+      list.replaceChildren(
+        h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)),
+      );
     } finally {
       list.setAttribute('aria-busy', 'false');
     }

@@ -33,13 +33,23 @@ function authenticate(req: IncomingMessage, deps: ApiHandlerDeps): SimUser | Sim
   const token = /^token\s+(\S+)$/i.exec(header);
   if (token) {
     if (token[1] === deps.token) return deps.users.owner;
-    return deps.users.byToken.get(token[1]) ?? { status: 401, body: { detail: 'Invalid token.' }, headers: { 'www-authenticate': 'Token' } };
+    return (
+      deps.users.byToken.get(token[1]) ?? {
+        status: 401,
+        body: { detail: 'Invalid token.' },
+        headers: { 'www-authenticate': 'Token' },
+      }
+    );
   }
   const basic = /^basic\s+(\S+)$/i.exec(header);
   if (basic) {
     const [user, ...rest] = Buffer.from(basic[1], 'base64').toString('utf8').split(':');
     if (user === deps.username && rest.join(':') === deps.password) return deps.users.owner;
-    return { status: 401, body: { detail: 'Invalid username/password.' }, headers: { 'www-authenticate': 'Basic realm="api"' } };
+    return {
+      status: 401,
+      body: { detail: 'Invalid username/password.' },
+      headers: { 'www-authenticate': 'Basic realm="api"' },
+    };
   }
   // Bearer and anything else count as anonymous, as in DRF.
   return { status: 401, body: NOT_PROVIDED, headers: { 'www-authenticate': 'Token' } };
@@ -48,8 +58,11 @@ function authenticate(req: IncomingMessage, deps: ApiHandlerDeps): SimUser | Sim
 async function tokenEndpoint(req: IncomingMessage, deps: ApiHandlerDeps): Promise<SimResult> {
   const raw = await readBody(req);
   const type = req.headers['content-type'] ?? '';
-  const body = type.includes('json') ? (parseJsonBody(raw, type, false) as Record<string, unknown>) : Object.fromEntries(new URLSearchParams(raw));
-  if (body.username === deps.username && body.password === deps.password) return { status: 200, body: { token: deps.token } };
+  const body = type.includes('json')
+    ? (parseJsonBody(raw, type, false) as Record<string, unknown>)
+    : Object.fromEntries(new URLSearchParams(raw));
+  if (body.username === deps.username && body.password === deps.password)
+    return { status: 200, body: { token: deps.token } };
   return { status: 400, body: { non_field_errors: ['Unable to log in with provided credentials.'] } };
 }
 
@@ -71,13 +84,21 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
   }
   if (terminal?.kind === 'status') {
     const status = terminal.status ?? 500;
-    return writeResult(res, { status, text: status === 502 ? 'Bad Gateway' : status === 504 ? 'Gateway Timeout' : 'Internal Server Error' }, {});
+    return writeResult(
+      res,
+      { status, text: status === 502 ? 'Bad Gateway' : status === 504 ? 'Gateway Timeout' : 'Internal Server Error' },
+      {},
+    );
   }
   if (terminal?.kind === 'rate_limit') {
     const seconds = terminal.retryAfter ?? 1;
     return writeResult(
       res,
-      { status: 429, body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` }, headers: { 'retry-after': String(seconds) } },
+      {
+        status: 429,
+        body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` },
+        headers: { 'retry-after': String(seconds) },
+      },
       {},
     );
   }
@@ -90,13 +111,18 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
     // DRF determines the version before it authenticates: a bad version is 406 even with a bad token, and unauthenticated
     // answers carry no version headers (ApiVersionMiddleware adds them only for an authenticated user).
     const version = requestedApiVersion(deps.profile, req.headers.accept);
-    if (version === null) return writeResult(res, { status: 406, body: { detail: 'Invalid version in "Accept" header.' } }, {});
+    if (version === null)
+      return writeResult(res, { status: 406, body: { detail: 'Invalid version in "Accept" header.' } }, {});
     const user = authenticate(req, deps);
     if (!('superuser' in user)) return writeResult(res, user, {});
     headers = versionHeaders(deps.profile);
     if (!route.methods.includes(method)) {
       const allow = [...route.methods, 'HEAD', 'OPTIONS'].join(', ');
-      return writeResult(res, { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow } }, headers);
+      return writeResult(
+        res,
+        { status: 405, body: { detail: `Method "${method}" not allowed.` }, headers: { allow } },
+        headers,
+      );
     }
     const permission = route.permission?.(method);
     if (permission && !user.has(permission)) return writeResult(res, { status: 403, body: PERMISSION_DENIED }, headers);

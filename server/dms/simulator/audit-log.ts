@@ -68,7 +68,16 @@ export function pyStr(value: unknown): string {
 }
 
 /** The document fields auditlog diffs on save (the model's concrete fields, minus `modified`). */
-export const LOGGED_FIELDS = ['title', 'content', 'correspondent', 'document_type', 'storage_path', 'created', 'archive_serial_number', 'owner'] as const;
+export const LOGGED_FIELDS = [
+  'title',
+  'content',
+  'correspondent',
+  'document_type',
+  'storage_path',
+  'created',
+  'archive_serial_number',
+  'owner',
+] as const;
 
 /** What a save is compared against: the logged fields, tags and custom-field values before the change. */
 export interface DocumentSnapshot {

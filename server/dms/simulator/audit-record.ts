@@ -8,16 +8,29 @@ import type { SimStore } from './store.js';
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-function add(store: SimStore, entry: Omit<SimLogEntry, 'id' | 'timestamp' | 'additional_data' | 'repr' | 'instance'> & Partial<SimLogEntry>): void {
+function add(
+  store: SimStore,
+  entry: Omit<SimLogEntry, 'id' | 'timestamp' | 'additional_data' | 'repr' | 'instance'> & Partial<SimLogEntry>,
+): void {
   if (!store.audit.enabled) return;
-  store.audit.add({ timestamp: store.now(), instance: null, repr: `Document ${entry.document}`, additional_data: null, ...entry });
+  store.audit.add({
+    timestamp: store.now(),
+    instance: null,
+    repr: `Document ${entry.document}`,
+    additional_data: null,
+    ...entry,
+  });
 }
 
 /** `CustomFieldInstance.__str__`: "<field name> : <value>", a select option by its label. */
 function instanceRepr(store: SimStore, cf: { field: number; value: unknown }): string {
   const field = store.object('custom_fields', cf.field);
-  const options = (field?.extra_data as { select_options?: Array<{ id: string; label: string }> } | undefined)?.select_options;
-  const value = field?.data_type === 'select' && cf.value != null ? (options?.find((o) => o.id === cf.value)?.label ?? null) : cf.value;
+  const options = (field?.extra_data as { select_options?: Array<{ id: string; label: string }> } | undefined)
+    ?.select_options;
+  const value =
+    field?.data_type === 'select' && cf.value != null
+      ? (options?.find((o) => o.id === cf.value)?.label ?? null)
+      : cf.value;
   return `${field?.name ?? cf.field} : ${pyStr(value)}`;
 }
 
@@ -25,19 +38,38 @@ function instanceRepr(store: SimStore, cf: { field: number; value: unknown }): s
  * Custom-field instances saved (`update_or_create`: create or update entry when the value changed) or deleted
  * (a delete entry; the instance is gone, so the entry leaves the document's history with it).
  */
-export function recordInstances(store: SimStore, before: DocumentSnapshot, doc: SimDocument, actor: number | null): void {
+export function recordInstances(
+  store: SimStore,
+  before: DocumentSnapshot,
+  doc: SimDocument,
+  actor: number | null,
+): void {
   const old = new Map(before.custom_fields.map((cf) => [cf.field, cf.value]));
   for (const cf of doc.custom_fields) {
     const existed = old.has(cf.field);
     if (existed && same(old.get(cf.field), cf.value)) continue;
     const instance = store.audit.instanceId(doc.id, cf.field);
     const changes = { value: [existed ? pyStr(old.get(cf.field)) : 'None', pyStr(cf.value)] };
-    add(store, { action: existed ? 'update' : 'create', document: doc.id, instance, changes, repr: instanceRepr(store, cf), actor });
+    add(store, {
+      action: existed ? 'update' : 'create',
+      document: doc.id,
+      instance,
+      changes,
+      repr: instanceRepr(store, cf),
+      actor,
+    });
   }
   for (const [field, value] of old) {
     if (doc.custom_fields.some((cf) => cf.field === field)) continue;
     const instance = store.audit.instanceId(doc.id, field);
-    add(store, { action: 'delete', document: doc.id, instance, changes: { value: [pyStr(value), 'None'] }, repr: instanceRepr(store, { field, value }), actor });
+    add(store, {
+      action: 'delete',
+      document: doc.id,
+      instance,
+      changes: { value: [pyStr(value), 'None'] },
+      repr: instanceRepr(store, { field, value }),
+      actor,
+    });
     store.audit.dropInstance(doc.id, field);
   }
 }
@@ -48,7 +80,8 @@ const byTagName = (store: SimStore) => (a: number, b: number) => {
   const y = store.object('tags', b)?.name.toLowerCase() ?? '';
   return x < y ? -1 : x > y ? 1 : a - b;
 };
-const tagNames = (store: SimStore, ids: number[]) => [...ids].sort(byTagName(store)).map((id) => store.object('tags', id)?.name ?? String(id));
+const tagNames = (store: SimStore, ids: number[]) =>
+  [...ids].sort(byTagName(store)).map((id) => store.object('tags', id)?.name ?? String(id));
 
 /**
  * A save through `DocumentSerializer` (PATCH/PUT, or a person in the web UI): one update entry with the changed
@@ -64,28 +97,61 @@ export function recordSave(store: SimStore, before: DocumentSnapshot, doc: SimDo
   const removed = before.tags.filter((t) => !doc.tags.includes(t));
   const added = doc.tags.filter((t) => !before.tags.includes(t));
   if (removed.length > 0)
-    add(store, { action: 'update', document: doc.id, changes: { tags: { type: 'm2m', operation: 'delete', objects: tagNames(store, removed) } }, actor });
-  if (added.length > 0) add(store, { action: 'update', document: doc.id, changes: { tags: { type: 'm2m', operation: 'add', objects: tagNames(store, added) } }, actor });
+    add(store, {
+      action: 'update',
+      document: doc.id,
+      changes: { tags: { type: 'm2m', operation: 'delete', objects: tagNames(store, removed) } },
+      actor,
+    });
+  if (added.length > 0)
+    add(store, {
+      action: 'update',
+      document: doc.id,
+      changes: { tags: { type: 'm2m', operation: 'add', objects: tagNames(store, added) } },
+      actor,
+    });
   recordInstances(store, before, doc, actor);
 }
 
 /** A document made by consumption: auditlog's create entry, no actor (a Celery task). */
 export function recordCreate(store: SimStore, doc: SimDocument): void {
   const changes: Record<string, [string, string]> = {};
-  for (const field of LOGGED_FIELDS) if (doc[field] !== null && doc[field] !== '') changes[field] = ['None', pyStr(doc[field])];
+  for (const field of LOGGED_FIELDS)
+    if (doc[field] !== null && doc[field] !== '') changes[field] = ['None', pyStr(doc[field])];
   add(store, { action: 'create', document: doc.id, changes, actor: null });
   for (const cf of doc.custom_fields) {
-    add(store, { action: 'create', document: doc.id, instance: store.audit.instanceId(doc.id, cf.field), changes: {}, repr: instanceRepr(store, cf), actor: null });
+    add(store, {
+      action: 'create',
+      document: doc.id,
+      instance: store.audit.instanceId(doc.id, cf.field),
+      changes: {},
+      repr: instanceRepr(store, cf),
+      actor: null,
+    });
   }
 }
 
 /** `DocumentViewSet.notes`: `{"Note Added": ["None", id]}` / `{"Note Deleted": [id, "None"]}`, logged for the request's user. */
-export function recordNote(store: SimStore, document: number, noteId: number, added: boolean, actor: number | null): void {
-  add(store, { action: 'update', document, changes: added ? { 'Note Added': ['None', noteId] } : { 'Note Deleted': [noteId, 'None'] }, actor });
+export function recordNote(
+  store: SimStore,
+  document: number,
+  noteId: number,
+  added: boolean,
+  actor: number | null,
+): void {
+  add(store, {
+    action: 'update',
+    document,
+    changes: added ? { 'Note Added': ['None', noteId] } : { 'Note Deleted': [noteId, 'None'] },
+    actor,
+  });
 }
 
 /** `BulkEditView.MODIFIED_FIELD_BY_METHOD`: the methods that log an entry, and the field it names. */
-export const BULK_LOGGED_FIELD: Record<string, 'correspondent' | 'document_type' | 'storage_path' | 'tags' | 'custom_fields' | undefined> = {
+export const BULK_LOGGED_FIELD: Record<
+  string,
+  'correspondent' | 'document_type' | 'storage_path' | 'tags' | 'custom_fields' | undefined
+> = {
   set_correspondent: 'correspondent',
   set_document_type: 'document_type',
   set_storage_path: 'storage_path',
@@ -106,10 +172,17 @@ export function bulkSnapshot(docs: SimDocument[]): BulkSnapshot {
  * "Bulk edit: <method>"`. The old value comes from `Document.objects.values(..., "tags", "custom_fields")`, one row
  * per tag and instance of which the last wins: a single id (or null), not a list; the new value is the list of pks.
  */
-export function recordBulk(store: SimStore, before: BulkSnapshot, docs: SimDocument[], method: string, actor: number | null): void {
+export function recordBulk(
+  store: SimStore,
+  before: BulkSnapshot,
+  docs: SimDocument[],
+  method: string,
+  actor: number | null,
+): void {
   const field = BULK_LOGGED_FIELD[method];
   if (!field) return;
-  const instances = (doc: { id: number }, cfs: Array<{ field: number }>) => cfs.map((cf) => store.audit.instanceId(doc.id, cf.field)).sort((a, b) => a - b);
+  const instances = (doc: { id: number }, cfs: Array<{ field: number }>) =>
+    cfs.map((cf) => store.audit.instanceId(doc.id, cf.field)).sort((a, b) => a - b);
   for (const doc of docs) {
     const old = before.get(doc.id)!;
     let change: [unknown, unknown];
@@ -119,7 +192,13 @@ export function recordBulk(store: SimStore, before: BulkSnapshot, docs: SimDocum
       const oldIds = old.custom_fields.map((cf) => store.audit.instanceId(doc.id, cf.field));
       change = [oldIds.length > 0 ? Math.max(...oldIds) : null, instances(doc, doc.custom_fields)];
     } else change = [old.fields[field], doc[field]];
-    add(store, { action: 'update', document: doc.id, changes: { [field]: change }, actor, additional_data: { reason: `Bulk edit: ${method}` } });
+    add(store, {
+      action: 'update',
+      document: doc.id,
+      changes: { [field]: change },
+      actor,
+      additional_data: { reason: `Bulk edit: ${method}` },
+    });
   }
 }
 
@@ -147,7 +226,13 @@ export function historyOf(store: SimStore, doc: SimDocument): HistoryEntry[] {
   const own = store.audit.entries.filter((e) => e.document === doc.id && e.instance === null);
   const fields = store.audit.entries.filter((e) => e.instance !== null && current.has(e.instance));
   const rendered = [
-    ...own.map((e) => ({ id: e.id, timestamp: timestamp(e.timestamp), action: e.action, changes: e.changes, actor: actor(e.actor) })),
+    ...own.map((e) => ({
+      id: e.id,
+      timestamp: timestamp(e.timestamp),
+      action: e.action,
+      changes: e.changes,
+      actor: actor(e.actor),
+    })),
     ...fields.map((e) => {
       const parts = e.repr.split(':');
       return {

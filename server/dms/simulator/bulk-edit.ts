@@ -67,7 +67,13 @@ const BULK_FAILED = { status: 400, text: 'Error performing bulk edit, check logs
  * "Document Updated" fires afterwards for each affected document. The audit log gets one entry per document
  * for `actor` (`BulkEditView.post`), except for `set_permissions` and `delete`.
  */
-export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: SimUser, options: BulkOptions = {}): void {
+export function bulkEdit(
+  store: SimStore,
+  body: unknown,
+  hooks: SimHooks,
+  user: SimUser,
+  options: BulkOptions = {},
+): void {
   const actor = options.actor === undefined ? user.id : options.actor;
   const behaviour = options.behaviour ?? SIM_PROFILES['3.0'].behaviour;
   const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -79,7 +85,10 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
   if (docs.some((d) => !d) || new Set(ids).size !== ids!.length) {
     fail(400, { documents: ["Some documents in documents don't exist or were specified twice."] });
   }
-  const params = (typeof input.parameters === 'object' && input.parameters !== null ? input.parameters : {}) as Record<string, unknown>;
+  const params = (typeof input.parameters === 'object' && input.parameters !== null ? input.parameters : {}) as Record<
+    string,
+    unknown
+  >;
   const targets = docs as SimDocument[];
   const touched: SimDocument[] = [];
   const allow = () => authorize(user, method, targets);
@@ -100,7 +109,8 @@ export function bulkEdit(store: SimStore, body: unknown, hooks: SimHooks, user: 
     }
   } else if (method === 'add_tag' || method === 'remove_tag') {
     const tag = params.tag;
-    if (!Number.isInteger(tag) || !store.object('tags', tag as number)) fail(400, { non_field_errors: ['Tag does not exist'] });
+    if (!Number.isInteger(tag) || !store.object('tags', tag as number))
+      fail(400, { non_field_errors: ['Tag does not exist'] });
     allow();
     const tree = behaviour.tagHierarchy ? store.tagTree() : FLAT;
     const [add, remove] = method === 'add_tag' ? [[tag as number], []] : [[], [tag as number]];
@@ -155,7 +165,8 @@ function modifyCustomFields(
   if (!('remove_custom_fields' in params)) fail(400, { non_field_errors: ['remove_custom_fields not specified'] });
   const add = params.add_custom_fields;
   const remove = idList(params.remove_custom_fields);
-  if (!remove) fail(400, { non_field_errors: ['remove_custom_fields must be a list of integers or a dict of id:value pairs'] });
+  if (!remove)
+    fail(400, { non_field_errors: ['remove_custom_fields must be a list of integers or a dict of id:value pairs'] });
   const entries: Array<[number, unknown]> = Array.isArray(add)
     ? add.map((id) => [Number(id), null])
     : Object.entries((add ?? {}) as Record<string, unknown>).map(([id, value]) => [Number(id), value]);
@@ -186,7 +197,8 @@ function modifyCustomFields(
         else doc.custom_fields.push({ value, field: id });
         if (!isLink(id)) continue;
         // Before 2.20.13 a link to a missing document is stored, then mirroring it breaks the foreign key.
-        if (Array.isArray(value) && value.some((target) => !store.getDocument(target as number))) throw new SimHttpError(BULK_FAILED);
+        if (Array.isArray(value) && value.some((target) => !store.getDocument(target as number)))
+          throw new SimHttpError(BULK_FAILED);
         // Mirrored after the value is stored, so targets the old value named keep their link back.
         reflectDoclinks(store, doc.id, id, value as number[] | null, actor);
       }
@@ -210,7 +222,12 @@ function modifyCustomFields(
  * `CustomFieldInstanceSerializer` (errors keyed by field id); 2.20.13–3.0.4 check only document-link values
  * (`validate_documentlink_targets`: a list of existing documents the user may change); earlier releases nothing.
  */
-function validateValues(store: SimStore, entries: Array<[number, unknown]>, behaviour: SimBehaviour, user: SimUser): Map<number, unknown> {
+function validateValues(
+  store: SimStore,
+  entries: Array<[number, unknown]>,
+  behaviour: SimBehaviour,
+  user: SimUser,
+): Map<number, unknown> {
   const errors: Record<string, unknown> = {};
   const stored = new Map<number, unknown>();
   for (const [id, value] of entries) {
@@ -228,7 +245,11 @@ function validateValues(store: SimStore, entries: Array<[number, unknown]>, beha
       }
       stored.set(id, value);
     }
-    if (behaviour.linkTargetsChecked && field.data_type === 'documentlink' && !mayChangeTargets(store, user, stored.get(id))) {
+    if (
+      behaviour.linkTargetsChecked &&
+      field.data_type === 'documentlink' &&
+      !mayChangeTargets(store, user, stored.get(id))
+    ) {
       fail(403, { detail: 'Insufficient permissions.' });
     }
   }
@@ -243,7 +264,9 @@ function databaseTakes(field: SimObject, value: unknown): boolean {
     case 'integer':
       return Number.isInteger(value) || (typeof value === 'string' && /^\s*-?\d+\s*$/.test(value));
     case 'float':
-      return typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)));
+      return (
+        typeof value === 'number' || (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)))
+      );
     case 'boolean':
       return typeof value === 'boolean' || value === 0 || value === 1;
     case 'date':
@@ -264,7 +287,12 @@ function databaseTakes(field: SimObject, value: unknown): boolean {
  * (the default) every document gets `owner` (absent = none) and the named permission sets exactly; with `merge`,
  * only unowned documents get the owner and the named users and groups are added to the ones there.
  */
-function setPermissions(store: SimStore, targets: SimDocument[], params: Record<string, unknown>, allow: () => void): void {
+function setPermissions(
+  store: SimStore,
+  targets: SimDocument[],
+  params: Record<string, unknown>,
+  allow: () => void,
+): void {
   const raw = params.set_permissions;
   // Paperless reads `parameters["set_permissions"]` unchecked: a missing key or a non-object is a server error.
   if (typeof raw !== 'object' || raw === null) throw new Error('KeyError: set_permissions');

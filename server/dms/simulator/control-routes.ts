@@ -31,7 +31,8 @@ interface EditBody {
  */
 export async function handleControl(req: IncomingMessage, res: ServerResponse, deps: ControlDeps): Promise<void> {
   const answer = (result: SimResult) => writeResult(res, result, {});
-  if ((req.headers.authorization ?? '') !== `Token ${deps.token}`) return answer({ status: 401, body: { detail: 'Invalid token.' } });
+  if ((req.headers.authorization ?? '') !== `Token ${deps.token}`)
+    return answer({ status: 401, body: { detail: 'Invalid token.' } });
   const path = new URL(req.url ?? '/', 'http://sim').pathname;
   const method = req.method ?? 'GET';
   const raw = method === 'GET' || method === 'DELETE' ? '' : await readBody(req);
@@ -47,8 +48,10 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, d
       deps.resetCounts();
       return answer({ status: 204 });
     }
-    if (path === '/__sim/faults' && method === 'GET') return answer({ status: 200, body: deps.faults.list().map(serializeFault) });
-    if (path === '/__sim/faults' && method === 'POST') return answer({ status: 201, body: serializeFault(deps.faults.inject(parseFaultSpec(body))) });
+    if (path === '/__sim/faults' && method === 'GET')
+      return answer({ status: 200, body: deps.faults.list().map(serializeFault) });
+    if (path === '/__sim/faults' && method === 'POST')
+      return answer({ status: 201, body: serializeFault(deps.faults.inject(parseFaultSpec(body))) });
     if (path === '/__sim/faults' && method === 'DELETE') {
       deps.faults.clear();
       return answer({ status: 204 });
@@ -62,23 +65,33 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, d
       deps.webhook.configure(body as WorkflowWebhookConfig | null);
       return answer({ status: 200, body: deps.webhook.stats() });
     }
-    if (path === '/__sim/workflow-webhook' && method === 'GET') return answer({ status: 200, body: deps.webhook.stats() });
-    if (path === '/__sim/documents' && method === 'POST') return answer({ status: 201, body: deps.addDocument(body ?? {}) });
+    if (path === '/__sim/workflow-webhook' && method === 'GET')
+      return answer({ status: 200, body: deps.webhook.stats() });
+    if (path === '/__sim/documents' && method === 'POST')
+      return answer({ status: 201, body: deps.addDocument(body ?? {}) });
     const edit = /^\/__sim\/documents\/(\d+)(\/notes|\/during-next-write)?$/.exec(path);
     if (edit) {
       const input = (body ?? {}) as EditBody;
       const id = Number(edit[1]);
       const actor = input.actor ?? null;
-      if (!edit[2] && method === 'PATCH') return answer({ status: 200, body: deps.people.editAs(id, input.changes ?? {}, actor, { webhook: input.webhook }) });
+      if (!edit[2] && method === 'PATCH')
+        return answer({
+          status: 200,
+          body: deps.people.editAs(id, input.changes ?? {}, actor, { webhook: input.webhook }),
+        });
       if (edit[2] === '/notes' && method === 'POST')
-        return answer({ status: 201, body: deps.people.addNoteAs(id, typeof input.note === 'string' ? input.note : '', actor) });
+        return answer({
+          status: 201,
+          body: deps.people.addNoteAs(id, typeof input.note === 'string' ? input.note : '', actor),
+        });
       if (edit[2] === '/during-next-write' && method === 'POST') {
         deps.people.duringNextWrite(id, input.changes ?? {}, actor, { webhook: input.webhook });
         return answer({ status: 204 });
       }
     }
     const tokenFor = /^\/__sim\/tokens\/([^/]+)$/.exec(path);
-    if (tokenFor && method === 'GET') return answer({ status: 200, body: { token: deps.people.tokenFor(decodeURIComponent(tokenFor[1])) } });
+    if (tokenFor && method === 'GET')
+      return answer({ status: 200, body: { token: deps.people.tokenFor(decodeURIComponent(tokenFor[1])) } });
     if (path === '/__sim/audit-log' && method === 'PUT') {
       deps.setAuditLog((body as { enabled?: unknown } | null)?.enabled !== false);
       return answer({ status: 204 });

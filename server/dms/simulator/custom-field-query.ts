@@ -32,7 +32,9 @@ function condition(store: SimStore, query: unknown[], counter: { n: number }): T
   const options = (field.extra_data as { select_options?: Array<{ id: string; label: string }> })?.select_options ?? [];
   // A select compares by option id; a label is accepted too.
   const want = (v: unknown): number | string | null =>
-    field.data_type === 'select' ? (options.find((o) => o.label === v)?.id ?? comparable(field, v)) : comparable(field, v);
+    field.data_type === 'select'
+      ? (options.find((o) => o.label === v)?.id ?? comparable(field, v))
+      : comparable(field, v);
   const text = (doc: SimDocument) => String(raw(doc)?.value ?? '').toLowerCase();
   switch (op) {
     case 'exists':
@@ -68,7 +70,9 @@ function condition(store: SimStore, query: unknown[], counter: { n: number }): T
       };
     }
     case 'contains':
-      return (doc) => Array.isArray(raw(doc)?.value) && (Array.isArray(value) ? value : [value]).every((v) => (raw(doc)?.value as unknown[]).includes(v));
+      return (doc) =>
+        Array.isArray(raw(doc)?.value) &&
+        (Array.isArray(value) ? value : [value]).every((v) => (raw(doc)?.value as unknown[]).includes(v));
     default:
       throw new QueryError({ '1': [`'${String(op)}' is not a valid operator.`] });
   }

@@ -8,7 +8,13 @@ import type { SimStore } from './store.js';
 // is in the target's audit log (`instance.save()`); additions are `bulk_create`/`bulk_update`, which log nothing.
 
 /** `remove_doclink`: takes `documentId` out of the target's value of the field; the target's `modified` moves regardless. */
-export function removeDoclink(store: SimStore, documentId: number, fieldId: number, targetId: number, actor: number | null): void {
+export function removeDoclink(
+  store: SimStore,
+  documentId: number,
+  fieldId: number,
+  targetId: number,
+  actor: number | null,
+): void {
   const target = store.getDocument(targetId);
   if (!target) return;
   const instance = target.custom_fields.find((cf) => cf.field === fieldId);
@@ -25,11 +31,18 @@ export function removeDoclink(store: SimStore, documentId: number, fieldId: numb
  * names but `targets` does not (a PATCH calls it before storing the new value; a bulk edit after, so there this
  * step finds nothing), then adds the document to each target's value, then bumps every target's `modified`.
  */
-export function reflectDoclinks(store: SimStore, documentId: number, fieldId: number, targets: number[] | null, actor: number | null): void {
+export function reflectDoclinks(
+  store: SimStore,
+  documentId: number,
+  fieldId: number,
+  targets: number[] | null,
+  actor: number | null,
+): void {
   const wanted = targets ?? [];
   const current = store.getDocument(documentId)?.custom_fields.find((cf) => cf.field === fieldId);
   if (current && Array.isArray(current.value)) {
-    for (const id of current.value as number[]) if (!wanted.includes(id)) removeDoclink(store, documentId, fieldId, id, actor);
+    for (const id of current.value as number[])
+      if (!wanted.includes(id)) removeDoclink(store, documentId, fieldId, id, actor);
   }
   for (const id of wanted) {
     const target = store.getDocument(id);

@@ -24,9 +24,17 @@ export function isShared(store: SimStore, docId: number): boolean {
 }
 
 /** The user holds the permission on the document itself or through one of its groups (guardian's checker). */
-export function hasGrant(store: SimStore, docId: number, action: GrantAction, account: Pick<SimAccount, 'id' | 'groups'>): boolean {
+export function hasGrant(
+  store: SimStore,
+  docId: number,
+  action: GrantAction,
+  account: Pick<SimAccount, 'id' | 'groups'>,
+): boolean {
   const grants = store.grants.get(docId);
-  return !!grants && (grants[action].users.includes(account.id) || grants[action].groups.some((g) => account.groups.includes(g)));
+  return (
+    !!grants &&
+    (grants[action].users.includes(account.id) || grants[action].groups.some((g) => account.groups.includes(g)))
+  );
 }
 
 // Django turns each `id__in` value into an int (a bool is 0/1); anything else raises, and Paperless answers 500.
@@ -61,7 +69,8 @@ export function validatePermissionUpdate(store: SimStore, raw: Record<string, un
       if (!(target in targets)) continue;
       const ids = idList(targets[target], target);
       const exists = (id: number) => (target === 'users' ? store.account(id) : store.group(id)) !== undefined;
-      if (new Set(ids.filter(exists)).size !== ids.length) return `Some ${target} in don't exist or were specified twice.`;
+      if (new Set(ids.filter(exists)).size !== ids.length)
+        return `Some ${target} in don't exist or were specified twice.`;
       update[action][target] = ids;
     }
   }

@@ -27,8 +27,10 @@ function pyType(value: unknown): string {
 }
 
 function pk(store: SimStore, kind: ObjectKind | 'users', value: unknown): { id?: number; error?: string } {
-  if (typeof value === 'string' && !/^\d+$/.test(value)) return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
-  if (typeof value !== 'number' && typeof value !== 'string') return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
+  if (typeof value === 'string' && !/^\d+$/.test(value))
+    return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
+  if (typeof value !== 'number' && typeof value !== 'string')
+    return { error: `Incorrect type. Expected pk value, received ${pyType(value)}.` };
   const id = Number(value);
   const exists = kind === 'users' ? store.account(id) : store.object(kind, id);
   return exists ? { id } : { error: `Invalid pk "${value}" - object does not exist.` };
@@ -47,7 +49,14 @@ export interface WriteOptions {
   behaviour?: SimBehaviour;
 }
 
-export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unknown, put: boolean, user: SimUser, options: WriteOptions = {}): void {
+export function applyDocumentWrite(
+  store: SimStore,
+  doc: SimDocument,
+  body: unknown,
+  put: boolean,
+  user: SimUser,
+  options: WriteOptions = {},
+): void {
   const actor = options.actor === undefined ? user.id : options.actor;
   const behaviour = options.behaviour ?? SIM_PROFILES['3.0'].behaviour;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -65,7 +74,8 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
   if ('title' in input) {
     if (typeof input.title !== 'string') errors.title = ['Not a valid string.'];
     // Django counts code points (Python str), not UTF-16 units.
-    else if (Array.from(input.title).length > 128) errors.title = ['Ensure this field has no more than 128 characters.'];
+    else if (Array.from(input.title).length > 128)
+      errors.title = ['Ensure this field has no more than 128 characters.'];
     else next.title = input.title;
   }
   if ('content' in input) {
@@ -94,7 +104,8 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
         ids.push(id as number);
       }
       // Before 2.19.0 the requested set is stored as it is.
-      if (!errors.tags) next.tags = behaviour.tagHierarchy ? tagsAfterPatch(store.tagTree(), doc.tags, ids) : [...new Set(ids)];
+      if (!errors.tags)
+        next.tags = behaviour.tagHierarchy ? tagsAfterPatch(store.tagTree(), doc.tags, ids) : [...new Set(ids)];
     }
   }
   if ('created' in input || 'created_date' in input) {
@@ -127,7 +138,8 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
   if ('set_permissions' in input) {
     const raw = input.set_permissions;
     if (raw === null) errors.set_permissions = ['This field may not be null.'];
-    else if (typeof raw !== 'object' || Array.isArray(raw)) errors.set_permissions = [`Expected a dictionary of items but got type "${pyType(raw)}".`];
+    else if (typeof raw !== 'object' || Array.isArray(raw))
+      errors.set_permissions = [`Expected a dictionary of items but got type "${pyType(raw)}".`];
     else {
       const checked = validatePermissionUpdate(store, raw as Record<string, unknown>);
       if (typeof checked === 'string') errors.set_permissions = [checked];
@@ -140,7 +152,9 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
     else {
       // Values keep their original position (Paperless orders them by creation); new ones go last.
       const incoming = new Map(result.values!.map((cf) => [cf.field, cf.value]));
-      const kept = doc.custom_fields.filter((cf) => incoming.has(cf.field)).map((cf) => ({ value: incoming.get(cf.field), field: cf.field }));
+      const kept = doc.custom_fields
+        .filter((cf) => incoming.has(cf.field))
+        .map((cf) => ({ value: incoming.get(cf.field), field: cf.field }));
       const added = result.values!.filter((cf) => !doc.custom_fields.some((old) => old.field === cf.field));
       next.custom_fields = [...kept, ...added];
     }
@@ -170,16 +184,26 @@ export function applyDocumentWrite(store: SimStore, doc: SimDocument, body: unkn
  * (`remove_doclink`); each link value written is mirrored (`CustomFieldInstanceSerializer.create` →
  * `reflect_doclinks`, before the value is stored).
  */
-function mirrorLinks(store: SimStore, doc: SimDocument, incoming: SimDocument['custom_fields'], actor: number | null): void {
+function mirrorLinks(
+  store: SimStore,
+  doc: SimDocument,
+  incoming: SimDocument['custom_fields'],
+  actor: number | null,
+): void {
   const isLink = (field: number) => store.object('custom_fields', field)?.data_type === 'documentlink';
   for (const cf of doc.custom_fields) {
     if (!isLink(cf.field) || incoming.some((i) => i.field === cf.field) || !Array.isArray(cf.value)) continue;
     for (const target of cf.value as number[]) removeDoclink(store, doc.id, cf.field, target, actor);
   }
-  for (const cf of incoming) if (isLink(cf.field)) reflectDoclinks(store, doc.id, cf.field, cf.value as number[] | null, actor);
+  for (const cf of incoming)
+    if (isLink(cf.field)) reflectDoclinks(store, doc.id, cf.field, cf.value as number[] | null, actor);
 }
 
-function customFields(store: SimStore, raw: unknown, linkChanger: SimUser | null = null): { error?: unknown; values?: SimDocument['custom_fields'] } {
+function customFields(
+  store: SimStore,
+  raw: unknown,
+  linkChanger: SimUser | null = null,
+): { error?: unknown; values?: SimDocument['custom_fields'] } {
   if (raw === null) return { error: ['This field may not be null.'] };
   if (!Array.isArray(raw)) return { error: [`Expected a list of items but got type "${pyType(raw)}".`] };
   const itemErrors: Errors[] = [];
@@ -187,14 +211,17 @@ function customFields(store: SimStore, raw: unknown, linkChanger: SimUser | null
   for (const item of raw) {
     const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     const errors: Errors = {};
-    const { id, error } = 'field' in entry ? pk(store, 'custom_fields', entry.field) : { error: 'This field is required.' };
+    const { id, error } =
+      'field' in entry ? pk(store, 'custom_fields', entry.field) : { error: 'This field is required.' };
     if (error) errors.field = [error];
     if (!('value' in entry)) errors.value = ['This field is required.'];
     if (Object.keys(errors).length === 0) {
       const checked = checkCustomFieldValue(store.object('custom_fields', id as number)!, entry.value);
-      const error = checked.error ?? documentLinkError(store, store.object('custom_fields', id as number)!, checked.stored);
+      const error =
+        checked.error ?? documentLinkError(store, store.object('custom_fields', id as number)!, checked.stored);
       if (error) errors.non_field_errors = [error];
-      else if (linkChanger && !mayChangeTargets(store, linkChanger, checked.stored)) fail(403, { detail: 'Insufficient permissions.' });
+      else if (linkChanger && !mayChangeTargets(store, linkChanger, checked.stored))
+        fail(403, { detail: 'Insufficient permissions.' });
       else values.set(id as number, checked.stored);
     }
     itemErrors.push(errors);

@@ -31,7 +31,11 @@ export interface FaultInjector {
   clear(): void;
   list(): ActiveFault[];
   /** The first fault matching this request, counted as used; latency faults stack with one terminal fault. */
-  take(method: string, path: string, pattern: string): { latencyMs: number; held: Promise<void>[]; terminal: ActiveFault | null };
+  take(
+    method: string,
+    path: string,
+    pattern: string,
+  ): { latencyMs: number; held: Promise<void>[]; terminal: ActiveFault | null };
 }
 
 const KINDS = new Set(['latency', 'hold', 'status', 'rate_limit', 'drop']);
@@ -46,7 +50,14 @@ export function parseFaultSpec(body: unknown): FaultSpec {
     route = regex ? new RegExp(regex[1], regex[2]) : input.route;
   }
   const num = (key: string) => (typeof input[key] === 'number' ? input[key] : undefined);
-  return { route, kind: input.kind as FaultSpec['kind'], status: num('status'), ms: num('ms'), retryAfter: num('retryAfter'), times: num('times') };
+  return {
+    route,
+    kind: input.kind as FaultSpec['kind'],
+    status: num('status'),
+    ms: num('ms'),
+    retryAfter: num('retryAfter'),
+    times: num('times'),
+  };
 }
 
 export function createFaultInjector(): FaultInjector {

@@ -85,7 +85,11 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
       if (ids.length === 0) continue;
       const op = match[1];
       predicates.push((d) =>
-        op === 'all' ? ids.every((t) => d.tags.includes(t)) : op === 'in' ? ids.some((t) => d.tags.includes(t)) : !ids.some((t) => d.tags.includes(t)),
+        op === 'all'
+          ? ids.every((t) => d.tags.includes(t))
+          : op === 'in'
+            ? ids.some((t) => d.tags.includes(t))
+            : !ids.some((t) => d.tags.includes(t)),
       );
     } else if ((match = /^tags__name__(iexact|icontains|istartswith|iendswith)$/.exec(name))) {
       const lookup = LOOKUPS[match[1]];
@@ -98,11 +102,15 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
       const inbox = inboxTags();
       predicates.push((d) => d.tags.some((t) => inbox.has(t)) === (value === 'true'));
     } else if (
-      (match = /^(correspondent|document_type|storage_path)__(id|id__in|id__none|isnull|name__iexact|name__icontains|name__istartswith|name__iendswith)$/.exec(name))
+      (match =
+        /^(correspondent|document_type|storage_path)__(id|id__in|id__none|isnull|name__iexact|name__icontains|name__istartswith|name__iendswith)$/.exec(
+          name,
+        ))
     ) {
       const rel = match[1] as Relation;
       const op = match[2];
-      const kind = rel === 'correspondent' ? 'correspondents' : rel === 'document_type' ? 'document_types' : 'storage_paths';
+      const kind =
+        rel === 'correspondent' ? 'correspondents' : rel === 'document_type' ? 'document_types' : 'storage_paths';
       if (op === 'id') {
         if (!/^\d+$/.test(value)) errors[name] = ['Enter a number.'];
         else predicates.push((d) => d[rel] === Number(value));
@@ -123,7 +131,9 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
     } else if ((match = /^(title|content|original_filename)__(iexact|icontains|istartswith|iendswith)$/.exec(name))) {
       const lookup = LOOKUPS[match[2]];
       const field = match[1];
-      predicates.push((d) => lookup(field === 'title' ? d.title : field === 'content' ? d.content : (d.original_file_name ?? ''), value));
+      predicates.push((d) =>
+        lookup(field === 'title' ? d.title : field === 'content' ? d.content : (d.original_file_name ?? ''), value),
+      );
     } else if (name === 'title_content') {
       predicates.push((d) => LOOKUPS.icontains(d.title, value) || LOOKUPS.icontains(d.content, value));
     } else if (name === 'mime_type') {
@@ -154,7 +164,8 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
         if (b !== null) predicates.push((d) => (d.archive_serial_number === null) === b);
       } else if (!/^\d+$/.test(value)) errors[name] = ['Enter a number.'];
       else if (!op) predicates.push((d) => d.archive_serial_number === Number(value));
-      else predicates.push((d) => d.archive_serial_number !== null && COMPARE[op](d.archive_serial_number, Number(value)));
+      else
+        predicates.push((d) => d.archive_serial_number !== null && COMPARE[op](d.archive_serial_number, Number(value)));
     } else if (name === 'owner__id') {
       predicates.push((d) => d.owner === Number(value));
     } else if (name === 'owner__id__in') {
@@ -177,7 +188,13 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
       if (ids.length === 0) continue;
       const op = match[1];
       const has = (d: SimDocument, id: number) => d.custom_fields.some((cf) => cf.field === id);
-      predicates.push((d) => (op === 'all' ? ids.every((id) => has(d, id)) : op === 'in' ? ids.some((id) => has(d, id)) : !ids.some((id) => has(d, id))));
+      predicates.push((d) =>
+        op === 'all'
+          ? ids.every((id) => has(d, id))
+          : op === 'in'
+            ? ids.some((id) => has(d, id))
+            : !ids.some((id) => has(d, id)),
+      );
     } else if (name === 'custom_field_query') {
       const query = compileCustomFieldQuery(store, value);
       if (query.error) errors[name] = query.error;

@@ -25,24 +25,116 @@ interface Company {
 }
 
 const COMPANIES: Company[] = [
-  { name: 'Stadtwerke München', correspondent: 1, city: '80992 München', lang: 'de', goods: ['Strom', 'Gas', 'Fernwärme'] },
-  { name: 'Telekom Deutschland GmbH', correspondent: 2, city: '53113 Bonn', lang: 'de', goods: ['MagentaZuhause L', 'Mobilfunk', 'Festnetz'] },
-  { name: 'Allianz Versicherungs-AG', correspondent: 3, city: '80802 München', lang: 'de', goods: ['Kfz-Versicherung', 'Hausrat', 'Haftpflicht'] },
-  { name: 'Finanzamt München', correspondent: 4, city: '80335 München', lang: 'de', goods: ['Einkommensteuer', 'Vorauszahlung'] },
-  { name: 'ACME Corp.', correspondent: 5, city: 'Springfield, IL 62701', lang: 'en', goods: ['Consulting', 'Software license', 'Support plan'] },
-  { name: 'Vodafone GmbH', correspondent: null, city: '40549 Düsseldorf', lang: 'de', goods: ['GigaZuhause', 'Red Mobil'] },
+  {
+    name: 'Stadtwerke München',
+    correspondent: 1,
+    city: '80992 München',
+    lang: 'de',
+    goods: ['Strom', 'Gas', 'Fernwärme'],
+  },
+  {
+    name: 'Telekom Deutschland GmbH',
+    correspondent: 2,
+    city: '53113 Bonn',
+    lang: 'de',
+    goods: ['MagentaZuhause L', 'Mobilfunk', 'Festnetz'],
+  },
+  {
+    name: 'Allianz Versicherungs-AG',
+    correspondent: 3,
+    city: '80802 München',
+    lang: 'de',
+    goods: ['Kfz-Versicherung', 'Hausrat', 'Haftpflicht'],
+  },
+  {
+    name: 'Finanzamt München',
+    correspondent: 4,
+    city: '80335 München',
+    lang: 'de',
+    goods: ['Einkommensteuer', 'Vorauszahlung'],
+  },
+  {
+    name: 'ACME Corp.',
+    correspondent: 5,
+    city: 'Springfield, IL 62701',
+    lang: 'en',
+    goods: ['Consulting', 'Software license', 'Support plan'],
+  },
+  {
+    name: 'Vodafone GmbH',
+    correspondent: null,
+    city: '40549 Düsseldorf',
+    lang: 'de',
+    goods: ['GigaZuhause', 'Red Mobil'],
+  },
   { name: 'REWE Markt GmbH', correspondent: null, city: '50668 Köln', lang: 'de', goods: ['Lebensmittel', 'Getränke'] },
-  { name: 'Amazon EU S.à r.l.', correspondent: null, city: 'L-1855 Luxembourg', lang: 'en', goods: ['Office chair', 'USB-C cable', 'Books'] },
-  { name: 'Deutsche Bahn AG', correspondent: null, city: '10557 Berlin', lang: 'de', goods: ['BahnCard 25', 'Fahrkarte ICE'] },
-  { name: 'Staples Inc.', correspondent: null, city: 'Framingham, MA 01702', lang: 'en', goods: ['Printer paper', 'Toner', 'Stapler'] },
-  { name: 'Techniker Krankenkasse', correspondent: null, city: '22305 Hamburg', lang: 'de', goods: ['Beitrag', 'Zusatzbeitrag'] },
-  { name: 'Northwind Traders Ltd.', correspondent: null, city: 'London EC1A 1BB', lang: 'en', goods: ['Hardware', 'Maintenance'] },
+  {
+    name: 'Amazon EU S.à r.l.',
+    correspondent: null,
+    city: 'L-1855 Luxembourg',
+    lang: 'en',
+    goods: ['Office chair', 'USB-C cable', 'Books'],
+  },
+  {
+    name: 'Deutsche Bahn AG',
+    correspondent: null,
+    city: '10557 Berlin',
+    lang: 'de',
+    goods: ['BahnCard 25', 'Fahrkarte ICE'],
+  },
+  {
+    name: 'Staples Inc.',
+    correspondent: null,
+    city: 'Framingham, MA 01702',
+    lang: 'en',
+    goods: ['Printer paper', 'Toner', 'Stapler'],
+  },
+  {
+    name: 'Techniker Krankenkasse',
+    correspondent: null,
+    city: '22305 Hamburg',
+    lang: 'de',
+    goods: ['Beitrag', 'Zusatzbeitrag'],
+  },
+  {
+    name: 'Northwind Traders Ltd.',
+    correspondent: null,
+    city: 'London EC1A 1BB',
+    lang: 'en',
+    goods: ['Hardware', 'Maintenance'],
+  },
 ];
 
 type Kind = 'invoice' | 'receipt' | 'letter' | 'contract' | 'tax';
 const KIND_TYPE: Record<Kind, number | null> = { invoice: 1, contract: 2, receipt: 3, tax: 4, letter: null };
-const MONTHS_DE = ['Januar', 'Februar', 'März', 'April', 'Mai', 'Juni', 'Juli', 'August', 'September', 'Oktober', 'November', 'Dezember'];
-const MONTHS_EN = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS_DE = [
+  'Januar',
+  'Februar',
+  'März',
+  'April',
+  'Mai',
+  'Juni',
+  'Juli',
+  'August',
+  'September',
+  'Oktober',
+  'November',
+  'Dezember',
+];
+const MONTHS_EN = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const euro = (n: number) =>
@@ -57,7 +149,8 @@ function content(kind: Kind, c: Company, amount: number, date: Date, number: str
   const en = `${MONTHS_EN[date.getUTCMonth()]} ${date.getUTCDate()}, ${date.getUTCFullYear()}`;
   const net = amount / 1.19;
   if (c.lang === 'en') {
-    if (kind === 'receipt') return `${c.name}\n${c.city}\nRECEIPT\nDate: ${en}\n1 x ${item}  ${dollar(amount)}\nTotal USD ${dollar(amount)}\nPaid by card. Thank you!`;
+    if (kind === 'receipt')
+      return `${c.name}\n${c.city}\nRECEIPT\nDate: ${en}\n1 x ${item}  ${dollar(amount)}\nTotal USD ${dollar(amount)}\nPaid by card. Thank you!`;
     if (kind === 'contract')
       return `${c.name}\n${c.city}\n${item} Agreement No. ${number}\nEffective date: ${en}\nThe parties agree to the terms below. Annual fee: USD ${dollar(amount)}.\nTerm: 12 months, renewing automatically.`;
     if (kind === 'letter')
@@ -78,9 +171,12 @@ function content(kind: Kind, c: Company, amount: number, date: Date, number: str
 function title(kind: Kind, c: Company, date: Date, number: string, item: string): string {
   const month = c.lang === 'de' ? MONTHS_DE[date.getUTCMonth()] : MONTHS_EN[date.getUTCMonth()];
   const short = c.name.split(' ')[0];
-  if (kind === 'invoice') return c.lang === 'de' ? `${short} Rechnung ${month} ${date.getUTCFullYear()}` : `Invoice ${number}`;
+  if (kind === 'invoice')
+    return c.lang === 'de' ? `${short} Rechnung ${month} ${date.getUTCFullYear()}` : `Invoice ${number}`;
   if (kind === 'receipt')
-    return c.lang === 'de' ? `Kassenbon ${short} ${pad(date.getUTCDate())}.${pad(date.getUTCMonth() + 1)}.${date.getUTCFullYear()}` : `Receipt ${item}`;
+    return c.lang === 'de'
+      ? `Kassenbon ${short} ${pad(date.getUTCDate())}.${pad(date.getUTCMonth() + 1)}.${date.getUTCFullYear()}`
+      : `Receipt ${item}`;
   if (kind === 'contract') return c.lang === 'de' ? `${item} Vertrag ${short}` : `${item} Agreement`;
   if (kind === 'tax') return `${item}bescheid ${date.getUTCFullYear() - 1}`;
   return c.lang === 'de' ? `Schreiben ${short} ${month} ${date.getUTCFullYear()}` : `Letter from ${short}`;
@@ -95,7 +191,10 @@ export function generateDocuments(n: number, seed = 1, startId = 1000): SimDocum
   const span = Date.UTC(2025, 11, 31) - start;
   for (let i = 0; i < n; i++) {
     const c = pick(COMPANIES);
-    const kind: Kind = c.correspondent === 4 ? 'tax' : pick(['invoice', 'invoice', 'invoice', 'receipt', 'letter', 'contract'] as Kind[]);
+    const kind: Kind =
+      c.correspondent === 4
+        ? 'tax'
+        : pick(['invoice', 'invoice', 'invoice', 'receipt', 'letter', 'contract'] as Kind[]);
     const date = new Date(start + Math.floor(rnd() * span));
     const amount = Math.round((5 + rnd() * (kind === 'receipt' ? 150 : 2500)) * 100) / 100;
     const number = `${c.name.slice(0, 3).toUpperCase()}-${date.getUTCFullYear()}-${String(Math.floor(rnd() * 1e6)).padStart(6, '0')}`;
@@ -103,7 +202,10 @@ export function generateDocuments(n: number, seed = 1, startId = 1000): SimDocum
     const created = date.toISOString().slice(0, 10);
     const added = new Date(date.getTime() + Math.floor(rnd() * 5 * 86_400_000)).toISOString();
     const inbox = rnd() < 0.3;
-    const tags = [...(inbox ? [1] : []), ...(kind === 'invoice' ? [2] : kind === 'receipt' ? [8] : kind === 'contract' ? [6] : kind === 'tax' ? [4] : [])];
+    const tags = [
+      ...(inbox ? [1] : []),
+      ...(kind === 'invoice' ? [2] : kind === 'receipt' ? [8] : kind === 'contract' ? [6] : kind === 'tax' ? [4] : []),
+    ];
     const known = rnd() < 0.7;
     const currency = c.lang === 'en' ? 'USD' : 'EUR';
     docs.push({

@@ -46,7 +46,11 @@ export interface SimContext {
 
 export type SimHandler = (ctx: SimContext) => SimResult | Promise<SimResult>;
 
-export const json = (status: number, body: unknown, headers?: Record<string, string>): SimResult => ({ status, body, headers });
+export const json = (status: number, body: unknown, headers?: Record<string, string>): SimResult => ({
+  status,
+  body,
+  headers,
+});
 export const fail = (status: number, body: unknown): never => {
   throw new SimHttpError({ status, body });
 };

@@ -10,7 +10,10 @@ const MAX_SIZE = 100_000;
 /** Parses page/page_size; null page means "Invalid page." (404). */
 export function pageRequest(params: URLSearchParams): PageRequest | null {
   const rawSize = params.get('page_size');
-  const size = rawSize !== null && /^\d+$/.test(rawSize) && Number(rawSize) > 0 ? Math.min(MAX_SIZE, Number(rawSize)) : DEFAULT_SIZE;
+  const size =
+    rawSize !== null && /^\d+$/.test(rawSize) && Number(rawSize) > 0
+      ? Math.min(MAX_SIZE, Number(rawSize))
+      : DEFAULT_SIZE;
   const rawPage = params.get('page');
   if (rawPage === null || rawPage === '') return { page: 1, pageSize: size };
   if (!/^\d+$/.test(rawPage) || Number(rawPage) < 1) return null;

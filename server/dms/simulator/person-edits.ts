@@ -31,13 +31,19 @@ export interface PersonEdits {
   afterSave(id: number): void;
 }
 
-export function createPersonEdits(store: SimStore, hooks: SimHooks, byToken: Map<string, SimUser>, behaviour: SimBehaviour): PersonEdits {
+export function createPersonEdits(
+  store: SimStore,
+  hooks: SimHooks,
+  byToken: Map<string, SimUser>,
+  behaviour: SimBehaviour,
+): PersonEdits {
   const pending = new Map<number, () => void>();
 
   const actorUser = (actor: SimActor): { user: SimUser; actor: number | null } => {
     if (actor === null) return { user: superuser(SIM_USER.id, SIM_USER.username), actor: null };
     const account = store.users.find((u) => u.username === actor);
-    if (!account) throw new Error(`No simulator user "${actor}"; known: ${store.users.map((u) => u.username).join(', ')}.`);
+    if (!account)
+      throw new Error(`No simulator user "${actor}"; known: ${store.users.map((u) => u.username).join(', ')}.`);
     return { user: accountUser(store, account.id), actor: account.id };
   };
   const documentFor = (id: number) => {
@@ -46,14 +52,22 @@ export function createPersonEdits(store: SimStore, hooks: SimHooks, byToken: Map
     return doc;
   };
 
-  function editAs(id: number, changes: Record<string, unknown>, actor: SimActor, options: EditOptions = {}): SimDocument {
+  function editAs(
+    id: number,
+    changes: Record<string, unknown>,
+    actor: SimActor,
+    options: EditOptions = {},
+  ): SimDocument {
     const doc = documentFor(id);
     const who = actorUser(actor);
     try {
       applyDocumentWrite(store, doc, changes, false, who.user, { actor: who.actor, behaviour });
     } catch (err) {
       if (err instanceof SimHttpError)
-        throw new Error(`Paperless would refuse this change (${err.result.status}): ${JSON.stringify(err.result.body ?? err.result.text)}`, { cause: err });
+        throw new Error(
+          `Paperless would refuse this change (${err.result.status}): ${JSON.stringify(err.result.body ?? err.result.text)}`,
+          { cause: err },
+        );
       throw err;
     }
     if (options.webhook ?? actor !== null) hooks.documentUpdated(id);

@@ -59,7 +59,13 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 export const SIM_PROFILES = {
   '3.0': { name: '3.0', release: '3.0.5', apiVersions: [9, 10], defaultApiVersion: 10, behaviour: V3_0_5 },
   '3.0.4': { name: '3.0.4', release: '3.0.4', apiVersions: [9, 10], defaultApiVersion: 10, behaviour: V3_0_4 },
-  '2.20.13': { name: '2.20.13', release: '2.20.15', apiVersions: range(1, 9), defaultApiVersion: 9, behaviour: V2_20_13 },
+  '2.20.13': {
+    name: '2.20.13',
+    release: '2.20.15',
+    apiVersions: range(1, 9),
+    defaultApiVersion: 9,
+    behaviour: V2_20_13,
+  },
   '2.20': { name: '2.20', release: '2.20.11', apiVersions: range(1, 9), defaultApiVersion: 9, behaviour: V2_20_11 },
   '2.18': { name: '2.18', release: '2.18.4', apiVersions: range(1, 9), defaultApiVersion: 9, behaviour: V2_18 },
 } satisfies Record<string, SimProfile>;
@@ -76,7 +82,8 @@ export function resolveProfile(profile: SimProfileName | SimProfile | undefined)
   if (profile === undefined) return SIM_PROFILES[DEFAULT_PROFILE];
   if (typeof profile !== 'string') return profile;
   const found: SimProfile | undefined = (SIM_PROFILES as Record<string, SimProfile>)[profile];
-  if (!found) throw new Error(`Unknown simulator profile "${profile}"; use one of ${Object.keys(SIM_PROFILES).join(', ')}.`);
+  if (!found)
+    throw new Error(`Unknown simulator profile "${profile}"; use one of ${Object.keys(SIM_PROFILES).join(', ')}.`);
   return found;
 }
 

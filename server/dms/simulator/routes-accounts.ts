@@ -41,7 +41,9 @@ const APP_MODELS: Record<string, string[]> = {
   paperless: ['applicationconfiguration'],
   paperless_mail: ['mailaccount', 'mailrule', 'processedmail'],
 };
-const APP_OF_MODEL = new Map(Object.entries(APP_MODELS).flatMap(([app, models]) => models.map((model) => [model, app] as const)));
+const APP_OF_MODEL = new Map(
+  Object.entries(APP_MODELS).flatMap(([app, models]) => models.map((model) => [model, app] as const)),
+);
 
 const ALL_PERMISSIONS = Object.entries(APP_MODELS).flatMap(([app, models]) =>
   models.flatMap((model) => ['add', 'change', 'delete', 'view'].map((action) => `${app}.${action}_${model}`)),
@@ -65,7 +67,10 @@ function sortedCodenames(codenames: string[]): string[] {
  */
 export function permissionsOf(store: SimStore, user: SimAccount, own: boolean): string[] {
   if (user.is_superuser) return ALL_PERMISSIONS;
-  const codenames = [...(own ? user.user_permissions : []), ...user.groups.flatMap((id) => store.group(id)?.permissions ?? [])];
+  const codenames = [
+    ...(own ? user.user_permissions : []),
+    ...user.groups.flatMap((id) => store.group(id)?.permissions ?? []),
+  ];
   return [...new Set(codenames.map(qualified))].sort();
 }
 
@@ -123,7 +128,15 @@ function listHandler<T extends { id: number; username?: string; name?: string }>
     const descending = (ctx.params.get('ordering') ?? '').split(',').some((o) => o.trim() === `-${kind.field}`);
     items = [...items].sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0) * (descending ? -1 : 1));
     const request = pageRequest(ctx.params);
-    const page = request && paginate(items.length, (s, e) => items.slice(s, e).map((i) => kind.toWire(ctx.store, i)), request, `${ctx.origin}${kind.path}`, ctx.params);
+    const page =
+      request &&
+      paginate(
+        items.length,
+        (s, e) => items.slice(s, e).map((i) => kind.toWire(ctx.store, i)),
+        request,
+        `${ctx.origin}${kind.path}`,
+        ctx.params,
+      );
     if (!page) return json(404, { detail: 'Invalid page.' });
     const body: Record<string, unknown> = { count: page.count, next: page.next, previous: page.previous };
     if (ctx.apiVersion < 10) body.all = items.map((i) => i.id);
@@ -163,7 +176,13 @@ function routesFor<T extends { id: number; username?: string; name?: string }>(k
   const base = kind.path.slice(0, -1);
   return [
     { pattern: kind.path, regex: new RegExp(`^${base}/$`), methods: ['GET'], handler: listHandler(kind), permission },
-    { pattern: `${kind.path}{id}/`, regex: new RegExp(`^${base}/([^/]+)/$`), methods: ['GET'], handler: detailHandler(kind), permission },
+    {
+      pattern: `${kind.path}{id}/`,
+      regex: new RegExp(`^${base}/([^/]+)/$`),
+      methods: ['GET'],
+      handler: detailHandler(kind),
+      permission,
+    },
   ];
 }
 

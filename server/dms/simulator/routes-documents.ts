@@ -10,7 +10,16 @@ import { moveToTrash } from './trash.js';
 import type { SimDocument } from './sim-types.js';
 import { PERMISSION_DENIED, permissionFor } from './sim-users.js';
 
-const ORDER_FIELDS = new Set(['id', 'title', 'created', 'modified', 'added', 'archive_serial_number', 'page_count', 'owner']);
+const ORDER_FIELDS = new Set([
+  'id',
+  'title',
+  'created',
+  'modified',
+  'added',
+  'archive_serial_number',
+  'page_count',
+  'owner',
+]);
 
 function documentOrFail(ctx: SimContext): SimDocument {
   const raw = ctx.match[1];
@@ -32,7 +41,8 @@ function view(ctx: SimContext) {
   };
 }
 
-const pick = (wire: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => k in wire).map((k) => [k, wire[k]]));
+const pick = (wire: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => k in wire).map((k) => [k, wire[k]]));
 
 function ordered(docs: SimDocument[], ordering: string | null): SimDocument[] {
   const keys = (ordering ?? '-created,-id')
@@ -60,13 +70,21 @@ const list: SimHandler = (ctx) => {
   if (Object.keys(filter.errors).length > 0) return json(400, filter.errors);
   const request = pageRequest(ctx.params);
   if (!request) return json(404, { detail: 'Invalid page.' });
-  const all = ctx.user.superuser ? [...ctx.store.documents.values()] : [...ctx.store.documents.values()].filter((d) => ctx.user.sees('documents', d));
+  const all = ctx.user.superuser
+    ? [...ctx.store.documents.values()]
+    : [...ctx.store.documents.values()].filter((d) => ctx.user.sees('documents', d));
   const ordering = ctx.params.get('ordering');
   // Unfiltered id-ordered pages (the client's scan) are sliced directly: no full copy per page.
   const matching = filter.empty ? all : all.filter((d) => filter.test(d));
   const docs = ordering === 'id' ? matching : ordered(matching, ordering);
   const v = view(ctx);
-  const page = paginate(docs.length, (s, e) => docs.slice(s, e).map((d) => documentToWire(ctx.store, d, v)), request, `${ctx.origin}/api/documents/`, ctx.params);
+  const page = paginate(
+    docs.length,
+    (s, e) => docs.slice(s, e).map((d) => documentToWire(ctx.store, d, v)),
+    request,
+    `${ctx.origin}/api/documents/`,
+    ctx.params,
+  );
   if (!page) return json(404, { detail: 'Invalid page.' });
   const body: Record<string, unknown> = { count: page.count, next: page.next, previous: page.previous };
   if (ctx.apiVersion < 10) body.all = docs.map((d) => d.id);
@@ -79,7 +97,10 @@ const detail: SimHandler = (ctx) => {
   if (ctx.method === 'GET') return json(200, documentToWire(ctx.store, doc, { ...view(ctx), detail: true }));
   // PaperlessObjectPermissions: PUT/PATCH of a document owned by someone else needs a change grant, DELETE a delete
   // grant (the simulator keeps none); the user sees the document, so it has read permission: 403, not 404.
-  const allowed = ctx.method === 'DELETE' ? ctx.user.superuser || doc.owner === null || doc.owner === ctx.user.id : ctx.user.mayChange('documents', doc);
+  const allowed =
+    ctx.method === 'DELETE'
+      ? ctx.user.superuser || doc.owner === null || doc.owner === ctx.user.id
+      : ctx.user.mayChange('documents', doc);
   if (!allowed) return json(403, PERMISSION_DENIED);
   if (ctx.method === 'DELETE') {
     moveToTrash(ctx.store, doc);
@@ -93,10 +114,19 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
   // `fields=` shapes the serializer that reads the body too: keys outside it are ignored, not written.
   const { fields } = view(ctx);
   const read =
-    fields && typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.fromEntries(Object.entries(body).filter(([key]) => fields.has(key))) : body;
+    fields && typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? Object.fromEntries(Object.entries(body).filter(([key]) => fields.has(key)))
+      : body;
   const behaviour = behaviourOf(ctx.profile);
   applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user, { behaviour });
-  const answer = () => documentToWire(ctx.store, doc, { fullPerms: true, detail: true, user: ctx.user, fields, v3Fields: behaviour.v3Fields });
+  const answer = () =>
+    documentToWire(ctx.store, doc, {
+      fullPerms: true,
+      detail: true,
+      user: ctx.user,
+      fields,
+      v3Fields: behaviour.v3Fields,
+    });
   // 2.x answers with the saved instance (`UpdateModelMixin`): its own fields as written, tags, notes and custom fields
   // read again; 3.0 reads the whole document again after the save (`get_queryset().get(pk=…)`).
   const saved = behaviour.v3Fields ? null : answer();
@@ -140,7 +170,13 @@ const notes: SimHandler = async (ctx) => {
 };
 
 /** A note by `author`, logged for `actor` (the request's user; null when Paperless itself adds it). */
-export function addNote(store: SimContext['store'], doc: SimDocument, text: string, author: number, actor: number | null = author): void {
+export function addNote(
+  store: SimContext['store'],
+  doc: SimDocument,
+  text: string,
+  author: number,
+  actor: number | null = author,
+): void {
   const note = store.newNote(text, author);
   doc.notes.push(note);
   recordNote(store, doc.id, note.id, true, actor);
@@ -188,7 +224,13 @@ const documentPermission = (method: string) => permissionFor(method, 'documents'
 const NOTE_PERMISSIONS: Record<string, string> = { GET: 'view_note', POST: 'add_note', DELETE: 'delete_note' };
 
 export const documentRoutes: SimRoute[] = [
-  { pattern: '/api/documents/', regex: /^\/api\/documents\/$/, methods: ['GET'], handler: list, permission: documentPermission },
+  {
+    pattern: '/api/documents/',
+    regex: /^\/api\/documents\/$/,
+    methods: ['GET'],
+    handler: list,
+    permission: documentPermission,
+  },
   // BulkEditView's only permission class is IsAuthenticated; bulkEdit checks the rest after validating.
   { pattern: '/api/documents/bulk_edit/', regex: /^\/api\/documents\/bulk_edit\/$/, methods: ['POST'], handler: bulk },
   { pattern: '/api/documents/next_asn/', regex: /^\/api\/documents\/next_asn\/$/, methods: ['GET'], handler: nextAsn },
@@ -200,7 +242,13 @@ export const documentRoutes: SimRoute[] = [
     permission: (m) => NOTE_PERMISSIONS[m],
   },
   // DocumentViewSet's permission classes: the model permission `view_document`, no object check.
-  { pattern: '/api/documents/{id}/history/', regex: /^\/api\/documents\/([^/]+)\/history\/$/, methods: ['GET'], handler: history, permission: documentPermission },
+  {
+    pattern: '/api/documents/{id}/history/',
+    regex: /^\/api\/documents\/([^/]+)\/history\/$/,
+    methods: ['GET'],
+    handler: history,
+    permission: documentPermission,
+  },
   {
     pattern: '/api/documents/{id}/',
     regex: /^\/api\/documents\/([^/]+)\/$/,

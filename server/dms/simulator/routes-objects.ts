@@ -40,7 +40,8 @@ function filterObjects(ctx: SimContext, objects: SimObject[]): SimObject[] | { e
       const ids = value.split(',').map((s) => s.trim());
       if (!ids.every((s) => /^\d+$/.test(s))) return { errors: { id__in: ['Enter a number.'] } };
       result = result.filter((o) => ids.includes(String(o.id)));
-    } else if (name === 'is_root' && ['true', 'false'].includes(value)) result = result.filter((o) => (o.parent == null) === (value === 'true'));
+    } else if (name === 'is_root' && ['true', 'false'].includes(value))
+      result = result.filter((o) => (o.parent == null) === (value === 'true'));
   }
   return result;
 }
@@ -57,7 +58,13 @@ function listHandler(kind: ObjectKind): SimHandler {
     const counts = documentCounts(ctx.store, kind);
     const page =
       request &&
-      paginate(filtered.length, (s, e) => filtered.slice(s, e).map((o) => objectToWire(ctx.store, kind, o, counts)), request, `${ctx.origin}/api/${kind}/`, ctx.params);
+      paginate(
+        filtered.length,
+        (s, e) => filtered.slice(s, e).map((o) => objectToWire(ctx.store, kind, o, counts)),
+        request,
+        `${ctx.origin}/api/${kind}/`,
+        ctx.params,
+      );
     if (!page) return json(404, { detail: 'Invalid page.' });
     const body: Record<string, unknown> = { count: page.count, next: page.next, previous: page.previous };
     if (ctx.apiVersion < 10) body.all = filtered.map((o) => o.id);
@@ -73,7 +80,8 @@ async function create(ctx: SimContext, kind: ObjectKind) {
   if (!name) return json(400, { name: ['This field is required.'] });
   const existing = ctx.store.objects[kind];
   if (kind === 'custom_fields') {
-    if (existing.some((o) => o.name === name)) return json(400, { name: ['custom field with this name already exists.'] });
+    if (existing.some((o) => o.name === name))
+      return json(400, { name: ['custom field with this name already exists.'] });
     const dataType = String(body.data_type ?? '');
     const extra = (body.extra_data ?? {}) as { select_options?: unknown; default_currency?: string | null };
     if (dataType === 'select' && (!Array.isArray(extra.select_options) || extra.select_options.length === 0)) {
@@ -99,7 +107,8 @@ async function create(ctx: SimContext, kind: ObjectKind) {
   }
   if (kind === 'storage_paths') {
     // Like Paperless: a storage path is a path template, and one without is refused.
-    if (typeof body.path !== 'string' || body.path.trim() === '') return json(400, { path: ['This field is required.'] });
+    if (typeof body.path !== 'string' || body.path.trim() === '')
+      return json(400, { path: ['This field is required.'] });
     object.path = body.path;
   }
   Object.assign(object, {
@@ -110,7 +119,8 @@ async function create(ctx: SimContext, kind: ObjectKind) {
   if (kind === 'tags') object.is_inbox_tag = body.is_inbox_tag === true;
   object.owner = owner;
   // Tags have a parent from 2.19.0 (the tag tree).
-  if (kind === 'tags' && behaviourOf(ctx.profile).tagHierarchy) object.parent = Number.isInteger(body.parent) ? body.parent : null;
+  if (kind === 'tags' && behaviourOf(ctx.profile).tagHierarchy)
+    object.parent = Number.isInteger(body.parent) ? body.parent : null;
   const created = ctx.store.insertObject(kind, object);
   return json(201, objectToWire(ctx.store, kind, created, null));
 }
@@ -127,7 +137,18 @@ function detailHandler(kind: ObjectKind): SimHandler {
     }
     if (ctx.method === 'PATCH' || ctx.method === 'PUT') {
       const body = (await ctx.json()) as Record<string, unknown>;
-      for (const key of ['name', 'match', 'matching_algorithm', 'is_insensitive', 'color', 'is_inbox_tag', 'parent', 'path', 'owner', 'extra_data']) {
+      for (const key of [
+        'name',
+        'match',
+        'matching_algorithm',
+        'is_insensitive',
+        'color',
+        'is_inbox_tag',
+        'parent',
+        'path',
+        'owner',
+        'extra_data',
+      ]) {
         if (key in body && key in object) object[key] = body[key];
       }
       if (typeof body.name === 'string' && 'slug' in object) object.slug = slugify(body.name);
@@ -149,7 +170,11 @@ const uiSettings: SimHandler = (ctx) => {
   if (account?.first_name) user.first_name = account.first_name;
   if (account?.last_name) user.last_name = account.last_name;
   const permissions = account ? permissionsOf(ctx.store, account, true).map((p) => p.replace(/^\w+\./, '')) : [];
-  return json(200, { user, settings: { version: ctx.profile.release, auditlog_enabled: ctx.store.audit.enabled }, permissions });
+  return json(200, {
+    user,
+    settings: { version: ctx.profile.release, auditlog_enabled: ctx.store.audit.enabled },
+    permissions,
+  });
 };
 
 export const objectRoutes: SimRoute[] = [

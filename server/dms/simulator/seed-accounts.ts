@@ -32,13 +32,31 @@ export function account(fields: SimAccountInput, base?: SimAccount): SimAccount 
   };
 }
 
-const READ_ALL = ['view_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_customfield', 'view_note'];
+const READ_ALL = [
+  'view_document',
+  'view_tag',
+  'view_correspondent',
+  'view_documenttype',
+  'view_storagepath',
+  'view_customfield',
+  'view_note',
+];
 
 export function seedAccounts(): SimAccount[] {
   return [
     // guardian's anonymous user has an unusable password: "!" and 40 random characters.
-    account({ id: 1, username: 'AnonymousUser', password: `!${'u'.repeat(40)}`, date_joined: '2024-11-02T10:03:51.284113+01:00' }),
-    account({ id: 2, username: 'consumer', password: `!${'c'.repeat(40)}`, date_joined: '2024-11-02T10:03:51.301570+01:00' }),
+    account({
+      id: 1,
+      username: 'AnonymousUser',
+      password: `!${'u'.repeat(40)}`,
+      date_joined: '2024-11-02T10:03:51.284113+01:00',
+    }),
+    account({
+      id: 2,
+      username: 'consumer',
+      password: `!${'c'.repeat(40)}`,
+      date_joined: '2024-11-02T10:03:51.301570+01:00',
+    }),
     account({
       id: 3,
       username: 'anna',
@@ -49,7 +67,14 @@ export function seedAccounts(): SimAccount[] {
       is_staff: true,
       is_superuser: true,
     }),
-    account({ id: 4, username: 'ben', first_name: 'Ben', last_name: 'Berger', date_joined: '2024-11-03T18:22:40.118305+01:00', groups: [1] }),
+    account({
+      id: 4,
+      username: 'ben',
+      first_name: 'Ben',
+      last_name: 'Berger',
+      date_joined: '2024-11-03T18:22:40.118305+01:00',
+      groups: [1],
+    }),
     account({
       id: 5,
       username: 'carla',

@@ -24,7 +24,8 @@ const FIXTURE_CALLER: Pick<SimUser, 'id' | 'mayChange'> = { id: SIM_USER.id, may
 
 function archivedFileName(store: SimStore, doc: SimDocument): string | null {
   if (!doc.has_archive) return null;
-  const correspondent = doc.correspondent == null ? '' : (store.object('correspondents', doc.correspondent)?.name ?? '');
+  const correspondent =
+    doc.correspondent == null ? '' : (store.object('correspondents', doc.correspondent)?.name ?? '');
   const name = [doc.created, correspondent, doc.title].filter((p) => p !== '').join(' ');
   return `${name.replace(/[/\\:*?"<>|]/g, '_')}.pdf`;
 }
@@ -61,7 +62,8 @@ export function documentToWire(store: SimStore, doc: SimDocument, view: Document
   else if (shown.delete('user_can_change')) shown.delete('is_shared_by_requester');
   if (shown.has('permissions')) wire.permissions = documentPermissions(store, doc.id);
   if (shown.has('user_can_change')) wire.user_can_change = caller.mayChange('documents', doc);
-  if (shown.has('is_shared_by_requester')) wire.is_shared_by_requester = doc.owner === caller.id && isShared(store, doc.id);
+  if (shown.has('is_shared_by_requester'))
+    wire.is_shared_by_requester = doc.owner === caller.id && isShared(store, doc.id);
   Object.assign(wire, {
     notes: structuredClone(doc.notes),
     custom_fields: doc.custom_fields.map((cf) => ({ value: cf.value, field: cf.field })),
@@ -102,7 +104,12 @@ export function documentCounts(store: SimStore, kind: ObjectKind): Map<number, n
 }
 
 /** A vocabulary object in Paperless's key order, with `document_count` (not on create) and tag `children`. */
-export function objectToWire(store: SimStore, kind: ObjectKind, object: SimObject, counts: Map<number, number> | null): Record<string, unknown> {
+export function objectToWire(
+  store: SimStore,
+  kind: ObjectKind,
+  object: SimObject,
+  counts: Map<number, number> | null,
+): Record<string, unknown> {
   const wire: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(object)) {
     if (key === 'owner' && counts) wire.document_count = counts.get(object.id) ?? 0;
@@ -116,7 +123,9 @@ export function objectToWire(store: SimStore, kind: ObjectKind, object: SimObjec
     const parent = wire.parent ?? null;
     delete wire.parent;
     wire.parent = parent;
-    wire.children = store.objects.tags.filter((t) => t.parent === object.id).map((child) => objectToWire(store, kind, child, counts));
+    wire.children = store.objects.tags
+      .filter((t) => t.parent === object.id)
+      .map((child) => objectToWire(store, kind, child, counts));
   }
   return wire;
 }

@@ -44,7 +44,13 @@ export interface SimObject {
 
 export type ObjectKind = 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields';
 
-export const OBJECT_KINDS: ObjectKind[] = ['tags', 'correspondents', 'document_types', 'storage_paths', 'custom_fields'];
+export const OBJECT_KINDS: ObjectKind[] = [
+  'tags',
+  'correspondents',
+  'document_types',
+  'storage_paths',
+  'custom_fields',
+];
 
 /** The model name Paperless uses in "No X matches the given query." */
 export const MODEL_NAMES: Record<ObjectKind, string> = {

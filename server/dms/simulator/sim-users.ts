@@ -88,16 +88,32 @@ export function accountUser(store: SimStore, id: number, grants: LimitedUserOpti
     id,
     username: account().username,
     superuser: false,
-    has: (permission) => account().user_permissions.includes(permission) || account().groups.some((g) => store.group(g)?.permissions.includes(permission)),
+    has: (permission) =>
+      account().user_permissions.includes(permission) ||
+      account().groups.some((g) => store.group(g)?.permissions.includes(permission)),
     // CustomFieldViewSet has no ownership filter: custom fields have no owner (views.py).
-    sees: (kind, object) => kind === 'custom_fields' || owns(object) || granted(kind, object) || (kind === 'documents' && hasGrant(store, object.id, 'view', account())),
+    sees: (kind, object) =>
+      kind === 'custom_fields' ||
+      owns(object) ||
+      granted(kind, object) ||
+      (kind === 'documents' && hasGrant(store, object.id, 'view', account())),
     mayChange: (kind, object) =>
-      kind === 'custom_fields' || owns(object) || granted(kind, object) || (kind === 'documents' && hasGrant(store, object.id, 'change', account())),
+      kind === 'custom_fields' ||
+      owns(object) ||
+      granted(kind, object) ||
+      (kind === 'documents' && hasGrant(store, object.id, 'change', account())),
   };
 }
 
 /** The model permission a method needs on a kind (`perms_map`), e.g. GET on tags → `view_tag`. */
 export function permissionFor(method: string, kind: GrantKind): string {
-  const action = method === 'POST' ? 'add' : method === 'PUT' || method === 'PATCH' ? 'change' : method === 'DELETE' ? 'delete' : 'view';
+  const action =
+    method === 'POST'
+      ? 'add'
+      : method === 'PUT' || method === 'PATCH'
+        ? 'change'
+        : method === 'DELETE'
+          ? 'delete'
+          : 'view';
   return `${action}_${PERMISSION_MODELS[kind]}`;
 }

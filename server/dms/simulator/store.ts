@@ -3,7 +3,16 @@ import { createTagTree, type TagTree } from '../tag-hierarchy.js';
 import type { DmsNote } from '../types.js';
 import { account, seedAccounts, seedGroups, type SimAccountInput } from './seed-accounts.js';
 import { SEED_HIDDEN_IDS, SEED_TRASHED_ASNS, seedDocuments, seedObjects } from './seed-data.js';
-import { OBJECT_KINDS, SIM_USER, type ObjectGrants, type ObjectKind, type SimAccount, type SimDocument, type SimGroup, type SimObject } from './sim-types.js';
+import {
+  OBJECT_KINDS,
+  SIM_USER,
+  type ObjectGrants,
+  type ObjectKind,
+  type SimAccount,
+  type SimDocument,
+  type SimGroup,
+  type SimObject,
+} from './sim-types.js';
 
 /** The simulator's data: documents in id order, vocabulary, and a clock that never runs backwards. */
 export interface SimStore {
@@ -47,7 +56,11 @@ export interface StoreOptions {
   groups?: SimGroup[];
 }
 
-function mergeById<T extends { id: number }, I extends { id: number }>(seeded: T[], extra: I[], merge: (input: I, base?: T) => T): T[] {
+function mergeById<T extends { id: number }, I extends { id: number }>(
+  seeded: T[],
+  extra: I[],
+  merge: (input: I, base?: T) => T,
+): T[] {
   const byId = new Map(seeded.map((item) => [item.id, item]));
   for (const item of extra) byId.set(item.id, merge(item, byId.get(item.id)));
   return [...byId.values()].sort((a, b) => a.id - b.id);
@@ -121,7 +134,9 @@ export function createStore(options: StoreOptions = {}): SimStore {
     },
     newNote(text, userId = SIM_USER.id) {
       const author = store.account(userId);
-      const user = author ? { id: author.id, username: author.username, first_name: author.first_name, last_name: author.last_name } : { ...SIM_USER };
+      const user = author
+        ? { id: author.id, username: author.username, first_name: author.first_name, last_name: author.last_name }
+        : { ...SIM_USER };
       return { id: store.nextNoteId(), note: text, created: store.now(), user };
     },
   };

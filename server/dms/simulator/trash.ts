@@ -31,14 +31,17 @@ export function trashedDocuments(store: SimStore): SimDocument[] {
 }
 
 // `has_perms_owner_aware(user, "delete_document", doc)`: the simulator keeps no delete grants.
-const mayDelete = (ctx: SimContext, doc: SimDocument) => ctx.user.superuser || doc.owner === null || doc.owner === ctx.user.id;
+const mayDelete = (ctx: SimContext, doc: SimDocument) =>
+  ctx.user.superuser || doc.owner === null || doc.owner === ctx.user.id;
 
 /** `GET` and `POST /api/trash/`. */
 export const trashHandler: SimHandler = async (ctx) => {
   const store = ctx.store;
   const bin = trashOf(store);
   if (ctx.method === 'GET') {
-    const docs = [...bin.values()].filter((d) => mayDelete(ctx, d) || ctx.user.sees('documents', d)).sort((a, b) => a.id - b.id);
+    const docs = [...bin.values()]
+      .filter((d) => mayDelete(ctx, d) || ctx.user.sees('documents', d))
+      .sort((a, b) => a.id - b.id);
     const request = pageRequest(ctx.params);
     if (!request) return json(404, { detail: 'Invalid page.' });
     const page = paginate(
@@ -48,23 +51,30 @@ export const trashHandler: SimHandler = async (ctx) => {
       `${ctx.origin}/api/trash/`,
       ctx.params,
     );
-    return page ? json(200, { count: page.count, next: page.next, previous: page.previous, results: page.results }) : json(404, { detail: 'Invalid page.' });
+    return page
+      ? json(200, { count: page.count, next: page.next, previous: page.previous, results: page.results })
+      : json(404, { detail: 'Invalid page.' });
   }
   const body = (await ctx.json()) as { documents?: unknown; action?: unknown } | null;
   const action = body?.action;
   if (action !== 'restore' && action !== 'empty') {
-    return fail(400, { action: [action === undefined ? 'This field is required.' : `"${String(action)}" is not a valid choice.`] });
+    return fail(400, {
+      action: [action === undefined ? 'This field is required.' : `"${String(action)}" is not a valid choice.`],
+    });
   }
   let ids: number[];
   if (body?.documents === undefined) ids = [...bin.keys()];
   else {
-    if (!Array.isArray(body.documents) || body.documents.some((d) => !Number.isInteger(d))) return fail(400, { documents: ['Expected a list of items.'] });
+    if (!Array.isArray(body.documents) || body.documents.some((d) => !Number.isInteger(d)))
+      return fail(400, { documents: ['Expected a list of items.'] });
     ids = body.documents as number[];
-    if (ids.some((id) => !bin.has(id))) return fail(400, { documents: ['Some documents in the list have not yet been deleted.'] });
+    if (ids.some((id) => !bin.has(id)))
+      return fail(400, { documents: ['Some documents in the list have not yet been deleted.'] });
   }
   for (const id of ids) {
     const doc = bin.get(id);
-    if (doc && !mayDelete(ctx, doc)) return { status: 403, body: 'Insufficient permissions', headers: { 'content-type': 'text/html; charset=utf-8' } };
+    if (doc && !mayDelete(ctx, doc))
+      return { status: 403, body: 'Insufficient permissions', headers: { 'content-type': 'text/html; charset=utf-8' } };
   }
   for (const id of ids) {
     const doc = bin.get(id);

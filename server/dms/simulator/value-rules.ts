@@ -19,10 +19,16 @@ export function checkCustomFieldValue(field: SimObject, value: unknown): { error
   switch (field.data_type) {
     case 'string':
       if (typeof value !== 'string') return { error: 'Not a valid string.', stored: value };
-      if (Array.from(value).length > 128) return { error: `Ensure this value has at most 128 characters (it has ${Array.from(value).length}).`, stored: value };
+      if (Array.from(value).length > 128)
+        return {
+          error: `Ensure this value has at most 128 characters (it has ${Array.from(value).length}).`,
+          stored: value,
+        };
       return { error: null, stored: value };
     case 'longtext':
-      return typeof value === 'string' ? { error: null, stored: value } : { error: 'Not a valid string.', stored: value };
+      return typeof value === 'string'
+        ? { error: null, stored: value }
+        : { error: 'Not a valid string.', stored: value };
     case 'url': {
       if (value === '') return { error: null, stored: value };
       try {
@@ -41,15 +47,25 @@ export function checkCustomFieldValue(field: SimObject, value: unknown): { error
         ? { error: null, stored: value }
         : { error: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.', stored: value };
     case 'boolean':
-      return typeof value === 'boolean' ? { error: null, stored: value } : { error: 'Must be a valid boolean.', stored: value };
+      return typeof value === 'boolean'
+        ? { error: null, stored: value }
+        : { error: 'Must be a valid boolean.', stored: value };
     case 'integer': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : NaN;
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && /^-?\d+$/.test(value.trim())
+            ? Number(value)
+            : NaN;
       if (!Number.isInteger(n)) return { error: 'A valid integer is required.', stored: value };
-      if (n < -2147483648 || n > 2147483647) return { error: 'Ensure this value is less than or equal to 2147483647.', stored: value };
+      if (n < -2147483648 || n > 2147483647)
+        return { error: 'Ensure this value is less than or equal to 2147483647.', stored: value };
       return { error: null, stored: n };
     }
     case 'float':
-      return typeof value === 'number' ? { error: null, stored: value } : { error: 'A valid number is required.', stored: value };
+      return typeof value === 'number'
+        ? { error: null, stored: value }
+        : { error: 'A valid number is required.', stored: value };
     case 'monetary': {
       const text = typeof value === 'number' ? String(value) : String(value);
       if (MONETARY.test(text)) return { error: null, stored: text };

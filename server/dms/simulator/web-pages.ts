@@ -9,7 +9,8 @@ const DOCUMENT_PAGE = /^\/documents\/(\d+)(?:\/details)?\/?$/;
 const LOGIN_PAGE = '/accounts/login/';
 const HEADERS = { 'content-security-policy': "default-src 'none'", 'x-content-type-options': 'nosniff' };
 
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 // Django's redirect quotes the `next` path but keeps '/'.
 const quoteNext = (path: string) => encodeURIComponent(path).replace(/%2F/g, '/');
@@ -33,10 +34,15 @@ function documentPage(store: SimStore, doc: SimDocument): SimResult {
     ['Tags', doc.tags.map((id) => nameOf(store, 'tags', id)).join(', ') || '—'],
     ['Created', doc.created],
     ['Archive serial number', doc.archive_serial_number === null ? '—' : String(doc.archive_serial_number)],
-    ...doc.custom_fields.map((cf): [string, string] => [nameOf(store, 'custom_fields', cf.field), cf.value === null ? '—' : String(cf.value)]),
+    ...doc.custom_fields.map((cf): [string, string] => [
+      nameOf(store, 'custom_fields', cf.field),
+      cf.value === null ? '—' : String(cf.value),
+    ]),
     ['Notes', doc.notes.map((n) => n.note).join(' · ') || '—'],
   ];
-  const table = rows.map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('');
+  const table = rows
+    .map(([k, v]) => `<tr><th scope="row">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+    .join('');
   return page(
     200,
     doc.title,
@@ -50,10 +56,16 @@ export function webPage(url: URL, store: SimStore): SimResult {
   const doc = DOCUMENT_PAGE.exec(url.pathname);
   if (doc) {
     const found = store.documents.get(Number(doc[1]));
-    return found ? documentPage(store, found) : page(404, 'Not found', `<h1>Not found</h1><p>The demo dms has no document ${escapeHtml(doc[1])}.</p>`);
+    return found
+      ? documentPage(store, found)
+      : page(404, 'Not found', `<h1>Not found</h1><p>The demo dms has no document ${escapeHtml(doc[1])}.</p>`);
   }
   if (url.pathname === LOGIN_PAGE) {
-    return page(200, 'Sign in', '<h1>The dms-rules demo dms</h1><p>It has no sign-in and no web interface besides the document pages (/documents/ID/details).</p>');
+    return page(
+      200,
+      'Sign in',
+      '<h1>The dms-rules demo dms</h1><p>It has no sign-in and no web interface besides the document pages (/documents/ID/details).</p>',
+    );
   }
   return { status: 302, headers: { location: `${LOGIN_PAGE}?next=${quoteNext(url.pathname + url.search)}` }, text: '' };
 }

@@ -50,7 +50,8 @@ const RETRIES = 3;
 
 function renderParams(store: SimStore, trigger: WebhookTrigger, id: number, base: string): Record<string, string> {
   const doc = store.getDocument(id);
-  const name = (kind: 'correspondents' | 'document_types', ref: number | null | undefined) => (ref == null ? '' : (store.object(kind, ref)?.name ?? ''));
+  const name = (kind: 'correspondents' | 'document_types', ref: number | null | undefined) =>
+    ref == null ? '' : (store.object(kind, ref)?.name ?? '');
   return {
     event: trigger === 'added' ? 'document_added' : 'document_updated',
     doc_id: String(id),
@@ -78,11 +79,17 @@ function encode(shape: WebhookShape, p: Record<string, string>): { body: string 
       return { body: raw };
     case 'form':
       return {
-        body: new URLSearchParams({ ...(p.doc_id === undefined ? {} : { doc_id: p.doc_id }), doc_url: p.doc_url }).toString(),
+        body: new URLSearchParams({
+          ...(p.doc_id === undefined ? {} : { doc_id: p.doc_id }),
+          doc_url: p.doc_url,
+        }).toString(),
         contentType: 'application/x-www-form-urlencoded',
       };
     case 'json-string':
-      return { body: JSON.stringify(`{"${id[0]}": ${id[0] === 'doc_id' ? id[1] : JSON.stringify(id[1])}}`), contentType: 'application/json' };
+      return {
+        body: JSON.stringify(`{"${id[0]}": ${id[0] === 'doc_id' ? id[1] : JSON.stringify(id[1])}}`),
+        contentType: 'application/json',
+      };
     case 'multipart': {
       const boundary = randomBytes(16).toString('hex');
       const body =
@@ -127,7 +134,8 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
     const { body, contentType } = encode(cfg.shape ?? 'json', params);
     const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'python-httpx/0.28.1' };
     if (contentType) headers['content-type'] = contentType;
-    for (const [key, value] of Object.entries(cfg.headers ?? {})) if (key.toLowerCase() !== 'host') headers[key] = value;
+    for (const [key, value] of Object.entries(cfg.headers ?? {}))
+      if (key.toLowerCase() !== 'host') headers[key] = value;
     stats.attempts++;
     let status: number;
     try {
@@ -186,7 +194,8 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
           pump();
         });
     }
-    if (tasks.length > 0 && busy < (config?.workers ?? 1)) wake = setTimeout(pump, Math.max(0, Math.min(...tasks.map((t) => t.dueAt)) - now));
+    if (tasks.length > 0 && busy < (config?.workers ?? 1))
+      wake = setTimeout(pump, Math.max(0, Math.min(...tasks.map((t) => t.dueAt)) - now));
     checkIdle();
   };
 

@@ -34,7 +34,8 @@ function ownAddressName(req: Request): string {
  */
 function namesThisService(host: HostAndPort, defaultPort: string, req: Request, policy: HostPolicy): boolean {
   const port = host.port ?? defaultPort;
-  if ((LOOPBACK_NAMES.has(host.name) || host.name === ownAddressName(req)) && port === String(req.socket.localPort)) return true;
+  if ((LOOPBACK_NAMES.has(host.name) || host.name === ownAddressName(req)) && port === String(req.socket.localPort))
+    return true;
   const listed = policy.publicUrl ? [...policy.allowedHosts, new URL(policy.publicUrl).hostname] : policy.allowedHosts;
   return listed.some((entry) => {
     const allowed = splitHost(entry);
@@ -58,7 +59,12 @@ export function isAllowedOrigin(origin: string, req: Request, policy: HostPolicy
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
   if (policy.publicUrl && url.origin === new URL(policy.publicUrl).origin) return true;
-  return namesThisService({ name: url.hostname, port: url.port || null }, url.protocol === 'https:' ? '443' : '80', req, policy);
+  return namesThisService(
+    { name: url.hostname, port: url.port || null },
+    url.protocol === 'https:' ? '443' : '80',
+    req,
+    policy,
+  );
 }
 
 /**

@@ -83,7 +83,11 @@ export function requireSessionOrToken(auth: AuthService): RequestHandler {
 export function requireWebhookToken(auth: AuthService): RequestHandler {
   return (req, _res, next) => {
     if (!auth.webhookTokenConfigured) {
-      return next(new UnauthorizedError('Webhook refused: neither SVC_WEBHOOK_TOKEN nor SVC_API_TOKEN is configured on the service.'));
+      return next(
+        new UnauthorizedError(
+          'Webhook refused: neither SVC_WEBHOOK_TOKEN nor SVC_API_TOKEN is configured on the service.',
+        ),
+      );
     }
     if (!auth.verifyWebhookToken(bearerToken(req))) {
       return next(new UnauthorizedError('Webhook refused: send Authorization: Bearer <SVC_WEBHOOK_TOKEN>.'));

@@ -42,7 +42,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.status(parserError.status ?? 400).json({ ok: false, error: BODY_ERRORS[parserError.type] });
       return;
     }
-    logger.error(`${req.method} ${req.originalUrl.split('?')[0]} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    logger.error(
+      `${req.method} ${req.originalUrl.split('?')[0]} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
     res.status(500).json({ ok: false, error: 'Internal error; the service log has the details.' });
   };
 }

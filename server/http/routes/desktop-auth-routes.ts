@@ -8,7 +8,10 @@ export function desktopAuthRoutes(services: Services): Router {
   const router = Router();
   router.get('/auth/desktop', (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : undefined;
-    redeemDesktopToken(services.desktopSignIn, token, { remote: req.socket.remoteAddress, local: req.socket.localAddress });
+    redeemDesktopToken(services.desktopSignIn, token, {
+      remote: req.socket.remoteAddress,
+      local: req.socket.localAddress,
+    });
     setSessionCookie(req, res, services.auth.issueSession(), services.config.publicUrl);
     res.redirect(303, '/');
   });

@@ -10,14 +10,17 @@ export function documentsRoutes(services: Services): Router {
   const router = Router();
   router.get('/documents', async (req, res) => {
     const search = typeof req.query.search === 'string' ? req.query.search.trim() : '';
-    if (search.length < 2 || search.length > 200) throw new BadRequestError('Send ?search= with 2 to 200 characters of a document title.');
+    if (search.length < 2 || search.length > 200)
+      throw new BadRequestError('Send ?search= with 2 to 200 characters of a document title.');
     res.json(await services.findDocuments(search));
   });
   router.get('/documents/titles', async (req, res) => {
     const raw = singleParam(req.query.ids, 'ids') ?? '';
-    if (!/^\d{1,15}(,\d{1,15})*$/.test(raw)) throw new BadRequestError('Send ?ids= as document ids separated by commas, e.g. ?ids=3,7.');
+    if (!/^\d{1,15}(,\d{1,15})*$/.test(raw))
+      throw new BadRequestError('Send ?ids= as document ids separated by commas, e.g. ?ids=3,7.');
     const ids = raw.split(',').map(Number);
-    if (ids.length > MAX_TITLE_IDS) throw new BadRequestError(`Ask for at most ${MAX_TITLE_IDS} titles at once; got ${ids.length}.`);
+    if (ids.length > MAX_TITLE_IDS)
+      throw new BadRequestError(`Ask for at most ${MAX_TITLE_IDS} titles at once; got ${ids.length}.`);
     res.json({ titles: await services.documentTitles(ids) });
   });
   router.get('/documents/:id', async (req, res) => {

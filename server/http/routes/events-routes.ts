@@ -38,12 +38,18 @@ export function eventsRoutes(services: Services): Router {
 
   router.post('/events/:id/apply', (req, res) => {
     const event = services.jobs.apply(eventId(req.params.id));
-    res.status(202).json({ ok: true, queued: true, event_id: event.event_id, applied_from: event.applied_from, dry_run: false });
+    res
+      .status(202)
+      .json({ ok: true, queued: true, event_id: event.event_id, applied_from: event.applied_from, dry_run: false });
   });
 
   router.post('/events/:id/revert', (req, res) => {
-    const event = services.jobs.revert(eventId(req.params.id), { dryRun: booleanParam(req.query.dry_run, 'dry_run', false) });
-    res.status(202).json({ ok: true, queued: true, event_id: event.event_id, reverts: event.reverts, dry_run: event.dry_run });
+    const event = services.jobs.revert(eventId(req.params.id), {
+      dryRun: booleanParam(req.query.dry_run, 'dry_run', false),
+    });
+    res
+      .status(202)
+      .json({ ok: true, queued: true, event_id: event.event_id, reverts: event.reverts, dry_run: event.dry_run });
   });
   return router;
 }

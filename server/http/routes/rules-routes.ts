@@ -13,7 +13,11 @@ function rawYaml(): RequestHandler {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
     parse(req, res, (err?: unknown) => {
       if ((err as { type?: string } | undefined)?.type === 'entity.too.large') {
-        return next(new PayloadTooLargeError(`A rule file may be at most ${MAX_RULE_FILE_BYTES / 1024} KB; split it into several files.`));
+        return next(
+          new PayloadTooLargeError(
+            `A rule file may be at most ${MAX_RULE_FILE_BYTES / 1024} KB; split it into several files.`,
+          ),
+        );
       }
       next(err);
     });
@@ -35,7 +39,8 @@ export function rulesRoutes(services: Services): Router {
 
   router.post('/rules', json, async (req, res) => {
     const filename = (req.body as { filename?: unknown } | undefined)?.filename;
-    if (typeof filename !== 'string') throw new BadRequestError('Send JSON {"filename": "invoices.yml"} (or "<package>/<name>.yml").');
+    if (typeof filename !== 'string')
+      throw new BadRequestError('Send JSON {"filename": "invoices.yml"} (or "<package>/<name>.yml").');
     res.json({ ok: true, ...(await rules.createFile(filename)) });
   });
 
@@ -61,10 +66,20 @@ export function rulesRoutes(services: Services): Router {
 
   // A dry run of the editor's text (unsaved or draft) against one document; nothing is published or written.
   router.post('/rules/:id/dry-run', rawYaml(), async (req, res) => {
-    const document = positiveIntegerParam(req.query.document, 'document', 'a positive whole number (a dms document id)');
-    if (document === undefined) throw new BadRequestError('Give "document": the id of the dms document to try the rules on.');
+    const document = positiveIntegerParam(
+      req.query.document,
+      'document',
+      'a positive whole number (a dms document id)',
+    );
+    if (document === undefined)
+      throw new BadRequestError('Give "document": the id of the dms document to try the rules on.');
     const ruleId = singleParam(req.query.rule_id, 'rule_id') || null;
-    const { traces, title } = await services.runs.runText({ fileId: fileId(req), content: bodyText(req), document, ruleId });
+    const { traces, title } = await services.runs.runText({
+      fileId: fileId(req),
+      content: bodyText(req),
+      document,
+      ruleId,
+    });
     res.json({ ok: true, queued: false, document, document_title: title, rule_id: ruleId, dry_run: true, traces });
   });
 

@@ -13,8 +13,19 @@ export function runRoutes(services: Services): Router {
       res.json({ ok: true, queued: true, rule_id: query.ruleId, dry_run: query.dryRun, event_id });
       return;
     }
-    const traces = await services.runs.runManual({ document: query.document, ruleId: query.ruleId, dryRun: query.dryRun });
-    res.json({ ok: true, queued: false, document: query.document, rule_id: query.ruleId, dry_run: query.dryRun, traces });
+    const traces = await services.runs.runManual({
+      document: query.document,
+      ruleId: query.ruleId,
+      dryRun: query.dryRun,
+    });
+    res.json({
+      ok: true,
+      queued: false,
+      document: query.document,
+      rule_id: query.ruleId,
+      dry_run: query.dryRun,
+      traces,
+    });
   });
   return router;
 }

@@ -14,7 +14,9 @@ export function settingsRoutes(services: Services): Router {
   });
 
   router.put('/settings', json, (req, res) => {
-    const result = services.settings.update(parseSettingsPatch(req.body), (password) => services.auth.confirmPassword(password, loginSource(req)));
+    const result = services.settings.update(parseSettingsPatch(req.body), (password) =>
+      services.auth.confirmPassword(password, loginSource(req)),
+    );
     if (result.credentials_changed) {
       // A new admin name or password ends every session; keep the person who made the change signed in.
       setSessionCookie(req, res, services.auth.issueSession(), services.config.publicUrl);

@@ -4,7 +4,11 @@ import { hasForwardingHeaders } from '../middleware/allowed-hosts.js';
 import { requireSameOrigin } from '../middleware/auth-tiers.js';
 import { setSessionCookie } from '../session-cookie.js';
 
-const originOf = (req: Request): RequestOrigin => ({ remoteAddress: req.socket.remoteAddress, host: req.headers.host, forwarded: hasForwardingHeaders(req) });
+const originOf = (req: Request): RequestOrigin => ({
+  remoteAddress: req.socket.remoteAddress,
+  host: req.headers.host,
+  forwarded: hasForwardingHeaders(req),
+});
 
 /** `GET/POST /api/setup`: the first start's one-time page that creates the admin account (this machine only). */
 export function setupRoutes(services: Services): Router {

@@ -14,7 +14,10 @@ import type { CursorStore } from './cursor-store.js';
 export interface CatchUpDeps {
   dms: Pick<DmsClient, 'pages' | 'getDocument'>;
   events: EventStore;
-  echoes: Pick<EchoLedger, 'isKnownState' | 'isOwnWrite' | 'ownWrite' | 'handled' | 'failed' | 'failedAttempts' | 'settled'>;
+  echoes: Pick<
+    EchoLedger,
+    'isKnownState' | 'isOwnWrite' | 'ownWrite' | 'handled' | 'failed' | 'failedAttempts' | 'settled'
+  >;
   /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
   attribution: Attribution;
   /** The per-document lane: a document another path is running is read again once that run ends. */
@@ -135,7 +138,11 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     const startedAt = now();
     const tally = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
     const found = { since: cursor.since, added: 0, updated: 0, skipped: 0, merged: 0, failed_before: 0 };
-    events.update(event.event_id, { status: 'running', started_at: new Date(startedAt).toISOString(), catchup: { ...found } });
+    events.update(event.event_id, {
+      status: 'running',
+      started_at: new Date(startedAt).toISOString(),
+      catchup: { ...found },
+    });
     logger.info(`catch-up ${event.event_id} (${reason}): documents changed in the dms since ${cursor.since}`);
     let newest: number | null = null;
     // A document whose run failed (the dms refused a write, say) keeps the cursor before it, so the next catch-up tries it again.
@@ -144,7 +151,11 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     const since = Date.parse(cursor.since);
     try {
       // With permissions, as a webhook's single read has them: any rule may have a permission action.
-      for await (const page of deps.dms.pages({ filters: { modified__gte: cursor.since }, pageSize: deps.pageSize ?? 100, fullPerms: true })) {
+      for await (const page of deps.dms.pages({
+        filters: { modified__gte: cursor.since },
+        pageSize: deps.pageSize ?? 100,
+        fullPerms: true,
+      })) {
         tally.total ??= page.count;
         remaining = page.count - tally.processed;
         // What each document's lane had seen when the page was read: a run since makes this copy stale.
@@ -173,7 +184,11 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
                 const trigger = Date.parse(current.added) >= since ? 'added' : 'updated';
                 found[trigger]++;
                 try {
-                  const { failure, ...counts } = await deps.run(current, trigger, { eventId: event.event_id, dryRun, source: 'catchup' });
+                  const { failure, ...counts } = await deps.run(current, trigger, {
+                    eventId: event.event_id,
+                    dryRun,
+                    source: 'catchup',
+                  });
                   await deps.echoes.settled(current.id);
                   if (failure !== null) throw new Error(failure);
                   deps.echoes.handled(current, !dryRun && counts.changed > 0);
@@ -301,7 +316,15 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     if (!reachable && !retryDue) return;
     if (slept || cameBack || pollDue || retryDue) {
       lastPoll = at;
-      await runNow(slept ? 'the machine was asleep' : cameBack ? 'the dms is reachable again' : retryDue ? 'retry after a failure' : POLLING);
+      await runNow(
+        slept
+          ? 'the machine was asleep'
+          : cameBack
+            ? 'the dms is reachable again'
+            : retryDue
+              ? 'retry after a failure'
+              : POLLING,
+      );
     }
   };
 
@@ -320,7 +343,9 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       if (!deps.cursor.read()) {
         // First start: from the configured date, or from now (an existing archive is not run).
         const since = deps.startFrom ?? new Date(now()).toISOString();
-        void deps.cursor.write({ since, last_heard_at: null }).then(() => (deps.startFrom ? runNow('first start from SVC_CATCH_UP_FROM') : null));
+        void deps.cursor
+          .write({ since, last_heard_at: null })
+          .then(() => (deps.startFrom ? runNow('first start from SVC_CATCH_UP_FROM') : null));
       } else void runNow('start');
       schedule();
     },

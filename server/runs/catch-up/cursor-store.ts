@@ -22,8 +22,12 @@ export function openCursorStore(file: string, logger: Logger): CursorStore {
   let current: DmsCursor | null = null;
   try {
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<DmsCursor>;
-    if (typeof parsed.since !== 'string' || Number.isNaN(Date.parse(parsed.since))) throw new Error('unexpected structure');
-    current = { since: parsed.since, last_heard_at: typeof parsed.last_heard_at === 'string' ? parsed.last_heard_at : null };
+    if (typeof parsed.since !== 'string' || Number.isNaN(Date.parse(parsed.since)))
+      throw new Error('unexpected structure');
+    current = {
+      since: parsed.since,
+      last_heard_at: typeof parsed.last_heard_at === 'string' ? parsed.last_heard_at : null,
+    };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') moveAside(file, 'dms cursor', errorMessage(err), logger);
   }

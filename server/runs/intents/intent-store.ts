@@ -6,7 +6,8 @@ import { moveAside } from '../../history/move-aside.js';
 import type { Logger } from '../../log.js';
 
 /** What a side effect does: add a note to a document, or send a notification to a target from the settings. */
-export type IntentEffect = { kind: 'note'; note: string } | { kind: 'notify'; target: string; title: string; message: string };
+export type IntentEffect =
+  { kind: 'note'; note: string } | { kind: 'notify'; target: string; title: string; message: string };
 
 /** `pending`: recorded, not known to be done; `done`: sent (or found already there); `failed`: given up. */
 export type IntentStatus = 'pending' | 'done' | 'failed';
@@ -63,7 +64,9 @@ export function openIntentStore(options: IntentStoreOptions): IntentStore {
   const writer = createCoalescedWriter(
     async () => {
       try {
-        await writeFileAtomic(options.file, JSON.stringify({ version: 1, intents: [...intents.values()] }), { mode: 0o600 });
+        await writeFileAtomic(options.file, JSON.stringify({ version: 1, intents: [...intents.values()] }), {
+          mode: 0o600,
+        });
         failure = null;
       } catch (err) {
         failure = err;
@@ -93,7 +96,8 @@ export function openIntentStore(options: IntentStoreOptions): IntentStore {
   const keep = (intent: Intent) => {
     intents.delete(intent.key);
     intent.updated_at = now();
-    if (intent.status !== 'pending') Object.assign(intent, intent.kind === 'note' ? { note: '' } : { title: '', message: '' });
+    if (intent.status !== 'pending')
+      Object.assign(intent, intent.kind === 'note' ? { note: '' } : { title: '', message: '' });
     intents.set(intent.key, intent);
   };
 
@@ -114,7 +118,8 @@ export function openIntentStore(options: IntentStoreOptions): IntentStore {
     async remove(key) {
       if (intents.delete(key)) await save();
     },
-    pending: () => [...intents.values()].filter((i) => i.status === 'pending').sort((a, b) => a.created_at - b.created_at),
+    pending: () =>
+      [...intents.values()].filter((i) => i.status === 'pending').sort((a, b) => a.created_at - b.created_at),
     close: () => writer.close(),
   };
 }

@@ -23,7 +23,10 @@ export interface SideEffectsOptions {
 
 /** How one notify of a run ended, for its trace action. */
 export type SendOutcome =
-  { status: 'sent'; key: string } | { status: 'already'; detail: string } | { status: 'pending'; detail: string } | { status: 'failed'; error: string };
+  | { status: 'sent'; key: string }
+  | { status: 'already'; detail: string }
+  | { status: 'pending'; detail: string }
+  | { status: 'failed'; error: string };
 
 /** The side effects of one run of one document (DESIGN §6: recorded before they are sent, marked done after). */
 export interface RunSideEffects {
@@ -32,7 +35,10 @@ export interface RunSideEffects {
    * write sets off as intents (on disk before anything is sent), then adds the notes not yet added for this
    * change. `skipped` says why no note was added when every one already was.
    */
-  writeNotes(notes: readonly string[], written: readonly ChangeField[]): Promise<{ added: number; skipped: string | null }>;
+  writeNotes(
+    notes: readonly string[],
+    written: readonly ChangeField[],
+  ): Promise<{ added: number; skipped: string | null }>;
   /** Sends one notification once per change: recorded, sent, marked done; a target that is down is retried. */
   send(rule: string, notification: PlannedNotification): Promise<SendOutcome>;
   /** A notification recorded in advance whose rule wrote nothing after all: forgotten, not sent. */
@@ -40,7 +46,12 @@ export interface RunSideEffects {
 }
 
 export interface SideEffects {
-  forRun(doc: DmsDocument, trigger: RunTrigger, results: readonly RuleResult[], notifications: Record<string, PlannedNotification[]>): RunSideEffects;
+  forRun(
+    doc: DmsDocument,
+    trigger: RunTrigger,
+    results: readonly RuleResult[],
+    notifications: Record<string, PlannedNotification[]>,
+  ): RunSideEffects;
   /** Sends what the last run of the service left pending (a kill, a target that was down). */
   resume(): void;
   /** Intents not yet sent nor given up, for health. */
@@ -61,20 +72,30 @@ function noteSources(results: readonly RuleResult[]): Array<{ rule: string; path
     if (result.status !== 'matched') continue;
     const added = result.changes.notes?.to;
     const paths = result.actions.filter((a) => a.action === 'add_note' && a.status === 'planned').map((a) => a.path);
-    (Array.isArray(added) ? added.map(String) : []).forEach((note, i) => out.push({ rule: result.rule_id, path: paths[i] ?? `notes/${i}`, note }));
+    (Array.isArray(added) ? added.map(String) : []).forEach((note, i) =>
+      out.push({ rule: result.rule_id, path: paths[i] ?? `notes/${i}`, note }),
+    );
   }
   return out;
 }
 
 /** The rules whose notifications this write sets off: the test settle-notifications makes after it, made before. */
-function firingRules(results: readonly RuleResult[], trigger: RunTrigger, written: readonly ChangeField[], notesToWrite: boolean): string[] {
+function firingRules(
+  results: readonly RuleResult[],
+  trigger: RunTrigger,
+  written: readonly ChangeField[],
+  notesToWrite: boolean,
+): string[] {
   return results
     .filter(
       (result) =>
         result.status === 'matched' &&
         (trigger === 'added' ||
           result.actions.some(
-            (a) => a.action !== 'notify' && a.status === 'planned' && (a.action === 'add_note' ? notesToWrite : written.includes(ACTION_FIELDS[a.action])),
+            (a) =>
+              a.action !== 'notify' &&
+              a.status === 'planned' &&
+              (a.action === 'add_note' ? notesToWrite : written.includes(ACTION_FIELDS[a.action])),
           )),
     )
     .map((r) => r.rule_id);
@@ -92,7 +113,8 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
   const running = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  const tryOne = (intent: Intent): Promise<TryResult> => tryIntent(intent, { dms: options.dms, notifier: options.notifier, retryDelaysMs: options.retryDelaysMs, now });
+  const tryOne = (intent: Intent): Promise<TryResult> =>
+    tryIntent(intent, { dms: options.dms, notifier: options.notifier, retryDelaysMs: options.retryDelaysMs, now });
 
   /** Stores a try's result; a retry hands the intent to the retrier. */
   const settle = async (key: string, change: TryResult['change']): Promise<void> => {
@@ -154,13 +176,27 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
           const known = store.get(key);
           if (known?.status === 'done' || (known?.status === 'pending' && owners.has(key))) continue;
           const at = now();
-          fresh.push({ ...effect, key, document: doc.id, rule, path, status: 'pending', attempts: 0, next_at: null, error: null, created_at: at, updated_at: at });
+          fresh.push({
+            ...effect,
+            key,
+            document: doc.id,
+            rule,
+            path,
+            status: 'pending',
+            attempts: 0,
+            next_at: null,
+            error: null,
+            created_at: at,
+            updated_at: at,
+          });
           owners.set(key, me);
         }
         if (fresh.length > 0) await store.put(...fresh);
       };
       const whyNot = (key: string, done: string): string =>
-        store.get(key)?.status === 'done' ? `already ${done} for this change (Idempotency-Key ${key})` : `already being sent for this change (Idempotency-Key ${key})`;
+        store.get(key)?.status === 'done'
+          ? `already ${done} for this change (Idempotency-Key ${key})`
+          : `already being sent for this change (Idempotency-Key ${key})`;
 
       return {
         async writeNotes(notes, written) {
@@ -171,7 +207,11 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
             return { rule: source.rule, path: source.path, effect: { kind: 'note', note } };
           });
           const firing: Wanted[] = firingRules(results, trigger, written, notes.length > 0).flatMap((rule) =>
-            (notifications[rule] ?? []).map((n) => ({ rule, path: n.path, effect: { kind: 'notify', target: n.target, title: n.title, message: n.message } })),
+            (notifications[rule] ?? []).map((n) => ({
+              rule,
+              path: n.path,
+              effect: { kind: 'notify', target: n.target, title: n.title, message: n.message },
+            })),
           );
           // One write to disk for all of them, before the first note: a kill after it loses nothing.
           await claim([...planned, ...firing]);
@@ -189,7 +229,8 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
               // Left to a later run of the same change (the catch-up, a retry), which claims them again.
               for (const rest of planned.slice(i)) {
                 const restKey = keyOf(rest.rule, rest.path);
-                if (owners.get(restKey) === me) await settle(restKey, { status: 'failed', attempts: 1, next_at: null, error: errorMessage(err) });
+                if (owners.get(restKey) === me)
+                  await settle(restKey, { status: 'failed', attempts: 1, next_at: null, error: errorMessage(err) });
               }
               throw err;
             }
@@ -200,7 +241,12 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
         },
         async send(rule, notification) {
           const key = keyOf(rule, notification.path);
-          const effect: IntentEffect = { kind: 'notify', target: notification.target, title: notification.title, message: notification.message };
+          const effect: IntentEffect = {
+            kind: 'notify',
+            target: notification.target,
+            title: notification.title,
+            message: notification.message,
+          };
           await claim([{ rule, path: notification.path, effect }]);
           if (owners.get(key) !== me) return { status: 'already', detail: whyNot(key, 'sent') };
           const result = await tryOne({ ...(store.get(key) as Intent), ...effect });
@@ -220,7 +266,10 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
     resume() {
       const left = store.pending().filter((i) => !owners.has(i.key));
       for (const intent of left) owners.set(intent.key, RETRIER);
-      if (left.length > 0) logger.info(`${left.length} note(s) and notification(s) recorded before the last stop are not known to be sent; sending them now`);
+      if (left.length > 0)
+        logger.info(
+          `${left.length} note(s) and notification(s) recorded before the last stop are not known to be sent; sending them now`,
+        );
       wake();
     },
     pendingCount: () => store.pending().length,

@@ -28,8 +28,14 @@ const describe = (intent: Intent) => `document ${intent.document}, rule ${intent
 export async function tryIntent(intent: Intent, deps: TryDeps): Promise<TryResult> {
   const attempts = intent.attempts + 1;
   const maxTries = deps.retryDelaysMs.length + 1;
-  const done = (message: string): TryResult => ({ change: { status: 'done', attempts, next_at: null, error: null }, message });
-  const failed = (error: string): TryResult => ({ change: { status: 'failed', attempts, next_at: null, error }, message: error });
+  const done = (message: string): TryResult => ({
+    change: { status: 'done', attempts, next_at: null, error: null },
+    message,
+  });
+  const failed = (error: string): TryResult => ({
+    change: { status: 'failed', attempts, next_at: null, error },
+    message: error,
+  });
   const retry = (what: string): TryResult => {
     const at = deps.now() + deps.retryDelaysMs[attempts - 1];
     const message = `${what}; retrying at ${new Date(at).toISOString()} (try ${attempts + 1} of ${maxTries})`;
@@ -40,20 +46,30 @@ export async function tryIntent(intent: Intent, deps: TryDeps): Promise<TryResul
   if (intent.kind === 'note') {
     try {
       const doc = await deps.dms.getDocument(intent.document);
-      if (doc.notes.some((n) => n.note.trim() === intent.note.trim())) return done(`note for ${describe(intent)} was already there; not added again`);
+      if (doc.notes.some((n) => n.note.trim() === intent.note.trim()))
+        return done(`note for ${describe(intent)} was already there; not added again`);
       await deps.dms.addNote(intent.document, intent.note);
       return done(`note for ${describe(intent)} added`);
     } catch (err) {
-      if (err instanceof DmsNotFoundError) return failed(`note for ${describe(intent)} not added: the document no longer exists`);
+      if (err instanceof DmsNotFoundError)
+        return failed(`note for ${describe(intent)} not added: the document no longer exists`);
       const what = `note pending: the dms failed (${errorMessage(err)})`;
-      return attempts < maxTries ? retry(what) : failed(gaveUp(`note for ${describe(intent)} not added: the dms failed (${errorMessage(err)})`));
+      return attempts < maxTries
+        ? retry(what)
+        : failed(gaveUp(`note for ${describe(intent)} not added: the dms failed (${errorMessage(err)})`));
     }
   }
 
   if (!deps.notifier) return failed('notifications are not set up in this service');
   try {
-    await deps.notifier.send(intent.target, { title: intent.title, message: intent.message }, { idempotencyKey: intent.key });
-    return done(`notify to "${intent.target}" for ${describe(intent)} sent on try ${attempts} (Idempotency-Key ${intent.key})`);
+    await deps.notifier.send(
+      intent.target,
+      { title: intent.title, message: intent.message },
+      { idempotencyKey: intent.key },
+    );
+    return done(
+      `notify to "${intent.target}" for ${describe(intent)} sent on try ${attempts} (Idempotency-Key ${intent.key})`,
+    );
   } catch (err) {
     const retryable = err instanceof NotifyError ? err.retryable : true;
     const reason = err instanceof NotifyError ? err.reason : errorMessage(err);

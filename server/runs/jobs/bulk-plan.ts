@@ -33,13 +33,19 @@ export function bulkOpsFor(write: DocumentWrite): BulkOp[] | null {
     ops.push({ method: RELATION_METHODS[relation], parameters: { [relation]: write.patch[relation] ?? null } });
   }
   if (write.tags) {
-    ops.push({ method: 'modify_tags', parameters: { add_tags: [...write.tags.add].sort(byId), remove_tags: [...write.tags.remove].sort(byId) } });
+    ops.push({
+      method: 'modify_tags',
+      parameters: { add_tags: [...write.tags.add].sort(byId), remove_tags: [...write.tags.remove].sort(byId) },
+    });
   }
   if (write.customFields) {
     const set = [...write.customFields.set].sort((a, b) => a.field - b.field);
     ops.push({
       method: 'modify_custom_fields',
-      parameters: { add_custom_fields: Object.fromEntries(set.map((cf) => [cf.field, cf.value])), remove_custom_fields: [...write.customFields.remove].sort(byId) },
+      parameters: {
+        add_custom_fields: Object.fromEntries(set.map((cf) => [cf.field, cf.value])),
+        remove_custom_fields: [...write.customFields.remove].sort(byId),
+      },
     });
   }
   return ops.length ? ops : null;
@@ -49,7 +55,10 @@ export function bulkOpsFor(write: DocumentWrite): BulkOp[] | null {
  * Splits a page of planned writes into bulk groups (two or more documents with the very same edits)
  * and the rest, which are written one by one. A group of one gains nothing from a bulk edit.
  */
-export function groupWrites(items: Array<{ document: number; write: DocumentWrite }>): { groups: BulkGroup[]; singles: number[] } {
+export function groupWrites(items: Array<{ document: number; write: DocumentWrite }>): {
+  groups: BulkGroup[];
+  singles: number[];
+} {
   const byKey = new Map<string, BulkGroup>();
   const singles: number[] = [];
   for (const { document, write } of items) {

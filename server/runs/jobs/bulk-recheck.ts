@@ -7,7 +7,11 @@ import type { PlannedDocument } from './job-pipeline.js';
  * Takes out of the bulk groups the documents a person edited since the page was read (one small request for the
  * page): they are written one by one, where the re-read before the write keeps that person's edit.
  */
-export async function editedSinceRead(dms: DmsClient, groups: BulkGroup[], read: Map<number, Pick<PlannedDocument, 'document'>>): Promise<number[]> {
+export async function editedSinceRead(
+  dms: DmsClient,
+  groups: BulkGroup[],
+  read: Map<number, Pick<PlannedDocument, 'document'>>,
+): Promise<number[]> {
   const grouped = groups.flatMap((g) => g.documents);
   if (grouped.length === 0) return [];
   let fresh: Map<number, DocumentWriteState>;

@@ -48,7 +48,11 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
       .work(job.eventId, job.controller.signal)
       .catch((err: unknown) => {
         logger.error(`job ${job.eventId} crashed: ${errorMessage(err)}`);
-        events.update(job.eventId, { status: 'failed', finished_at: new Date().toISOString(), error: errorMessage(err) });
+        events.update(job.eventId, {
+          status: 'failed',
+          finished_at: new Date().toISOString(),
+          error: errorMessage(err),
+        });
       })
       .finally(() => {
         current = null;
@@ -59,10 +63,18 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
 
   return {
     submit(event, work) {
-      if (stopped) throw new ServiceUnavailableError('The service is shutting down; start the job again after restart.', 5);
+      if (stopped)
+        throw new ServiceUnavailableError('The service is shutting down; start the job again after restart.', 5);
       if (queue.length >= options.maxQueued) {
-        events.update(event.event_id, { status: 'failed', finished_at: new Date().toISOString(), error: 'Refused: too many jobs waiting.' });
-        throw new ServiceUnavailableError(`${queue.length} jobs are already waiting; try again when one has finished.`, 30);
+        events.update(event.event_id, {
+          status: 'failed',
+          finished_at: new Date().toISOString(),
+          error: 'Refused: too many jobs waiting.',
+        });
+        throw new ServiceUnavailableError(
+          `${queue.length} jobs are already waiting; try again when one has finished.`,
+          30,
+        );
       }
       queue.push({ eventId: event.event_id, work, controller: new AbortController() });
       setImmediate(next);
@@ -71,11 +83,16 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
     cancel(eventId) {
       const record = events.get(eventId);
       if (!record) throw new NotFoundError(`There is no event ${eventId}.`);
-      if (isFinished(record.status)) throw new ConflictError(`Event ${eventId} has already ended (${record.status}); there is nothing to cancel.`);
+      if (isFinished(record.status))
+        throw new ConflictError(`Event ${eventId} has already ended (${record.status}); there is nothing to cancel.`);
       const waiting = queue.findIndex((j) => j.eventId === eventId);
       if (waiting >= 0) {
         queue.splice(waiting, 1);
-        return events.update(eventId, { status: 'cancelled', finished_at: new Date().toISOString(), error: 'Cancelled before it started.' }) as EventRecord;
+        return events.update(eventId, {
+          status: 'cancelled',
+          finished_at: new Date().toISOString(),
+          error: 'Cancelled before it started.',
+        }) as EventRecord;
       }
       if (current?.eventId === eventId) {
         current.controller.abort('cancel' satisfies StopReason);
@@ -91,17 +108,25 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
     async stop() {
       stopped = true;
       const reason = 'The service stopped before this job started; start it again.';
-      for (const job of queue.splice(0)) events.update(job.eventId, { status: 'interrupted', finished_at: new Date().toISOString(), error: reason });
+      for (const job of queue.splice(0))
+        events.update(job.eventId, { status: 'interrupted', finished_at: new Date().toISOString(), error: reason });
       if (current) {
         const { eventId, controller, done } = current;
         controller.abort('shutdown' satisfies StopReason);
         // A job waiting on a slow dms call must not hold up shutdown for the call's whole timeout.
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? 3000)))]);
+        await Promise.race([
+          done,
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, options.stopGraceMs ?? 3000))),
+        ]);
         clearTimeout(timer);
         const record = events.get(eventId);
         if (record && !isFinished(record.status)) {
-          events.update(eventId, { status: 'interrupted', finished_at: new Date().toISOString(), error: 'The service stopped while this job ran; run it again.' });
+          events.update(eventId, {
+            status: 'interrupted',
+            finished_at: new Date().toISOString(),
+            error: 'The service stopped while this job ran; run it again.',
+          });
         }
       }
     },

@@ -23,7 +23,9 @@ export function createReportBuilder(prefilter: Record<string, string>) {
       report.changed++;
       for (const f of fields) report.fields[f] = (report.fields[f] ?? 0) + 1;
       if (report.samples.length < SAMPLE_LIMIT) {
-        const cut = Object.fromEntries(fields.map((f) => [f, { from: shorten(changes[f].from), to: shorten(changes[f].to) }]));
+        const cut = Object.fromEntries(
+          fields.map((f) => [f, { from: shorten(changes[f].from), to: shorten(changes[f].to) }]),
+        );
         report.samples.push({ document, title: String(shorten(title)), changes: cut });
       }
     },
@@ -35,7 +37,11 @@ export function createReportBuilder(prefilter: Record<string, string>) {
         .join(', ');
       const parts =
         summary.kind === 'revert'
-          ? [`${documents(summary.processed)} checked`, `${report.reverted ?? 0} restored`, `${report.skipped_edited ?? 0} left alone because they were edited since`]
+          ? [
+              `${documents(summary.processed)} checked`,
+              `${report.reverted ?? 0} restored`,
+              `${report.skipped_edited ?? 0} left alone because they were edited since`,
+            ]
           : [
               `${documents(summary.processed)} read`,
               `${report.matched} matched`,

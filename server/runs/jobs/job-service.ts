@@ -37,7 +37,10 @@ export interface EventListQuery {
 /** Background jobs: one rule over all documents, and undo of a job. Exposed as `services.jobs`. */
 export interface JobService {
   /** Queues a run of one rule over every document; answers at once. Unknown rule: 404. */
-  startRuleJob(input: { ruleId: string; dryRun: boolean; appliedFrom?: number }): { event_id: number; event: EventRecord };
+  startRuleJob(input: { ruleId: string; dryRun: boolean; appliedFrom?: number }): {
+    event_id: number;
+    event: EventRecord;
+  };
   /** Continues an interrupted rule job with the documents it had not reached (a new job event). */
   resume(eventId: number): EventRecord;
   /** Runs a finished dry run's rule for real, once: the dry record then says `applied_as`, the new one `applied_from`. */
@@ -83,7 +86,10 @@ export function createJobService(deps: JobServiceDeps): JobService {
   const service: JobService = {
     startRuleJob({ ruleId, dryRun, appliedFrom }) {
       const rule = deps.getRule(ruleId);
-      if (!rule) throw new NotFoundError(`No loaded rule has the id "${ruleId}"; check the rule files (a file that fails validation is not loaded).`);
+      if (!rule)
+        throw new NotFoundError(
+          `No loaded rule has the id "${ruleId}"; check the rule files (a file that fails validation is not loaded).`,
+        );
       const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: dryRun, applied_from: appliedFrom ?? null });
       queue.submit(event, (eventId, signal) => {
         // The rule as loaded when the job starts: an edit saved meanwhile applies to this job too.
@@ -95,37 +101,78 @@ export function createJobService(deps: JobServiceDeps): JobService {
     resume(eventId) {
       const target = get(eventId);
       if (target.kind !== 'job' || target.rule_id === null)
-        throw new BadRequestError(`Event ${eventId} is a ${target.kind}, not a rule job; only rule jobs can be resumed.`);
+        throw new BadRequestError(
+          `Event ${eventId} is a ${target.kind}, not a rule job; only rule jobs can be resumed.`,
+        );
       if (target.status !== 'interrupted')
-        throw new ConflictError(`Event ${eventId} is ${target.status}; only an interrupted job can be resumed (start a new one instead).`);
+        throw new ConflictError(
+          `Event ${eventId} is ${target.status}; only an interrupted job can be resumed (start a new one instead).`,
+        );
       const resumedAs = events.list({ kind: 'job', limit: 1000 }).find((e) => e.resumes === eventId);
-      if (resumedAs) throw new ConflictError(`Event ${eventId} was already resumed as event ${resumedAs.event_id}; resume that one if it was interrupted too.`);
+      if (resumedAs)
+        throw new ConflictError(
+          `Event ${eventId} was already resumed as event ${resumedAs.event_id}; resume that one if it was interrupted too.`,
+        );
       const ruleId = target.rule_id;
-      if (!deps.getRule(ruleId)) throw new NotFoundError(`The rule "${ruleId}" of event ${eventId} is no longer loaded; fix its file, then resume.`);
+      if (!deps.getRule(ruleId))
+        throw new NotFoundError(
+          `The rule "${ruleId}" of event ${eventId} is no longer loaded; fix its file, then resume.`,
+        );
       const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: target.dry_run, resumes: eventId });
       const resumeAfter = target.resume_after ?? 0;
-      queue.submit(event, (id, signal) => runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) as RuleDefinition, target.dry_run, signal, resumeAfter));
+      queue.submit(event, (id, signal) =>
+        runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) as RuleDefinition, target.dry_run, signal, resumeAfter),
+      );
       return event;
     },
     apply(eventId) {
       const dry = get(eventId);
-      if (dry.kind !== 'job' || !dry.dry_run || !dry.rule_id) throw new BadRequestError(`Event ${eventId} is not a dry run of a rule; only those can be applied.`);
-      if (dry.status !== 'done') throw new ConflictError(`Dry run ${eventId} is ${dry.status}; only a finished dry run can be applied.`);
-      if (stillStands(dry.applied_as)) throw new ConflictError(`Dry run ${eventId} was already applied as job #${dry.applied_as}.`);
+      if (dry.kind !== 'job' || !dry.dry_run || !dry.rule_id)
+        throw new BadRequestError(`Event ${eventId} is not a dry run of a rule; only those can be applied.`);
+      if (dry.status !== 'done')
+        throw new ConflictError(`Dry run ${eventId} is ${dry.status}; only a finished dry run can be applied.`);
+      if (stillStands(dry.applied_as))
+        throw new ConflictError(`Dry run ${eventId} was already applied as job #${dry.applied_as}.`);
       const { event } = service.startRuleJob({ ruleId: dry.rule_id, dryRun: false, appliedFrom: eventId });
       events.update(eventId, { applied_as: event.event_id });
       return event;
     },
     revert(eventId, { dryRun }) {
       const target = get(eventId);
-      if (target.kind === 'revert') throw new BadRequestError(`Event ${eventId} is itself a revert; revert the original job again instead.`);
-      if (target.dry_run) throw new ConflictError(`Event ${eventId} was a dry run: it wrote nothing, so there is nothing to undo.`);
-      if (!isFinished(target.status)) throw new ConflictError(`Event ${eventId} is still ${target.status}; cancel it or wait for it to end, then revert.`);
-      if (!dryRun && stillStands(target.undone_by)) throw new ConflictError(`Event ${eventId} was already undone by #${target.undone_by}.`);
-      const event = events.create({ kind: 'revert', rule_id: target.rule_id, dry_run: dryRun, reverts: eventId, document: target.document });
+      if (target.kind === 'revert')
+        throw new BadRequestError(`Event ${eventId} is itself a revert; revert the original job again instead.`);
+      if (target.dry_run)
+        throw new ConflictError(`Event ${eventId} was a dry run: it wrote nothing, so there is nothing to undo.`);
+      if (!isFinished(target.status))
+        throw new ConflictError(
+          `Event ${eventId} is still ${target.status}; cancel it or wait for it to end, then revert.`,
+        );
+      if (!dryRun && stillStands(target.undone_by))
+        throw new ConflictError(`Event ${eventId} was already undone by #${target.undone_by}.`);
+      const event = events.create({
+        kind: 'revert',
+        rule_id: target.rule_id,
+        dry_run: dryRun,
+        reverts: eventId,
+        document: target.document,
+      });
       if (!dryRun) events.update(eventId, { undone_by: event.event_id });
       queue.submit(event, (id, signal) =>
-        runRevertJob({ dms: deps.dms, events, traces: deps.traces, recentWrites: deps.recentWrites, lane: deps.lane, concurrency, now }, id, target, dryRun, signal),
+        runRevertJob(
+          {
+            dms: deps.dms,
+            events,
+            traces: deps.traces,
+            recentWrites: deps.recentWrites,
+            lane: deps.lane,
+            concurrency,
+            now,
+          },
+          id,
+          target,
+          dryRun,
+          signal,
+        ),
       );
       return event;
     },

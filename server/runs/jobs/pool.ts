@@ -1,5 +1,10 @@
 /** Maps items with at most `limit` calls in flight, keeping order; stops starting new ones once `stop()` says so. */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>, stop: () => boolean = () => false): Promise<R[]> {
+export async function mapBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+  stop: () => boolean = () => false,
+): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
   const worker = async () => {

@@ -8,7 +8,12 @@ import { ACTION_FIELDS } from '../trace-outcome.js';
  * would match. So only conditions that every match must satisfy (the top-level `all` chain) are used, and
  * only operators whose dms filter is a superset of the engine's test; everything else is left to the engine.
  */
-export function prefilterFor(when: Condition | undefined, vocabulary: DmsVocabulary, now: Date, options: { writes?: ReadonlySet<string> } = {}): Record<string, string> {
+export function prefilterFor(
+  when: Condition | undefined,
+  vocabulary: DmsVocabulary,
+  now: Date,
+  options: { writes?: ReadonlySet<string> } = {},
+): Record<string, string> {
   const filters: Record<string, string> = {};
   if (when) for (const c of conjuncts(when)) addCondition(filters, c, vocabulary, now);
   // A filter on a field the job itself writes would shrink the result set under the pager, shifting
@@ -23,7 +28,9 @@ export function prefilterFor(when: Condition | undefined, vocabulary: DmsVocabul
 /** The document fields a rule's actions may change (for `prefilterFor`'s `writes`). */
 export function fieldsWrittenBy(actions: ReadonlyArray<Record<string, unknown>> | undefined): Set<string> {
   const out = new Set<string>();
-  for (const action of actions ?? []) for (const key of Object.keys(action)) if (key in ACTION_FIELDS) out.add(ACTION_FIELDS[key as Exclude<ActionName, 'notify'>]);
+  for (const action of actions ?? [])
+    for (const key of Object.keys(action))
+      if (key in ACTION_FIELDS) out.add(ACTION_FIELDS[key as Exclude<ActionName, 'notify'>]);
   return out;
 }
 
@@ -32,7 +39,11 @@ function conjuncts(c: Condition): Condition[] {
   return [c];
 }
 
-const RELATIONS = { correspondent: 'correspondents', document_type: 'document_types', storage_path: 'storage_paths' } as const;
+const RELATIONS = {
+  correspondent: 'correspondents',
+  document_type: 'document_types',
+  storage_path: 'storage_paths',
+} as const;
 const TEXT_FIELDS = new Set(['title', 'content']);
 const DATE_FIELDS: Record<string, { gte: string; lte: string }> = {
   created: { gte: 'created__gte', lte: 'created__lte' },
@@ -88,13 +99,20 @@ function tagIds(value: string | string[] | undefined, vocab: DmsVocabulary, exac
   return [...new Set(names.flatMap((n) => matching(vocab.tags, n, exact).map((t) => t.id)))];
 }
 
-function addRelation(filters: Record<string, string>, field: keyof typeof RELATIONS, test: FieldTest, vocab: DmsVocabulary): void {
+function addRelation(
+  filters: Record<string, string>,
+  field: keyof typeof RELATIONS,
+  test: FieldTest,
+  vocab: DmsVocabulary,
+): void {
   const objects = vocab[RELATIONS[field]];
   let names: unknown[];
   let exact = false;
   if (test === null || typeof test === 'string') names = [test];
-  else if (isOperator(test) && onlyKeys(test, ['equals', 'case_sensitive'])) [names, exact] = [[test.equals ?? null], test.case_sensitive === true];
-  else if (isOperator(test) && onlyKeys(test, ['in', 'case_sensitive']) && Array.isArray(test.in)) [names, exact] = [test.in, test.case_sensitive === true];
+  else if (isOperator(test) && onlyKeys(test, ['equals', 'case_sensitive']))
+    [names, exact] = [[test.equals ?? null], test.case_sensitive === true];
+  else if (isOperator(test) && onlyKeys(test, ['in', 'case_sensitive']) && Array.isArray(test.in))
+    [names, exact] = [test.in, test.case_sensitive === true];
   else return;
   if (names.length === 1 && names[0] === null) return set(filters, `${field}__isnull`, 'true');
   if (names.some((n) => typeof n !== 'string' || isTemplate(n))) return;
@@ -121,7 +139,12 @@ function addText(filters: Record<string, string>, field: string, test: FieldTest
   }
 }
 
-function addDate(filters: Record<string, string>, names: { gte: string; lte: string }, test: FieldTest, now: Date): void {
+function addDate(
+  filters: Record<string, string>,
+  names: { gte: string; lte: string },
+  test: FieldTest,
+  now: Date,
+): void {
   if (!isOperator(test)) return;
   // Widened by a day each way so time zones and the engine's own date handling can never be narrower.
   const lower = [test.gt, test.gte].map((v) => dateOf(v, now)).filter((d): d is Date => d !== undefined);
@@ -163,7 +186,8 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 function set(filters: Record<string, string>, name: string, value: string): void {
   const prior = filters[name];
   if (prior === undefined) filters[name] = value;
-  else if (name === 'tags__id__all' || name === 'tags__id__none') filters[name] = [...new Set([...prior.split(','), ...value.split(',')])].join(',');
+  else if (name === 'tags__id__all' || name === 'tags__id__none')
+    filters[name] = [...new Set([...prior.split(','), ...value.split(',')])].join(',');
 }
 
 function isOperator(test: unknown): test is OperatorTest {

@@ -31,7 +31,13 @@ export interface RevertDeps {
  * Undoes what a job wrote, document by document, from its traces; a field a person has edited since is
  * left alone (and says so in the trace). Itself a job: progress, cancel and one trace per document.
  */
-export async function runRevertJob(deps: RevertDeps, eventId: number, target: EventRecord, dryRun: boolean, signal: AbortSignal): Promise<void> {
+export async function runRevertJob(
+  deps: RevertDeps,
+  eventId: number,
+  target: EventRecord,
+  dryRun: boolean,
+  signal: AbortSignal,
+): Promise<void> {
   const { events } = deps;
   events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
   const counts = { total: 0, processed: 0, matched: 0, changed: 0, errors: 0 };
@@ -59,7 +65,8 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
           counts.changed++;
           report.report.reverted = (report.report.reverted ?? 0) + 1;
         }
-        if (trace.conditions.some((c) => !c.result)) report.report.skipped_edited = (report.report.skipped_edited ?? 0) + 1;
+        if (trace.conditions.some((c) => !c.result))
+          report.report.skipped_edited = (report.report.skipped_edited ?? 0) + 1;
         report.add(w.document, title, restored, restored ? trace.changes : {});
         events.update(eventId, { ...counts });
       },
@@ -70,11 +77,21 @@ export async function runRevertJob(deps: RevertDeps, eventId: number, target: Ev
       ...counts,
       status,
       finished_at: deps.now().toISOString(),
-      error: status === 'done' ? null : status === 'cancelled' ? 'Cancelled on request.' : 'The service stopped while this revert ran; run it again.',
+      error:
+        status === 'done'
+          ? null
+          : status === 'cancelled'
+            ? 'Cancelled on request.'
+            : 'The service stopped while this revert ran; run it again.',
       report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'revert' }),
     });
   } catch (err) {
-    events.update(eventId, { ...counts, status: 'failed', finished_at: deps.now().toISOString(), error: `The revert stopped: ${errorMessage(err)}` });
+    events.update(eventId, {
+      ...counts,
+      status: 'failed',
+      finished_at: deps.now().toISOString(),
+      error: `The revert stopped: ${errorMessage(err)}`,
+    });
   }
 }
 
@@ -133,12 +150,19 @@ async function revertOne(
     const plan = planDocument(doc, decision.changes, {}, index);
     const fields = plan.changed.filter((f) => f !== 'notes');
     for (const f of fields) {
-      if (f !== 'custom_fields') trace.changes[f] = { from: (current as unknown as Record<string, unknown>)[f], to: (decision.changes as Record<string, unknown>)[f] };
+      if (f !== 'custom_fields')
+        trace.changes[f] = {
+          from: (current as unknown as Record<string, unknown>)[f],
+          to: (decision.changes as Record<string, unknown>)[f],
+        };
     }
     if (fields.includes('custom_fields')) {
       const restored = { ...current.custom_fields, ...decision.changes.custom_fields };
       for (const name of decision.changes.remove_custom_fields ?? []) delete restored[name];
-      for (const name of [...Object.keys(decision.changes.custom_fields ?? {}), ...(decision.changes.remove_custom_fields ?? [])]) {
+      for (const name of [
+        ...Object.keys(decision.changes.custom_fields ?? {}),
+        ...(decision.changes.remove_custom_fields ?? []),
+      ]) {
         trace.changes[`custom_fields.${name}`] = customFieldChange(current.custom_fields, restored, name);
       }
     }

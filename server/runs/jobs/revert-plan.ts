@@ -1,5 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ActionName, CustomFieldValue, DocumentChanges, PermissionKind, PermissionTarget, RuleDocument, Trace } from '../../engine/model.js';
+import type {
+  ActionName,
+  CustomFieldValue,
+  DocumentChanges,
+  PermissionKind,
+  PermissionTarget,
+  RuleDocument,
+  Trace,
+} from '../../engine/model.js';
 import { dateOnly } from '../rule-document.js';
 import { clonePermissions, sameNameSet } from '../../engine/permissions.js';
 
@@ -66,7 +74,9 @@ export function decideRevert(current: RuleDocument, written: WrittenChange): Rev
     if (field === 'tags') {
       const lower = (xs: unknown) => (Array.isArray(xs) ? xs.map((x) => String(x).toLowerCase()) : []);
       const added = new Set(lower(to).filter((t) => !lower(from).includes(t)));
-      const removed = (Array.isArray(from) ? (from as string[]) : []).filter((t) => !lower(to).includes(t.toLowerCase()));
+      const removed = (Array.isArray(from) ? (from as string[]) : []).filter(
+        (t) => !lower(to).includes(t.toLowerCase()),
+      );
       const kept = current.tags.filter((t) => !added.has(t.toLowerCase()));
       const restoredTags = [...kept, ...removed.filter((t) => !kept.some((k) => k.toLowerCase() === t.toLowerCase()))];
       const restore = !sameTags(restoredTags, current.tags);
@@ -79,13 +89,28 @@ export function decideRevert(current: RuleDocument, written: WrittenChange): Rev
       const empty = written.fields[field].empty;
       const pairs: Array<[string, unknown, boolean, unknown, boolean]> =
         field === 'custom_fields'
-          ? Object.keys(asRecord(to)).map((name) => [name, asRecord(from)[name], name in asRecord(from), asRecord(to)[name], true])
-          : [[field.slice('custom_fields.'.length), from, from !== null || empty === 'from' || empty === 'both', to, to !== null || empty === 'to' || empty === 'both']];
+          ? Object.keys(asRecord(to)).map((name) => [
+              name,
+              asRecord(from)[name],
+              name in asRecord(from),
+              asRecord(to)[name],
+              true,
+            ])
+          : [
+              [
+                field.slice('custom_fields.'.length),
+                from,
+                from !== null || empty === 'from' || empty === 'both',
+                to,
+                to !== null || empty === 'to' || empty === 'both',
+              ],
+            ];
       for (const [name, before, wasAttached, after, isAttached] of pairs) {
         const attached = Object.prototype.hasOwnProperty.call(current.custom_fields, name);
         const actual = current.custom_fields[name];
         const holdsJobValue = attached === isAttached && isDeepStrictEqual(actual ?? null, after ?? null);
-        const restore = holdsJobValue && (wasAttached !== isAttached || !isDeepStrictEqual(before ?? null, after ?? null));
+        const restore =
+          holdsJobValue && (wasAttached !== isAttached || !isDeepStrictEqual(before ?? null, after ?? null));
         checked[`custom_fields.${name}`] = { expected: after, actual, restore };
         if (!restore) continue;
         // A field the job attached is detached again, not left attached with an empty value.
@@ -113,7 +138,11 @@ export function decideRevert(current: RuleDocument, written: WrittenChange): Rev
 
 function sameValue(field: string, a: unknown, b: unknown): boolean {
   if (field === 'created') return dateOnly(a as string | null) === dateOnly(b as string | null);
-  if (typeof a === 'string' && typeof b === 'string' && ['correspondent', 'document_type', 'storage_path', 'owner'].includes(field)) {
+  if (
+    typeof a === 'string' &&
+    typeof b === 'string' &&
+    ['correspondent', 'document_type', 'storage_path', 'owner'].includes(field)
+  ) {
     return a.trim().toLowerCase() === b.trim().toLowerCase();
   }
   return isDeepStrictEqual(a ?? null, b ?? null);

@@ -14,20 +14,41 @@ export interface Untrashed {
   stop: boolean;
 }
 
-export async function untrash(dms: DmsClient, written: WrittenChange, trace: Trace, dryRun: boolean): Promise<Untrashed> {
+export async function untrash(
+  dms: DmsClient,
+  written: WrittenChange,
+  trace: Trace,
+  dryRun: boolean,
+): Promise<Untrashed> {
   if (!('trash' in written.fields)) return { written, stop: false };
   const { trash: _trash, ...fields } = written.fields;
   const rest = { ...written, fields };
   trace.changes.trash = { from: true, to: false };
   const step = { path: 'revert/trash', action: 'move_to_trash' as const };
   if (dryRun) {
-    trace.conditions.push({ path: 'revert/trash', description: 'the job moved the document to the trash: restore it', field: 'trash', expected: true, result: true });
-    trace.actions.push({ ...step, status: 'planned', detail: 'would restore the document from the trash; its other fields are checked once it is back' });
+    trace.conditions.push({
+      path: 'revert/trash',
+      description: 'the job moved the document to the trash: restore it',
+      field: 'trash',
+      expected: true,
+      result: true,
+    });
+    trace.actions.push({
+      ...step,
+      status: 'planned',
+      detail: 'would restore the document from the trash; its other fields are checked once it is back',
+    });
     return { written: rest, stop: true };
   }
   try {
     await dms.restoreFromTrash([written.document]);
-    trace.conditions.push({ path: 'revert/trash', description: 'the job moved the document to the trash: restore it', field: 'trash', expected: true, result: true });
+    trace.conditions.push({
+      path: 'revert/trash',
+      description: 'the job moved the document to the trash: restore it',
+      field: 'trash',
+      expected: true,
+      result: true,
+    });
     trace.actions.push({ ...step, status: 'applied', detail: 'restored from the trash' });
   } catch (err) {
     // Restored by a person already (Paperless: "not yet been deleted"): nothing to do, the document is there.

@@ -35,22 +35,41 @@ export type StopReason = 'cancel' | 'shutdown';
  * stays flat, and keeps the event record's progress live. One failing document is an error trace, never
  * the end of the job; only a dms that cannot list pages at all fails it.
  */
-export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleDefinition, dryRun: boolean, signal: AbortSignal, resumeAfter = 0): Promise<void> {
+export async function runRuleJob(
+  deps: RuleJobDeps,
+  eventId: number,
+  rule: RuleDefinition,
+  dryRun: boolean,
+  signal: AbortSignal,
+  resumeAfter = 0,
+): Promise<void> {
   const { dms, pipeline, events } = deps;
   const ctx: JobContext = { eventId, dryRun, source: 'job' };
   // A resumed job interrupted again before its first page still resumes from where the first one stopped.
-  events.update(eventId, { status: 'running', started_at: deps.now().toISOString(), ...(resumeAfter > 0 ? { resume_after: resumeAfter } : {}) });
+  events.update(eventId, {
+    status: 'running',
+    started_at: deps.now().toISOString(),
+    ...(resumeAfter > 0 ? { resume_after: resumeAfter } : {}),
+  });
   const counts = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
   let prefilter: Record<string, string> = {};
   let report = createReportBuilder(prefilter);
   try {
     const vocabulary = await dms.vocabulary({ refresh: true, principals: needsPrincipals([{ definition: rule }]) });
-    prefilter = prefilterFor(rule.when, vocabulary, deps.now(), { writes: dryRun ? undefined : fieldsWrittenBy(rule.actions as Array<Record<string, unknown>>) });
+    prefilter = prefilterFor(rule.when, vocabulary, deps.now(), {
+      writes: dryRun ? undefined : fieldsWrittenBy(rule.actions as Array<Record<string, unknown>>),
+    });
     report = createReportBuilder(prefilter);
     // Pages are requested ahead (the dms works on them meanwhile) and evaluated one ahead (the workers
     // evaluate the next page while this thread writes and records this one); a whole page goes to the pool at once.
-    const pages = dms.pages({ filters: prefilter, pageSize: deps.pageSize, ahead: PAGES_AHEAD, fullPerms: usesPermissions(rule) });
-    const unreached = (documents: DmsDocument[]) => (resumeAfter > 0 ? documents.filter((d) => d.id > resumeAfter) : documents);
+    const pages = dms.pages({
+      filters: prefilter,
+      pageSize: deps.pageSize,
+      ahead: PAGES_AHEAD,
+      fullPerms: usesPermissions(rule),
+    });
+    const unreached = (documents: DmsDocument[]) =>
+      resumeAfter > 0 ? documents.filter((d) => d.id > resumeAfter) : documents;
     const planPage = (page: DmsDocument[]) =>
       mapBounded(
         unreached(page),
@@ -65,18 +84,30 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
       if (done > 0) counts.total -= done;
       const outcomes = dryRun ? new Map<number, ApplyOutcome>() : await applyHeld(deps, plans, ctx);
       for (const planned of plans) {
-        const outcome: ApplyOutcome = planned.error ? { kind: 'failed', error: planned.error } : (outcomes.get(planned.document.id) ?? { kind: 'none' });
+        const outcome: ApplyOutcome = planned.error
+          ? { kind: 'failed', error: planned.error }
+          : (outcomes.get(planned.document.id) ?? { kind: 'none' });
         await pipeline.record(rule.id, planned, outcome, ctx);
         counts.processed++;
         if (planned.matched) counts.matched++;
-        const changed = dryRun ? Object.keys(planned.changes).length > 0 : outcome.kind === 'bulk' || outcome.kind === 'single';
+        const changed = dryRun
+          ? Object.keys(planned.changes).length > 0
+          : outcome.kind === 'bulk' || outcome.kind === 'single';
         if (changed) counts.changed++;
         if (outcome.kind === 'failed') counts.errors++;
-        report.add(planned.document.id, planned.document.title, planned.matched && outcome.kind !== 'failed', outcome.kind === 'failed' ? {} : planned.changes);
+        report.add(
+          planned.document.id,
+          planned.document.title,
+          planned.matched && outcome.kind !== 'failed',
+          outcome.kind === 'failed' ? {} : planned.changes,
+        );
       }
       const last = page.documents.at(-1)?.id;
       // Only a page finished in full moves the resume point (a stop mid-page leaves it before that page).
-      events.update(eventId, { ...counts, ...(last !== undefined && !signal.aborted ? { resume_after: Math.max(last, resumeAfter) } : {}) });
+      events.update(eventId, {
+        ...counts,
+        ...(last !== undefined && !signal.aborted ? { resume_after: Math.max(last, resumeAfter) } : {}),
+      });
       if (signal.aborted) break;
     }
     const finished = {
@@ -109,7 +140,10 @@ export async function runRuleJob(deps: RuleJobDeps, eventId: number, rule: RuleD
  * Yields each page with its plans, having already started planning the page after it. The first page is
  * finished alone, so a name it creates (`create_missing`) is known before the next pages are planned.
  */
-async function* plannedAhead<P, R>(pages: AsyncIterable<P>, plan: (page: P) => Promise<R>): AsyncGenerator<{ page: P; plans: R }> {
+async function* plannedAhead<P, R>(
+  pages: AsyncIterable<P>,
+  plan: (page: P) => Promise<R>,
+): AsyncGenerator<{ page: P; plans: R }> {
   let previous: { page: P; plans: Promise<R> } | null = null;
   let first = true;
   for await (const page of pages) {
@@ -127,7 +161,12 @@ async function* plannedAhead<P, R>(pages: AsyncIterable<P>, plan: (page: P) => P
   if (previous) yield { page: previous.page, plans: await previous.plans };
 }
 
-async function planSafely(pipeline: JobPipeline, ruleId: string, document: DmsDocument, ctx: JobContext): Promise<PlannedDocument> {
+async function planSafely(
+  pipeline: JobPipeline,
+  ruleId: string,
+  document: DmsDocument,
+  ctx: JobContext,
+): Promise<PlannedDocument> {
   try {
     return await pipeline.plan(ruleId, document, ctx);
   } catch (err) {
@@ -142,11 +181,17 @@ function applyHeld(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobContext)
 }
 
 /** Writes one page's plans: identical edits as bulk edits, the rest one by one; a failed bulk edit falls back to single writes. */
-async function applyPlans(deps: RuleJobDeps, plans: PlannedDocument[], ctx: JobContext): Promise<Map<number, ApplyOutcome>> {
+async function applyPlans(
+  deps: RuleJobDeps,
+  plans: PlannedDocument[],
+  ctx: JobContext,
+): Promise<Map<number, ApplyOutcome>> {
   const outcomes = new Map<number, ApplyOutcome>();
   const byId = new Map(plans.map((p) => [p.document.id, p]));
   const writable = plans.filter((p) => !p.error && (p.write !== null || p.needsSingleApply));
-  const bulkable = writable.flatMap((p) => (!p.needsSingleApply && p.write ? [{ document: p.document.id, write: p.write }] : []));
+  const bulkable = writable.flatMap((p) =>
+    !p.needsSingleApply && p.write ? [{ document: p.document.id, write: p.write }] : [],
+  );
   const { groups, singles } = groupWrites(bulkable);
   const single = new Set([...singles, ...writable.filter((p) => p.needsSingleApply).map((p) => p.document.id)]);
   for (const id of await editedSinceRead(deps.dms, groups, byId)) single.add(id);

@@ -35,7 +35,11 @@ export function createDocumentLane(): DocumentLane {
   const GENERATIONS_KEPT = 50_000;
 
   const acquire = (document: number): Promise<() => void> => {
-    const lane = lanes.get(document) ?? { tail: Promise.resolve(), holders: 0, generation: generations.get(document) ?? 0 };
+    const lane = lanes.get(document) ?? {
+      tail: Promise.resolve(),
+      holders: 0,
+      generation: generations.get(document) ?? 0,
+    };
     lanes.set(document, lane);
     lane.holders++;
     let release!: () => void;

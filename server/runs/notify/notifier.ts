@@ -51,9 +51,16 @@ function networkFailure(err: unknown): Refusal {
   return new Refusal(cause?.message ?? (err as Error).message, true);
 }
 
-async function postHttp(target: Extract<NotifyTarget, { kind: 'http' }>, msg: NotifyMessage, options: SendOptions): Promise<void> {
+async function postHttp(
+  target: Extract<NotifyTarget, { kind: 'http' }>,
+  msg: NotifyMessage,
+  options: SendOptions,
+): Promise<void> {
   const text = target.format === 'text';
-  const headers: Record<string, string> = { 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json', ...target.headers };
+  const headers: Record<string, string> = {
+    'content-type': text ? 'text/plain; charset=utf-8' : 'application/json',
+    ...target.headers,
+  };
   if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
   // ntfy reads the title from this header; header values must be Latin-1, so other characters are dropped.
   if (text && msg.title) headers.Title = msg.title.replace(/[^\x20-\x7e\xa0-\xff]/g, '');
@@ -71,18 +78,29 @@ async function postHttp(target: Extract<NotifyTarget, { kind: 'http' }>, msg: No
   }
   await res.body?.cancel();
   // Busy or down (429, 408, 5xx) may pass; any other refusal (400, 401, 404…) would be refused again.
-  if (!res.ok) throw new Refusal(`answered HTTP ${res.status}`, res.status === 429 || res.status === 408 || res.status >= 500);
+  if (!res.ok)
+    throw new Refusal(`answered HTTP ${res.status}`, res.status === 429 || res.status === 408 || res.status >= 500);
 }
 
-async function sendMail(target: Extract<NotifyTarget, { kind: 'email' }>, msg: NotifyMessage, options: SendOptions): Promise<void> {
-  const transport = nodemailer.createTransport(target.smtp, { connectionTimeout: TIMEOUT_MS, greetingTimeout: TIMEOUT_MS, socketTimeout: TIMEOUT_MS });
+async function sendMail(
+  target: Extract<NotifyTarget, { kind: 'email' }>,
+  msg: NotifyMessage,
+  options: SendOptions,
+): Promise<void> {
+  const transport = nodemailer.createTransport(target.smtp, {
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: TIMEOUT_MS,
+  });
   try {
     await transport.sendMail({
       from: target.from,
       to: target.to,
       subject: msg.title || msg.message.split('\n')[0].slice(0, 120),
       text: msg.message,
-      ...(options.idempotencyKey ? { messageId: `<${options.idempotencyKey}@dms-rules>`, headers: { 'Idempotency-Key': options.idempotencyKey } } : {}),
+      ...(options.idempotencyKey
+        ? { messageId: `<${options.idempotencyKey}@dms-rules>`, headers: { 'Idempotency-Key': options.idempotencyKey } }
+        : {}),
     });
   } catch (err) {
     // SMTP 5xx is a permanent refusal; 4xx and connection failures are temporary.
@@ -105,7 +123,12 @@ export function createNotifier(targets: () => Record<string, NotifyTarget> | nul
         else await sendMail(target, msg, options);
       } catch (err) {
         const retryable = err instanceof Refusal ? err.retryable : true;
-        throw new NotifyError(`notify target "${name}" failed: ${(err as Error).message}`, retryable, (err as Error).message, { cause: err });
+        throw new NotifyError(
+          `notify target "${name}" failed: ${(err as Error).message}`,
+          retryable,
+          (err as Error).message,
+          { cause: err },
+        );
       }
     },
   };

@@ -3,7 +3,8 @@ import { errorMessage } from '../../errors.js';
 import type { RunSideEffects, SendOutcome } from '../intents/side-effects.js';
 import type { Notifier } from './notifier.js';
 
-const NOT_SENT = "not sent: the rule wrote no change (a notify sends when its rule's changes are written, or for a newly added document)";
+const NOT_SENT =
+  "not sent: the rule wrote no change (a notify sends when its rule's changes are written, or for a newly added document)";
 
 /**
  * Decides each `notify` action of the traces after the write, and sends in real runs. A notify is not a
@@ -32,11 +33,18 @@ export async function settleNotifications(
       out.push(
         planned.length === 0
           ? trace
-          : { ...trace, actions: trace.actions.map((a) => (a.action === 'notify' && a.status === 'planned' ? { ...a, detail: `would send ${a.detail ?? ''}` } : a)) },
+          : {
+              ...trace,
+              actions: trace.actions.map((a) =>
+                a.action === 'notify' && a.status === 'planned' ? { ...a, detail: `would send ${a.detail ?? ''}` } : a,
+              ),
+            },
       );
       continue;
     }
-    const fire = trace.status === 'matched' && (run.trigger === 'added' || trace.actions.some((a) => a.action !== 'notify' && a.status === 'applied'));
+    const fire =
+      trace.status === 'matched' &&
+      (run.trigger === 'added' || trace.actions.some((a) => a.action !== 'notify' && a.status === 'applied'));
     let firstError: string | null = null;
     const actions = [];
     for (const action of trace.actions) {
@@ -51,18 +59,29 @@ export async function settleNotifications(
         continue;
       }
       const sent = run.effects
-        ? await run.effects.send(trace.rule_id, message).catch((err: unknown): SendOutcome => ({ status: 'failed', error: errorMessage(err) }))
+        ? await run.effects
+            .send(trace.rule_id, message)
+            .catch((err: unknown): SendOutcome => ({ status: 'failed', error: errorMessage(err) }))
         : await sendDirectly(message.target, message.title, message.message);
-      if (sent.status === 'sent') actions.push({ ...action, status: 'applied' as const, detail: `sent ${action.detail ?? ''}` });
-      else if (sent.status === 'already') actions.push({ ...action, status: 'skipped' as const, detail: `${action.detail ?? ''}; not sent: ${sent.detail}` });
+      if (sent.status === 'sent')
+        actions.push({ ...action, status: 'applied' as const, detail: `sent ${action.detail ?? ''}` });
+      else if (sent.status === 'already')
+        actions.push({
+          ...action,
+          status: 'skipped' as const,
+          detail: `${action.detail ?? ''}; not sent: ${sent.detail}`,
+        });
       // Not failed (yet): the retrier sends it when the target is back, and the log says how it ended.
-      else if (sent.status === 'pending') actions.push({ ...action, status: 'planned' as const, detail: `${action.detail ?? ''}; ${sent.detail}` });
+      else if (sent.status === 'pending')
+        actions.push({ ...action, status: 'planned' as const, detail: `${action.detail ?? ''}; ${sent.detail}` });
       else {
         firstError ??= `notify failed: ${sent.error}`;
         actions.push({ ...action, status: 'failed' as const, error: sent.error });
       }
     }
-    out.push(firstError ? { ...trace, actions, status: 'error', error: trace.error ?? firstError } : { ...trace, actions });
+    out.push(
+      firstError ? { ...trace, actions, status: 'error', error: trace.error ?? firstError } : { ...trace, actions },
+    );
   }
   return out;
 }

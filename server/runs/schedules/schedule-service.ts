@@ -86,13 +86,17 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
     st.since = at.toISOString();
     if (st.last_event_id !== null && deps.jobActive(st.last_event_id)) {
       st.last_skipped = at.toISOString();
-      deps.logger.warn(`schedules: skipped the run of rule ${rule.ruleId} due ${due.toISOString()}: its previous job (event ${st.last_event_id}) is still going.`);
+      deps.logger.warn(
+        `schedules: skipped the run of rule ${rule.ruleId} due ${due.toISOString()}: its previous job (event ${st.last_event_id}) is still going.`,
+      );
       return;
     }
     try {
       st.last_event_id = deps.startJob(rule.ruleId, rule.schedule.dryRun);
       st.last_run = at.toISOString();
-      deps.logger.info(`schedules: started rule ${rule.ruleId} (${rule.schedule.description}) as event ${st.last_event_id}.`);
+      deps.logger.info(
+        `schedules: started rule ${rule.ruleId} (${rule.schedule.description}) as event ${st.last_event_id}.`,
+      );
     } catch (err) {
       deps.logger.error(`schedules: could not start rule ${rule.ruleId}: ${errorMessage(err)}`);
     }
@@ -102,7 +106,9 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
     disarm?.();
     disarm = null;
     if (stopped || rules.length === 0) return;
-    const next = Math.min(...rules.map((r) => nextRunAfter(r.schedule, new Date(state[r.ruleId].since))?.getTime() ?? Infinity));
+    const next = Math.min(
+      ...rules.map((r) => nextRunAfter(r.schedule, new Date(state[r.ruleId].since))?.getTime() ?? Infinity),
+    );
     const wait = Math.min(Math.max(next - at.getTime(), 1000), MAX_WAIT_MS);
     disarm = setTimer(() => void service.tick(), wait);
   };
@@ -121,7 +127,9 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
     const scheduled = new Set(rules.map((r) => r.ruleId));
     for (const id of Object.keys(state)) if (!scheduled.has(id)) delete state[id];
     if (JSON.stringify(state) !== before) {
-      await writeScheduleState(deps.stateFile, state).catch((err: unknown) => deps.logger.error(`schedules: could not save ${deps.stateFile}: ${errorMessage(err)}`));
+      await writeScheduleState(deps.stateFile, state).catch((err: unknown) =>
+        deps.logger.error(`schedules: could not save ${deps.stateFile}: ${errorMessage(err)}`),
+      );
     }
     arm(rules, at);
   };

@@ -33,7 +33,9 @@ export async function readScheduleState(file: string, logger: Logger): Promise<S
   } catch (err) {
     const aside = `${file}.unreadable`;
     await fsp.rename(file, aside);
-    logger.warn(`schedules: ${file} could not be read (${errorMessage(err)}); moved to ${aside}, scheduled runs count from now.`);
+    logger.warn(
+      `schedules: ${file} could not be read (${errorMessage(err)}); moved to ${aside}, scheduled runs count from now.`,
+    );
     return {};
   }
 }

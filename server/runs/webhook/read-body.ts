@@ -16,7 +16,10 @@ export const DEFAULT_BODY_LIMITS: BodyLimits = { maxTextBytes: 256 * 1024, maxFi
  * Reads a webhook request body into fields, whatever form Paperless chose (§7.3): JSON (possibly a JSON
  * string literal), form-urlencoded, raw text without a Content-Type, or multipart with an ignored file.
  */
-export async function readWebhookFields(req: IncomingMessage, limits: BodyLimits = DEFAULT_BODY_LIMITS): Promise<Record<string, unknown>> {
+export async function readWebhookFields(
+  req: IncomingMessage,
+  limits: BodyLimits = DEFAULT_BODY_LIMITS,
+): Promise<Record<string, unknown>> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('multipart/form-data')) return readMultipart(req, limits);
   const text = await readText(req, limits.maxTextBytes);
@@ -34,14 +37,21 @@ function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
       size += chunk.length;
       if (size > maxBytes) {
         failed = true;
-        reject(new PayloadTooLargeError(`The webhook body is larger than ${Math.round(maxBytes / 1024)} KB; send only doc_id (and event).`));
+        reject(
+          new PayloadTooLargeError(
+            `The webhook body is larger than ${Math.round(maxBytes / 1024)} KB; send only doc_id (and event).`,
+          ),
+        );
         req.resume();
         return;
       }
       chunks.push(chunk);
     });
     req.on('end', () => !failed && resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', (err) => !failed && reject(new BadRequestError(`The webhook body could not be read: ${err.message}`)));
+    req.on(
+      'error',
+      (err) => !failed && reject(new BadRequestError(`The webhook body could not be read: ${err.message}`)),
+    );
   });
 }
 
@@ -50,7 +60,10 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits): Promise<Record
     const fields: Record<string, unknown> = {};
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fields: 100, fieldSize: limits.maxFieldBytes, files: 5, parts: 110 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { fields: 100, fieldSize: limits.maxFieldBytes, files: 5, parts: 110 },
+      });
     } catch (err) {
       reject(new BadRequestError(`The multipart webhook body is malformed: ${(err as Error).message}`));
       return;
@@ -61,7 +74,9 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits): Promise<Record
     // include_document attaches the original file; the rules read the document from the dms, so drain it.
     parser.on('file', (_name, stream) => stream.resume());
     parser.on('close', () => resolve(fields));
-    parser.on('error', (err: Error) => reject(new BadRequestError(`The multipart webhook body is malformed: ${err.message}`)));
+    parser.on('error', (err: Error) =>
+      reject(new BadRequestError(`The multipart webhook body is malformed: ${err.message}`)),
+    );
     req.pipe(parser);
   });
 }

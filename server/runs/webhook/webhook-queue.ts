@@ -55,7 +55,10 @@ export function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrig
  * more (the person may have changed it after the run read it). A run waiting for a document that is not
  * in the dms yet goes back to the queue with a due time instead of holding one of the few run slots.
  */
-export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery: QueuedDelivery) => Promise<DeliveryResult>): WebhookQueue {
+export function createWebhookQueue(
+  options: WebhookQueueOptions,
+  run: (delivery: QueuedDelivery) => Promise<DeliveryResult>,
+): WebhookQueue {
   const waiting = new Map<number, QueuedDelivery>();
   const dueAt = new Map<number, number>();
   const running = new Map<number, QueuedDelivery>();
@@ -110,14 +113,21 @@ export function createWebhookQueue(options: WebhookQueueOptions, run: (delivery:
 
   return {
     enqueue(document, trigger, createEvent) {
-      if (stopped) throw new ServiceUnavailableError('The service is shutting down; deliver the webhook again later.', options.retryAfterSeconds);
+      if (stopped)
+        throw new ServiceUnavailableError(
+          'The service is shutting down; deliver the webhook again later.',
+          options.retryAfterSeconds,
+        );
       const existing = waiting.get(document);
       if (existing) {
         existing.trigger = mergeTriggers(existing.trigger, trigger);
         return { status: 'collapsed', delivery: { ...existing } };
       }
       if (waiting.size >= options.capacity) {
-        throw new ServiceUnavailableError(`The webhook queue is full (${options.capacity} documents waiting); Paperless will retry.`, options.retryAfterSeconds);
+        throw new ServiceUnavailableError(
+          `The webhook queue is full (${options.capacity} documents waiting); Paperless will retry.`,
+          options.retryAfterSeconds,
+        );
       }
       const delivery: QueuedDelivery = { document, trigger, event_id: createEvent() };
       waiting.set(document, delivery);

@@ -9,7 +9,13 @@ import type { EchoLedger } from '../echo-ledger.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import { failedRunRetry, type FailedRunRetry } from '../failed-run-retry.js';
 import type { WebhookPayload } from './parse-payload.js';
-import { createWebhookQueue, mergeTriggers, type DeliveryResult, type QueuedDelivery, type WebhookQueue } from './webhook-queue.js';
+import {
+  createWebhookQueue,
+  mergeTriggers,
+  type DeliveryResult,
+  type QueuedDelivery,
+  type WebhookQueue,
+} from './webhook-queue.js';
 
 export interface WebhookServiceOptions {
   capacity: number;
@@ -58,7 +64,10 @@ export interface WebhookService {
   stop(): Promise<void>;
 }
 
-export function createWebhookService(deps: WebhookDeps, options: WebhookServiceOptions = DEFAULT_WEBHOOK_OPTIONS): WebhookService {
+export function createWebhookService(
+  deps: WebhookDeps,
+  options: WebhookServiceOptions = DEFAULT_WEBHOOK_OPTIONS,
+): WebhookService {
   const { events, logger, echoes } = deps;
   let echoesSkipped = 0;
 
@@ -75,7 +84,9 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
         // Exactly as the service's own write left it: its echo, however late.
         echoesSkipped++;
         events.discard(delivery.event_id);
-        logger.info(`webhook for document ${document.id} skipped: it is exactly as the service last left it (its own echo)`);
+        logger.info(
+          `webhook for document ${document.id} skipped: it is exactly as the service last left it (its own echo)`,
+        );
         return;
       }
       events.update(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
@@ -84,7 +95,13 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
       if (failure === null) {
         // Applied in full (or dry): this state is handled; catch-up need not run it again.
         echoes.handled(document, !dryRun && counts.changed > 0);
-        events.update(delivery.event_id, { ...counts, processed: 1, status: 'done', finished_at: new Date().toISOString(), error: null });
+        events.update(delivery.event_id, {
+          ...counts,
+          processed: 1,
+          status: 'done',
+          finished_at: new Date().toISOString(),
+          error: null,
+        });
         return;
       }
       // Not applied: the document is not handled. Tried again with backoff, then left failed and visible.
@@ -102,17 +119,31 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
       }
       const at = new Date(Date.now() + retryInMs).toISOString();
       logger.warn(`${failure}; tried ${attempts} time(s), trying again at ${at}`);
-      events.update(delivery.event_id, { ...counts, status: 'queued', error: `${failure}; tried ${attempts} time(s), trying again at ${at}` });
+      events.update(delivery.event_id, {
+        ...counts,
+        status: 'queued',
+        error: `${failure}; tried ${attempts} time(s), trying again at ${at}`,
+      });
       return { retryInMs };
     } catch (err) {
-      if (!(err instanceof FetchFailed)) logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
+      if (!(err instanceof FetchFailed))
+        logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
       else deps.runner.fail(delivery.document, delivery.trigger, ctx, err.message);
-      events.update(delivery.event_id, { processed: 1, errors: 1, status: 'failed', finished_at: new Date().toISOString(), error: errorMessage(err) });
+      events.update(delivery.event_id, {
+        processed: 1,
+        errors: 1,
+        status: 'failed',
+        finished_at: new Date().toISOString(),
+        error: errorMessage(err),
+      });
     }
   };
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
   const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
-  const queue = createWebhookQueue({ capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 }, runDelivery);
+  const queue = createWebhookQueue(
+    { capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 },
+    runDelivery,
+  );
 
   // The durable queue: deliveries accepted before a stop or crash run now, once each.
   const restored = events.unfinishedDeliveries();
@@ -126,7 +157,8 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
     restoredFor.add(e.document);
     queue.restore({ document: e.document, trigger: e.trigger ?? 'unknown', event_id: e.event_id });
   }
-  if (restored.length > 0) logger.info(`${restored.length} webhook delivery(ies) accepted before the last stop are queued again`);
+  if (restored.length > 0)
+    logger.info(`${restored.length} webhook delivery(ies) accepted before the last stop are queued again`);
 
   return {
     queue,
@@ -135,14 +167,24 @@ export function createWebhookService(deps: WebhookDeps, options: WebhookServiceO
     },
     async receive({ document, trigger }) {
       deps.heard?.();
-      const result = queue.enqueue(document, trigger, () => events.create({ kind: 'webhook', rule_id: null, dry_run: deps.dryRun(), document, trigger }).event_id);
+      const result = queue.enqueue(
+        document,
+        trigger,
+        () => events.create({ kind: 'webhook', rule_id: null, dry_run: deps.dryRun(), document, trigger }).event_id,
+      );
       const event = events.get(result.delivery.event_id);
       if (result.status === 'collapsed' && event && event.trigger !== result.delivery.trigger) {
         events.update(event.event_id, { trigger: mergeTriggers(event.trigger ?? 'unknown', trigger) });
       }
       // Persisted before the 202: Paperless will not resend an accepted delivery.
       await events.flush();
-      return { ok: true, queued: true, document, event_id: result.delivery.event_id, duplicate: result.status === 'collapsed' };
+      return {
+        ok: true,
+        queued: true,
+        document,
+        event_id: result.delivery.event_id,
+        duplicate: result.status === 'collapsed',
+      };
     },
     async stop() {
       const left = await queue.stop();
@@ -159,7 +201,11 @@ class FetchFailed extends Error {}
  * content (OCR not stored yet) after an `added` (or unknown) delivery asks to be tried again later,
  * for at most `arrivalWaitMs` from the first try.
  */
-async function fetchOnce(dms: DmsClient, delivery: QueuedDelivery, options: WebhookServiceOptions): Promise<{ document: DmsDocument } | { retryInMs: number }> {
+async function fetchOnce(
+  dms: DmsClient,
+  delivery: QueuedDelivery,
+  options: WebhookServiceOptions,
+): Promise<{ document: DmsDocument } | { retryInMs: number }> {
   const mayWait = delivery.trigger !== 'updated';
   const waited = Date.now() - (delivery.firstTriedAt ?? Date.now());
   const attempts = Math.max(0, Math.floor(Math.log2(1 + waited / options.arrivalPollMs)));

@@ -11,7 +11,11 @@ export interface Rig {
 }
 
 /** The simulator plus the real server pointed at it, with one rules file written before start. */
-export async function startRig(rulesYaml: string, env: Record<string, string> = {}, simOptions: SimulatorOptions = {}): Promise<Rig> {
+export async function startRig(
+  rulesYaml: string,
+  env: Record<string, string> = {},
+  simOptions: SimulatorOptions = {},
+): Promise<Rig> {
   const sim = await startSimulator(simOptions);
   const rulesDir = tempDir('dms-rules-jobs-rules-');
   fs.writeFileSync(path.join(rulesDir, 'test-rules.yml'), rulesYaml);
@@ -49,7 +53,8 @@ export async function waitForEvent(
   for (;;) {
     const event = await getEvent(url, id);
     if (until(event)) return event;
-    if (Date.now() > deadline) throw new Error(`event ${id} never reached the expected state: ${JSON.stringify(event)}`);
+    if (Date.now() > deadline)
+      throw new Error(`event ${id} never reached the expected state: ${JSON.stringify(event)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -59,7 +64,11 @@ export async function editInDms(sim: Simulator, id: number, patch: Record<string
   const res = await fetch(`${sim.url}/api/documents/${id}/`, {
     method: 'PATCH',
     // The web UI of the release asks for its own API version; 9 is one every supported release (2.16–3.0) accepts.
-    headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json', accept: 'application/json; version=9' },
+    headers: {
+      authorization: `Token ${sim.token}`,
+      'content-type': 'application/json',
+      accept: 'application/json; version=9',
+    },
     body: JSON.stringify(patch),
   });
   if (!res.ok) throw new Error(`PATCH ${id}: ${res.status} ${await res.text()}`);

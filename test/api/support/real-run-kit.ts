@@ -13,10 +13,14 @@ export async function serverWithRules(sim: Simulator, token: string, rulesYaml: 
 
 /** `POST /api/run` on one document, writing (not a dry run). */
 export function runReal(server: TestServer, document: number) {
-  return call<{ traces: Trace[]; error?: string }>(server.url, `/api/run?document=${document}&dry_run=false`, { method: 'POST', token: API_TOKEN });
+  return call<{ traces: Trace[]; error?: string }>(server.url, `/api/run?document=${document}&dry_run=false`, {
+    method: 'POST',
+    token: API_TOKEN,
+  });
 }
 
 /** Every trace the service recorded for a document, newest first. */
 export async function tracesOf(server: TestServer, document: number): Promise<Trace[]> {
-  return (await call<{ traces: Trace[] }>(server.url, `/api/traces?document=${document}`, { token: API_TOKEN })).body.traces;
+  return (await call<{ traces: Trace[] }>(server.url, `/api/traces?document=${document}`, { token: API_TOKEN })).body
+    .traces;
 }

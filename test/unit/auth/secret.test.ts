@@ -26,5 +26,9 @@ test('a short or garbled session secret is replaced, and the log says so', () =>
     logger.lines[0],
     /^error .*session-secret is not printable text \(a torn write\?\); moved it to .*session-secret\.corrupt-.* all signed-in sessions have ended$/,
   );
-  assert.equal(fs.readdirSync(dir).filter((f) => f.startsWith('session-secret.corrupt-')).length, 1, 'the old file is kept aside');
+  assert.equal(
+    fs.readdirSync(dir).filter((f) => f.startsWith('session-secret.corrupt-')).length,
+    1,
+    'the old file is kept aside',
+  );
 });

@@ -77,7 +77,10 @@ describe('the client survives injected dms faults', () => {
 
   test('a Retry-After longer than the client will wait fails at once and says so', async () => {
     sim.faults.inject({ route: '/api/documents/{id}/', kind: 'rate_limit', retryAfter: 120 });
-    await assert.rejects(client({ retries: 3, maxRetryAfterMs: 5000 }).getDocument(5), /429 .*throttled.*retry after 120 s, longer than we wait/);
+    await assert.rejects(
+      client({ retries: 3, maxRetryAfterMs: 5000 }).getDocument(5),
+      /429 .*throttled.*retry after 120 s, longer than we wait/,
+    );
     assert.equal(hits(), 1);
   });
 
@@ -142,7 +145,9 @@ describe('the client survives injected dms faults', () => {
     assert.equal(res.status, 201);
     assert.equal((await client({ retries: 1 }).getDocument(1)).id, 1);
     assert.equal(hits(), 2);
-    const counts = (await (await fetch(`${sim.url}/__sim/counts`, { headers: { authorization: `Token ${sim.token}` } })).json()) as Record<string, number>;
+    const counts = (await (
+      await fetch(`${sim.url}/__sim/counts`, { headers: { authorization: `Token ${sim.token}` } })
+    ).json()) as Record<string, number>;
     assert.equal(counts['GET /api/documents/{id}/'], 2);
     const denied = await fetch(`${sim.url}/__sim/faults`, { method: 'POST', body: '{}' });
     assert.equal(denied.status, 401);

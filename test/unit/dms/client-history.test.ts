@@ -1,7 +1,11 @@
 import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
-import { DmsAuditLogOffError, DmsHistoryForbiddenError, MAX_HISTORY_ENTRIES } from '../../../server/dms/document-history.js';
+import {
+  DmsAuditLogOffError,
+  DmsHistoryForbiddenError,
+  MAX_HISTORY_ENTRIES,
+} from '../../../server/dms/document-history.js';
 import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { ALL_PROFILES } from '../../../server/dms/simulator/profiles.js';
@@ -67,20 +71,41 @@ for (const profile of ALL_PROFILES) {
     });
 
     test(`a long history is cut to the newest ${MAX_HISTORY_ENTRIES} entries and says so`, async () => {
-      for (let i = 0; i <= MAX_HISTORY_ENTRIES; i++) sim.editAs(7, { title: `Version ${i}` }, 'ben', { webhook: false });
+      for (let i = 0; i <= MAX_HISTORY_ENTRIES; i++)
+        sim.editAs(7, { title: `Version ${i}` }, 'ben', { webhook: false });
       const { entries, truncated } = await dms.documentHistory(7);
       assert.equal(truncated, true);
       assert.equal(entries.length, MAX_HISTORY_ENTRIES);
-      assert.deepEqual(entries[0].changes.title, [`Version ${MAX_HISTORY_ENTRIES - 1}`, `Version ${MAX_HISTORY_ENTRIES}`], 'the newest is kept');
+      assert.deepEqual(
+        entries[0].changes.title,
+        [`Version ${MAX_HISTORY_ENTRIES - 1}`, `Version ${MAX_HISTORY_ENTRIES}`],
+        'the newest is kept',
+      );
     });
 
     test('serviceUser names the token’s Paperless user, whether the audit log is on and whether it may read histories', async () => {
-      assert.deepEqual(await dms.serviceUser(), { id: 3, username: 'anna', superuser: true, auditLogEnabled: true, mayReadHistory: true });
+      assert.deepEqual(await dms.serviceUser(), {
+        id: 3,
+        username: 'anna',
+        superuser: true,
+        auditLogEnabled: true,
+        mayReadHistory: true,
+      });
       const carla = clientFor(sim.tokenFor('carla'));
-      assert.deepEqual(await carla.serviceUser(), { id: 5, username: 'carla', superuser: false, auditLogEnabled: true, mayReadHistory: false });
+      assert.deepEqual(await carla.serviceUser(), {
+        id: 5,
+        username: 'carla',
+        superuser: false,
+        auditLogEnabled: true,
+        mayReadHistory: false,
+      });
       sim.store.groups.find((g) => g.id === 2)!.permissions.push('view_logentry');
       assert.equal((await carla.serviceUser()).mayReadHistory, true);
-      assert.equal((await carla.documentHistory(10)).entries.length, 0, 'with the permission, an unowned document’s history is readable');
+      assert.equal(
+        (await carla.documentHistory(10)).entries.length,
+        0,
+        'with the permission, an unowned document’s history is readable',
+      );
       sim.setAuditLog(false);
       assert.equal((await dms.serviceUser()).auditLogEnabled, false);
     });

@@ -15,20 +15,36 @@ import type { DmsClient } from '../../../server/dms/types.js';
 describe('releaseQuirks: the release group from X-Version', () => {
   test('each boundary of the source', () => {
     const group = (v: string | undefined) => releaseQuirks(v).group;
-    assert.deepEqual(['2.16.0', '2.18.4', '2.19.0', '2.20.12', '2.20.13', '2.20.15', '3.0.0', '3.0.4', '3.0.5', '3.1.0', undefined, 'dev'].map(group), [
-      '2.16–2.18',
-      '2.16–2.18',
-      '2.19–2.20.12',
-      '2.19–2.20.12',
-      '2.20.13+',
-      '2.20.13+',
-      '3.0.0–3.0.4',
-      '3.0.0–3.0.4',
-      '3.0.5+',
-      '3.0.5+',
-      '3.0.5+',
-      '3.0.5+',
-    ]);
+    assert.deepEqual(
+      [
+        '2.16.0',
+        '2.18.4',
+        '2.19.0',
+        '2.20.12',
+        '2.20.13',
+        '2.20.15',
+        '3.0.0',
+        '3.0.4',
+        '3.0.5',
+        '3.1.0',
+        undefined,
+        'dev',
+      ].map(group),
+      [
+        '2.16–2.18',
+        '2.16–2.18',
+        '2.19–2.20.12',
+        '2.19–2.20.12',
+        '2.20.13+',
+        '2.20.13+',
+        '3.0.0–3.0.4',
+        '3.0.0–3.0.4',
+        '3.0.5+',
+        '3.0.5+',
+        '3.0.5+',
+        '3.0.5+',
+      ],
+    );
     assert.ok(releaseQuirks('2.18.4').differences.some((d) => /doc_url/.test(d)));
     assert.deepEqual(releaseQuirks('3.0.5').differences, []);
   });
@@ -72,7 +88,10 @@ for (const name of ALL_PROFILES) {
     });
 
     test('an empty document-link field set together with another field: both stored, never half', async () => {
-      await dms.bulkEdit([10, 7], 'modify_custom_fields', { add_custom_fields: { 4: 'R-7', [link]: null }, remove_custom_fields: [] });
+      await dms.bulkEdit([10, 7], 'modify_custom_fields', {
+        add_custom_fields: { 4: 'R-7', [link]: null },
+        remove_custom_fields: [],
+      });
       for (const id of [10, 7]) {
         assert.deepEqual(
           sim.store
@@ -89,11 +108,17 @@ for (const name of ALL_PROFILES) {
     });
 
     test('a link to a document the dms does not have is refused before anything is stored', async () => {
-      await assert.rejects(dms.bulkEdit([10], 'modify_custom_fields', { add_custom_fields: { [link]: [99_999] }, remove_custom_fields: [] }), (err: unknown) => {
-        assert.ok(err instanceof DmsError);
-        assert.match(err.message, /99999|don't exist/);
-        return true;
-      });
+      await assert.rejects(
+        dms.bulkEdit([10], 'modify_custom_fields', {
+          add_custom_fields: { [link]: [99_999] },
+          remove_custom_fields: [],
+        }),
+        (err: unknown) => {
+          assert.ok(err instanceof DmsError);
+          assert.match(err.message, /99999|don't exist/);
+          return true;
+        },
+      );
       assert.deepEqual(sim.store.getDocument(10)!.custom_fields, []);
     });
 

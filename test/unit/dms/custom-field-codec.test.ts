@@ -9,7 +9,12 @@ const OPTIONS = [
 ];
 
 function field(data_type: CustomFieldDataType, extra: Partial<DmsCustomField['extra_data']> = {}): DmsCustomField {
-  return { id: 1, name: `F ${data_type}`, data_type, extra_data: { select_options: [], default_currency: null, ...extra } };
+  return {
+    id: 1,
+    name: `F ${data_type}`,
+    data_type,
+    extra_data: { select_options: [], default_currency: null, ...extra },
+  };
 }
 
 const betrag = field('monetary', { default_currency: 'EUR' });
@@ -42,7 +47,11 @@ describe('encoding engine values into what Paperless accepts', () => {
   test('monetary gets the currency prefix and exactly two decimals', () => {
     assert.equal(encodeCustomFieldValue(betrag, { amount: 84.37, currency: 'EUR' }), 'EUR84.37');
     assert.equal(encodeCustomFieldValue(betrag, { amount: 1250, currency: 'USD' }), 'USD1250.00');
-    assert.equal(encodeCustomFieldValue(betrag, { amount: 84.3, currency: null }), 'EUR84.30', 'falls back to the field default');
+    assert.equal(
+      encodeCustomFieldValue(betrag, { amount: 84.3, currency: null }),
+      'EUR84.30',
+      'falls back to the field default',
+    );
     assert.equal(encodeCustomFieldValue(betrag, '1234.56'), 'EUR1234.56', 'a rendered template string');
     assert.equal(encodeCustomFieldValue(betrag, 19.999), 'EUR20.00');
     assert.equal(encodeCustomFieldValue(betrag, 'GBP5.5'), 'GBP5.50');
@@ -50,12 +59,19 @@ describe('encoding engine values into what Paperless accepts', () => {
 
   test('monetary without any currency is refused: Paperless would misread a value without a prefix', () => {
     assert.equal(encodeCustomFieldValue(plainMoney, 'USD7'), 'USD7.00');
-    assert.throws(() => encodeCustomFieldValue(plainMoney, 7), /has no currency; write it with one \(e\.g\. EUR12\.50\) or give the field a default currency/);
+    assert.throws(
+      () => encodeCustomFieldValue(plainMoney, 7),
+      /has no currency; write it with one \(e\.g\. EUR12\.50\) or give the field a default currency/,
+    );
   });
 
   test('lengths are counted in code points as Paperless does: strings up to 128, URLs up to 200', () => {
     const emoji = '😀'.repeat(128);
-    assert.equal(encodeCustomFieldValue(field('string'), emoji), emoji, '128 emoji are 256 UTF-16 units but 128 characters');
+    assert.equal(
+      encodeCustomFieldValue(field('string'), emoji),
+      emoji,
+      '128 emoji are 256 UTF-16 units but 128 characters',
+    );
     assert.throws(() => encodeCustomFieldValue(field('string'), `${emoji}x`), /129 characters long; at most 128 fit/);
     const url = `https://example.com/${'a'.repeat(180)}`;
     assert.equal(encodeCustomFieldValue(field('url'), url), url);

@@ -13,7 +13,11 @@ const ASK: PageAsk = { base: 'https://paperless.example.org', path: '/api/tags/'
 describe('whose next link is it', () => {
   const cases: Array<[string, string, number | null]> = [
     ['the same list, next page', 'https://paperless.example.org/api/tags/?page=2&page_size=10', 2],
-    ['http behind a TLS proxy (Paperless builds links from the scheme it sees)', 'http://paperless.example.org/api/tags/?page=2', 2],
+    [
+      'http behind a TLS proxy (Paperless builds links from the scheme it sees)',
+      'http://paperless.example.org/api/tags/?page=2',
+      2,
+    ],
     ['a relative link', '/api/tags/?page=2', 2],
     ['another host', 'https://evil.example/api/tags/?page=2', null],
     ['a look-alike host', 'https://paperless.example.org.evil.example/api/tags/?page=2', null],
@@ -37,28 +41,46 @@ describe('whose next link is it', () => {
 });
 
 describe('one page checked against what was asked', () => {
-  const page = (body: Record<string, unknown>) => () => checkedPage({ count: 1, next: null, results: [], ...body }, ASK, 1000);
+  const page = (body: Record<string, unknown>) => () =>
+    checkedPage({ count: 1, next: null, results: [], ...body }, ASK, 1000);
 
   it('passes an honest page', () => {
-    assert.deepEqual(checkedPage({ count: 11, next: 'https://paperless.example.org/api/tags/?page=2', results: [1, 2] }, ASK).results, [1, 2]);
+    assert.deepEqual(
+      checkedPage({ count: 11, next: 'https://paperless.example.org/api/tags/?page=2', results: [1, 2] }, ASK).results,
+      [1, 2],
+    );
   });
   it('refuses a count beyond the cap, naming it', () =>
-    assert.throws(page({ count: 5e9 }), /the dms said count 5000000000 for page 1 of GET \/api\/tags\/, more than the 1000/));
+    assert.throws(
+      page({ count: 5e9 }),
+      /the dms said count 5000000000 for page 1 of GET \/api\/tags\/, more than the 1000/,
+    ));
   it('refuses a count that is no count', () => {
     assert.throws(page({ count: -1 }), /count -1/);
     assert.throws(page({ count: 1.5 }), /count 1.5/);
     assert.throws(page({ count: '7' }), /count 7/);
   });
   it('refuses a page longer than the page size asked for', () => {
-    assert.throws(page({ results: Array.from({ length: 11 }, (_, i) => i) }), /11 items on page 1 of GET \/api\/tags\/ for a page size of 10/);
+    assert.throws(
+      page({ results: Array.from({ length: 11 }, (_, i) => i) }),
+      /11 items on page 1 of GET \/api\/tags\/ for a page size of 10/,
+    );
   });
-  it('refuses an answer without results', () => assert.throws(() => checkedPage({ count: 1 }, ASK), /without a results list/));
+  it('refuses an answer without results', () =>
+    assert.throws(() => checkedPage({ count: 1 }, ASK), /without a results list/));
   it('refuses a next link to another host, naming it', () =>
-    assert.throws(page({ next: 'http://evil.example:9/api/tags/?page=2' }), /next link on page 1 of GET \/api\/tags\/ is http:\/\/evil\.example:9/));
+    assert.throws(
+      page({ next: 'http://evil.example:9/api/tags/?page=2' }),
+      /next link on page 1 of GET \/api\/tags\/ is http:\/\/evil\.example:9/,
+    ));
   it('refuses a next link that repeats a page', () => {
-    assert.throws(() => checkedPage({ count: 1, next: '/api/tags/?page=2', results: [1] }, { ...ASK, page: 2 }), /names page 2 .* not page 3/);
+    assert.throws(
+      () => checkedPage({ count: 1, next: '/api/tags/?page=2', results: [1] }, { ...ASK, page: 2 }),
+      /names page 2 .* not page 3/,
+    );
   });
-  it('refuses an empty page that names a next one', () => assert.throws(page({ next: '/api/tags/?page=2' }), /no items but a next page/));
+  it('refuses an empty page that names a next one', () =>
+    assert.throws(page({ next: '/api/tags/?page=2' }), /no items but a next page/));
   it('bounds a plain list answer (notes, history)', () => {
     assert.deepEqual(checkedArray([1], 'GET /api/documents/1/notes/', 2), [1]);
     assert.throws(() => checkedArray([1, 2, 3], 'GET /api/documents/1/notes/', 2), /3 entries, more than the 2/);
@@ -97,19 +119,33 @@ describe('a client facing a dms that lies', () => {
     await assert.rejects(drain(dms), /2 items on page 1 of GET \/api\/documents\/ for a page size of 1/);
   });
 
-  for (const kind of ['tags', 'correspondents', 'document_types', 'storage_paths', 'custom_fields', 'users', 'groups']) {
+  for (const kind of [
+    'tags',
+    'correspondents',
+    'document_types',
+    'storage_paths',
+    'custom_fields',
+    'users',
+    'groups',
+  ]) {
     const path = `/api/${kind}/`;
     const principals = kind === 'users' || kind === 'groups';
     it(`ends a never-ending ${kind} list after ${MAX_LIST_PAGES} pages with an error`, async () => {
       const { fake, dms } = await lying({ [path]: { next: 'endless' } });
-      await assert.rejects(dms.vocabulary({ principals }), new RegExp(`still named a next page after ${MAX_LIST_PAGES} pages of GET ${path}`));
+      await assert.rejects(
+        dms.vocabulary({ principals }),
+        new RegExp(`still named a next page after ${MAX_LIST_PAGES} pages of GET ${path}`),
+      );
       assert.equal(fake.highestPage(path), MAX_LIST_PAGES);
     });
   }
 
   it('stops at a foreign next link without asking for a second page', async () => {
     const { fake, dms } = await lying({ '/api/correspondents/': { next: 'foreign' } });
-    await assert.rejects(dms.vocabulary(), /next link on page 1 of GET \/api\/correspondents\/ is http:\/\/evil\.example:9\/steal/);
+    await assert.rejects(
+      dms.vocabulary(),
+      /next link on page 1 of GET \/api\/correspondents\/ is http:\/\/evil\.example:9\/steal/,
+    );
     assert.equal(fake.highestPage('/api/correspondents/'), 1);
   });
 
@@ -121,7 +157,10 @@ describe('a client facing a dms that lies', () => {
 
   it('refuses a vocabulary page longer than the page size asked for', async () => {
     const { dms } = await lying({ '/api/document_types/': { overlong: true } });
-    await assert.rejects(dms.vocabulary(), /1001 items on page 1 of GET \/api\/document_types\/ for a page size of 1000/);
+    await assert.rejects(
+      dms.vocabulary(),
+      /1001 items on page 1 of GET \/api\/document_types\/ for a page size of 1000/,
+    );
   });
 
   it('reads an honest dms as before', async () => {
@@ -149,7 +188,12 @@ describe('the id snapshot keeps a bounded number of pages in flight', () => {
         const size = Number(q.get('page_size'));
         const page = Number(q.get('page'));
         const ids = q.get('id__in');
-        if (ids !== null) return { status: 200, headers: {}, json: { count: size, next: null, results: ids.split(',').map((id) => ({ id: Number(id) })) } };
+        if (ids !== null)
+          return {
+            status: 200,
+            headers: {},
+            json: { count: size, next: null, results: ids.split(',').map((id) => ({ id: Number(id) })) },
+          };
         if (size === ID_PAGE_SIZE) idPages++;
         inFlight++;
         most = Math.max(most, inFlight);
@@ -158,11 +202,16 @@ describe('the id snapshot keeps a bounded number of pages in flight', () => {
         inFlight--;
         const first = (page - 1) * size + 1;
         const results = Array.from({ length: Math.min(size, count - first + 1) }, (_, i) => ({ id: first + i }));
-        return { status: 200, headers: {}, json: { count, next: first + size <= count ? `/api/documents/?page=${page + 1}` : null, results } };
+        return {
+          status: 200,
+          headers: {},
+          json: { count, next: first + size <= count ? `/api/documents/?page=${page + 1}` : null, results },
+        };
       },
     };
     let seen = 0;
-    for await (const page of streamDocuments(transport, { pageSize: 500, fields: ['id'] })) seen += page.documents.length;
+    for await (const page of streamDocuments(transport, { pageSize: 500, fields: ['id'] }))
+      seen += page.documents.length;
     assert.equal(seen, count);
     assert.equal(idPages, 200);
     assert.ok(most <= ID_PAGES_AHEAD + 1, `${most} id pages in flight at once`);

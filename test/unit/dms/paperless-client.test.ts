@@ -56,7 +56,10 @@ for (const profile of PROFILES)
     });
 
     test('getDocument reads the permissions; getDocuments and getWriteStates read many documents in one request, skipping gone ones', async () => {
-      assert.deepEqual((await dms.getDocument(1)).permissions, { view: { users: [], groups: [] }, change: { users: [], groups: [] } });
+      assert.deepEqual((await dms.getDocument(1)).permissions, {
+        view: { users: [], groups: [] },
+        change: { users: [], groups: [] },
+      });
       sim.resetCounts();
       const docs = await dms.getDocuments([3, 1, 999]);
       assert.deepEqual(docs.map((d) => d.id).sort(), [1, 3]);
@@ -73,7 +76,10 @@ for (const profile of PROFILES)
         const plain = await fresh.vocabulary();
         assert.equal(plain.users, undefined);
         assert.equal(sim.counts()['GET /api/users/'] ?? 0, 0);
-        const [a, b] = await Promise.all([fresh.vocabulary({ principals: true }), fresh.vocabulary({ principals: true })]);
+        const [a, b] = await Promise.all([
+          fresh.vocabulary({ principals: true }),
+          fresh.vocabulary({ principals: true }),
+        ]);
         assert.equal(a, b);
         assert.ok(a.users?.some((u) => u.name === 'anna') && a.groups?.some((g) => g.name === 'Family'));
         assert.equal((await fresh.vocabulary()).users, a.users, 'later callers get them from the cache');
@@ -104,7 +110,10 @@ for (const profile of PROFILES)
     test('a base URL that is not Paperless (redirect to login) is reported, never followed', async () => {
       const wrong = createPaperlessClient({ url: `${sim.url}/paperless`, token: sim.token, retries: 0 });
       try {
-        await assert.rejects(wrong.getDocument(1), /redirected GET \/paperless\/api\/documents\/1\/ to \/accounts\/login\/.*Paperless base URL/);
+        await assert.rejects(
+          wrong.getDocument(1),
+          /redirected GET \/paperless\/api\/documents\/1\/ to \/accounts\/login\/.*Paperless base URL/,
+        );
       } finally {
         await wrong.close();
       }
@@ -129,7 +138,10 @@ for (const profile of PROFILES)
 
     test('an unknown filter name is refused before any request (no silent widening)', async () => {
       const pages = dms.pages({ filters: { tag__id: '1' } });
-      await assert.rejects(pages.next(), (err: unknown) => err instanceof BadRequestError && /Unknown dms document filter "tag__id"/.test(err.message));
+      await assert.rejects(
+        pages.next(),
+        (err: unknown) => err instanceof BadRequestError && /Unknown dms document filter "tag__id"/.test(err.message),
+      );
       assert.equal(sim.counts()['GET /api/documents/'], undefined);
     });
 
@@ -207,10 +219,11 @@ for (const profile of PROFILES)
     test('createObject creates an unowned object with matching_algorithm 0 and adds it to the cache', async () => {
       await dms.vocabulary();
       const created = await dms.createObject('correspondents', 'Vodafone GmbH');
-      const raw = (await (await fetch(`${sim.url}/api/correspondents/${created.id}/`, { headers: { authorization: `Token ${sim.token}` } })).json()) as Record<
-        string,
-        unknown
-      >;
+      const raw = (await (
+        await fetch(`${sim.url}/api/correspondents/${created.id}/`, {
+          headers: { authorization: `Token ${sim.token}` },
+        })
+      ).json()) as Record<string, unknown>;
       assert.equal(raw.owner, null);
       assert.equal(raw.matching_algorithm, 0);
       assert.ok((await dms.vocabulary()).correspondents.some((c) => c.id === created.id));
@@ -218,7 +231,9 @@ for (const profile of PROFILES)
 
     test('createObject gives a storage path the path template Paperless requires (the given one, else "<name>/{{ title }}")', async () => {
       const get = async (id: number) =>
-        (await (await fetch(`${sim.url}/api/storage_paths/${id}/`, { headers: { authorization: `Token ${sim.token}` } })).json()) as Record<string, unknown>;
+        (await (
+          await fetch(`${sim.url}/api/storage_paths/${id}/`, { headers: { authorization: `Token ${sim.token}` } })
+        ).json()) as Record<string, unknown>;
       const given = await dms.createObject('storage_paths', 'Belege 2025', 'belege/{{ created_year }}/{{ title }}');
       assert.equal((await get(given.id)).path, 'belege/{{ created_year }}/{{ title }}');
       const defaulted = await dms.createObject('storage_paths', 'Archiv neu');

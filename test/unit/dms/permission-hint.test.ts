@@ -14,15 +14,22 @@ test('names the permission Paperless checks for each request the client makes', 
     ['GET', '/api/ui_settings/', null],
     ['GET', '/api/documents/next_asn/', null],
   ];
-  for (const [method, path, permission] of cases) assert.equal(permissionFor(method, path), permission, `${method} ${path}`);
+  for (const [method, path, permission] of cases)
+    assert.equal(permissionFor(method, path), permission, `${method} ${path}`);
 });
 
 test('an object-level refusal on a document names the owner rule, not a model permission', () => {
-  assert.match(forbiddenHint('PATCH', '/api/documents/7/', 'Insufficient permissions.'), /only a superuser or the document's owner/);
+  assert.match(
+    forbiddenHint('PATCH', '/api/documents/7/', 'Insufficient permissions.'),
+    /only a superuser or the document's owner/,
+  );
   assert.equal(
     forbiddenHint('PATCH', '/api/documents/7/', 'You do not have permission to perform this action.'),
     " (the Paperless token's user lacks the permission change_document)",
   );
-  assert.equal(forbiddenHint('POST', '/api/documents/bulk_edit/', 'Insufficient permissions'), " (the Paperless token's user lacks the permission change_document)");
+  assert.equal(
+    forbiddenHint('POST', '/api/documents/bulk_edit/', 'Insufficient permissions'),
+    " (the Paperless token's user lacks the permission change_document)",
+  );
   assert.equal(forbiddenHint('GET', '/api/ui_settings/', 'You do not have permission to perform this action.'), '');
 });

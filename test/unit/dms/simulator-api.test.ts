@@ -9,13 +9,21 @@ describe('simulator API behaviour', () => {
   const request = async (method: string, route: string, body?: unknown, accept = 'application/json; version=10') => {
     const res = await fetch(sim.url + route, {
       method,
-      headers: { authorization: `Token ${sim.token}`, accept, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Token ${sim.token}`,
+        accept,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> & { results: Array<Record<string, unknown>> } };
+    return {
+      status: res.status,
+      body: (text ? JSON.parse(text) : null) as Record<string, unknown> & { results: Array<Record<string, unknown>> },
+    };
   };
-  const ids = async (query: string) => (await request('GET', `/api/documents/?ordering=id&page_size=100&${query}`)).body.results.map((d) => d.id);
+  const ids = async (query: string) =>
+    (await request('GET', `/api/documents/?ordering=id&page_size=100&${query}`)).body.results.map((d) => d.id);
 
   before(async () => {
     sim = await startSimulator();
@@ -33,9 +41,16 @@ describe('simulator API behaviour', () => {
     assert.deepEqual(await ids('correspondent__isnull=true'), [6, 7, 8, 12]);
     assert.deepEqual(await ids('document_type__id=4'), [4, 13]);
     assert.deepEqual(await ids('title__icontains=TELEKOM'), [2, 10]);
-    assert.deepEqual(await ids('content__icontains=rechnungsbetrag&correspondent__name__iexact=stadtwerke%20m%C3%BCnchen'), [1]);
+    assert.deepEqual(
+      await ids('content__icontains=rechnungsbetrag&correspondent__name__iexact=stadtwerke%20m%C3%BCnchen'),
+      [1],
+    );
     assert.deepEqual(await ids('created__gte=2025-03-01&created__lt=2025-04-01'), [5, 6, 7, 10, 13]);
-    assert.deepEqual(await ids('unknown_filter=1').then((r) => r.length), 12, 'unknown parameters are ignored, as in Paperless');
+    assert.deepEqual(
+      await ids('unknown_filter=1').then((r) => r.length),
+      12,
+      'unknown parameters are ignored, as in Paperless',
+    );
   });
 
   test('custom_field_query compares monetary amounts and select labels', async () => {
@@ -74,12 +89,21 @@ describe('simulator API behaviour', () => {
   test('remove_tag drops descendants; add_tag brings ancestors', async () => {
     await request('POST', '/api/documents/bulk_edit/', { documents: [12], method: 'add_tag', parameters: { tag: 5 } });
     assert.deepEqual(((await request('GET', '/api/documents/12/')).body.tags as number[]).sort(), [4, 5, 8]);
-    await request('POST', '/api/documents/bulk_edit/', { documents: [12], method: 'remove_tag', parameters: { tag: 4 } });
+    await request('POST', '/api/documents/bulk_edit/', {
+      documents: [12],
+      method: 'remove_tag',
+      parameters: { tag: 4 },
+    });
     assert.deepEqual((await request('GET', '/api/documents/12/')).body.tags, [8]);
   });
 
   test('API version 9 adds "all" to lists; version 10 does not', async () => {
-    const v9 = await request('GET', '/api/documents/?page_size=2&ordering=id', undefined, 'application/json; version=9');
+    const v9 = await request(
+      'GET',
+      '/api/documents/?page_size=2&ordering=id',
+      undefined,
+      'application/json; version=9',
+    );
     assert.deepEqual(Object.keys(v9.body), ['count', 'next', 'previous', 'all', 'results']);
     assert.equal((v9.body.all as number[]).length, v9.body.count);
     const v10 = await request('GET', '/api/documents/?page_size=2&ordering=id');
@@ -95,12 +119,20 @@ describe('simulator API behaviour', () => {
 
   test('the control API adds documents and generates more', async () => {
     const auth = { authorization: `Token ${sim.token}`, 'content-type': 'application/json' };
-    const added = await fetch(`${sim.url}/__sim/documents`, { method: 'POST', headers: auth, body: JSON.stringify({ title: 'Per Control-API' }) });
+    const added = await fetch(`${sim.url}/__sim/documents`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ title: 'Per Control-API' }),
+    });
     assert.equal(added.status, 201);
     const { id } = (await added.json()) as { id: number };
     assert.equal((await request('GET', `/api/documents/${id}/`)).body.title, 'Per Control-API');
     const before = sim.store.documents.size;
-    const gen = await fetch(`${sim.url}/__sim/generate`, { method: 'POST', headers: auth, body: JSON.stringify({ count: 50, seed: 3 }) });
+    const gen = await fetch(`${sim.url}/__sim/generate`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ count: 50, seed: 3 }),
+    });
     assert.equal(gen.status, 201);
     assert.equal(sim.store.documents.size, before + 50);
   });
@@ -137,7 +169,9 @@ describe('the synthetic document generator', () => {
     const sim = await startSimulator({ seedDocuments: false, generate: { count: 100_000, seed: 1 } });
     try {
       assert.equal(sim.store.documents.size, 100_000);
-      const res = await fetch(`${sim.url}/api/documents/?page=1000&page_size=100&ordering=id&fields=id`, { headers: { authorization: `Token ${sim.token}` } });
+      const res = await fetch(`${sim.url}/api/documents/?page=1000&page_size=100&ordering=id&fields=id`, {
+        headers: { authorization: `Token ${sim.token}` },
+      });
       const body = (await res.json()) as { count: number; next: string | null; results: Array<{ id: number }> };
       assert.equal(body.count, 100_000);
       assert.equal(body.next, null);

@@ -27,14 +27,21 @@ for (const profile of ALL_PROFILES) {
     const call = async (method: string, route: string, body?: unknown, token = sim.token) => {
       const res = await fetch(sim.url + route, {
         method,
-        headers: { authorization: `Token ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Token ${token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
-      const json = ((res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null) as Record<string, unknown> & unknown[];
+      const json = (
+        (res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : null
+      ) as Record<string, unknown> & unknown[];
       return { status: res.status, text, json, type: res.headers.get('content-type') ?? '' };
     };
-    const history = async (id: number, token = sim.token) => (await call('GET', `/api/documents/${id}/history/`, undefined, token)).json as unknown as Entry[];
+    const history = async (id: number, token = sim.token) =>
+      (await call('GET', `/api/documents/${id}/history/`, undefined, token)).json as unknown as Entry[];
 
     before(async () => {
       receiver = http.createServer((req, res) => {
@@ -90,12 +97,25 @@ for (const profile of ALL_PROFILES) {
         ],
       );
       await call('PATCH', '/api/documents/3/', { custom_fields: [] });
-      assert.deepEqual(await history(3), [], 'the deleted instance is no longer the document’s: Paperless shows none of its entries');
+      assert.deepEqual(
+        await history(3),
+        [],
+        'the deleted instance is no longer the document’s: Paperless shows none of its entries',
+      );
     });
 
     test('a bulk edit logs one entry per document (changed or not) for the user, with old value from .values() and the new list; modified stays', async () => {
       const before = [3, 4].map((id) => sim.store.getDocument(id)!.modified);
-      assert.equal((await call('POST', '/api/documents/bulk_edit/', { documents: [3, 4], method: 'add_tag', parameters: { tag: 4 } })).status, 200);
+      assert.equal(
+        (
+          await call('POST', '/api/documents/bulk_edit/', {
+            documents: [3, 4],
+            method: 'add_tag',
+            parameters: { tag: 4 },
+          })
+        ).status,
+        200,
+      );
       assert.deepEqual(
         [3, 4].map((id) => sim.store.getDocument(id)!.modified),
         before,
@@ -111,14 +131,26 @@ for (const profile of ALL_PROFILES) {
         'old: one id of the joined rows; new: the tag pks by name (rules-processed, Steuer, Versicherung, Vertrag)',
       );
       const stored = sim.store.audit.entries.filter((e) => e.document === 3);
-      assert.deepEqual(stored.at(-1)?.additional_data, { reason: 'Bulk edit: add_tag' }, 'kept in the log, not in the history answer');
+      assert.deepEqual(
+        stored.at(-1)?.additional_data,
+        { reason: 'Bulk edit: add_tag' },
+        'kept in the log, not in the history answer',
+      );
       assert.ok(!('additional_data' in three));
 
       const correspondent = sim.store.getDocument(3)!.correspondent;
-      await call('POST', '/api/documents/bulk_edit/', { documents: [3], method: 'set_correspondent', parameters: { correspondent: 2 } });
+      await call('POST', '/api/documents/bulk_edit/', {
+        documents: [3],
+        method: 'set_correspondent',
+        parameters: { correspondent: 2 },
+      });
       assert.deepEqual((await history(3))[0].changes, { correspondent: [correspondent, 2] }, 'raw pks, not strings');
       const count = (await history(3)).length;
-      await call('POST', '/api/documents/bulk_edit/', { documents: [3], method: 'set_permissions', parameters: { set_permissions: { view: { users: [5] } } } });
+      await call('POST', '/api/documents/bulk_edit/', {
+        documents: [3],
+        method: 'set_permissions',
+        parameters: { set_permissions: { view: { users: [5] } } },
+      });
       assert.equal((await history(3)).length, count, 'object permissions are not in the audit log');
     });
 
@@ -130,8 +162,13 @@ for (const profile of ALL_PROFILES) {
       });
       const entries = await history(3);
       assert.equal(entries.length, 2);
-      assert.deepEqual(entries[0].changes.custom_fields, [null, [(entries[0].changes.custom_fields as [null, number[]])[1][0]]]);
-      assert.deepEqual(entries[1].changes, { custom_fields: { type: 'custom_field', field: 'Rechnungsnummer', value: 'B-1' } });
+      assert.deepEqual(entries[0].changes.custom_fields, [
+        null,
+        [(entries[0].changes.custom_fields as [null, number[]])[1][0]],
+      ]);
+      assert.deepEqual(entries[1].changes, {
+        custom_fields: { type: 'custom_field', field: 'Rechnungsnummer', value: 'B-1' },
+      });
     });
 
     test('a note moves modified, fires no webhook, is logged for its author, and needs change permission (403 text)', async () => {
@@ -158,7 +195,17 @@ for (const profile of ALL_PROFILES) {
     test('a person with their own token, a person behind the service’s back and a workflow each appear as who they are', async () => {
       const carla = sim.tokenFor('carla');
       assert.equal((await call('PATCH', '/api/documents/10/', { title: 'Carla war hier' }, carla)).status, 200);
-      assert.equal((await call('POST', '/api/documents/bulk_edit/', { documents: [10], method: 'add_tag', parameters: { tag: 3 } }, carla)).status, 200);
+      assert.equal(
+        (
+          await call(
+            'POST',
+            '/api/documents/bulk_edit/',
+            { documents: [10], method: 'add_tag', parameters: { tag: 3 } },
+            carla,
+          )
+        ).status,
+        200,
+      );
       sim.editAs(10, { archive_serial_number: 4711 }, 'ben');
       sim.editAs(10, { title: 'Vom Workflow' }, null);
       sim.addNoteAs(10, 'Workflow-Notiz', null);
@@ -171,7 +218,11 @@ for (const profile of ALL_PROFILES) {
       const actors = (await history(10)).map((e) => e.actor?.username ?? null);
       assert.deepEqual(actors, ['carla', null, null, 'ben', 'carla', 'carla']);
       await sim.webhooksIdle();
-      assert.deepEqual(hooked, [10, 10, 10, 10], 'the two PATCHes, the bulk edit and ben’s edit fire; the workflow’s save and note do not');
+      assert.deepEqual(
+        hooked,
+        [10, 10, 10, 10],
+        'the two PATCHes, the bulk edit and ben’s edit fire; the workflow’s save and note do not',
+      );
     });
 
     test('the PATCH answer is read after the save: on 3.0 a person’s change at that moment is in it, on 2.x only its tags', async () => {
@@ -202,11 +253,21 @@ for (const profile of ALL_PROFILES) {
         return { status: res.status, json: (text ? JSON.parse(text) : null) as Record<string, unknown> };
       };
       const { token } = (await control('GET', 'tokens/carla')).json as { token: string };
-      const settings = (await call('GET', '/api/ui_settings/', undefined, token)).json as unknown as { user: { username: string } };
+      const settings = (await call('GET', '/api/ui_settings/', undefined, token)).json as unknown as {
+        user: { username: string };
+      };
       assert.equal(settings.user.username, 'carla');
       assert.equal((await control('POST', 'documents/10/notes', { note: 'Workflow', actor: null })).status, 201);
-      assert.equal((await control('PATCH', 'documents/10', { changes: { title: 'x'.repeat(129) }, actor: 'carla' })).status, 400, 'validated like a PATCH');
-      assert.equal((await control('POST', 'documents/10/during-next-write', { changes: { title: 'Gleichzeitig' }, actor: 'ben' })).status, 204);
+      assert.equal(
+        (await control('PATCH', 'documents/10', { changes: { title: 'x'.repeat(129) }, actor: 'carla' })).status,
+        400,
+        'validated like a PATCH',
+      );
+      assert.equal(
+        (await control('POST', 'documents/10/during-next-write', { changes: { title: 'Gleichzeitig' }, actor: 'ben' }))
+          .status,
+        204,
+      );
       await call('PATCH', '/api/documents/10/', { archive_serial_number: 5 });
       assert.equal(sim.store.getDocument(10)!.title, 'Gleichzeitig');
       assert.deepEqual(
@@ -224,7 +285,11 @@ for (const profile of ALL_PROFILES) {
       sim.store.groups.find((g) => g.id === 2)!.permissions.push('view_logentry');
       assert.equal((await call('GET', '/api/documents/10/history/', undefined, carla)).status, 200, 'unowned');
       sim.store.grants.set(8, { view: { users: [5], groups: [] }, change: { users: [5], groups: [] } });
-      assert.equal((await call('GET', '/api/documents/8/history/', undefined, carla)).status, 403, 'owned by anna, even with grants');
+      assert.equal(
+        (await call('GET', '/api/documents/8/history/', undefined, carla)).status,
+        403,
+        'owned by anna, even with grants',
+      );
       assert.equal((await call('GET', '/api/documents/999/history/')).status, 404);
 
       sim.setAuditLog(false);
@@ -236,7 +301,8 @@ for (const profile of ALL_PROFILES) {
     });
 
     test('document links are mirrored onto the target (its modified moves, no webhook, no entry) and unmirrored when dropped', async () => {
-      const field = (await call('POST', '/api/custom_fields/', { name: 'Siehe auch', data_type: 'documentlink' })).json.id as number;
+      const field = (await call('POST', '/api/custom_fields/', { name: 'Siehe auch', data_type: 'documentlink' })).json
+        .id as number;
       const targetModified = sim.store.getDocument(8)!.modified;
       await call('PATCH', '/api/documents/3/', { custom_fields: [{ field, value: [8] }] });
       assert.deepEqual(sim.store.getDocument(8)!.custom_fields, [{ value: [3], field }]);

@@ -8,7 +8,9 @@ import { startSimulator, type Simulator } from '../../../server/dms/simulator/si
 
 // The reference fixtures live beside the clone (../shared); the committed copy is the fallback.
 const SHARED = path.join(PROJECT_ROOT, '..', 'shared', 'dms', 'fixtures');
-const FIXTURES = fs.existsSync(path.join(SHARED, 'errors.json')) ? SHARED : path.join(PROJECT_ROOT, 'test', 'fixtures', 'paperless');
+const FIXTURES = fs.existsSync(path.join(SHARED, 'errors.json'))
+  ? SHARED
+  : path.join(PROJECT_ROOT, 'test', 'fixtures', 'paperless');
 const fixture = (name: string): unknown => JSON.parse(fs.readFileSync(path.join(FIXTURES, name), 'utf8'));
 
 /** Keys (in order) and JSON types, recursively; arrays by their elements. */
@@ -54,7 +56,12 @@ for (const profile of PROFILES)
         redirect: 'manual',
       });
       const text = await res.text();
-      return { status: res.status, headers: res.headers, text, json: res.headers.get('content-type') === 'application/json' ? (JSON.parse(text) as unknown) : null };
+      return {
+        status: res.status,
+        headers: res.headers,
+        text,
+        json: res.headers.get('content-type') === 'application/json' ? (JSON.parse(text) as unknown) : null,
+      };
     };
     const errors = (fixture('errors.json') as { errors: ErrorCase[] }).errors;
     const expected = (name: string) => {
@@ -77,7 +84,10 @@ for (const profile of PROFILES)
       const { duplicate_documents: _d, root_document: _r, versions: _v, ...rest } = doc as Record<string, unknown>;
       return rest;
     };
-    const pageAsRelease = (page: Record<string, unknown>): Record<string, unknown> => ({ ...page, results: (page.results as unknown[]).map(asRelease) });
+    const pageAsRelease = (page: Record<string, unknown>): Record<string, unknown> => ({
+      ...page,
+      results: (page.results as unknown[]).map(asRelease),
+    });
 
     before(async () => {
       sim = await startSimulator({ profile: profile.name });
@@ -96,7 +106,11 @@ for (const profile of PROFILES)
         const want = pageAsRelease(fixture(file) as Record<string, unknown>);
         assert.deepEqual(shape(body), shape(want), file);
         const strip = (link: unknown) => (typeof link === 'string' ? link.replace(/^http:\/\/[^/]+/, '') : link);
-        assert.deepEqual({ ...body, next: strip(body.next), previous: strip(body.previous) }, { ...want, next: strip(want.next), previous: strip(want.previous) }, file);
+        assert.deepEqual(
+          { ...body, next: strip(body.next), previous: strip(body.previous) },
+          { ...want, next: strip(want.next), previous: strip(want.previous) },
+          file,
+        );
       }
     });
 
@@ -130,7 +144,11 @@ for (const profile of PROFILES)
       ['no credentials', '/api/documents/', {}],
       ['unknown token', '/api/documents/', { authorization: `Token ${'0'.repeat(40)}` }],
       ['Bearer keyword', '/api/documents/', null],
-      ['wrong basic auth', '/api/documents/', { authorization: `Basic ${Buffer.from('anna:wrong').toString('base64')}` }],
+      [
+        'wrong basic auth',
+        '/api/documents/',
+        { authorization: `Basic ${Buffer.from('anna:wrong').toString('base64')}` },
+      ],
       ['unsupported API version', '/api/documents/', null],
       ['document id does not exist', '/api/documents/999/', null],
       ['non-numeric id', '/api/documents/abc/', null],
@@ -140,7 +158,11 @@ for (const profile of PROFILES)
       ['invalid value for an id-list filter', '/api/documents/?id__in=1,x', null],
       ['invalid datetime filter', '/api/documents/?modified__gt=2025-03-01T00:00:00+01:00', null],
       ['custom_field_query is not JSON', '/api/documents/?custom_field_query=Betrag', null],
-      ['custom_field_query names an unknown field', `/api/documents/?custom_field_query=${encodeURIComponent('["Brutto","exists",true]')}`, null],
+      [
+        'custom_field_query names an unknown field',
+        `/api/documents/?custom_field_query=${encodeURIComponent('["Brutto","exists",true]')}`,
+        null,
+      ],
     ];
     for (const [name, route, headers] of simple) {
       test(`GET error: ${name}`, async () => {
@@ -167,7 +189,12 @@ for (const profile of PROFILES)
       ['title longer than 128', 'PATCH', '/api/documents/10/', { title: 'x'.repeat(129) }],
       ['created in a non-ISO format', 'PATCH', '/api/documents/10/', { created: '06.03.2025' }],
       ['archive serial number already used', 'PATCH', '/api/documents/10/', { archive_serial_number: 101 }],
-      ['archive serial number held by a document in the trash', 'PATCH', '/api/documents/10/', { archive_serial_number: 104 }],
+      [
+        'archive serial number held by a document in the trash',
+        'PATCH',
+        '/api/documents/10/',
+        { archive_serial_number: 104 },
+      ],
       [
         'select custom field given the label',
         'PATCH',
@@ -179,18 +206,59 @@ for (const profile of PROFILES)
           ],
         },
       ],
-      ['monetary custom field in locale format', 'PATCH', '/api/documents/10/', { custom_fields: [{ field: 1, value: '39,95 €' }] }],
-      ['date custom field in locale format', 'PATCH', '/api/documents/10/', { custom_fields: [{ field: 2, value: '20.03.2025' }] }],
+      [
+        'monetary custom field in locale format',
+        'PATCH',
+        '/api/documents/10/',
+        { custom_fields: [{ field: 1, value: '39,95 €' }] },
+      ],
+      [
+        'date custom field in locale format',
+        'PATCH',
+        '/api/documents/10/',
+        { custom_fields: [{ field: 2, value: '20.03.2025' }] },
+      ],
       ["custom field entry without 'value'", 'PATCH', '/api/documents/10/', { custom_fields: [{ field: 4 }] }],
       ['custom_fields null', 'PATCH', '/api/documents/10/', { custom_fields: null }],
       ['create tag whose name/owner pair exists', 'POST', '/api/tags/', { name: 'Rechnung', owner: 3 }],
-      ['create custom field with an existing name', 'POST', '/api/custom_fields/', { name: 'Betrag', data_type: 'monetary' }],
+      [
+        'create custom field with an existing name',
+        'POST',
+        '/api/custom_fields/',
+        { name: 'Betrag', data_type: 'monetary' },
+      ],
       ['select custom field without options', 'POST', '/api/custom_fields/', { name: 'Status', data_type: 'select' }],
-      ['bulk edit: unknown document id', 'POST', '/api/documents/bulk_edit/', { documents: [999], method: 'add_tag', parameters: { tag: 1 } }],
-      ['bulk edit: unknown method', 'POST', '/api/documents/bulk_edit/', { documents: [1], method: 'set_title', parameters: {} }],
-      ['bulk edit: unknown tag', 'POST', '/api/documents/bulk_edit/', { documents: [1], method: 'add_tag', parameters: { tag: 999 } }],
-      ['bulk edit: modify_tags without remove_tags', 'POST', '/api/documents/bulk_edit/', { documents: [1], method: 'modify_tags', parameters: { add_tags: [3] } }],
-      ['bulk edit sent as form data', 'POST', '/api/documents/bulk_edit/', 'documents=1&method=add_tag', 'application/x-www-form-urlencoded'],
+      [
+        'bulk edit: unknown document id',
+        'POST',
+        '/api/documents/bulk_edit/',
+        { documents: [999], method: 'add_tag', parameters: { tag: 1 } },
+      ],
+      [
+        'bulk edit: unknown method',
+        'POST',
+        '/api/documents/bulk_edit/',
+        { documents: [1], method: 'set_title', parameters: {} },
+      ],
+      [
+        'bulk edit: unknown tag',
+        'POST',
+        '/api/documents/bulk_edit/',
+        { documents: [1], method: 'add_tag', parameters: { tag: 999 } },
+      ],
+      [
+        'bulk edit: modify_tags without remove_tags',
+        'POST',
+        '/api/documents/bulk_edit/',
+        { documents: [1], method: 'modify_tags', parameters: { add_tags: [3] } },
+      ],
+      [
+        'bulk edit sent as form data',
+        'POST',
+        '/api/documents/bulk_edit/',
+        'documents=1&method=add_tag',
+        'application/x-www-form-urlencoded',
+      ],
       ['method not allowed', 'POST', '/api/documents/10/', {}],
       ["note POST without 'note' key", 'POST', '/api/documents/1/notes/', { text: 'x' }],
       ['note DELETE without id', 'DELETE', '/api/documents/1/notes/', undefined],
@@ -216,7 +284,9 @@ for (const profile of PROFILES)
 
     test('the failed writes above changed nothing', async () => {
       const doc = (await get('/api/documents/10/')).json as Record<string, unknown>;
-      const original = (fixture('documents-page1.json') as { results: Array<Record<string, unknown>> }).results.find((d) => d.id === 10);
+      const original = (fixture('documents-page1.json') as { results: Array<Record<string, unknown>> }).results.find(
+        (d) => d.id === 10,
+      );
       assert.deepEqual(doc, asRelease(original));
     });
   });

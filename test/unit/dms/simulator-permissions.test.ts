@@ -15,14 +15,26 @@ interface Answer {
 async function call(sim: Simulator, token: string, method: string, route: string, body?: unknown): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Token ${token}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(sim.url + route, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(sim.url + route, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
-  const parsed = res.headers.get('content-type') === 'application/json' ? (JSON.parse(text) as Record<string, unknown>) : {};
+  const parsed =
+    res.headers.get('content-type') === 'application/json' ? (JSON.parse(text) as Record<string, unknown>) : {};
   return { status: res.status, text, body: parsed };
 }
 
 const NO_GRANTS = { view: { users: [], groups: [] }, change: { users: [], groups: [] } };
-const BEN_PERMISSIONS = ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath'];
+const BEN_PERMISSIONS = [
+  'view_document',
+  'change_document',
+  'view_tag',
+  'view_correspondent',
+  'view_documenttype',
+  'view_storagepath',
+];
 
 for (const profile of ['3.0', '2.20'] as const) {
   describe(`profile ${profile}: /api/users/ and /api/groups/`, () => {
@@ -37,7 +49,8 @@ for (const profile of ['3.0', '2.20'] as const) {
     test('users are listed by lower(username), without "consumer" and "AnonymousUser", in UserSerializer\'s shape', async () => {
       const res = await call(sim, sim.token, 'GET', '/api/users/?page_size=1000');
       assert.equal(res.status, 200);
-      const expectedKeys = profile === '2.20' ? ['count', 'next', 'previous', 'all', 'results'] : ['count', 'next', 'previous', 'results'];
+      const expectedKeys =
+        profile === '2.20' ? ['count', 'next', 'previous', 'all', 'results'] : ['count', 'next', 'previous', 'results'];
       assert.deepEqual(Object.keys(res.body), expectedKeys, 'StandardPagination adds `all` below API version 10');
       if (profile === '2.20') assert.deepEqual(res.body.all, [3, 4, 5]);
       const users = res.body.results as Array<Record<string, unknown>>;
@@ -68,7 +81,10 @@ for (const profile of ['3.0', '2.20'] as const) {
       const [anna, ben, carla] = users;
       assert.equal(anna.is_superuser, true);
       assert.match(anna.password as string, /^\*{10,}$/);
-      assert.ok((anna.inherited_permissions as string[]).includes('documents.change_document'), 'a superuser holds every permission');
+      assert.ok(
+        (anna.inherited_permissions as string[]).includes('documents.change_document'),
+        'a superuser holds every permission',
+      );
       assert.deepEqual(ben.groups, [1]);
       assert.deepEqual(
         ben.user_permissions,
@@ -77,7 +93,10 @@ for (const profile of ['3.0', '2.20'] as const) {
       );
       assert.deepEqual(ben.inherited_permissions, [], 'Family grants no model permissions');
       assert.deepEqual(carla.groups, [2]);
-      assert.ok((carla.inherited_permissions as string[]).includes('documents.change_document'), 'inherited from Accounting');
+      assert.ok(
+        (carla.inherited_permissions as string[]).includes('documents.change_document'),
+        'inherited from Accounting',
+      );
     });
 
     test('groups are listed by lower(name) as GroupSerializer renders them', async () => {
@@ -97,12 +116,18 @@ for (const profile of ['3.0', '2.20'] as const) {
 
     test('UserFilterSet and GroupFilterSet: case-insensitive username/name lookups; `ordering` on the name', async () => {
       const names = async (route: string) =>
-        ((await call(sim, sim.token, 'GET', route)).body.results as Array<{ username?: string; name?: string }>).map((o) => o.username ?? o.name);
+        ((await call(sim, sim.token, 'GET', route)).body.results as Array<{ username?: string; name?: string }>).map(
+          (o) => o.username ?? o.name,
+        );
       assert.deepEqual(await names('/api/users/?username__iexact=BEN'), ['ben']);
       assert.deepEqual(await names('/api/users/?username__icontains=AR'), ['carla']);
       assert.deepEqual(await names('/api/users/?username__istartswith=a&username__iendswith=A'), ['anna']);
       assert.deepEqual(await names('/api/users/?ordering=-username'), ['carla', 'ben', 'anna']);
-      assert.deepEqual(await names('/api/users/?username__iexact='), ['anna', 'ben', 'carla'], 'an empty value filters nothing');
+      assert.deepEqual(
+        await names('/api/users/?username__iexact='),
+        ['anna', 'ben', 'carla'],
+        'an empty value filters nothing',
+      );
       assert.deepEqual(await names('/api/groups/?name__iexact=family'), ['Family']);
       assert.deepEqual(await names('/api/groups/?id=1'), ['Accounting', 'Family'], 'no id filter in GroupFilterSet');
     });
@@ -111,7 +136,8 @@ for (const profile of ['3.0', '2.20'] as const) {
       const ben = await call(sim, sim.token, 'GET', '/api/users/4/');
       assert.equal(ben.status, 200);
       assert.equal(ben.body.username, 'ben');
-      const listed = (await call(sim, sim.token, 'GET', '/api/groups/?name__iexact=accounting')).body.results as unknown[];
+      const listed = (await call(sim, sim.token, 'GET', '/api/groups/?name__iexact=accounting')).body
+        .results as unknown[];
       assert.deepEqual((await call(sim, sim.token, 'GET', '/api/groups/2/')).body, listed[0]);
       for (const [route, model] of [
         ['/api/users/1/', 'User'],
@@ -134,7 +160,15 @@ for (const profile of ['3.0', '2.20'] as const) {
 
     test('ui_settings names the caller with its groups and its permissions without the app label', async () => {
       const res = await call(sim, limited, 'GET', '/api/ui_settings/');
-      assert.deepEqual(res.body.user, { id: 4, username: 'ben', is_staff: false, is_superuser: false, groups: [1], first_name: 'Ben', last_name: 'Berger' });
+      assert.deepEqual(res.body.user, {
+        id: 4,
+        username: 'ben',
+        is_staff: false,
+        is_superuser: false,
+        groups: [1],
+        first_name: 'Ben',
+        last_name: 'Berger',
+      });
       assert.deepEqual(res.body.permissions, [...BEN_PERMISSIONS].sort());
     });
 
@@ -147,7 +181,9 @@ for (const profile of ['3.0', '2.20'] as const) {
         ],
       });
       try {
-        const users = (await call(other, other.token, 'GET', '/api/users/')).body.results as Array<Record<string, unknown>>;
+        const users = (await call(other, other.token, 'GET', '/api/users/')).body.results as Array<
+          Record<string, unknown>
+        >;
         assert.deepEqual(
           users.map((u) => [u.id, u.username, u.is_active]),
           [
@@ -186,9 +222,13 @@ for (const profile of ['3.0', '2.20'] as const) {
   describe(`profile ${profile}: owner and set_permissions on a document`, () => {
     let sim: Simulator;
     let ben: string;
-    const patch = (token: string, id: number, body: unknown) => call(sim, token, 'PATCH', `/api/documents/${id}/`, body);
+    const patch = (token: string, id: number, body: unknown) =>
+      call(sim, token, 'PATCH', `/api/documents/${id}/`, body);
     before(async () => {
-      sim = await startSimulator({ profile, limitedUser: { permissions: [...BEN_PERMISSIONS, 'view_customfield', 'delete_document', 'add_note'] } });
+      sim = await startSimulator({
+        profile,
+        limitedUser: { permissions: [...BEN_PERMISSIONS, 'view_customfield', 'delete_document', 'add_note'] },
+      });
       ben = sim.limitedToken as string;
     });
     after(() => sim.close());
@@ -196,14 +236,28 @@ for (const profile of ['3.0', '2.20'] as const) {
     test('only the named actions and targets are replaced; a change grant brings view with it', async () => {
       let res = await patch(sim.token, 1, { set_permissions: { view: { users: [4, 5] } } });
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body.permissions, { view: { users: [4, 5], groups: [] }, change: { users: [], groups: [] } });
+      assert.deepEqual(res.body.permissions, {
+        view: { users: [4, 5], groups: [] },
+        change: { users: [], groups: [] },
+      });
       assert.ok(!('user_can_change' in res.body), 'PATCH answers with full permissions');
       res = await patch(sim.token, 1, { set_permissions: { change: { groups: [2] } } });
-      assert.deepEqual(res.body.permissions, { view: { users: [4, 5], groups: [2] }, change: { users: [], groups: [2] } });
+      assert.deepEqual(res.body.permissions, {
+        view: { users: [4, 5], groups: [2] },
+        change: { users: [], groups: [2] },
+      });
       res = await patch(sim.token, 1, { set_permissions: { view: { users: [5], groups: [] } } });
-      assert.deepEqual(res.body.permissions, { view: { users: [5], groups: [] }, change: { users: [], groups: [2] } }, 'clearing view keeps change');
+      assert.deepEqual(
+        res.body.permissions,
+        { view: { users: [5], groups: [] }, change: { users: [], groups: [2] } },
+        'clearing view keeps change',
+      );
       res = await patch(sim.token, 1, { set_permissions: { view: { users: [] }, change: { users: [4] } } });
-      assert.deepEqual(res.body.permissions, { view: { users: [4], groups: [] }, change: { users: [4], groups: [2] } }, 'view first, then change adds view');
+      assert.deepEqual(
+        res.body.permissions,
+        { view: { users: [4], groups: [] }, change: { users: [4], groups: [2] } },
+        'view first, then change adds view',
+      );
     });
 
     test('full_perms=true renders the stored grants; without it the caller gets user_can_change and is_shared_by_requester', async () => {
@@ -217,18 +271,35 @@ for (const profile of ['3.0', '2.20'] as const) {
       assert.ok(!('permissions' in plain.body));
       const unshared = await call(sim, sim.token, 'GET', '/api/documents/4/');
       assert.equal(unshared.body.is_shared_by_requester, false);
-      const listed = await call(sim, sim.token, 'GET', '/api/documents/?id__in=3,4&ordering=id&full_perms=true&fields=id,owner,permissions');
+      const listed = await call(
+        sim,
+        sim.token,
+        'GET',
+        '/api/documents/?id__in=3,4&ordering=id&full_perms=true&fields=id,owner,permissions',
+      );
       assert.deepEqual(listed.body.results, [
         { id: 3, owner: 3, permissions: { view: { users: [], groups: [1] }, change: { users: [], groups: [] } } },
         { id: 4, owner: 3, permissions: NO_GRANTS },
       ]);
       const shared = await call(sim, sim.token, 'GET', '/api/documents/?shared_by__id=3&ordering=id&fields=id');
       assert.ok((shared.body.results as Array<{ id: number }>).some((d) => d.id === 3));
-      assert.ok(!(shared.body.results as Array<{ id: number }>).some((d) => d.id === 4), 'shared_by__id: owned by the user and granted to someone');
+      assert.ok(
+        !(shared.body.results as Array<{ id: number }>).some((d) => d.id === 4),
+        'shared_by__id: owned by the user and granted to someone',
+      );
       const asked = await call(sim, sim.token, 'GET', '/api/documents/3/?fields=id,permissions');
       assert.deepEqual(asked.body, { id: 3 }, 'without full_perms `permissions` is not a field');
-      const quirk = await call(sim, sim.token, 'GET', '/api/documents/3/?full_perms=true&fields=id,is_shared_by_requester');
-      assert.deepEqual(quirk.body, { id: 3, is_shared_by_requester: true }, 'the serializer stops dropping at the missing user_can_change');
+      const quirk = await call(
+        sim,
+        sim.token,
+        'GET',
+        '/api/documents/3/?full_perms=true&fields=id,is_shared_by_requester',
+      );
+      assert.deepEqual(
+        quirk.body,
+        { id: 3, is_shared_by_requester: true },
+        'the serializer stops dropping at the missing user_can_change',
+      );
     });
 
     test("a note carries its author's BasicUserSerializer fields", async () => {
@@ -239,7 +310,10 @@ for (const profile of ['3.0', '2.20'] as const) {
     });
 
     test('fields= on a PATCH shapes the answer and which keys are read', async () => {
-      const res = await call(sim, sim.token, 'PATCH', '/api/documents/9/?fields=id,owner,permissions', { owner: 5, title: 'nicht gelesen' });
+      const res = await call(sim, sim.token, 'PATCH', '/api/documents/9/?fields=id,owner,permissions', {
+        owner: 5,
+        title: 'nicht gelesen',
+      });
       assert.equal(res.status, 200);
       assert.deepEqual(res.body, { id: 9, owner: 5, permissions: NO_GRANTS });
       assert.notEqual(sim.store.getDocument(9)?.title, 'nicht gelesen');
@@ -257,8 +331,12 @@ for (const profile of ['3.0', '2.20'] as const) {
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.deepEqual(res.body, { set_permissions: [message] });
       }
-      assert.deepEqual((await patch(sim.token, 5, { set_permissions: [] })).body, { set_permissions: ['Expected a dictionary of items but got type "list".'] });
-      assert.deepEqual((await patch(sim.token, 5, { set_permissions: null })).body, { set_permissions: ['This field may not be null.'] });
+      assert.deepEqual((await patch(sim.token, 5, { set_permissions: [] })).body, {
+        set_permissions: ['Expected a dictionary of items but got type "list".'],
+      });
+      assert.deepEqual((await patch(sim.token, 5, { set_permissions: null })).body, {
+        set_permissions: ['This field may not be null.'],
+      });
       assert.deepEqual((await call(sim, sim.token, 'GET', '/api/documents/5/?full_perms=true')).body, before);
     });
 
@@ -266,17 +344,27 @@ for (const profile of ['3.0', '2.20'] as const) {
       const bad = await patch(sim.token, 6, { owner: 99 });
       assert.equal(bad.status, 400);
       assert.deepEqual(bad.body, { owner: ['Invalid pk "99" - object does not exist.'] });
-      assert.deepEqual((await patch(sim.token, 6, { owner: 'ben' })).body, { owner: ['Incorrect type. Expected pk value, received str.'] });
+      assert.deepEqual((await patch(sim.token, 6, { owner: 'ben' })).body, {
+        owner: ['Incorrect type. Expected pk value, received str.'],
+      });
       const modified = sim.store.getDocument(6)?.modified as string;
       const ok = await patch(sim.token, 6, { owner: 5 });
       assert.equal(ok.status, 200);
       assert.equal(ok.body.owner, 5);
       assert.ok((ok.body.modified as string) > modified);
       const ids = async (query: string) =>
-        ((await call(sim, sim.token, 'GET', `/api/documents/?${query}&ordering=id&fields=id`)).body.results as Array<{ id: number }>).map((d) => d.id);
+        (
+          (await call(sim, sim.token, 'GET', `/api/documents/?${query}&ordering=id&fields=id`)).body.results as Array<{
+            id: number;
+          }>
+        ).map((d) => d.id);
       assert.deepEqual(await ids('owner__id__in=5'), [6]);
       assert.deepEqual(await ids('owner__id__none=3'), [6, 7, 10, 13], 'exclude keeps unowned documents');
-      assert.deepEqual(await ids('owner__id__none=3,x&owner__isnull=true'), [7, 10, 13], 'a bad item makes ObjectFilter ignore the list');
+      assert.deepEqual(
+        await ids('owner__id__none=3,x&owner__isnull=true'),
+        [7, 10, 13],
+        'a bad item makes ObjectFilter ignore the list',
+      );
     });
 
     test('a view grant to its group shows the limited user a document; changing it needs a change grant', async () => {
@@ -286,12 +374,17 @@ for (const profile of ['3.0', '2.20'] as const) {
       assert.equal(seen.status, 200);
       assert.equal(seen.body.user_can_change, false);
       assert.equal(seen.body.is_shared_by_requester, false, 'shared, but not by ben');
-      const ids = (await call(sim, ben, 'GET', '/api/documents/?ordering=id&fields=id&page_size=100')).body.results as Array<{ id: number }>;
+      const ids = (await call(sim, ben, 'GET', '/api/documents/?ordering=id&fields=id&page_size=100')).body
+        .results as Array<{ id: number }>;
       assert.ok(ids.some((d) => d.id === 2));
       const refused = await patch(ben, 2, { title: 'von Ben' });
       assert.equal(refused.status, 403);
       assert.deepEqual(refused.body, { detail: 'You do not have permission to perform this action.' });
-      assert.equal((await call(sim, ben, 'DELETE', '/api/documents/2/')).status, 403, 'delete_document is not enough without a delete grant');
+      assert.equal(
+        (await call(sim, ben, 'DELETE', '/api/documents/2/')).status,
+        403,
+        'delete_document is not enough without a delete grant',
+      );
       assert.ok(sim.store.getDocument(2));
       await patch(sim.token, 2, { set_permissions: { change: { groups: [1] } } });
       const changed = await patch(ben, 2, { title: 'von Ben' });
@@ -332,7 +425,10 @@ for (const profile of ['3.0', '2.20'] as const) {
 
     test('without merge every document gets the owner (none when absent) and exactly the named sets', async () => {
       await call(sim, sim.token, 'PATCH', '/api/documents/1/', { set_permissions: { view: { users: [5] } } });
-      const res = await bulk(sim.token, [1, 7], { set_permissions: { view: { users: [4] }, change: { groups: [2] } }, owner: 5 });
+      const res = await bulk(sim.token, [1, 7], {
+        set_permissions: { view: { users: [4] }, change: { groups: [2] } },
+        owner: 5,
+      });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body, { result: 'OK' });
       for (const id of [1, 7]) {
@@ -360,7 +456,10 @@ for (const profile of ['3.0', '2.20'] as const) {
       assert.equal(refused.status, 200, 'document 10 is unowned: ben may');
       const notOwner = await bulk(limited, [10, 13], { set_permissions: { view: { users: [4] } }, owner: 4 });
       assert.equal(notOwner.status, 200, 'ben owns 10 now, 13 is unowned');
-      await call(sim, sim.token, 'PATCH', '/api/documents/13/', { owner: 3, set_permissions: { change: { users: [4] } } });
+      await call(sim, sim.token, 'PATCH', '/api/documents/13/', {
+        owner: 3,
+        set_permissions: { change: { users: [4] } },
+      });
       const denied = await bulk(limited, [13], { set_permissions: { view: { users: [5] } }, owner: 4 });
       assert.equal(denied.status, 403);
       assert.equal(denied.text, 'Insufficient permissions');

@@ -54,13 +54,18 @@ for (const gate of GATES) {
 
 describe('the client and a Paperless it does not support', () => {
   test('a release without API version 9 or 10 gets one error naming it and the supported range', async () => {
-    const sim = await startSimulator({ profile: { name: 'old', release: '2.15.3', apiVersions: [1, 2, 3, 4, 5, 6, 7, 8], defaultApiVersion: 8 } });
+    const sim = await startSimulator({
+      profile: { name: 'old', release: '2.15.3', apiVersions: [1, 2, 3, 4, 5, 6, 7, 8], defaultApiVersion: 8 },
+    });
     const dms = createPaperlessClient({ url: sim.url, token: sim.token });
     try {
       await assert.rejects(dms.getDocument(1), (err: unknown) => {
         assert.ok(err instanceof DmsError);
         assert.equal(err.dmsStatus, 406);
-        assert.match(err.message, /Paperless-ngx 2\.15\.3 .*neither API version 10 nor 9.*supports Paperless-ngx 2\.16 to 3\.0\.x/);
+        assert.match(
+          err.message,
+          /Paperless-ngx 2\.15\.3 .*neither API version 10 nor 9.*supports Paperless-ngx 2\.16 to 3\.0\.x/,
+        );
         return true;
       });
       const ping = await dms.ping();
@@ -84,7 +89,16 @@ for (const profile of ['3.0', '2.20'] as const) {
         profile,
         limitedUser: {
           id: 4,
-          permissions: ['view_document', 'change_document', 'view_tag', 'view_correspondent', 'view_documenttype', 'view_storagepath', 'view_note', 'add_note'],
+          permissions: [
+            'view_document',
+            'change_document',
+            'view_tag',
+            'view_correspondent',
+            'view_documenttype',
+            'view_storagepath',
+            'view_note',
+            'add_note',
+          ],
           grants: { documents: [1], tags: [2] },
         },
       });
@@ -179,11 +193,18 @@ for (const profile of ['3.0', '2.20'] as const) {
 
     test('a title is measured in code points: 128 emoji fit, 129 characters do not', async () => {
       assert.equal((await patch(7, { title: '😀'.repeat(128) })).status, 200);
-      assert.deepEqual(await patch(7, { title: `${'😀'.repeat(128)}x` }), { status: 400, body: { title: ['Ensure this field has no more than 128 characters.'] } });
+      assert.deepEqual(await patch(7, { title: `${'😀'.repeat(128)}x` }), {
+        status: 400,
+        body: { title: ['Ensure this field has no more than 128 characters.'] },
+      });
     });
 
     test('a URL custom field keeps at most 200 characters; a longer one is a server error, not a 400', async () => {
-      const field = sim.store.insertObject('custom_fields', { name: 'Link', data_type: 'url', extra_data: { select_options: [], default_currency: null } });
+      const field = sim.store.insertObject('custom_fields', {
+        name: 'Link',
+        data_type: 'url',
+        extra_data: { select_options: [], default_currency: null },
+      });
       const url = `https://example.com/${'a'.repeat(180)}`;
       assert.equal((await patch(7, { custom_fields: [{ field: field.id, value: url }] })).status, 200);
       // Paperless does not check the length; PostgreSQL refuses it and the answer is a bare 500.

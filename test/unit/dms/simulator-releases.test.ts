@@ -23,15 +23,29 @@ for (const name of ALL_PROFILES) {
     const call = async (method: string, route: string, body?: unknown, token = sim.token) => {
       const res = await fetch(sim.url + route, {
         method,
-        headers: { authorization: `Token ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Token ${token}`,
+          accept: 'application/json',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await res.text();
       const type = res.headers.get('content-type') ?? '';
-      return { status: res.status, text, type, json: (type.includes('json') && text ? JSON.parse(text) : null) as Record<string, unknown> };
+      return {
+        status: res.status,
+        text,
+        type,
+        json: (type.includes('json') && text ? JSON.parse(text) : null) as Record<string, unknown>,
+      };
     };
     const bulkFields = (documents: number[], add: Record<string, unknown>, token?: string) =>
-      call('POST', '/api/documents/bulk_edit/', { documents, method: 'modify_custom_fields', parameters: { add_custom_fields: add, remove_custom_fields: [] } }, token);
+      call(
+        'POST',
+        '/api/documents/bulk_edit/',
+        { documents, method: 'modify_custom_fields', parameters: { add_custom_fields: add, remove_custom_fields: [] } },
+        token,
+      );
     const fieldsOf = (id: number) => sim.store.getDocument(id)!.custom_fields;
 
     before(async () => {
@@ -51,7 +65,8 @@ for (const name of ALL_PROFILES) {
       sim = await startSimulator({ profile: name });
       sim.setWorkflowWebhook({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, echoDelayMs: 0 });
       bodies = [];
-      link = (await call('POST', '/api/custom_fields/', { name: 'Siehe auch', data_type: 'documentlink' })).json.id as number;
+      link = (await call('POST', '/api/custom_fields/', { name: 'Siehe auch', data_type: 'documentlink' })).json
+        .id as number;
     });
     after(() => sim.close());
 
@@ -61,7 +76,9 @@ for (const name of ALL_PROFILES) {
     });
 
     test(
-      is.bulkNullLinkFails ? 'bulk: a null document-link value fails with 400 text after the lower-id fields were stored' : 'bulk: a null document-link value is stored',
+      is.bulkNullLinkFails
+        ? 'bulk: a null document-link value fails with 400 text after the lower-id fields were stored'
+        : 'bulk: a null document-link value is stored',
       async () => {
         const res = await bulkFields([10], { 4: 'R-7', [link]: null });
         if (is.bulkNullLinkFails) {
@@ -99,11 +116,18 @@ for (const name of ALL_PROFILES) {
     );
 
     test(
-      is.linkTargetsChecked ? 'a link to a document the writer may not change is 403' : 'a link to a document the writer may not change is written and mirrored',
+      is.linkTargetsChecked
+        ? 'a link to a document the writer may not change is 403'
+        : 'a link to a document the writer may not change is written and mirrored',
       async () => {
         const carla = sim.tokenFor('carla');
         sim.store.grants.set(8, { view: { users: [5], groups: [] }, change: { users: [], groups: [] } });
-        const patch = await call('PATCH', '/api/documents/10/', { custom_fields: [{ field: link, value: [8] }] }, carla);
+        const patch = await call(
+          'PATCH',
+          '/api/documents/10/',
+          { custom_fields: [{ field: link, value: [8] }] },
+          carla,
+        );
         const bulk = await bulkFields([7], { [link]: [8] }, carla);
         if (is.linkTargetsChecked) {
           assert.deepEqual([patch.status, patch.json], [403, { detail: 'Insufficient permissions.' }]);
@@ -117,7 +141,9 @@ for (const name of ALL_PROFILES) {
     );
 
     test(
-      is.ownerChangeAnswers404 ? 'a non-superuser giving a document away: committed, then 404, no webhook' : 'a non-superuser giving a document away: 200',
+      is.ownerChangeAnswers404
+        ? 'a non-superuser giving a document away: committed, then 404, no webhook'
+        : 'a non-superuser giving a document away: 200',
       async () => {
         const res = await call('PATCH', '/api/documents/7/', { owner: 3 }, sim.tokenFor('carla'));
         assert.equal(sim.store.getDocument(7)!.owner, 3, 'stored either way');
@@ -125,8 +151,17 @@ for (const name of ALL_PROFILES) {
         if (is.ownerChangeAnswers404) {
           assert.deepEqual([res.status, res.json], [404, { detail: 'No Document matches the given query.' }]);
           assert.equal(bodies.length, 0);
-          const later = await call('POST', '/api/documents/bulk_edit/', { documents: [7], method: 'add_tag', parameters: { tag: 3 } }, sim.tokenFor('carla'));
-          assert.deepEqual([later.status, later.text], [403, 'Insufficient permissions'], 'every later bulk edit of it is refused');
+          const later = await call(
+            'POST',
+            '/api/documents/bulk_edit/',
+            { documents: [7], method: 'add_tag', parameters: { tag: 3 } },
+            sim.tokenFor('carla'),
+          );
+          assert.deepEqual(
+            [later.status, later.text],
+            [403, 'Insufficient permissions'],
+            'every later bulk edit of it is refused',
+          );
         } else {
           assert.equal(res.status, 200);
           assert.equal(res.json.owner, 3);
@@ -135,27 +170,38 @@ for (const name of ALL_PROFILES) {
       },
     );
 
-    test(is.webhookDocId ? 'webhooks carry doc_id' : 'webhooks carry doc_url but no doc_id (no {{ doc_id }} before 3.0)', async () => {
-      await call('PATCH', '/api/documents/10/', { title: 'x' });
-      await sim.webhooksIdle();
-      assert.equal(bodies.length, 1);
-      assert.match(String(bodies[0].doc_url), /\/documents\/10\/$/);
-      assert.equal(bodies[0].doc_id, is.webhookDocId ? '10' : undefined);
-    });
-
-    test(is.tagHierarchy ? 'tags form a tree: PATCH [child] brings the parent' : 'tags have no parent: PATCH stores the requested set', async () => {
-      await call('PATCH', '/api/documents/10/', { tags: [5] });
-      assert.deepEqual(sim.store.getDocument(10)!.tags.sort(), is.tagHierarchy ? [4, 5] : [5]);
-      const tag = (await call('GET', '/api/tags/5/')).json;
-      assert.equal('parent' in tag, is.tagHierarchy);
-      await call('POST', '/api/documents/bulk_edit/', { documents: [7], method: 'add_tag', parameters: { tag: 5 } });
-      assert.deepEqual(sim.store.getDocument(7)!.tags.sort(), is.tagHierarchy ? [1, 4, 5] : [1, 5]);
-    });
+    test(
+      is.webhookDocId ? 'webhooks carry doc_id' : 'webhooks carry doc_url but no doc_id (no {{ doc_id }} before 3.0)',
+      async () => {
+        await call('PATCH', '/api/documents/10/', { title: 'x' });
+        await sim.webhooksIdle();
+        assert.equal(bodies.length, 1);
+        assert.match(String(bodies[0].doc_url), /\/documents\/10\/$/);
+        assert.equal(bodies[0].doc_id, is.webhookDocId ? '10' : undefined);
+      },
+    );
 
     test(
-      is.bulkValuesValidated ? 'bulk values are validated: 400 keyed by field id' : 'bulk values are not validated: stored, or the database refuses them (400 text)',
+      is.tagHierarchy
+        ? 'tags form a tree: PATCH [child] brings the parent'
+        : 'tags have no parent: PATCH stores the requested set',
       async () => {
-        const integer = (await call('POST', '/api/custom_fields/', { name: 'Anzahl', data_type: 'integer' })).json.id as number;
+        await call('PATCH', '/api/documents/10/', { tags: [5] });
+        assert.deepEqual(sim.store.getDocument(10)!.tags.sort(), is.tagHierarchy ? [4, 5] : [5]);
+        const tag = (await call('GET', '/api/tags/5/')).json;
+        assert.equal('parent' in tag, is.tagHierarchy);
+        await call('POST', '/api/documents/bulk_edit/', { documents: [7], method: 'add_tag', parameters: { tag: 5 } });
+        assert.deepEqual(sim.store.getDocument(7)!.tags.sort(), is.tagHierarchy ? [1, 4, 5] : [1, 5]);
+      },
+    );
+
+    test(
+      is.bulkValuesValidated
+        ? 'bulk values are validated: 400 keyed by field id'
+        : 'bulk values are not validated: stored, or the database refuses them (400 text)',
+      async () => {
+        const integer = (await call('POST', '/api/custom_fields/', { name: 'Anzahl', data_type: 'integer' })).json
+          .id as number;
         const bad = await bulkFields([10], { [integer]: 'viele' });
         const long = await bulkFields([10], { 4: 'x'.repeat(100) + '€'.repeat(20) });
         assert.equal(bad.status, 400);
@@ -172,10 +218,13 @@ for (const name of ALL_PROFILES) {
     );
 
     test(
-      is.v3Fields ? 'documents carry duplicate_documents, root_document and versions; v10 lists have no all' : 'documents have no 3.0 fields; every list carries all',
+      is.v3Fields
+        ? 'documents carry duplicate_documents, root_document and versions; v10 lists have no all'
+        : 'documents have no 3.0 fields; every list carries all',
       async () => {
         const doc = (await call('GET', '/api/documents/1/')).json;
-        for (const key of ['duplicate_documents', 'root_document', 'versions']) assert.equal(key in doc, is.v3Fields, key);
+        for (const key of ['duplicate_documents', 'root_document', 'versions'])
+          assert.equal(key in doc, is.v3Fields, key);
         const list = (await call('GET', '/api/documents/?page_size=1')).json;
         assert.equal('all' in list, !is.v3Fields);
       },

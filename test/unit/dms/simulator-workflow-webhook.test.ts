@@ -15,7 +15,9 @@ interface Received {
   body: string;
 }
 
-const examples = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'paperless', 'webhook-examples.json'), 'utf8')) as {
+const examples = JSON.parse(
+  fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'paperless', 'webhook-examples.json'), 'utf8'),
+) as {
   examples: Array<{ name: string; parsed_body?: Record<string, unknown> }>;
 };
 
@@ -54,7 +56,10 @@ describe('Paperless workflow webhook emulation', () => {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
-  const configure = (shape: 'json' | 'form' | 'raw' | 'json-string' | 'multipart' | 'empty', triggers: Array<'added' | 'updated'> = ['added', 'updated']) =>
+  const configure = (
+    shape: 'json' | 'form' | 'raw' | 'json-string' | 'multipart' | 'empty',
+    triggers: Array<'added' | 'updated'> = ['added', 'updated'],
+  ) =>
     sim.setWorkflowWebhook({
       url: receiverUrl,
       shape,
@@ -102,7 +107,9 @@ describe('Paperless workflow webhook emulation', () => {
     await dms.bulkEdit([1, 2, 3], 'modify_tags', { add_tags: [7], remove_tags: [] });
     await sim.webhooksIdle();
     assert.equal(received.length, 3);
-    const ids = received.map((r) => JSON.parse(JSON.parse(r.body) as string) as { doc_id: number }).map((b) => b.doc_id);
+    const ids = received
+      .map((r) => JSON.parse(JSON.parse(r.body) as string) as { doc_id: number })
+      .map((b) => b.doc_id);
     assert.deepEqual(ids.sort(), [1, 2, 3]);
   });
 

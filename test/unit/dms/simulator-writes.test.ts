@@ -9,7 +9,11 @@ describe('simulator writes as the real server stores them', () => {
   const request = async (method: string, route: string, body?: unknown) => {
     const res = await fetch(sim.url + route, {
       method,
-      headers: { authorization: `Token ${sim.token}`, accept: 'application/json; version=10', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Token ${sim.token}`,
+        accept: 'application/json; version=10',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -48,7 +52,10 @@ describe('simulator writes as the real server stores them', () => {
   test('a dangling document link refuses every custom-field PATCH; modify_custom_fields naming other fields still works', async () => {
     const field = await request('POST', '/api/custom_fields/', { name: 'Siehe auch', data_type: 'documentlink' });
     const linkField = field.body.id as number;
-    assert.equal((await request('PATCH', '/api/documents/8/', { custom_fields: [{ field: linkField, value: [9] }] })).status, 200);
+    assert.equal(
+      (await request('PATCH', '/api/documents/8/', { custom_fields: [{ field: linkField, value: [9] }] })).status,
+      200,
+    );
     assert.equal((await request('DELETE', '/api/documents/9/')).status, 204);
 
     const refused = await request('PATCH', '/api/documents/8/', {
@@ -58,11 +65,18 @@ describe('simulator writes as the real server stores them', () => {
       ],
     });
     assert.equal(refused.status, 400);
-    assert.deepEqual(refused.body, { custom_fields: [{ non_field_errors: ["Some documents in value don't exist or were specified twice."] }, {}] });
-    const repeated = await request('PATCH', '/api/documents/7/', { custom_fields: [{ field: linkField, value: [1, 1] }] });
+    assert.deepEqual(refused.body, {
+      custom_fields: [{ non_field_errors: ["Some documents in value don't exist or were specified twice."] }, {}],
+    });
+    const repeated = await request('PATCH', '/api/documents/7/', {
+      custom_fields: [{ field: linkField, value: [1, 1] }],
+    });
     assert.equal(repeated.status, 400, 'a repeated target is refused too');
 
-    assert.equal((await bulk([8], 'modify_custom_fields', { add_custom_fields: { 4: 'X-1' }, remove_custom_fields: [] })).status, 200);
+    assert.equal(
+      (await bulk([8], 'modify_custom_fields', { add_custom_fields: { 4: 'X-1' }, remove_custom_fields: [] })).status,
+      200,
+    );
     assert.deepEqual(
       sim.store.getDocument(8)?.custom_fields,
       [
@@ -70,9 +84,14 @@ describe('simulator writes as the real server stores them', () => {
         { field: 4, value: 'X-1' },
       ].map(({ field, value }) => ({ value, field })),
     );
-    const badLink = await bulk([8], 'modify_custom_fields', { add_custom_fields: { [linkField]: [9] }, remove_custom_fields: [] });
+    const badLink = await bulk([8], 'modify_custom_fields', {
+      add_custom_fields: { [linkField]: [9] },
+      remove_custom_fields: [],
+    });
     assert.deepEqual(badLink.body, {
-      add_custom_fields: { [String(linkField)]: { non_field_errors: ["Some documents in value don't exist or were specified twice."] } },
+      add_custom_fields: {
+        [String(linkField)]: { non_field_errors: ["Some documents in value don't exist or were specified twice."] },
+      },
     });
   });
 });

@@ -1,9 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createTagTree, tagsAfterModify, tagsAfterPatch, withAncestors, withDescendants } from '../../../server/dms/tag-hierarchy.js';
+import {
+  createTagTree,
+  tagsAfterModify,
+  tagsAfterPatch,
+  withAncestors,
+  withDescendants,
+} from '../../../server/dms/tag-hierarchy.js';
 
 // 1 Finanzen ─ 2 Steuer ─ 3 Steuer 2025;  1 ─ 4 Versicherung;  9 alone
-const tree = createTagTree([{ id: 1, parent: null }, { id: 2, parent: 1 }, { id: 3, parent: 2 }, { id: 4, parent: 1 }, { id: 9 }]);
+const tree = createTagTree([
+  { id: 1, parent: null },
+  { id: 2, parent: 1 },
+  { id: 3, parent: 2 },
+  { id: 4, parent: 1 },
+  { id: 9 },
+]);
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
 test('ancestors and descendants follow the parent links at any depth', () => {

@@ -20,7 +20,14 @@ const vocab: DmsVocabulary = {
   ],
   document_types: [{ id: 1, name: 'Rechnung', owner: 3 }],
   storage_paths: [{ id: 1, name: 'Finanzen', owner: 3 }],
-  custom_fields: [{ id: 3, name: 'Zahlungsstatus', data_type: 'select', extra_data: { select_options: [{ id: 'a', label: 'offen' }] } }],
+  custom_fields: [
+    {
+      id: 3,
+      name: 'Zahlungsstatus',
+      data_type: 'select',
+      extra_data: { select_options: [{ id: 'a', label: 'offen' }] },
+    },
+  ],
 };
 
 test('idOf is case-insensitive and prefers the unowned object when names repeat', () => {

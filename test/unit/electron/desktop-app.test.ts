@@ -16,7 +16,12 @@ function realServer() {
   const calls = { started: [] as string[], closed: 0 };
   const startServer = async (userDataDir: string): Promise<DesktopServer> => {
     calls.started.push(userDataDir);
-    const server = await startDesktopServer({ userDataDir, examplesDir: tempDir('dms-rules-examples-'), logger: createMemoryLogger(), env: {} });
+    const server = await startDesktopServer({
+      userDataDir,
+      examplesDir: tempDir('dms-rules-examples-'),
+      logger: createMemoryLogger(),
+      env: {},
+    });
     return {
       ...server,
       close: async () => {
@@ -32,7 +37,11 @@ async function launch(lock = true) {
   const userData = tempDir('dms-rules-userdata-');
   const fake = createFakeElectron({ lock, userData });
   const server = realServer();
-  const desktop = await createDesktopApp(fake.electron, { startServer: server.startServer, logger: createMemoryLogger(), iconPath: ICON });
+  const desktop = await createDesktopApp(fake.electron, {
+    startServer: server.startServer,
+    logger: createMemoryLogger(),
+    iconPath: ICON,
+  });
   return { ...fake, ...server, desktop, userData };
 }
 
@@ -72,7 +81,9 @@ describe('desktop app wiring', () => {
       assert.equal(new URL(url).origin, fake.desktop.server.url);
       const res = await fetch(url, { redirect: 'manual' });
       assert.equal(res.status, 303);
-      const me = await fetch(`${fake.desktop.server.url}/api/ui/me`, { headers: { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] } });
+      const me = await fetch(`${fake.desktop.server.url}/api/ui/me`, {
+        headers: { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0] },
+      });
       assert.equal(me.status, 200);
       assert.equal((await fetch(url, { redirect: 'manual' })).status, 401);
     } finally {
@@ -174,7 +185,9 @@ describe('desktop app wiring', () => {
       startServer: () => Promise.reject(new Error('SVC_PORT must be a whole number from 0 to 65535, got "abc"')),
     });
     assert.equal(desktop, null);
-    assert.deepEqual(fake.record.errorBoxes, [{ title: 'dms-rules could not start', content: 'SVC_PORT must be a whole number from 0 to 65535, got "abc"' }]);
+    assert.deepEqual(fake.record.errorBoxes, [
+      { title: 'dms-rules could not start', content: 'SVC_PORT must be a whole number from 0 to 65535, got "abc"' },
+    ]);
     assert.equal(fake.app.exited, true);
     assert.equal(fake.windows.length, 0);
   });

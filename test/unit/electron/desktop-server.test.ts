@@ -112,22 +112,55 @@ describe('the embedded server of the desktop app', () => {
 
 describe('webhook URL shown in the tray', () => {
   const interfaces = {
-    lo: [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4' as const, mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' }],
+    lo: [
+      {
+        address: '127.0.0.1',
+        netmask: '255.0.0.0',
+        family: 'IPv4' as const,
+        mac: '00:00:00:00:00:00',
+        internal: true,
+        cidr: '127.0.0.1/8',
+      },
+    ],
     eth0: [
-      { address: 'fe80::1', netmask: 'ffff:ffff:ffff:ffff::', family: 'IPv6' as const, mac: '02:00:00:00:00:01', internal: false, cidr: 'fe80::1/64', scopeid: 2 },
-      { address: '192.168.1.20', netmask: '255.255.255.0', family: 'IPv4' as const, mac: '02:00:00:00:00:01', internal: false, cidr: '192.168.1.20/24' },
+      {
+        address: 'fe80::1',
+        netmask: 'ffff:ffff:ffff:ffff::',
+        family: 'IPv6' as const,
+        mac: '02:00:00:00:00:01',
+        internal: false,
+        cidr: 'fe80::1/64',
+        scopeid: 2,
+      },
+      {
+        address: '192.168.1.20',
+        netmask: '255.255.255.0',
+        family: 'IPv4' as const,
+        mac: '02:00:00:00:00:01',
+        internal: false,
+        cidr: '192.168.1.20/24',
+      },
     ],
   };
 
   test('on loopback it is the service URL', () => {
-    assert.equal(webhookUrlFor('http://127.0.0.1:5000', '127.0.0.1', interfaces), 'http://127.0.0.1:5000/api/webhook/dms');
+    assert.equal(
+      webhookUrlFor('http://127.0.0.1:5000', '127.0.0.1', interfaces),
+      'http://127.0.0.1:5000/api/webhook/dms',
+    );
   });
 
   test('listening on all interfaces it names the LAN address the dms can reach', () => {
-    assert.equal(webhookUrlFor('http://127.0.0.1:8484', '0.0.0.0', interfaces), 'http://192.168.1.20:8484/api/webhook/dms');
+    assert.equal(
+      webhookUrlFor('http://127.0.0.1:8484', '0.0.0.0', interfaces),
+      'http://192.168.1.20:8484/api/webhook/dms',
+    );
   });
 
   test('with no LAN interface it falls back to the service URL', () => {
-    assert.equal(webhookUrlFor('http://127.0.0.1:8484', '0.0.0.0', { lo: interfaces.lo }), 'http://127.0.0.1:8484/api/webhook/dms');
+    assert.equal(
+      webhookUrlFor('http://127.0.0.1:8484', '0.0.0.0', { lo: interfaces.lo }),
+      'http://127.0.0.1:8484/api/webhook/dms',
+    );
   });
 });

@@ -128,7 +128,8 @@ export function createFakeElectron(options: { lock?: boolean; userData: string }
     openedPaths: [] as string[],
     clipboard: '',
     errorBoxes: [] as Array<{ title: string; content: string }>,
-    permissionRequest: null as ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | null,
+    permissionRequest: null as
+      ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void) | null,
     permissionCheck: null as ((contents: unknown, permission: string) => boolean) | null,
   };
 

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { classifyNavigation, guardWebContents, restrictPermissions, type NavigationVerdict } from '../../../electron/navigation-guard.js';
+import {
+  classifyNavigation,
+  guardWebContents,
+  restrictPermissions,
+  type NavigationVerdict,
+} from '../../../electron/navigation-guard.js';
 import { FakeWebContents } from './fake-electron.js';
 
 const ORIGIN = 'http://127.0.0.1:41234';
@@ -52,7 +57,11 @@ describe('navigation guard', () => {
     const contents = new FakeWebContents();
     const externals: string[] = [];
     const inWindow: string[] = [];
-    guardWebContents(contents, { serviceOrigin: ORIGIN, openExternal: (u) => externals.push(u), loadInWindow: (u) => inWindow.push(u) });
+    guardWebContents(contents, {
+      serviceOrigin: ORIGIN,
+      openExternal: (u) => externals.push(u),
+      loadInWindow: (u) => inWindow.push(u),
+    });
     return { contents, externals, inWindow };
   }
 
@@ -104,9 +113,19 @@ describe('navigation guard', () => {
   test('permissions: everything refused except writing text to the clipboard', () => {
     let request: ((c: unknown, p: string, cb: (g: boolean) => void) => void) | undefined;
     let check: ((c: unknown, p: string) => boolean) | undefined;
-    restrictPermissions({ setPermissionRequestHandler: (h) => void (request = h), setPermissionCheckHandler: (h) => void (check = h) });
+    restrictPermissions({
+      setPermissionRequestHandler: (h) => void (request = h),
+      setPermissionCheckHandler: (h) => void (check = h),
+    });
     const answers: Record<string, boolean> = {};
-    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal', 'clipboard-sanitized-write']) {
+    for (const p of [
+      'media',
+      'geolocation',
+      'notifications',
+      'clipboard-read',
+      'openExternal',
+      'clipboard-sanitized-write',
+    ]) {
       request?.(null, p, (granted) => void (answers[p] = granted));
     }
     assert.deepEqual(answers, {

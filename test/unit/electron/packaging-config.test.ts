@@ -10,7 +10,10 @@ import { PROJECT_ROOT } from '../../../server/project-paths.js';
 // The packaged build cannot run here (no Electron binary), so the config is checked offline:
 // against electron-builder's own schema, and against the files and icons it names.
 
-const config = YAML.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'build', 'electron-builder.yml'), 'utf8')) as Record<string, unknown> & {
+const config = YAML.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'build', 'electron-builder.yml'), 'utf8')) as Record<
+  string,
+  unknown
+> & {
   files: string[];
   linux: { target: string[]; icon: string };
   win: { target: string[]; icon: string };
@@ -47,7 +50,13 @@ describe('desktop packaging config', () => {
   });
 
   test('packs the built server, shell, UI, example rules and package.json, and the main entry is among them', () => {
-    for (const entry of ['package.json', 'dist/server/**/*', 'dist/electron/**/*', 'dist/renderer/**/*', 'rules.d/**/*']) {
+    for (const entry of [
+      'package.json',
+      'dist/server/**/*',
+      'dist/electron/**/*',
+      'dist/renderer/**/*',
+      'rules.d/**/*',
+    ]) {
       assert.ok(config.files.includes(entry), entry);
     }
     assert.equal(pkg.main, 'dist/electron/main.js');
@@ -71,7 +80,10 @@ describe('desktop packaging config', () => {
   });
 
   test('npm run desktop fetches the Electron binary on demand and builds first; npm run dist builds first', () => {
-    assert.match(pkg.scripts.desktop, /^node node_modules\/electron\/install\.js && npm run build --silent && electron \.$/);
+    assert.match(
+      pkg.scripts.desktop,
+      /^node node_modules\/electron\/install\.js && npm run build --silent && electron \.$/,
+    );
     assert.match(pkg.scripts.dist, /^npm run build --silent && electron-builder --config build\/electron-builder\.yml/);
   });
 

@@ -7,7 +7,10 @@ import { parse } from 'yaml';
 import { compileRule, RULE_FILE_SCHEMA, runRuleTests, type RuleDefinition } from '../../../server/engine/index.js';
 import { NOW } from './helpers.js';
 
-const page = readFileSync(fileURLToPath(new URL('../../../docs/coming-from-postprocessor.md', import.meta.url)), 'utf8');
+const page = readFileSync(
+  fileURLToPath(new URL('../../../docs/coming-from-postprocessor.md', import.meta.url)),
+  'utf8',
+);
 const blocks = [...page.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]);
 const validate = new Ajv({ allErrors: true, strict: false }).compile(RULE_FILE_SCHEMA);
 

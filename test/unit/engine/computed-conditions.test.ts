@@ -6,14 +6,34 @@ import { sample } from './fixtures/sample-documents.js';
 
 // Document 1: Stadtwerke München bill, Betrag EUR 84.37, created 2025-01-20 (a Monday), Fällig am 2025-02-05.
 const cases: Array<[string, Condition, boolean]> = [
-  ['check: an expression over doc', { check: "doc.correspondent == 'Stadtwerke München' and doc.tags contains 'Rechnung'" }, true],
+  [
+    'check: an expression over doc',
+    { check: "doc.correspondent == 'Stadtwerke München' and doc.tags contains 'Rechnung'" },
+    true,
+  ],
   ['check: an expression over vars', { check: 'doc.custom_fields.Rechnungsnummer == vars.number' }, true],
   ['check: a template that renders truthy', { check: "{{ doc.created | date: '%u' }}" }, true],
-  ['check: a template that renders false', { check: "{% if doc.created contains '-31' %}yes{% else %}no{% endif %}" }, false],
-  ['check: created on a Sunday', { check: "{% assign day = doc.created | date: '%u' %}{% if day == '7' %}yes{% endif %}" }, false],
-  ['check: the last day of the month', { check: "{{ doc.created | shift_date: '+1d' | date: '%d' | remove: '01' | size | minus: 2 }}" }, false],
+  [
+    'check: a template that renders false',
+    { check: "{% if doc.created contains '-31' %}yes{% else %}no{% endif %}" },
+    false,
+  ],
+  [
+    'check: created on a Sunday',
+    { check: "{% assign day = doc.created | date: '%u' %}{% if day == '7' %}yes{% endif %}" },
+    false,
+  ],
+  [
+    'check: the last day of the month',
+    { check: "{{ doc.created | shift_date: '+1d' | date: '%d' | remove: '01' | size | minus: 2 }}" },
+    false,
+  ],
   ['check: now', { check: "{% assign year = now | date: '%Y' %}{% if year == '2025' %}yes{% endif %}" }, true],
-  ['check: now in another year', { check: "{% assign year = now | date: '%Y' %}{% if year == '2024' %}yes{% endif %}" }, false],
+  [
+    'check: now in another year',
+    { check: "{% assign year = now | date: '%Y' %}{% if year == '2024' %}yes{% endif %}" },
+    false,
+  ],
   ['field comparison: a custom date after created', { 'custom_fields.Fällig am': { gt: { field: 'created' } } }, true],
   ['field comparison: created before the due date', { created: { gte: { field: 'custom_fields.Fällig am' } } }, false],
   ['field comparison: equals another field', { title: { equals: { field: 'title' } } }, true],
@@ -30,12 +50,17 @@ for (const [name, when, expected] of cases) {
 }
 
 test('a check shows what it evaluated: the values an expression read, or what a template rendered', () => {
-  const expr = run(sample(1), [{ id: 'r', when: { check: 'doc.page_count > 1 and doc.correspondent' } }]).results[0].conditions[0];
+  const expr = run(sample(1), [{ id: 'r', when: { check: 'doc.page_count > 1 and doc.correspondent' } }]).results[0]
+    .conditions[0];
   assert.equal(expr.path, 'when');
   assert.equal(expr.operator, 'check');
   assert.deepEqual(expr.actual, { 'doc.page_count': sample(1).page_count, 'doc.correspondent': 'Stadtwerke München' });
-  assert.match(expr.description, /^check "doc.page_count > 1 and doc.correspondent" → (true|false) \(doc.page_count = \d+, doc.correspondent = "Stadtwerke München"\)$/);
-  const rendered = run(sample(1), [{ id: 'r', when: { all: [{ check: "{{ doc.created | date: '%A' }}" }] } }]).results[0].conditions[1];
+  assert.match(
+    expr.description,
+    /^check "doc.page_count > 1 and doc.correspondent" → (true|false) \(doc.page_count = \d+, doc.correspondent = "Stadtwerke München"\)$/,
+  );
+  const rendered = run(sample(1), [{ id: 'r', when: { all: [{ check: "{{ doc.created | date: '%A' }}" }] } }])
+    .results[0].conditions[1];
   assert.equal(rendered.description, 'check "{{ doc.created | date: \'%A\' }}" rendered "Monday" → true');
 });
 
@@ -65,10 +90,16 @@ test('a check that fails to render makes the rule an error, never a quiet false'
 test('checks and field comparisons are refused at compile time when they cannot work', () => {
   assert.throws(() => compileRule({ id: 'r', when: { check: 'totl > 3' } }), /template names "totl"/);
   assert.throws(() => compileRule({ id: 'r', when: { check: '{{ doc.title | }' } }), /does not parse/);
-  assert.throws(() => compileRule({ id: 'r', when: { check: "{{ doc.created | date: '%u' }} == 7" } }), /compares outside its \{\{ \}\}: .*always true/);
+  assert.throws(
+    () => compileRule({ id: 'r', when: { check: "{{ doc.created | date: '%u' }} == 7" } }),
+    /compares outside its \{\{ \}\}: .*always true/,
+  );
   assert.throws(() => compileRule({ id: 'r', when: { created: { gt: { field: 'nope' } } } }), /unknown field "nope"/);
   assert.throws(() => compileRule({ id: 'r', when: { created: { gt: { field: 'title' } } } }), /title is text/);
-  assert.throws(() => compileRule({ id: 'r', when: { title: { contains: { field: 'content' } } as never } }), /"contains" cannot take another field/);
+  assert.throws(
+    () => compileRule({ id: 'r', when: { title: { contains: { field: 'content' } } as never } }),
+    /"contains" cannot take another field/,
+  );
 });
 
 test('a rule test may set the document id', () => {

@@ -7,7 +7,11 @@ import { sample } from './fixtures/sample-documents.js';
 // Document 1: Stadtwerke München electricity bill; tags Rechnung, bezahlt, rules-processed; created 2025-01-20.
 const cases: Array<[string, Condition, boolean]> = [
   ['equals shorthand, case-insensitive', { correspondent: 'stadtwerke münchen' }, true],
-  ['equals with case_sensitive: true', { correspondent: { equals: 'stadtwerke münchen', case_sensitive: true } }, false],
+  [
+    'equals with case_sensitive: true',
+    { correspondent: { equals: 'stadtwerke münchen', case_sensitive: true } },
+    false,
+  ],
   ['equals null on a set field', { document_type: null }, false],
   ['equals null on a custom field not attached', { 'custom_fields.Nope': null }, true],
   ['in', { document_type: { in: ['Bescheid', 'Rechnung'] } }, true],
@@ -52,7 +56,16 @@ const cases: Array<[string, Condition, boolean]> = [
   ['any', { any: [{ correspondent: 'Telekom' }, { document_type: 'Rechnung' }] }, true],
   ['any with none true', { any: [{ correspondent: 'Telekom' }, { document_type: 'Vertrag' }] }, false],
   ['not', { not: { tags: { any: ['Steuer'] } } }, true],
-  ['nested', { all: [{ not: { any: [{ page_count: { gt: 10 } }, { mime_type: 'image/jpeg' }] } }, { content: { matches: '(?i)rechnung' } }] }, true],
+  [
+    'nested',
+    {
+      all: [
+        { not: { any: [{ page_count: { gt: 10 } }, { mime_type: 'image/jpeg' }] } },
+        { content: { matches: '(?i)rechnung' } },
+      ],
+    },
+    true,
+  ],
 ];
 
 for (const [name, when, expected] of cases) {
@@ -67,7 +80,9 @@ test('a rule without conditions always matches', () => {
 });
 
 test('the trace says what each condition saw and why it failed', () => {
-  const result = run(sample(1), [{ id: 'r', when: { all: [{ content: { matches: '(?i)mahnung' } }, { tags: { any: ['Steuer'] } }] } }]).results[0];
+  const result = run(sample(1), [
+    { id: 'r', when: { all: [{ content: { matches: '(?i)mahnung' } }, { tags: { any: ['Steuer'] } }] } },
+  ]).results[0];
   assert.equal(result.status, 'not_matched');
   const [all, matches, tags] = result.conditions;
   assert.equal(all.path, 'when');
@@ -80,7 +95,9 @@ test('the trace says what each condition saw and why it failed', () => {
 });
 
 test('every child is evaluated so the trace explains all of them', () => {
-  const result = run(sample(1), [{ id: 'r', when: { any: [{ title: 'x' }, { title: 'y' }, { title: { contains: 'Strom' } }] } }]).results[0];
+  const result = run(sample(1), [
+    { id: 'r', when: { any: [{ title: 'x' }, { title: 'y' }, { title: { contains: 'Strom' } }] } },
+  ]).results[0];
   assert.equal(result.conditions.length, 4);
   assert.deepEqual(
     result.conditions.map((c) => c.result),

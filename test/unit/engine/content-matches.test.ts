@@ -8,7 +8,10 @@ const slice = (m: { start: number; end: number }) => TEXT.slice(m.start, m.end);
 
 describe('contentMatches: where rules hit a document text', () => {
   it('finds regex conditions anywhere in the condition tree, with offsets past non-ASCII letters', () => {
-    const rule: RuleDefinition = { id: 'r', when: { all: [{ not: { title: 'x' } }, { any: [{ content: { matches: '(?i)fällig am \\d{2}' } }] }] } };
+    const rule: RuleDefinition = {
+      id: 'r',
+      when: { all: [{ not: { title: 'x' } }, { any: [{ content: { matches: '(?i)fällig am \\d{2}' } }] }] },
+    };
     const [m] = contentMatches([rule], TEXT);
     assert.equal(slice(m), 'Fällig am 18');
     assert.deepEqual({ rule_id: m.rule_id, kind: m.kind }, { rule_id: 'r', kind: 'condition' });
@@ -17,7 +20,10 @@ describe('contentMatches: where rules hit a document text', () => {
   it('finds contains words case-insensitively unless case_sensitive, and every occurrence', () => {
     const loose: RuleDefinition = { id: 'a', when: { content: { contains: 'rechnung' } } };
     assert.deepEqual(contentMatches([loose], TEXT).map(slice), ['Rechnung', 'Rechnung']);
-    const strict: RuleDefinition = { id: 'b', when: { content: { contains_any: ['rechnung', 'EUR'], case_sensitive: true } } };
+    const strict: RuleDefinition = {
+      id: 'b',
+      when: { content: { contains_any: ['rechnung', 'EUR'], case_sensitive: true } },
+    };
     assert.deepEqual(contentMatches([strict], TEXT).map(slice), ['EUR']);
   });
 

@@ -31,5 +31,8 @@ test('an empty value for a field that is not attached changes nothing (no phanto
 
 test('the custom-field actions take a name or a non-empty list of names', () => {
   assert.throws(() => compileRule({ id: 'r', actions: [{ remove_custom_fields: [] }] }), RuleCompileError);
-  assert.throws(() => compileRule({ id: 'r', actions: [{ add_custom_fields: [''] }] }), /takes a custom field name or a list of them/);
+  assert.throws(
+    () => compileRule({ id: 'r', actions: [{ add_custom_fields: [''] }] }),
+    /takes a custom field name or a list of them/,
+  );
 });

@@ -7,11 +7,26 @@ import { sample, CUSTOM_FIELD_TYPES } from './fixtures/sample-documents.js';
 // ---- extraction, one case per type and pick, on the sample documents ----
 const extractions: Array<[string, number, RuleDefinition['extract'], Record<string, unknown>]> = [
   ['string with a named group', 1, { nr: { regex: 'Rechnung Nr\\.\\s*(?<value>\\S+)' } }, { nr: 'SWM-2025-0012345' }],
-  ['German money', 1, { total: { regex: 'Rechnungsbetrag:\\s+([\\d.,]+ EUR)', type: 'money' } }, { total: { amount: 84.37, currency: 'EUR' } }],
-  ['English money with a code', 5, { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, { total: { amount: 1250, currency: 'USD' } }],
+  [
+    'German money',
+    1,
+    { total: { regex: 'Rechnungsbetrag:\\s+([\\d.,]+ EUR)', type: 'money' } },
+    { total: { amount: 84.37, currency: 'EUR' } },
+  ],
+  [
+    'English money with a code',
+    5,
+    { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } },
+    { total: { amount: 1250, currency: 'USD' } },
+  ],
   ['German thousands as number', 4, { tax: { regex: 'Einkommensteuer\\s+([\\d.,]+)', type: 'number' } }, { tax: 8412 }],
   ['int', 1, { kwh: { regex: 'Verbrauch: (\\d+) kWh', type: 'int' } }, { kwh: 212 }],
-  ['German date dd.MM.yyyy', 1, { d: { regex: 'Rechnungsdatum: (\\S+)', type: 'date', format: 'dd.MM.yyyy' } }, { d: '2025-01-20' }],
+  [
+    'German date dd.MM.yyyy',
+    1,
+    { d: { regex: 'Rechnungsdatum: (\\S+)', type: 'date', format: 'dd.MM.yyyy' } },
+    { d: '2025-01-20' },
+  ],
   ['English long date', 5, { d: { regex: 'Invoice Date: (.+)', type: 'date' } }, { d: '2025-03-03' }],
   ['pick first (default)', 6, { p: { regex: '(\\d+,\\d\\d) B', type: 'number' } }, { p: 1.39 }],
   ['pick last', 6, { p: { regex: '(\\d+,\\d\\d) B', type: 'number', pick: 'last' } }, { p: 14.99 }],
@@ -25,7 +40,12 @@ const extractions: Array<[string, number, RuleDefinition['extract'], Record<stri
   ['default when nothing matches', 3, { n: { regex: 'Rechnung Nr (\\d+)', default: 'none' } }, { n: 'none' }],
   ['bool', 1, { paid: { regex: '(SEPA)', type: 'bool', default: false } }, { paid: false }],
   ['from another field', 1, { f: { from: 'original_file_name', regex: '_(\\d{4})-', type: 'int' } }, { f: 2025 }],
-  ['from notes', 1, { when_paid: { from: 'notes', regex: 'am (\\S+) bezahlt', type: 'date' } }, { when_paid: '2025-02-05' }],
+  [
+    'from notes',
+    1,
+    { when_paid: { from: 'notes', regex: 'am (\\S+) bezahlt', type: 'date' } },
+    { when_paid: '2025-02-05' },
+  ],
   [
     'a value template using an earlier value',
     1,
@@ -42,14 +62,18 @@ for (const [name, id, extract, expected] of extractions) {
 }
 
 test('a required extraction that finds nothing makes the rule not match, and the trace says why', () => {
-  const result = run(sample(3), [{ id: 'r', extract: { nr: { regex: 'Rechnung Nr (\\d+)', required: true } }, actions: [{ set_title: 'x' }] }]).results[0];
+  const result = run(sample(3), [
+    { id: 'r', extract: { nr: { regex: 'Rechnung Nr (\\d+)', required: true } }, actions: [{ set_title: 'x' }] },
+  ]).results[0];
   assert.equal(result.status, 'not_matched');
   assert.deepEqual(result.actions, []);
   assert.match(result.conditions.at(-1)?.description ?? '', /extract nr \(required\): no pattern matched in content/);
 });
 
 test('a value that does not parse to its type counts as missing', () => {
-  const result = run(sample(1), [{ id: 'r', extract: { d: { regex: 'Kundennummer: (\\S+)', type: 'date', required: true } } }]).results[0];
+  const result = run(sample(1), [
+    { id: 'r', extract: { d: { regex: 'Kundennummer: (\\S+)', type: 'date', required: true } } },
+  ]).results[0];
   assert.equal(result.status, 'not_matched');
   assert.match(result.conditions.at(-1)?.description ?? '', /not a valid date/);
 });
@@ -102,8 +126,20 @@ test('set_custom_fields converts by the field type and keeps money typed with it
   const ev = run(sample(6), [
     {
       id: 'r',
-      extract: { sum: { regex: 'SUMME EUR\\s+([\\d,]+)', type: 'money', currency: 'EUR' }, bon: { regex: 'Bon-Nr\\. (\\d+)' } },
-      actions: [{ set_custom_fields: { Betrag: '{{ sum }}', 'Fällig am': '08.03.2025', Rechnungsnummer: 'BON-{{ bon }}', Zahlungsstatus: 'bezahlt' } }],
+      extract: {
+        sum: { regex: 'SUMME EUR\\s+([\\d,]+)', type: 'money', currency: 'EUR' },
+        bon: { regex: 'Bon-Nr\\. (\\d+)' },
+      },
+      actions: [
+        {
+          set_custom_fields: {
+            Betrag: '{{ sum }}',
+            'Fällig am': '08.03.2025',
+            Rechnungsnummer: 'BON-{{ bon }}',
+            Zahlungsstatus: 'bezahlt',
+          },
+        },
+      ],
     },
   ]);
   assert.deepEqual(ev.changes.custom_fields, {
@@ -127,7 +163,14 @@ test('a custom field value that cannot be converted makes the rule an error and 
 });
 
 test('if_empty never overwrites a value a person set, but fills empty fields', () => {
-  const ev = run(sample(1), [{ id: 'r', actions: [{ set_custom_fields: { Betrag: '1,00', Rechnungsnummer: 'X', 'Fällig am': '2025-12-01' }, if_empty: true }] }]);
+  const ev = run(sample(1), [
+    {
+      id: 'r',
+      actions: [
+        { set_custom_fields: { Betrag: '1,00', Rechnungsnummer: 'X', 'Fällig am': '2025-12-01' }, if_empty: true },
+      ],
+    },
+  ]);
   assert.deepEqual(ev.changes, {});
   assert.equal(ev.results[0].actions[0].status, 'unchanged');
   assert.match(ev.results[0].actions[0].detail ?? '', /Betrag kept \(if_empty/);
@@ -153,7 +196,12 @@ test('templates see doc, vars, now, rule and extracted values; default works for
       {
         id: 'ctx',
         description: 'Kontext',
-        actions: [{ set_title: "{{ rule.id }} {{ vars.prefix }} {{ now | date: '%Y' }} {{ doc.custom_fields.Betrag }} {{ vars.nope | default: 'dflt' }}" }],
+        actions: [
+          {
+            set_title:
+              "{{ rule.id }} {{ vars.prefix }} {{ now | date: '%Y' }} {{ doc.custom_fields.Betrag }} {{ vars.nope | default: 'dflt' }}",
+          },
+        ],
       },
     ],
     { vars: { prefix: 'P' } },
@@ -177,7 +225,9 @@ test('two rules setting one field differently: the later wins and the conflict i
     { id: 'second', actions: [{ set_document_type: 'Vertrag' }] },
   ]);
   assert.equal(ev.changes.document_type, 'Vertrag');
-  assert.deepEqual(ev.conflicts, [{ field: 'document_type', rules: ['first', 'second'], values: ['Bescheid', 'Vertrag'] }]);
+  assert.deepEqual(ev.conflicts, [
+    { field: 'document_type', rules: ['first', 'second'], values: ['Bescheid', 'Vertrag'] },
+  ]);
   assert.match(ev.results[1].actions[0].detail ?? '', /overrides "Bescheid" set by rule first/);
 });
 
@@ -247,9 +297,21 @@ test('idempotency: evaluating the result again plans nothing', () => {
     },
   ];
   const compiled = defs.map((d) => ({ compiled: compileRule(d), file: 'f.yml', vars: {} }));
-  const first = evaluateRules({ document: sample(10), rules: compiled, trigger: 'added', now: NOW, customFieldTypes: CUSTOM_FIELD_TYPES });
+  const first = evaluateRules({
+    document: sample(10),
+    rules: compiled,
+    trigger: 'added',
+    now: NOW,
+    customFieldTypes: CUSTOM_FIELD_TYPES,
+  });
   assert.ok(Object.keys(first.changes).length > 0);
-  const second = evaluateRules({ document: first.document, rules: compiled, trigger: 'updated', now: NOW, customFieldTypes: CUSTOM_FIELD_TYPES });
+  const second = evaluateRules({
+    document: first.document,
+    rules: compiled,
+    trigger: 'updated',
+    now: NOW,
+    customFieldTypes: CUSTOM_FIELD_TYPES,
+  });
   assert.deepEqual(second.changes, {});
   assert.ok(
     second.results[0].actions.every((a) => a.status === 'unchanged'),
@@ -275,7 +337,11 @@ test('create_missing lists only names the final document uses, from rules that s
 
 test('typed pass-through: "{{ total }}" writes the extracted money with its own currency', () => {
   const ev = run(sample(5), [
-    { id: 'r', extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } }, actions: [{ set_custom_fields: { Betrag: '{{ total }}' } }] },
+    {
+      id: 'r',
+      extract: { total: { regex: 'Total due\\s+(USD [\\d.,]+)', type: 'money' } },
+      actions: [{ set_custom_fields: { Betrag: '{{ total }}' } }],
+    },
   ]);
   // The sample already holds USD1250.00, so the value holds and nothing is written.
   assert.equal(ev.results[0].actions[0].status, 'unchanged');
@@ -288,7 +354,10 @@ test('typed pass-through: "{{ total }}" writes the extracted money with its own 
       actions: [{ set_custom_fields: { Betrag: '{{ total }}', Rechnungsnummer: 'Total {{ total }}' } }],
     },
   ]);
-  assert.deepEqual(ev2.changes.custom_fields, { Betrag: { amount: 1250, currency: 'USD' }, Rechnungsnummer: 'Total 1250.00' });
+  assert.deepEqual(ev2.changes.custom_fields, {
+    Betrag: { amount: 1250, currency: 'USD' },
+    Rechnungsnummer: 'Total 1250.00',
+  });
 });
 
 test('a title longer than 128 code points is cut at 128 code points, never inside an emoji', () => {
@@ -304,7 +373,9 @@ test('clearing a custom field the document does not have is no change (no phanto
   const rule: RuleDefinition = {
     id: 'clear-number',
     actions: [{ set_custom_fields: { Rechnungsnummer: '' } }],
-    tests: [{ document: { title: 'x' }, expect: { matched: true, changes: { custom_fields: { Rechnungsnummer: null } } } }],
+    tests: [
+      { document: { title: 'x' }, expect: { matched: true, changes: { custom_fields: { Rechnungsnummer: null } } } },
+    ],
   };
   const evaluation = run({ ...sample(1), custom_fields: {} }, [rule]);
   assert.deepEqual(evaluation.results[0].changes, {});

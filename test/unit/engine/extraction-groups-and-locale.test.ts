@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileRule, emptyDocument, RuleCompileError, runRuleTests, type RuleDefinition, type RuleDocument } from '../../../server/engine/index.js';
+import {
+  compileRule,
+  emptyDocument,
+  RuleCompileError,
+  runRuleTests,
+  type RuleDefinition,
+  type RuleDocument,
+} from '../../../server/engine/index.js';
 import { NOW, run } from './helpers.js';
 
 const doc = (content: string): RuleDocument => ({ ...emptyDocument(), id: 1, content });
@@ -30,17 +37,31 @@ test('one regex with several named groups gives several typed values', () => {
 test('groups: pick all gives a list per group; a required group that is missing is a non-match with a reason', () => {
   const all: RuleDefinition = {
     id: 'lines',
-    extract: { lines: { regex: '(?m)^(?<item>\\w+) (?<price>[\\d,]+)$', pick: 'all', groups: { item: {}, price: { type: 'number' } } } },
+    extract: {
+      lines: {
+        regex: '(?m)^(?<item>\\w+) (?<price>[\\d,]+)$',
+        pick: 'all',
+        groups: { item: {}, price: { type: 'number' } },
+      },
+    },
   };
-  assert.deepEqual(run(doc('Apfel 1,20\nBirne 2,50'), [all]).results[0].extracted, { item: ['Apfel', 'Birne'], price: [1.2, 2.5] });
+  assert.deepEqual(run(doc('Apfel 1,20\nBirne 2,50'), [all]).results[0].extracted, {
+    item: ['Apfel', 'Birne'],
+    price: [1.2, 2.5],
+  });
 
   const required: RuleDefinition = {
     id: 'ref',
-    extract: { ids: { regex: 'Order (?<order>\\d+)(?: Ref (?<ref>\\S+))?', groups: { order: {}, ref: { required: true } } } },
+    extract: {
+      ids: { regex: 'Order (?<order>\\d+)(?: Ref (?<ref>\\S+))?', groups: { order: {}, ref: { required: true } } },
+    },
   };
   const r = run(doc('Order 12'), [required]).results[0];
   assert.equal(r.status, 'not_matched');
-  assert.match(r.conditions.at(-1)?.description ?? '', /extract ref \(required\): the group took no part in the match → not matched/);
+  assert.match(
+    r.conditions.at(-1)?.description ?? '',
+    /extract ref \(required\): the group took no part in the match → not matched/,
+  );
   assert.deepEqual(run(doc('Order 12 Ref A-7'), [required]).results[0].extracted, { order: '12', ref: 'A-7' });
 });
 
@@ -55,12 +76,27 @@ function compileError(def: RuleDefinition): string {
 }
 
 test('groups are checked at save: each name a named group of the pattern, new, typed per group', () => {
-  assert.match(compileError({ id: 'r', extract: { ids: { regex: 'Nr (?<nr>\\d+)', groups: { order: {} } } } }), /no named group \(\?<order>…\)/);
-  assert.match(compileError({ id: 'r', extract: { ids: { value: '{{ doc.title }}', groups: { a: {} } } } }), /give regex, not value/);
-  assert.match(compileError({ id: 'r', extract: { ids: { regex: '(?<a>x)', type: 'int', groups: { a: {} } } } }), /give type to each group/);
-  assert.match(compileError({ id: 'r', extract: { a: { regex: '(x)' }, ids: { regex: '(?<a>x)', groups: { a: {} } } } }), /"a" is already extracted above/);
+  assert.match(
+    compileError({ id: 'r', extract: { ids: { regex: 'Nr (?<nr>\\d+)', groups: { order: {} } } } }),
+    /no named group \(\?<order>…\)/,
+  );
+  assert.match(
+    compileError({ id: 'r', extract: { ids: { value: '{{ doc.title }}', groups: { a: {} } } } }),
+    /give regex, not value/,
+  );
+  assert.match(
+    compileError({ id: 'r', extract: { ids: { regex: '(?<a>x)', type: 'int', groups: { a: {} } } } }),
+    /give type to each group/,
+  );
+  assert.match(
+    compileError({ id: 'r', extract: { a: { regex: '(x)' }, ids: { regex: '(?<a>x)', groups: { a: {} } } } }),
+    /"a" is already extracted above/,
+  );
   assert.match(compileError({ id: 'r', extract: { ids: { regex: '(?<doc>x)', groups: { doc: {} } } } }), /reserved/);
-  assert.match(compileError({ id: 'r', extract: { d: { regex: '(x)', type: 'date', locale: 'xx-notalocale-123' } } }), /locale "xx-notalocale-123"/);
+  assert.match(
+    compileError({ id: 'r', extract: { d: { regex: '(x)', type: 'date', locale: 'xx-notalocale-123' } } }),
+    /locale "xx-notalocale-123"/,
+  );
 });
 
 const localeCases: Array<[string, string, string, unknown]> = [
@@ -87,7 +123,10 @@ for (const [locale, type, text, expected] of localeCases) {
 }
 
 test("locale with a format reads that language's month names; a group inherits the extraction's locale", () => {
-  const withFormat: RuleDefinition = { id: 'r', extract: { d: { regex: 'le (.+)', type: 'date', format: 'd MMMM yyyy', locale: 'fr' } } };
+  const withFormat: RuleDefinition = {
+    id: 'r',
+    extract: { d: { regex: 'le (.+)', type: 'date', format: 'd MMMM yyyy', locale: 'fr' } },
+  };
   assert.equal(run(doc('Paris, le 14 juillet 2025'), [withFormat]).results[0].extracted.d, '2025-07-14');
   const grouped: RuleDefinition = {
     id: 'r',
@@ -107,15 +146,25 @@ test("locale with a format reads that language's month names; a group inherits t
 });
 
 test('parse_number and parse_date take a locale in templates', () => {
-  const rule: RuleDefinition = { id: 'r', actions: [{ set_title: "{{ '1 234,5' | parse_number: 'fr' }} {{ '3 de mayo de 2025' | parse_date: '', 'es' }}" }] };
+  const rule: RuleDefinition = {
+    id: 'r',
+    actions: [{ set_title: "{{ '1 234,5' | parse_number: 'fr' }} {{ '3 de mayo de 2025' | parse_date: '', 'es' }}" }],
+  };
   assert.equal(run(doc(''), [rule]).changes.title, '1234.5 2025-05-03');
 });
 
 test('rule tests assert group values by name', () => {
   const compiled = compileRule({
     id: 'r',
-    extract: { ids: { regex: 'Order (?<order>\\d+) Ref (?<ref>\\S+)', groups: { order: { type: 'string' }, ref: { type: 'string' } } } },
-    tests: [{ document: { content: 'Order 12 Ref A-7' }, expect: { matched: true, extracted: { order: '12', ref: 'A-7' } } }],
+    extract: {
+      ids: {
+        regex: 'Order (?<order>\\d+) Ref (?<ref>\\S+)',
+        groups: { order: { type: 'string' }, ref: { type: 'string' } },
+      },
+    },
+    tests: [
+      { document: { content: 'Order 12 Ref A-7' }, expect: { matched: true, extracted: { order: '12', ref: 'A-7' } } },
+    ],
   });
   assert.deepEqual(
     runRuleTests(compiled, { now: NOW }).map((o) => o.message),

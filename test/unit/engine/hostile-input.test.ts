@@ -9,7 +9,9 @@ const CATASTROPHIC = ['(a+)+$', '(a|a)*b', '(a|aa)+c', '^(\\w+\\s?)*$'];
 for (const pattern of CATASTROPHIC) {
   test(`a 5 MB content with /${pattern}/ finishes and reports the result`, () => {
     const content = `${'a'.repeat(5_000_000)}!`;
-    const ev = run({ ...emptyDocument(), content }, [{ id: 'hostile', when: { content: { matches: pattern } }, extract: { v: { regex: pattern } } }]);
+    const ev = run({ ...emptyDocument(), content }, [
+      { id: 'hostile', when: { content: { matches: pattern } }, extract: { v: { regex: pattern } } },
+    ]);
     const result = ev.results[0];
     assert.equal(result.status, 'not_matched');
     assert.match(result.conditions[0].description, /no match in 5,000,001 characters/);
@@ -26,7 +28,10 @@ test('pick: all keeps a bounded number of values from a pattern that matches eve
 
 test('a template that loops too long is stopped: its own status, not a silent non-match', () => {
   const ev = run(emptyDocument(), [
-    { id: 'loop', actions: [{ set_title: '{% for i in (1..1000000) %}{% for j in (1..1000) %}{% endfor %}{% endfor %}x' }] },
+    {
+      id: 'loop',
+      actions: [{ set_title: '{% for i in (1..1000000) %}{% for j in (1..1000) %}{% endfor %}{% endfor %}x' }],
+    },
     { id: 'next', actions: [{ add_tags: 'ok' }] },
   ]);
   assert.equal(ev.results[0].status, 'timeout');
@@ -36,7 +41,15 @@ test('a template that loops too long is stopped: its own status, not a silent no
 
 test('a template that builds too much text is stopped as an error', () => {
   const ev = run(emptyDocument(), [
-    { id: 'big', actions: [{ set_title: "{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}" }] },
+    {
+      id: 'big',
+      actions: [
+        {
+          set_title:
+            "{% assign s = 'x' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s | size }}",
+        },
+      ],
+    },
   ]);
   assert.equal(ev.results[0].status, 'error');
   assert.match(ev.results[0].error ?? '', /memory alloc limit exceeded/);
@@ -50,6 +63,10 @@ test('templates cannot read files: include, render and layout are refused when t
       (err: Error) => err instanceof RuleCompileError && /cannot read files/.test(err.message),
       tag,
     );
-    assert.throws(() => renderVars({ leaked: tag }, { now: new Date('2025-01-01T00:00:00Z'), env: {} }), /cannot read files/, tag);
+    assert.throws(
+      () => renderVars({ leaked: tag }, { now: new Date('2025-01-01T00:00:00Z'), env: {} }),
+      /cannot read files/,
+      tag,
+    );
   }
 });

@@ -19,7 +19,8 @@ test('{% if doc.custom_fields.Betrag.amount >= … %} in a template and .currenc
     id: 'r',
     actions: [
       {
-        set_title: '{% if doc.custom_fields.Betrag.amount >= 50 %}big{% else %}small{% endif %} {{ doc.custom_fields.Betrag.currency }} {{ doc.custom_fields.Betrag }}',
+        set_title:
+          '{% if doc.custom_fields.Betrag.amount >= 50 %}big{% else %}small{% endif %} {{ doc.custom_fields.Betrag.currency }} {{ doc.custom_fields.Betrag }}',
       },
     ],
   };
@@ -33,10 +34,16 @@ test('an extracted money value offers .amount and .currency and still renders as
     id: 'r',
     when: { check: 'total.amount > 80 and total.currency == "EUR"' },
     extract: { total: { regex: 'Rechnungsbetrag: ([\\d,]+ EUR)', type: 'money' } },
-    actions: [{ set_title: '{{ total }} / {{ total.amount | plus: 1 }} / {{ total | money: "de" }} / {{ total.currency }}' }],
+    actions: [
+      { set_title: '{{ total }} / {{ total.amount | plus: 1 }} / {{ total | money: "de" }} / {{ total.currency }}' },
+    ],
   };
   const result = run(sample(1), [rule]);
-  assert.equal(result.results[0].status, 'matched', result.results[0].error ?? JSON.stringify(result.results[0].conditions));
+  assert.equal(
+    result.results[0].status,
+    'matched',
+    result.results[0].error ?? JSON.stringify(result.results[0].conditions),
+  );
   assert.equal(result.changes.title, '84.37 / 85.37 / 84,37 / EUR');
 });
 
@@ -60,14 +67,28 @@ function compileError(def: RuleDefinition): string {
 }
 
 test('a check that reads a member a value cannot have is a save error, not false', () => {
-  assert.match(compileError({ id: 'r', when: { check: 'doc.custom_fields.Betrag.amout >= 1000' } }), /amout.*amount, currency/s);
-  assert.match(compileError({ id: 'r', when: { check: 'total.amount > 5' }, extract: { total: { regex: '(\\d+)', type: 'number' } } }), /total\.amount.*number/);
+  assert.match(
+    compileError({ id: 'r', when: { check: 'doc.custom_fields.Betrag.amout >= 1000' } }),
+    /amout.*amount, currency/s,
+  );
+  assert.match(
+    compileError({
+      id: 'r',
+      when: { check: 'total.amount > 5' },
+      extract: { total: { regex: '(\\d+)', type: 'number' } },
+    }),
+    /total\.amount.*number/,
+  );
   assert.match(compileError({ id: 'r', when: { check: 'doc.title.amount > 5' } }), /doc\.title\.amount/);
-  assert.match(compileError({ id: 'r', actions: [{ set_title: '{{ doc.page_count.size }}' }] }), /doc\.page_count\.size/);
+  assert.match(
+    compileError({ id: 'r', actions: [{ set_title: '{{ doc.page_count.size }}' }] }),
+    /doc\.page_count\.size/,
+  );
 });
 
 test('reading .amount of a custom field that holds no money makes the rule an error at run time', () => {
-  const result = run(sample(1), [{ id: 'r', when: { check: 'doc.custom_fields.Rechnungsnummer.amount > 5' } }]).results[0];
+  const result = run(sample(1), [{ id: 'r', when: { check: 'doc.custom_fields.Rechnungsnummer.amount > 5' } }])
+    .results[0];
   assert.equal(result.status, 'error');
   assert.match(result.error ?? '', /Rechnungsnummer.*not money/);
 });
@@ -78,7 +99,10 @@ test('a rule test with a monetary field written as Paperless writes it can asser
     when: { check: 'doc.custom_fields.Betrag.amount >= 1000' },
     actions: [{ add_tags: 'Großbetrag' }],
     tests: [
-      { document: { custom_fields: { Betrag: 'EUR1500.00' } }, expect: { matched: true, changes: { tags: ['Großbetrag'] } } },
+      {
+        document: { custom_fields: { Betrag: 'EUR1500.00' } },
+        expect: { matched: true, changes: { tags: ['Großbetrag'] } },
+      },
       { document: { custom_fields: { Betrag: 'EUR999.99' } }, expect: { matched: false } },
       { document: {}, expect: { matched: false } },
     ],

@@ -1,10 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileRule, emptyDocument, RuleCompileError, type Condition, type RuleDocument } from '../../../server/engine/index.js';
+import {
+  compileRule,
+  emptyDocument,
+  RuleCompileError,
+  type Condition,
+  type RuleDocument,
+} from '../../../server/engine/index.js';
 import { partialRatio, splitWords } from '../../../server/engine/word-match.js';
 import { run } from './helpers.js';
 
-const doc = (content: string, extra: Partial<RuleDocument> = {}): RuleDocument => ({ ...emptyDocument(), id: 1, content, ...extra });
+const doc = (content: string, extra: Partial<RuleDocument> = {}): RuleDocument => ({
+  ...emptyDocument(),
+  id: 1,
+  content,
+  ...extra,
+});
 const holds = (d: RuleDocument, when: Condition) => {
   const r = run(d, [{ id: 'r', when }]).results[0];
   assert.notEqual(r.status, 'error', r.error ?? '');
@@ -33,20 +44,35 @@ for (const [name, when, expected] of cases) {
 }
 
 test('word operators read title and notes too (a list one element per line)', () => {
-  assert.equal(holds(doc('', { notes: ['erste Notiz', 'zweite wichtig'] }), { notes: { all_words: 'erste wichtig' } }), true);
+  assert.equal(
+    holds(doc('', { notes: ['erste Notiz', 'zweite wichtig'] }), { notes: { all_words: 'erste wichtig' } }),
+    true,
+  );
   assert.equal(holds(doc('', { title: 'Kfz Versicherung 2025' }), { title: { fuzzy: 'KFZ-Versicherung' } }), true);
   assert.equal(holds(doc(''), { content: { any_word: 'x' } }), false);
 });
 
 test('the trace says which words were found or missing, and what a fuzzy match scored', () => {
-  const r = run(doc(text), [{ id: 'r', when: { all: [{ content: { all_words: 'strom gas' } }, { content: { fuzzy: 'Stadtwerke Munchen' } }] } }]).results[0];
+  const r = run(doc(text), [
+    { id: 'r', when: { all: [{ content: { all_words: 'strom gas' } }, { content: { fuzzy: 'Stadtwerke Munchen' } }] } },
+  ]).results[0];
   assert.match(r.conditions[1].description, /content all_words "strom gas" → false \(missing "gas"\)/);
-  assert.match(r.conditions[2].description, /content fuzzy "Stadtwerke Munchen" → true \("Stadtwerke Munchen" scored 9\d of 100, at least 90 needed\)/);
+  assert.match(
+    r.conditions[2].description,
+    /content fuzzy "Stadtwerke Munchen" → true \("Stadtwerke Munchen" scored 9\d of 100, at least 90 needed\)/,
+  );
   assert.match(String(r.conditions[2].actual), /stadtwerke münchen/);
 });
 
 test("Paperless's split: quoted phrases stay together, white space collapses", () => {
-  assert.deepEqual(splitWords('  some random  words "with   quotes  " and   spaces'), ['some', 'random', 'words', 'with quotes', 'and', 'spaces']);
+  assert.deepEqual(splitWords('  some random  words "with   quotes  " and   spaces'), [
+    'some',
+    'random',
+    'words',
+    'with quotes',
+    'and',
+    'spaces',
+  ]);
 });
 
 test('partial_ratio as rapidfuzz computes it', () => {

@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseBool, parseDate, parseInteger, parseMoney, parseNumber, resolveRelativeDate } from '../../../server/engine/index.js';
+import {
+  parseBool,
+  parseDate,
+  parseInteger,
+  parseMoney,
+  parseNumber,
+  resolveRelativeDate,
+} from '../../../server/engine/index.js';
 
 const numbers: Array<[string, number | null]> = [
   ['1.234,56', 1234.56],
@@ -66,7 +73,8 @@ const dates: Array<[string, string | undefined, string | null]> = [
   ['01.03.2024', 'yyyy-MM-dd', null],
 ];
 for (const [text, format, expected] of dates) {
-  test(`parses the date ${JSON.stringify(text)}${format ? ` with ${format}` : ''} as ${expected}`, () => assert.equal(parseDate(text, format), expected));
+  test(`parses the date ${JSON.stringify(text)}${format ? ` with ${format}` : ''} as ${expected}`, () =>
+    assert.equal(parseDate(text, format), expected));
 }
 
 const now = new Date('2024-03-31T10:00:00Z');
@@ -79,7 +87,8 @@ const relative: Array<[string, string]> = [
   ['+0d', '2024-03-31'],
 ];
 for (const [text, expected] of relative) {
-  test(`resolves the relative date ${text} against the injected now`, () => assert.equal(resolveRelativeDate(text, now), expected));
+  test(`resolves the relative date ${text} against the injected now`, () =>
+    assert.equal(resolveRelativeDate(text, now), expected));
 }
 
 test('parses yes/no words in English and German', () => {

@@ -1,6 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileRule, renderVars, runRuleTests, TemplateError, type RuleDefinition } from '../../../server/engine/index.js';
+import {
+  compileRule,
+  renderVars,
+  runRuleTests,
+  TemplateError,
+  type RuleDefinition,
+} from '../../../server/engine/index.js';
 import { NOW } from './helpers.js';
 
 const rule: RuleDefinition = {
@@ -20,10 +26,19 @@ const rule: RuleDefinition = {
   tests: [
     {
       name: 'German invoice',
-      document: { content: 'ACME GmbH Rechnung Nr 123 Summe 99,50 am 01.03.2024', correspondent: 'ACME', tags: ['inbox'] },
+      document: {
+        content: 'ACME GmbH Rechnung Nr 123 Summe 99,50 am 01.03.2024',
+        correspondent: 'ACME',
+        tags: ['inbox'],
+      },
       expect: {
         matched: true,
-        changes: { title: 'ACME 2024-03 #123', document_type: 'Invoice', tags: ['invoice', 'inbox', 'y2024'], custom_fields: { Betrag: 99.5 } },
+        changes: {
+          title: 'ACME 2024-03 #123',
+          document_type: 'Invoice',
+          tags: ['invoice', 'inbox', 'y2024'],
+          custom_fields: { Betrag: 99.5 },
+        },
         extracted: { number: '123', issued: '2024-03-01', total: 'EUR99.50' },
       },
     },
@@ -73,16 +88,31 @@ test('a rule test may give a monetary field as dms text such as EUR84.37', () =>
 });
 
 test('renderVars renders templates with now, env and the vars above and inherited', () => {
-  const global = renderVars({ year: "{{ now | date: '%Y' }}", owner: '{{ env.SVC_VAR_OWNER }}' }, { now: NOW, env: { SVC_VAR_OWNER: 'anna' } });
+  const global = renderVars(
+    { year: "{{ now | date: '%Y' }}", owner: '{{ env.SVC_VAR_OWNER }}' },
+    { now: NOW, env: { SVC_VAR_OWNER: 'anna' } },
+  );
   assert.deepEqual(global, { year: '2025', owner: 'anna' });
-  const pkg = renderVars({ year_tag: 'steuer-{{ vars.year }}', nested: { list: ['{{ owner }}', 3] }, flag: true }, { now: NOW, env: {}, inherited: global });
-  assert.deepEqual(pkg, { year: '2025', owner: 'anna', year_tag: 'steuer-2025', nested: { list: ['anna', 3] }, flag: true });
+  const pkg = renderVars(
+    { year_tag: 'steuer-{{ vars.year }}', nested: { list: ['{{ owner }}', 3] }, flag: true },
+    { now: NOW, env: {}, inherited: global },
+  );
+  assert.deepEqual(pkg, {
+    year: '2025',
+    owner: 'anna',
+    year_tag: 'steuer-2025',
+    nested: { list: ['anna', 3] },
+    flag: true,
+  });
 });
 
 test('renderVars names the key path of a failing template', () => {
   assert.throws(
     () => renderVars({ ok: 'x', deep: { list: ['a', '{{ later }}'] }, later: 'y' }, { now: NOW, env: {} }),
-    (err: unknown) => err instanceof TemplateError && JSON.stringify(err.path) === JSON.stringify(['deep', 'list', 1]) && /undefined variable "later"/.test(err.message),
+    (err: unknown) =>
+      err instanceof TemplateError &&
+      JSON.stringify(err.path) === JSON.stringify(['deep', 'list', 1]) &&
+      /undefined variable "later"/.test(err.message),
   );
 });
 
@@ -95,11 +125,17 @@ test('a rule test gives the same answer whether or not the dms has told its fiel
     id: 'big-invoice',
     when: { 'custom_fields.Betrag': { gt: 1000 } },
     extract: { total: { value: '{{ doc.custom_fields.Betrag }}', type: 'money' } },
-    actions: [{ add_tags: 'teuer' }, { set_custom_fields: { Rechnungsbetrag: '{{ total }}', Notiz: '{{ doc.custom_fields.Betrag }}' } }],
+    actions: [
+      { add_tags: 'teuer' },
+      { set_custom_fields: { Rechnungsbetrag: '{{ total }}', Notiz: '{{ doc.custom_fields.Betrag }}' } },
+    ],
     tests: [
       {
         document: { custom_fields: { Betrag: 'EUR1120.00' } },
-        expect: { matched: true, changes: { tags: ['teuer'], custom_fields: { Rechnungsbetrag: 1120, Notiz: '1120.00' } } },
+        expect: {
+          matched: true,
+          changes: { tags: ['teuer'], custom_fields: { Rechnungsbetrag: 1120, Notiz: '1120.00' } },
+        },
       },
       { document: { custom_fields: { Betrag: 'EUR12.00' } }, expect: { matched: false } },
     ],
@@ -123,7 +159,12 @@ test('a failing test names tag conditions (any/all/none are operators there, not
 test('a failing test gives, for a not, the inner condition that held, and not the ones that held elsewhere', () => {
   const compiled = compileRule({
     id: 'unprocessed',
-    when: { all: [{ title: { contains: 'Rechnung' } }, { not: { any: [{ tags: { any: ['done'] } }, { correspondent: 'ACME' }] } }] },
+    when: {
+      all: [
+        { title: { contains: 'Rechnung' } },
+        { not: { any: [{ tags: { any: ['done'] } }, { correspondent: 'ACME' }] } },
+      ],
+    },
     tests: [{ document: { title: 'Rechnung 5', tags: ['done'], correspondent: 'Other' }, expect: { matched: true } }],
   });
   const [outcome] = runRuleTests(compiled, { now: NOW });

@@ -50,8 +50,19 @@ const checks: Array<[string, string, readonly string[]]> = [
   ['action modifiers', 'Modifiers', ACTION_MODIFIERS],
   ['template filters', 'Template filters', TEMPLATE_FILTERS],
   ['triggers', 'Triggers', TRIGGERS],
-  ['test keys', 'Rule tests', [...Object.keys(definitions.ruleTest.properties), ...Object.keys(definitions.ruleTest.properties.expect.properties)]],
-  ['trace statuses', 'Traces', ['matched', 'not_matched', 'error', 'skipped', 'timeout', 'planned', 'applied', 'unchanged', 'failed']],
+  [
+    'test keys',
+    'Rule tests',
+    [
+      ...Object.keys(definitions.ruleTest.properties),
+      ...Object.keys(definitions.ruleTest.properties.expect.properties),
+    ],
+  ],
+  [
+    'trace statuses',
+    'Traces',
+    ['matched', 'not_matched', 'error', 'skipped', 'timeout', 'planned', 'applied', 'unchanged', 'failed'],
+  ],
 ];
 
 for (const [what, title, names] of checks) {

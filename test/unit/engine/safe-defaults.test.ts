@@ -30,12 +30,18 @@ test('an optional extraction that finds nothing leaves the fields a person typed
   assert.equal(result.changes.created, undefined);
   assert.equal(result.changes.notes, undefined);
   assert.deepEqual(result.changes.tags, ['bezahlt', 'Rechnung', 'rules-processed', 'geprüft']);
-  assert.match(r.actions[0].detail ?? '', /Betrag kept: v found no value \(optional extraction\); Rechnungsnummer kept: nr found no value/);
+  assert.match(
+    r.actions[0].detail ?? '',
+    /Betrag kept: v found no value \(optional extraction\); Rechnungsnummer kept: nr found no value/,
+  );
   assert.deepEqual(
     r.actions.map((a) => a.status),
     ['planned', 'skipped', 'skipped', 'skipped', 'planned'],
   );
-  assert.match(r.conditions.find((c) => c.path === 'extract/label')?.description ?? '', /nr found no value \(no value\)/);
+  assert.match(
+    r.conditions.find((c) => c.path === 'extract/label')?.description ?? '',
+    /nr found no value \(no value\)/,
+  );
 });
 
 test('a template that guards a missing value with default or if still renders', () => {
@@ -68,13 +74,20 @@ test('a rule test asserts that a field stays unchanged', () => {
         document: { content: 'nichts', custom_fields: { Betrag: 'EUR12.00' } },
         expect: { matched: true, unchanged: ['custom_fields.Betrag', 'title', 'created'] },
       },
-      { name: 'status is set', document: { content: 'nichts' }, expect: { matched: true, unchanged: ['custom_fields.Zahlungsstatus'] } },
+      {
+        name: 'status is set',
+        document: { content: 'nichts' },
+        expect: { matched: true, unchanged: ['custom_fields.Zahlungsstatus'] },
+      },
       { name: 'no such field', document: {}, expect: { matched: true, unchanged: ['titel'] } },
     ],
   });
   const [ok, changed, unknown] = runRuleTests(compiled, { now: NOW });
   assert.equal(ok.message, 'missed amount: passed');
-  assert.equal(changed.message, 'status is set: custom_fields.Zahlungsstatus: expected unchanged, but the rule sets it to "offen"');
+  assert.equal(
+    changed.message,
+    'status is set: custom_fields.Zahlungsstatus: expected unchanged, but the rule sets it to "offen"',
+  );
   assert.deepEqual(changed.path, ['tests', 1, 'expect', 'unchanged', 0]);
   assert.match(unknown.message, /unchanged names "titel", which is no field/);
 });

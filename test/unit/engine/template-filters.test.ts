@@ -1,9 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileRule, CUSTOM_TEMPLATE_FILTERS, emptyDocument, RuleCompileError, TEMPLATE_FILTERS } from '../../../server/engine/index.js';
+import {
+  compileRule,
+  CUSTOM_TEMPLATE_FILTERS,
+  emptyDocument,
+  RuleCompileError,
+  TEMPLATE_FILTERS,
+} from '../../../server/engine/index.js';
 import { run } from './helpers.js';
 
-function render(template: string, vars: Record<string, unknown> = {}): { status: string; title?: string; error: string | null } {
+function render(
+  template: string,
+  vars: Record<string, unknown> = {},
+): { status: string; title?: string; error: string | null } {
   const ev = run({ ...emptyDocument(), title: 'old' }, [{ id: 'r', actions: [{ set_title: template }] }], { vars });
   return { status: ev.results[0].status, title: ev.changes.title, error: ev.results[0].error };
 }
@@ -68,27 +77,40 @@ for (const [template, message] of failures) {
 }
 
 test('TEMPLATE_FILTERS lists built-in and own filters, without the random sample', () => {
-  for (const name of [...CUSTOM_TEMPLATE_FILTERS, 'upcase', 'default', 'slugify', 'date_to_string']) assert.ok(TEMPLATE_FILTERS.includes(name), name);
+  for (const name of [...CUSTOM_TEMPLATE_FILTERS, 'upcase', 'default', 'slugify', 'date_to_string'])
+    assert.ok(TEMPLATE_FILTERS.includes(name), name);
   assert.ok(!TEMPLATE_FILTERS.includes('sample'));
 });
 
 const impossible: Array<[string, RegExp]> = [
-  ['{{ totl }}', /template names "totl" \(template line 1, column 4\), which does not exist; did you mean "total"\? Available: total, doc, vars, now, rule/],
+  [
+    '{{ totl }}',
+    /template names "totl" \(template line 1, column 4\), which does not exist; did you mean "total"\? Available: total, doc, vars, now, rule/,
+  ],
   ['{{ doc.titel | upcase }}', /"doc.titel" .*did you mean "doc.title"/],
   ['{{ doc.constructor }}', /"doc.constructor" .*which does not exist/],
-  ['{% for t in doc.tags %}{{ t }}{{ forloop.index }}{% endfor %}{{ rule.name }}', /"rule.name" .*rule has id, description, file/],
+  [
+    '{% for t in doc.tags %}{{ t }}{{ forloop.index }}{% endfor %}{{ rule.name }}',
+    /"rule.name" .*rule has id, description, file/,
+  ],
 ];
 for (const [template, message] of impossible) {
   test(`template ${template} names a variable that cannot exist: a compile error at its action`, () => {
     assert.throws(
       () => compileRule({ id: 'r', extract: { total: { regex: '(\\d+)' } }, actions: [{ set_title: template }] }),
-      (err: unknown) => err instanceof RuleCompileError && message.test(err.message) && JSON.stringify(err.path) === '["actions",0,"set_title"]',
+      (err: unknown) =>
+        err instanceof RuleCompileError &&
+        message.test(err.message) &&
+        JSON.stringify(err.path) === '["actions",0,"set_title"]',
     );
   });
 }
 
 test('an extraction value template sees only the values extracted before it; loop and assign names are fine', () => {
-  assert.throws(() => compileRule({ id: 'r', extract: { a: { value: '{{ b }}' }, b: { regex: '(x)' } } }), /template names "b"/);
+  assert.throws(
+    () => compileRule({ id: 'r', extract: { a: { value: '{{ b }}' }, b: { regex: '(x)' } } }),
+    /template names "b"/,
+  );
   assert.doesNotThrow(() =>
     compileRule({
       id: 'r',

@@ -6,12 +6,28 @@ import { createMemoryLogger } from '../../../server/log.js';
 import type { LoadedRule } from '../../../server/rules/index.js';
 
 function loaded(definition: RuleDefinition): LoadedRule {
-  return { id: definition.id, description: null, file: 'pool.yml', package: null, definition, compiled: compileRule(definition), vars: {} };
+  return {
+    id: definition.id,
+    description: null,
+    file: 'pool.yml',
+    package: null,
+    definition,
+    compiled: compileRule(definition),
+    vars: {},
+  };
 }
 
-const TITLE = loaded({ id: 'invoice-title', when: { content: { matches: '(?i)rechnung' } }, actions: [{ set_title: 'Rechnung {{ doc.id }}' }] });
+const TITLE = loaded({
+  id: 'invoice-title',
+  when: { content: { matches: '(?i)rechnung' } },
+  actions: [{ set_title: 'Rechnung {{ doc.id }}' }],
+});
 // Extraction with capture groups over one long run of word characters: seconds per 100 KB, far over the budget.
-const SLOW = loaded({ id: 'slow-tail', extract: { tail: { regex: '(\\w+\\s?){1,100}$' } }, actions: [{ add_tags: ['tail'] }] });
+const SLOW = loaded({
+  id: 'slow-tail',
+  extract: { tail: { regex: '(\\w+\\s?){1,100}$' } },
+  actions: [{ add_tags: ['tail'] }],
+});
 const TAG = loaded({ id: 'tag-all', actions: [{ add_tags: ['seen'] }] });
 
 const doc = (id: number, content: string): RuleDocument => ({ ...emptyDocument(), id, title: `Doc ${id}`, content });
@@ -58,7 +74,10 @@ test('a batch mixing rule sets, vars, field types and tag trees evaluates each i
     extract: { sum: { regex: 'Summe (\\d+,\\d\\d)', type: 'money' } },
     actions: [{ set_custom_fields: { Betrag: '{{ sum }}', Datum: '08.03.2025' } }],
   });
-  const VARS = { ...loaded({ id: 'vars-title', actions: [{ set_title: '{{ vars.prefix }} {{ doc.id }}' }] }), vars: { prefix: 'Beleg' } };
+  const VARS = {
+    ...loaded({ id: 'vars-title', actions: [{ set_title: '{{ vars.prefix }} {{ doc.id }}' }] }),
+    vars: { prefix: 'Beleg' },
+  };
   const PARENT = loaded({ id: 'add-child', actions: [{ add_tags: ['Steuer 2025'] }] });
   const euros = { Betrag: 'monetary' as const, Datum: 'date' as const };
   const strings = { Betrag: 'string' as const, Datum: 'string' as const };
@@ -94,8 +113,11 @@ test('a rule over its budget times out on that document only; the batch around i
   assert.match(results[1].results[1].error ?? '', /^slow-tail took longer than 2000 ms on this document/);
   // The rules after the stopped one still ran on the hostile document, and their changes are planned.
   assert.deepEqual(results[1].changes.tags, ['seen']);
-  for (const i of [0, 2, 3]) assert.ok(!statuses[i].includes('timeout'), `document ${docs[i].id}: ${statuses[i].join(', ')}`);
-  assert.ok(logger.lines.some((l) => l.includes('rule slow-tail exceeded the evaluation budget of 2000 ms on document 100')));
+  for (const i of [0, 2, 3])
+    assert.ok(!statuses[i].includes('timeout'), `document ${docs[i].id}: ${statuses[i].join(', ')}`);
+  assert.ok(
+    logger.lines.some((l) => l.includes('rule slow-tail exceeded the evaluation budget of 2000 ms on document 100')),
+  );
   // The stopped worker was replaced: the pool still has both and keeps working.
   assert.equal(pool.workers, 2);
   const again = await pool.evaluate(request(doc(104, 'Rechnung 3'), [TITLE]));

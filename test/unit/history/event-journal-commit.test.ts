@@ -118,7 +118,10 @@ describe('events journal group commit', () => {
     const store = await openEventStore(tmp(), logger, { io: disk.io });
     disk.reset();
     disk.failNextAppend();
-    await assert.rejects(accept(store, 1), (err: Error & { status?: number }) => err.status === 503 && /could not be written.*ENOSPC/.test(err.message));
+    await assert.rejects(
+      accept(store, 1),
+      (err: Error & { status?: number }) => err.status === 503 && /could not be written.*ENOSPC/.test(err.message),
+    );
     assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('ENOSPC')));
 
     await accept(store, 2);

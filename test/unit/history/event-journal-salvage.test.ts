@@ -23,7 +23,8 @@ async function journalWith(count: number): Promise<{ dir: string; file: string; 
   return { dir, file: path.join(dir, 'events.jsonl'), ids };
 }
 
-const asideFiles = (dir: string, prefix: string) => fs.readdirSync(dir).filter((f) => f.startsWith(`${prefix}.corrupt-`));
+const asideFiles = (dir: string, prefix: string) =>
+  fs.readdirSync(dir).filter((f) => f.startsWith(`${prefix}.corrupt-`));
 
 describe('a damaged events journal loses only the damaged records', () => {
   it('torn mid-record (an interrupted append): every complete record is kept, the torn line moved aside', async () => {
@@ -44,7 +45,10 @@ describe('a damaged events journal loses only the damaged records', () => {
     assert.equal(aside.length, 1);
     assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), `${text.slice(lastLineStart, cut)}\n`);
     assert.ok(
-      logger.lines.some((l) => l.startsWith('warn') && l.includes('events journal: 20 records kept, 1 torn line') && l.includes(aside[0])),
+      logger.lines.some(
+        (l) =>
+          l.startsWith('warn') && l.includes('events journal: 20 records kept, 1 torn line') && l.includes(aside[0]),
+      ),
       logger.lines.join('\n'),
     );
     // The journal was rewritten on a line boundary: a new record is not glued to the torn half line.
@@ -142,9 +146,17 @@ describe('upgrading from events.json', () => {
       [101, 102, 103, 104],
     );
     assert.equal(store.get(ids[0])?.status, 'done');
-    assert.equal(store.create({ kind: 'job', rule_id: 'r', dry_run: true }).event_id, 8, 'next_id of the old file is honoured');
+    assert.equal(
+      store.create({ kind: 'job', rule_id: 'r', dry_run: true }).event_id,
+      8,
+      'next_id of the old file is honoured',
+    );
     await store.close();
-    assert.equal(fs.existsSync(path.join(dir, 'events.json')), false, 'the old file is gone once the journal holds its records');
+    assert.equal(
+      fs.existsSync(path.join(dir, 'events.json')),
+      false,
+      'the old file is gone once the journal holds its records',
+    );
     const reopened = await openEventStore(dir, createMemoryLogger());
     assert.equal(reopened.list().length, 6);
     await reopened.close();

@@ -25,7 +25,15 @@ async function historyOf(count: number): Promise<{ dir: string; file: string; wr
     makeTrace({
       document: i + 1,
       conditions: [
-        { path: 'when/title', description: 'title contains "x"', field: 'title', operator: 'contains', expected: 'x', actual: `Größe {"id":"${i}"}`, result: true },
+        {
+          path: 'when/title',
+          description: 'title contains "x"',
+          field: 'title',
+          operator: 'contains',
+          expected: 'x',
+          actual: `Größe {"id":"${i}"}`,
+          result: true,
+        },
       ],
     }),
   );
@@ -51,7 +59,11 @@ describe('a damaged trace history file loses only the damaged traces', () => {
     assert.equal(aside.length, 1);
     assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), `${tornLine}\n`);
     assert.ok(
-      logger.lines.some((l) => l.startsWith('warn') && l.includes(`trace history file ${file}: 20 traces kept, 1 unreadable part moved aside to`)),
+      logger.lines.some(
+        (l) =>
+          l.startsWith('warn') &&
+          l.includes(`trace history file ${file}: 20 traces kept, 1 unreadable part moved aside to`),
+      ),
       logger.lines.join('\n'),
     );
 

@@ -13,7 +13,10 @@ const trace = makeTrace;
 function open(dir: string, extra: Partial<TraceStoreOptions> = {}) {
   const logger = createMemoryLogger();
   // A long delay keeps writes under the test's control: only flush() writes.
-  return openTraceStore({ dir, retention: 1000, logger, flushDelayMs: 60_000, ...extra }).then((store) => ({ store, logger }));
+  return openTraceStore({ dir, retention: 1000, logger, flushDelayMs: 60_000, ...extra }).then((store) => ({
+    store,
+    logger,
+  }));
 }
 
 const all = { limit: 1000 };
@@ -70,7 +73,8 @@ describe('trace store', () => {
     const dir = tempDir();
     const { store } = await open(dir, { flushDelayMs: 20 });
     store.append([trace()]);
-    for (let i = 0; i < 100 && !fs.existsSync(path.join(dir, 'traces-000001.json')); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !fs.existsSync(path.join(dir, 'traces-000001.json')); i++)
+      await new Promise((r) => setTimeout(r, 20));
     const reopened = await open(dir);
     assert.equal(reopened.store.count(), 1);
     await store.close();
@@ -126,14 +130,24 @@ describe('trace store', () => {
     const dir = tempDir();
     const { store } = await open(dir, { segmentSize: 10 });
     // Non-ASCII text: each batch's bytes are encoded once and kept for the next rewrite of the file.
-    const written = Array.from({ length: 14 }, (_, i) => trace({ document: i, error: i % 2 ? `Größe → ${i} €` : null }));
+    const written = Array.from({ length: 14 }, (_, i) =>
+      trace({ document: i, error: i % 2 ? `Größe → ${i} €` : null }),
+    );
     for (const batch of [written.slice(0, 3), written.slice(3, 4), [], written.slice(4, 9), written.slice(9)]) {
       store.append(batch);
       await store.flush();
     }
-    const onDisk = (n: number) => JSON.parse(fs.readFileSync(path.join(dir, `traces-00000${n}.json`), 'utf8')) as { version: number; traces: Trace[] };
+    const onDisk = (n: number) =>
+      JSON.parse(fs.readFileSync(path.join(dir, `traces-00000${n}.json`), 'utf8')) as {
+        version: number;
+        traces: Trace[];
+      };
     assert.equal(onDisk(1).version, 1);
-    assert.equal(fs.statSync(path.join(dir, 'traces-000001.json')).mode & 0o777, 0o600, "the history is the owner's only");
+    assert.equal(
+      fs.statSync(path.join(dir, 'traces-000001.json')).mode & 0o777,
+      0o600,
+      "the history is the owner's only",
+    );
     assert.deepEqual([...onDisk(1).traces, ...onDisk(2).traces], written);
     await store.close();
     const reopened = await open(dir, { segmentSize: 10 });
@@ -178,7 +192,9 @@ describe('trace store', () => {
     const aside = fs.readdirSync(dir).filter((f) => f.startsWith('traces-000002.json.corrupt-'));
     assert.equal(aside.length, 1);
     assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), '{"version":1,"traces":[{"id":');
-    assert.ok(logger.lines.some((l) => l.startsWith('error') && l.includes('moved it to') && l.includes('traces-000002.json')));
+    assert.ok(
+      logger.lines.some((l) => l.startsWith('error') && l.includes('moved it to') && l.includes('traces-000002.json')),
+    );
     assert.deepEqual(
       store.query(all).map((t) => t.id),
       [kept.id],

@@ -9,7 +9,12 @@ import { dmsNames, schemaInfo } from '../../../server/rules/schema-info.js';
 const info = schemaInfo(dmsNames(null, null));
 const data = {
   schema: info.schema as unknown as SchemaNode,
-  vocabulary: normalizeVocabulary({ tags: ['inbox', 'Steuer'], custom_fields: [{ name: 'Amount' }], users: ['anna', 'ben'], groups: ['Family'] }),
+  vocabulary: normalizeVocabulary({
+    tags: ['inbox', 'Steuer'],
+    custom_fields: [{ name: 'Amount' }],
+    users: ['anna', 'ben'],
+    groups: ['Family'],
+  }),
   language: normalizeLanguage(info.vocabulary),
   vars: ['year_tag'],
 };
@@ -43,7 +48,10 @@ describe('completion where rules are written', () => {
   it('offers user names for owners and user lists, group names for group lists', () => {
     assert.deepEqual(labels(`${RULE}    actions:\n      - set_owner: ‸`), ['anna', 'ben']);
     assert.deepEqual(labels(`${RULE}    actions:\n      - add_permissions: { view: { groups: [‸`), ['Family']);
-    assert.deepEqual(labels(`${RULE}    actions:\n      - set_permissions:\n          change:\n            users:\n              - ‸`), ['anna', 'ben']);
+    assert.deepEqual(
+      labels(`${RULE}    actions:\n      - set_permissions:\n          change:\n            users:\n              - ‸`),
+      ['anna', 'ben'],
+    );
     assert.deepEqual(labels(`${RULE}    when:\n      owner: ‸`), ['anna', 'ben']);
     const kinds = labels(`${RULE}    actions:\n      - remove_permissions:\n          ‸`);
     assert.deepEqual(kinds.sort(), ['change', 'view']);
@@ -54,9 +62,19 @@ describe('completion where rules are written', () => {
     assert.ok(actions.includes('set_custom_fields'));
     assert.ok(!actions.includes('if_empty') && !actions.includes('create_missing'));
     // if_changed fits every action; the others only theirs.
-    assert.deepEqual(labels(`${RULE}    actions:\n      - set_custom_fields: { Amount: "1" }\n        ‸`).sort(), ['if_changed', 'if_empty']);
-    assert.deepEqual(labels(`${RULE}    actions:\n      - add_tags: [x]\n        ‸`).sort(), ['create_missing', 'if_changed']);
-    assert.deepEqual(labels(`${RULE}    actions:\n      - set_storage_path: x\n        ‸`).sort(), ['create_missing', 'if_changed', 'path']);
+    assert.deepEqual(labels(`${RULE}    actions:\n      - set_custom_fields: { Amount: "1" }\n        ‸`).sort(), [
+      'if_changed',
+      'if_empty',
+    ]);
+    assert.deepEqual(labels(`${RULE}    actions:\n      - add_tags: [x]\n        ‸`).sort(), [
+      'create_missing',
+      'if_changed',
+    ]);
+    assert.deepEqual(labels(`${RULE}    actions:\n      - set_storage_path: x\n        ‸`).sort(), [
+      'create_missing',
+      'if_changed',
+      'path',
+    ]);
     assert.deepEqual(labels(`${RULE}    actions:\n      - set_title: x\n        ‸`), ['if_changed']);
   });
 
@@ -74,6 +92,11 @@ describe('completion where rules are written', () => {
   });
 
   it('finds the names under extract: blocks', () => {
-    assert.deepEqual(extractedNames('rules:\n  - id: a\n    extract:\n      total: {}\n      issued:\n        from: content\n    actions: []\n'), ['total', 'issued']);
+    assert.deepEqual(
+      extractedNames(
+        'rules:\n  - id: a\n    extract:\n      total: {}\n      issued:\n        from: content\n    actions: []\n',
+      ),
+      ['total', 'issued'],
+    );
   });
 });

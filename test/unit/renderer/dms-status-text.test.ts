@@ -44,11 +44,20 @@ describe('what the settings page says about the dms', () => {
       ],
     });
     const warning = lines.find((l) => l.id === 'dms-status-forbidden');
-    assert.match(warning?.text ?? '', /^The token may not view custom fields \(view_customfield\), storage paths \(view_storagepath\): rules that use them fail/);
+    assert.match(
+      warning?.text ?? '',
+      /^The token may not view custom fields \(view_customfield\), storage paths \(view_storagepath\): rules that use them fail/,
+    );
   });
 
   it('shows the error of an unreachable or unsupported dms', () => {
-    const lines = dmsStatusLines({ ...HEALTHY, reachable: false, version: '2.15.3', api_version: null, error: 'The dms at http://p is Paperless-ngx 2.15.3 …' });
+    const lines = dmsStatusLines({
+      ...HEALTHY,
+      reachable: false,
+      version: '2.15.3',
+      api_version: null,
+      error: 'The dms at http://p is Paperless-ngx 2.15.3 …',
+    });
     assert.deepEqual(lines[0], {
       id: 'dms-status-error',
       kind: 'error',
@@ -62,8 +71,14 @@ describe('what the settings page says about the dms', () => {
       down('GET /api/ connect ECONNREFUSED 127.0.0.1:8000 after 4 attempts'),
       'Paperless at http://p:8000 does not answer (connection refused). Is it running, and is the address right?',
     );
-    assert.equal(down('getaddrinfo ENOTFOUND p'), 'Paperless at http://p:8000 cannot be found: its host name does not resolve.');
-    assert.match(down('dms GET /api/ answered 404 Not Found') ?? '', /^http:\/\/p:8000 is not a Paperless-ngx API \(it answered 404 Not Found\)/);
+    assert.equal(
+      down('getaddrinfo ENOTFOUND p'),
+      'Paperless at http://p:8000 cannot be found: its host name does not resolve.',
+    );
+    assert.match(
+      down('dms GET /api/ answered 404 Not Found') ?? '',
+      /^http:\/\/p:8000 is not a Paperless-ngx API \(it answered 404 Not Found\)/,
+    );
     assert.match(down('dms answered 401: Invalid token.') ?? '', /refuses the token/);
     assert.equal(dmsProblemText(HEALTHY), null);
   });

@@ -10,11 +10,20 @@ describe('sign-in messages', () => {
   });
 
   it('says when to retry on 429, from Retry-After', () => {
-    assert.match(loginMessage(new ApiError('Too many attempts.', 429, undefined, undefined, 42)), /Try again in 42 seconds \(at .+\)\./);
-    assert.match(loginMessage(new ApiError('Too many attempts.', 429, undefined, undefined, 240)), /Try again in 4 minutes/);
+    assert.match(
+      loginMessage(new ApiError('Too many attempts.', 429, undefined, undefined, 42)),
+      /Try again in 42 seconds \(at .+\)\./,
+    );
+    assert.match(
+      loginMessage(new ApiError('Too many attempts.', 429, undefined, undefined, 240)),
+      /Try again in 4 minutes/,
+    );
   });
 
   it("passes any other error's own message through", () => {
-    assert.equal(loginMessage(new ApiError('The dms-rules service cannot be reached. Is it running?', 0)), 'The dms-rules service cannot be reached. Is it running?');
+    assert.equal(
+      loginMessage(new ApiError('The dms-rules service cannot be reached. Is it running?', 0)),
+      'The dms-rules service cannot be reached. Is it running?',
+    );
   });
 });

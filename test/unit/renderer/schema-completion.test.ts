@@ -38,12 +38,24 @@ function labels(source: string): string[] {
 describe('yaml context from indentation', () => {
   it('finds the path of a key typed inside a nested condition list', () => {
     const { text, line, column } = at('rules:\n  - id: a\n    when:\n      all:\n        - corr|');
-    assert.deepEqual(yamlContextAt(text, line, column), { kind: 'key', path: ['rules', ITEM, 'when', 'all', ITEM], prefix: 'corr', fromColumn: 10 });
+    assert.deepEqual(yamlContextAt(text, line, column), {
+      kind: 'key',
+      path: ['rules', ITEM, 'when', 'all', ITEM],
+      prefix: 'corr',
+      fromColumn: 10,
+    });
   });
 
   it('finds the value path after a key, skipping sibling keys and comments', () => {
-    const { text, line, column } = at('rules:\n  - id: a\n    # a comment\n    description: x\n    actions:\n      - set_document_type: Inv|');
-    assert.deepEqual(yamlContextAt(text, line, column), { kind: 'value', path: ['rules', ITEM, 'actions', ITEM, 'set_document_type'], prefix: 'Inv', fromColumn: 27 });
+    const { text, line, column } = at(
+      'rules:\n  - id: a\n    # a comment\n    description: x\n    actions:\n      - set_document_type: Inv|',
+    );
+    assert.deepEqual(yamlContextAt(text, line, column), {
+      kind: 'value',
+      path: ['rules', ITEM, 'actions', ITEM, 'set_document_type'],
+      prefix: 'Inv',
+      fromColumn: 27,
+    });
   });
 
   it('completes an item inside a flow list', () => {
@@ -73,7 +85,8 @@ describe('schema completion', () => {
 
   it('offers combinators, document fields and custom fields in a condition', () => {
     const keys = labels('rules:\n  - id: a\n    when:\n      all:\n        - |');
-    for (const k of ['all', 'any', 'not', 'correspondent', 'content', 'tags', 'custom_fields.Amount']) assert.ok(keys.includes(k), k);
+    for (const k of ['all', 'any', 'not', 'correspondent', 'content', 'tags', 'custom_fields.Amount'])
+      assert.ok(keys.includes(k), k);
   });
 
   it('offers operators under a field', () => {
@@ -83,20 +96,38 @@ describe('schema completion', () => {
 
   it('offers action names in an action item', () => {
     const keys = labels('rules:\n  - id: a\n    actions:\n      - |');
-    for (const k of ['set_title', 'add_tags', 'set_custom_fields', 'add_note', 'create_missing']) assert.ok(keys.includes(k), k);
+    for (const k of ['set_title', 'add_tags', 'set_custom_fields', 'add_note', 'create_missing'])
+      assert.ok(keys.includes(k), k);
   });
 
   it("offers the dms's real names where a rule names them", () => {
     assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      correspondent: |'), ['ACME GmbH', 'Stadtwerke']);
     assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - set_document_type: |'), ['Invoice', 'Contract']);
-    assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - add_tags:\n          - |'), ['inbox', 'invoice', 'Tax 2024']);
+    assert.deepEqual(labels('rules:\n  - id: a\n    actions:\n      - add_tags:\n          - |'), [
+      'inbox',
+      'invoice',
+      'Tax 2024',
+    ]);
     assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags: { any: [|'), ['inbox', 'invoice', 'Tax 2024']); // inside flow mappings too
-    assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags:\n        none: [|'), ['inbox', 'invoice', 'Tax 2024']);
-    assert.ok(labels('rules:\n  - id: a\n    actions:\n      - set_custom_fields:\n          |').includes('Invoice number'));
+    assert.deepEqual(labels('rules:\n  - id: a\n    when:\n      tags:\n        none: [|'), [
+      'inbox',
+      'invoice',
+      'Tax 2024',
+    ]);
+    assert.ok(
+      labels('rules:\n  - id: a\n    actions:\n      - set_custom_fields:\n          |').includes('Invoice number'),
+    );
   });
 
   it('offers enum values and booleans', () => {
-    assert.deepEqual(labels('rules:\n  - id: a\n    extract:\n      total:\n        type: |'), ['string', 'int', 'number', 'money', 'date', 'bool']);
+    assert.deepEqual(labels('rules:\n  - id: a\n    extract:\n      total:\n        type: |'), [
+      'string',
+      'int',
+      'number',
+      'money',
+      'date',
+      'bool',
+    ]);
     assert.deepEqual(labels('rules:\n  - id: a\n    stop: |'), ['true', 'false']);
     assert.deepEqual(labels('rules:\n  - id: a\n    on: [added, |'), ['added', 'updated', 'manual']);
   });
@@ -136,7 +167,8 @@ describe('money members in templates', () => {
       'doc.custom_fields.Amount.amount',
       'doc.custom_fields.Amount.currency',
     ]);
-    const extracted = 'rules:\n  - id: a\n    extract:\n      total: { regex: "(x)", type: money }\n    actions:\n      - set_title: "{{ total.am|';
+    const extracted =
+      'rules:\n  - id: a\n    extract:\n      total: { regex: "(x)", type: money }\n    actions:\n      - set_title: "{{ total.am|';
     assert.deepEqual(options(extracted), ['total.amount', 'total.currency']);
     assert.ok(options('rules:\n  - id: a\n    actions:\n      - set_title: "{{ doc.ti|').includes('doc.title'));
   });
@@ -147,7 +179,9 @@ describe('extraction groups and locale', () => {
     const keys = labels('rules:\n  - id: a\n    extract:\n      ids:\n        regex: x\n        |');
     for (const k of ['groups', 'locale']) assert.ok(keys.includes(k), k);
     assert.ok(labels('rules:\n  - id: a\n    extract:\n      d:\n        locale: f|').includes('fr'));
-    const groupKeys = labels('rules:\n  - id: a\n    extract:\n      ids:\n        groups:\n          order:\n            |');
+    const groupKeys = labels(
+      'rules:\n  - id: a\n    extract:\n      ids:\n        groups:\n          order:\n            |',
+    );
     for (const k of ['type', 'format', 'locale', 'required']) assert.ok(groupKeys.includes(k), k);
   });
 });
@@ -163,7 +197,9 @@ describe('expect unchanged', () => {
       template_filters: [],
       template_context: [],
     };
-    const { text, line, column } = at('rules:\n  - id: a\n    tests:\n      - document: {}\n        expect:\n          unchanged: [cus|');
+    const { text, line, column } = at(
+      'rules:\n  - id: a\n    tests:\n      - document: {}\n        expect:\n          unchanged: [cus|',
+    );
     const offered = optionsFor({ ...data, language: words }, text, line, column)?.options.map((o) => o.label) ?? [];
     assert.ok(offered.includes('custom_fields.Amount'), offered.join());
     const keys = labels('rules:\n  - id: a\n    tests:\n      - document: {}\n        expect:\n          |');
@@ -191,11 +227,16 @@ describe('completion items say in one line what they are', () => {
     const options = optionsFor(data, text, line, column)?.options ?? [];
     const when = options.find((o) => o.label === 'when');
     assert.ok(when?.detail && when.detail.length <= 60 && !when.detail.includes('\n'), JSON.stringify(when));
-    assert.ok(options.filter((o) => o.type === 'property').every((o) => typeof o.detail === 'string' && o.detail.length > 0));
+    assert.ok(
+      options.filter((o) => o.type === 'property').every((o) => typeof o.detail === 'string' && o.detail.length > 0),
+    );
   });
 
   it('cuts a description at its first sentence and at 60 characters', () => {
-    assert.equal(oneLine('Conditions the document must meet. Without it every document matches.'), 'Conditions the document must meet');
+    assert.equal(
+      oneLine('Conditions the document must meet. Without it every document matches.'),
+      'Conditions the document must meet',
+    );
     assert.equal(oneLine('x'.repeat(80))?.length, 60);
     assert.equal(oneLine(undefined), undefined);
   });

@@ -20,6 +20,9 @@ describe('trace values as people write them', () => {
     assert.equal(formatValue(12), '12');
   });
   it('writes objects as name = value pairs, money inside them as money, never as JSON', () => {
-    assert.equal(formatValue({ total: { amount: 84.37, currency: 'EUR' }, doc: 'x' }, 'en-US'), 'total = EUR 84.37, doc = "x"');
+    assert.equal(
+      formatValue({ total: { amount: 84.37, currency: 'EUR' }, doc: 'x' }, 'en-US'),
+      'total = EUR 84.37, doc = "x"',
+    );
   });
 });

@@ -40,7 +40,13 @@ describe('dms name check', () => {
   it('accepts known names in any letter case', () => {
     assert.deepEqual(
       unknown({
-        when: { all: [{ tags: { any: ['posteingang'] } }, { correspondent: 'telekom deutschland gmbh' }, { 'custom_fields.Betrag': { exists: true } }] },
+        when: {
+          all: [
+            { tags: { any: ['posteingang'] } },
+            { correspondent: 'telekom deutschland gmbh' },
+            { 'custom_fields.Betrag': { exists: true } },
+          ],
+        },
         actions: [
           { add_tags: ['Rechnung'] },
           { set_document_type: 'Rechnung' },
@@ -111,8 +117,14 @@ describe('dms name check', () => {
   it('skips templated names, removed tags and comparisons that are not names', () => {
     assert.deepEqual(
       unknown({
-        when: { all: [{ title: 'Whatever' }, { correspondent: { matches: 'Tele.*' } }, { correspondent: { exists: true } }] },
-        actions: [{ add_tags: ['{{ vars.tag }}'] }, { remove_tags: ['Gibt es nicht'] }, { set_custom_fields: { Zahlungsstatus: '{{ status }}' } }],
+        when: {
+          all: [{ title: 'Whatever' }, { correspondent: { matches: 'Tele.*' } }, { correspondent: { exists: true } }],
+        },
+        actions: [
+          { add_tags: ['{{ vars.tag }}'] },
+          { remove_tags: ['Gibt es nicht'] },
+          { set_custom_fields: { Zahlungsstatus: '{{ status }}' } },
+        ],
       }),
       [],
     );
@@ -120,7 +132,10 @@ describe('dms name check', () => {
 
   it('checks select field values against the options', () => {
     const [problem] = unknown({ actions: [{ set_custom_fields: { Zahlungsstatus: 'vielleicht' } }] });
-    assert.match(problem.message, /"vielleicht" is not an option of the select field "Zahlungsstatus"; options: "offen", "bezahlt"/);
+    assert.match(
+      problem.message,
+      /"vielleicht" is not an option of the select field "Zahlungsstatus"; options: "offen", "bezahlt"/,
+    );
   });
 
   it('checks custom fields an extraction reads from', () => {
@@ -135,7 +150,10 @@ describe('money members in checks', () => {
     const [problem] = unknown({ when: { all: [{ check: "doc.custom_fields['Zahlungsstatus'].currency == 'EUR'" }] } });
     assert.deepEqual(problem.path, ['rules', 0, 'when', 'all', 0, 'check']);
     assert.match(problem.message, /"Zahlungsstatus" is a select field: it has no \.currency/);
-    assert.match(unknown({ when: { check: 'doc.custom_fields.Betrg.amount > 1' } })[0].message, /no custom field "Betrg"/);
+    assert.match(
+      unknown({ when: { check: 'doc.custom_fields.Betrg.amount > 1' } })[0].message,
+      /no custom field "Betrg"/,
+    );
   });
 });
 

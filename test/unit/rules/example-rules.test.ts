@@ -37,12 +37,21 @@ describe('the shipped example rules', () => {
   after(() => store.close());
 
   /** A fixture document as a webhook run reads it: with its permissions (`full_perms=true`), which the lists lack. */
-  function run(id: number, permissions: DmsDocument['permissions'] = { view: { users: [], groups: [] }, change: { users: [], groups: [] } }): DocumentChanges {
+  function run(
+    id: number,
+    permissions: DmsDocument['permissions'] = { view: { users: [], groups: [] }, change: { users: [], groups: [] } },
+  ): DocumentChanges {
     const listed = documents.find((d) => d.id === id);
     assert.ok(listed, `fixture document ${id}`);
     const dms = { ...listed, permissions };
     const rules = store.loadedRules().map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars }));
-    const evaluation = evaluateRules({ document: toRuleDocument(dms, index), rules, trigger: 'added', now: NOW, customFieldTypes });
+    const evaluation = evaluateRules({
+      document: toRuleDocument(dms, index),
+      rules,
+      trigger: 'added',
+      now: NOW,
+      customFieldTypes,
+    });
     assert.deepEqual(
       evaluation.results.filter((r) => r.status === 'error'),
       [],
@@ -103,7 +112,9 @@ describe('the shipped example rules', () => {
 
   it('share an owned contract with the Family group, once', () => {
     const shared = { view: { users: [], groups: [1] }, change: { users: [], groups: [] } };
-    const contract = documents.find((d) => d.document_type === index.idOf('document_types', 'Vertrag') && d.owner !== null);
+    const contract = documents.find(
+      (d) => d.document_type === index.idOf('document_types', 'Vertrag') && d.owner !== null,
+    );
     assert.ok(contract, 'a fixture contract with an owner');
     assert.deepEqual(run(contract.id).permissions?.view.groups, ['Family']);
     assert.equal(run(contract.id, shared).permissions, undefined);

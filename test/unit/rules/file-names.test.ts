@@ -83,7 +83,18 @@ describe('rule file ids', () => {
 });
 
 test('Windows device names and trailing dots are refused as file and package names', () => {
-  for (const name of ['CON.yml', 'nul.yml', 'Aux.yaml', 'com1.yml', 'LPT1/rules.yml', 'lpt9.backup.yml', 'prn/x.yml', 'finance./a.yml', 'a.yml.', 'pkg../a.yml']) {
+  for (const name of [
+    'CON.yml',
+    'nul.yml',
+    'Aux.yaml',
+    'com1.yml',
+    'LPT1/rules.yml',
+    'lpt9.backup.yml',
+    'prn/x.yml',
+    'finance./a.yml',
+    'a.yml.',
+    'pkg../a.yml',
+  ]) {
     const parsed = parseRuleFilePath(name);
     assert.ok('problem' in parsed, `${name} must be refused`);
   }

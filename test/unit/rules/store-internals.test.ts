@@ -23,7 +23,17 @@ const NOW = new Date('2025-03-10T00:00:00Z');
 describe('rules dir listing', () => {
   it('lists top-level files and one level of package folders, in path order, skipping the rest', async () => {
     const root = tempDir();
-    for (const p of ['b.yml', 'a.yaml', '_vars.yml', 'notes.txt', '.hidden.yml', 'pkg/x.yml', 'pkg/_vars.yml', 'pkg/deep/y.yml', '.git/z.yml']) {
+    for (const p of [
+      'b.yml',
+      'a.yaml',
+      '_vars.yml',
+      'notes.txt',
+      '.hidden.yml',
+      'pkg/x.yml',
+      'pkg/_vars.yml',
+      'pkg/deep/y.yml',
+      '.git/z.yml',
+    ]) {
       fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
       fs.writeFileSync(path.join(root, p), '');
     }
@@ -45,7 +55,11 @@ describe('rules dir listing', () => {
     assert.deepEqual(await dir.list(), []);
     assert.equal(await dir.resolve(file('link.yml')), null);
     assert.equal(await dir.resolve(file('dangling.yml')), null);
-    assert.equal(await dir.resolve(file('new.yml')), path.join(root, 'new.yml'), 'a file that does not exist yet resolves inside');
+    assert.equal(
+      await dir.resolve(file('new.yml')),
+      path.join(root, 'new.yml'),
+      'a file that does not exist yet resolves inside',
+    );
     assert.ok(logger.lines.some((l) => l.includes('link.yml') && l.includes('outside')));
   });
 });
@@ -87,7 +101,13 @@ describe('loading', () => {
       fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
       fs.writeFileSync(path.join(root, p), content);
     }
-    return { root, state: await loadRulesDir(createRulesDir(root, createMemoryLogger()), previous, { now: NOW, env: { SVC_VAR_X: 'from env' } }) };
+    return {
+      root,
+      state: await loadRulesDir(createRulesDir(root, createMemoryLogger()), previous, {
+        now: NOW,
+        env: { SVC_VAR_X: 'from env' },
+      }),
+    };
   }
 
   it('renders global vars, then package vars over them, for each package', async () => {
@@ -109,7 +129,10 @@ describe('loading', () => {
     const root = first.root;
     fs.writeFileSync(path.join(root, '_vars.yml'), "a: '{{ broken'\n");
     fs.writeFileSync(path.join(root, 'r.yml'), 'rules: [\n');
-    const second = await loadRulesDir(createRulesDir(root, createMemoryLogger()), first.state.lastGood, { now: NOW, env: {} });
+    const second = await loadRulesDir(createRulesDir(root, createMemoryLogger()), first.state.lastGood, {
+      now: NOW,
+      env: {},
+    });
     assert.deepEqual(
       second.rules.map((r) => [r.id, r.vars]),
       [['r1', { a: 1 }]],
@@ -119,13 +142,17 @@ describe('loading', () => {
     assert.match(String(errors['r.yml']), /YAML syntax error/);
     // A third load with the files removed forgets them.
     fs.rmSync(path.join(root, 'r.yml'));
-    const third = await loadRulesDir(createRulesDir(root, createMemoryLogger()), second.lastGood, { now: NOW, env: {} });
+    const third = await loadRulesDir(createRulesDir(root, createMemoryLogger()), second.lastGood, {
+      now: NOW,
+      env: {},
+    });
     assert.deepEqual(third.rules, []);
   });
 
   it('fails a rule file whose tests fail, and does not load it', async () => {
     const { state } = await load({
-      'r.yml': 'rules:\n  - id: r1\n    when: { title: x }\n    tests:\n      - document: { title: y }\n        expect: { matched: true }\n',
+      'r.yml':
+        'rules:\n  - id: r1\n    when: { title: x }\n    tests:\n      - document: { title: y }\n        expect: { matched: true }\n',
     });
     assert.deepEqual(state.rules, []);
     assert.match(String(state.files[0].error?.message), /^line 6, column \d+: rule "r1" failed its test/);
@@ -167,7 +194,11 @@ describe('watching and seeding', () => {
     const used = tempDir();
     fs.writeFileSync(path.join(used, 'mine.yml'), 'mine');
     assert.deepEqual(seedExampleRules(used, examples, createMemoryLogger()), []);
-    assert.deepEqual(seedExampleRules(examples, examples, createMemoryLogger()), [], 'the examples dir itself is never seeded');
+    assert.deepEqual(
+      seedExampleRules(examples, examples, createMemoryLogger()),
+      [],
+      'the examples dir itself is never seeded',
+    );
   });
 });
 
@@ -217,7 +248,9 @@ describe('a saved file loads again after a restart', () => {
       correspondents: [],
       document_types: [],
       storage_paths: [],
-      custom_fields: [{ id: 1, name: 'Betrag', data_type: 'monetary' as const, extra_data: { default_currency: 'EUR' } }],
+      custom_fields: [
+        { id: 1, name: 'Betrag', data_type: 'monetary' as const, extra_data: { default_currency: 'EUR' } },
+      ],
     };
     const content = [
       'rules:',
@@ -229,7 +262,13 @@ describe('a saved file loads again after a restart', () => {
       '        expect: { matched: true, changes: { tags: [teuer] } }',
       '',
     ].join('\n');
-    const options = { rulesDir, dataDir: path.join(root, 'data'), logger: createMemoryLogger(), templateEnv: {}, watch: false };
+    const options = {
+      rulesDir,
+      dataDir: path.join(root, 'data'),
+      logger: createMemoryLogger(),
+      templateEnv: {},
+      watch: false,
+    };
     const online = await createRuleStore({ ...options, vocabulary: async () => vocabulary });
     try {
       const { id } = await online.createFile('big.yml');

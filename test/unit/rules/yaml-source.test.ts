@@ -42,7 +42,11 @@ describe('YAML stage', () => {
   });
 
   it('reads YAML 1.2: "on" is a key, dates stay text', () => {
-    assert.deepEqual(parseYamlSource('on: [added]\ncreated: 2025-03-07\nflag: yes\n').value, { on: ['added'], created: '2025-03-07', flag: 'yes' });
+    assert.deepEqual(parseYamlSource('on: [added]\ncreated: 2025-03-07\nflag: yes\n').value, {
+      on: ['added'],
+      created: '2025-03-07',
+      flag: 'yes',
+    });
   });
 
   it('allows a few ordinary aliases', () => {

@@ -47,10 +47,16 @@ for (const profile of ['3.0', '2.20'] as const) {
     };
 
     test("a person's tag and custom-field value added between the read and the write survive it", async () => {
-      const { plan: p } = await plan(7, { id: 'r', actions: [{ add_tags: ['rules-processed'] }, { set_custom_fields: { Rechnungsnummer: 'R-7' } }] });
+      const { plan: p } = await plan(7, {
+        id: 'r',
+        actions: [{ add_tags: ['rules-processed'] }, { set_custom_fields: { Rechnungsnummer: 'R-7' } }],
+      });
       // The person edits the document after the rules read it.
       const now = await person.getDocument(7);
-      await person.updateDocument(7, { tags: [...now.tags, 3], custom_fields: [...now.custom_fields, { field: 1, value: 'EUR12.00' }] });
+      await person.updateDocument(7, {
+        tags: [...now.tags, 3],
+        custom_fields: [...now.custom_fields, { field: 1, value: 'EUR12.00' }],
+      });
 
       const outcome = await applyPlan(dms, p);
       assert.deepEqual(outcome.failures, {});
@@ -58,12 +64,19 @@ for (const profile of ['3.0', '2.20'] as const) {
       const stored = sim.store.getDocument(7)!;
       assert.ok(stored.tags.includes(3), "the person's tag is still there");
       assert.ok(stored.tags.includes(9), "the rule's tag was added");
-      assert.deepEqual(stored.custom_fields.find((cf) => cf.field === 1)?.value, 'EUR12.00', "the person's value is still there");
+      assert.deepEqual(
+        stored.custom_fields.find((cf) => cf.field === 1)?.value,
+        'EUR12.00',
+        "the person's value is still there",
+      );
       assert.deepEqual(stored.custom_fields.find((cf) => cf.field === 4)?.value, 'R-7');
     });
 
     test('a title a person changed since the read is left as they set it, and the outcome says why', async () => {
-      const { plan: p } = await plan(8, { id: 'r', actions: [{ set_title: 'Vom Regelwerk' }, { add_tags: ['bezahlt'] }] });
+      const { plan: p } = await plan(8, {
+        id: 'r',
+        actions: [{ set_title: 'Vom Regelwerk' }, { add_tags: ['bezahlt'] }],
+      });
       await person.updateDocument(8, { title: 'Von Hand' });
       const outcome = await applyPlan(dms, p);
       assert.equal(sim.store.getDocument(8)?.title, 'Von Hand');
@@ -106,7 +119,11 @@ for (const profile of ['3.0', '2.20'] as const) {
       const rule: RuleDefinition = { id: 'r', actions: [{ add_tags: ['Steuer 2025'] }] };
       const first = await plan(6, rule);
       assert.match(first.evaluation.results[0].actions[0].detail ?? '', /the dms also adds the parent tags: Steuer/);
-      assert.deepEqual(first.evaluation.results[0].changes.tags.to, [...(first.evaluation.results[0].changes.tags.from as string[]), 'Steuer 2025', 'Steuer']);
+      assert.deepEqual(first.evaluation.results[0].changes.tags.to, [
+        ...(first.evaluation.results[0].changes.tags.from as string[]),
+        'Steuer 2025',
+        'Steuer',
+      ]);
       await applyPlan(dms, first.plan);
       assert.ok(sim.store.getDocument(6)!.tags.includes(4) && sim.store.getDocument(6)!.tags.includes(5));
       assert.ok(isEmptyPlan((await plan(6, rule)).plan), 'the second run plans nothing');
@@ -134,15 +151,28 @@ for (const profile of ['3.0', '2.20'] as const) {
     test('remove_custom_fields detaches a field; add_custom_fields attaches one with no value', async () => {
       const { plan: p } = await plan(1, { id: 'r', actions: [{ add_custom_fields: 'Rechnungsnummer' }] });
       assert.ok(isEmptyPlan(p), 'attaching a field that is attached keeps its value');
-      const { evaluation, plan: detach } = await plan(1, { id: 'r', actions: [{ remove_custom_fields: 'Rechnungsnummer' }] });
-      assert.deepEqual(evaluation.results[0].changes['custom_fields.Rechnungsnummer'], { from: 'SWM-2025-0012345', to: null });
+      const { evaluation, plan: detach } = await plan(1, {
+        id: 'r',
+        actions: [{ remove_custom_fields: 'Rechnungsnummer' }],
+      });
+      assert.deepEqual(evaluation.results[0].changes['custom_fields.Rechnungsnummer'], {
+        from: 'SWM-2025-0012345',
+        to: null,
+      });
       await applyPlan(dms, detach);
       assert.equal(
         sim.store.getDocument(1)!.custom_fields.some((cf) => cf.field === 4),
         false,
       );
-      const { evaluation: attachEval, plan: attach } = await plan(1, { id: 'r', actions: [{ add_custom_fields: ['Rechnungsnummer'] }] });
-      assert.deepEqual(attachEval.results[0].changes['custom_fields.Rechnungsnummer'], { from: null, to: null, empty: 'to' });
+      const { evaluation: attachEval, plan: attach } = await plan(1, {
+        id: 'r',
+        actions: [{ add_custom_fields: ['Rechnungsnummer'] }],
+      });
+      assert.deepEqual(attachEval.results[0].changes['custom_fields.Rechnungsnummer'], {
+        from: null,
+        to: null,
+        empty: 'to',
+      });
       await applyPlan(dms, attach);
       assert.deepEqual(
         sim.store.getDocument(1)!.custom_fields.find((cf) => cf.field === 4),
@@ -151,10 +181,19 @@ for (const profile of ['3.0', '2.20'] as const) {
     });
 
     test('owner and permissions are written in one PATCH of the lists that differ, and a second run writes nothing', async () => {
-      const rule: RuleDefinition = { id: 'r', actions: [{ set_owner: 'ben' }, { add_permissions: { view: { groups: ['Family'] }, change: { users: ['carla'] } } }] };
+      const rule: RuleDefinition = {
+        id: 'r',
+        actions: [
+          { set_owner: 'ben' },
+          { add_permissions: { view: { groups: ['Family'] }, change: { users: ['carla'] } } },
+        ],
+      };
       const { evaluation, plan: p } = await plan(3, rule);
       assert.deepEqual(evaluation.results[0].changes.owner, { from: 'anna', to: 'ben' });
-      assert.deepEqual(p.patch, { owner: 4, set_permissions: { view: { users: [5], groups: [1] }, change: { users: [5] } } });
+      assert.deepEqual(p.patch, {
+        owner: 4,
+        set_permissions: { view: { users: [5], groups: [1] }, change: { users: [5] } },
+      });
       sim.resetCounts();
       const outcome = await applyPlan(dms, p);
       assert.deepEqual(outcome.failures, {});
@@ -168,10 +207,16 @@ for (const profile of ['3.0', '2.20'] as const) {
     });
 
     test('permissions a person changed since the read are left as they set them', async () => {
-      const { plan: p } = await plan(5, { id: 'r', actions: [{ add_permissions: { view: { users: ['carla'] } } }, { set_title: 'Geteilt' }] });
+      const { plan: p } = await plan(5, {
+        id: 'r',
+        actions: [{ add_permissions: { view: { users: ['carla'] } } }, { set_title: 'Geteilt' }],
+      });
       await person.updateDocument(5, { set_permissions: { view: { groups: [2] } } });
       const outcome = await applyPlan(dms, p);
-      assert.match(outcome.superseded.permissions ?? '', /permissions were changed in the dms after the rules read the document/);
+      assert.match(
+        outcome.superseded.permissions ?? '',
+        /permissions were changed in the dms after the rules read the document/,
+      );
       assert.deepEqual((await dms.getDocument(5)).permissions?.view, { users: [], groups: [2] });
       assert.equal(sim.store.getDocument(5)?.title, 'Geteilt');
     });

@@ -54,9 +54,18 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
   const deps: CatchUpDeps = {
     dms,
     events,
-    echoes: openEchoLedger({ file: path.join(dir, 'ledger.json'), dms, logger, loopMaxWrites: 5, loopWindowMs: 60_000 }),
+    echoes: openEchoLedger({
+      file: path.join(dir, 'ledger.json'),
+      dms,
+      logger,
+      loopMaxWrites: 5,
+      loopWindowMs: 60_000,
+    }),
     lane: createDocumentLane(),
-    attribution: { onlyOwnChanges: () => Promise.resolve(true), status: () => ({ mode: 'state', user: null, note: '' }) },
+    attribution: {
+      onlyOwnChanges: () => Promise.resolve(true),
+      status: () => ({ mode: 'state', user: null, note: '' }),
+    },
     queued: () => false,
     retry: failedRunRetry(),
     cursor,

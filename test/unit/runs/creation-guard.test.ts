@@ -35,7 +35,10 @@ describe('names the service may create', () => {
 
   it("allows the rule's own path template, but not one that climbs out", () => {
     assert.equal(unsafeCreation('storage_paths', 'Steuer', '{{ created_year }}/Steuer/{{ title }}'), null);
-    assert.match(unsafeCreation('storage_paths', 'Steuer', '../{{ title }}') ?? '', /its path "\.\.\/\{\{ title \}\}" holds a "\.\." path segment/);
+    assert.match(
+      unsafeCreation('storage_paths', 'Steuer', '../{{ title }}') ?? '',
+      /its path "\.\.\/\{\{ title \}\}" holds a "\.\." path segment/,
+    );
     assert.match(unsafeCreation('storage_paths', 'Steuer', '/srv/{{ title }}') ?? '', /leading "\/"/);
   });
 });
@@ -48,15 +51,25 @@ describe('how many names the service creates', () => {
     assert.equal(gate.admit('tags', 'a'), null);
     assert.equal(gate.admit('tags', 'A '), null, 'the same name again');
     assert.equal(gate.admit('correspondents', 'a'), null);
-    assert.match(gate.admit('tags', 'b') ?? '', /Tag "b" was not created: create_missing is capped at 2 per run \(SVC_CREATE_MISSING_MAX_PER_RUN\)/);
+    assert.match(
+      gate.admit('tags', 'b') ?? '',
+      /Tag "b" was not created: create_missing is capped at 2 per run \(SVC_CREATE_MISSING_MAX_PER_RUN\)/,
+    );
   });
 
   it('caps one job across its documents, and another job has its own budget', () => {
     const limiter = createCreationLimiter(limits);
     for (const name of ['a', 'b', 'c']) assert.equal(limiter.forRun('job', 7).admit('storage_paths', name), null);
     assert.equal(limiter.forRun('job', 7).admit('storage_paths', 'b'), null, 'a name the job already created');
-    assert.match(limiter.forRun('job', 7).admit('storage_paths', 'd') ?? '', /capped at 3 per job \(SVC_CREATE_MISSING_MAX_PER_JOB\), and this job reached the cap/);
-    assert.equal(limiter.forRun('catchup', 9).admit('storage_paths', 'd'), null, 'a catch-up is an event with its own budget');
+    assert.match(
+      limiter.forRun('job', 7).admit('storage_paths', 'd') ?? '',
+      /capped at 3 per job \(SVC_CREATE_MISSING_MAX_PER_JOB\), and this job reached the cap/,
+    );
+    assert.equal(
+      limiter.forRun('catchup', 9).admit('storage_paths', 'd'),
+      null,
+      'a catch-up is an event with its own budget',
+    );
     assert.equal(limiter.forRun('job', 8).admit('storage_paths', 'd'), null);
   });
 
@@ -64,7 +77,10 @@ describe('how many names the service creates', () => {
     let now = 0;
     const limiter = createCreationLimiter(limits, () => now);
     for (const name of ['a', 'b', 'c']) assert.equal(limiter.forRun('webhook', 1).admit('tags', name), null);
-    assert.match(limiter.forRun('manual', null).admit('tags', 'd') ?? '', /capped at 3 per hour for webhook and manual runs/);
+    assert.match(
+      limiter.forRun('manual', null).admit('tags', 'd') ?? '',
+      /capped at 3 per hour for webhook and manual runs/,
+    );
     now = 3_600_000;
     assert.equal(limiter.forRun('webhook', 2).admit('tags', 'd'), null, 'an hour later the budget is back');
   });

@@ -31,7 +31,9 @@ function doc(id: number, over: Partial<DmsDocument> = {}): DmsDocument {
 
 /** A dms that holds documents in memory: the ledger reads written documents back by id. */
 function memoryDms(docs: Map<number, DmsDocument>): EchoLedgerOptions['dms'] {
-  return { getDocuments: async (ids: number[]) => ids.flatMap((id) => (docs.has(id) ? [docs.get(id) as DmsDocument] : [])) };
+  return {
+    getDocuments: async (ids: number[]) => ids.flatMap((id) => (docs.has(id) ? [docs.get(id) as DmsDocument] : [])),
+  };
 }
 
 function ledger(docs = new Map<number, DmsDocument>(), over: Partial<EchoLedgerOptions> = {}) {
@@ -52,15 +54,24 @@ describe('the echo ledger (echo recognition by state)', () => {
     guard.mark(7);
     guard.settle(7, doc(7, { title: 'Written' }));
     // Same state, a later `modified`, tags in another order: still the service's own state.
-    assert.equal(guard.isKnownState(doc(7, { title: 'Written', modified: '2026-03-01T00:00:00Z', tags: [1, 2] })), true);
+    assert.equal(
+      guard.isKnownState(doc(7, { title: 'Written', modified: '2026-03-01T00:00:00Z', tags: [1, 2] })),
+      true,
+    );
     assert.equal(guard.isKnownState(doc(7, { title: 'Written by a person' })), false);
     // A person's note fires no webhook but moves `modified`: catch-up must see it as a change (rules read notes).
-    assert.equal(guard.isKnownState(doc(7, { title: 'Written', notes: [{ id: 1, note: 'n', created: '', user: null }] })), false);
+    assert.equal(
+      guard.isKnownState(doc(7, { title: 'Written', notes: [{ id: 1, note: 'n', created: '', user: null }] })),
+      false,
+    );
     // So is a permission change (read with full_perms), and a state read without permissions is never taken for one read with them.
     const shared = { view: { users: [2], groups: [] }, change: { users: [], groups: [] } };
     guard.settle(7, doc(7, { title: 'Written', permissions: shared }));
     assert.equal(guard.isKnownState(doc(7, { title: 'Written', permissions: shared })), true);
-    assert.equal(guard.isKnownState(doc(7, { title: 'Written', permissions: { ...shared, view: { users: [2, 3], groups: [] } } })), false);
+    assert.equal(
+      guard.isKnownState(doc(7, { title: 'Written', permissions: { ...shared, view: { users: [2, 3], groups: [] } } })),
+      false,
+    );
     assert.equal(guard.isKnownState(doc(7, { title: 'Written' })), false);
     assert.equal(guard.isKnownState(doc(8)), false);
   });
@@ -84,10 +95,18 @@ describe('the echo ledger (echo recognition by state)', () => {
     guard.mark(9);
     // Paperless answers a PATCH with the whole stored document: it already holds the person's correspondent.
     guard.settle(9, doc(9, { title: 'Set by the rule', correspondent: 4 }), { before, fields: ['title'] });
-    assert.equal(guard.isOwnWrite(doc(9, { title: 'Set by the rule', correspondent: 4 })), false, "the person's webhook runs the rules");
+    assert.equal(
+      guard.isOwnWrite(doc(9, { title: 'Set by the rule', correspondent: 4 })),
+      false,
+      "the person's webhook runs the rules",
+    );
     guard.mark(9);
     guard.settle(9, doc(9, { title: 'Set by the rule' }), { before, fields: ['title'] });
-    assert.equal(guard.isOwnWrite(doc(9, { title: 'Set by the rule' })), true, 'only the written field changed: the echo is recognised');
+    assert.equal(
+      guard.isOwnWrite(doc(9, { title: 'Set by the rule' })),
+      true,
+      'only the written field changed: the echo is recognised',
+    );
   });
 
   it('a refused write leaves the document unhandled, counts the tries of that state, and shows it until it changes', () => {
@@ -110,7 +129,13 @@ describe('the echo ledger (echo recognition by state)', () => {
   it('survives a restart: an old echo after the restart is still recognised', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'echo-ledger.json');
-    const options = { file, dms: memoryDms(new Map()), logger: createMemoryLogger(), loopMaxWrites: 3, loopWindowMs: 60_000 };
+    const options = {
+      file,
+      dms: memoryDms(new Map()),
+      logger: createMemoryLogger(),
+      loopMaxWrites: 3,
+      loopWindowMs: 60_000,
+    };
     const first = openEchoLedger(options);
     first.mark(4);
     first.settle(4, doc(4, { title: 'Mine' }));

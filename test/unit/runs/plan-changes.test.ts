@@ -54,7 +54,12 @@ describe('planning a write', () => {
   });
 
   it('turns names into ids and only includes fields that differ', () => {
-    const plan = planDocument(doc(), { title: 'Neu', document_type: 'Vertrag', correspondent: 'Stadtwerke München', tags: ['Rechnung', 'Steuer'] }, {}, index);
+    const plan = planDocument(
+      doc(),
+      { title: 'Neu', document_type: 'Vertrag', correspondent: 'Stadtwerke München', tags: ['Rechnung', 'Steuer'] },
+      {},
+      index,
+    );
     assert.deepEqual(plan.patch, { title: 'Neu', document_type: 2 });
     // Tags are a difference, never a whole set: PATCH `tags` would drop a tag a person added since the read.
     assert.deepEqual(plan.tags, { add: [4], remove: [3, 9] });
@@ -88,8 +93,16 @@ describe('planning a write', () => {
   });
 
   it('never creates custom fields, nor a storage path the action did not allow', () => {
-    const plan = planDocument(doc(), { storage_path: 'Archiv', custom_fields: { Unbekannt: 'x' } }, { tags: ['Archiv'] }, index);
-    assert.match(plan.failures.storage_path ?? '', /Storage path "Archiv" does not exist in the dms; create it there or add create_missing: true/);
+    const plan = planDocument(
+      doc(),
+      { storage_path: 'Archiv', custom_fields: { Unbekannt: 'x' } },
+      { tags: ['Archiv'] },
+      index,
+    );
+    assert.match(
+      plan.failures.storage_path ?? '',
+      /Storage path "Archiv" does not exist in the dms; create it there or add create_missing: true/,
+    );
     assert.match(plan.failures.custom_fields ?? '', /Custom field "Unbekannt"/);
     assert.ok(isEmptyPlan(plan));
   });
@@ -115,7 +128,12 @@ describe('planning a write', () => {
   });
 
   it('adds only notes that are not there yet', () => {
-    const plan = planDocument(doc(), { notes: ['Per SEPA-Lastschrift am 05.02.2025 bezahlt.', 'Geprüft', 'Geprüft'] }, {}, index);
+    const plan = planDocument(
+      doc(),
+      { notes: ['Per SEPA-Lastschrift am 05.02.2025 bezahlt.', 'Geprüft', 'Geprüft'] },
+      {},
+      index,
+    );
     assert.deepEqual(plan.notes, ['Geprüft']);
     assert.deepEqual(plan.patch, {});
   });
@@ -127,12 +145,24 @@ describe('planning a write', () => {
 });
 
 describe('planning owner and permissions', () => {
-  const withPermissions = (): DmsDocument => ({ ...doc(), permissions: { view: { users: [4], groups: [] }, change: { users: [], groups: [] } } });
+  const withPermissions = (): DmsDocument => ({
+    ...doc(),
+    permissions: { view: { users: [4], groups: [] }, change: { users: [], groups: [] } },
+  });
 
   it('reads the owner and the permissions as names', () => {
-    const ruleDoc = toRuleDocument({ ...withPermissions(), permissions: { view: { users: [4, 9], groups: [1] }, change: { users: [4], groups: [] } } }, index);
+    const ruleDoc = toRuleDocument(
+      {
+        ...withPermissions(),
+        permissions: { view: { users: [4, 9], groups: [1] }, change: { users: [4], groups: [] } },
+      },
+      index,
+    );
     assert.equal(ruleDoc.owner, 'anna');
-    assert.deepEqual(ruleDoc.permissions, { view: { users: ['ben', '#9'], groups: ['Family'] }, change: { users: ['ben'], groups: [] } });
+    assert.deepEqual(ruleDoc.permissions, {
+      view: { users: ['ben', '#9'], groups: ['Family'] },
+      change: { users: ['ben'], groups: [] },
+    });
     assert.equal(toRuleDocument(doc(), index).permissions, null, 'read without full_perms: unknown, not empty');
   });
 
@@ -161,11 +191,17 @@ describe('planning owner and permissions', () => {
     assert.deepEqual(owner.patch, {});
     assert.match(owner.failures.owner ?? '', /User "zoe" does not exist in the dms; create it in Paperless/);
     const permissions = { view: { users: [], groups: ['Nachbarn'] }, change: { users: [], groups: [] } };
-    assert.match(planDocument(withPermissions(), { permissions }, {}, index).failures.permissions ?? '', /Group "Nachbarn" does not exist/);
+    assert.match(
+      planDocument(withPermissions(), { permissions }, {}, index).failures.permissions ?? '',
+      /Group "Nachbarn" does not exist/,
+    );
   });
 
   it('refuses to plan permissions for a document read without them', () => {
     const permissions = { view: { users: ['ben'], groups: [] }, change: { users: [], groups: [] } };
-    assert.match(planDocument(doc(), { permissions }, {}, index).failures.permissions ?? '', /read without its permissions/);
+    assert.match(
+      planDocument(doc(), { permissions }, {}, index).failures.permissions ?? '',
+      /read without its permissions/,
+    );
   });
 });

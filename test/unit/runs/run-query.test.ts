@@ -23,7 +23,11 @@ describe('run query parameters', () => {
 
   it('dispatches on document and rule_id', () => {
     assert.deepEqual(parseRunQuery({ rule_id: 'x' }), { document: null, ruleId: 'x', dryRun: true });
-    assert.deepEqual(parseRunQuery({ document: '3', rule_id: 'x', dry_run: 'false' }), { document: 3, ruleId: 'x', dryRun: false });
+    assert.deepEqual(parseRunQuery({ document: '3', rule_id: 'x', dry_run: 'false' }), {
+      document: 3,
+      ruleId: 'x',
+      dryRun: false,
+    });
   });
 
   it('rejects neither document nor rule_id', () => {

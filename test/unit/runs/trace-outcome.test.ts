@@ -26,7 +26,12 @@ describe('action statuses from what happened to each field', () => {
   });
 
   it('marks written fields applied in real mode', () => {
-    const out = withFieldOutcome(trace(), { dryRun: false, changed: ['title', 'tags'], written: ['title', 'tags'], failures: {} });
+    const out = withFieldOutcome(trace(), {
+      dryRun: false,
+      changed: ['title', 'tags'],
+      written: ['title', 'tags'],
+      failures: {},
+    });
     assert.deepEqual(
       out.actions.map((a) => a.status),
       ['applied', 'applied', 'unchanged'],
@@ -34,7 +39,12 @@ describe('action statuses from what happened to each field', () => {
   });
 
   it('turns a failed field into a failed action and an error trace that names it', () => {
-    const out = withFieldOutcome(trace(), { dryRun: false, changed: ['title', 'tags'], written: ['title'], failures: { tags: 'Tag "x" does not exist in the dms.' } });
+    const out = withFieldOutcome(trace(), {
+      dryRun: false,
+      changed: ['title', 'tags'],
+      written: ['title'],
+      failures: { tags: 'Tag "x" does not exist in the dms.' },
+    });
     assert.deepEqual(
       out.actions.map((a) => a.status),
       ['applied', 'failed', 'unchanged'],
@@ -46,7 +56,13 @@ describe('action statuses from what happened to each field', () => {
 
   it('skips an action whose field a person changed between the read and the write, and says why', () => {
     const why = 'title was changed in the dms after the rules read the document; left as it is now.';
-    const out = withFieldOutcome(trace(), { dryRun: false, changed: ['title', 'tags'], written: ['tags'], failures: {}, superseded: { title: why } });
+    const out = withFieldOutcome(trace(), {
+      dryRun: false,
+      changed: ['title', 'tags'],
+      written: ['tags'],
+      failures: {},
+      superseded: { title: why },
+    });
     assert.deepEqual(
       out.actions.map((a) => a.status),
       ['skipped', 'applied', 'unchanged'],

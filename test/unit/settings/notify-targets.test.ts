@@ -8,7 +8,9 @@ import { tempDir } from '../../helpers/test-server.js';
 
 test('HTTP and e-mail targets parse with their defaults', () => {
   assert.deepEqual(
-    parseNotifyTargets('{"ha": {"url": "http://ha.lan:8123/api/webhook/x"}, "mail": {"smtp": "smtps://u:p@mail.lan:465", "from": "a@b.org", "to": "c@d.org"}}'),
+    parseNotifyTargets(
+      '{"ha": {"url": "http://ha.lan:8123/api/webhook/x"}, "mail": {"smtp": "smtps://u:p@mail.lan:465", "from": "a@b.org", "to": "c@d.org"}}',
+    ),
     {
       ha: { kind: 'http', url: 'http://ha.lan:8123/api/webhook/x', format: 'json', headers: {} },
       mail: { kind: 'email', smtp: 'smtps://u:p@mail.lan:465', from: 'a@b.org', to: ['c@d.org'] },
@@ -31,9 +33,14 @@ test('bad targets are refused with the target and key named', () => {
 
 test('config.yml takes notify_targets as a mapping; the setting is masked like a secret', () => {
   const dataDir = tempDir('notify-config-');
-  fs.writeFileSync(path.join(dataDir, 'config.yml'), 'notify_targets:\n  phone:\n    url: https://ntfy.sh/topic\n    format: text\n');
+  fs.writeFileSync(
+    path.join(dataDir, 'config.yml'),
+    'notify_targets:\n  phone:\n    url: https://ntfy.sh/topic\n    format: text\n',
+  );
   const config = loadConfig({ env: {}, overrides: { dataDir } });
-  assert.deepEqual(config.notifyTargets, { phone: { kind: 'http', url: 'https://ntfy.sh/topic', format: 'text', headers: {} } });
+  assert.deepEqual(config.notifyTargets, {
+    phone: { kind: 'http', url: 'https://ntfy.sh/topic', format: 'text', headers: {} },
+  });
   assert.equal(describeConfig(config).SVC_NOTIFY_TARGETS, '(set)');
   assert.throws(
     () => loadConfig({ env: { SVC_NOTIFY_TARGETS: '{p: {url: nope}}' }, overrides: { dataDir } }),

@@ -8,9 +8,19 @@ import type { PlannedNotification, RuleResult } from '../../../../server/engine/
 import { createMemoryLogger } from '../../../../server/log.js';
 import { openIntentStore } from '../../../../server/runs/intents/intent-store.js';
 import { createSideEffects, type SideEffects } from '../../../../server/runs/intents/side-effects.js';
-import { NotifyError, type Notifier, type NotifyMessage, type SendOptions } from '../../../../server/runs/notify/notifier.js';
+import {
+  NotifyError,
+  type Notifier,
+  type NotifyMessage,
+  type SendOptions,
+} from '../../../../server/runs/notify/notifier.js';
 
-const NOTIFY: PlannedNotification = { path: 'actions/2', target: 'phone', title: 'Checked', message: 'Document 7 got a note' };
+const NOTIFY: PlannedNotification = {
+  path: 'actions/2',
+  target: 'phone',
+  title: 'Checked',
+  message: 'Document 7 got a note',
+};
 const NOTIFICATIONS = { r: [NOTIFY] };
 
 /** The engine's result for a rule that tags, adds a note and notifies. */
@@ -91,7 +101,13 @@ async function until(what: string, done: () => boolean): Promise<void> {
 function open(file: string, opts: { notifier: Notifier; dms?: ReturnType<typeof dmsWith>['dms']; delays?: number[] }) {
   const logger = createMemoryLogger();
   const store = openIntentStore({ file, logger });
-  const effects: SideEffects = createSideEffects({ store, notifier: opts.notifier, dms: opts.dms ?? dmsWith().dms, logger, retryDelaysMs: opts.delays ?? [1, 1] });
+  const effects: SideEffects = createSideEffects({
+    store,
+    notifier: opts.notifier,
+    dms: opts.dms ?? dmsWith().dms,
+    logger,
+    retryDelaysMs: opts.delays ?? [1, 1],
+  });
   return { effects, store, logger };
 }
 
@@ -118,7 +134,10 @@ test('a kill after the note and before the notification: after the restart the n
   const notes = await again.writeNotes(['Checked'], ['tags']);
   assert.equal(notes.added, 0);
   assert.match(String(notes.skipped), /^note already added for this change \(Idempotency-Key dms-rules-7-[\w-]+\)$/);
-  assert.deepEqual(await again.send('r', NOTIFY), { status: 'already', detail: `already sent for this change (Idempotency-Key ${received[0].key})` });
+  assert.deepEqual(await again.send('r', NOTIFY), {
+    status: 'already',
+    detail: `already sent for this change (Idempotency-Key ${received[0].key})`,
+  });
   assert.equal(received.length, 1);
   await second.effects.stop();
 });
@@ -129,10 +148,16 @@ test('a note recorded but not known to be added: after the restart it is added o
     [[], ['Checked']],
   ] as const) {
     const file = fileIn();
-    const crashed = open(file, { notifier: target().notifier, dms: { getDocument: dmsWith().dms.getDocument, addNote: () => new Promise<never>(() => {}) } });
+    const crashed = open(file, {
+      notifier: target().notifier,
+      dms: { getDocument: dmsWith().dms.getDocument, addNote: () => new Promise<never>(() => {}) },
+    });
     const run = crashed.effects.forRun(documentWith(), 'updated', [RESULT], NOTIFICATIONS);
     void run.writeNotes(['Checked'], ['tags']); // hangs inside addNote: the kill comes here
-    await until('the intents are on disk', () => openIntentStore({ file, logger: createMemoryLogger() }).pending().length === 2);
+    await until(
+      'the intents are on disk',
+      () => openIntentStore({ file, logger: createMemoryLogger() }).pending().length === 2,
+    );
 
     const dms = dmsWith([...already]);
     const restarted = open(file, { notifier: target().notifier, dms: dms.dms });
@@ -147,13 +172,18 @@ test('a sent notification is never sent again, after a restart neither', async (
   const file = fileIn();
   const { notifier, received } = target();
   const first = open(file, { notifier });
-  assert.equal((await first.effects.forRun(documentWith(), 'added', [RESULT], NOTIFICATIONS).send('r', NOTIFY)).status, 'sent');
+  assert.equal(
+    (await first.effects.forRun(documentWith(), 'added', [RESULT], NOTIFICATIONS).send('r', NOTIFY)).status,
+    'sent',
+  );
 
   const second = open(file, { notifier });
   second.effects.resume();
   // A second arrival of the new document, in a state the service's writes changed: the same change.
   const later = documentWith([{ id: 1, note: 'Checked', created: '', user: null }]);
-  const outcome = await second.effects.forRun({ ...later, tags: [1, 2] }, 'added', [RESULT], NOTIFICATIONS).send('r', NOTIFY);
+  const outcome = await second.effects
+    .forRun({ ...later, tags: [1, 2] }, 'added', [RESULT], NOTIFICATIONS)
+    .send('r', NOTIFY);
   assert.equal(outcome.status, 'already');
   assert.equal(received.length, 1);
 });
@@ -168,11 +198,16 @@ test('a target that is down is retried with backoff and the same Idempotency-Key
     outcome.status === 'pending' ? outcome.detail : '',
     /^notify pending: target "phone" refused \(answered HTTP 503\); retrying at \d{4}-\d\d-\d\dT[\d:.]+Z \(try 2 of 3\)$/,
   );
-  await until('sent on the third try', () => store.pending().length === 0 && logger.lines.some((l) => l.includes('sent on try 3')));
+  await until(
+    'sent on the third try',
+    () => store.pending().length === 0 && logger.lines.some((l) => l.includes('sent on try 3')),
+  );
   assert.equal(received.length, 3);
   assert.equal(new Set(received.map((r) => r.key)).size, 1);
   assert.ok(
-    logger.lines.some((l) => /notify pending: target "phone" refused \(answered HTTP 503\); retrying at .* \(try 3 of 3\)/.test(l)),
+    logger.lines.some((l) =>
+      /notify pending: target "phone" refused \(answered HTTP 503\); retrying at .* \(try 3 of 3\)/.test(l),
+    ),
     logger.lines.join('\n'),
   );
   assert.ok(
@@ -190,14 +225,20 @@ test('the tries are bounded: after the last one the notification has finally fai
   await until('given up', () => store.pending().length === 0 && logger.lines.some((l) => l.includes('finally failed')));
   assert.equal(received.length, 2);
   assert.ok(
-    logger.lines.some((l) => /^error notify finally failed \(document 7, rule r\): notify target "phone" failed: answered HTTP 503 \(gave up after 2 tries\)/.test(l)),
+    logger.lines.some((l) =>
+      /^error notify finally failed \(document 7, rule r\): notify target "phone" failed: answered HTTP 503 \(gave up after 2 tries\)/.test(
+        l,
+      ),
+    ),
     logger.lines.join('\n'),
   );
   await effects.stop();
 });
 
 test('a refusal that a retry cannot fix (HTTP 400) fails at once', async () => {
-  const { notifier, received } = target([new NotifyError('notify target "phone" failed: answered HTTP 400', false, 'answered HTTP 400')]);
+  const { notifier, received } = target([
+    new NotifyError('notify target "phone" failed: answered HTTP 400', false, 'answered HTTP 400'),
+  ]);
   const { effects, store } = open(fileIn(), { notifier });
   const outcome = await effects.forRun(documentWith(), 'updated', [RESULT], NOTIFICATIONS).send('r', NOTIFY);
   assert.deepEqual(outcome, { status: 'failed', error: 'notify target "phone" failed: answered HTTP 400' });
@@ -225,7 +266,9 @@ test('a new change of the document (a person deleted the note) is a new key: the
   const { notifier, received } = target();
   const { effects } = open(fileIn(), { notifier });
   await effects.forRun(documentWith(), 'updated', [RESULT], NOTIFICATIONS).send('r', NOTIFY);
-  await effects.forRun(documentWith([{ id: 9, note: 'other', created: '', user: null }]), 'updated', [RESULT], NOTIFICATIONS).send('r', NOTIFY);
+  await effects
+    .forRun(documentWith([{ id: 9, note: 'other', created: '', user: null }]), 'updated', [RESULT], NOTIFICATIONS)
+    .send('r', NOTIFY);
   assert.equal(received.length, 2);
   assert.notEqual(received[0].key, received[1].key);
 });

@@ -6,7 +6,9 @@ import { bulkOpsFor, groupWrites } from '../../../../server/runs/jobs/bulk-plan.
 const write = (over: Partial<DocumentWrite>): DocumentWrite => ({ patch: {}, tags: null, customFields: null, ...over });
 
 test('a tag difference becomes one modify_tags edit', () => {
-  assert.deepEqual(bulkOpsFor(write({ tags: { add: [3, 2], remove: [1] } })), [{ method: 'modify_tags', parameters: { add_tags: [2, 3], remove_tags: [1] } }]);
+  assert.deepEqual(bulkOpsFor(write({ tags: { add: [3, 2], remove: [1] } })), [
+    { method: 'modify_tags', parameters: { add_tags: [2, 3], remove_tags: [1] } },
+  ]);
 });
 
 test('relations become set_* edits; null clears', () => {
@@ -28,7 +30,12 @@ test('custom fields become modify_custom_fields with an {id: value} mapping and 
       },
     }),
   );
-  assert.deepEqual(ops, [{ method: 'modify_custom_fields', parameters: { add_custom_fields: { 1: null, 4: 'X-1' }, remove_custom_fields: [3] } }]);
+  assert.deepEqual(ops, [
+    {
+      method: 'modify_custom_fields',
+      parameters: { add_custom_fields: { 1: null, 4: 'X-1' }, remove_custom_fields: [3] },
+    },
+  ]);
 });
 
 test('anything a bulk edit cannot express exactly stays a single write', () => {
@@ -45,6 +52,8 @@ test('documents with the same edit are grouped whatever their other tags; lone e
     { document: 4, write: write({ patch: { correspondent: 2 } }) },
     { document: 5, write: write({ patch: { title: 'T' } }) },
   ]);
-  assert.deepEqual(groups, [{ ops: [{ method: 'modify_tags', parameters: { add_tags: [9], remove_tags: [] } }], documents: [1, 2, 3] }]);
+  assert.deepEqual(groups, [
+    { ops: [{ method: 'modify_tags', parameters: { add_tags: [9], remove_tags: [] } }], documents: [1, 2, 3] },
+  ]);
   assert.deepEqual(singles.sort(), [4, 5]);
 });

@@ -18,7 +18,11 @@ after(async () => {
 });
 
 const readAll = async (ids: number[]) =>
-  new Map(await Promise.all(ids.map(async (id) => [id, { document: await dms.getDocument(id) }] as [number, { document: DmsDocument }])));
+  new Map(
+    await Promise.all(
+      ids.map(async (id) => [id, { document: await dms.getDocument(id) }] as [number, { document: DmsDocument }]),
+    ),
+  );
 
 test('a document a person edited after the page was read leaves its bulk group, in one request for the page', async () => {
   const read = await readAll([2, 3, 4, 5]);

@@ -30,7 +30,11 @@ const pf = (when: Condition | undefined) => prefilterFor(when, vocab, now);
 const cases: Array<[string, Condition | undefined, Record<string, string>]> = [
   ['no condition reads everything', undefined, {}],
   ['correspondent shorthand, case-insensitive by default', { correspondent: 'acme' }, { correspondent__id__in: '10' }],
-  ['correspondent case-sensitive that does not match exactly', { correspondent: { equals: 'acme', case_sensitive: true } }, {}],
+  [
+    'correspondent case-sensitive that does not match exactly',
+    { correspondent: { equals: 'acme', case_sensitive: true } },
+    {},
+  ],
   ['document type in a list', { document_type: { in: ['Invoice', 'Unknown'] } }, { document_type__id__in: '20' }],
   ['document type null', { document_type: null }, { document_type__isnull: 'true' }],
   ['unknown correspondent leaves the decision to the engine', { correspondent: 'Nobody' }, {}],
@@ -42,20 +46,42 @@ const cases: Array<[string, Condition | undefined, Record<string, string>]> = [
   ['not of anything else is not used', { not: { correspondent: 'ACME' } }, {}],
   ['content contains ASCII', { content: { contains: 'Rechnung' } }, { content__icontains: 'Rechnung' }],
   ['content contains non-ASCII is not used', { content: { contains: 'März' } }, {}],
-  ['title starts and ends', { title: { starts_with: 'Scan', ends_with: '.pdf' } }, { title__istartswith: 'Scan', title__iendswith: '.pdf' }],
+  [
+    'title starts and ends',
+    { title: { starts_with: 'Scan', ends_with: '.pdf' } },
+    { title__istartswith: 'Scan', title__iendswith: '.pdf' },
+  ],
   ['regex is never translated', { content: { matches: 'invoice' } }, {}],
   ['templates are never translated', { content: { contains: '{{ vars.x }}' } }, {}],
-  ['created absolute, widened a day', { created: { gte: '2024-01-10', lt: '2024-02-01' } }, { created__gte: '2024-01-09', created__lte: '2024-02-02' }],
+  [
+    'created absolute, widened a day',
+    { created: { gte: '2024-01-10', lt: '2024-02-01' } },
+    { created__gte: '2024-01-09', created__lte: '2024-02-02' },
+  ],
   ['created relative -30d', { created: { gte: '-30d' } }, { created__gte: '2025-02-12' }],
   ['added uses the date lookups', { added: { gt: '2025-01-01T10:00:00Z' } }, { added__date__gte: '2024-12-31' }],
   ['any-combinator gives nothing', { any: [{ correspondent: 'ACME' }, { tags: { all: ['inbox'] } }] }, {}],
   [
     'nested all chains are used, siblings in any are not',
-    { all: [{ correspondent: 'ACME' }, { all: [{ tags: { none: ['processed'] } }] }, { any: [{ document_type: null }, { document_type: 'Invoice' }] }] },
+    {
+      all: [
+        { correspondent: 'ACME' },
+        { all: [{ tags: { none: ['processed'] } }] },
+        { any: [{ document_type: null }, { document_type: 'Invoice' }] },
+      ],
+    },
     { correspondent__id__in: '10', tags__id__none: '2' },
   ],
-  ['two tags-none conditions combine', { all: [{ tags: { none: ['inbox'] } }, { not: { tags: { any: ['processed'] } } }] }, { tags__id__none: '1,2' }],
-  ['two contains on one field keep the first', { all: [{ title: { contains: 'a' } }, { title: { contains: 'b' } }] }, { title__icontains: 'a' }],
+  [
+    'two tags-none conditions combine',
+    { all: [{ tags: { none: ['inbox'] } }, { not: { tags: { any: ['processed'] } } }] },
+    { tags__id__none: '1,2' },
+  ],
+  [
+    'two contains on one field keep the first',
+    { all: [{ title: { contains: 'a' } }, { title: { contains: 'b' } }] },
+    { title__icontains: 'a' },
+  ],
 ];
 
 for (const [name, when, expected] of cases) {
@@ -63,9 +89,15 @@ for (const [name, when, expected] of cases) {
 }
 
 test('a real run never filters on a field its own actions write (pages would shift under it)', () => {
-  const when: Condition = { all: [{ correspondent: 'ACME' }, { not: { tags: { any: ['processed'] } } }, { modified: { gte: '2025-01-01' } }] };
+  const when: Condition = {
+    all: [{ correspondent: 'ACME' }, { not: { tags: { any: ['processed'] } } }, { modified: { gte: '2025-01-01' } }],
+  };
   const writes = fieldsWrittenBy([{ add_tags: ['processed'] }, { set_title: 'x' }]);
   assert.deepEqual([...writes].sort(), ['tags', 'title']);
   assert.deepEqual(prefilterFor(when, vocab, now, { writes }), { correspondent__id__in: '10' });
-  assert.deepEqual(prefilterFor(when, vocab, now), { correspondent__id__in: '10', tags__id__none: '2' }, 'modified is never used: the job itself moves it');
+  assert.deepEqual(
+    prefilterFor(when, vocab, now),
+    { correspondent__id__in: '10', tags__id__none: '2' },
+    'modified is never used: the job itself moves it',
+  );
 });

@@ -6,7 +6,9 @@ import { settleNotifications } from '../../../../server/runs/notify/settle-notif
 import { makeTrace } from '../../../helpers/trace-factory.js';
 
 const NOTIFY: ActionTrace = { path: 'actions/1', action: 'notify', status: 'planned', detail: 'to phone: "hi"' };
-const planned: Record<string, PlannedNotification[]> = { r: [{ path: 'actions/1', target: 'phone', title: '', message: 'hi' }] };
+const planned: Record<string, PlannedNotification[]> = {
+  r: [{ path: 'actions/1', target: 'phone', title: '', message: 'hi' }],
+};
 
 /** Records what it was asked to send (the real sending is covered by test/api/notify.test.ts). */
 function recorder(): Notifier & { sent: Array<[string, NotifyMessage]> } {
@@ -16,7 +18,11 @@ function recorder(): Notifier & { sent: Array<[string, NotifyMessage]> } {
 
 async function settle(tagStatus: ActionTrace['status'], trigger: RunTrigger) {
   const notifier = recorder();
-  const trace = makeTrace({ rule_id: 'r', status: 'matched', actions: [{ path: 'actions/0', action: 'add_tags', status: tagStatus }, NOTIFY] });
+  const trace = makeTrace({
+    rule_id: 'r',
+    status: 'matched',
+    actions: [{ path: 'actions/0', action: 'add_tags', status: tagStatus }, NOTIFY],
+  });
   const [out] = await settleNotifications([trace], planned, { trigger, dryRun: false, notifier });
   return { action: out.actions[1], sent: notifier.sent };
 }
@@ -43,7 +49,11 @@ test('sends for a newly added document even when the rule changed nothing', asyn
 
 test('a rule whose write failed does not send', async () => {
   const notifier = recorder();
-  const trace = makeTrace({ rule_id: 'r', status: 'error', actions: [{ path: 'actions/0', action: 'add_tags', status: 'failed' }, NOTIFY] });
+  const trace = makeTrace({
+    rule_id: 'r',
+    status: 'error',
+    actions: [{ path: 'actions/0', action: 'add_tags', status: 'failed' }, NOTIFY],
+  });
   const [out] = await settleNotifications([trace], planned, { trigger: 'added', dryRun: false, notifier });
   assert.equal(out.actions[1].status, 'skipped');
   assert.equal(notifier.sent.length, 0);

@@ -89,7 +89,10 @@ test('after downtime the missed runs are caught up once, from the state kept in 
   await first.at(new Date(2026, 2, 2, 6, 0));
   await first.service.stop();
   assert.equal(first.started.length, 1);
-  const saved = JSON.parse(readFileSync(path.join(first.dir, 'schedules.json'), 'utf8')) as Record<string, { last_run: string }>;
+  const saved = JSON.parse(readFileSync(path.join(first.dir, 'schedules.json'), 'utf8')) as Record<
+    string,
+    { last_run: string }
+  >;
   assert.equal(saved.nightly.last_run, new Date(2026, 2, 2, 6, 0).toISOString());
 
   // Down for three days and a half: three runs were missed; one is made up at start.

@@ -9,7 +9,11 @@ interface Example {
   trigger_type: number;
   request: { content_type: string | null; body: string };
 }
-const examples = (JSON.parse(fs.readFileSync(new URL('../../../fixtures/webhook/webhook-examples.json', import.meta.url), 'utf8')) as { examples: Example[] }).examples;
+const examples = (
+  JSON.parse(fs.readFileSync(new URL('../../../fixtures/webhook/webhook-examples.json', import.meta.url), 'utf8')) as {
+    examples: Example[];
+  }
+).examples;
 const byName = (prefix: string) => examples.find((e) => e.name.startsWith(prefix)) as Example;
 
 test('A: a JSON object with string values gives the document and the updated trigger', () => {
@@ -80,7 +84,8 @@ test('trigger spellings map to added, updated or unknown', () => {
     ['scheduled', 'unknown'],
     [5, 'unknown'],
   ];
-  for (const [event, trigger] of cases) assert.equal(payloadFromFields({ doc_id: '1', event }).trigger, trigger, String(event));
+  for (const [event, trigger] of cases)
+    assert.equal(payloadFromFields({ doc_id: '1', event }).trigger, trigger, String(event));
   assert.equal(payloadFromFields({ doc_id: '1', trigger: 'added' }).trigger, 'added');
 });
 

@@ -74,7 +74,8 @@ test('a full queue refuses with 503 and Retry-After; concurrency is bounded', as
   assert.equal(queue.waiting, 3);
   assert.throws(
     () => queue.enqueue(6, 'updated', () => id++),
-    (err: Error & { status?: number; headers?: Record<string, string> }) => err.status === 503 && err.headers?.['Retry-After'] === '7',
+    (err: Error & { status?: number; headers?: Record<string, string> }) =>
+      err.status === 503 && err.headers?.['Retry-After'] === '7',
   );
   // A duplicate of a waiting document still collapses when full.
   assert.equal(queue.enqueue(4, 'added', () => id++).status, 'collapsed');
@@ -111,9 +112,12 @@ test('stop returns the deliveries that never started and waits for running ones'
 test('stop gives up on a delivery still running after the grace time and returns it too', async () => {
   const never = gate();
   let id = 1;
-  const queue = createWebhookQueue({ capacity: 10, concurrency: 1, retryAfterSeconds: 5, stopGraceMs: 50 }, async () => {
-    await never.opened; // a document that never arrives
-  });
+  const queue = createWebhookQueue(
+    { capacity: 10, concurrency: 1, retryAfterSeconds: 5, stopGraceMs: 50 },
+    async () => {
+      await never.opened; // a document that never arrives
+    },
+  );
   queue.enqueue(7, 'added', () => id++);
   await new Promise((r) => setImmediate(r));
   const left = await queue.stop();
