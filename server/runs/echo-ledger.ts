@@ -6,6 +6,7 @@ import { createCoalescedWriter } from '../history/coalesced-writer.js';
 import { moveAside } from '../history/move-aside.js';
 import type { Logger } from '../log.js';
 import { changedBesides, documentState, type WriteExpectation } from './document-state.js';
+import { beforeMirror, mirroredLinks } from './link-mirror.js';
 import type { RecentWrites } from './recent-writes.js';
 
 export interface EchoLedgerOptions {
@@ -163,6 +164,7 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     const foreign = expected ? changedBesides(expected, doc) : [];
     if (foreign.length === 0) {
       record(doc, true, expected ? { readAt: expected.before.modified, fields: [...expected.fields] } : undefined);
+      settleMirrors(doc, expected?.before);
       return;
     }
     const entry = touch(doc.id);
@@ -181,6 +183,42 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     else delete entry.write;
     // A write's state is saved at once: a crash right after must not turn its late echo into a run.
     if (own) void persist();
+  };
+
+  /**
+   * The targets of the links the service wrote: Paperless mirrored the link onto them (link-mirror.ts). A target
+   * whose only change since the state the service knew is that mirror is in a state of the service's own; one
+   * that changed otherwise too, or that the service never handled, is left to its next arrival.
+   */
+  const settleMirrors = (doc: DmsDocument, before: DmsDocument | undefined) => {
+    const links = mirroredLinks(doc, before).filter((link) => entries.get(link.target)?.state != null);
+    const targets = [...new Set(links.map((link) => link.target))];
+    if (targets.length === 0) return;
+    // A catch-up that reads a target meanwhile waits for this (`settled`), so it never runs the mirror as a change.
+    for (const id of targets) pending.set(id, (pending.get(id) ?? 0) + 1);
+    void (async () => {
+      try {
+        for (const target of await options.dms.getDocuments(targets)) {
+          const known = entries.get(target.id)?.state;
+          if (known == null || documentState(target) === known) continue;
+          const candidates = links
+            .filter((link) => link.target === target.id)
+            .reduce<DmsDocument[]>(
+              (forms, link) => forms.flatMap((form) => [form, ...beforeMirror(form, link)]),
+              [target],
+            );
+          if (!candidates.some((form) => documentState(form) === known)) continue;
+          record(target, true);
+          options.logger.info(
+            `document ${target.id}: the link from document ${doc.id} mirrored onto it is the service's own change`,
+          );
+        }
+      } catch (err) {
+        options.logger.warn(`could not read the documents linked from document ${doc.id}: ${errorMessage(err)}`);
+      } finally {
+        for (const id of targets) done(id);
+      }
+    })();
   };
 
   const flushReadBack = async () => {

@@ -1,10 +1,13 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import { SAME_SAVE_MS } from '../../server/runs/attribution.js';
 import type { EventRecord } from '../../server/history/event-types.js';
 import type { ArrivalStatus } from '../../server/runs/catch-up/catch-up-service.js';
-import { API_TOKEN, call, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startSimulator } from '../../server/dms/simulator/simulator.js';
+import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 // Not idempotent on purpose: every run that writes adds one "!", so a second run of one change shows.
@@ -159,6 +162,67 @@ describe('exactly once, person first (issue 22)', () => {
     } finally {
       await restarted?.close();
       await rig.sim.close();
+    }
+  });
+
+  it("the link Paperless mirrors onto a document's target is the service's own change: catch-up does not run the target's rules for it", async () => {
+    const sim = await startSimulator();
+    let server: TestServer | null = null;
+    try {
+      const created = await fetch(`${sim.url}/api/custom_fields/`, {
+        method: 'POST',
+        headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Siehe auch', data_type: 'documentlink' }),
+      });
+      const field = ((await created.json()) as { id: number }).id;
+      const [a, b] = [sim.store.getDocument(3)!.title, sim.store.getDocument(8)!.title];
+      // The link rule writes document 3; the bang rule is not idempotent, so any second run of document 8 shows.
+      const rulesDir = tempDir('dms-rules-links-');
+      fs.writeFileSync(
+        path.join(rulesDir, 'links.yml'),
+        `rules:
+  - id: link
+    on: [added, updated]
+    when: { title: { equals: ${JSON.stringify(a)} } }
+    actions:
+      - set_custom_fields: { "Siehe auch": "8" }
+  - id: bang
+    on: [added, updated]
+    when: { title: { starts_with: ${JSON.stringify(b)} } }
+    actions:
+      - set_title: "{{ doc.title }}!"
+`,
+      );
+      server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { rulesDir });
+      const rig: Rig = { sim, server, close: async () => {} };
+      assert.equal((await waitForEvent(server.url, await deliver(rig, 8))).status, 'done');
+      assert.equal(sim.store.getDocument(8)!.title, `${b}!`);
+      assert.equal((await waitForEvent(server.url, await deliver(rig, 3))).status, 'done');
+      assert.deepEqual(
+        sim.store.getDocument(8)!.custom_fields.find((cf) => cf.field === field)?.value,
+        [3],
+        'Paperless mirrored the link onto document 8 (its modified moved, no webhook)',
+      );
+
+      for (let pass = 0; pass < 2; pass++) await server.services.catchUp.runNow('test');
+      assert.equal(
+        sim.store.getDocument(8)!.title,
+        `${b}!`,
+        "document 8's rules did not run again for the mirrored link",
+      );
+      assert.ok(
+        server.logs.some((line) =>
+          /document 8: the link from document 3 mirrored onto it is the service's own change/.test(line),
+        ),
+      );
+
+      // A person's change to the target afterwards still runs its rules.
+      sim.editAs(8, { archive_serial_number: 4711 }, 'ben', { webhook: false });
+      await server.services.catchUp.runNow('test');
+      assert.equal(sim.store.getDocument(8)!.title, `${b}!!`, "a person's change to the target runs its rules");
+    } finally {
+      await server?.close();
+      await sim.close();
     }
   });
 });

@@ -172,6 +172,8 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
             } else {
               await deps.lane.exclusive(doc.id, async () => {
                 const current = deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
+                // A write's state (or a link it mirrored onto this document) still being recorded is waited for.
+                if (current) await deps.echoes.settled(current.id);
                 if (!current || (await alreadyHandled(deps.echoes, deps.attribution, current))) {
                   found.skipped++;
                   return;
