@@ -54,6 +54,73 @@ describe('the durable webhook queue', () => {
     }
   });
 
+  test("kill -9 with deliveries queued for new documents that the restart's catch-up finds too: one run, one note each", async () => {
+    const sim = await startSimulator();
+    const dirs = { SVC_DATA_DIR: tempDir(), SVC_RULES_DIR: tempDir(), SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token };
+    // A note is not idempotent by state: a second run of one change would be a second note.
+    fs.writeFileSync(
+      path.join(dirs.SVC_RULES_DIR, 'note.yml'),
+      'rules:\n  - id: checked\n    on: [added, updated]\n    when: { title: { contains: "" } }\n    actions:\n      - add_note: "geprüft"\n',
+    );
+    let server = await startChildServer(dirs);
+    try {
+      // The first start sets the catch-up cursor; documents added after it are "new since the cursor" at the restart.
+      for (let i = 0; i < 400; i++) {
+        const health = await call<{ arrival: { cursor: string | null } }>(server.url, '/api/health', {
+          token: API_TOKEN,
+        });
+        if (health.body.arrival?.cursor) break;
+        await sleep(25);
+      }
+      const slow = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 5000 });
+      const added = [1, 2, 3, 4].map(() => sim.addDocument({ title: 'Neue Rechnung', content: 'Rechnung' }).id);
+      const accepted: number[] = [];
+      for (const id of added) {
+        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+          token: API_TOKEN,
+          body: { event: 'document_added', doc_id: String(id) },
+        });
+        assert.equal(res.status, 202, JSON.stringify(res.body));
+        accepted.push(res.body.event_id);
+      }
+      await server.kill('SIGKILL');
+      sim.faults.remove(slow.id);
+
+      server = await startChildServer(dirs);
+      for (const id of accepted) {
+        for (let i = 0; i < 400; i++) {
+          const event = await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN });
+          if (event.body.status === 'done') break;
+          await sleep(50);
+        }
+      }
+      let catchUp: EventRecord | undefined;
+      for (let i = 0; i < 400 && catchUp?.status !== 'done'; i++) {
+        const list = await call<{ events: EventRecord[] }>(server.url, '/api/events?kind=catchup', {
+          token: API_TOKEN,
+        });
+        catchUp = list.body.events[0];
+        if (catchUp?.status !== 'done') await sleep(50);
+      }
+      assert.equal(catchUp?.status, 'done', 'the restart ran a catch-up');
+      const found = catchUp?.catchup;
+      assert.equal(
+        (found?.merged ?? 0) + (found?.skipped ?? 0),
+        added.length,
+        `catch-up left every new document to its queued delivery or found it handled: ${JSON.stringify(found)}`,
+      );
+      for (const id of added)
+        assert.deepEqual(
+          sim.store.getDocument(id)?.notes.map((n) => n.note),
+          ['geprüft'],
+          `document ${id}: one run, one note`,
+        );
+    } finally {
+      await server.kill();
+      await sim.close();
+    }
+  });
+
   test('kill -9, then a journal torn mid-record and garbled in the middle: every intact delivery still runs, once', async () => {
     const sim = await startSimulator();
     const slow = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 5000 });
