@@ -66,6 +66,8 @@ export interface Simulator {
   webhookStats(): WebhookStats;
   /** Resolves once every queued workflow webhook was delivered or given up. */
   webhooksIdle(): Promise<void>;
+  /** Sends the workflow webhooks held so far (`setWorkflowWebhook({ hold: true })`); answers how many. */
+  releaseWebhooks(): number;
   /** Adds a document as consumption would (fires "Document Added"); missing fields get defaults. */
   addDocument(doc?: Partial<SimDocument>): SimDocument;
   /** The slow-server pacing when started with `slow`, with its busy time. */
@@ -202,6 +204,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setWorkflowWebhook: (config) => webhook.configure(config),
     webhookStats: () => webhook.stats(),
     webhooksIdle: () => webhook.idle(),
+    releaseWebhooks: () => webhook.release(),
     addDocument,
     slow,
     tokenFor: (username) => people.tokenFor(username),

@@ -22,6 +22,11 @@ export interface WorkflowWebhookConfig {
   echoDelayMs?: number;
   /** Celery workers sending webhooks (`PAPERLESS_TASK_WORKERS`, default 1): later echoes wait for earlier ones. */
   workers?: number;
+  /**
+   * Webhooks wait until the test releases them (`releaseWebhooks`) instead of for `echoDelayMs`: a test orders
+   * "the echo arrives after the service's run ended" without waiting for a clock.
+   */
+  hold?: boolean;
 }
 
 export interface WebhookStats {
@@ -40,8 +45,10 @@ export interface WorkflowWebhook {
   resetStats(): void;
   /** Webhooks queued or being sent. */
   pending(): number;
-  /** Resolves when every queued webhook has been delivered or given up. */
+  /** Resolves when every queued webhook has been delivered or given up (held ones wait for `release`). */
   idle(): Promise<void>;
+  /** With `hold`: sends the webhooks queued so far; answers how many. */
+  release(): number;
   close(): Promise<void>;
 }
 
@@ -165,8 +172,10 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
     return 'retry';
   }
 
+  // Held webhooks wait for the test, so they do not keep the simulator busy.
+  const due = () => tasks.filter((t) => t.dueAt !== Infinity).length;
   const checkIdle = () => {
-    if (tasks.length > 0 || busy > 0) return;
+    if (due() > 0 || busy > 0) return;
     const waiters = idleWaiters;
     idleWaiters = [];
     for (const w of waiters) w();
@@ -194,8 +203,9 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
           pump();
         });
     }
-    if (tasks.length > 0 && busy < (config?.workers ?? 1))
-      wake = setTimeout(pump, Math.max(0, Math.min(...tasks.map((t) => t.dueAt)) - now));
+    const next = Math.min(...tasks.map((t) => t.dueAt));
+    // Held webhooks (due at Infinity) wait for `release`, not for a timer.
+    if (Number.isFinite(next) && busy < (config?.workers ?? 1)) wake = setTimeout(pump, Math.max(0, next - now));
     checkIdle();
   };
 
@@ -210,7 +220,8 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
       const params = renderParams(store, trigger, documentId, (cfg.paperlessUrl ?? ownUrl()).replace(/\/+$/, ''));
       // `{{ doc_id }}` exists from 3.0.0; a 2.x workflow can only send `doc_url` (templating/workflows.py).
       if (!docId) delete params.doc_id;
-      tasks.push({ cfg, params, attempt: 0, dueAt: Date.now() + (cfg.echoDelayMs ?? DEFAULT_ECHO_DELAY_MS) });
+      const dueAt = cfg.hold ? Infinity : Date.now() + (cfg.echoDelayMs ?? DEFAULT_ECHO_DELAY_MS);
+      tasks.push({ cfg, params, attempt: 0, dueAt });
       // Queued like a Celery task: sent after the request that caused it has answered.
       setImmediate(pump);
     },
@@ -219,8 +230,14 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
       Object.assign(stats, { queued: 0, attempts: 0, delivered: 0, failed: 0 });
     },
     pending: () => tasks.length + busy,
+    release() {
+      const held = tasks.filter((t) => t.dueAt === Infinity);
+      for (const task of held) task.dueAt = Date.now();
+      pump();
+      return held.length;
+    },
     idle() {
-      if (tasks.length === 0 && busy === 0) return Promise.resolve();
+      if (due() === 0 && busy === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
     },
     async close() {
