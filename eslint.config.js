@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'out/', 'data/', 'test-results/', 'docs/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'out/', 'data/', 'test-results/', 'docs/', 'coverage/', '.test-build/'] },
   js.configs.recommended,
   {
     files: ['**/*.ts'],

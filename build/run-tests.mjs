@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { transpileTests } from './transpile-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const only = process.argv.slice(2);
@@ -33,6 +34,10 @@ if (fs.existsSync(path.join(root, 'build', 'build-renderer.mjs'))) {
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 
+// The test files and what they load run as JavaScript transpiled once (build/transpile-tests.mjs).
+const out = await transpileTests(root);
+const compiled = files.map((f) => path.relative(root, path.join(out, path.relative(root, f))).replace(/\.ts$/, '.js'));
+
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
 const coverage = process.env.COVERAGE !== '0';
@@ -41,8 +46,8 @@ if (coverage) fs.rmSync(path.join(root, 'coverage'), { recursive: true, force: t
 const run = spawnSync(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    // Stack traces name the TypeScript lines (the transpiled files carry inline source maps).
+    '--enable-source-maps',
     '--test',
     // Test files run side by side: most of a test's time is waiting (HTTP, child processes, Chromium).
     `--test-concurrency=${concurrency}`,
@@ -50,7 +55,7 @@ const run = spawnSync(
     '--test-reporter-destination=stdout',
     '--test-reporter=tap',
     `--test-reporter-destination=${tap}`,
-    ...files.map((f) => path.relative(root, f)),
+    ...compiled,
   ],
   {
     stdio: 'inherit',

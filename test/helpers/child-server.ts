@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ADMIN, API_TOKEN } from './test-server.js';
 
-/** The service as a separate process (`server/main.ts` under tsx), so a test can kill -9 it. */
+/** The service as a separate process, so a test can kill -9 it: transpiled `server/main.js`, or `server/main.ts` under tsx. */
 export interface ChildServer {
   url: string;
   output(): string;
@@ -10,9 +10,13 @@ export interface ChildServer {
 }
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+// `npm test` runs the transpiled tree (build/transpile-tests.mjs); a test file run on its own under tsx has the sources.
+const ENTRY = import.meta.url.endsWith('.ts')
+  ? ['--import', 'tsx', 'server/main.ts']
+  : ['--enable-source-maps', 'server/main.js'];
 
 export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [...ENTRY.slice(0, -1), path.join(ROOT, ENTRY.at(-1)!)], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -1,0 +1,75 @@
+// Transpiles the TypeScript that tests load into `.test-build/` (JavaScript with inline source maps), so each
+// test process loads plain JavaScript instead of compiling every module again through tsx's loader: that
+// loader cost about half of the suite's CPU time. Types are not checked here (`npm run check` does that).
+// Other files in those folders are copied; the project's other top-level entries are linked, so paths a
+// test builds from its own location (docs/, README.md, rules.d/) resolve as in the source tree. No
+// package.json is linked: `server/project-paths.ts` walks up to the real project root.
+import fs from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const TRANSPILED = ['server', 'electron', 'test', 'bench', 'tools', 'renderer'];
+const NOT_LINKED = new Set([...TRANSPILED, 'package.json', 'package-lock.json', 'node_modules', '.git', 'coverage']);
+
+function sources(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(full);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** Writes `<root>/.test-build` afresh and answers its path. */
+export async function transpileTests(root) {
+  const out = path.join(root, '.test-build');
+  fs.rmSync(out, { recursive: true, force: true });
+  const dirs = TRANSPILED.map((name) => path.join(root, name)).filter((dir) => fs.existsSync(dir));
+  for (const dir of dirs)
+    fs.cpSync(dir, path.join(out, path.relative(root, dir)), {
+      recursive: true,
+      filter: (src) => !src.includes(`${path.sep}node_modules`) && !(src.endsWith('.ts') && !src.endsWith('.d.ts')),
+    });
+  await build({
+    entryPoints: dirs.flatMap(sources),
+    outdir: out,
+    outbase: root,
+    format: 'esm',
+    platform: 'node',
+    // 20.19 keeps `with { type: 'json' }` (an older target drops it and Node refuses the JSON import).
+    target: 'node20.19',
+    sourcemap: 'inline',
+    // As tsx transforms (its `minifyWhitespace` and `keepNames`), so V8's coverage maps back to the same lines and
+    // functions as when the tests ran under tsx: the coverage figures stay comparable.
+    minifyWhitespace: true,
+    keepNames: true,
+    logLevel: 'error',
+  });
+  for (const file of dirs.flatMap(sources)) mapTypeOnlyModule(root, out, file);
+  for (const name of fs.readdirSync(root)) {
+    if (NOT_LINKED.has(name) || name === '.test-build') continue;
+    fs.symlinkSync(path.join(root, name), path.join(out, name));
+  }
+  return out;
+}
+
+/**
+ * A module of types only transpiles to nothing, with a source map that names no source: its coverage would then
+ * count for no file and the TypeScript file as never loaded. Under tsx it counted as loaded; a map naming the
+ * source keeps it so.
+ */
+function mapTypeOnlyModule(root, out, file) {
+  const js = path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
+  const code = fs.readFileSync(js, 'utf8');
+  if (!code.startsWith('//# sourceMappingURL=')) return;
+  const map = {
+    version: 3,
+    sources: [path.relative(path.dirname(js), file)],
+    sourcesContent: [fs.readFileSync(file, 'utf8')],
+    mappings: 'AAAA',
+    names: [],
+  };
+  fs.writeFileSync(
+    js,
+    `\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}\n`,
+  );
+}
