@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.js';
 import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import type { CreationGate } from './creation-guard.js';
 import type { RunSideEffects } from './intents/side-effects.js';
-import type { RecentWrites } from './recent-writes.js';
+import type { EchoWrites } from './echo-writes.js';
 import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
 
 /** What writing one plan did: which fields reached the dms, which failed and why. */
@@ -42,7 +42,7 @@ export interface ApplyExtras {
 export async function applyPlan(
   dms: DmsClient,
   plan: DocumentPlan,
-  recentWrites?: RecentWrites,
+  echoes?: EchoWrites,
   extras: ApplyExtras = {},
 ): Promise<ApplyOutcome> {
   const { creations, sideEffects } = extras;
@@ -106,7 +106,7 @@ export async function applyPlan(
     const open = fields.filter((f) => !outcome.failures[f]);
     if (open.length === 0) return;
     // Marked before the write: Paperless queues the "document updated" webhook inside the request.
-    if (!marked) recentWrites?.mark(plan.document);
+    if (!marked) echoes?.mark(plan.document);
     marked = true;
     try {
       answer = await send();
@@ -146,7 +146,7 @@ export async function applyPlan(
   const notes = current.notes.length > 0 && !outcome.failures.notes ? current.notes : [];
   // Notes are part of the write: the state read back after it includes them, so their echo is recognised.
   if (notes.length > 0 && !marked) {
-    recentWrites?.mark(plan.document);
+    echoes?.mark(plan.document);
     marked = true;
   }
   try {
@@ -174,10 +174,9 @@ export async function applyPlan(
   }
   // What the dms stored is what its echo will show (read back unless the last write answered with it); a
   // field the plan did not touch that changed meanwhile is a person's, and keeps that state from counting as own.
-  if (marked && outcome.written.length === 0) recentWrites?.refused(plan.document);
+  if (marked && outcome.written.length === 0) echoes?.refused(plan.document);
   // Compared with the document the rules read (not a re-read it was rebased on): what changed since, unwritten, was not the service.
-  else if (marked)
-    recentWrites?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
+  else if (marked) echoes?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
   // Last, so the fields above are written to the document that goes to the trash (and come back with it).
   if (current.trash && !outcome.failures.trash) {
     try {

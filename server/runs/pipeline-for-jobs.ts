@@ -8,7 +8,7 @@ import { applyPlan, type ApplyOutcome as PlanApplyOutcome } from './apply-plan.j
 import type { CreationLimiter } from './creation-guard.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './jobs/job-pipeline.js';
 import { hasWrite, isEmptyPlan, type DocumentPlan } from './plan-changes.js';
-import type { RecentWrites } from './recent-writes.js';
+import type { EchoWrites } from './echo-writes.js';
 import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
 import type { RunSideEffects, SideEffects } from './intents/side-effects.js';
@@ -20,7 +20,7 @@ export interface JobPipelineDeps {
   dms: DmsClient;
   rules: { getRule(id: string): LoadedRule | undefined };
   history: Pick<TraceStore, 'append'>;
-  recentWrites: RecentWrites;
+  echoes: EchoWrites;
   evaluator: Evaluator;
   now?: () => Date;
   notifier?: Notifier;
@@ -102,7 +102,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
     async applyOne(planned, ctx) {
       const internal = internals.get(planned);
       if (!internal) throw new Error(`document ${planned.document.id} was not planned by this pipeline`);
-      internal.applied = await applyPlan(deps.dms, internal.plan, deps.recentWrites, {
+      internal.applied = await applyPlan(deps.dms, internal.plan, deps.echoes, {
         creations: deps.creations?.forRun(ctx.source, ctx.eventId),
         sideEffects: internal.effects,
       });

@@ -1,6 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CreateMissing, CustomFieldValue, DocumentChanges } from '../engine/model.js';
-import { decodeCustomFieldValue, encodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
+import {
+  decodeCustomFieldValue,
+  encodeCustomFieldValue,
+  unknownName,
+  type VocabularyIndex,
+} from '../dms/vocabulary-index.js';
 import { createTagTree, withAncestors } from '../dms/tag-hierarchy.js';
 import type {
   CreatableKind,
@@ -193,7 +198,7 @@ function planTags(
 ): void {
   // A tag the document already has keeps its id even if the vocabulary no longer knows its name (shown as "#id").
   const current = new Map<string, number>();
-  for (const id of doc.tags) current.set((index.nameOf('tags', id) ?? `#${id}`).toLowerCase(), id);
+  for (const id of doc.tags) current.set((index.nameOf('tags', id) ?? unknownName(id)).toLowerCase(), id);
   const ids: number[] = [];
   let waiting = false;
   for (const name of names) {

@@ -25,7 +25,7 @@ export interface RunServiceDeps {
     rulesForTry(fileId: string, content: string): Promise<LoadedRule[]>;
   };
   history: Pick<TraceStore, 'append'>;
-  recentWrites: Pick<EchoLedger, 'mark' | 'settle' | 'refused' | 'holdReason' | 'release'>;
+  echoes: Pick<EchoLedger, 'mark' | 'settle' | 'refused' | 'holdReason' | 'release'>;
   /** A manual real run holds the document's lane like every other path that writes it. */
   lane: DocumentLane;
   evaluator: Evaluator;
@@ -74,8 +74,8 @@ export interface RunService {
   runDocument(doc: DmsDocument, options: DocumentRunOptions): Promise<DocumentRunResult>;
   /** One error trace per rule for a document that could not even be fetched, so the failure is in the history. */
   recordFailure(document: number, options: Omit<DocumentRunOptions, 'trigger'>, message: string): void;
-  /** The echo guard every write marks (the webhook reads it). */
-  readonly recentWrites: RunServiceDeps['recentWrites'];
+  /** The echo ledger every write marks (the webhook reads it). */
+  readonly echoes: RunServiceDeps['echoes'];
 }
 
 /** Traces sorted as the rules were given (blocked rules' traces were made apart from the evaluation). */
@@ -122,13 +122,12 @@ export function createRunService(deps: RunServiceDeps): RunService {
         ? undefined
         : deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications);
       // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
-      const held =
-        options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;
+      const held = options.source === 'webhook' || options.source === 'catchup' ? deps.echoes.holdReason(doc.id) : null;
       if (held && !options.dryRun && plan.changed.length > 0) {
         outcome.failures = Object.fromEntries(plan.changed.map((field) => [field, held]));
         logger.warn(held);
       } else if (!options.dryRun) {
-        const applied = await applyPlan(dms, plan, deps.recentWrites, {
+        const applied = await applyPlan(dms, plan, deps.echoes, {
           creations: deps.creations?.forRun(options.source, options.eventId),
           sideEffects: effects,
         });
@@ -222,7 +221,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const trigger: RunTrigger = oneRule ? 'job' : 'manual';
     const options: DocumentRunOptions = { rules, trigger, source: 'manual', eventId: null, dryRun };
     // A person asked for this document: the loop breaker lets the service write it again.
-    if (!dryRun) deps.recentWrites.release(document);
+    if (!dryRun) deps.echoes.release(document);
 
     let doc: DmsDocument;
     try {
@@ -247,5 +246,5 @@ export function createRunService(deps: RunServiceDeps): RunService {
     return { traces: result.traces, title: doc.title };
   }
 
-  return { runManual, runText, runDocument, recordFailure, recentWrites: deps.recentWrites };
+  return { runManual, runText, runDocument, recordFailure, echoes: deps.echoes };
 }

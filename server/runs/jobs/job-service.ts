@@ -4,7 +4,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { EventKind, EventRecord, EventStatus, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import type { RecentWrites } from '../recent-writes.js';
+import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { JobPipeline } from './job-pipeline.js';
 import { createJobQueue, type JobQueue } from './job-queue.js';
@@ -15,7 +15,7 @@ export interface JobServiceDeps {
   dms: DmsClient;
   events: EventStore;
   pipeline: JobPipeline;
-  recentWrites: RecentWrites;
+  echoes: EchoWrites;
   /** Jobs hold the lanes of the documents they write while they write them (DESIGN §6). */
   lane: DocumentLane;
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
@@ -64,7 +64,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     dms: deps.dms,
     pipeline: deps.pipeline,
     events,
-    writes: deps.recentWrites,
+    echoes: deps.echoes,
     lane: deps.lane,
     concurrency,
     pageSize: deps.pageSize ?? 100,
@@ -163,7 +163,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
             dms: deps.dms,
             events,
             traces: deps.traces,
-            recentWrites: deps.recentWrites,
+            echoes: deps.echoes,
             lane: deps.lane,
             concurrency,
             now,

@@ -2,13 +2,13 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { RuleDefinition } from '../../engine/model.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
-import type { RecentWrites } from '../recent-writes.js';
+import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import { groupWrites } from './bulk-plan.js';
 import { editedSinceRead } from './bulk-recheck.js';
 import type { ApplyOutcome, JobContext, JobPipeline, PlannedDocument } from './job-pipeline.js';
 import { createReportBuilder } from './job-report.js';
-import { mapBounded } from './pool.js';
+import { mapBounded } from '../map-bounded.js';
 import { fieldsWrittenBy, prefilterFor } from './prefilter.js';
 import { needsPrincipals, usesPermissions } from '../rule-permissions.js';
 
@@ -16,8 +16,8 @@ export interface RuleJobDeps {
   dms: DmsClient;
   pipeline: JobPipeline;
   events: EventStore;
-  /** Tells the webhook echo guard that the service itself writes these documents (before and after the write). */
-  writes: RecentWrites;
+  /** Tells the echo ledger that the service itself writes these documents (before and after the write). */
+  echoes: EchoWrites;
   lane: DocumentLane;
   concurrency: number;
   pageSize: number;
@@ -199,7 +199,7 @@ async function applyPlans(
   for (const group of groups) {
     if (group.documents.length === 0) continue;
     // Marked before the write, as for single writes: the dms's "document updated" echo may arrive before we resume.
-    for (const id of group.documents) deps.writes.mark(id);
+    for (const id of group.documents) deps.echoes.mark(id);
     try {
       for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
       for (const id of group.documents) outcomes.set(id, { kind: 'bulk' });
@@ -207,11 +207,11 @@ async function applyPlans(
       // Partly applied is fine to retry: every write sets a target state or a difference, so single writes finish the job.
       for (const id of group.documents) single.add(id);
       // Each is marked and settled again by its single write: the loop breaker counts one write per document.
-      for (const id of group.documents) deps.writes.refused(id);
+      for (const id of group.documents) deps.echoes.refused(id);
       continue;
     }
     // A bulk edit answers nothing about the documents: the guard reads their state back.
-    for (const id of group.documents) deps.writes.settle(id);
+    for (const id of group.documents) deps.echoes.settle(id);
   }
   await mapBounded([...single], deps.concurrency, async (id) => {
     const planned = byId.get(id) as PlannedDocument;
