@@ -43,7 +43,7 @@ export interface MissingName {
 
 /**
  * What one document needs, in wire form, to end up as the rules want it. Pure data: jobs group
- * identical plans into bulk edits; `applyPlan` writes one.
+ * identical plans into bulk edits; `writePlan` (runs/pipeline/) writes one.
  */
 export interface DocumentPlan {
   document: number;

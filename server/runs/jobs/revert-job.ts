@@ -5,7 +5,7 @@ import type { ActionTrace, ConditionTrace, Trace } from '../../engine/model.js';
 import { customFieldChange } from '../../engine/document-views.js';
 import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
-import { applyPlan } from '../apply-plan.js';
+import { writePlan } from '../pipeline/write-plan.js';
 import { isEmptyPlan, planDocument } from '../plan-changes.js';
 import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
@@ -168,7 +168,7 @@ async function revertOne(
     }
     let failures: Record<string, string> = { ...plan.failures };
     if (!dryRun && !isEmptyPlan(plan)) {
-      const outcome = await applyPlan(deps.dms, plan, deps.echoes);
+      const outcome = await writePlan(deps.dms, plan, deps.echoes);
       failures = { ...failures, ...(outcome.failures as Record<string, string>) };
     }
     trace.actions = [

@@ -1,24 +1,13 @@
-import { createVocabularyIndex } from '../dms/vocabulary-index.js';
-import { isGivenAway, splitGiveAway } from '../dms/release-writes.js';
-import type { DmsClient, DmsDocument } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
-import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
-import type { CreationGate } from './creation-guard.js';
-import type { RunSideEffects } from './intents/side-effects.js';
-import type { EchoWrites } from './echo-writes.js';
-import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
-
-/** What writing one plan did: which fields reached the dms, which failed and why. */
-export interface ApplyOutcome {
-  written: ChangeField[];
-  failures: Partial<Record<ChangeField, string>>;
-  /** Fields a person changed between the read and the write, left as they set them (with the reason). */
-  superseded: Partial<Record<ChangeField, string>>;
-  /** The first dms error (for a synchronous run's 502); null when the dms accepted everything. */
-  dmsError: Error | null;
-  /** Set when the last write gave the document away and the dms no longer shows it to the token (Paperless 2.x). */
-  givenAway?: string;
-}
+import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
+import { isGivenAway, splitGiveAway } from '../../dms/release-writes.js';
+import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import { errorMessage } from '../../errors.js';
+import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from '../plan-changes.js';
+import type { CreationGate } from '../creation-guard.js';
+import type { RunSideEffects } from '../intents/side-effects.js';
+import type { EchoWrites } from '../echo-writes.js';
+import { rebaseOnFresh, unchangedSince } from '../replan-fresh.js';
+import type { ApplyOutcome } from './apply-outcome.js';
 
 const FIELDS_OF_KIND: Record<string, ChangeField> = {
   tags: 'tags',
@@ -27,19 +16,19 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
   storage_paths: 'storage_path',
 };
 
-/**
- * Writes one plan: creates the names it may create, re-reads the document (a person may have edited it since
- * the rules read it: then the plan is redone on the fresh document), then writes by difference — one PATCH
- * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
- * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
- */
 /** What a run adds to the write: the cap on names it may create, and notes as durable intents. */
 export interface ApplyExtras {
   creations?: CreationGate;
   sideEffects?: Pick<RunSideEffects, 'writeNotes'>;
 }
 
-export async function applyPlan(
+/**
+ * Writes one plan: creates the names it may create, re-reads the document (a person may have edited it since
+ * the rules read it: then the plan is redone on the fresh document), then writes by difference — one PATCH
+ * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
+ * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
+ */
+export async function writePlan(
   dms: DmsClient,
   plan: DocumentPlan,
   echoes?: EchoWrites,
