@@ -94,7 +94,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       : inlineEvaluator();
   closers.push(() => evaluator.close());
 
-  // The echo guard by state: what the service last left each document as, kept across restarts.
+  // The echo ledger: what the service last left each document as, kept across restarts.
   const echoes = openEchoLedger({
     file: path.join(config.dataDir, 'echo-ledger.json'),
     dms: dmsConnection.dms,
