@@ -22,7 +22,7 @@ import { openEchoLedger } from './runs/echo-ledger.js';
 import { createCreationLimiter } from './runs/creation-guard.js';
 import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
-import { createJobPipeline } from './runs/pipeline-for-jobs.js';
+import { createRunPipeline } from './runs/pipeline/run-pipeline.js';
 import { createAutomaticRunner } from './runs/automatic-runner.js';
 import { createAttribution } from './runs/attribution.js';
 import { createDocumentLane } from './runs/lane/document-lane.js';
@@ -94,7 +94,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       : inlineEvaluator();
   closers.push(() => evaluator.close());
 
-  // The echo guard by state: what the service last left each document as, kept across restarts.
+  // The echo ledger: what the service last left each document as, kept across restarts.
   const echoes = openEchoLedger({
     file: path.join(config.dataDir, 'echo-ledger.json'),
     dms: dmsConnection.dms,
@@ -127,19 +127,19 @@ export async function createServices(config: Config, logger: Logger, options: Se
     perRun: config.createMissingMaxPerRun,
     perJob: config.createMissingMaxPerJob,
   });
-  // The one run pipeline (manual runs, webhook, jobs); every write it makes marks the webhook echo guard.
-  const runs = createRunService({
+  // The one run pipeline (manual runs, webhook, catch-up, jobs and schedules); every write marks the echo ledger.
+  const pipeline = createRunPipeline({
     dms: dmsConnection.dms,
-    rules,
-    history,
-    recentWrites: echoes,
-    lane,
-    logger,
-    notifier,
     evaluator,
+    history,
+    echoes,
+    logger,
+    now: () => new Date(),
+    notifier,
     creations,
     sideEffects,
   });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, echoes, lane });
 
   // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
@@ -148,24 +148,15 @@ export async function createServices(config: Config, logger: Logger, options: Se
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
-    pipeline: createJobPipeline({
-      dms: dmsConnection.dms,
-      rules,
-      history,
-      recentWrites: runs.recentWrites,
-      notifier,
-      evaluator,
-      creations,
-      sideEffects,
-    }),
-    recentWrites: runs.recentWrites,
+    pipeline,
+    echoes,
     lane,
     traces: history,
-    getRule: (id) => rules.getRule(id)?.definition,
+    getRule: (id) => rules.getRule(id),
     logger,
   });
   closers.push(() => jobs.stop());
-  const runner = createAutomaticRunner(runs, rules);
+  const runner = createAutomaticRunner(pipeline, rules);
   // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
   const attribution = createAttribution(dmsConnection.dms, logger);
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.

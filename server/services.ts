@@ -30,11 +30,11 @@ export interface Services {
   startedAt: number;
   /** The persistent trace history. */
   history: TraceStore;
-  /** The one run pipeline: manual runs, the webhook's and the jobs' entries, the echo guard. */
+  /** Manual runs of one document (`POST /api/run?document=`, the editor's dry run), through the one run pipeline. */
   runs: RunService;
   /** Background jobs (one rule over all documents, revert) and the event records. */
   jobs: JobService;
-  /** The dms webhook: payload in, bounded de-duplicating queue, echo guard. */
+  /** The dms webhook: payload in, bounded de-duplicating queue, the echo ledger's check. */
   webhook: WebhookService;
   /** Rules with `schedule:`, run as background jobs at their times. */
   schedules: ScheduleService;

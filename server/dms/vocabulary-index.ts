@@ -18,6 +18,14 @@ export interface VocabularyIndex {
   names(kind: VocabularyKind): string[];
 }
 
+/**
+ * How an id the vocabulary does not know is named (it changed since the last refresh, or the token may not see
+ * it): `#12`, visible in traces and plans, never silently dropped. The one spelling every module uses.
+ */
+export function unknownName(id: number): string {
+  return `#${id}`;
+}
+
 const KINDS: VocabularyKind[] = [
   'tags',
   'correspondents',

@@ -1,7 +1,7 @@
 import type { DmsDocument } from '../dms/types.js';
 import { errorMessage } from '../errors.js';
 import type { LoadedRule } from '../rules/index.js';
-import type { RunService } from './run-service.js';
+import type { RunPipeline } from './pipeline/run-pipeline.js';
 import type { WebhookTrigger } from './webhook/parse-payload.js';
 
 /** What one automatic run (a webhook delivery or a catch-up) reports back for its event record. */
@@ -45,13 +45,12 @@ function arrivalRules(
   };
 }
 
-/** Webhook deliveries and catch-up documents enter the one run pipeline here. */
-export function createAutomaticRunner(runs: RunService, rules: { loadedRules(): LoadedRule[] }): AutomaticRunner {
+/** Webhook deliveries and catch-up documents enter the one run pipeline here (their callers hold the lane). */
+export function createAutomaticRunner(pipeline: RunPipeline, rules: { loadedRules(): LoadedRule[] }): AutomaticRunner {
   return {
     async run(document, trigger, ctx) {
       const { selected, engineTrigger } = arrivalRules(rules, trigger);
-      const result = await runs.runDocument(document, {
-        rules: selected,
+      const result = await pipeline.run(document, selected, {
         trigger: engineTrigger,
         source: ctx.source,
         eventId: ctx.eventId,
@@ -67,9 +66,11 @@ export function createAutomaticRunner(runs: RunService, rules: { loadedRules(): 
       };
     },
     fail(document, trigger, ctx, message) {
-      runs.recordFailure(
+      const { selected, engineTrigger } = arrivalRules(rules, trigger);
+      pipeline.fail(
         document,
-        { rules: arrivalRules(rules, trigger).selected, source: ctx.source, eventId: ctx.eventId, dryRun: ctx.dryRun },
+        selected,
+        { trigger: engineTrigger, source: ctx.source, eventId: ctx.eventId, dryRun: ctx.dryRun },
         message,
       );
     },

@@ -6,8 +6,8 @@ import { createCoalescedWriter } from '../history/coalesced-writer.js';
 import { moveAside } from '../history/move-aside.js';
 import type { Logger } from '../log.js';
 import { changedBesides, documentState, type WriteExpectation } from './document-state.js';
+import type { EchoWrites } from './echo-writes.js';
 import { beforeMirror, mirroredLinks } from './link-mirror.js';
-import type { RecentWrites } from './recent-writes.js';
 
 export interface EchoLedgerOptions {
   /** Where the ledger survives restarts (JSON, rewritten atomically). */
@@ -29,7 +29,7 @@ export interface EchoLedgerOptions {
  * service's own echo, or a change already handled, however late it comes; any other state is a change
  * someone else made, however soon. On top, a loop breaker stops writing a document written too often.
  */
-export interface EchoLedger extends RecentWrites {
+export interface EchoLedger extends EchoWrites {
   /** Resolves once no write to the document is in flight (or after `maxWaitMs`). */
   settled(documentId: number, maxWaitMs?: number): Promise<void>;
   /** True when the document is exactly as the service last wrote or handled it. */

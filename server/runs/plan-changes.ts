@@ -1,6 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CreateMissing, CustomFieldValue, DocumentChanges } from '../engine/model.js';
-import { decodeCustomFieldValue, encodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
+import {
+  decodeCustomFieldValue,
+  encodeCustomFieldValue,
+  unknownName,
+  type VocabularyIndex,
+} from '../dms/vocabulary-index.js';
 import { createTagTree, withAncestors } from '../dms/tag-hierarchy.js';
 import type {
   CreatableKind,
@@ -38,7 +43,7 @@ export interface MissingName {
 
 /**
  * What one document needs, in wire form, to end up as the rules want it. Pure data: jobs group
- * identical plans into bulk edits; `applyPlan` writes one.
+ * identical plans into bulk edits; `writePlan` (runs/pipeline/) writes one.
  */
 export interface DocumentPlan {
   document: number;
@@ -193,7 +198,7 @@ function planTags(
 ): void {
   // A tag the document already has keeps its id even if the vocabulary no longer knows its name (shown as "#id").
   const current = new Map<string, number>();
-  for (const id of doc.tags) current.set((index.nameOf('tags', id) ?? `#${id}`).toLowerCase(), id);
+  for (const id of doc.tags) current.set((index.nameOf('tags', id) ?? unknownName(id)).toLowerCase(), id);
   const ids: number[] = [];
   let waiting = false;
   for (const name of names) {

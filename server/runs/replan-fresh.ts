@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CustomFieldValue, DocumentChanges } from '../engine/model.js';
 import type { DmsDocument, DocumentWriteState } from '../dms/types.js';
+import { unknownName } from '../dms/vocabulary-index.js';
 import { planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import { dateOnly } from './rule-document.js';
 
@@ -69,13 +70,13 @@ export function rebaseOnFresh(plan: DocumentPlan, fresh: DocumentWriteState): Re
   }
 
   if (changes.tags !== undefined) {
-    const name = (id: number) => (index.nameOf('tags', id) ?? `#${id}`).toLowerCase();
+    const name = (id: number) => (index.nameOf('tags', id) ?? unknownName(id)).toLowerCase();
     const readNames = read.tags.map(name);
     const wanted = changes.tags.map((t) => t.trim().toLowerCase());
     const removed = new Set(readNames.filter((t) => !wanted.includes(t)));
     const added = changes.tags.filter((t) => !readNames.includes(t.trim().toLowerCase()));
     next.tags = [
-      ...now.tags.map((id) => index.nameOf('tags', id) ?? `#${id}`).filter((t) => !removed.has(t.toLowerCase())),
+      ...now.tags.map((id) => index.nameOf('tags', id) ?? unknownName(id)).filter((t) => !removed.has(t.toLowerCase())),
       ...added,
     ];
   }

@@ -1,5 +1,5 @@
 import type { CustomFieldValue, DocumentPermissions, RuleDocument } from '../engine/model.js';
-import { decodeCustomFieldValue, type VocabularyIndex } from '../dms/vocabulary-index.js';
+import { decodeCustomFieldValue, unknownName, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsDocument, DmsPermissions } from '../dms/types.js';
 
 /** `yyyy-MM-dd` from a Paperless date or datetime; Paperless ≥ v9 sends a date, older servers a datetime. */
@@ -7,11 +7,6 @@ export function dateOnly(value: string | null | undefined): string | null {
   if (!value) return null;
   const match = /^\d{4}-\d{2}-\d{2}/.exec(value);
   return match ? match[0] : value;
-}
-
-/** A name for an id the vocabulary does not know (it changed since the last refresh): visible, never silently dropped. */
-function unknownName(id: number): string {
-  return `#${id}`;
 }
 
 /**

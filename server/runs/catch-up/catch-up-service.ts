@@ -7,7 +7,7 @@ import { alreadyHandled, type Attribution, type AttributionStatus } from '../att
 import type { AutomaticRunner } from '../automatic-runner.js';
 import type { DocumentFailure, EchoLedger } from '../echo-ledger.js';
 import type { FailedRunRetry } from '../failed-run-retry.js';
-import { mapBounded } from '../jobs/pool.js';
+import { mapBounded } from '../map-bounded.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { CursorStore } from './cursor-store.js';
 

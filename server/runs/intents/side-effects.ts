@@ -31,7 +31,7 @@ export type SendOutcome =
 /** The side effects of one run of one document (DESIGN §6: recorded before they are sent, marked done after). */
 export interface RunSideEffects {
   /**
-   * apply-plan's note step, after the fields were written: records the notes and the notifications this
+   * writePlan's note step, after the fields were written: records the notes and the notifications this
    * write sets off as intents (on disk before anything is sent), then adds the notes not yet added for this
    * change. `skipped` says why no note was added when every one already was.
    */

@@ -1,5 +1,8 @@
 import type { BulkEditMethod } from '../../dms/types.js';
-import type { DocumentWrite } from './job-pipeline.js';
+import type { DocumentPlan } from '../plan-changes.js';
+
+/** A plan's writes: scalar fields (one PATCH), tags and custom fields as differences. */
+export type DocumentWrite = Pick<DocumentPlan, 'patch' | 'tags' | 'customFields'>;
 
 export interface BulkOp {
   method: BulkEditMethod;

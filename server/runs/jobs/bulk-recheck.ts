@@ -1,7 +1,6 @@
-import type { DmsClient, DocumentWriteState } from '../../dms/types.js';
+import type { DmsClient, DmsDocument, DocumentWriteState } from '../../dms/types.js';
 import { unchangedSince } from '../replan-fresh.js';
 import type { BulkGroup } from './bulk-plan.js';
-import type { PlannedDocument } from './job-pipeline.js';
 
 /**
  * Takes out of the bulk groups the documents a person edited since the page was read (one small request for the
@@ -10,7 +9,7 @@ import type { PlannedDocument } from './job-pipeline.js';
 export async function editedSinceRead(
   dms: DmsClient,
   groups: BulkGroup[],
-  read: Map<number, Pick<PlannedDocument, 'document'>>,
+  read: Map<number, { document: DmsDocument }>,
 ): Promise<number[]> {
   const grouped = groups.flatMap((g) => g.documents);
   if (grouped.length === 0) return [];

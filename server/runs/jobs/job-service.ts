@@ -1,12 +1,13 @@
 import type { DmsClient } from '../../dms/types.js';
-import type { RuleDefinition, Trace } from '../../engine/model.js';
+import type { Trace } from '../../engine/model.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { EventKind, EventRecord, EventStatus, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import type { RecentWrites } from '../recent-writes.js';
+import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
-import type { JobPipeline } from './job-pipeline.js';
+import type { LoadedRule } from '../../rules/index.js';
+import type { RunPipeline } from '../pipeline/run-pipeline.js';
 import { createJobQueue, type JobQueue } from './job-queue.js';
 import { runRevertJob } from './revert-job.js';
 import { runRuleJob } from './rule-job.js';
@@ -14,13 +15,14 @@ import { runRuleJob } from './rule-job.js';
 export interface JobServiceDeps {
   dms: DmsClient;
   events: EventStore;
-  pipeline: JobPipeline;
-  recentWrites: RecentWrites;
+  /** The one run pipeline: a job plans, writes (bulk edits in between) and records through it. */
+  pipeline: RunPipeline;
+  echoes: EchoWrites;
   /** Jobs hold the lanes of the documents they write while they write them (DESIGN §6). */
   lane: DocumentLane;
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
-  /** The loaded (valid) rule with this id, or undefined. */
-  getRule(id: string): RuleDefinition | undefined;
+  /** The loaded (valid) rule with this id, or undefined. A job looks it up once, when it starts. */
+  getRule(id: string): LoadedRule | undefined;
   logger: Logger;
   concurrency?: number;
   pageSize?: number;
@@ -64,7 +66,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     dms: deps.dms,
     pipeline: deps.pipeline,
     events,
-    writes: deps.recentWrites,
+    echoes: deps.echoes,
     lane: deps.lane,
     concurrency,
     pageSize: deps.pageSize ?? 100,
@@ -92,7 +94,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
         );
       const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: dryRun, applied_from: appliedFrom ?? null });
       queue.submit(event, (eventId, signal) => {
-        // The rule as loaded when the job starts: an edit saved meanwhile applies to this job too.
+        // The rule as loaded when the job starts (an edit saved while it waited in the queue counts); from here
+        // on the job holds this version, so its prefilter and every document's evaluation agree.
         const current = deps.getRule(ruleId) ?? rule;
         return runRuleJob(ruleJobDeps, eventId, current, dryRun, signal);
       });
@@ -114,14 +117,15 @@ export function createJobService(deps: JobServiceDeps): JobService {
           `Event ${eventId} was already resumed as event ${resumedAs.event_id}; resume that one if it was interrupted too.`,
         );
       const ruleId = target.rule_id;
-      if (!deps.getRule(ruleId))
+      const rule = deps.getRule(ruleId);
+      if (!rule)
         throw new NotFoundError(
           `The rule "${ruleId}" of event ${eventId} is no longer loaded; fix its file, then resume.`,
         );
       const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: target.dry_run, resumes: eventId });
       const resumeAfter = target.resume_after ?? 0;
       queue.submit(event, (id, signal) =>
-        runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) as RuleDefinition, target.dry_run, signal, resumeAfter),
+        runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) ?? rule, target.dry_run, signal, resumeAfter),
       );
       return event;
     },
@@ -163,7 +167,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
             dms: deps.dms,
             events,
             traces: deps.traces,
-            recentWrites: deps.recentWrites,
+            echoes: deps.echoes,
             lane: deps.lane,
             concurrency,
             now,

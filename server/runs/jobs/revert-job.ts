@@ -5,13 +5,13 @@ import type { ActionTrace, ConditionTrace, Trace } from '../../engine/model.js';
 import { customFieldChange } from '../../engine/document-views.js';
 import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
-import { applyPlan } from '../apply-plan.js';
+import { writePlan } from '../pipeline/write-plan.js';
 import { isEmptyPlan, planDocument } from '../plan-changes.js';
-import type { RecentWrites } from '../recent-writes.js';
+import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import { toRuleDocument } from '../rule-document.js';
 import { createReportBuilder } from './job-report.js';
-import { mapBounded } from './pool.js';
+import { mapBounded } from '../map-bounded.js';
 import { actionForField, decideRevert, writtenChanges, type WrittenChange } from './revert-plan.js';
 import { untrash } from './revert-trash.js';
 
@@ -20,7 +20,7 @@ export interface RevertDeps {
   events: EventStore;
   /** Traces of the job being undone (newest first) and where the revert's own traces go. */
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
-  recentWrites: RecentWrites;
+  echoes: EchoWrites;
   /** Each document is read and restored holding its lane, like every other path that writes it. */
   lane: DocumentLane;
   concurrency: number;
@@ -168,7 +168,7 @@ async function revertOne(
     }
     let failures: Record<string, string> = { ...plan.failures };
     if (!dryRun && !isEmptyPlan(plan)) {
-      const outcome = await applyPlan(deps.dms, plan, deps.recentWrites);
+      const outcome = await writePlan(deps.dms, plan, deps.echoes);
       failures = { ...failures, ...(outcome.failures as Record<string, string>) };
     }
     trace.actions = [

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { DocumentWrite } from '../../../../server/runs/jobs/job-pipeline.js';
-import { bulkOpsFor, groupWrites } from '../../../../server/runs/jobs/bulk-plan.js';
+import { bulkOpsFor, groupWrites, type DocumentWrite } from '../../../../server/runs/jobs/bulk-plan.js';
 
 const write = (over: Partial<DocumentWrite>): DocumentWrite => ({ patch: {}, tags: null, customFields: null, ...over });
 

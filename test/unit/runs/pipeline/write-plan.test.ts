@@ -1,15 +1,15 @@
-import '../../helpers/loopback-only.js';
+import '../../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
-import type { DmsClient } from '../../../server/dms/types.js';
-import { compileRule, type RuleDefinition } from '../../../server/engine/index.js';
-import type { LoadedRule } from '../../../server/rules/rules-loader.js';
-import { applyPlan } from '../../../server/runs/apply-plan.js';
-import { inlineEvaluator } from '../../../server/eval/eval-pool.js';
-import { documentContext, evaluateAndPlan } from '../../../server/runs/evaluate-document.js';
-import { isEmptyPlan } from '../../../server/runs/plan-changes.js';
+import { createPaperlessClient } from '../../../../server/dms/paperless-client.js';
+import { startSimulator, type Simulator } from '../../../../server/dms/simulator/simulator.js';
+import type { DmsClient } from '../../../../server/dms/types.js';
+import { compileRule, type RuleDefinition } from '../../../../server/engine/index.js';
+import type { LoadedRule } from '../../../../server/rules/rules-loader.js';
+import { writePlan } from '../../../../server/runs/pipeline/write-plan.js';
+import { inlineEvaluator } from '../../../../server/eval/eval-pool.js';
+import { documentContext, evaluateAndPlan } from '../../../../server/runs/evaluate-document.js';
+import { isEmptyPlan } from '../../../../server/runs/plan-changes.js';
 
 // Seed: tag 3 bezahlt, 4 Steuer ─ 5 Steuer 2025, 9 rules-processed; custom fields 1 Betrag, 4 Rechnungsnummer.
 const loaded = (def: RuleDefinition): LoadedRule => ({
@@ -58,7 +58,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         custom_fields: [...now.custom_fields, { field: 1, value: 'EUR12.00' }],
       });
 
-      const outcome = await applyPlan(dms, p);
+      const outcome = await writePlan(dms, p);
       assert.deepEqual(outcome.failures, {});
       assert.deepEqual(outcome.written.sort(), ['custom_fields', 'tags']);
       const stored = sim.store.getDocument(7)!;
@@ -78,7 +78,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         actions: [{ set_title: 'Vom Regelwerk' }, { add_tags: ['bezahlt'] }],
       });
       await person.updateDocument(8, { title: 'Von Hand' });
-      const outcome = await applyPlan(dms, p);
+      const outcome = await writePlan(dms, p);
       assert.equal(sim.store.getDocument(8)?.title, 'Von Hand');
       assert.ok(sim.store.getDocument(8)?.tags.includes(3));
       assert.match(outcome.superseded.title ?? '', /title was changed in the dms after the rules read the document/);
@@ -90,7 +90,7 @@ for (const profile of ['3.0', '2.20'] as const) {
       const now = await person.getDocument(2);
       await person.updateDocument(2, { tags: [...now.tags, 6] });
       sim.resetCounts();
-      const outcome = await applyPlan(dms, p);
+      const outcome = await writePlan(dms, p);
       assert.deepEqual(outcome.written, []);
       assert.match(outcome.superseded.tags ?? '', /already is as the rules want it/);
       assert.equal(sim.counts()['POST /api/documents/bulk_edit/'] ?? 0, 0);
@@ -108,7 +108,7 @@ for (const profile of ['3.0', '2.20'] as const) {
       sim.store.documents.delete(13); // the linked document goes to the trash
 
       const { plan: p } = await plan(12, { id: 'r', actions: [{ set_custom_fields: { Rechnungsnummer: 'R-12' } }] });
-      const outcome = await applyPlan(dms, p);
+      const outcome = await writePlan(dms, p);
       assert.deepEqual(outcome.failures, {});
       const stored = sim.store.getDocument(12)!;
       assert.deepEqual(stored.custom_fields.find((cf) => cf.field === 4)?.value, 'R-12');
@@ -124,7 +124,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         'Steuer 2025',
         'Steuer',
       ]);
-      await applyPlan(dms, first.plan);
+      await writePlan(dms, first.plan);
       assert.ok(sim.store.getDocument(6)!.tags.includes(4) && sim.store.getDocument(6)!.tags.includes(5));
       assert.ok(isEmptyPlan((await plan(6, rule)).plan), 'the second run plans nothing');
     });
@@ -134,7 +134,7 @@ for (const profile of ['3.0', '2.20'] as const) {
       const rule: RuleDefinition = { id: 'r', actions: [{ set_tags: ['Steuer 2025'] }] };
       const first = await plan(5, rule);
       assert.deepEqual(first.plan.tags, { add: [], remove: [3] });
-      await applyPlan(dms, first.plan);
+      await writePlan(dms, first.plan);
       assert.deepEqual([...sim.store.getDocument(5)!.tags].sort(), [4, 5]);
       assert.ok(isEmptyPlan((await plan(5, rule)).plan));
     });
@@ -144,7 +144,7 @@ for (const profile of ['3.0', '2.20'] as const) {
       const { evaluation, plan: p } = await plan(4, { id: 'r', actions: [{ remove_tags: ['Steuer'] }] });
       assert.deepEqual(evaluation.results[0].changes.tags.to, ['rules-processed']);
       assert.match(evaluation.results[0].actions[0].detail ?? '', /removes the tags below: Steuer 2025/);
-      await applyPlan(dms, p);
+      await writePlan(dms, p);
       assert.deepEqual(sim.store.getDocument(4)!.tags, [9]);
     });
 
@@ -159,7 +159,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         from: 'SWM-2025-0012345',
         to: null,
       });
-      await applyPlan(dms, detach);
+      await writePlan(dms, detach);
       assert.equal(
         sim.store.getDocument(1)!.custom_fields.some((cf) => cf.field === 4),
         false,
@@ -173,7 +173,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         to: null,
         empty: 'to',
       });
-      await applyPlan(dms, attach);
+      await writePlan(dms, attach);
       assert.deepEqual(
         sim.store.getDocument(1)!.custom_fields.find((cf) => cf.field === 4),
         { value: null, field: 4 },
@@ -195,7 +195,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         set_permissions: { view: { users: [5], groups: [1] }, change: { users: [5] } },
       });
       sim.resetCounts();
-      const outcome = await applyPlan(dms, p);
+      const outcome = await writePlan(dms, p);
       assert.deepEqual(outcome.failures, {});
       assert.deepEqual(outcome.written.sort(), ['owner', 'permissions']);
       assert.equal(sim.counts()['PATCH /api/documents/{id}/'], 1);
@@ -212,7 +212,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         actions: [{ add_permissions: { view: { users: ['carla'] } } }, { set_title: 'Geteilt' }],
       });
       await person.updateDocument(5, { set_permissions: { view: { groups: [2] } } });
-      const outcome = await applyPlan(dms, p);
+      const outcome = await writePlan(dms, p);
       assert.match(
         outcome.superseded.permissions ?? '',
         /permissions were changed in the dms after the rules read the document/,

@@ -1,24 +1,13 @@
-import { createVocabularyIndex } from '../dms/vocabulary-index.js';
-import { isGivenAway, splitGiveAway } from '../dms/release-writes.js';
-import type { DmsClient, DmsDocument } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
-import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
-import type { CreationGate } from './creation-guard.js';
-import type { RunSideEffects } from './intents/side-effects.js';
-import type { RecentWrites } from './recent-writes.js';
-import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
-
-/** What writing one plan did: which fields reached the dms, which failed and why. */
-export interface ApplyOutcome {
-  written: ChangeField[];
-  failures: Partial<Record<ChangeField, string>>;
-  /** Fields a person changed between the read and the write, left as they set them (with the reason). */
-  superseded: Partial<Record<ChangeField, string>>;
-  /** The first dms error (for a synchronous run's 502); null when the dms accepted everything. */
-  dmsError: Error | null;
-  /** Set when the last write gave the document away and the dms no longer shows it to the token (Paperless 2.x). */
-  givenAway?: string;
-}
+import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
+import { isGivenAway, splitGiveAway } from '../../dms/release-writes.js';
+import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import { errorMessage } from '../../errors.js';
+import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from '../plan-changes.js';
+import type { CreationGate } from '../creation-guard.js';
+import type { RunSideEffects } from '../intents/side-effects.js';
+import type { EchoWrites } from '../echo-writes.js';
+import { rebaseOnFresh, unchangedSince } from '../replan-fresh.js';
+import type { ApplyOutcome } from './apply-outcome.js';
 
 const FIELDS_OF_KIND: Record<string, ChangeField> = {
   tags: 'tags',
@@ -27,22 +16,22 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
   storage_paths: 'storage_path',
 };
 
-/**
- * Writes one plan: creates the names it may create, re-reads the document (a person may have edited it since
- * the rules read it: then the plan is redone on the fresh document), then writes by difference — one PATCH
- * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
- * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
- */
 /** What a run adds to the write: the cap on names it may create, and notes as durable intents. */
 export interface ApplyExtras {
   creations?: CreationGate;
   sideEffects?: Pick<RunSideEffects, 'writeNotes'>;
 }
 
-export async function applyPlan(
+/**
+ * Writes one plan: creates the names it may create, re-reads the document (a person may have edited it since
+ * the rules read it: then the plan is redone on the fresh document), then writes by difference — one PATCH
+ * for the scalar fields, bulk `modify_tags` for tags and `modify_custom_fields` for custom fields, which change
+ * only what they name — then the notes. Never throws for a dms failure; failures are returned per field.
+ */
+export async function writePlan(
   dms: DmsClient,
   plan: DocumentPlan,
-  recentWrites?: RecentWrites,
+  echoes?: EchoWrites,
   extras: ApplyExtras = {},
 ): Promise<ApplyOutcome> {
   const { creations, sideEffects } = extras;
@@ -106,7 +95,7 @@ export async function applyPlan(
     const open = fields.filter((f) => !outcome.failures[f]);
     if (open.length === 0) return;
     // Marked before the write: Paperless queues the "document updated" webhook inside the request.
-    if (!marked) recentWrites?.mark(plan.document);
+    if (!marked) echoes?.mark(plan.document);
     marked = true;
     try {
       answer = await send();
@@ -146,7 +135,7 @@ export async function applyPlan(
   const notes = current.notes.length > 0 && !outcome.failures.notes ? current.notes : [];
   // Notes are part of the write: the state read back after it includes them, so their echo is recognised.
   if (notes.length > 0 && !marked) {
-    recentWrites?.mark(plan.document);
+    echoes?.mark(plan.document);
     marked = true;
   }
   try {
@@ -174,10 +163,9 @@ export async function applyPlan(
   }
   // What the dms stored is what its echo will show (read back unless the last write answered with it); a
   // field the plan did not touch that changed meanwhile is a person's, and keeps that state from counting as own.
-  if (marked && outcome.written.length === 0) recentWrites?.refused(plan.document);
+  if (marked && outcome.written.length === 0) echoes?.refused(plan.document);
   // Compared with the document the rules read (not a re-read it was rebased on): what changed since, unwritten, was not the service.
-  else if (marked)
-    recentWrites?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
+  else if (marked) echoes?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
   // Last, so the fields above are written to the document that goes to the trash (and come back with it).
   if (current.trash && !outcome.failures.trash) {
     try {

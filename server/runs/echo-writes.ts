@@ -2,12 +2,12 @@ import type { DmsDocument } from '../dms/types.js';
 import type { WriteExpectation } from './document-state.js';
 
 /**
- * What every write path tells the echo guard (DESIGN §6): Paperless answers each PATCH and bulk edit with
- * a "Document Updated" webhook that may arrive seconds or minutes later (Celery). The guard recognises
- * that echo by the document's state, so the write path only says which document it writes and, when it
- * knows it, what the dms answered.
+ * The write side of the echo ledger (`echo-ledger.ts`), what every write path tells it (DESIGN §6): Paperless
+ * answers each PATCH and bulk edit with a "Document Updated" webhook that may arrive seconds or minutes later
+ * (Celery). The ledger recognises that echo by the document's state, so the write path only says which
+ * document it writes and, when it knows it, what the dms answered. Wherever it is passed it is called `echoes`.
  */
-export interface RecentWrites {
+export interface EchoWrites {
   /** Before a write: the service is about to write `documentId` (an echo processed meanwhile waits for `settle`). */
   mark(documentId: number): void;
   /**

@@ -1,0 +1,84 @@
+import type { DmsClient } from '../../dms/types.js';
+import { errorMessage } from '../../errors.js';
+import type { EchoWrites } from '../echo-writes.js';
+import type { DocumentLane } from '../lane/document-lane.js';
+import { mapBounded } from '../map-bounded.js';
+import { bulkWrittenOutcome, refusedOutcome, type ApplyOutcome } from '../pipeline/apply-outcome.js';
+import type { PlannedRun, RunPlan } from '../pipeline/plan-run.js';
+import type { RunPipeline } from '../pipeline/run-pipeline.js';
+import { isEmptyPlan, type DocumentPlan } from '../plan-changes.js';
+import { groupWrites } from './bulk-plan.js';
+import { editedSinceRead } from './bulk-recheck.js';
+
+export interface PageWriteDeps {
+  dms: DmsClient;
+  pipeline: Pick<RunPipeline, 'write'>;
+  /** Told before and after each bulk edit, as `writePlan` tells it for single writes. */
+  echoes: EchoWrites;
+  lane: DocumentLane;
+  concurrency: number;
+}
+
+/** Names to create, notes, the trash and partly failing plans need their own writes, so each field's fate is known. */
+const needsOwnWrite = (plan: DocumentPlan): boolean =>
+  plan.create.length > 0 || plan.notes.length > 0 || plan.trash === true || Object.keys(plan.failures).length > 0;
+
+/** The planned documents of a page that have something to write. */
+function writable(plans: readonly RunPlan[]): PlannedRun[] {
+  return plans.filter((p): p is PlannedRun => p.kind === 'planned' && !isEmptyPlan(p.plan));
+}
+
+/** Holds the lanes of the page's documents that have something to write while writing them. */
+export function writePageHeld(deps: PageWriteDeps, plans: readonly RunPlan[]): Promise<Map<number, ApplyOutcome>> {
+  const writing = writable(plans);
+  return deps.lane.exclusiveAll(
+    writing.map((p) => p.document.id),
+    () => writePage(deps, writing),
+  );
+}
+
+/** Writes one page's plans: identical edits as bulk edits, the rest one by one; a failed bulk edit falls back to single writes. */
+async function writePage(deps: PageWriteDeps, writing: PlannedRun[]): Promise<Map<number, ApplyOutcome>> {
+  const outcomes = new Map<number, ApplyOutcome>();
+  const byId = new Map(writing.map((p) => [p.document.id, p]));
+  const bulkable = writing.flatMap((p) =>
+    needsOwnWrite(p.plan)
+      ? []
+      : [
+          {
+            document: p.document.id,
+            write: { patch: p.plan.patch, tags: p.plan.tags, customFields: p.plan.customFields },
+          },
+        ],
+  );
+  const { groups, singles } = groupWrites(bulkable);
+  const single = new Set([...singles, ...writing.filter((p) => needsOwnWrite(p.plan)).map((p) => p.document.id)]);
+  for (const id of await editedSinceRead(deps.dms, groups, byId)) single.add(id);
+
+  for (const group of groups) {
+    if (group.documents.length === 0) continue;
+    // Marked before the write, as for single writes: the dms's "document updated" echo may arrive before we resume.
+    for (const id of group.documents) deps.echoes.mark(id);
+    try {
+      for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
+      for (const id of group.documents) outcomes.set(id, bulkWrittenOutcome((byId.get(id) as PlannedRun).plan));
+    } catch {
+      // Partly applied is fine to retry: every write sets a target state or a difference, so single writes finish the job.
+      for (const id of group.documents) single.add(id);
+      // Each is marked and settled again by its single write: the loop breaker counts one write per document.
+      for (const id of group.documents) deps.echoes.refused(id);
+      continue;
+    }
+    // A bulk edit answers nothing about the documents: the ledger reads their state back.
+    for (const id of group.documents) deps.echoes.settle(id);
+  }
+  await mapBounded([...single], deps.concurrency, async (id) => {
+    const planned = byId.get(id) as PlannedRun;
+    try {
+      outcomes.set(id, await deps.pipeline.write(planned));
+    } catch (err) {
+      outcomes.set(id, refusedOutcome(planned.plan, errorMessage(err), err instanceof Error ? err : null));
+    }
+  });
+  return outcomes;
+}

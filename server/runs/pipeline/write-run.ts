@@ -1,0 +1,40 @@
+import type { DmsClient } from '../../dms/types.js';
+import type { Logger } from '../../log.js';
+import type { CreationLimiter } from '../creation-guard.js';
+import type { EchoLedger } from '../echo-ledger.js';
+import { unwrittenOutcome, type ApplyOutcome } from './apply-outcome.js';
+import type { PlannedRun } from './plan-run.js';
+import { writePlan } from './write-plan.js';
+
+export interface WriteDeps {
+  dms: DmsClient;
+  echoes: Pick<EchoLedger, 'mark' | 'settle' | 'refused' | 'holdReason'>;
+  logger: Logger;
+  /** Caps `create_missing` creations; without it they are not capped. */
+  creations?: CreationLimiter;
+}
+
+/**
+ * The write step for one planned document: nothing in a dry run; nothing (every changed field failed with
+ * the reason) when the loop breaker holds an automatic run's document; otherwise `writePlan`. The caller
+ * holds the document's lane (`runs/lane/`) around this step.
+ */
+export async function writeRun(deps: WriteDeps, planned: PlannedRun): Promise<ApplyOutcome> {
+  const { plan, ctx, document } = planned;
+  if (ctx.dryRun) return unwrittenOutcome(plan);
+  // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
+  const held = ctx.source === 'webhook' || ctx.source === 'catchup' ? deps.echoes.holdReason(document.id) : null;
+  if (held && plan.changed.length > 0) {
+    deps.logger.warn(held);
+    return {
+      written: [],
+      failures: Object.fromEntries(plan.changed.map((f) => [f, held])),
+      superseded: {},
+      dmsError: null,
+    };
+  }
+  return writePlan(deps.dms, plan, deps.echoes, {
+    creations: deps.creations?.forRun(ctx.source, ctx.eventId),
+    sideEffects: planned.effects,
+  });
+}
