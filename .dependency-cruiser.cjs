@@ -9,8 +9,8 @@
 //   services   server/rules/ (rule files), server/runs/ (the one run pipeline, jobs, webhook),
 //              server/history/ (traces and events), server/settings/, server/auth/.
 //   server/dms/  the only way to Paperless-ngx: typed client, timeouts, retries, errors mapped.
-//              server/dms/simulator/ is a fake Paperless for tests, benchmarks and the demo mode;
-//              production code reaches it only where the demo dms is composed (dms-connection.ts).
+//   tools/paperless-sim/  a fake Paperless for tests, benchmarks and the demo mode;
+//              production code reaches it only where the demo dms is composed (server/dms/dms-connection.ts).
 //   server/engine/  the rule engine: pure functions. No files, no network, no stores, no clock
 //              (the time is passed in), so a rule evaluates the same everywhere and tests need no setup.
 //   renderer/  the Web UI, bundled for the browser. It shares the server's *types* (`import type`),
@@ -84,8 +84,8 @@ module.exports = {
       severity: 'error',
       comment:
         'The Paperless simulator is for tests, benchmarks and the demo dms, composed in server/dms/dms-connection.ts only.',
-      from: { path: '^(server|electron)/', pathNot: ['^server/dms/simulator/', '^server/dms/dms-connection[.]ts$'] },
-      to: { path: '^server/dms/simulator/' },
+      from: { path: '^(server|electron)/', pathNot: ['^server/dms/dms-connection[.]ts$'] },
+      to: { path: '^tools/paperless-sim/' },
     },
     {
       name: 'server-not-electron-or-renderer',

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { createPaperlessClient } from './paperless-client.js';
-import { startSimulator } from './simulator/simulator.js';
+import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import { trackLiveness } from './dms-liveness.js';
 import type { DmsClient, DmsForbiddenKind } from './types.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../server/log.js';
 import { handleApi } from './api-handler.js';
 import { handleControl } from './control-routes.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';

@@ -1,4 +1,4 @@
-import { createSemaphore } from '../semaphore.js';
+import { createSemaphore } from '../../server/dms/semaphore.js';
 import type { SimResult } from './http-kit.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { DmsDocument } from '../types.js';
+import type { DmsDocument } from '../../server/dms/types.js';
 import { generateDocuments } from './generator.js';
 import { documentToWire } from './serialize.js';
 import { createStore } from './store.js';
