@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../server/log.js';
 import { handleApi } from './api-handler.js';
 import { handleControl } from './control-routes.js';
+import { playFaults } from './play-faults.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { generateDocuments } from './generator.js';
 import type { SimHooks } from './http-kit.js';
@@ -155,22 +156,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const apiDeps = {
     pace: slow?.pace,
     store,
-    faults,
     hooks,
     token,
     username: options.username ?? 'anna',
     password: options.password ?? 'demo',
     profile,
     users: { owner: superuser(SIM_USER.id, SIM_USER.username), byToken },
-    count: (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1),
   };
+  const count = (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1);
   const setAuditLog = (enabled: boolean) => void (store.audit.enabled = enabled);
   const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate, people, setAuditLog };
 
   const server = http.createServer((req, res) => {
     const control = (req.url ?? '').startsWith('/__sim/');
     if (!control) peak = Math.max(peak, ++inFlight);
-    const api = () => handleApi(req, res, apiDeps);
+    const api = async () => {
+      if (await playFaults(req, res, faults, count)) await handleApi(req, res, apiDeps);
+    };
     const task = control ? handleControl(req, res, controlDeps) : slow ? slow.serve(api) : api();
     if (!control) void task.finally(() => inFlight--);
     task.catch((err: unknown) => {
