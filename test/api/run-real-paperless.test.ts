@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALL_PROFILES } from '../../tools/paperless-sim/profiles.js';
+import { ALL_PROFILES } from '../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, login, type TestServer } from '../helpers/test-server.js';

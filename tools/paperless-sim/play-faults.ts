@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { routePattern } from './api-handler.js';
+import { routePattern } from '../../server/dms/demo/api-handler.js';
 import type { FaultInjector } from './faults.js';
-import { writeResult } from './http-kit.js';
+import { writeResult } from '../../server/dms/demo/http-kit.js';
 
 const STATUS_TEXT: Record<number, string> = { 502: 'Bad Gateway', 504: 'Gateway Timeout' };
 

@@ -2,20 +2,25 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../server/log.js';
-import { handleApi } from './api-handler.js';
+import { handleApi } from '../../server/dms/demo/api-handler.js';
 import { handleControl } from './control-routes.js';
 import { playFaults } from './play-faults.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { generateDocuments } from './generator.js';
-import type { SimHooks } from './http-kit.js';
-import { recordCreate } from './audit-record.js';
+import type { SimHooks } from '../../server/dms/demo/http-kit.js';
+import { recordCreate } from '../../server/dms/demo/audit-record.js';
 import { createPersonEdits, type EditOptions, type SimActor } from './person-edits.js';
-import { behaviourOf, resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
-import { registerLimitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
-import type { SimAccountInput } from './seed-accounts.js';
-import { SIM_USER, type SimDocument, type SimGroup } from './sim-types.js';
+import { behaviourOf, resolveProfile, type SimProfile, type SimProfileName } from '../../server/dms/demo/profiles.js';
+import {
+  registerLimitedUser,
+  superuser,
+  type LimitedUserOptions,
+  type SimUser,
+} from '../../server/dms/demo/sim-users.js';
+import type { SimAccountInput } from '../../server/dms/demo/seed-accounts.js';
+import { SIM_USER, type SimDocument, type SimGroup } from '../../server/dms/demo/sim-types.js';
 import { createSlowDms, type SlowDms, type SlowDmsProfile } from './slow-dms.js';
-import { createStore, type SimStore } from './store.js';
+import { createStore, type SimStore } from '../../server/dms/demo/store.js';
 import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
 
 export interface SimulatorOptions {

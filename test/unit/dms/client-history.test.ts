@@ -8,7 +8,7 @@ import {
 } from '../../../server/dms/document-history.js';
 import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
-import { ALL_PROFILES } from '../../../tools/paperless-sim/profiles.js';
+import { ALL_PROFILES } from '../../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 

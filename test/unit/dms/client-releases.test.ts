@@ -5,7 +5,7 @@ import { DmsError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { isGivenAway } from '../../../server/dms/release-writes.js';
 import { releaseQuirks } from '../../../server/dms/release.js';
-import { ALL_PROFILES, SIM_PROFILES } from '../../../tools/paperless-sim/profiles.js';
+import { ALL_PROFILES, SIM_PROFILES } from '../../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../../tools/paperless-sim/profiles.js';
+import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 // One profile per release group whose behaviour differs (docs/dms.md, "Releases"). Seed: anna (3) superuser owns

@@ -1,4 +1,4 @@
-import { createTagTree, tagsAfterModify } from '../../server/dms/tag-hierarchy.js';
+import { createTagTree, tagsAfterModify } from '../tag-hierarchy.js';
 import { SIM_PROFILES, type SimBehaviour } from './profiles.js';
 import { mayChangeTargets } from './document-write.js';
 import { applyPermissionUpdate, validatePermissionUpdate } from './document-permissions.js';

@@ -1,6 +1,6 @@
 import { createAuditLog, type SimAuditLog } from './audit-log.js';
-import { createTagTree, type TagTree } from '../../server/dms/tag-hierarchy.js';
-import type { DmsNote } from '../../server/dms/types.js';
+import { createTagTree, type TagTree } from '../tag-hierarchy.js';
+import type { DmsNote } from '../types.js';
 import { account, seedAccounts, seedGroups, type SimAccountInput } from './seed-accounts.js';
 import { SEED_HIDDEN_IDS, SEED_TRASHED_ASNS, seedDocuments, seedObjects } from './seed-data.js';
 import {

@@ -1,4 +1,4 @@
-import { tagsAfterPatch } from '../../server/dms/tag-hierarchy.js';
+import { tagsAfterPatch } from '../tag-hierarchy.js';
 import { SIM_PROFILES, type SimBehaviour } from './profiles.js';
 import { snapshot } from './audit-log.js';
 import { recordSave } from './audit-record.js';

@@ -1,4 +1,4 @@
-import type { DmsNote } from '../../server/dms/types.js';
+import type { DmsNote } from '../types.js';
 
 /** A file version entry as Paperless lists it in `versions`. */
 export interface SimVersion {
