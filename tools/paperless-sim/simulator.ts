@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../server/log.js';
 import { handleApi } from '../../server/dms/demo/api-handler.js';
+import { listen } from '../../server/dms/demo/demo-dms.js';
 import { handleControl } from './control-routes.js';
 import { playFaults } from './play-faults.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
@@ -187,13 +187,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     });
   });
   server.on('connection', () => connections++);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  url = `http://${host}:${address.port}`;
+  url = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
 
   return {
     url,
