@@ -8,7 +8,7 @@ export { generateDocuments } from './generator.js';
 export type { FaultSpec } from './faults.js';
 export type { WorkflowWebhookConfig, WebhookShape } from './workflow-webhook.js';
 export type { ObjectGrants, SimAccount, SimGroup } from '../../server/dms/demo/sim-types.js';
-export type { LimitedUserOptions } from '../../server/dms/demo/sim-users.js';
+export type { LimitedUserOptions } from './limited-user.js';
 export type { SimAccountInput } from '../../server/dms/demo/seed-accounts.js';
 
 /** `generateDocuments` in the exact wire shape `GET /api/documents/{id}/` returns (for engine tests and benchmarks). */

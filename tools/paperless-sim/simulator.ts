@@ -11,12 +11,8 @@ import type { SimHooks } from '../../server/dms/demo/http-kit.js';
 import { recordCreate } from '../../server/dms/demo/audit-record.js';
 import { createPersonEdits, type EditOptions, type SimActor } from './person-edits.js';
 import { behaviourOf, resolveProfile, type SimProfile, type SimProfileName } from '../../server/dms/demo/profiles.js';
-import {
-  registerLimitedUser,
-  superuser,
-  type LimitedUserOptions,
-  type SimUser,
-} from '../../server/dms/demo/sim-users.js';
+import { superuser, type SimUser } from '../../server/dms/demo/sim-users.js';
+import { registerLimitedUser, type LimitedUserOptions } from './limited-user.js';
 import type { SimAccountInput } from '../../server/dms/demo/seed-accounts.js';
 import { SIM_USER, type SimDocument, type SimGroup } from '../../server/dms/demo/sim-types.js';
 import { createSlowDms, type SlowDms, type SlowDmsProfile } from './slow-dms.js';
