@@ -9,12 +9,14 @@
 //   services   server/rules/ (rule files), server/runs/ (the one run pipeline, jobs, webhook),
 //              server/history/ (traces and events), server/settings/, server/auth/.
 //   server/dms/  the only way to Paperless-ngx: typed client, timeouts, retries, errors mapped.
-//              server/dms/simulator/ is a fake Paperless for tests, benchmarks and the demo mode;
-//              production code reaches it only where the demo dms is composed (dms-connection.ts).
+//              server/dms/demo/ is the demo dms (an in-memory Paperless with sample documents, used when
+//              no dms is configured); only server/dms/dms-connection.ts starts it, and it ships nothing test-only.
 //   server/engine/  the rule engine: pure functions. No files, no network, no stores, no clock
 //              (the time is passed in), so a rule evaluates the same everywhere and tests need no setup.
 //   renderer/  the Web UI, bundled for the browser. It shares the server's *types* (`import type`),
 //              never its code: server code would drag Node modules into the page.
+//   tools/     development tools, never shipped: tools/paperless-sim/ is the Paperless simulator for tests,
+//              benchmarks and `npm run dms-sim` (the demo dms plus faults, slow pacing, /__sim control routes).
 //
 // Nothing in the production code imports test/ or bench/, and no module imports itself through a cycle.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -80,12 +82,35 @@ module.exports = {
       to: { path: '^(server|electron)/', dependencyTypesNot: ['type-only'] },
     },
     {
-      name: 'simulator-only-in-demo-composition',
+      name: 'production-not-tools',
       severity: 'error',
       comment:
-        'The Paperless simulator is for tests, benchmarks and the demo dms, composed in server/dms/dms-connection.ts only.',
-      from: { path: '^(server|electron)/', pathNot: ['^server/dms/simulator/', '^server/dms/dms-connection[.]ts$'] },
-      to: { path: '^server/dms/simulator/' },
+        'tools/ holds development tools (the Paperless simulator with its faults, control routes and CLI); the app never imports them.',
+      from: { path: '^(server|electron|renderer)/' },
+      to: { path: '^tools/' },
+    },
+    {
+      name: 'demo-dms-only-in-demo-composition',
+      severity: 'error',
+      comment:
+        'The demo dms is started in server/dms/dms-connection.ts only; the rest of the service reaches any dms through the client.',
+      from: { path: '^(server|electron)/', pathNot: ['^server/dms/demo/', '^server/dms/dms-connection[.]ts$'] },
+      to: { path: '^server/dms/demo/' },
+    },
+    {
+      name: 'demo-dms-ships-nothing-test-only',
+      severity: 'error',
+      comment:
+        'The demo dms ships in the app: it imports no tools, tests or benchmarks (the simulator builds on the demo, not the other way).',
+      from: { path: '^server/dms/demo/' },
+      to: { path: '^(tools|test|bench)/' },
+    },
+    {
+      name: 'demo-dms-no-dev-dependencies',
+      severity: 'error',
+      comment: 'The demo dms ships in the app, where devDependencies are not installed.',
+      from: { path: '^server/dms/demo/' },
+      to: { dependencyTypes: ['npm-dev'] },
     },
     {
       name: 'server-not-electron-or-renderer',

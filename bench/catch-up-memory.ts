@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../server/config.js';
-import { startSimulator } from '../server/dms/simulator/simulator.js';
+import { startSimulator } from '../tools/paperless-sim/simulator.js';
 import { createMemoryLogger } from '../server/log.js';
 import { startServer } from '../server/server.js';
 import { BENCH_RULES, tempDir } from './fixtures.js';

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { SlowDmsProfile } from '../server/dms/simulator/slow-dms.js';
-import type { Simulator } from '../server/dms/simulator/simulator.js';
+import type { SlowDmsProfile } from '../tools/paperless-sim/slow-dms.js';
+import type { Simulator } from '../tools/paperless-sim/simulator.js';
 import { BENCH_RULES } from './fixtures.js';
 import { runJob } from './job-bench.js';
 import { withRig } from './service-process.js';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { benchHeapCap, benchJobs } from './job-bench.js';
 import { benchHistory } from './history-bench.js';
 import { benchLimit } from './limit-bench.js';
-import { SLOW_DMS } from '../server/dms/simulator/slow-dms.js';
+import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
 import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
 import { printTable, type Row } from './stats.js';

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SlowDmsProfile } from '../server/dms/simulator/slow-dms.js';
-import { startSimulator, type Simulator } from '../server/dms/simulator/simulator.js';
+import type { SlowDmsProfile } from '../tools/paperless-sim/slow-dms.js';
+import { startSimulator, type Simulator } from '../tools/paperless-sim/simulator.js';
 import { rulesDirWith, tempDir } from './fixtures.js';
 
 /** The built service (`dist/server/main.js`) in its own process, so its memory is measured alone. */

@@ -1,6 +1,6 @@
 // `npm test`: builds the Web UI when its build script exists, then runs every test file with node's runner.
 // Node 20 does not expand globs, so the files are listed here; zero tests found is a failure, not a pass.
-// V8 records coverage of server/ and electron/ (config in .c8rc.json) and one summary line is printed;
+// V8 records coverage of server/, electron/ and tools/ (config in .c8rc.json) and one summary line is printed;
 // `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -72,7 +72,7 @@ function coverageLine() {
   if (report.status !== 0 || !fs.existsSync(summary))
     return `coverage: not measured (${(report.stderr || 'no report').trim().split('\n')[0]})`;
   const { total } = JSON.parse(fs.readFileSync(summary, 'utf8'));
-  return `coverage: ${total.lines.pct}% of lines, ${total.branches.pct}% of branches, ${total.functions.pct}% of functions in server/ and electron/ (npm run coverage: per file)`;
+  return `coverage: ${total.lines.pct}% of lines, ${total.branches.pct}% of branches, ${total.functions.pct}% of functions in server/, electron/ and tools/ (npm run coverage: per file)`;
 }
 
 const report = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';

@@ -58,7 +58,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
   const settings = createSettingsService(config, logger);
   const notifier = createNotifier(() => config.notifyTargets);
 
-  // SVC_DMS_URL unset: the demo dms (simulator) starts here, on loopback, and stops with the service.
+  // SVC_DMS_URL unset: the demo dms (server/dms/demo/) starts here, on loopback, and stops with the service.
   const dmsConnection = await createDmsConnection(config, logger);
   closers.push(() => dmsConnection.close());
 

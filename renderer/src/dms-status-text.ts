@@ -40,7 +40,7 @@ export function dmsProblemText(dms: DmsHealth): string | null {
 export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
   const lines: StatusLine[] = [];
   if (dms.reachable && dms.demo) {
-    // The simulator poses as a Paperless release for its API; the admin should not read that as their Paperless.
+    // The demo dms poses as a Paperless release for its API; the admin should not read that as their Paperless.
     lines.push({
       id: 'dms-status-version',
       kind: 'ok',

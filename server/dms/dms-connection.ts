@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { startDemoDms } from './demo/demo-dms.js';
 import { createPaperlessClient } from './paperless-client.js';
-import { startSimulator } from './simulator/simulator.js';
 import { trackLiveness } from './dms-liveness.js';
 import type { DmsClient, DmsForbiddenKind } from './types.js';
 
@@ -89,18 +89,18 @@ const PING_TIMEOUT_MS = 10_000;
 const SLOW_PING_MS = 2000;
 const PING_CLOSE_GRACE_MS = 1000;
 
-/** SVC_DMS_URL set → the Paperless client; unset → the demo dms (the simulator, in process, on loopback). */
+/** SVC_DMS_URL set → the Paperless client; unset → the demo dms (server/dms/demo/, in process, on loopback). */
 export async function createDmsConnection(config: Config, logger: Logger): Promise<DmsConnection> {
   let url = config.dmsUrl;
   let token = config.dmsToken;
   let stopDemo: (() => Promise<void>) | null = null;
   if (url === null) {
-    const sim = await startSimulator({ host: '127.0.0.1', port: 0, logger });
-    url = sim.url;
-    token = sim.token;
-    stopDemo = () => sim.close();
+    const demo = await startDemoDms({ host: '127.0.0.1', port: 0, logger });
+    url = demo.url;
+    token = demo.token;
+    stopDemo = () => demo.close();
     logger.info(
-      `demo dms: SVC_DMS_URL is not set, so a built-in Paperless-ngx simulator with ${sim.store.documents.size} sample documents runs at ${sim.url} (changes are kept in memory only)`,
+      `demo dms: SVC_DMS_URL is not set, so the built-in demo dms (Paperless-ngx API) with ${demo.store.documents.size} sample documents runs at ${demo.url} (changes are kept in memory only)`,
     );
   } else if (!token) {
     logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);

@@ -2,7 +2,7 @@ import { releaseQuirks } from '../../server/dms/release.js';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 async function closedPort(): Promise<number> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 interface SearchBody {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startSimulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import { startHungDms, type HungDms } from '../helpers/hung-dms.js';
 import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
-import { trashedDocuments } from '../../server/dms/simulator/trash.js';
+import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
+import { trashedDocuments } from '../../server/dms/demo/trash.js';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALL_PROFILES } from '../../server/dms/simulator/profiles.js';
-import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { ALL_PROFILES } from '../../server/dms/demo/profiles.js';
+import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 import { runReal, serverWithRules, tracesOf } from './support/real-run-kit.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { startSimulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import type { EventRecord } from '../../server/history/event-types.js';
 import { API_TOKEN, TEST_TIMINGS, call, startTestServer, tempDir } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';

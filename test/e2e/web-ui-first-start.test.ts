@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot } from './browser.js';
 

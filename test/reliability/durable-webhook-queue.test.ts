@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { startSimulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import type { EventRecord } from '../../server/history/event-types.js';
 import { startChildServer } from '../helpers/child-server.js';
 import { API_TOKEN, call, tempDir } from '../helpers/test-server.js';

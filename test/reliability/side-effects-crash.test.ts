@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startSimulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import type { DmsNote } from '../../server/dms/types.js';
 import type { EventRecord } from '../../server/history/event-types.js';
 import { startChildServer } from '../helpers/child-server.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { startSimulator } from '../../server/dms/simulator/simulator.js';
+import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import { API_TOKEN, call, startTestServer, tempDir } from '../helpers/test-server.js';
 
 test('a webhook flood beyond the queue bound: the overflow gets 503 + Retry-After and every accepted delivery runs', async () => {

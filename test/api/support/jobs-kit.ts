@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../../tools/paperless-sim/simulator.js';
 import type { EventRecord } from '../../../server/history/event-types.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../../helpers/test-server.js';
 

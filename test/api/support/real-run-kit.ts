@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Simulator } from '../../../server/dms/simulator/simulator.js';
+import type { Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../../server/engine/model.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../../helpers/test-server.js';
 

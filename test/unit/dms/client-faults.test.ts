@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { DmsError } from '../../../server/dms/errors.js';
 import { createPaperlessClient, type PaperlessClientOptions } from '../../../server/dms/paperless-client.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 
 describe('the client survives injected dms faults', () => {

@@ -5,8 +5,8 @@ import { DmsError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { isGivenAway } from '../../../server/dms/release-writes.js';
 import { releaseQuirks } from '../../../server/dms/release.js';
-import { ALL_PROFILES, SIM_PROFILES } from '../../../server/dms/simulator/profiles.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { ALL_PROFILES, SIM_PROFILES } from '../../../server/dms/demo/profiles.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 
 // The client writes what each release can take, so every profile ends with the same stored document.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ID_PAGE_SIZE } from '../../../server/dms/document-stream.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 
 let sim: Simulator;

@@ -4,7 +4,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
 import { releaseQuirks } from '../../../server/dms/release.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 import { BadRequestError } from '../../../server/errors.js';
 

@@ -1,8 +1,8 @@
 import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { generateDocuments } from '../../../server/dms/simulator/generator.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { generateDocuments } from '../../../tools/paperless-sim/generator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 describe('simulator API behaviour', () => {
   let sim: Simulator;
@@ -183,7 +183,7 @@ describe('the synthetic document generator', () => {
 });
 
 test('generateDmsDocuments gives the same documents in the wire shape of the API', async () => {
-  const { generateDmsDocuments } = await import('../../../server/dms/simulator/index.js');
+  const { generateDmsDocuments } = await import('../../../tools/paperless-sim/index.js');
   const [wire] = generateDmsDocuments(1, 5);
   const [raw] = generateDocuments(1, 5);
   assert.equal(wire.title, raw.title);

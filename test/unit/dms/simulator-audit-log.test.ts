@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../../server/dms/simulator/profiles.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../../server/dms/demo/profiles.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 // Seed: anna (3) superuser owns most documents; 7, 10 and 13 are unowned. carla (5) is in Accounting
 // (view everything she may see, change_document, add_note). Tags 2 Rechnung, 3 bezahlt, 6 Vertrag; custom field 4

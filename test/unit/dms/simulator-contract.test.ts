@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PROJECT_ROOT } from '../../../server/project-paths.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 // The reference fixtures live beside the clone (../shared); the committed copy is the fallback.
 const SHARED = path.join(PROJECT_ROOT, '..', 'shared', 'dms', 'fixtures');

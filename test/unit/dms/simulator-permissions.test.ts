@@ -1,7 +1,7 @@
 import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 // Users, groups and per-document permissions as Paperless-ngx serves them (paperless/views.py, paperless/serialisers.py,
 // documents/serialisers.py SetPermissionsMixin and OwnedObjectSerializer, documents/permissions.py, documents/bulk_edit.py).

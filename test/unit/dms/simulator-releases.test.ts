@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../../server/dms/simulator/profiles.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../../server/dms/demo/profiles.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 // One profile per release group whose behaviour differs (docs/dms.md, "Releases"). Seed: anna (3) superuser owns
 // documents 8 and 9; 7 and 10 are unowned; carla (5) may change what she owns or what nobody owns. Custom field 4

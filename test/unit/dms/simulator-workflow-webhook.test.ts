@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
 import { PROJECT_ROOT } from '../../../server/project-paths.js';
 

@@ -1,7 +1,7 @@
 import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 // Seed tags: 4 Steuer ─ 5 Steuer 2025; custom fields: 4 Rechnungsnummer (string).
 describe('simulator writes as the real server stores them', () => {

@@ -2,7 +2,7 @@ import '../../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createPaperlessClient } from '../../../../server/dms/paperless-client.js';
-import { startSimulator, type Simulator } from '../../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../../tools/paperless-sim/simulator.js';
 import type { DmsClient, DmsDocument } from '../../../../server/dms/types.js';
 import { editedSinceRead } from '../../../../server/runs/jobs/bulk-recheck.js';
 

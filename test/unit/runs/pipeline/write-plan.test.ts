@@ -2,7 +2,7 @@ import '../../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPaperlessClient } from '../../../../server/dms/paperless-client.js';
-import { startSimulator, type Simulator } from '../../../../server/dms/simulator/simulator.js';
+import { startSimulator, type Simulator } from '../../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../../server/dms/types.js';
 import { compileRule, type RuleDefinition } from '../../../../server/engine/index.js';
 import type { LoadedRule } from '../../../../server/rules/rules-loader.js';

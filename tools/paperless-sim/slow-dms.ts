@@ -1,5 +1,5 @@
-import { createSemaphore } from '../semaphore.js';
-import type { SimResult } from './http-kit.js';
+import { createSemaphore } from '../../server/dms/semaphore.js';
+import type { SimResult } from '../../server/dms/demo/http-kit.js';
 
 /**
  * A slow real Paperless-ngx, roughly: Django behind a small gunicorn on a NAS. Each request holds one of

@@ -1,7 +1,7 @@
 // `npm run dms-sim -- --port 8000 --documents 10000 --seed 7 --token <hex> --profile 2.20`: a standalone Paperless-ngx simulator.
 import { parseArgs } from 'node:util';
-import { createConsoleLogger } from '../../log.js';
-import { DEFAULT_PROFILE, resolveProfile, type SimProfileName } from './profiles.js';
+import { createConsoleLogger } from '../../server/log.js';
+import { DEFAULT_PROFILE, resolveProfile, type SimProfileName } from '../../server/dms/demo/profiles.js';
 import { startSimulator } from './simulator.js';
 
 const { values } = parseArgs({

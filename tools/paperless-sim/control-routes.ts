@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseFaultSpec, type ActiveFault, type FaultInjector } from './faults.js';
-import { readBody, writeResult, type SimResult } from './http-kit.js';
+import { readBody, writeResult, type SimResult } from '../../server/dms/demo/http-kit.js';
 import type { PersonEdits, SimActor } from './person-edits.js';
-import type { SimDocument } from './sim-types.js';
+import type { SimDocument } from '../../server/dms/demo/sim-types.js';
 import type { WorkflowWebhook, WorkflowWebhookConfig } from './workflow-webhook.js';
 
 export interface ControlDeps {

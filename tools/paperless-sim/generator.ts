@@ -1,4 +1,4 @@
-import type { SimDocument } from './sim-types.js';
+import type { SimDocument } from '../../server/dms/demo/sim-types.js';
 
 // Synthetic documents for benchmarks and the demo: German/English invoices, receipts, letters, contracts
 // and tax notices, consistent with the seed vocabulary (correspondents 1–5, types 1–4, tags 1–9, fields 1–4).

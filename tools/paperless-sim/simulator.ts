@@ -1,20 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Logger } from '../../log.js';
-import { handleApi } from './api-handler.js';
+import type { Logger } from '../../server/log.js';
+import { handleApi } from '../../server/dms/demo/api-handler.js';
+import { listen } from '../../server/dms/demo/demo-dms.js';
 import { handleControl } from './control-routes.js';
+import { playFaults } from './play-faults.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
 import { generateDocuments } from './generator.js';
-import type { SimHooks } from './http-kit.js';
-import { recordCreate } from './audit-record.js';
+import type { SimHooks } from '../../server/dms/demo/http-kit.js';
+import { recordCreate } from '../../server/dms/demo/audit-record.js';
 import { createPersonEdits, type EditOptions, type SimActor } from './person-edits.js';
-import { behaviourOf, resolveProfile, type SimProfile, type SimProfileName } from './profiles.js';
-import { registerLimitedUser, superuser, type LimitedUserOptions, type SimUser } from './sim-users.js';
-import type { SimAccountInput } from './seed-accounts.js';
-import { SIM_USER, type SimDocument, type SimGroup } from './sim-types.js';
+import { behaviourOf, resolveProfile, type SimProfile, type SimProfileName } from '../../server/dms/demo/profiles.js';
+import { superuser, type SimUser } from '../../server/dms/demo/sim-users.js';
+import { registerLimitedUser, type LimitedUserOptions } from './limited-user.js';
+import type { SimAccountInput } from '../../server/dms/demo/seed-accounts.js';
+import { SIM_USER, type SimDocument, type SimGroup } from '../../server/dms/demo/sim-types.js';
 import { createSlowDms, type SlowDms, type SlowDmsProfile } from './slow-dms.js';
-import { createStore, type SimStore } from './store.js';
+import { createStore, type SimStore } from '../../server/dms/demo/store.js';
 import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
 
 export interface SimulatorOptions {
@@ -157,22 +159,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const apiDeps = {
     pace: slow?.pace,
     store,
-    faults,
     hooks,
     token,
     username: options.username ?? 'anna',
     password: options.password ?? 'demo',
     profile,
     users: { owner: superuser(SIM_USER.id, SIM_USER.username), byToken },
-    count: (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1),
   };
+  const count = (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1);
   const setAuditLog = (enabled: boolean) => void (store.audit.enabled = enabled);
   const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate, people, setAuditLog };
 
   const server = http.createServer((req, res) => {
     const control = (req.url ?? '').startsWith('/__sim/');
     if (!control) peak = Math.max(peak, ++inFlight);
-    const api = () => handleApi(req, res, apiDeps);
+    const api = async () => {
+      if (await playFaults(req, res, faults, count)) await handleApi(req, res, apiDeps);
+    };
     const task = control ? handleControl(req, res, controlDeps) : slow ? slow.serve(api) : api();
     if (!control) void task.finally(() => inFlight--);
     task.catch((err: unknown) => {
@@ -182,13 +185,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     });
   });
   server.on('connection', () => connections++);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  url = `http://${host}:${address.port}`;
+  url = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
 
   return {
     url,

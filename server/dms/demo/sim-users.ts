@@ -1,5 +1,4 @@
 import { hasGrant } from './document-permissions.js';
-import { account as newAccount } from './seed-accounts.js';
 import type { ObjectKind, SimAccount } from './sim-types.js';
 import type { SimStore } from './store.js';
 
@@ -9,19 +8,8 @@ import type { SimStore } from './store.js';
 
 export type GrantKind = 'documents' | ObjectKind;
 
-export interface LimitedUserOptions {
-  /** API token (40 hex characters); random when absent. */
-  token?: string;
-  /** User id (objects owned by it are visible); default 4. */
-  id?: number;
-  username?: string;
-  /** Django model permissions by codename, e.g. `view_document`, `change_document`, `view_tag` (the user's own; its groups' add to them). */
-  permissions: string[];
-  /** Ids of the groups it belongs to (default: the seeded account's, i.e. [1] Family for ben). */
-  groups?: number[];
-  /** Object-level `view`/`change` grants on objects owned by someone else (ids per kind), besides the documents' stored ones. */
-  grants?: Partial<Record<GrantKind, number[]>>;
-}
+/** Object-level `view`/`change` grants on objects owned by someone else (ids per kind), besides the documents' stored ones. */
+export type ExtraGrants = Partial<Record<GrantKind, number[]>>;
 
 export interface SimUser {
   id: number;
@@ -53,33 +41,11 @@ export function superuser(id: number, username: string): SimUser {
 }
 
 /**
- * Stores the limited user's account (its permissions and groups; the seeded one with its id is the base) and
- * returns the caller that reads it: model permissions are its own plus its groups', as Django's ModelBackend has them.
- */
-export function registerLimitedUser(store: SimStore, options: LimitedUserOptions): SimUser {
-  const id = options.id ?? 4;
-  store.putAccount(
-    newAccount(
-      {
-        id,
-        username: options.username,
-        is_staff: false,
-        is_superuser: false,
-        groups: options.groups,
-        user_permissions: [...options.permissions],
-      },
-      store.account(id),
-    ),
-  );
-  return accountUser(store, id, options.grants);
-}
-
-/**
  * The caller for a stored account, reading its permissions and groups live: a superuser account may do
  * everything; any other sees what it owns, what is unowned and what it is granted (`grants` adds object grants
  * besides the documents' stored ones).
  */
-export function accountUser(store: SimStore, id: number, grants: LimitedUserOptions['grants'] = {}): SimUser {
+export function accountUser(store: SimStore, id: number, grants: ExtraGrants = {}): SimUser {
   const account = () => store.account(id) as SimAccount;
   if (account().is_superuser) return superuser(id, account().username);
   const owns = (object: { owner?: number | null }) => object.owner == null || object.owner === id;

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FaultInjector } from './faults.js';
 import { parseJsonBody, readBody, SimHttpError, writeResult, type SimHooks, type SimResult } from './http-kit.js';
 import { accountRoutes } from './routes-accounts.js';
 import { documentRoutes, type SimRoute } from './routes-documents.js';
@@ -12,7 +11,6 @@ import { webPage } from './web-pages.js';
 
 export interface ApiHandlerDeps {
   store: SimStore;
-  faults: FaultInjector;
   hooks: SimHooks;
   token: string;
   username: string;
@@ -20,7 +18,6 @@ export interface ApiHandlerDeps {
   profile: SimProfile;
   /** The superuser (`token`, Basic auth) and any further users by their token. */
   users: { owner: SimUser; byToken: Map<string, SimUser> };
-  count(key: string): void;
   /** Delays an answer as a slow server would (see slow-dms.ts). */
   pace?(result: SimResult): Promise<void>;
 }
@@ -66,42 +63,18 @@ async function tokenEndpoint(req: IncomingMessage, deps: ApiHandlerDeps): Promis
   return { status: 400, body: { non_field_errors: ['Unable to log in with provided credentials.'] } };
 }
 
+/** The route pattern a request counts under, e.g. `/api/documents/{id}/`; `(fallthrough)` for no API route. */
+export function routePattern(pathname: string): string {
+  const route = ROUTES.find((r) => r.regex.test(pathname));
+  return route?.pattern ?? (pathname === '/api/token/' ? '/api/token/' : '(fallthrough)');
+}
+
 /** Answers one request to `/api/…` (or any other path) the way the profile's Paperless-ngx release would. */
 export async function handleApi(req: IncomingMessage, res: ServerResponse, deps: ApiHandlerDeps): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sim');
   const method = req.method ?? 'GET';
   const route = ROUTES.find((r) => r.regex.test(url.pathname));
   const isToken = url.pathname === '/api/token/';
-  const pattern = route?.pattern ?? (isToken ? '/api/token/' : '(fallthrough)');
-  deps.count(`${method} ${pattern}`);
-
-  const { latencyMs, held, terminal } = deps.faults.take(method, url.pathname, pattern);
-  if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
-  await Promise.all(held);
-  if (terminal?.kind === 'drop') {
-    req.socket.destroy();
-    return;
-  }
-  if (terminal?.kind === 'status') {
-    const status = terminal.status ?? 500;
-    return writeResult(
-      res,
-      { status, text: status === 502 ? 'Bad Gateway' : status === 504 ? 'Gateway Timeout' : 'Internal Server Error' },
-      {},
-    );
-  }
-  if (terminal?.kind === 'rate_limit') {
-    const seconds = terminal.retryAfter ?? 1;
-    return writeResult(
-      res,
-      {
-        status: 429,
-        body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` },
-        headers: { 'retry-after': String(seconds) },
-      },
-      {},
-    );
-  }
 
   // Version headers only once the caller is authenticated (ApiVersionMiddleware).
   let headers: Record<string, string> = {};

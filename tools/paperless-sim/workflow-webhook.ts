@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SimStore } from './store.js';
+import type { SimStore } from '../../server/dms/demo/store.js';
 
 /**
  * Body shapes of Paperless's webhook action (`fixtures/webhook-examples.json`):

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { applyDocumentWrite } from './document-write.js';
-import { SimHttpError, type SimHooks } from './http-kit.js';
-import type { SimBehaviour } from './profiles.js';
-import { addNote } from './routes-documents.js';
-import { SIM_USER, type SimDocument } from './sim-types.js';
-import { accountUser, superuser, type SimUser } from './sim-users.js';
-import type { SimStore } from './store.js';
+import { applyDocumentWrite } from '../../server/dms/demo/document-write.js';
+import { SimHttpError, type SimHooks } from '../../server/dms/demo/http-kit.js';
+import type { SimBehaviour } from '../../server/dms/demo/profiles.js';
+import { addNote } from '../../server/dms/demo/routes-documents.js';
+import { SIM_USER, type SimDocument } from '../../server/dms/demo/sim-types.js';
+import { accountUser, superuser, type SimUser } from '../../server/dms/demo/sim-users.js';
+import type { SimStore } from '../../server/dms/demo/store.js';
 
 // Changes made behind the service's back, as tests need them: by a person (a named Paperless user, logged in the
 // audit log as the actor) or by Paperless itself (`actor: null`: a workflow run by Celery, logged without actor).

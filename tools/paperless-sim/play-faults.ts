@@ -1,0 +1,50 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { routePattern } from '../../server/dms/demo/api-handler.js';
+import type { FaultInjector } from './faults.js';
+import { writeResult } from '../../server/dms/demo/http-kit.js';
+
+const STATUS_TEXT: Record<number, string> = { 502: 'Bad Gateway', 504: 'Gateway Timeout' };
+
+/**
+ * Counts an API request under its route pattern and plays the faults that match it, before authentication (as a
+ * proxy in front of Paperless would): latency and holds delay it, a terminal fault answers or drops it.
+ * True when the request goes on to the API; false when a fault already answered it or dropped the connection.
+ */
+export async function playFaults(
+  req: IncomingMessage,
+  res: ServerResponse,
+  faults: FaultInjector,
+  count: (key: string) => void,
+): Promise<boolean> {
+  const method = req.method ?? 'GET';
+  const path = new URL(req.url ?? '/', 'http://sim').pathname;
+  const pattern = routePattern(path);
+  count(`${method} ${pattern}`);
+
+  const { latencyMs, held, terminal } = faults.take(method, path, pattern);
+  if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+  await Promise.all(held);
+  if (terminal?.kind === 'drop') {
+    req.socket.destroy();
+    return false;
+  }
+  if (terminal?.kind === 'status') {
+    const status = terminal.status ?? 500;
+    writeResult(res, { status, text: STATUS_TEXT[status] ?? 'Internal Server Error' }, {});
+    return false;
+  }
+  if (terminal?.kind === 'rate_limit') {
+    const seconds = terminal.retryAfter ?? 1;
+    writeResult(
+      res,
+      {
+        status: 429,
+        body: { detail: `Request was throttled. Expected available in ${seconds} seconds.` },
+        headers: { 'retry-after': String(seconds) },
+      },
+      {},
+    );
+    return false;
+  }
+  return true;
+}
