@@ -27,8 +27,9 @@ describe('the client survives injected dms faults', () => {
   });
   after(() => sim.close());
 
-  test('latency beyond the timeout fails with a timeout DmsError naming the request', async () => {
-    sim.faults.inject({ route: '/api/documents/{id}/', kind: 'latency', ms: 1000 });
+  // A held request never answers until released, so the timeout trips on any machine, however busy.
+  test('an answer beyond the timeout fails with a timeout DmsError naming the request', async () => {
+    const hold = sim.faults.inject({ route: '/api/documents/{id}/', kind: 'hold' });
     await assert.rejects(client({ timeoutMs: 100, retries: 1 }).getDocument(1), (err: unknown) => {
       assert.ok(err instanceof DmsError);
       assert.equal(err.dmsStatus, null);
@@ -36,14 +37,17 @@ describe('the client survives injected dms faults', () => {
       assert.match(err.message, /GET \/api\/documents\/1\/ timed out after 100 ms after 2 attempts/);
       return true;
     });
-    assert.equal(hits(), 2);
+    // The client gave up on its own; a busy machine may abort the second attempt before the dms saw it.
+    assert.ok(hits() >= 1 && hits() <= 2, `${hits()} request(s) reached the dms`);
+    sim.faults.release(hold.id);
   });
 
-  test('one slow answer is retried and the second attempt succeeds', async () => {
-    sim.faults.inject({ route: '/api/documents/{id}/', kind: 'latency', ms: 1000, times: 1 });
-    const doc = await client({ timeoutMs: 200, retries: 2 }).getDocument(1);
+  test('one answer that does not come is retried and the second attempt succeeds', async () => {
+    const hold = sim.faults.inject({ route: '/api/documents/{id}/', kind: 'hold', times: 1 });
+    const doc = await client({ timeoutMs: 2000, retries: 2 }).getDocument(1);
     assert.equal(doc.id, 1);
     assert.equal(hits(), 2);
+    sim.faults.release(hold.id);
   });
 
   test('500s are retried with backoff, then the call succeeds', async () => {
