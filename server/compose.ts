@@ -16,7 +16,8 @@ import { testDmsConnection } from './settings/dms-connection-test.js';
 import { createFirstAdmin, firstStartState } from './settings/first-admin.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
-import { arrivalStatus, createCatchUpService } from './runs/catch-up/catch-up-service.js';
+import { createCatchUpService } from './runs/catch-up/catch-up-service.js';
+import { createArrivalReport } from './runs/arrival-status.js';
 import { openCursorStore } from './runs/catch-up/cursor-store.js';
 import { openEchoLedger } from './runs/echo-ledger.js';
 import { createCreationLimiter } from './runs/creation-guard.js';
@@ -249,13 +250,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       documentView({ dms: dmsConnection.dms, dmsUrl: dmsConnection.info.url, rules: () => rules.loadedRules() }, id),
     documentTitles: (ids) => documentTitles(dmsConnection.dms, ids),
     serviceLog: () => readServiceLog(config.dataDir),
-    arrival: () =>
-      arrivalStatus(
-        catchUp.state(),
-        { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped },
-        echoes.failures(),
-        attribution.status(),
-      ),
+    arrival: createArrivalReport({ catchUp, webhook, echoes, attribution }),
     dmsHealth: async ({ deep = false } = {}) =>
       dmsHealth(await (deep ? dmsConnection.status() : dmsConnection.lastKnownStatus())),
     testDmsConnection: (body) =>

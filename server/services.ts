@@ -12,7 +12,8 @@ import type { RunService } from './runs/run-service.js';
 import type { JobService } from './runs/jobs/job-service.js';
 import type { WebhookService } from './runs/webhook/webhook-service.js';
 import type { ScheduleService } from './runs/schedules/schedule-service.js';
-import type { ArrivalStatus, CatchUpService } from './runs/catch-up/catch-up-service.js';
+import type { CatchUpService } from './runs/catch-up/catch-up-service.js';
+import type { ArrivalReport } from './runs/arrival-status.js';
 import type { DmsConnectionReport } from './settings/dms-connection-test.js';
 import type { FirstStartState, RequestOrigin } from './settings/first-admin.js';
 import type { SettingsService } from './settings/settings-service.js';
@@ -61,7 +62,7 @@ export interface Services {
   /** Titles of documents by id (at most 200), so lists name documents. */
   documentTitles(ids: number[]): Promise<Record<number, string>>;
   /** How documents reach the service: when the dms last did, how many wait, and a failing catch-up. */
-  arrival(): ArrivalStatus;
+  arrival: ArrivalReport;
   /**
    * What health shows the admin about the dms: address, Paperless version, what the token may not view.
    * The last known state at once, whatever the dms does; `deep` waits for a ping younger than a few seconds.

@@ -23,7 +23,7 @@ export function publicRoutes(services: Services): Router {
       // The public answer says only whether the dms answers; its address, version, token permissions,
       // errors (which can name hosts) and the arrival cursor are for the signed-in admin and scripts.
       dms: admin ? dms : { demo: dms.demo, reachable: dms.reachable, not_answering_since: dms.not_answering_since },
-      ...(admin ? { arrival: services.arrival() } : {}),
+      ...(admin ? { arrival: services.arrival.status() } : {}),
     });
   });
 
