@@ -1,13 +1,6 @@
 import fsp from 'node:fs/promises';
 import YAML from 'yaml';
-import {
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  PayloadTooLargeError,
-  ValidationError,
-  errorMessage,
-} from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
 import { inlineRuleTests } from './engine-stages.js';
 import { createDraftStore } from './drafts.js';
@@ -21,6 +14,7 @@ import { dmsNames, schemaInfo } from './schema-info.js';
 import { createSaveValidator, type SaveContext } from './save-validation.js';
 import { MAX_RULE_FILE_BYTES, prepareRuleFile, renderVarsFile } from './validate-file.js';
 import { rulesOfText, testReports, withFileReplaced } from './text-check.js';
+import { errorMessage } from '../error-message.js';
 
 const entryOf = (file: RuleFilePath) => ({ id: fileIdOf(file.path), name: file.name, path: file.path });
 

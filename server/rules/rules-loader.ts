@@ -1,10 +1,11 @@
 import fsp from 'node:fs/promises';
-import { ValidationError, errorMessage } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import type { RuleDefinition } from '../engine/model.js';
 import { inlineRuleTests, type CompiledRule, type RuleTestRunner } from './engine-stages.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RulesDir } from './rules-dir.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
+import { errorMessage } from '../error-message.js';
 
 /** One loaded rule, as runs use it. */
 export interface LoadedRule {

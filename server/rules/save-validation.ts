@@ -1,12 +1,12 @@
 import type { DmsVocabulary } from '../dms/types.js';
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
-import { errorMessage } from '../errors.js';
 import { findUnknownNames } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
 import { positionedError } from './yaml-source.js';
+import { errorMessage } from '../error-message.js';
 
 /** What a save is checked against: the other files' rule ids and the vars the file's rules will see. */
 export interface SaveContext {

@@ -11,6 +11,7 @@ import {
   type Node,
 } from 'yaml';
 import { ValidationError } from '../errors.js';
+import { errorMessage } from '../error-message.js';
 
 /** Expanded aliases allowed per file: a handful is normal YAML, thousands is an alias bomb. */
 export const MAX_ALIAS_COUNT = 100;
@@ -74,7 +75,7 @@ export function parseYamlSource(text: string): YamlSource {
     const reason =
       err instanceof ReferenceError && /alias/i.test(err.message)
         ? `too many alias expansions (more than ${MAX_ALIAS_COUNT}); the file looks like an alias bomb`
-        : (err as Error).message;
+        : errorMessage(err);
     throw positionedError(position, `YAML error: ${reason}`);
   }
 

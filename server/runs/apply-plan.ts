@@ -1,12 +1,12 @@
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import { isGivenAway, splitGiveAway } from '../dms/release-writes.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
 import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import type { CreationGate } from './creation-guard.js';
 import type { RunSideEffects } from './intents/side-effects.js';
 import type { RecentWrites } from './recent-writes.js';
 import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
+import { errorMessage } from '../error-message.js';
 
 /** What writing one plan did: which fields reached the dms, which failed and why. */
 export interface ApplyOutcome {

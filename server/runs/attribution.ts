@@ -1,8 +1,8 @@
 import { DmsAuditLogOffError, DmsHistoryForbiddenError } from '../dms/document-history.js';
 import type { DmsClient, DmsDocument, DmsHistoryEntry, DmsServiceUser } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EchoLedger, OwnWrite } from './echo-ledger.js';
+import { errorMessage } from '../error-message.js';
 
 /** How the service tells its own echo from a person's change (health and the connection test show it). */
 export interface AttributionStatus {

@@ -1,8 +1,8 @@
 import type { DmsDocument } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
 import type { LoadedRule } from '../rules/index.js';
 import type { RunService } from './run-service.js';
 import type { WebhookTrigger } from './webhook/parse-payload.js';
+import { errorMessage } from '../error-message.js';
 
 /** What one automatic run (a webhook delivery or a catch-up) reports back for its event record. */
 export interface AutomaticRunCounts {

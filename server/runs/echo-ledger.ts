@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
 import { createCoalescedWriter } from '../history/coalesced-writer.js';
 import { moveAside } from '../history/move-aside.js';
 import type { Logger } from '../log.js';
 import { changedBesides, documentState, type WriteExpectation } from './document-state.js';
 import type { RecentWrites } from './recent-writes.js';
+import { errorMessage } from '../error-message.js';
 
 export interface EchoLedgerOptions {
   /** Where the ledger survives restarts (JSON, rewritten atomically). */

@@ -1,7 +1,7 @@
 import { DmsNotFoundError } from '../dms/errors.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import type { RunTrigger, Trace, TraceSource } from '../engine/index.js';
-import { NotFoundError, UpstreamError, errorMessage } from '../errors.js';
+import { NotFoundError, UpstreamError } from '../errors.js';
 import type { TraceStore } from '../history/trace-store.js';
 import type { Logger } from '../log.js';
 import type { Evaluator } from '../eval/eval-pool.js';
@@ -16,6 +16,7 @@ import { splitByPermission } from './rule-permissions.js';
 import type { EchoLedger } from './echo-ledger.js';
 import type { DocumentLane } from './lane/document-lane.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
+import { errorMessage } from '../error-message.js';
 
 export interface RunServiceDeps {
   dms: DmsClient;

@@ -1,7 +1,8 @@
 import { createPaperlessClient } from '../dms/paperless-client.js';
 import type { DmsClient, DmsPing } from '../dms/types.js';
-import { BadRequestError, errorMessage } from '../errors.js';
+import { BadRequestError } from '../errors.js';
 import { parseSettingsPatch } from './settings-input.js';
+import { errorMessage } from '../error-message.js';
 
 /** What "Test connection" found: the client's ping facts as they are, plus how many names the token may see. */
 export type DmsConnectionReport = DmsPing & {

@@ -1,6 +1,5 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { DmsNotFoundError } from '../../dms/errors.js';
-import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
 import { alreadyHandled, type Attribution } from '../attribution.js';
@@ -10,6 +9,7 @@ import type { FailedRunRetry } from '../failed-run-retry.js';
 import { mapBounded } from '../jobs/pool.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { CursorStore } from './cursor-store.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface CatchUpDeps {
   dms: Pick<DmsClient, 'pages' | 'getDocument'>;

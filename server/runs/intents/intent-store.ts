@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../../atomic-write.js';
-import { errorMessage } from '../../errors.js';
 import { createCoalescedWriter } from '../../history/coalesced-writer.js';
 import { moveAside } from '../../history/move-aside.js';
 import type { Logger } from '../../log.js';
+import { errorMessage } from '../../error-message.js';
 
 /** What a side effect does: add a note to a document, or send a notification to a target from the settings. */
 export type IntentEffect =

@@ -1,6 +1,5 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { PlannedNotification, RuleResult, RunTrigger } from '../../engine/index.js';
-import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { ChangeField } from '../plan-changes.js';
@@ -8,6 +7,7 @@ import { ACTION_FIELDS } from '../trace-outcome.js';
 import { changeBasis, intentKey } from './intent-keys.js';
 import type { Intent, IntentEffect, IntentStore } from './intent-store.js';
 import { tryIntent, type TryResult } from './try-intent.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface SideEffectsOptions {
   store: IntentStore;

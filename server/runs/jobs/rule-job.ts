@@ -1,6 +1,5 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { RuleDefinition } from '../../engine/model.js';
-import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { RecentWrites } from '../recent-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
@@ -11,6 +10,7 @@ import { createReportBuilder } from './job-report.js';
 import { mapBounded } from './pool.js';
 import { fieldsWrittenBy, prefilterFor } from './prefilter.js';
 import { needsPrincipals, usesPermissions } from '../rule-permissions.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface RuleJobDeps {
   dms: DmsClient;

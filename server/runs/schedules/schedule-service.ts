@@ -1,8 +1,8 @@
 import type { CompiledSchedule } from '../../engine/schedule.js';
 import { nextRunAfter } from '../../engine/schedule.js';
-import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { readScheduleState, writeScheduleState, type RuleScheduleState, type ScheduleState } from './schedule-state.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface ScheduledRule {
   ruleId: string;

@@ -1,6 +1,5 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { DmsNotFoundError } from '../../dms/errors.js';
-import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
 import { isServiceEcho, type Attribution } from '../attribution.js';
@@ -16,6 +15,7 @@ import {
   type QueuedDelivery,
   type WebhookQueue,
 } from './webhook-queue.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface WebhookServiceOptions {
   capacity: number;
