@@ -1,4 +1,4 @@
-import { DmsNotFoundError } from '../dms/errors.js';
+import { DmsError, DmsNotFoundError } from '../dms/errors.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import type { RunTrigger, Trace, TraceSource } from '../engine/index.js';
 import { NotFoundError, UpstreamError } from '../errors.js';
@@ -153,13 +153,13 @@ export function createRunService(deps: RunServiceDeps): RunService {
         ]);
     } catch (err) {
       // Still one trace per rule: a run that fails before evaluation says why in each of them.
-      if (err instanceof UpstreamError) dmsError = err;
+      if (err instanceof DmsError) dmsError = err;
       else
         logger.error(
           `run of document ${doc.id} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
         );
       const message =
-        err instanceof UpstreamError ? `The dms failed: ${errorMessage(err)}` : `The run failed: ${errorMessage(err)}`;
+        err instanceof DmsError ? `The dms failed: ${errorMessage(err)}` : `The run failed: ${errorMessage(err)}`;
       traces = options.rules.map((rule) => errorTrace(rule, message, ctx));
     }
     history.append(traces);
@@ -235,7 +235,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         : `The dms failed: ${errorMessage(err)}`;
       recordFailure(document, options, message);
       if (missing) throw new NotFoundError(message);
-      if (err instanceof UpstreamError) throw err;
+      if (err instanceof DmsError) throw err;
       throw new UpstreamError(message);
     }
 
