@@ -50,7 +50,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       });
       byId = new Map(state.rules.map((r) => [r.id, r]));
     } catch (err) {
-      // Never replace loaded rules with nothing because the folder could not be read (STYLE §12).
+      // Never replace loaded rules with nothing because the folder could not be read (docs/rule-files.md#loading-and-reload).
       unreadable = `The rules dir ${dir.root} could not be read (${errorMessage(err)}); the rules loaded before stay in use.`;
     }
     const errors = state.files.filter((f) => f.error).map((f) => ({ path: f.file.path, error: f.error!.message }));
@@ -78,7 +78,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       if (stat?.isFile()) return { file, abs };
     }
     throw new NotFoundError(
-      `No rule file with id "${id.slice(0, 80)}"; GET /api/ui/rules lists the files and their ids.`,
+      `No rule file with id "${id.slice(0, 80)}"; the Rules page lists the rule files there are.`,
     );
   }
 

@@ -51,7 +51,9 @@ export function watchRulesDir(
       });
       watchers.set(dir, watcher);
     } catch (err) {
-      logger.warn(`rules: cannot watch ${dir} (${errorMessage(err)}); use POST /api/reload after editing files there`);
+      logger.warn(
+        `rules: cannot watch ${dir} (${errorMessage(err)}); files changed there outside the Web UI are read at the next restart (rules saved in the Web UI apply at once)`,
+      );
     }
   };
 
