@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { parseNotifyTargets, type NotifyTarget } from './settings/notify-targets.js';
 import { errorMessage } from './error-message.js';
 
-/** Everything the service can be configured with. The only reader of process.env (STYLE §7). */
+/** Everything the service can be configured with. The only reader of process.env (docs/configuration.md). */
 export interface Config {
   host: string;
   port: number;

@@ -64,7 +64,7 @@ const toFileError = (err: unknown): FileError =>
 /**
  * Loads every file of the rules dir: vars first (global, then each package's over it), then rule
  * files in path order. A file that fails is listed with its error and keeps what its last good
- * version loaded; duplicate ids make the later file the one in error (DESIGN §12, STYLE §9).
+ * version loaded; duplicate ids make the later file the one in error (docs/rule-files.md#validation).
  */
 export async function loadRulesDir(dir: RulesDir, previous: LastGood, context: LoadContext): Promise<LoadState> {
   const files = await dir.list();

@@ -21,7 +21,7 @@ export interface SaveContext {
 }
 
 export interface SaveValidator {
-  /** Every stage of DESIGN §12 in order; throws a positioned ValidationError, returns warnings. */
+  /** Every stage of docs/rule-files.md#validation in order; throws a positioned ValidationError, returns warnings. */
   validate(file: RuleFilePath, content: string, context: SaveContext): Promise<string[]>;
   /** The dms vocabulary, or why it could not be had (bounded by the timeout). */
   fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }>;

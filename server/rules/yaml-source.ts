@@ -44,7 +44,7 @@ export function positionedError(position: Position, message: string): Validation
 }
 
 /**
- * Stage 1 of validation (DESIGN §12): YAML syntax with alias and depth limits.
+ * Stage 1 of validation (docs/rule-files.md#validation): YAML syntax with alias and depth limits.
  * Throws a ValidationError naming line and column; an empty file parses to null.
  */
 export function parseYamlSource(text: string): YamlSource {

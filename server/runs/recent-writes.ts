@@ -2,7 +2,7 @@ import type { DmsDocument } from '../dms/types.js';
 import type { WriteExpectation } from './document-state.js';
 
 /**
- * What every write path tells the echo guard (DESIGN §6): Paperless answers each PATCH and bulk edit with
+ * What every write path tells the echo guard (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees): Paperless answers each PATCH and bulk edit with
  * a "Document Updated" webhook that may arrive seconds or minutes later (Celery). The guard recognises
  * that echo by the document's state, so the write path only says which document it writes and, when it
  * knows it, what the dms answered.

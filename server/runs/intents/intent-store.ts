@@ -12,7 +12,7 @@ export type IntentEffect =
 /** `pending`: recorded, not known to be done; `done`: sent (or found already there); `failed`: given up. */
 export type IntentStatus = 'pending' | 'done' | 'failed';
 
-/** One side effect of one rule on one document for one change, recorded before it is sent (DESIGN §6). */
+/** One side effect of one rule on one document for one change, recorded before it is sent (docs/jobs-and-webhook.md#side-effects-notes-and-notifications). */
 export type Intent = IntentEffect & {
   /** The idempotency key: document, rule, action path and the change that triggered the run. */
   key: string;

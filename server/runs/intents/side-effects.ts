@@ -28,7 +28,7 @@ export type SendOutcome =
   | { status: 'pending'; detail: string }
   | { status: 'failed'; error: string };
 
-/** The side effects of one run of one document (DESIGN §6: recorded before they are sent, marked done after). */
+/** The side effects of one run of one document (recorded before they are sent, marked done after: docs/jobs-and-webhook.md#side-effects-notes-and-notifications). */
 export interface RunSideEffects {
   /**
    * apply-plan's note step, after the fields were written: records the notes and the notifications this

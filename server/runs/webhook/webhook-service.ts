@@ -40,7 +40,7 @@ export interface WebhookDeps {
   dms: DmsClient;
   events: EventStore;
   echoes: EchoLedger;
-  /** The per-document lane every path that writes a document holds (DESIGN §6). */
+  /** The per-document lane every path that writes a document holds (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees). */
   lane: DocumentLane;
   /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
   attribution: Attribution;
