@@ -49,6 +49,16 @@ export function createFileLogger(file: string, options: FileLoggerOptions = {}):
   return { info: write('info'), warn: write('warn'), error: write('error') };
 }
 
+/** The service log file as the Web UI downloads it. */
+export interface ServiceLog {
+  /** The newest part of the log; not found when the service logs to its console only. */
+  read(): string;
+}
+
+export function serviceLog(dataDir: string): ServiceLog {
+  return { read: () => readServiceLog(dataDir) };
+}
+
 /** The newest part of the service log (at most `maxBytes`), or a not-found error saying where the log goes instead. */
 export function readServiceLog(dataDir: string, maxBytes = 2 * 1024 * 1024): string {
   const file = serviceLogFile(dataDir);

@@ -56,6 +56,12 @@ export function isFinished(status: EventStatus): boolean {
   return FINISHED.has(status);
 }
 
+/** Whether the event is still queued or running (an unknown id is not). */
+export function isActiveEvent(events: Pick<EventStore, 'get'>, eventId: number): boolean {
+  const event = events.get(eventId);
+  return event !== undefined && !isFinished(event.status);
+}
+
 /**
  * Persisted job and webhook event records. Ids are increasing integers that survive restarts; anything left
  * queued or running by a previous process is marked interrupted on open (webhook deliveries are queued again).

@@ -27,6 +27,16 @@ export interface ConnectionTestDeps {
   currentUrl: string | null;
 }
 
+/** The settings page's "Test connection". */
+export interface DmsConnectionTester {
+  test(body: unknown): Promise<DmsConnectionReport>;
+}
+
+/** `deps` is read at each test, so a URL or token saved in the settings since is the one compared. */
+export function createDmsConnectionTester(deps: () => ConnectionTestDeps): DmsConnectionTester {
+  return { test: (body) => testDmsConnection(deps(), body) };
+}
+
 const TIMEOUT_MS = 5000;
 
 async function report(client: DmsClient): Promise<DmsConnectionReport> {

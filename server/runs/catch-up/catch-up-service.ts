@@ -68,6 +68,11 @@ export interface CatchUpService {
   stop(): Promise<void>;
 }
 
+/** Minutes between polls: SVC_POLL_MINUTES when set, else 5 without SVC_API_TOKEN and off with one (docs/configuration.md). */
+export function pollMinutesOf(config: { pollMinutes: number | null; apiToken: string | null }): number {
+  return config.pollMinutes ?? (config.apiToken ? 0 : 5);
+}
+
 const MAX_RETRY_MS = 15 * 60_000;
 const POLLING = 'polling';
 
