@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import type { Trace } from '../engine/model.js';
 import type { Logger } from '../log.js';
-import { setAside } from './move-aside.js';
+import { setAside } from '../move-aside.js';
 import { salvageArray } from './salvage-json.js';
 import { errorMessage } from '../error-message.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { Logger } from '../log.js';
-import { moveAside } from './move-aside.js';
+import { moveAside } from '../move-aside.js';
 import { FRAMED_HEAD, FRAMED_TAIL, readSegment, type SegmentData } from './segment-read.js';
 import { errorMessage } from '../error-message.js';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../../atomic-write.js';
-import { moveAside } from '../../history/move-aside.js';
+import { moveAside } from '../../move-aside.js';
 import type { Logger } from '../../log.js';
 import { errorMessage } from '../../error-message.js';
 

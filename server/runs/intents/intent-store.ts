@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../../atomic-write.js';
-import { createCoalescedWriter } from '../../history/coalesced-writer.js';
-import { moveAside } from '../../history/move-aside.js';
+import { createCoalescedWriter } from '../../coalesced-writer.js';
+import { moveAside } from '../../move-aside.js';
 import type { Logger } from '../../log.js';
 import { errorMessage } from '../../error-message.js';
 

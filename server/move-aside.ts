@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import type { Logger } from '../log.js';
-import { errorMessage } from '../error-message.js';
+import type { Logger } from './log.js';
+import { errorMessage } from './error-message.js';
 
 function asideName(file: string, now: Date): string {
   return `${file}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`;
