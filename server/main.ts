@@ -1,11 +1,13 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createConsoleLogger } from './log.js';
+import { logUncaught } from './process-hooks.js';
 import { startServer } from './server.js';
 import { errorMessage } from './error-message.js';
 
 /** `npm start`: configure from the environment, listen, and shut down cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const logger = createConsoleLogger();
+  logUncaught(logger);
   let running;
   try {
     running = await startServer(loadConfig(), logger);
