@@ -18,7 +18,7 @@ test('a log line is one JSON object: time, level, message, then the fields (an E
   const record = JSON.parse(line) as Record<string, unknown>;
   assert.deepEqual(Object.keys(record), ['time', 'level', 'msg', 'document', 'err']);
   assert.equal(record.time, '2026-11-25T10:00:00.000Z');
-  assert.deepEqual(record.err && { ...(record.err), stack: undefined }, {
+  assert.deepEqual(record.err && { ...record.err, stack: undefined }, {
     name: 'TypeError',
     message: 'fetch failed',
     stack: undefined,
