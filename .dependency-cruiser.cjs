@@ -3,9 +3,9 @@
 // Read this first. Dependencies point one way, from the edge to the core:
 //
 //   electron/  the desktop shell: starts the service through server/server.ts, opens a window on it.
-//   server/http/  routes and middleware: validate the request, call ONE function on `Services`
-//              (server/services.ts), send the answer. Routes never reach a store, a file or the dms
-//              themselves; everything long-lived is built once in server/compose.ts and handed in.
+//   server/http/  routes and middleware: validate the request, call ONE service function, send the answer.
+//              Each router is handed only the services it uses (server/app.ts). Routes never reach a store,
+//              a file or the dms themselves; everything long-lived is built once in server/compose.ts.
 //   services   server/rules/ (rule files), server/runs/ (the one run pipeline, jobs, webhook),
 //              server/history/ (traces and events), server/settings/, server/auth/. A service uses
 //              another only through its public modules (listed in services-not-internals below).
@@ -17,7 +17,8 @@
 //              server/dms/simulator/ is a fake Paperless for tests, benchmarks and the demo mode;
 //              production code reaches it only where the demo dms is composed (dms-connection.ts).
 //   Shared leaves at server/ root (log, errors, error-message, atomic-write, move-aside, coalesced-writer)
-//   import nothing of the layers and may be used by all of them.
+//   import nothing of the layers and may be used by all of them (but errors.ts, the HTTP statuses, not by dms/).
+//   docs/architecture.md draws the layers and the path of each kind of request.
 //   renderer/  the Web UI, bundled for the browser. It shares the server's *types* (`import type`),
 //              never its code: server code would drag Node modules into the page.
 //
