@@ -5,6 +5,7 @@ import type { ElectronLike, TrayLike, WindowLike } from './electron-like.js';
 import { appMenuTemplate, trayMenuTemplate, type MenuActions } from './menus.js';
 import { guardWebContents, restrictPermissions } from './navigation-guard.js';
 import { windowOptions } from './window-options.js';
+import { errorMessage } from '../server/error-message.js';
 
 export interface DesktopAppOptions {
   /** Starts the embedded server (`startDesktopServer` in the app; anything with its shape in tests). */
@@ -105,7 +106,7 @@ export async function createDesktopApp(electron: ElectronLike, options: DesktopA
     server = await options.startServer(app.getPath('userData'));
   } catch (err) {
     logger.error(`start-up failed: ${(err as Error).stack ?? String(err)}`);
-    electron.dialog.showErrorBox('dms-rules could not start', (err as Error).message || String(err));
+    electron.dialog.showErrorBox('dms-rules could not start', errorMessage(err) || String(err));
     stopped = true;
     app.quit();
     return null;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { app, BrowserWindow, clipboard, dialog, Menu, session, shell, Tray } from 'electron';
 import { createConsoleLogger } from '../server/log.js';
 import { createFileLogger, serviceLogFile } from '../server/log-file.js';
+import { logUncaught } from '../server/process-hooks.js';
 import { EXAMPLE_RULES_DIR, PROJECT_ROOT } from '../server/project-paths.js';
 import { createDesktopApp } from './desktop-app.js';
 import { startDesktopServer } from './desktop-server.js';
@@ -11,6 +12,7 @@ import { startDesktopServer } from './desktop-server.js';
 const logger = createFileLogger(serviceLogFile(path.join(app.getPath('userData'), 'data')), {
   also: createConsoleLogger(),
 });
+logUncaught(logger);
 
 void createDesktopApp(
   { app, BrowserWindow, Tray, Menu, shell, clipboard, dialog, session },

@@ -23,45 +23,47 @@ import { webhookRoutes } from './http/routes/webhook-routes.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
 import type { Services } from './services.js';
 
-/** Builds the Express app from already-created services. Never listens (see `startServer`). */
+/** Builds the Express app from already-created services, handing each route only what it uses. Never listens (see `startServer`). */
 export function createApp(services: Services): express.Express {
+  const { config, logger, auth, rules, runs, jobs } = services;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // Forwarded client addresses and https are believed only from the proxies SVC_TRUST_PROXY names.
-  app.set('trust proxy', services.config.trustProxy ?? false);
-  app.locals.hostPolicy = services.config satisfies HostPolicy;
+  app.set('trust proxy', config.trustProxy ?? false);
+  app.locals.hostPolicy = config satisfies HostPolicy;
   app.use(securityHeaders());
-  app.use(requestLog(services.logger));
-  app.use(requireAllowedHost(services.config));
+  app.use(requestLog(logger));
+  app.use(requireAllowedHost(config));
   app.use(cookieParser());
 
   const api = express.Router();
   api.use(noStore());
-  api.use(publicRoutes(services));
-  api.use(desktopAuthRoutes(services));
-  api.use(setupRoutes(services));
+  const { dmsHealth, arrival, startedAt } = services;
+  api.use(publicRoutes({ auth, config, dmsHealth, arrival, startedAt }));
+  api.use(desktopAuthRoutes({ auth, desktopSignIn: services.desktopSignIn, config }));
+  api.use(setupRoutes({ firstStart: services.firstStart, config }));
 
   const ui = express.Router();
-  ui.use(requireSession(services.auth), requireSameOrigin());
-  ui.use(uiRoutes(services));
-  ui.use(settingsRoutes(services));
-  ui.use(dmsTestRoutes(services));
-  ui.use(rulesRoutes(services));
-  ui.use(schemaRoutes(services));
-  ui.use(documentsRoutes(services));
+  ui.use(requireSession(auth), requireSameOrigin());
+  ui.use(uiRoutes({ auth, config, dmsInfo: services.dmsInfo, serviceLog: services.serviceLog }));
+  ui.use(settingsRoutes({ settings: services.settings, auth, config }));
+  ui.use(dmsTestRoutes({ dmsTest: services.dmsTest }));
+  ui.use(rulesRoutes({ rules, runs }));
+  ui.use(schemaRoutes({ rules }));
+  ui.use(documentsRoutes({ documents: services.documents }));
   api.use('/ui', ui);
-  api.use(runRoutes(services));
-  api.use(tracesRoutes(services));
-  api.use(eventsRoutes(services));
-  api.use(schedulesRoutes(services));
-  api.use(webhookRoutes(services));
-  api.use(reloadRoutes(services));
+  api.use(runRoutes({ auth, runs, jobs }));
+  api.use(tracesRoutes({ auth, history: services.history }));
+  api.use(eventsRoutes({ auth, jobs }));
+  api.use(schedulesRoutes({ auth, schedules: services.schedules }));
+  api.use(webhookRoutes({ auth, webhook: services.webhook }));
+  api.use(reloadRoutes({ auth, rules }));
 
   api.use(apiNotFound());
   app.use('/api', api);
   app.use(rendererRoutes(RENDERER_DIST_DIR));
 
-  app.use(errorHandler(services.logger));
+  app.use(errorHandler(logger));
   return app;
 }

@@ -5,18 +5,19 @@ import { createLoginThrottle } from './auth/login-throttle.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
-import { createDmsConnection, dmsHealth } from './dms/dms-connection.js';
+import { createDmsConnection } from './dms/dms-connection.js';
+import { createDmsHealthReport } from './dms/dms-health.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { createRuleTestPool } from './eval/rule-test-runner.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
-import { documentTitles, findDocumentsByTitle } from './dms/document-search.js';
-import { documentView } from './runs/document-view.js';
-import { readServiceLog } from './log-file.js';
-import { testDmsConnection } from './settings/dms-connection-test.js';
-import { createFirstAdmin, firstStartState } from './settings/first-admin.js';
+import { createDocumentService } from './runs/document-service.js';
+import { serviceLog } from './log-file.js';
+import { createDmsConnectionTester } from './settings/dms-connection-test.js';
+import { createFirstStart } from './settings/first-admin.js';
 import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
-import { arrivalStatus, createCatchUpService } from './runs/catch-up/catch-up-service.js';
+import { createCatchUpService, pollMinutesOf } from './runs/catch-up/catch-up-service.js';
+import { createArrivalReport } from './runs/arrival-status.js';
 import { openCursorStore } from './runs/catch-up/cursor-store.js';
 import { openEchoLedger } from './runs/echo-ledger.js';
 import { createCreationLimiter } from './runs/creation-guard.js';
@@ -28,8 +29,8 @@ import { createAttribution } from './runs/attribution.js';
 import { createDocumentLane } from './runs/lane/document-lane.js';
 import { failedRunRetry } from './runs/failed-run-retry.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from './runs/webhook/webhook-service.js';
-import { isFinished, openEventStore } from './history/event-store.js';
-import { createScheduleService } from './runs/schedules/schedule-service.js';
+import { isActiveEvent, openEventStore } from './history/event-store.js';
+import { createScheduleService, scheduledRules } from './runs/schedules/schedule-service.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
 import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
@@ -104,11 +105,11 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   closers.push(() => echoes.close());
 
-  // At most one run of a document in flight, whichever path brought it (DESIGN §6).
+  // At most one run of a document in flight, whichever path brought it (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees).
   const lane = createDocumentLane();
   const retry = failedRunRetry(config.timings?.failedRunRetryMs);
 
-  // Notes and notifications are recorded before they are sent and marked done after (DESIGN §6); what a
+  // Notes and notifications are recorded before they are sent and marked done after (docs/jobs-and-webhook.md#side-effects-notes-and-notifications); what a
   // kill or a target that was down left unsent is sent now, in the background.
   const intents = openIntentStore({ file: path.join(config.dataDir, 'side-effects.json'), logger });
   closers.push(() => intents.close());
@@ -188,7 +189,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     run: (document, trigger, ctx) => runner.run(document, trigger, ctx),
     dryRun: () => config.webhookDryRun,
     startFrom: config.catchUpFrom,
-    pollMinutes: () => config.pollMinutes ?? (config.apiToken ? 0 : 5),
+    pollMinutes: () => pollMinutesOf(config),
     dmsReachable: async () => (await dmsConnection.status()).reachable,
     retryBaseMs: config.timings?.catchUpRetryMs,
   });
@@ -198,17 +199,9 @@ export async function createServices(config: Config, logger: Logger, options: Se
 
   // Rules with `schedule:` run as background jobs; the last run of each is kept in the data dir for catch-up.
   const schedules = createScheduleService({
-    rules: () =>
-      rules
-        .loadedRules()
-        .flatMap((r) =>
-          r.compiled.enabled && r.compiled.schedule ? [{ ruleId: r.id, schedule: r.compiled.schedule }] : [],
-        ),
+    rules: () => scheduledRules(rules.loadedRules()),
     startJob: (ruleId, dryRun) => jobs.startRuleJob({ ruleId, dryRun }).event_id,
-    jobActive: (eventId) => {
-      const event = events.get(eventId);
-      return event !== undefined && !isFinished(event.status);
-    },
+    jobActive: (eventId) => isActiveEvent(events, eventId),
     stateFile: path.join(config.dataDir, 'schedules.json'),
     logger,
   });
@@ -234,27 +227,20 @@ export async function createServices(config: Config, logger: Logger, options: Se
     rules,
     dms: dmsConnection.dms,
     dmsInfo: dmsConnection.info,
-    dmsStatus: () => dmsConnection.status(),
-    findDocuments: (text) => findDocumentsByTitle(dmsConnection.dms, text),
-    documentView: (id) =>
-      documentView({ dms: dmsConnection.dms, dmsUrl: dmsConnection.info.url, rules: () => rules.loadedRules() }, id),
-    documentTitles: (ids) => documentTitles(dmsConnection.dms, ids),
-    serviceLog: () => readServiceLog(config.dataDir),
-    arrival: () =>
-      arrivalStatus(
-        catchUp.state(),
-        { waiting: webhook.queue.waiting, running: webhook.queue.running, echoesSkipped: webhook.echoesSkipped },
-        echoes.failures(),
-        attribution.status(),
-      ),
-    dmsHealth: async ({ deep = false } = {}) =>
-      dmsHealth(await (deep ? dmsConnection.status() : dmsConnection.lastKnownStatus())),
-    testDmsConnection: (body) =>
-      testDmsConnection({ current: dmsConnection.dms, currentUrl: config.dmsUrl, currentToken: config.dmsToken }, body),
-    firstStart: {
-      state: (origin) => firstStartState(auth, origin),
-      createAdmin: (body, origin) => createFirstAdmin({ auth, settings }, body, origin),
-    },
+    documents: createDocumentService({
+      dms: dmsConnection.dms,
+      dmsUrl: dmsConnection.info.url,
+      rules: () => rules.loadedRules(),
+    }),
+    serviceLog: serviceLog(config.dataDir),
+    arrival: createArrivalReport({ catchUp, webhook, echoes, attribution }),
+    dmsHealth: createDmsHealthReport(dmsConnection),
+    dmsTest: createDmsConnectionTester(() => ({
+      current: dmsConnection.dms,
+      currentUrl: config.dmsUrl,
+      currentToken: config.dmsToken,
+    })),
+    firstStart: createFirstStart({ auth, settings }),
     startedAt: Date.now(),
     async close() {
       for (const close of closers.reverse()) await close();

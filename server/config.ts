@@ -4,8 +4,9 @@ import net from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import { parseNotifyTargets, type NotifyTarget } from './settings/notify-targets.js';
+import { errorMessage } from './error-message.js';
 
-/** Everything the service can be configured with. The only reader of process.env (STYLE §7). */
+/** Everything the service can be configured with. The only reader of process.env (docs/configuration.md). */
 export interface Config {
   host: string;
   port: number;
@@ -122,7 +123,7 @@ const notifyTargets: Parse<Record<string, NotifyTarget> | null> = (raw, name) =>
   try {
     return parseNotifyTargets(raw);
   } catch (err) {
-    throw new ConfigError(`${name} ${(err as Error).message}`);
+    throw new ConfigError(`${name} ${errorMessage(err)}`);
   }
 };
 
@@ -454,13 +455,13 @@ function readConfigFile(dataDir: string): Record<string, string> {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new ConfigError(`${file} could not be read: ${(err as Error).message}`);
+    throw new ConfigError(`${file} could not be read: ${errorMessage(err)}`);
   }
   let parsed: unknown;
   try {
     parsed = YAML.parse(text);
   } catch (err) {
-    throw new ConfigError(`${file} is not valid YAML: ${(err as Error).message}`);
+    throw new ConfigError(`${file} is not valid YAML: ${errorMessage(err)}`);
   }
   if (parsed == null) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
@@ -497,7 +498,7 @@ function ensureWritableDir(dir: string, name: string): void {
     if (!fs.statSync(dir).isDirectory()) throw new Error('not a directory');
     fs.accessSync(dir, fs.constants.R_OK | fs.constants.W_OK);
   } catch (err) {
-    throw new ConfigError(`${name} (${dir}) is not a readable and writable directory: ${(err as Error).message}`);
+    throw new ConfigError(`${name} (${dir}) is not a readable and writable directory: ${errorMessage(err)}`);
   }
 }
 

@@ -82,7 +82,3 @@ export class ServiceUnavailableError extends AppError {
     super(503, message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
   }
 }
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

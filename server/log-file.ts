@@ -1,9 +1,10 @@
-// The service log as a file in the data dir, for the desktop app (it has no console a person sees): appended line
-// by line, rotated by size, and readable by the Web UI's "Download the service log".
+// The service log as a file in the data dir, for the desktop app (it has no console a person sees): one JSON
+// object per line (`{time, level, msg, ...fields}`), rotated by size, and readable by the Web UI's
+// "Download the service log".
 import fs from 'node:fs';
 import path from 'node:path';
 import { NotFoundError } from './errors.js';
-import { escapeLineBreaks, type Logger } from './log.js';
+import { jsonLine, type Level, type LogFields, type Logger } from './log.js';
 
 /** Where the service log lives under a data dir. */
 export function serviceLogFile(dataDir: string): string {
@@ -35,9 +36,9 @@ export function createFileLogger(file: string, options: FileLoggerOptions = {}):
     size = 0;
   }
 
-  const write = (level: 'info' | 'warn' | 'error') => (message: string) => {
-    options.also?.[level](message);
-    const line = `${new Date().toISOString()} ${level.padEnd(5)} ${escapeLineBreaks(message)}\n`;
+  const write = (level: Level) => (message: string, fields?: LogFields) => {
+    options.also?.[level](message, fields);
+    const line = jsonLine(level, message, fields);
     try {
       if (size > 0 && size + Buffer.byteLength(line) > maxBytes) rotate();
       fs.appendFileSync(file, line, { mode: 0o600 });
@@ -47,6 +48,16 @@ export function createFileLogger(file: string, options: FileLoggerOptions = {}):
     }
   };
   return { info: write('info'), warn: write('warn'), error: write('error') };
+}
+
+/** The service log file as the Web UI downloads it. */
+export interface ServiceLog {
+  /** The newest part of the log; not found when the service logs to its console only. */
+  read(): string;
+}
+
+export function serviceLog(dataDir: string): ServiceLog {
+  return { read: () => readServiceLog(dataDir) };
 }
 
 /** The newest part of the service log (at most `maxBytes`), or a not-found error saying where the log goes instead. */

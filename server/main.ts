@@ -1,10 +1,13 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createConsoleLogger } from './log.js';
+import { logUncaught } from './process-hooks.js';
 import { startServer } from './server.js';
+import { errorMessage } from './error-message.js';
 
 /** `npm start`: configure from the environment, listen, and shut down cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
   const logger = createConsoleLogger();
+  logUncaught(logger);
   let running;
   try {
     running = await startServer(loadConfig(), logger);
@@ -12,9 +15,7 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) {
       logger.error(`configuration error: ${err.message}`);
     } else if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      logger.error(
-        `cannot listen: the address is already in use (${(err as Error).message}); set SVC_PORT to a free port`,
-      );
+      logger.error(`cannot listen: the address is already in use (${errorMessage(err)}); set SVC_PORT to a free port`);
     } else {
       logger.error(`start-up failed: ${(err as Error).stack ?? String(err)}`);
     }

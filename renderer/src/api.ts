@@ -93,7 +93,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   return data as T;
 }
 
+/** The message of anything thrown. The page's copy of server/error-message.ts: the UI shares only types with the server. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
+  return err instanceof Error ? err.message : String(err);
 }

@@ -1,6 +1,6 @@
 // Entry point: decides which page a path shows and keeps the signed-out person on the login page.
 import './styles/app.css';
-import { onUnauthorized, onUnreachable } from './api.js';
+import { errorMessage, onUnauthorized, onUnreachable } from './api.js';
 import { onReconnect, reportUnreachable } from './connection.js';
 import { h } from './dom.js';
 import { renderJobsPage } from './pages/jobs-page.js';
@@ -94,12 +94,7 @@ function show(path: string): void {
   route(path).catch((err: unknown) => {
     failed = true;
     root.replaceChildren(
-      h(
-        'main',
-        { class: 'empty' },
-        h('h1', {}, 'Something went wrong'),
-        h('p', {}, err instanceof Error ? err.message : String(err)),
-      ),
+      h('main', { class: 'empty' }, h('h1', {}, 'Something went wrong'), h('p', {}, errorMessage(err))),
     );
   });
 }

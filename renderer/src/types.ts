@@ -1,4 +1,4 @@
-// Shapes of the service's answers the UI reads (docs: /work/shared/spec/rest-api.md and DESIGN §4).
+// Shapes of the service's answers the UI reads (docs/rule-files.md#api, docs/jobs-and-webhook.md, docs/rules.md#traces).
 import type { Trace } from '../../server/engine/model.js';
 import type { RuleFileEntry } from '../../server/rules/rule-store-types.js';
 

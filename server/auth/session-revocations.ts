@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { writeFileAtomicSync } from '../atomic-write.js';
 import type { Logger } from '../log.js';
+import { errorMessage } from '../error-message.js';
 
 /** Sessions ended by sign-out before their expiry, kept on disk so a restart does not bring them back. */
 export interface SessionRevocations {
@@ -33,7 +34,7 @@ export function openSessionRevocations(
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
         logger?.error(
-          `signed-out sessions list ${file} could not be read (${(err as Error).message}); every earlier session is signed out`,
+          `signed-out sessions list ${file} could not be read (${errorMessage(err)}); every earlier session is signed out`,
         );
         state = { not_before: nowSeconds(), revoked: {} };
         writeFileAtomicSync(file, JSON.stringify(state), { mode: 0o600 });

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors.js';
+import { DmsQueryError } from './errors.js';
 import type { DocumentQuery } from './types.js';
 
 const LOOKUPS = ['iexact', 'icontains', 'istartswith', 'iendswith'];
@@ -60,7 +60,7 @@ export function documentListParams(query: DocumentQuery, page: number): URLSearc
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query.filters ?? {})) {
     if (!DOCUMENT_FILTERS.has(name)) {
-      throw new BadRequestError(
+      throw new DmsQueryError(
         `Unknown dms document filter "${name}"; Paperless would ignore it and match every document.`,
       );
     }

@@ -13,6 +13,7 @@ import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
 import { createSemaphore } from './semaphore.js';
+import { errorMessage } from '../error-message.js';
 
 export interface TransportOptions {
   url: string;
@@ -208,9 +209,7 @@ export function createTransport(options: TransportOptions): Transport {
         } else {
           const code = errorCode(err);
           const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
-          const reason = timedOut
-            ? `timed out after ${options.timeoutMs} ms`
-            : `failed (${code || (err as Error).message})`;
+          const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : `failed (${code || errorMessage(err)})`;
           const retryable = NEVER_SENT.has(code) || request.idempotent;
           if (!retryable || last) {
             throw new DmsError(`dms ${label} ${reason}${tried > 0 ? ` after ${tried + 1} attempts` : ''}`, label, null);

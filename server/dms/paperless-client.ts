@@ -23,6 +23,7 @@ import { modifyCustomFields, patchDocument, type ReleaseWriteDeps } from './rele
 import { WRITE_STATE_FIELDS } from './types.js';
 import { checkedArray, checkedPage, MAX_NOTES } from './list-walk.js';
 import { fetchPrincipals, fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
+import { errorMessage } from '../error-message.js';
 
 export interface PaperlessClientOptions {
   /** Paperless base URL, e.g. http://paperless.lan:8000 (a path prefix is kept). */
@@ -176,7 +177,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
         await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true });
         return { ok: true, ...facts(), forbidden: await probeForbidden(transport) };
       } catch (err) {
-        return { ok: false, error: (err as Error).message, ...facts() };
+        return { ok: false, error: errorMessage(err), ...facts() };
       }
     },
 

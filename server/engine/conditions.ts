@@ -5,7 +5,7 @@
 import type { ConditionTrace, FieldTest, OperatorTest, RuleDocument, Scalar } from './model.js';
 import { COMBINATORS, COMPARISON_OPERATORS, OPERATORS, TAG_OPERATORS, WORD_OPERATORS } from './rule-schema.js';
 import { FUZZY_CUTOFF, MAX_FUZZY_LENGTH, fuzzyClean, partialRatio, splitWords, wordsFound } from './word-match.js';
-import { RuleCompileError, errorMessage, formatPath, type RulePath } from './errors.js';
+import { RuleCompileError, formatPath, type RulePath } from './errors.js';
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { isRelativeDate, parseDateAuto } from './parse-date.js';
@@ -25,6 +25,7 @@ import { describeValue, shortenValue } from './describe.js';
 import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
 import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
 import type { KnownValues } from './template-variables.js';
+import { errorMessage } from '../error-message.js';
 
 type Operator = (typeof OPERATORS)[number];
 
@@ -259,7 +260,7 @@ export function evaluateCondition(c: CompiledCondition, ctx: EvalContext, out: C
     try {
       [result, outcome, around] = applyOperator(t, value, opCtx, ctx.doc);
     } catch (err) {
-      error = `${c.field} ${t.op}: ${err instanceof Error ? err.message : String(err)}`;
+      error = `${c.field} ${t.op}: ${errorMessage(err)}`;
       outcome = `error: ${error}`;
     }
     all = all && result;

@@ -37,7 +37,3 @@ export class ConversionError extends Error {
 export function formatPath(path: RulePath): string {
   return path.join('/');
 }
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -19,9 +19,10 @@ import { runExtraction, type CompiledExtraction, type ExtractedValue, type Extra
 import { runGroupExtraction } from './extraction-groups.js';
 import { applyAction, type PlannedNotification } from './apply-actions.js';
 import { cloneDocument } from './fields.js';
-import { errorMessage, formatPath, TemplateError } from './errors.js';
+import { formatPath, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
 import { describeValue } from './describe.js';
+import { errorMessage } from '../error-message.js';
 
 export interface RuleInput {
   compiled: CompiledRule;

@@ -6,6 +6,7 @@
 import type { Liquid } from 'liquidjs';
 import { RE2JS } from 're2js';
 import { compileRegex } from './regex.js';
+import { errorMessage } from '../error-message.js';
 
 /** Formats a template value (any date form the `date` filter accepts) with a strftime format. */
 export type Strftime = (self: unknown, value: unknown, format: string) => string;
@@ -77,7 +78,7 @@ export function registerLanguageFilters(
         .matcher(String(v ?? ''))
         .replaceAll(typeof replacement === 'string' ? replacement : String(replacement ?? ''));
     } catch (err) {
-      throw new Error(`regex_replace: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`regex_replace: ${errorMessage(err)}`, { cause: err });
     }
   });
 

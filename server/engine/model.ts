@@ -1,5 +1,5 @@
 /**
- * The rule language's data model (DESIGN §5, §12) shared by the engine, the rules store, runs and the UI.
+ * The rule language's data model (docs/rules.md) shared by the engine, the rules store, runs and the UI.
  * Rule definitions mirror `rule-schema.ts`; documents and changes are in *names*, never dms ids.
  */
 
@@ -257,7 +257,7 @@ export interface CreateMissing {
   storage_path_templates?: Record<string, string>;
 }
 
-// ---- traces (DESIGN §5) ----
+// ---- traces (docs/rules.md, "Traces") ----
 
 export type TraceStatus = 'matched' | 'not_matched' | 'error' | 'skipped' | 'timeout';
 export type TraceSource = 'manual' | 'webhook' | 'job' | 'catchup';

@@ -12,11 +12,12 @@ import type {
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateRules, type RuleResult } from './evaluate.js';
 import { emptyDocument, fieldKind } from './fields.js';
-import { errorMessage, type RulePath } from './errors.js';
+import { type RulePath } from './errors.js';
 import { sameCustomValue } from './custom-field-values.js';
 import { isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { describeValue } from './describe.js';
 import { completePermissions, sameNameSet } from './permissions.js';
+import { errorMessage } from '../error-message.js';
 
 export interface RuleTestOutcome {
   name: string;

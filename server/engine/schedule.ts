@@ -5,6 +5,7 @@
 import { Cron } from 'croner';
 import type { RuleSchedule } from './model.js';
 import { RuleCompileError, type RulePath } from './errors.js';
+import { errorMessage } from '../error-message.js';
 
 export interface CompiledSchedule {
   /** A person-readable form, e.g. `daily at 06:30` or `cron 0 6 * * 1-5`. */
@@ -50,7 +51,7 @@ export function compileSchedule(def: RuleSchedule, path: RulePath): CompiledSche
   } catch (err) {
     throw new RuleCompileError(
       [...path, 'cron'],
-      `invalid cron expression ${JSON.stringify(pattern)}: ${(err as Error).message}`,
+      `invalid cron expression ${JSON.stringify(pattern)}: ${errorMessage(err)}`,
     );
   }
   return { description: `cron ${pattern}`, pattern, dryRun };

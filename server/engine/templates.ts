@@ -10,6 +10,7 @@ import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './
 import { TemplateError, type RulePath } from './errors.js';
 import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
 import { MoneyDrop } from './money-drop.js';
+import { errorMessage } from '../error-message.js';
 
 /**
  * Work budget per render, counted in template steps (each block rendered, each loop iteration): a runaway
@@ -308,7 +309,7 @@ function shorten(s: string): string {
 }
 
 function cleanLiquidMessage(err: unknown): string {
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   return msg.replace(
     /^undefined variable: (\S+?),/,
     'undefined variable "$1" (extracted values, doc, vars, now and rule are available),',

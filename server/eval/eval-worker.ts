@@ -2,10 +2,10 @@
 // reports which item and rule it is in through shared memory, so the pool can stop it when a rule overruns.
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileRule, evaluateRules, type CompiledRule } from '../engine/index.js';
-import { errorMessage } from '../errors.js';
 import type { TagHierarchy } from '../engine/model.js';
 import { tagHierarchyOfTags } from './named-tag-tree.js';
 import { PROGRESS, type EvalAnswer, type EvalBatch, type WireRule } from './eval-protocol.js';
+import { errorMessage } from '../error-message.js';
 
 const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
 const compiled = new Map<string, CompiledRule>();

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
-import type { CompiledRule, RuleTestOptions, RuleTestOutcome } from '../engine/index.js';
+import { runRuleTests, type CompiledRule, type RuleTestOptions, type RuleTestOutcome } from '../engine/index.js';
 import type { Logger } from '../log.js';
-import { inlineRuleTests, type RuleTestRunner } from '../rules/index.js';
+import type { RuleTestRunner } from '../rules/index.js';
 import { TEST_PROGRESS, type RuleTestAnswer, type RuleTestJob } from './rule-test-protocol.js';
 import { startWorker } from './worker-start.js';
 
@@ -15,6 +15,10 @@ export interface RuleTestPoolOptions {
   budgetMs: number;
   logger: Logger;
 }
+
+/** On the calling thread, without a budget: where worker threads cannot start. */
+const testsInline: RuleTestRunner = (compiled, options) =>
+  Promise.resolve().then(() => runRuleTests(compiled, options));
 
 interface Job {
   compiled: CompiledRule;
@@ -87,7 +91,7 @@ export function createRuleTestPool(options: RuleTestPoolOptions): RuleTestPool {
   };
 
   const runInline = (job: Job) => {
-    inlineRuleTests(job.compiled, job.options).then(job.resolve, job.reject);
+    testsInline(job.compiled, job.options).then(job.resolve, job.reject);
   };
 
   const finish = () => {
@@ -165,7 +169,7 @@ export function createRuleTestPool(options: RuleTestPoolOptions): RuleTestPool {
       const count = compiled.definition.tests?.length ?? 0;
       if (count === 0) return Promise.resolve([]);
       if (closed) return Promise.reject(new Error('the rule-test runner is closed'));
-      if (inline) return inlineRuleTests(compiled, testOptions);
+      if (inline) return testsInline(compiled, testOptions);
       return new Promise<RuleTestOutcome[]>((resolve, reject) => {
         const wire: RuleTestJob = {
           definition: compiled.definition,

@@ -3,8 +3,8 @@
 // test overruns the evaluation budget.
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileRule, runRuleTests, type RuleTestOutcome } from '../engine/index.js';
-import { errorMessage } from '../errors.js';
 import { TEST_PROGRESS, type RuleTestAnswer, type RuleTestJob } from './rule-test-protocol.js';
+import { errorMessage } from '../error-message.js';
 
 const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
 const send = (answer: RuleTestAnswer) => parentPort?.postMessage(answer);

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import type { Logger } from '../log.js';
 import type { EventRecord } from './event-types.js';
 import { readJsonLines } from './journal-file.js';
-import { moveAside, setAside } from './move-aside.js';
+import { moveAside, setAside } from '../move-aside.js';
 import { salvageArray } from './salvage-json.js';
+import { errorMessage } from '../error-message.js';
 
 /** The first line of a compacted journal: ids of records dropped since must not be handed out again. */
 export interface JournalHeader {
@@ -74,7 +75,7 @@ function readJournal(file: string, logger: Logger, now: Date): Omit<LoadedEvents
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    moveAside(file, 'events journal', (err as Error).message, logger, now);
+    moveAside(file, 'events journal', errorMessage(err), logger, now);
     return { events: [], nextId: 1 };
   }
   const { values, bad, torn } = readJsonLines(text, isJournalLine);
@@ -116,7 +117,7 @@ function readLegacy(file: string, logger: Logger, now: Date): Omit<LoadedEvents,
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    moveAside(file, 'events file', (err as Error).message, logger, now);
+    moveAside(file, 'events file', errorMessage(err), logger, now);
     return { events: [], nextId: 1 };
   }
   const idFrom = (events: EventRecord[], stated: unknown) =>

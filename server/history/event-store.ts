@@ -1,11 +1,12 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import { ServiceUnavailableError, errorMessage } from '../errors.js';
+import { ServiceUnavailableError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
 import { loadEvents, type JournalHeader } from './event-journal-load.js';
 import { createGroupCommit, type Batch, type JournalIo } from './group-commit.js';
 import { createJournalFile } from './journal-file.js';
+import { errorMessage } from '../error-message.js';
 
 export type { EventKind, EventRecord, EventStatus, JobReport } from './event-types.js';
 
@@ -53,6 +54,12 @@ const FINISHED: ReadonlySet<EventStatus> = new Set(['done', 'failed', 'cancelled
 
 export function isFinished(status: EventStatus): boolean {
   return FINISHED.has(status);
+}
+
+/** Whether the event is still queued or running (an unknown id is not). */
+export function isActiveEvent(events: Pick<EventStore, 'get'>, eventId: number): boolean {
+  const event = events.get(eventId);
+  return event !== undefined && !isFinished(event.status);
 }
 
 /**

@@ -1,4 +1,4 @@
-/** The record of one background job or webhook delivery (DESIGN §4), as `GET /api/events/{id}` returns it. */
+/** The record of one background job or webhook delivery (docs/jobs-and-webhook.md), as `GET /api/events/{id}` returns it. */
 
 export type EventStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
 

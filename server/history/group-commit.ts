@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.js';
+import { errorMessage } from '../error-message.js';
 
 /** Where a journal's bytes go: appended lines (write + fsync), or the whole file replaced atomically. */
 export interface JournalIo {

@@ -1,8 +1,9 @@
 import fsp from 'node:fs/promises';
 import type { Trace } from '../engine/model.js';
 import type { Logger } from '../log.js';
-import { setAside } from './move-aside.js';
+import { setAside } from '../move-aside.js';
 import { salvageArray } from './salvage-json.js';
+import { errorMessage } from '../error-message.js';
 
 /** What one segment file holds. `version` lets a later release migrate old files instead of guessing. */
 export interface SegmentData {
@@ -69,7 +70,7 @@ export async function readSegment(file: string, logger: Logger): Promise<Segment
     text = await fsp.readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: 'missing' };
-    return { ok: false, reason: (err as Error).message };
+    return { ok: false, reason: errorMessage(err) };
   }
   let parsed: unknown;
   let parseError = '';
@@ -77,7 +78,7 @@ export async function readSegment(file: string, logger: Logger): Promise<Segment
     parsed = JSON.parse(text);
     if (isSegmentData(parsed)) return { ok: true, data: parsed, salvaged: false };
   } catch (err) {
-    parseError = (err as Error).message;
+    parseError = errorMessage(err);
   }
   const salvaged = text.startsWith(FRAMED_HEAD) ? salvageFramed(text) : salvageArray(text, 'traces', isTrace);
   if (!salvaged || salvaged.values.length === 0) return { ok: false, reason: parseError || 'not a trace history file' };

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { Logger } from '../log.js';
-import { moveAside } from './move-aside.js';
+import { moveAside } from '../move-aside.js';
 import { FRAMED_HEAD, FRAMED_TAIL, readSegment, type SegmentData } from './segment-read.js';
+import { errorMessage } from '../error-message.js';
 
 export type { SegmentData } from './segment-read.js';
 
@@ -82,7 +83,7 @@ export async function loadSegments(dir: string, logger: Logger): Promise<Segment
       try {
         await db.write();
       } catch (err) {
-        logger.error(`could not write the salvaged trace history ${file}: ${(err as Error).message}`);
+        logger.error(`could not write the salvaged trace history ${file}: ${errorMessage(err)}`);
       }
     }
     segments.push({ seq, file, db });
@@ -94,6 +95,6 @@ export function removeSegment(segment: Segment, logger: Logger): void {
   try {
     fs.rmSync(segment.file, { force: true });
   } catch (err) {
-    logger.warn(`could not delete old trace history file ${segment.file}: ${(err as Error).message}`);
+    logger.warn(`could not delete old trace history file ${segment.file}: ${errorMessage(err)}`);
   }
 }

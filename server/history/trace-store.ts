@@ -2,8 +2,9 @@ import type { Trace } from '../engine/model.js';
 import type { Logger } from '../log.js';
 import { traceMatches, type TraceQuery } from './trace-query.js';
 import { loadSegments, newSegment, removeSegment, type Segment } from './trace-segments.js';
+import { errorMessage } from '../error-message.js';
 
-/** The persistent execution history (DESIGN §7). Appends are buffered and written in batches. */
+/** The persistent execution history (docs/decisions.md#trace-history). Appends are buffered and written in batches. */
 export interface TraceStore {
   /** Queues traces for the next batch write; they are visible to `query` at once. */
   append(traces: Trace[]): void;
@@ -83,7 +84,7 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
         await segment.db.write();
       } catch (err) {
         // The traces stay in memory and go out with the next write of this file; a full disk should not stop runs.
-        logger.error(`could not write trace history ${segment.file}: ${(err as Error).message}`);
+        logger.error(`could not write trace history ${segment.file}: ${errorMessage(err)}`);
       }
     }
     // Deleted only here, in the write chain, so no write still in flight can bring a dropped file back.

@@ -4,7 +4,7 @@ import { isTemplateText } from '../engine/templates.js';
 import type { YamlPath } from './yaml-source.js';
 
 /**
- * Validation stage "dms names known" (DESIGN §12): every tag, correspondent, document type, storage
+ * Validation stage "dms names known" (docs/rule-files.md#validation): every tag, correspondent, document type, storage
  * path, custom field, user and group a rule names must exist in the dms, unless the action may create it
  * (`create_missing: true`). Templated names are only known at run time and are skipped.
  */

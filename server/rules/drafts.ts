@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../atomic-write.js';
 import type { RuleFilePath } from './file-names.js';
 
 /**
- * Drafts (DESIGN §4): unpublished edits kept in `<dataDir>/drafts/<relative path>`, so the rules dir
+ * Drafts (docs/rule-files.md#drafts): unpublished edits kept in `<dataDir>/drafts/<relative path>`, so the rules dir
  * holds only published files and a draft is never loaded. Paths arrive already checked by `file-names`.
  */
 export interface DraftStore {

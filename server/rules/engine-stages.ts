@@ -9,8 +9,8 @@ import {
   type RuleTestOptions,
   type RuleTestOutcome,
 } from '../engine/index.js';
-import { errorMessage } from '../errors.js';
 import { positionedError, type YamlSource } from './yaml-source.js';
+import { errorMessage } from '../error-message.js';
 
 /**
  * The engine's stages (compile: regexes and templates; tests; vars rendering) with their errors,

@@ -1,5 +1,5 @@
 /**
- * Rule file names and ids (DESIGN §4). An id is the base64url of the path relative to the rules dir;
+ * Rule file names and ids (docs/rule-files.md#file-ids). An id is the base64url of the path relative to the rules dir;
  * every id and name is checked here, as text, before anything touches the filesystem, so nothing that
  * decodes to a path outside the rules dir (`..`, absolute, encoded separators, NUL) ever reaches `fs`.
  */

@@ -1,4 +1,4 @@
-/** The rules store (DESIGN §4, §7, §12): rule files in rules.d, drafts, packages, vars, validation, reload. */
+/** The rules store (docs/rule-files.md): rule files in rules.d, drafts, packages, vars, validation, reload. */
 export { createRuleStore } from './rule-store.js';
 export type {
   RuleStore,

@@ -33,7 +33,7 @@ export interface ReloadReport {
   errors: Array<{ path: string; error: string }>;
 }
 
-/** A draft's validation, reported but not blocking (DESIGN §4). */
+/** A draft's validation, reported but not blocking (docs/rule-files.md#drafts). */
 export interface DraftValidation {
   ok: boolean;
   error?: string;

@@ -1,13 +1,6 @@
 import fsp from 'node:fs/promises';
 import YAML from 'yaml';
-import {
-  BadRequestError,
-  ConflictError,
-  NotFoundError,
-  PayloadTooLargeError,
-  ValidationError,
-  errorMessage,
-} from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
 import { inlineRuleTests } from './engine-stages.js';
 import { createDraftStore } from './drafts.js';
@@ -21,6 +14,7 @@ import { dmsNames, schemaInfo } from './schema-info.js';
 import { createSaveValidator, type SaveContext } from './save-validation.js';
 import { MAX_RULE_FILE_BYTES, prepareRuleFile, renderVarsFile } from './validate-file.js';
 import { rulesOfText, testReports, withFileReplaced } from './text-check.js';
+import { errorMessage } from '../error-message.js';
 
 const entryOf = (file: RuleFilePath) => ({ id: fileIdOf(file.path), name: file.name, path: file.path });
 
@@ -56,7 +50,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       });
       byId = new Map(state.rules.map((r) => [r.id, r]));
     } catch (err) {
-      // Never replace loaded rules with nothing because the folder could not be read (STYLE §12).
+      // Never replace loaded rules with nothing because the folder could not be read (docs/rule-files.md#loading-and-reload).
       unreadable = `The rules dir ${dir.root} could not be read (${errorMessage(err)}); the rules loaded before stay in use.`;
     }
     const errors = state.files.filter((f) => f.error).map((f) => ({ path: f.file.path, error: f.error!.message }));
@@ -84,7 +78,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       if (stat?.isFile()) return { file, abs };
     }
     throw new NotFoundError(
-      `No rule file with id "${id.slice(0, 80)}"; GET /api/ui/rules lists the files and their ids.`,
+      `No rule file with id "${id.slice(0, 80)}"; the Rules page lists the rule files there are.`,
     );
   }
 

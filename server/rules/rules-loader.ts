@@ -1,10 +1,11 @@
 import fsp from 'node:fs/promises';
-import { ValidationError, errorMessage } from '../errors.js';
+import { ValidationError } from '../errors.js';
 import type { RuleDefinition } from '../engine/model.js';
 import { inlineRuleTests, type CompiledRule, type RuleTestRunner } from './engine-stages.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RulesDir } from './rules-dir.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
+import { errorMessage } from '../error-message.js';
 
 /** One loaded rule, as runs use it. */
 export interface LoadedRule {
@@ -63,7 +64,7 @@ const toFileError = (err: unknown): FileError =>
 /**
  * Loads every file of the rules dir: vars first (global, then each package's over it), then rule
  * files in path order. A file that fails is listed with its error and keeps what its last good
- * version loaded; duplicate ids make the later file the one in error (DESIGN §12, STYLE §9).
+ * version loaded; duplicate ids make the later file the one in error (docs/rule-files.md#validation).
  */
 export async function loadRulesDir(dir: RulesDir, previous: LastGood, context: LoadContext): Promise<LoadState> {
   const files = await dir.list();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log.js';
+import { errorMessage } from '../error-message.js';
 
 /** Quiet time after the last change before reloading: editors write a file in several steps. */
 export const WATCH_DEBOUNCE_MS = 200;
@@ -51,7 +52,7 @@ export function watchRulesDir(
       watchers.set(dir, watcher);
     } catch (err) {
       logger.warn(
-        `rules: cannot watch ${dir} (${(err as Error).message}); use POST /api/reload after editing files there`,
+        `rules: cannot watch ${dir} (${errorMessage(err)}); files changed there outside the Web UI are read at the next restart (rules saved in the Web UI apply at once)`,
       );
     }
   };

@@ -1,12 +1,12 @@
 import type { DmsVocabulary } from '../dms/types.js';
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
-import { errorMessage } from '../errors.js';
 import { findUnknownNames } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
 import { positionedError } from './yaml-source.js';
+import { errorMessage } from '../error-message.js';
 
 /** What a save is checked against: the other files' rule ids and the vars the file's rules will see. */
 export interface SaveContext {
@@ -21,7 +21,7 @@ export interface SaveContext {
 }
 
 export interface SaveValidator {
-  /** Every stage of DESIGN §12 in order; throws a positioned ValidationError, returns warnings. */
+  /** Every stage of docs/rule-files.md#validation in order; throws a positioned ValidationError, returns warnings. */
   validate(file: RuleFilePath, content: string, context: SaveContext): Promise<string[]>;
   /** The dms vocabulary, or why it could not be had (bounded by the timeout). */
   fetchVocabulary(): Promise<{ vocabulary: DmsVocabulary | null; error: string | null }>;

@@ -3,7 +3,7 @@ import { RULE_FILE_SCHEMA, VARS_FILE_SCHEMA } from '../engine/rule-schema.js';
 import { positionedError, type YamlPath, type YamlSource } from './yaml-source.js';
 
 /**
- * Stage 2 of validation (DESIGN §12): the JSON schema from `engine/rule-schema.ts`, the single source
+ * Stage 2 of validation (docs/rule-files.md#validation): the JSON schema from `engine/rule-schema.ts`, the single source
  * of truth, checked with ajv. Of ajv's many errors (oneOf branches each report), the most useful one
  * is reported, pointing at the line and column of the offending key or value.
  */

@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { isRuleFilePath, parseRuleFilePath } from './file-names.js';
 
 /**
- * First start: copies the shipped example rules into an empty rules dir (DESIGN §2). A dir with
+ * First start: copies the shipped example rules into an empty rules dir (docs/rule-files.md#layout). A dir with
  * anything in it is the user's and is left alone; so is the examples dir itself (the default
  * SVC_RULES_DIR is the project's own `rules.d`). Returns the relative paths copied.
  */

@@ -5,7 +5,7 @@ import { checkRuleFileSchema, checkVarsFileSchema } from './schema-check.js';
 import { parseYamlSource, positionedError, type YamlSource } from './yaml-source.js';
 
 /**
- * The validation stages of DESIGN §12 for one file's text, in order: YAML syntax (limits), schema,
+ * The validation stages (docs/rule-files.md#validation) for one file's text, in order: YAML syntax (limits), schema,
  * compile (regexes and templates), ids unique, then — after the store's async dms-name stage — tests.
  * Each stage throws a ValidationError naming line and column; nothing here touches the disk.
  */
@@ -104,7 +104,7 @@ export interface RenderedVars {
   own: Record<string, unknown>;
 }
 
-/** A `_vars.yml`: YAML, schema (a mapping), then its templates rendered (DESIGN §12). */
+/** A `_vars.yml`: YAML, schema (a mapping), then its templates rendered (docs/rule-files.md#validation). */
 export function renderVarsFile(text: string, context: VarsContext): RenderedVars {
   checkSize(text);
   const source = parseYamlSource(text);

@@ -11,6 +11,7 @@ import {
   type Node,
 } from 'yaml';
 import { ValidationError } from '../errors.js';
+import { errorMessage } from '../error-message.js';
 
 /** Expanded aliases allowed per file: a handful is normal YAML, thousands is an alias bomb. */
 export const MAX_ALIAS_COUNT = 100;
@@ -43,7 +44,7 @@ export function positionedError(position: Position, message: string): Validation
 }
 
 /**
- * Stage 1 of validation (DESIGN §12): YAML syntax with alias and depth limits.
+ * Stage 1 of validation (docs/rule-files.md#validation): YAML syntax with alias and depth limits.
  * Throws a ValidationError naming line and column; an empty file parses to null.
  */
 export function parseYamlSource(text: string): YamlSource {
@@ -74,7 +75,7 @@ export function parseYamlSource(text: string): YamlSource {
     const reason =
       err instanceof ReferenceError && /alias/i.test(err.message)
         ? `too many alias expansions (more than ${MAX_ALIAS_COUNT}); the file looks like an alias bomb`
-        : (err as Error).message;
+        : errorMessage(err);
     throw positionedError(position, `YAML error: ${reason}`);
   }
 

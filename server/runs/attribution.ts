@@ -1,8 +1,8 @@
 import { DmsAuditLogOffError, DmsHistoryForbiddenError } from '../dms/document-history.js';
 import type { DmsClient, DmsDocument, DmsHistoryEntry, DmsServiceUser } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { EchoLedger, OwnWrite } from './echo-ledger.js';
+import { errorMessage } from '../error-message.js';
 
 /** How the service tells its own echo from a person's change (health and the connection test show it). */
 export interface AttributionStatus {
@@ -38,7 +38,7 @@ const STATE_NOTE =
   'A permission-only change is not in the audit log and is recognised by the document state in either mode.';
 
 /**
- * Attribution by Paperless's own audit log (DESIGN §6): an entry made since the service's last read by the service's
+ * Attribution by Paperless's own audit log (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees): an entry made since the service's last read by the service's
  * own Paperless user, changing only what the service wrote, is its echo; anything else (another user, a note, no
  * actor = a Paperless workflow) is a change the rules must see. With the audit log off or not readable by the
  * token, the state comparison alone decides, and `status()` says so.

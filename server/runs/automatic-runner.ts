@@ -1,8 +1,8 @@
 import type { DmsDocument } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
 import type { LoadedRule } from '../rules/index.js';
 import type { RunPipeline } from './pipeline/run-pipeline.js';
 import type { WebhookTrigger } from './webhook/parse-payload.js';
+import { errorMessage } from '../error-message.js';
 
 /** What one automatic run (a webhook delivery or a catch-up) reports back for its event record. */
 export interface AutomaticRunCounts {
@@ -11,7 +11,7 @@ export interface AutomaticRunCounts {
   errors: number;
   /**
    * Null when the plan was applied in full (or the run was dry). Otherwise the dms's refusal: the document
-   * is not handled, and is tried again later (DESIGN §6: a document is handled only when its plan was applied).
+   * is not handled, and is tried again later (docs/jobs-and-webhook.md: a document is handled only when its plan was applied).
    */
   failure: string | null;
 }

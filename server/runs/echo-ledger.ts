@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../atomic-write.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
-import { errorMessage } from '../errors.js';
-import { createCoalescedWriter } from '../history/coalesced-writer.js';
-import { moveAside } from '../history/move-aside.js';
+import { errorMessage } from '../error-message.js';
+import { createCoalescedWriter } from '../coalesced-writer.js';
+import { moveAside } from '../move-aside.js';
 import type { Logger } from '../log.js';
 import { changedBesides, documentState, type WriteExpectation } from './document-state.js';
 import type { EchoWrites } from './echo-writes.js';

@@ -2,7 +2,7 @@ import type { DmsDocument } from '../dms/types.js';
 import type { WriteExpectation } from './document-state.js';
 
 /**
- * The write side of the echo ledger (`echo-ledger.ts`), what every write path tells it (DESIGN §6): Paperless
+ * The write side of the echo ledger (`echo-ledger.ts`), what every write path tells it (docs/jobs-and-webhook.md): Paperless
  * answers each PATCH and bulk edit with a "Document Updated" webhook that may arrive seconds or minutes later
  * (Celery). The ledger recognises that echo by the document's state, so the write path only says which
  * document it writes and, when it knows it, what the dms answered. Wherever it is passed it is called `echoes`.

@@ -18,6 +18,7 @@ import type {
 import { PERMISSION_KINDS, PERMISSION_TARGETS } from '../engine/permissions.js';
 import { unsafeCreation } from './creation-guard.js';
 import { dateOnly } from './rule-document.js';
+import { errorMessage } from '../error-message.js';
 
 /** A document field a plan can change; `notes` are added, never replaced; detaching custom fields counts as `custom_fields`. */
 export type ChangeField = Exclude<keyof DocumentChanges, 'remove_custom_fields'>;
@@ -239,7 +240,7 @@ function planCustomFields(
     try {
       encoded = encodeCustomFieldValue(field, value);
     } catch (err) {
-      fail('custom_fields', (err as Error).message);
+      fail('custom_fields', errorMessage(err));
       continue;
     }
     const slot = current.find((cf) => cf.field === field.id);

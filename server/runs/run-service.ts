@@ -1,7 +1,8 @@
-import { DmsNotFoundError } from '../dms/errors.js';
+import { DmsError, DmsNotFoundError } from '../dms/errors.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
 import type { RunTrigger, Trace } from '../engine/index.js';
-import { NotFoundError, UpstreamError, errorMessage } from '../errors.js';
+import { errorMessage } from '../error-message.js';
+import { NotFoundError, UpstreamError } from '../errors.js';
 import type { LoadedRule } from '../rules/index.js';
 import type { EchoLedger } from './echo-ledger.js';
 import type { DocumentLane } from './lane/document-lane.js';
@@ -48,7 +49,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
       const rule = deps.rules.getRule(input.ruleId);
       if (!rule)
         throw new NotFoundError(
-          `No loaded rule has the id "${input.ruleId}"; check GET /api/ui/rules for the loaded ids and any file errors.`,
+          `No loaded rule has the id "${input.ruleId}"; the Rules page lists the loaded rules and any file errors.`,
         );
       rules = [rule];
     } else rules = deps.rules.loadedRules();
@@ -93,14 +94,14 @@ export function createRunService(deps: RunServiceDeps): RunService {
         : `The dms failed: ${errorMessage(err)}`;
       pipeline.fail(document, rules, ctx, message);
       if (missing) throw new NotFoundError(message);
-      if (err instanceof UpstreamError) throw err;
+      if (err instanceof DmsError) throw err;
       throw new UpstreamError(message);
     }
 
     const result = await pipeline.run(doc, rules, ctx);
     if (result.dmsError) {
       throw new UpstreamError(
-        `The dms failed during the run of document ${document}: ${errorMessage(result.dmsError)} (the traces in GET /api/traces?document=${document} show what was written)`,
+        `The dms failed during the run of document ${document}: ${errorMessage(result.dmsError)} (the document's traces on the Traces page show what was written)`,
       );
     }
     return { traces: result.traces, title: doc.title };

@@ -74,7 +74,7 @@ export function withFieldOutcome(trace: Trace, outcome: FieldOutcome): Trace {
   };
 }
 
-/** Where and how a trace was made: the fields the engine's per-rule result lacks (DESIGN §5). */
+/** Where and how a trace was made: the fields the engine's per-rule result lacks (docs/rules.md#traces). */
 export interface TraceContext {
   source: TraceSource;
   eventId: number | null;

@@ -4,6 +4,7 @@ import YAML from 'yaml';
 import { envNameOf } from '../config.js';
 import { ConflictError } from '../errors.js';
 import { writeFileAtomicSync } from '../atomic-write.js';
+import { errorMessage } from '../error-message.js';
 
 export const CONFIG_FILE_NAME = 'config.yml';
 
@@ -27,7 +28,7 @@ function readDocument(file: string): YAML.Document {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new ConflictError(`${file} could not be read (${(err as Error).message}); it was left untouched.`);
+      throw new ConflictError(`${file} could not be read (${errorMessage(err)}); it was left untouched.`);
     }
   }
   const doc = YAML.parseDocument(text);

@@ -1,7 +1,8 @@
 import { createPaperlessClient } from '../dms/paperless-client.js';
 import type { DmsClient, DmsPing } from '../dms/types.js';
-import { BadRequestError, errorMessage } from '../errors.js';
+import { BadRequestError } from '../errors.js';
 import { parseSettingsPatch } from './settings-input.js';
+import { errorMessage } from '../error-message.js';
 
 /** What "Test connection" found: the client's ping facts as they are, plus how many names the token may see. */
 export type DmsConnectionReport = DmsPing & {
@@ -24,6 +25,16 @@ export interface ConnectionTestDeps {
   /** The stored token, only ever sent to the URL it was configured for. */
   currentToken: string | null;
   currentUrl: string | null;
+}
+
+/** The settings page's "Test connection". */
+export interface DmsConnectionTester {
+  test(body: unknown): Promise<DmsConnectionReport>;
+}
+
+/** `deps` is read at each test, so a URL or token saved in the settings since is the one compared. */
+export function createDmsConnectionTester(deps: () => ConnectionTestDeps): DmsConnectionTester {
+  return { test: (body) => testDmsConnection(deps(), body) };
 }
 
 const TIMEOUT_MS = 5000;

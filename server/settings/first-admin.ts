@@ -17,6 +17,19 @@ export interface FirstStartState {
   allowed: boolean;
 }
 
+/** The first start's one-time setup (no admin yet, this machine only). */
+export interface FirstStart {
+  state(origin: RequestOrigin): FirstStartState;
+  createAdmin(body: unknown, origin: RequestOrigin): { username: string; session: string };
+}
+
+export function createFirstStart(deps: { auth: AuthService; settings: SettingsService }): FirstStart {
+  return {
+    state: (origin) => firstStartState(deps.auth, origin),
+    createAdmin: (body, origin) => createFirstAdmin(deps, body, origin),
+  };
+}
+
 export function firstStartState(auth: AuthService, origin: RequestOrigin): FirstStartState {
   const needed = !auth.adminConfigured;
   return { needed, allowed: needed && isSameMachineRequest(origin) };

@@ -1,4 +1,5 @@
 import YAML from 'yaml';
+import { errorMessage } from '../error-message.js';
 
 /** A notify target from the settings: an HTTP endpoint (ntfy, Gotify, Home Assistant…) or e-mail over SMTP. */
 export type NotifyTarget = HttpTarget | EmailTarget;
@@ -48,7 +49,7 @@ export function parseNotifyTargets(raw: string): Record<string, NotifyTarget> {
   try {
     data = YAML.parse(raw);
   } catch (err) {
-    throw new Error(`is not valid YAML or JSON: ${(err as Error).message}`, { cause: err });
+    throw new Error(`is not valid YAML or JSON: ${errorMessage(err)}`, { cause: err });
   }
   if (!isObject(data)) throw new Error('must be a mapping of target name → { url: … } or { smtp: …, from: …, to: … }');
   const targets: Record<string, NotifyTarget> = {};

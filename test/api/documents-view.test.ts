@@ -78,7 +78,7 @@ describe('GET /api/ui/log (the service log download)', () => {
       const res = await fetch(`${server.url}/api/ui/log`, { headers: { cookie } });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-disposition') ?? '', /^attachment; filename="?dms-rules-service\.log"?$/);
-      assert.match(await res.text(), /warn {2}the dms did not answer/);
+      assert.match(await res.text(), /"level":"warn","msg":"the dms did not answer"/);
       assert.equal((await call(server.url, '/api/ui/log', { token: API_TOKEN })).status, 401);
     } finally {
       await server.close();

@@ -6,18 +6,23 @@ import { createFileLogger, readServiceLog, serviceLogFile } from '../../server/l
 import { tempDir } from '../helpers/test-server.js';
 
 describe('the service log file (desktop app)', () => {
-  it('appends one line per message in the data dir, line breaks escaped', () => {
+  it('appends one JSON object per line in the data dir: time, level, message and fields; line breaks stay inside', () => {
     const dataDir = tempDir();
     const logger = createFileLogger(serviceLogFile(dataDir));
     logger.info('started');
-    logger.error('dms said:\nforged line');
+    logger.error('dms said:\nforged line', { document: 12, msg: 'not the message' });
     const lines = fs
       .readFileSync(path.join(dataDir, 'logs', 'service.log'), 'utf8')
       .trimEnd()
       .split('\n');
     assert.equal(lines.length, 2);
-    assert.match(lines[0], /^\d{4}-\d\d-\d\dT.* info {2}started$/);
-    assert.match(lines[1], / error dms said:\\nforged line$/);
+    const [first, second] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.match(String(first.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual({ ...first, time: undefined }, { time: undefined, level: 'info', msg: 'started' });
+    assert.equal(second.level, 'error');
+    assert.equal(second.msg, 'dms said:\nforged line');
+    assert.equal(second.document, 12);
+    assert.equal(second.field_msg, 'not the message', 'a field cannot replace the message');
     assert.match(readServiceLog(dataDir), /started/);
   });
 

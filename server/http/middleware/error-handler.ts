@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, NotFoundError, ValidationError } from '../../errors.js';
+import { DmsError, DmsNotFoundError, DmsQueryError, DmsValueError } from '../../dms/errors.js';
+import { AppError, BadRequestError, NotFoundError, UpstreamError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 
 /** Unknown API paths answer JSON, never an HTML page. */
@@ -20,13 +21,22 @@ const BODY_ERRORS: Record<string, string> = {
   'request.aborted': 'The request was aborted.',
 };
 
+/** The dms layer's errors get their HTTP status here, at the edge: a missing object 404, a bad value or query 400, else 502. */
+export function httpErrorOf(err: unknown): unknown {
+  if (err instanceof DmsNotFoundError) return new NotFoundError(err.message);
+  if (err instanceof DmsValueError || err instanceof DmsQueryError) return new BadRequestError(err.message);
+  if (err instanceof DmsError) return new UpstreamError(err.message);
+  return err;
+}
+
 /** The one error handler, registered last: every error becomes `{ok:false, error}` with its status. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err: unknown, req, res, _next) => {
+  return (thrown: unknown, req, res, _next) => {
     if (res.headersSent) {
       res.destroy();
       return;
     }
+    const err = httpErrorOf(thrown);
     if (err instanceof AppError) {
       for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
       const body: Record<string, unknown> = { ok: false, error: err.message };

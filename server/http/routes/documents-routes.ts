@@ -1,18 +1,18 @@
 import { Router } from 'express';
 import { BadRequestError } from '../../errors.js';
 import { positiveIntegerParam, singleParam } from '../../query-params.js';
-import type { Services } from '../../services.js';
+import type { DocumentService } from '../../runs/document-service.js';
 
 const MAX_TITLE_IDS = 200;
 
 /** The run panel's picker (`?search=`), titles for lists (`/titles?ids=`) and the document panel (`/:id`). */
-export function documentsRoutes(services: Services): Router {
+export function documentsRoutes({ documents }: { documents: DocumentService }): Router {
   const router = Router();
   router.get('/documents', async (req, res) => {
     const search = typeof req.query.search === 'string' ? req.query.search.trim() : '';
     if (search.length < 2 || search.length > 200)
       throw new BadRequestError('Send ?search= with 2 to 200 characters of a document title.');
-    res.json(await services.findDocuments(search));
+    res.json(await documents.find(search));
   });
   router.get('/documents/titles', async (req, res) => {
     const raw = singleParam(req.query.ids, 'ids') ?? '';
@@ -21,11 +21,11 @@ export function documentsRoutes(services: Services): Router {
     const ids = raw.split(',').map(Number);
     if (ids.length > MAX_TITLE_IDS)
       throw new BadRequestError(`Ask for at most ${MAX_TITLE_IDS} titles at once; got ${ids.length}.`);
-    res.json({ titles: await services.documentTitles(ids) });
+    res.json({ titles: await documents.titles(ids) });
   });
   router.get('/documents/:id', async (req, res) => {
     const id = positiveIntegerParam(req.params.id, 'id', 'a document id (a positive whole number)');
-    res.json(await services.documentView(id!));
+    res.json(await documents.view(id!));
   });
   return router;
 }

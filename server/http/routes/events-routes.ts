@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { booleanParam, oneOfParam, positiveIntegerParam } from '../../query-params.js';
 import type { EventKind, EventStatus } from '../../history/event-store.js';
-import type { Services } from '../../services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { JobService } from '../../runs/jobs/job-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
 const KINDS: readonly EventKind[] = ['job', 'revert', 'webhook', 'catchup'];
@@ -10,12 +11,12 @@ const STATUSES: readonly EventStatus[] = ['queued', 'running', 'done', 'failed',
 const eventId = (raw: string): number => positiveIntegerParam(raw, 'event id') as number;
 
 /** Background jobs, webhook runs and catch-ups (shared tier): list, one record, cancel, resume, revert. */
-export function eventsRoutes(services: Services): Router {
+export function eventsRoutes({ auth, jobs }: { auth: AuthService; jobs: JobService }): Router {
   const router = Router();
-  router.use('/events', requireSessionOrToken(services.auth));
+  router.use('/events', requireSessionOrToken(auth));
 
   router.get('/events', (req, res) => {
-    const events = services.jobs.list({
+    const events = jobs.list({
       limit: positiveIntegerParam(req.query.limit, 'limit'),
       kind: oneOfParam(req.query.kind, KINDS, 'kind'),
       status: oneOfParam(req.query.status, STATUSES, 'status'),
@@ -24,27 +25,27 @@ export function eventsRoutes(services: Services): Router {
   });
 
   router.get('/events/:id', (req, res) => {
-    res.json(services.jobs.get(eventId(req.params.id)));
+    res.json(jobs.get(eventId(req.params.id)));
   });
 
   router.post('/events/:id/cancel', (req, res) => {
-    res.json({ ok: true, event: services.jobs.cancel(eventId(req.params.id)) });
+    res.json({ ok: true, event: jobs.cancel(eventId(req.params.id)) });
   });
 
   router.post('/events/:id/resume', (req, res) => {
-    const event = services.jobs.resume(eventId(req.params.id));
+    const event = jobs.resume(eventId(req.params.id));
     res.status(202).json({ ok: true, queued: true, event_id: event.event_id, resumes: event.resumes });
   });
 
   router.post('/events/:id/apply', (req, res) => {
-    const event = services.jobs.apply(eventId(req.params.id));
+    const event = jobs.apply(eventId(req.params.id));
     res
       .status(202)
       .json({ ok: true, queued: true, event_id: event.event_id, applied_from: event.applied_from, dry_run: false });
   });
 
   router.post('/events/:id/revert', (req, res) => {
-    const event = services.jobs.revert(eventId(req.params.id), {
+    const event = jobs.revert(eventId(req.params.id), {
       dryRun: booleanParam(req.query.dry_run, 'dry_run', false),
     });
     res

@@ -2,7 +2,9 @@ import express, { Router, type Request, type RequestHandler } from 'express';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
 import { MAX_RULE_FILE_BYTES } from '../../rules/validate-file.js';
 import { booleanParam, positiveIntegerParam, singleParam } from '../../query-params.js';
-import type { Services } from '../../services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { RuleStore } from '../../rules/index.js';
+import type { RunService } from '../../runs/run-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
 /** Raw YAML bodies, any content type, at most 512 KB; a larger body is 413 with a message that says so. */
@@ -28,10 +30,9 @@ const isDraft = (req: Request): boolean => booleanParam(req.query.draft, 'draft'
 const fileId = (req: Request): string => String(req.params.id);
 
 /** `/api/ui/rules*` (Express 5 passes rejected promises to the error handler): the rule files store (list, create, read, save, drafts, delete, vars preview). */
-export function rulesRoutes(services: Services): Router {
+export function rulesRoutes({ rules, runs }: { rules: RuleStore; runs: RunService }): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
-  const { rules } = services;
 
   router.get('/rules', (_req, res) => {
     res.json(rules.listFiles());
@@ -74,7 +75,7 @@ export function rulesRoutes(services: Services): Router {
     if (document === undefined)
       throw new BadRequestError('Give "document": the id of the dms document to try the rules on.');
     const ruleId = singleParam(req.query.rule_id, 'rule_id') || null;
-    const { traces, title } = await services.runs.runText({
+    const { traces, title } = await runs.runText({
       fileId: fileId(req),
       content: bodyText(req),
       document,
@@ -91,10 +92,10 @@ export function rulesRoutes(services: Services): Router {
 }
 
 /** `POST /api/reload` (shared tier: session or bearer token): reloads every rule file from disk now. */
-export function reloadRoutes(services: Services): Router {
+export function reloadRoutes({ auth, rules }: { auth: AuthService; rules: RuleStore }): Router {
   const router = Router();
-  router.post('/reload', requireSessionOrToken(services.auth), async (_req, res) => {
-    res.json({ ok: true, ...(await services.rules.reload()) });
+  router.post('/reload', requireSessionOrToken(auth), async (_req, res) => {
+    res.json({ ok: true, ...(await rules.reload()) });
   });
   return router;
 }

@@ -1,19 +1,21 @@
 import { Router } from 'express';
 import { parseRunQuery } from '../../runs/run-query.js';
-import type { Services } from '../../services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { JobService } from '../../runs/jobs/job-service.js';
+import type { RunService } from '../../runs/run-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
 /** `POST /api/run` (shared tier): synchronous runs against one document, or a background job for one rule. */
-export function runRoutes(services: Services): Router {
+export function runRoutes({ auth, runs, jobs }: { auth: AuthService; runs: RunService; jobs: JobService }): Router {
   const router = Router();
-  router.post('/run', requireSessionOrToken(services.auth), async (req, res) => {
+  router.post('/run', requireSessionOrToken(auth), async (req, res) => {
     const query = parseRunQuery(req.query);
     if (query.document === null) {
-      const { event_id } = services.jobs.startRuleJob({ ruleId: query.ruleId, dryRun: query.dryRun });
+      const { event_id } = jobs.startRuleJob({ ruleId: query.ruleId, dryRun: query.dryRun });
       res.json({ ok: true, queued: true, rule_id: query.ruleId, dry_run: query.dryRun, event_id });
       return;
     }
-    const traces = await services.runs.runManual({
+    const traces = await runs.runManual({
       document: query.document,
       ruleId: query.ruleId,
       dryRun: query.dryRun,

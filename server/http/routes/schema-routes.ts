@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import type { Services } from '../../services.js';
+import type { RuleStore } from '../../rules/index.js';
 
 /** `GET /api/ui/schema`: the rule JSON schema and the editor vocabulary (with the dms's current names). */
-export function schemaRoutes(services: Services): Router {
+export function schemaRoutes({ rules }: { rules: RuleStore }): Router {
   const router = Router();
   router.get('/schema', async (_req, res) => {
-    res.json(await services.rules.schema());
+    res.json(await rules.schema());
   });
   return router;
 }

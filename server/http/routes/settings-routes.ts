@@ -1,25 +1,33 @@
 import express, { Router } from 'express';
 import { setSessionCookie } from '../session-cookie.js';
-import type { Services } from '../../services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { Config } from '../../config.js';
+import type { SettingsService } from '../../settings/settings-service.js';
 import { parseSettingsPatch } from '../../settings/settings-input.js';
 import { loginSource } from '../login-source.js';
 
 /** The settings page's API (on the session-only /ui router): read and change config.yml. */
-export function settingsRoutes(services: Services): Router {
+export interface SettingsRoutesDeps {
+  settings: SettingsService;
+  auth: AuthService;
+  config: Pick<Config, 'publicUrl'>;
+}
+
+export function settingsRoutes({ settings, auth, config }: SettingsRoutesDeps): Router {
   const router = Router();
   const json = express.json({ limit: '16kb' });
 
   router.get('/settings', (_req, res) => {
-    res.json(services.settings.get());
+    res.json(settings.get());
   });
 
   router.put('/settings', json, (req, res) => {
-    const result = services.settings.update(parseSettingsPatch(req.body), (password) =>
-      services.auth.confirmPassword(password, loginSource(req)),
+    const result = settings.update(parseSettingsPatch(req.body), (password) =>
+      auth.confirmPassword(password, loginSource(req)),
     );
     if (result.credentials_changed) {
       // A new admin name or password ends every session; keep the person who made the change signed in.
-      setSessionCookie(req, res, services.auth.issueSession(), services.config.publicUrl);
+      setSessionCookie(req, res, auth.issueSession(), config.publicUrl);
     }
     res.json({ ok: true, restart_required: result.restart_required, overridden_by_env: result.overridden_by_env });
   });

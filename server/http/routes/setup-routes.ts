@@ -1,5 +1,6 @@
 import express, { Router, type Request } from 'express';
-import type { RequestOrigin, Services } from '../../services.js';
+import type { Config } from '../../config.js';
+import type { FirstStart, RequestOrigin } from '../../settings/first-admin.js';
 import { hasForwardingHeaders } from '../middleware/allowed-hosts.js';
 import { requireSameOrigin } from '../middleware/auth-tiers.js';
 import { setSessionCookie } from '../session-cookie.js';
@@ -11,14 +12,20 @@ const originOf = (req: Request): RequestOrigin => ({
 });
 
 /** `GET/POST /api/setup`: the first start's one-time page that creates the admin account (this machine only). */
-export function setupRoutes(services: Services): Router {
+export function setupRoutes({
+  firstStart,
+  config,
+}: {
+  firstStart: FirstStart;
+  config: Pick<Config, 'publicUrl'>;
+}): Router {
   const router = Router();
   router.get('/setup', (req, res) => {
-    res.json(services.firstStart.state(originOf(req)));
+    res.json(firstStart.state(originOf(req)));
   });
   router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), (req, res) => {
-    const { username, session } = services.firstStart.createAdmin(req.body, originOf(req));
-    setSessionCookie(req, res, session, services.config.publicUrl);
+    const { username, session } = firstStart.createAdmin(req.body, originOf(req));
+    setSessionCookie(req, res, session, config.publicUrl);
     res.json({ ok: true, username });
   });
   return router;

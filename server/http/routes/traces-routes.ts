@@ -1,14 +1,15 @@
 import { Router } from 'express';
 import { parseTraceQuery } from '../../history/trace-query.js';
-import type { Services } from '../../services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { TraceStore } from '../../history/trace-store.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
 /** `GET /api/traces` (shared tier): recent execution records, newest first, with optional filters. */
-export function tracesRoutes(services: Services): Router {
+export function tracesRoutes({ auth, history }: { auth: AuthService; history: TraceStore }): Router {
   const router = Router();
-  router.get('/traces', requireSessionOrToken(services.auth), (req, res) => {
+  router.get('/traces', requireSessionOrToken(auth), (req, res) => {
     const query = parseTraceQuery(req.query);
-    res.json({ traces: services.history.query(query) });
+    res.json({ traces: history.query(query) });
   });
   return router;
 }

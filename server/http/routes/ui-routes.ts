@@ -1,9 +1,19 @@
 import { Router } from 'express';
 import type { Session } from '../../auth/sessions.js';
-import type { Services } from '../../services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { Config } from '../../config.js';
+import type { DmsInfo } from '../../dms/dms-connection.js';
+import type { ServiceLog } from '../../log-file.js';
 
 /** The signed-in user, the non-secret settings the Web UI needs, and the service log. */
-export function uiRoutes(services: Services): Router {
+export interface UiRoutesDeps {
+  auth: AuthService;
+  config: Pick<Config, 'webhookDryRun' | 'rulesDir' | 'traceRetention'>;
+  dmsInfo: DmsInfo;
+  serviceLog: ServiceLog;
+}
+
+export function uiRoutes({ auth, config, dmsInfo, serviceLog }: UiRoutesDeps): Router {
   const router = Router();
 
   router.get('/me', (_req, res) => {
@@ -12,12 +22,11 @@ export function uiRoutes(services: Services): Router {
   });
 
   router.get('/config', (_req, res) => {
-    const { config } = services;
     res.json({
-      dms_url: services.dmsInfo.url,
-      demo: services.dmsInfo.demo,
+      dms_url: dmsInfo.url,
+      demo: dmsInfo.demo,
       webhook_path: '/api/webhook/dms',
-      webhook_token_configured: services.auth.webhookTokenConfigured,
+      webhook_token_configured: auth.webhookTokenConfigured,
       webhook_dry_run: config.webhookDryRun,
       rules_dir: config.rulesDir,
       trace_retention: config.traceRetention,
@@ -26,7 +35,7 @@ export function uiRoutes(services: Services): Router {
 
   // The service log as a download (the desktop app writes one; "the service log has the details" leads here).
   router.get('/log', (_req, res) => {
-    const text = services.serviceLog();
+    const text = serviceLog.read();
     res.type('text/plain; charset=utf-8').attachment('dms-rules-service.log').send(text);
   });
 

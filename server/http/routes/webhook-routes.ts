@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import type { Services } from '../../services.js';
+import type { AuthService } from '../../auth/auth-service.js';
+import type { WebhookService } from '../../runs/webhook/webhook-service.js';
 import { readWebhookFields } from '../../runs/webhook/read-body.js';
 import { payloadFromFields } from '../../runs/webhook/parse-payload.js';
 import { requireWebhookToken } from '../middleware/auth-tiers.js';
@@ -8,11 +9,11 @@ import { requireWebhookToken } from '../middleware/auth-tiers.js';
  * `POST /api/webhook/dms` (webhook tier): a Paperless workflow's webhook action. Reads every body form
  * Paperless can send, queues the run and answers 202 at once (Paperless gives up after 5 s).
  */
-export function webhookRoutes(services: Services): Router {
+export function webhookRoutes({ auth, webhook }: { auth: AuthService; webhook: WebhookService }): Router {
   const router = Router();
-  router.post('/webhook/dms', requireWebhookToken(services.auth), async (req, res) => {
+  router.post('/webhook/dms', requireWebhookToken(auth), async (req, res) => {
     const payload = payloadFromFields(await readWebhookFields(req));
-    const answer = await services.webhook.receive(payload);
+    const answer = await webhook.receive(payload);
     res.status(202).json(answer);
   });
   return router;

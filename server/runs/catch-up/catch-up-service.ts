@@ -1,15 +1,15 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { DmsNotFoundError } from '../../dms/errors.js';
-import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import { alreadyHandled, type Attribution, type AttributionStatus } from '../attribution.js';
+import { alreadyHandled, type Attribution } from '../attribution.js';
 import type { AutomaticRunner } from '../automatic-runner.js';
-import type { DocumentFailure, EchoLedger } from '../echo-ledger.js';
+import type { EchoLedger } from '../echo-ledger.js';
 import type { FailedRunRetry } from '../failed-run-retry.js';
 import { mapBounded } from '../map-bounded.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { CursorStore } from './cursor-store.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface CatchUpDeps {
   dms: Pick<DmsClient, 'pages' | 'getDocument'>;
@@ -68,6 +68,11 @@ export interface CatchUpService {
   stop(): Promise<void>;
 }
 
+/** Minutes between polls: SVC_POLL_MINUTES when set, else 5 without SVC_API_TOKEN and off with one (docs/configuration.md). */
+export function pollMinutesOf(config: { pollMinutes: number | null; apiToken: string | null }): number {
+  return config.pollMinutes ?? (config.apiToken ? 0 : 5);
+}
+
 const MAX_RETRY_MS = 15 * 60_000;
 const POLLING = 'polling';
 
@@ -77,42 +82,6 @@ const POLLING = 'polling';
  * `added` for documents added since the cursor and `updated` for the rest. A document exactly as the
  * service last wrote or handled it is skipped (the echo ledger), so overlaps never run anything twice.
  */
-/** How documents reach the service, for health: when the dms last did, how many wait, and a failing catch-up. */
-export interface ArrivalStatus {
-  last_heard_at: string | null;
-  waiting: number;
-  cursor: string | null;
-  catch_up_running: number | null;
-  catch_up_error: string | null;
-  catch_up_retry_at: string | null;
-  polling_minutes: number;
-  echoes_skipped: number;
-  /** Documents whose last run the dms refused (newest first): tried again with backoff, then left until a person acts. */
-  failed_documents: DocumentFailure[];
-  /** How a person's change is told from the service's own echo: Paperless's audit log, or the document state. */
-  attribution: AttributionStatus;
-}
-
-export function arrivalStatus(
-  catchUp: CatchUpState,
-  webhook: { waiting: number; running: number; echoesSkipped: number },
-  failedDocuments: DocumentFailure[],
-  attribution: AttributionStatus,
-): ArrivalStatus {
-  return {
-    last_heard_at: catchUp.last_heard_at,
-    waiting: webhook.waiting + webhook.running + catchUp.remaining,
-    cursor: catchUp.since,
-    catch_up_running: catchUp.running_event,
-    catch_up_error: catchUp.last_error,
-    catch_up_retry_at: catchUp.next_retry_at,
-    polling_minutes: catchUp.polling_minutes,
-    echoes_skipped: webhook.echoesSkipped,
-    failed_documents: failedDocuments,
-    attribution,
-  };
-}
-
 export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
   const now = deps.now ?? Date.now;
   const { events, logger } = deps;

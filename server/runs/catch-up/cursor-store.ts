@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../../atomic-write.js';
-import { errorMessage } from '../../errors.js';
-import { moveAside } from '../../history/move-aside.js';
+import { moveAside } from '../../move-aside.js';
 import type { Logger } from '../../log.js';
+import { errorMessage } from '../../error-message.js';
 
 /** How far the service has seen the dms: documents whose `modified` is at or after `since` are not handled yet. */
 export interface DmsCursor {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { writeFileAtomic } from '../../atomic-write.js';
-import { errorMessage } from '../../errors.js';
-import { createCoalescedWriter } from '../../history/coalesced-writer.js';
-import { moveAside } from '../../history/move-aside.js';
+import { createCoalescedWriter } from '../../coalesced-writer.js';
+import { moveAside } from '../../move-aside.js';
 import type { Logger } from '../../log.js';
+import { errorMessage } from '../../error-message.js';
 
 /** What a side effect does: add a note to a document, or send a notification to a target from the settings. */
 export type IntentEffect =
@@ -12,7 +12,7 @@ export type IntentEffect =
 /** `pending`: recorded, not known to be done; `done`: sent (or found already there); `failed`: given up. */
 export type IntentStatus = 'pending' | 'done' | 'failed';
 
-/** One side effect of one rule on one document for one change, recorded before it is sent (DESIGN §6). */
+/** One side effect of one rule on one document for one change, recorded before it is sent (docs/jobs-and-webhook.md#side-effects-notes-and-notifications). */
 export type Intent = IntentEffect & {
   /** The idempotency key: document, rule, action path and the change that triggered the run. */
   key: string;

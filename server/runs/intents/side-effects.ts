@@ -1,6 +1,5 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { PlannedNotification, RuleResult, RunTrigger } from '../../engine/index.js';
-import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { ChangeField } from '../plan-changes.js';
@@ -8,6 +7,7 @@ import { ACTION_FIELDS } from '../trace-outcome.js';
 import { changeBasis, intentKey } from './intent-keys.js';
 import type { Intent, IntentEffect, IntentStore } from './intent-store.js';
 import { tryIntent, type TryResult } from './try-intent.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface SideEffectsOptions {
   store: IntentStore;
@@ -28,7 +28,7 @@ export type SendOutcome =
   | { status: 'pending'; detail: string }
   | { status: 'failed'; error: string };
 
-/** The side effects of one run of one document (DESIGN §6: recorded before they are sent, marked done after). */
+/** The side effects of one run of one document (recorded before they are sent, marked done after: docs/jobs-and-webhook.md#side-effects-notes-and-notifications). */
 export interface RunSideEffects {
   /**
    * writePlan's note step, after the fields were written: records the notes and the notifications this

@@ -1,8 +1,8 @@
 import { DmsNotFoundError } from '../../dms/errors.js';
 import type { DmsClient } from '../../dms/types.js';
-import { errorMessage } from '../../errors.js';
 import { NotifyError, type Notifier } from '../notify/notifier.js';
 import type { Intent } from './intent-store.js';
+import { errorMessage } from '../../error-message.js';
 
 /** What one try did to an intent: the change to store, and a line for the trace or the log. */
 export interface TryResult {

@@ -1,8 +1,9 @@
-import { ConflictError, NotFoundError, ServiceUnavailableError, errorMessage } from '../../errors.js';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
 import type { StopReason } from './rule-job.js';
+import { errorMessage } from '../../error-message.js';
 
 /** A unit of background work; it must end soon after its signal aborts. */
 export type JobWork = (eventId: number, signal: AbortSignal) => Promise<void>;

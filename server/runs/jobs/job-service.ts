@@ -18,7 +18,7 @@ export interface JobServiceDeps {
   /** The one run pipeline: a job plans, writes (bulk edits in between) and records through it. */
   pipeline: RunPipeline;
   echoes: EchoWrites;
-  /** Jobs hold the lanes of the documents they write while they write them (DESIGN §6). */
+  /** Jobs hold the lanes of the documents they write while they write them (docs/jobs-and-webhook.md). */
   lane: DocumentLane;
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
   /** The loaded (valid) rule with this id, or undefined. A job looks it up once, when it starts. */
@@ -75,7 +75,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
 
   const get = (eventId: number): EventRecord => {
     const record = events.get(eventId);
-    if (!record) throw new NotFoundError(`There is no event ${eventId}; GET /api/events lists the recent ones.`);
+    if (!record) throw new NotFoundError(`There is no event ${eventId}; the Jobs page lists the recent ones.`);
     return record;
   };
 

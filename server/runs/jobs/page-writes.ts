@@ -1,5 +1,5 @@
 import type { DmsClient } from '../../dms/types.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage } from '../../error-message.js';
 import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import { mapBounded } from '../map-bounded.js';

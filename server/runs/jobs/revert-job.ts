@@ -3,7 +3,6 @@ import type { DmsClient } from '../../dms/types.js';
 import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
 import type { ActionTrace, ConditionTrace, Trace } from '../../engine/model.js';
 import { customFieldChange } from '../../engine/document-views.js';
-import { errorMessage } from '../../errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { writePlan } from '../pipeline/write-plan.js';
 import { isEmptyPlan, planDocument } from '../plan-changes.js';
@@ -14,6 +13,7 @@ import { createReportBuilder } from './job-report.js';
 import { mapBounded } from '../map-bounded.js';
 import { actionForField, decideRevert, writtenChanges, type WrittenChange } from './revert-plan.js';
 import { untrash } from './revert-trash.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface RevertDeps {
   dms: DmsClient;

@@ -4,8 +4,8 @@
  */
 import type { DmsClient } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
-import { errorMessage } from '../../errors.js';
 import type { WrittenChange } from './revert-plan.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface Untrashed {
   /** The job's other changes, still to restore. */

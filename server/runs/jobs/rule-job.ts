@@ -1,6 +1,6 @@
 import type { DmsDocument } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage } from '../../error-message.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { LoadedRule } from '../../rules/index.js';
 import { mapBounded } from '../map-bounded.js';

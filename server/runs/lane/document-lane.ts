@@ -1,5 +1,5 @@
 /**
- * The per-document lane (DESIGN §6): every path that reads a document to write it (webhook deliveries,
+ * The per-document lane (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees): every path that reads a document to write it (webhook deliveries,
  * catch-up and polling, jobs and schedules, undo, manual runs) holds the document's lane while it does,
  * so at most one run of a document is in flight and two paths never read the same document concurrently
  * and both write. Holders queue in arrival order per document.

@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { NotifyTarget } from '../../settings/notify-targets.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface NotifyMessage {
   title: string;
@@ -48,7 +49,7 @@ function networkFailure(err: unknown): Refusal {
   const cause = (err as { cause?: { code?: string; message?: string } }).cause;
   if ((err as Error).name === 'TimeoutError') return new Refusal(`no answer within ${TIMEOUT_MS / 1000} s`, true);
   if (cause?.code === 'ECONNREFUSED') return new Refusal('no connection: ECONNREFUSED', true);
-  return new Refusal(cause?.message ?? (err as Error).message, true);
+  return new Refusal(cause?.message ?? errorMessage(err), true);
 }
 
 async function postHttp(
@@ -105,7 +106,7 @@ async function sendMail(
   } catch (err) {
     // SMTP 5xx is a permanent refusal; 4xx and connection failures are temporary.
     const code = (err as { responseCode?: number }).responseCode;
-    throw new Refusal((err as Error).message, !(typeof code === 'number' && code >= 500));
+    throw new Refusal(errorMessage(err), !(typeof code === 'number' && code >= 500));
   } finally {
     transport.close();
   }
@@ -123,12 +124,9 @@ export function createNotifier(targets: () => Record<string, NotifyTarget> | nul
         else await sendMail(target, msg, options);
       } catch (err) {
         const retryable = err instanceof Refusal ? err.retryable : true;
-        throw new NotifyError(
-          `notify target "${name}" failed: ${(err as Error).message}`,
-          retryable,
-          (err as Error).message,
-          { cause: err },
-        );
+        throw new NotifyError(`notify target "${name}" failed: ${errorMessage(err)}`, retryable, errorMessage(err), {
+          cause: err,
+        });
       }
     },
   };

@@ -1,7 +1,7 @@
 import type { PlannedNotification, RunTrigger, Trace } from '../../engine/index.js';
-import { errorMessage } from '../../errors.js';
 import type { RunSideEffects, SendOutcome } from '../intents/side-effects.js';
 import type { Notifier } from './notifier.js';
+import { errorMessage } from '../../error-message.js';
 
 const NOT_SENT =
   "not sent: the rule wrote no change (a notify sends when its rule's changes are written, or for a newly added document)";

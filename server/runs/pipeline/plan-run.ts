@@ -2,7 +2,8 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { RunTrigger, TraceSource } from '../../engine/index.js';
 import type { DocumentEvaluation } from '../../eval/eval-protocol.js';
 import type { Evaluator } from '../../eval/eval-pool.js';
-import { UpstreamError, errorMessage } from '../../errors.js';
+import { DmsError } from '../../dms/errors.js';
+import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
 import type { LoadedRule } from '../../rules/index.js';
 import { documentContext, evaluateAndPlan } from '../evaluate-document.js';
@@ -63,7 +64,7 @@ export function failedRun(
   run: Omit<FailedRun, 'kind' | 'message' | 'dmsError'>,
   err: unknown,
 ): FailedRun {
-  const upstream = err instanceof UpstreamError;
+  const upstream = err instanceof DmsError;
   if (!upstream)
     deps.logger.error(
       `run of document ${run.document} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,

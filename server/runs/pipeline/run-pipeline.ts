@@ -8,7 +8,7 @@ import { writeRun, type WriteDeps } from './write-run.js';
 export type RunPipelineDeps = PlanDeps & WriteDeps & RecordDeps;
 
 /**
- * The one run pipeline (DESIGN §5, docs/jobs-and-webhook.md): plan → write → record, each step a function of
+ * The one run pipeline (docs/jobs-and-webhook.md, docs/architecture.md): plan → write → record, each step a function of
  * the values the one before returned. Manual runs, webhook deliveries and catch-up call `run`; jobs (and so
  * schedules) call the three steps themselves, to write many documents' plans as bulk edits in between.
  * Every caller that writes holds the document's lane (`runs/lane/`) around the write.

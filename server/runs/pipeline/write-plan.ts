@@ -1,7 +1,7 @@
 import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
 import { isGivenAway, splitGiveAway } from '../../dms/release-writes.js';
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage } from '../../error-message.js';
 import { hasWrite, patchField, planDocument, type ChangeField, type DocumentPlan } from '../plan-changes.js';
 import type { CreationGate } from '../creation-guard.js';
 import type { RunSideEffects } from '../intents/side-effects.js';

@@ -1,12 +1,20 @@
 import type { CompiledSchedule } from '../../engine/schedule.js';
 import { nextRunAfter } from '../../engine/schedule.js';
-import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import type { LoadedRule } from '../../rules/index.js';
 import { readScheduleState, writeScheduleState, type RuleScheduleState, type ScheduleState } from './schedule-state.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface ScheduledRule {
   ruleId: string;
   schedule: CompiledSchedule;
+}
+
+/** The enabled loaded rules that declare a schedule. */
+export function scheduledRules(loaded: readonly LoadedRule[]): ScheduledRule[] {
+  return loaded.flatMap((r) =>
+    r.compiled.enabled && r.compiled.schedule ? [{ ruleId: r.id, schedule: r.compiled.schedule }] : [],
+  );
 }
 
 export interface ScheduleServiceDeps {

@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import { writeFileAtomic } from '../../atomic-write.js';
-import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import { errorMessage } from '../../error-message.js';
 
 /** What the scheduler remembers per rule across restarts, so a run missed while down is caught up once. */
 export interface RuleScheduleState {

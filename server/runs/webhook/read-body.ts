@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
 import { fieldsFromText } from './parse-payload.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface BodyLimits {
   /** Largest non-multipart body. Paperless params never carry document content, so this is generous. */
@@ -65,7 +66,7 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits): Promise<Record
         limits: { fields: 100, fieldSize: limits.maxFieldBytes, files: 5, parts: 110 },
       });
     } catch (err) {
-      reject(new BadRequestError(`The multipart webhook body is malformed: ${(err as Error).message}`));
+      reject(new BadRequestError(`The multipart webhook body is malformed: ${errorMessage(err)}`));
       return;
     }
     parser.on('field', (name, value) => {

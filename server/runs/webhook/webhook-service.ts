@@ -1,6 +1,5 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { DmsNotFoundError } from '../../dms/errors.js';
-import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
 import { isServiceEcho, type Attribution } from '../attribution.js';
@@ -16,6 +15,7 @@ import {
   type QueuedDelivery,
   type WebhookQueue,
 } from './webhook-queue.js';
+import { errorMessage } from '../../error-message.js';
 
 export interface WebhookServiceOptions {
   capacity: number;
@@ -40,7 +40,7 @@ export interface WebhookDeps {
   dms: DmsClient;
   events: EventStore;
   echoes: EchoLedger;
-  /** The per-document lane every path that writes a document holds (DESIGN §6). */
+  /** The per-document lane every path that writes a document holds (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees). */
   lane: DocumentLane;
   /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
   attribution: Attribution;

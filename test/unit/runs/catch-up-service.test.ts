@@ -4,7 +4,11 @@ import { describe, it } from 'node:test';
 import type { DmsClient, DmsDocument } from '../../../server/dms/types.js';
 import { openEventStore } from '../../../server/history/event-store.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { createCatchUpService, type CatchUpDeps } from '../../../server/runs/catch-up/catch-up-service.js';
+import {
+  createCatchUpService,
+  pollMinutesOf,
+  type CatchUpDeps,
+} from '../../../server/runs/catch-up/catch-up-service.js';
 import { openCursorStore } from '../../../server/runs/catch-up/cursor-store.js';
 import { openEchoLedger } from '../../../server/runs/echo-ledger.js';
 import { failedRunRetry } from '../../../server/runs/failed-run-retry.js';
@@ -119,4 +123,11 @@ describe('when catch-ups run', () => {
     await service.stop();
     await events.close();
   });
+});
+
+it('polls every 5 minutes by default without an API token, not at all with one; SVC_POLL_MINUTES decides when set', () => {
+  assert.equal(pollMinutesOf({ pollMinutes: null, apiToken: null }), 5);
+  assert.equal(pollMinutesOf({ pollMinutes: null, apiToken: 'x'.repeat(32) }), 0);
+  assert.equal(pollMinutesOf({ pollMinutes: 0, apiToken: null }), 0);
+  assert.equal(pollMinutesOf({ pollMinutes: 15, apiToken: 'x'.repeat(32) }), 15);
 });

@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.js';
+import { errorMessage } from './error-message.js';
 
 export interface CoalescedWriter {
   /** Writes now; resolves once a write that started after this call has finished. */

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import type { Logger } from '../log.js';
+import type { Logger } from './log.js';
+import { errorMessage } from './error-message.js';
 
 function asideName(file: string, now: Date): string {
   return `${file}.corrupt-${now.toISOString().replace(/[:.]/g, '-')}`;
@@ -16,7 +17,7 @@ export function moveAside(file: string, what: string, reason: string, logger: Lo
     fs.renameSync(file, aside);
     logger.error(`${what} ${file} could not be read (${reason}); moved it to ${aside} and started a fresh one`);
   } catch (err) {
-    logger.error(`${what} ${file} could not be read (${reason}) nor moved aside: ${(err as Error).message}`);
+    logger.error(`${what} ${file} could not be read (${reason}) nor moved aside: ${errorMessage(err)}`);
   }
 }
 
@@ -39,7 +40,7 @@ export function setAside(file: string, content: string, logger: Logger, now = ne
     return aside;
   } catch (err) {
     logger.error(
-      `could not keep the unreadable part of ${file} in ${aside}: ${(err as Error).message}; the file is left as it is`,
+      `could not keep the unreadable part of ${file} in ${aside}: ${errorMessage(err)}; the file is left as it is`,
     );
     return null;
   }
