@@ -92,9 +92,11 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
               ? Object.values(plan.failures).join(' ')
               : null,
       };
-      const effects = ctx.dryRun
-        ? undefined
-        : deps.sideEffects?.forRun(document, 'job', evaluation.results, evaluation.notifications);
+      // A dry run's effects only look (what was sent already), so it says what the real run would do.
+      const effects = deps.sideEffects?.forRun(document, 'job', evaluation.results, evaluation.notifications, {
+        dryRun: ctx.dryRun,
+        eventId: ctx.eventId,
+      });
       internals.set(planned, { rule, result, notifications: evaluation.notifications, plan, startedAt, effects });
       return planned;
     },

@@ -118,9 +118,11 @@ export function createRunService(deps: RunServiceDeps): RunService {
         written: [],
         failures: plan.failures,
       };
-      const effects = options.dryRun
-        ? undefined
-        : deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications);
+      // A dry run's effects only look (what was sent already), so it says what the real run would do.
+      const effects = deps.sideEffects?.forRun(doc, options.trigger, evaluation.results, evaluation.notifications, {
+        dryRun: options.dryRun,
+        eventId: options.eventId,
+      });
       // Loop breaker: only automatic runs (webhook, catch-up) are held; a person's manual run or job is not.
       const held =
         options.source === 'webhook' || options.source === 'catchup' ? deps.recentWrites.holdReason(doc.id) : null;

@@ -18,6 +18,7 @@ import {
 const NOTIFY: PlannedNotification = {
   path: 'actions/2',
   target: 'phone',
+  when: 'on_change',
   title: 'Checked',
   message: 'Document 7 got a note',
 };
@@ -66,6 +67,8 @@ function target(script: Array<NotifyError | null> = []) {
   const received: Array<{ target: string; msg: NotifyMessage; key: string | undefined }> = [];
   const notifier: Notifier = {
     names: () => ['phone'],
+    kinds: () => ({ phone: 'http' }),
+    attachmentLimit: () => null,
     async send(name, msg, options: SendOptions = {}) {
       received.push({ target: name, msg, key: options.idempotencyKey });
       const answer = script.shift();
@@ -87,6 +90,7 @@ function dmsWith(notes: string[] = []) {
         notes.push(note);
         return [];
       },
+      downloadDocument: () => Promise.reject(new Error('no files in this test')),
     },
   };
 }
@@ -150,7 +154,7 @@ test('a note recorded but not known to be added: after the restart it is added o
     const file = fileIn();
     const crashed = open(file, {
       notifier: target().notifier,
-      dms: { getDocument: dmsWith().dms.getDocument, addNote: () => new Promise<never>(() => {}) },
+      dms: { ...dmsWith().dms, addNote: () => new Promise<never>(() => {}) },
     });
     const run = crashed.effects.forRun(documentWith(), 'updated', [RESULT], NOTIFICATIONS);
     void run.writeNotes(['Checked'], ['tags']); // hangs inside addNote: the kill comes here
