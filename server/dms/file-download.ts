@@ -27,6 +27,12 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/** Stops a download: the connection is dropped; the abort it reports is expected, not an error to surface. */
+function abandon(body: Readable & { destroy(error?: Error): void }): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 /** Reads a response body up to `maxBytes`; one byte more stops the read (the rest is not downloaded). */
 export async function readCapped(
   body: Readable & { destroy(error?: Error): void },
@@ -35,7 +41,7 @@ export async function readCapped(
   request: string,
 ): Promise<Buffer> {
   if (announced !== null && announced > maxBytes) {
-    body.destroy();
+    abandon(body);
     throw new DmsFileTooLargeError(request, maxBytes, announced);
   }
   const chunks: Buffer[] = [];
@@ -43,7 +49,7 @@ export async function readCapped(
   for await (const chunk of body) {
     size += (chunk as Buffer).length;
     if (size > maxBytes) {
-      body.destroy();
+      abandon(body);
       throw new DmsFileTooLargeError(request, maxBytes, null);
     }
     chunks.push(chunk as Buffer);

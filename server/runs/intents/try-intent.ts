@@ -1,5 +1,5 @@
 import { DmsNotFoundError } from '../../dms/errors.js';
-import { DmsFileTooLargeError } from '../../dms/file-download.js';
+import { DmsFileTooLargeError, formatBytes } from '../../dms/file-download.js';
 import type { DmsClient } from '../../dms/types.js';
 import { errorMessage } from '../../errors.js';
 import { NotifyError, type Notifier, type NotifyAttachment } from '../notify/notifier.js';
@@ -74,10 +74,16 @@ export async function tryIntent(intent: Intent, deps: TryDeps): Promise<TryResul
         maxBytes: limit,
       });
     } catch (err) {
-      if (err instanceof DmsFileTooLargeError)
+      if (err instanceof DmsFileTooLargeError) {
+        const limit = formatBytes(err.limitBytes);
+        const size =
+          err.announcedBytes === null
+            ? `over the ${limit} the target allows`
+            : `${formatBytes(err.announcedBytes)}; the target allows ${limit}`;
         return failed(
-          `notify to "${intent.target}" not sent: the ${intent.attach} file of document ${intent.document} is too large to attach (${err.message}; attachment_max_mb of the target in the settings)`,
+          `notify to "${intent.target}" not sent: the ${intent.attach} file of document ${intent.document} is too large to attach (${size}: attachment_max_mb in the settings)`,
         );
+      }
       if (err instanceof DmsNotFoundError)
         return failed(`notify to "${intent.target}" not sent: document ${intent.document} no longer exists`);
       const what = `notify pending: the ${intent.attach} file to attach could not be downloaded (${errorMessage(err)})`;
