@@ -160,6 +160,8 @@ export interface RuleTestCase {
     extracted?: Record<string, unknown>;
     /** Fields the rule must leave as the test document has them (`custom_fields.Betrag`, `title`, `tags`). */
     unchanged?: string[];
+    /** Targets a real run would send to, decided as the run layer decides (`notifyFires`). */
+    notify?: string[];
   };
 }
 

@@ -163,6 +163,15 @@ export function renderNotify(
   return planned;
 }
 
+/**
+ * Whether a real run sends a notify of a matched rule: `on_change` only when the rule's other changes are
+ * written (`ruleWrites`) or the document was just added; `always` and `once` whenever it matched (`once` is
+ * then kept to one message per document by the run layer). The run layer and rule tests both ask this.
+ */
+export function notifyFires(when: NotifyWhen, trigger: string, ruleWrites: boolean): boolean {
+  return when !== 'on_change' || trigger === 'added' || ruleWrites;
+}
+
 /** The trace detail of a planned notify: where it goes, what it says, and how. */
 export function describeNotify(n: PlannedNotification, describe: (v: unknown) => string): string {
   const parts = [`to ${n.target}:`];

@@ -429,6 +429,12 @@ const ruleTest = {
           minItems: 1,
           description: 'Fields the rule must leave as they are, e.g. [custom_fields.Betrag, title]',
         },
+        notify: {
+          type: 'array',
+          items: { type: 'string' },
+          description:
+            'The notify targets a real run of this test would send to ([] for none); when: once as if nothing was sent yet',
+        },
       },
     },
   },

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 import { startReceiver } from './support/notify-kit.js';
 
@@ -14,6 +14,10 @@ rules:
     on: [manual]
     actions:
       - notify: { to: hook, message: "Hello {{ doc.id }}" }
+    tests:
+      - document: { title: Brief }
+        trigger: manual
+        expect: { matched: true, notify: [] }
   - id: every-run
     on: [manual]
     actions:
@@ -23,6 +27,10 @@ rules:
     when: { title: { contains: Zahlbar } }
     actions:
       - notify: { to: hook, title: "Due soon", message: "{{ doc.title }} is due", when: once }
+    tests:
+      - document: { title: Zahlbar bis Freitag }
+        trigger: manual
+        expect: { matched: true, notify: [hook] }
 `;
 
 /** What a trace says about its actions; a dry run's "would send" is what the real run reports as "sent". */
@@ -139,6 +147,23 @@ describe('notify when: on_change, always, once — the dry run says what the rea
     assert.match(afterRestart.actions[0].detail ?? '', /already sent once for this document/);
     assert.equal(receiver.received.length, 1);
     receiver.received.splice(0);
+  });
+
+  it("a rule test that expects a send the real run would not make fails the save, with the run's reason", async () => {
+    const cookie = await login(server.url);
+    const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie }))
+      .body.files;
+    const id = files.find((f) => f.name === 'notify.yml')?.id as string;
+    const res = await call(server.url, `/api/ui/rules/${id}`, {
+      cookie,
+      method: 'PUT',
+      rawBody: RULES.replace('expect: { matched: true, notify: [] }', 'expect: { matched: true, notify: [hook] }'),
+    });
+    assert.equal(res.status, 422);
+    assert.match(
+      String(res.body.error),
+      /notify: expected \[hook\], a real run would send to \[\]; hook is not sent: the rule has no change to write \(when: on_change, trigger manual\)/,
+    );
   });
 
   it('a daily job with when: once reminds each matching document once, without a marker tag', async () => {

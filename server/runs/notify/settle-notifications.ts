@@ -1,4 +1,4 @@
-import type { PlannedNotification, RunTrigger, Trace } from '../../engine/index.js';
+import { notifyFires, type PlannedNotification, type RunTrigger, type Trace } from '../../engine/index.js';
 import type { ActionTrace } from '../../engine/model.js';
 import { errorMessage } from '../../errors.js';
 import type { RunSideEffects, SendOutcome } from '../intents/side-effects.js';
@@ -17,9 +17,9 @@ const RULE_FAILED = 'not sent: the rule ended in an error';
  */
 function whyNotSent(trace: Trace, notification: PlannedNotification, trigger: RunTrigger, dryRun: boolean) {
   if (trace.status !== 'matched') return RULE_FAILED;
-  if (notification.when !== 'on_change' || trigger === 'added') return null;
   const written = dryRun ? 'planned' : 'applied';
-  return trace.actions.some((a) => a.action !== 'notify' && a.status === written) ? null : NO_CHANGE;
+  const ruleWrites = trace.actions.some((a) => a.action !== 'notify' && a.status === written);
+  return notifyFires(notification.when, trigger, ruleWrites) ? null : NO_CHANGE;
 }
 
 const withDetail = (action: ActionTrace, before: string, after = ''): string =>

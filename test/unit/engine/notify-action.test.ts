@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRule, emptyDocument, RuleCompileError } from '../../../server/engine/index.js';
+import { compileRule, emptyDocument, RuleCompileError, runRuleTests } from '../../../server/engine/index.js';
 import { run } from './helpers.js';
 
 test('notify renders its templates into a planned message and changes nothing in the document', () => {
@@ -103,4 +103,28 @@ test('a header value that renders a line break is a rule error, not a second hea
   assert.equal(evaluation.results[0].status, 'error');
   assert.match(evaluation.results[0].error ?? '', /notify header X-C: the value has a line break/);
   assert.deepEqual(evaluation.notifications, {});
+});
+
+test('rule tests expect the targets a real run would send to, decided as the run layer decides', () => {
+  const outcomes = (notify: Record<string, unknown>, tests: unknown[]) =>
+    runRuleTests(compileRule({ id: 'n', actions: [{ notify }], tests } as never), { now: new Date(0) }).map(
+      (o) => o.message,
+    );
+  const onlyNotify = { to: 'phone', message: 'm' };
+  assert.deepEqual(
+    outcomes(onlyNotify, [
+      { document: {}, expect: { matched: true, notify: [] } },
+      { document: {}, trigger: 'added', expect: { matched: true, notify: ['phone'] } },
+      { document: {}, expect: { matched: true, notify: ['phone'] } },
+    ]),
+    [
+      'test 1: passed',
+      'test 2: passed',
+      'test 3: notify: expected [phone], a real run would send to []; phone is not sent: the rule has no change to write (when: on_change, trigger job)',
+    ],
+  );
+  assert.deepEqual(
+    outcomes({ ...onlyNotify, when: 'always' }, [{ document: {}, expect: { matched: true, notify: ['phone'] } }]),
+    ['test 1: passed'],
+  );
 });
