@@ -37,7 +37,7 @@ export function notificationKey(
   document: number,
   rule: string,
   notification: { path: string; target: string; when?: string },
-  change: string,
+  change: () => string,
   run: RunIdentity,
 ): string {
   if (notification.when === 'once') return intentKey(document, 'once', rule, `target:${notification.target}`);
@@ -45,5 +45,5 @@ export function notificationKey(
     const basis = 'eventId' in run ? `event:${run.eventId}` : `run:${run.nonce}`;
     return intentKey(document, basis, rule, notification.path);
   }
-  return intentKey(document, change, rule, notification.path);
+  return intentKey(document, change(), rule, notification.path);
 }

@@ -188,8 +188,10 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
   return {
     forRun(doc, trigger, results, notifications, run = {}) {
       const me = Symbol(`run of document ${doc.id}`);
-      const basis = changeBasis(doc, trigger);
-      const keyOf = (rule: string, path: string) => intentKey(doc.id, basis, rule, path);
+      // Computed on first use: most runs (dry job runs over many documents included) have no side effects.
+      let digest: string | undefined;
+      const basis = () => (digest ??= changeBasis(doc, trigger));
+      const keyOf = (rule: string, path: string) => intentKey(doc.id, basis(), rule, path);
       const identity: RunIdentity =
         run.eventId !== undefined && run.eventId !== null ? { eventId: run.eventId } : { nonce: randomUUID() };
       const notifyKey = (rule: string, n: PlannedNotification) => notificationKey(doc.id, rule, n, basis, identity);
