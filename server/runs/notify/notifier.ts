@@ -26,9 +26,7 @@ export interface SendOptions {
 export type NotifyTargetKind = NotifyTarget['kind'];
 
 export interface Notifier {
-  /** Names rules may use in `notify: {to: …}`. */
-  names(): string[];
-  /** Each target's kind (http or email), so a rule's body, headers or attach can be checked at save. */
+  /** The targets rules may name in `notify: {to: …}`, with their kind (http or email) for the save checks. */
   kinds(): Record<string, NotifyTargetKind>;
   /** The largest attachment an e-mail target takes, in bytes; null for an unknown or HTTP target. */
   attachmentLimit(target: string): number | null;
@@ -158,7 +156,6 @@ async function sendMail(
 /** Sends `notify` messages to the targets of the settings, read at each send so a settings change applies at once. */
 export function createNotifier(targets: () => Record<string, NotifyTarget> | null): Notifier {
   return {
-    names: () => Object.keys(targets() ?? {}),
     kinds: () => Object.fromEntries(Object.entries(targets() ?? {}).map(([name, t]) => [name, t.kind])),
     attachmentLimit(name) {
       const target = (targets() ?? {})[name];

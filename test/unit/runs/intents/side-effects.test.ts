@@ -66,7 +66,6 @@ function documentWith(notes: DmsNote[] = []): DmsDocument {
 function target(script: Array<NotifyError | null> = []) {
   const received: Array<{ target: string; msg: NotifyMessage; key: string | undefined }> = [];
   const notifier: Notifier = {
-    names: () => ['phone'],
     kinds: () => ({ phone: 'http' }),
     attachmentLimit: () => null,
     async send(name, msg, options: SendOptions = {}) {

@@ -15,7 +15,6 @@ function recorder(): Notifier & { sent: Array<[string, NotifyMessage]> } {
   const sent: Array<[string, NotifyMessage]> = [];
   return {
     sent,
-    names: () => ['phone'],
     kinds: () => ({ phone: 'http' }),
     attachmentLimit: () => null,
     send: async (target, msg) => void sent.push([target, msg]),
