@@ -84,7 +84,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     templateEnv: config.templateEnv,
     // Saving checks and completes user and group names too.
     vocabulary: () => dmsConnection.dms.vocabulary({ principals: true }),
-    notifyTargets: () => notifier.names(),
+    notifyTargets: () => notifier.kinds(),
   });
   closers.push(() => rules.close());
 

@@ -11,6 +11,7 @@ import {
 import { dmsMessage } from './dms-message.js';
 import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
+import { readCapped } from './file-download.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
 import { createSemaphore } from './semaphore.js';
 import { errorMessage } from '../error-message.js';
@@ -37,12 +38,16 @@ export interface DmsRequest {
   idempotent: boolean;
   /** Message for a 404; without it a 404 is a DmsError like any other failure. */
   notFound?: string;
+  /** A file, not JSON: a 2xx answer's body is returned as `bytes`, at most this many (DmsFileTooLargeError). */
+  maxBytes?: number;
 }
 
 export interface DmsResponse {
   status: number;
   headers: Record<string, string>;
   json: unknown;
+  /** The body of a file request (`maxBytes`). */
+  bytes?: Buffer;
 }
 
 export interface Transport {
@@ -109,9 +114,14 @@ export function createTransport(options: TransportOptions): Transport {
       body,
       signal,
     });
-    const text = await res.body.text();
     const flat: Record<string, string> = {};
     for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
+    if (request.maxBytes !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
+      const announced = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
+      const bytes = await readCapped(res.body, request.maxBytes, announced, label);
+      return { status: res.statusCode, headers: flat, json: null, bytes };
+    }
+    const text = await res.body.text();
     const contentType = flat['content-type'] ?? '';
     const told = versionFacts(flat);
     if (told.version || told.maxApiVersion) {

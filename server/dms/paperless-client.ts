@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import { MAX_ID_CHUNK, streamDocuments } from './document-stream.js';
 import { documentListParams } from './document-query.js';
 import { DmsError } from './errors.js';
+import { toDmsFile } from './file-download.js';
 import { createTransport, type Transport } from './http-transport.js';
 import type {
   BulkEditMethod,
@@ -272,6 +273,18 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
         );
       }
       return checkedArray<DmsNote>(json, `POST /api/documents/${id}/notes/`, MAX_NOTES);
+    },
+
+    async downloadDocument(id, { original, maxBytes }) {
+      const res = await transport.send({
+        method: 'GET',
+        path: `/api/documents/${id}/download/`,
+        query: original ? new URLSearchParams({ original: 'true' }) : undefined,
+        idempotent: true,
+        notFound: notFound(id),
+        maxBytes,
+      });
+      return toDmsFile(id, res.headers, res.bytes ?? Buffer.alloc(0));
     },
 
     documentHistory: (id) => readDocumentHistory(transport, id, notFound(id)),

@@ -212,6 +212,14 @@ export interface DmsServiceUser {
   mayReadHistory: boolean;
 }
 
+/** A document's file as the dms served it. */
+export interface DmsFile {
+  /** From Content-Disposition (Paperless's public name, e.g. "2026-03-01 Stadtwerke Strom.pdf"). */
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
 export interface DmsClient {
   /** The base URL the client talks to (no trailing slash). */
   readonly url: string;
@@ -235,6 +243,11 @@ export interface DmsClient {
   updateDocument(id: number, patch: DocumentPatch): Promise<DmsDocument>;
   bulkEdit(documents: number[], method: BulkEditMethod, parameters: Record<string, unknown>): Promise<void>;
   addNote(id: number, note: string): Promise<DmsNote[]>;
+  /**
+   * The document's file (`/download/`): the archived PDF, or the original with `original: true` (Paperless serves
+   * the original when there is no archive version). More than `maxBytes` is not read: DmsFileTooLargeError.
+   */
+  downloadDocument(id: number, options: { original: boolean; maxBytes: number }): Promise<DmsFile>;
   /** Moves a document to the dms's trash (Paperless keeps it there, restorable, until the trash is emptied). */
   trashDocument(id: number): Promise<void>;
   /** Brings documents back from the trash, as they were. */

@@ -6,7 +6,7 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { CreateMissing, CustomFieldValue, RuleDocument, TagHierarchy } from './model.js';
 import type { CompiledAction } from './compile-actions.js';
 import type { ExtractedValue, TypedValue } from './extraction.js';
-import { ConversionError, TemplateError, formatPath, type RulePath } from './errors.js';
+import { ConversionError, TemplateError, type RulePath } from './errors.js';
 import { renderTemplate, type CompiledTemplate } from './templates.js';
 import { parseDate } from './parse-date.js';
 import { parseInteger } from './parse-number.js';
@@ -14,6 +14,7 @@ import { isEmptyValue } from './condition-ops.js';
 import { sameCustomValue, toCustomFieldValue } from './custom-field-values.js';
 import { describeValue } from './describe.js';
 import { applyPermissionAction, permissionChanges } from './permissions.js';
+import { describeNotify, renderNotify, type PlannedNotification } from './notify-action.js';
 
 /** The dms keeps at most this many characters (code points) of a title. */
 export const MAX_TITLE_LENGTH = 128;
@@ -34,13 +35,7 @@ export interface ActionEnv {
   missing?: ReadonlySet<string>;
 }
 
-export interface PlannedNotification {
-  /** The action's trace path, e.g. `actions/2`. */
-  path: string;
-  target: string;
-  title: string;
-  message: string;
-}
+export type { PlannedNotification };
 
 export interface ActionOutcome {
   status: 'planned' | 'unchanged' | 'skipped';
@@ -232,15 +227,11 @@ export function applyAction(a: CompiledAction, doc: RuleDocument, env: ActionEnv
     }
     case 'notify': {
       if (p.kind !== 'notify') break;
-      const title = p.title ? render(p.title, env, [...at, 'title']).trim() : '';
-      const message = render(p.message, env, [...at, 'message']).trim();
-      if (!message) return { status: 'unchanged', detail: 'the message rendered empty; nothing to send', writes: [] };
-      env.notifications.push({ path: formatPath(a.path), target: p.to, title, message });
-      return {
-        status: 'planned',
-        detail: `to ${p.to}: ${title ? `${describeValue(title)} ` : ''}${describeValue(message)}`,
-        writes: [],
-      };
+      const planned = renderNotify(p, a.path, (t, where) => render(t, env, where));
+      if (!planned.message && planned.body === undefined)
+        return { status: 'unchanged', detail: 'the message rendered empty; nothing to send', writes: [] };
+      env.notifications.push(planned);
+      return { status: 'planned', detail: describeNotify(planned, describeValue), writes: [] };
     }
     case 'set_permissions':
     case 'add_permissions':

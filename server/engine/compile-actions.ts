@@ -5,6 +5,7 @@ import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { compileTemplate, type CompiledTemplate } from './templates.js';
 import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import { PERMISSION_KINDS, PERMISSION_TARGETS } from './permissions.js';
+import { compileNotify, type NotifyPayload } from './notify-action.js';
 import type { PermissionKind, PermissionTarget } from './model.js';
 
 export interface CustomFieldAssignment {
@@ -23,7 +24,7 @@ export type ActionPayload =
   | { kind: 'custom'; fields: CustomFieldAssignment[] }
   | { kind: 'fields'; fields: string[] }
   | { kind: 'asn'; template: CompiledTemplate | null; number: number | null }
-  | { kind: 'notify'; to: string; title: CompiledTemplate | null; message: CompiledTemplate }
+  | NotifyPayload
   | { kind: 'permissions'; all: boolean; lists: CompiledPermissionList[] }
   | { kind: 'trash' };
 
@@ -148,22 +149,9 @@ export function compileAction(action: Action, path: RulePath, extractNames: Know
       payload = { kind: 'fields', fields: [...new Set((list as string[]).map((n) => n.trim()))] };
       break;
     }
-    case 'notify': {
-      const n = body as { to?: unknown; title?: unknown; message?: unknown } | null;
-      if (typeof n !== 'object' || n === null || typeof n.to !== 'string' || n.to.trim() === '') {
-        throw new RuleCompileError(
-          at,
-          'notify takes { to: <target name from the settings>, message: "…" } and an optional title',
-        );
-      }
-      payload = {
-        kind: 'notify',
-        to: n.to.trim(),
-        title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title', extractNames),
-        message: template(n.message, [...at, 'message'], 'the notify message', extractNames),
-      };
+    case 'notify':
+      payload = compileNotify(body, at, (source, where, what) => template(source, where, what, extractNames));
       break;
-    }
     case 'set_permissions':
     case 'add_permissions':
     case 'remove_permissions':

@@ -20,4 +20,5 @@ export { parseDate, resolveRelativeDate } from './parse-date.js';
 export { emptyDocument } from './fields.js';
 export { RESERVED_NAMES } from './extraction.js';
 export type { PlannedNotification } from './apply-actions.js';
+export { notifyFires, type NotifyAttach, type NotifyWhen } from './notify-action.js';
 export { compileSchedule, nextRunAfter, type CompiledSchedule } from './schedule.js';

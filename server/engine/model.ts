@@ -93,7 +93,16 @@ export interface ActionModifiers {
 export interface NotifyBody {
   to: string;
   title?: string;
-  message: string;
+  /** Required unless `body` is given. */
+  message?: string;
+  /** Which real runs send (default on_change); `once`: once per document and rule, kept by the service. */
+  when?: 'on_change' | 'always' | 'once';
+  /** E-mail targets: the document's file as an attachment. */
+  attach?: 'original' | 'archive';
+  /** HTTP targets: the request body (template). */
+  body?: string;
+  /** HTTP targets: extra headers, name → value (template). */
+  headers?: Record<string, string>;
 }
 
 export interface ActionBodies {
@@ -151,6 +160,8 @@ export interface RuleTestCase {
     extracted?: Record<string, unknown>;
     /** Fields the rule must leave as the test document has them (`custom_fields.Betrag`, `title`, `tags`). */
     unchanged?: string[];
+    /** Targets a real run would send to, decided as the run layer decides (`notifyFires`). */
+    notify?: string[];
   };
 }
 

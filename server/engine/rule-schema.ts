@@ -304,9 +304,8 @@ const action = {
     notify: {
       type: 'object',
       additionalProperties: false,
-      required: ['to', 'message'],
-      description:
-        "Sends a message to a notify target named in the settings, when the rule's changes are written or the document was just added",
+      required: ['to'],
+      description: 'Sends a message to a notify target named in the settings (when: on_change, always or once)',
       properties: {
         to: {
           type: 'string',
@@ -315,6 +314,25 @@ const action = {
         },
         title: { type: 'string', description: 'Title or e-mail subject (template)' },
         message: { type: 'string', minLength: 1, description: 'Message text (template)' },
+        when: {
+          enum: ['on_change', 'always', 'once'],
+          description:
+            "When a real run sends: on_change (default) when the rule's changes are written or the document was just added; always on each run that matches; once per document, ever",
+        },
+        attach: {
+          enum: ['original', 'archive'],
+          description: 'E-mail targets: attach the document, as uploaded (original) or the archived PDF (archive)',
+        },
+        body: {
+          type: 'string',
+          description: "HTTP targets: the request body (template), instead of the target format's own",
+        },
+        headers: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description:
+            'HTTP targets: extra request headers, name → value (template); not Host, Content-Length, Authorization, Idempotency-Key…',
+        },
       },
     },
     set_owner: {
@@ -410,6 +428,12 @@ const ruleTest = {
           items: { type: 'string' },
           minItems: 1,
           description: 'Fields the rule must leave as they are, e.g. [custom_fields.Betrag, title]',
+        },
+        notify: {
+          type: 'array',
+          items: { type: 'string' },
+          description:
+            'The notify targets a real run of this test would send to ([] for none); when: once as if nothing was sent yet',
         },
       },
     },

@@ -8,9 +8,11 @@ import type {
   PermissionTarget,
   RuleDocument,
   RuleTestCase,
+  RunTrigger,
 } from './model.js';
 import type { CompiledRule } from './compile-rule.js';
 import { evaluateRules, type RuleResult } from './evaluate.js';
+import { notifyFires, type PlannedNotification } from './notify-action.js';
 import { emptyDocument, fieldKind } from './fields.js';
 import { type RulePath } from './errors.js';
 import { sameCustomValue } from './custom-field-values.js';
@@ -97,10 +99,31 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
           key,
         ]);
     }
+    if (t.expect.notify !== undefined) {
+      const problem = checkNotify(t.expect.notify, result, evaluation.notifications[compiled.id] ?? [], t.trigger);
+      if (problem) return fail(problem, [...path, 'expect', 'notify']);
+    }
     return { name, ok: true, message: `${name}: passed`, path };
   } catch (err) {
     return fail(errorMessage(err));
   }
+}
+
+/** `expect.notify`: the targets a real run would send to, decided by the run layer's own rule (`notifyFires`). */
+function checkNotify(
+  expected: string[],
+  result: RuleResult,
+  planned: PlannedNotification[],
+  trigger: RunTrigger = 'job',
+): string | null {
+  const ruleWrites = result.actions.some((a) => a.action !== 'notify' && a.status === 'planned');
+  const sent = planned.filter((n) => notifyFires(n.when, trigger, ruleWrites)).map((n) => n.target);
+  const sorted = (list: string[]) => [...list].sort().join(', ');
+  if (sorted(sent) === sorted(expected)) return null;
+  const held = planned
+    .filter((n) => !sent.includes(n.target))
+    .map((n) => `${n.target} is not sent: the rule has no change to write (when: on_change, trigger ${trigger})`);
+  return `notify: expected [${sorted(expected)}], a real run would send to [${sorted(sent)}]${held.length ? `; ${held.join('; ')}` : ''}`;
 }
 
 /** How Paperless writes a monetary value: a currency code and a plain amount, `EUR1120.00`. */

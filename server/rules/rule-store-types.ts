@@ -1,3 +1,4 @@
+import type { NotifyTargetKinds } from './validate-file.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import type { DmsVocabulary } from '../dms/types.js';
 import type { Logger } from '../log.js';
@@ -53,8 +54,8 @@ export interface RuleStoreOptions {
   now?: () => Date;
   /** Example rules copied into the rules dir when it is empty (first start). */
   examplesDir?: string;
-  /** Target names `notify` actions may use; without it they are not checked. */
-  notifyTargets?: () => readonly string[];
+  /** Targets `notify` actions may use, name → kind (http, email); without it they are not checked. */
+  notifyTargets?: () => NotifyTargetKinds;
   /** Watch the rules dir for external edits (default true). */
   watch?: boolean;
   watchDebounceMs?: number;

@@ -4,7 +4,7 @@ import type { RuleDefinition } from '../engine/model.js';
 import { inlineRuleTests, type CompiledRule, type RuleTestRunner } from './engine-stages.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RulesDir } from './rules-dir.js';
-import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
+import { checkRuleFileTests, prepareRuleFile, renderVarsFile, type NotifyTargetKinds } from './validate-file.js';
 import { errorMessage } from '../error-message.js';
 
 /** One loaded rule, as runs use it. */
@@ -51,7 +51,7 @@ export interface LoadContext {
   now: Date;
   env: Record<string, string>;
   /** Target names `notify` may use; undefined: not checked. */
-  notifyTargets?: readonly string[];
+  notifyTargets?: NotifyTargetKinds;
   /** Default: on the calling thread. */
   runTests?: RuleTestRunner;
 }

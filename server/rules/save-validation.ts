@@ -4,7 +4,7 @@ import { findUnknownNames } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RuleTestRunner } from './engine-stages.js';
-import { checkRuleFileTests, prepareRuleFile, renderVarsFile } from './validate-file.js';
+import { checkRuleFileTests, prepareRuleFile, renderVarsFile, type NotifyTargetKinds } from './validate-file.js';
 import { positionedError } from './yaml-source.js';
 import { errorMessage } from '../error-message.js';
 
@@ -17,7 +17,7 @@ export interface SaveContext {
   vars: Record<string, unknown>;
   /** Global vars, inherited by a package's `_vars.yml`. */
   globalVars: Record<string, unknown>;
-  notifyTargets?: readonly string[];
+  notifyTargets?: NotifyTargetKinds;
 }
 
 export interface SaveValidator {

@@ -21,9 +21,12 @@ export interface PreparedRuleFile {
 export interface RuleFileContext {
   /** Rule id → path of the file that already holds it (other files only). */
   takenIds: ReadonlyMap<string, string>;
-  /** Target names `notify` may use (from the settings); undefined: not checked. */
-  notifyTargets?: readonly string[];
+  /** Targets `notify` may use (from the settings), name → kind; undefined: not checked. */
+  notifyTargets?: NotifyTargetKinds;
 }
+
+/** The notify targets of the settings by name: an HTTP endpoint or e-mail. */
+export type NotifyTargetKinds = Readonly<Record<string, 'http' | 'email'>>;
 
 function checkSize(text: string): void {
   const bytes = Buffer.byteLength(text, 'utf8');
@@ -65,18 +68,34 @@ export function prepareRuleFile(text: string, context: RuleFileContext): Prepare
   return { source, definitions, compiled };
 }
 
-/** A rule may only name targets the settings define: addresses never come from a rule file. */
-function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, known: readonly string[]): void {
+/**
+ * A rule may only name targets the settings define: addresses never come from a rule file. What a notify asks
+ * of its target must fit its kind: body and headers an HTTP target, attach an e-mail target.
+ */
+function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, targets: NotifyTargetKinds): void {
+  const known = Object.keys(targets);
   compiled.forEach((rule, index) => {
     for (const action of rule.actions) {
-      if (action.payload.kind !== 'notify' || known.includes(action.payload.to)) continue;
-      const choice = known.length
-        ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}`
-        : 'the settings define no targets yet (notify_targets in config.yml)';
-      throw positionedError(
-        source.positionOf(['rules', index, ...action.path, 'notify', 'to']),
-        `rule "${rule.id}": there is no notify target "${action.payload.to}"; ${choice}`,
-      );
+      const p = action.payload;
+      if (p.kind !== 'notify') continue;
+      const at = (key: string) => source.positionOf(['rules', index, ...action.path, 'notify', key]);
+      const kind = targets[p.to];
+      if (kind === undefined) {
+        const choice = known.length
+          ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}`
+          : 'the settings define no targets yet (notify_targets in config.yml)';
+        throw positionedError(at('to'), `rule "${rule.id}": there is no notify target "${p.to}"; ${choice}`);
+      }
+      if (kind === 'email' && (p.body || p.headers.length > 0))
+        throw positionedError(
+          at(p.body ? 'body' : 'headers'),
+          `rule "${rule.id}": notify target "${p.to}" is an e-mail target; body and headers are for HTTP targets (an e-mail sends title and message)`,
+        );
+      if (kind === 'http' && p.attach)
+        throw positionedError(
+          at('attach'),
+          `rule "${rule.id}": notify target "${p.to}" is an HTTP target; attach needs an e-mail target`,
+        );
     }
   });
 }

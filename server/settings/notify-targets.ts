@@ -18,7 +18,12 @@ export interface EmailTarget {
   smtp: string;
   from: string;
   to: string[];
+  /** The largest document a rule's `attach` may send through this target, in bytes (`attachment_max_mb`). */
+  attachmentMaxBytes: number;
 }
+
+/** Most mail servers refuse messages over 10 to 25 MB, and base64 makes an attachment a third larger. */
+export const DEFAULT_ATTACHMENT_MAX_MB = 10;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -74,8 +79,12 @@ export function parseNotifyTargets(raw: string): Record<string, NotifyTarget> {
         headers: headers as Record<string, string>,
       };
     } else {
-      const unknown = Object.keys(t).filter((k) => !['smtp', 'from', 'to'].includes(k));
-      if (unknown.length) throw new Error(`${at}: unknown key "${unknown[0]}" (e-mail targets take smtp, from, to)`);
+      const unknown = Object.keys(t).filter((k) => !['smtp', 'from', 'to', 'attachment_max_mb'].includes(k));
+      if (unknown.length)
+        throw new Error(`${at}: unknown key "${unknown[0]}" (e-mail targets take smtp, from, to, attachment_max_mb)`);
+      const maxMb = t.attachment_max_mb ?? DEFAULT_ATTACHMENT_MAX_MB;
+      if (typeof maxMb !== 'number' || !(maxMb > 0) || maxMb > 1000)
+        throw new Error(`${at}: attachment_max_mb is a number of megabytes above 0 and at most 1000`);
       const to = Array.isArray(t.to) ? t.to : [t.to];
       if (to.length === 0) throw new Error(`${at}: to needs at least one address`);
       targets[name] = {
@@ -83,6 +92,7 @@ export function parseNotifyTargets(raw: string): Record<string, NotifyTarget> {
         smtp: url(t.smtp, ['smtp:', 'smtps:'], `${at}: smtp`),
         from: address(t.from, `${at}: from`),
         to: to.map((a, i) => address(a, `${at}: to[${i}]`)),
+        attachmentMaxBytes: Math.round(maxMb * 1_000_000),
       };
     }
   }

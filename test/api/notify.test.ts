@@ -142,7 +142,7 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
     const again = await run('tell-phone', false);
     assert.equal(again.status, 'matched');
     assert.equal(notifyAction(again)?.status, 'skipped');
-    assert.match(notifyAction(again)?.detail ?? '', /not sent: the rule wrote no change/);
+    assert.match(notifyAction(again)?.detail ?? '', /not sent: the rule has no change to write/);
     assert.equal(posts.length, 1);
   });
 

@@ -8,6 +8,8 @@ export interface SimResult {
   status: number;
   body?: unknown;
   text?: string;
+  /** A file (a document download), sent as it is with the content type in `headers`. */
+  bytes?: Buffer;
   headers?: Record<string, string>;
 }
 
@@ -85,8 +87,11 @@ export function parseJsonBody(raw: string, contentType: string, jsonOnly: boolea
 
 export function writeResult(res: ServerResponse, result: SimResult, extraHeaders: Record<string, string>): void {
   const headers: Record<string, string> = { ...extraHeaders, ...result.headers };
-  let payload = '';
-  if (result.text !== undefined) {
+  let payload: string | Buffer = '';
+  if (result.bytes !== undefined) {
+    headers['content-type'] ??= 'application/octet-stream';
+    payload = result.bytes;
+  } else if (result.text !== undefined) {
     headers['content-type'] ??= 'text/html; charset=utf-8';
     payload = result.text;
   } else if (result.body !== undefined) {

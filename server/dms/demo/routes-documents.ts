@@ -188,6 +188,49 @@ export function addNote(
  * and must own the document (or it is unowned), else 403 text. The document is looked up without the permission
  * filter. One unpaginated list, newest first.
  */
+const EXTENSIONS: Record<string, string> = {
+  'application/pdf': '.pdf',
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/tiff': '.tiff',
+  'text/plain': '.txt',
+};
+
+/**
+ * `GET /api/documents/{id}/download/` as `serve_file` (views.py) answers it: the archived PDF unless
+ * `original=true` or there is none, with Paperless's public file name ("<created> <correspondent> <title>.pdf")
+ * in Content-Disposition. A missing document is 404; one the user may not view is 403 as plain text (2.x reads
+ * it without the permission filter and checks `view_document` owner-aware). The bytes are made up: a small
+ * file that says which version it is, padded to `file_size` when a test set one.
+ */
+const download: SimHandler = (ctx) => {
+  const raw = ctx.match[1];
+  const doc = /^\d+$/.test(raw) ? ctx.store.getDocument(Number(raw)) : undefined;
+  if (!doc) return notFound('Document');
+  if (!ctx.user.sees('documents', doc)) return { status: 403, text: 'Insufficient permissions' };
+  const archive = ctx.params.get('original') !== 'true' && doc.has_archive;
+  const correspondent = doc.correspondent == null ? null : ctx.store.object('correspondents', doc.correspondent)?.name;
+  const stem = [doc.created, correspondent, doc.title].filter(Boolean).join(' ');
+  const filename = `${stem}${archive ? '.pdf' : (EXTENSIONS[doc.mime_type] ?? '')}`.replace(/[/\\:*?"<>|]/g, '-');
+  const pdf = archive || doc.mime_type === 'application/pdf';
+  const head = `${pdf ? '%PDF-1.7\n% ' : ''}${archive ? 'archived PDF' : 'original file'} of document ${doc.id}: ${doc.title}\n`;
+  let bytes = Buffer.from(head);
+  if (!archive && doc.file_size !== undefined && doc.file_size > bytes.length)
+    bytes = Buffer.concat([bytes, Buffer.alloc(doc.file_size - bytes.length, 0x20)]);
+  const ascii = filename
+    .replace(/,/g, '_')
+    .normalize('NFKD')
+    .replace(/[^\x20-\x7e]/g, '');
+  return {
+    status: 200,
+    bytes,
+    headers: {
+      'content-type': archive ? 'application/pdf' : doc.mime_type,
+      'content-disposition': `attachment; filename="${ascii}"; filename*=utf-8''${encodeURIComponent(filename.replace(/,/g, '_'))}`,
+    },
+  };
+};
+
 const history: SimHandler = (ctx) => {
   if (!ctx.store.audit.enabled) return { status: 400, text: 'Audit log is disabled' };
   const raw = ctx.match[1];
@@ -240,6 +283,13 @@ export const documentRoutes: SimRoute[] = [
     methods: ['GET', 'POST', 'DELETE'],
     handler: notes,
     permission: (m) => NOTE_PERMISSIONS[m],
+  },
+  {
+    pattern: '/api/documents/{id}/download/',
+    regex: /^\/api\/documents\/([^/]+)\/download\/$/,
+    methods: ['GET'],
+    handler: download,
+    permission: documentPermission,
   },
   // DocumentViewSet's permission classes: the model permission `view_document`, no object check.
   {

@@ -30,6 +30,8 @@ export interface SimDocument {
   custom_fields: Array<{ value: unknown; field: number }>;
   page_count: number | null;
   mime_type: string;
+  /** Size in bytes of the original file a download serves (tests of size limits); default a small generated file. */
+  file_size?: number;
   /** Explicit versions (fixtures); null = one root version derived from the id. */
   versions: SimVersion[] | null;
 }

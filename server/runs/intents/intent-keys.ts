@@ -25,3 +25,25 @@ export function changeBasis(doc: DmsDocument, trigger: RunTrigger): string {
 export function intentKey(document: number, basis: string, rule: string, path: string): string {
   return `dms-rules-${document}-${digest(JSON.stringify([basis, rule, path]), 27)}`;
 }
+
+/** What names one run for `when: always`: its event (a retried event is the same run), else the run alone. */
+export type RunIdentity = { eventId: number } | { nonce: string };
+
+/**
+ * The key of one notification by its `when`: `on_change` names the change (as a note's), `always` the run,
+ * `once` only document, rule and target, so it stays the same whatever changes: the durable "sent once" record.
+ */
+export function notificationKey(
+  document: number,
+  rule: string,
+  notification: { path: string; target: string; when?: string },
+  change: () => string,
+  run: RunIdentity,
+): string {
+  if (notification.when === 'once') return intentKey(document, 'once', rule, `target:${notification.target}`);
+  if (notification.when === 'always') {
+    const basis = 'eventId' in run ? `event:${run.eventId}` : `run:${run.nonce}`;
+    return intentKey(document, basis, rule, notification.path);
+  }
+  return intentKey(document, change(), rule, notification.path);
+}

@@ -6,8 +6,18 @@ import type { Logger } from '../../log.js';
 import { errorMessage } from '../../error-message.js';
 
 /** What a side effect does: add a note to a document, or send a notification to a target from the settings. */
-export type IntentEffect =
-  { kind: 'note'; note: string } | { kind: 'notify'; target: string; title: string; message: string };
+export type IntentEffect = { kind: 'note'; note: string } | NotifyEffect;
+
+/** A notification as sent: the rendered text, and for HTTP a body and headers, for e-mail which file to attach. */
+export interface NotifyEffect {
+  kind: 'notify';
+  target: string;
+  title: string;
+  message: string;
+  body?: string;
+  headers?: Record<string, string>;
+  attach?: 'original' | 'archive';
+}
 
 /** `pending`: recorded, not known to be done; `done`: sent (or found already there); `failed`: given up. */
 export type IntentStatus = 'pending' | 'done' | 'failed';
@@ -20,6 +30,8 @@ export type Intent = IntentEffect & {
   rule: string;
   path: string;
   status: IntentStatus;
+  /** `when: once`: the record that the document had its one message; never forgotten to make room. */
+  once?: boolean;
   /** Tries made so far. */
   attempts: number;
   /** When the next try is due (ms since epoch); null: as soon as possible. */
@@ -33,7 +45,7 @@ export interface IntentStoreOptions {
   /** Where the intents survive restarts (JSON, rewritten atomically, mode 0600). */
   file: string;
   logger: Logger;
-  /** Finished (done or failed) intents kept to recognise a repeat; the oldest are forgotten first. */
+  /** Finished (done or failed) intents kept to recognise a repeat; the oldest are forgotten first (`once` ones never). */
   capacity?: number;
   now?: () => number;
 }
@@ -81,13 +93,13 @@ export function openIntentStore(options: IntentStoreOptions): IntentStore {
     if (failure) throw new Error(`the intent store ${options.file} could not be written: ${errorMessage(failure)}`);
   };
 
-  /** Forgets the oldest finished intents beyond the capacity (the map is in order of change); pending ones never. */
+  /** Forgets the oldest finished intents beyond the capacity (the map is in order of change); pending and once never. */
   const trim = () => {
     let excess = -capacity;
-    for (const intent of intents.values()) if (intent.status !== 'pending') excess++;
+    for (const intent of intents.values()) if (intent.status !== 'pending' && !intent.once) excess++;
     for (const [key, intent] of intents) {
       if (excess <= 0) break;
-      if (intent.status === 'pending') continue;
+      if (intent.status === 'pending' || intent.once) continue;
       intents.delete(key);
       excess--;
     }
@@ -96,8 +108,14 @@ export function openIntentStore(options: IntentStoreOptions): IntentStore {
   const keep = (intent: Intent) => {
     intents.delete(intent.key);
     intent.updated_at = now();
-    if (intent.status !== 'pending')
-      Object.assign(intent, intent.kind === 'note' ? { note: '' } : { title: '', message: '' });
+    if (intent.status !== 'pending') {
+      if (intent.kind === 'note') intent.note = '';
+      else {
+        Object.assign(intent, { title: '', message: '' });
+        delete intent.body;
+        delete intent.headers;
+      }
+    }
     intents.set(intent.key, intent);
   };
 

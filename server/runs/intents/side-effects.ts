@@ -1,18 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { PlannedNotification, RuleResult, RunTrigger } from '../../engine/index.js';
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { ChangeField } from '../plan-changes.js';
 import { ACTION_FIELDS } from '../trace-outcome.js';
-import { changeBasis, intentKey } from './intent-keys.js';
-import type { Intent, IntentEffect, IntentStore } from './intent-store.js';
+import { changeBasis, intentKey, notificationKey, type RunIdentity } from './intent-keys.js';
+import type { Intent, IntentEffect, IntentStore, NotifyEffect } from './intent-store.js';
 import { tryIntent, type TryResult } from './try-intent.js';
 import { errorMessage } from '../../error-message.js';
 
 export interface SideEffectsOptions {
   store: IntentStore;
   notifier: Notifier | undefined;
-  dms: Pick<DmsClient, 'getDocument' | 'addNote'>;
+  dms: Pick<DmsClient, 'getDocument' | 'addNote' | 'downloadDocument'>;
   logger: Logger;
   /** Pauses before the second, third… try of a send that failed; its length bounds the tries. */
   retryDelaysMs: readonly number[];
@@ -21,9 +22,10 @@ export interface SideEffectsOptions {
   concurrency?: number;
 }
 
-/** How one notify of a run ended, for its trace action. */
+/** How one notify of a run ended (or, in a dry run, would end), for its trace action. */
 export type SendOutcome =
   | { status: 'sent'; key: string }
+  | { status: 'would_send' }
   | { status: 'already'; detail: string }
   | { status: 'pending'; detail: string }
   | { status: 'failed'; error: string };
@@ -39,7 +41,10 @@ export interface RunSideEffects {
     notes: readonly string[],
     written: readonly ChangeField[],
   ): Promise<{ added: number; skipped: string | null }>;
-  /** Sends one notification once per change: recorded, sent, marked done; a target that is down is retried. */
+  /**
+   * Sends one notification once per its key (the change, the run, or for `when: once` the document): recorded,
+   * sent, marked done; a target that is down is retried. In a dry run it only says what a real run would do.
+   */
   send(rule: string, notification: PlannedNotification): Promise<SendOutcome>;
   /** A notification recorded in advance whose rule wrote nothing after all: forgotten, not sent. */
   drop(rule: string, notification: PlannedNotification): Promise<void>;
@@ -51,6 +56,7 @@ export interface SideEffects {
     trigger: RunTrigger,
     results: readonly RuleResult[],
     notifications: Record<string, PlannedNotification[]>,
+    run?: RunFacts,
   ): RunSideEffects;
   /** Sends what the last run of the service left pending (a kill, a target that was down). */
   resume(): void;
@@ -62,7 +68,24 @@ export interface SideEffects {
 interface Wanted {
   rule: string;
   path: string;
+  key: string;
   effect: IntentEffect;
+  once?: boolean;
+}
+
+/** What a run needs to know about itself beyond the document: dry or real, and its event for `when: always`. */
+export interface RunFacts {
+  dryRun?: boolean;
+  eventId?: number | null;
+}
+
+/** The intent effect of a planned notification: what is sent, nothing about when. */
+export function notifyEffect(n: PlannedNotification): NotifyEffect {
+  const effect: NotifyEffect = { kind: 'notify', target: n.target, title: n.title, message: n.message };
+  if (n.body !== undefined) effect.body = n.body;
+  if (n.headers) effect.headers = n.headers;
+  if (n.attach) effect.attach = n.attach;
+  return effect;
 }
 
 /** The notes each matched rule adds, with the path of its `add_note` action, in order. */
@@ -163,16 +186,20 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
   }
 
   return {
-    forRun(doc, trigger, results, notifications) {
+    forRun(doc, trigger, results, notifications, run = {}) {
       const me = Symbol(`run of document ${doc.id}`);
-      const basis = changeBasis(doc, trigger);
-      const keyOf = (rule: string, path: string) => intentKey(doc.id, basis, rule, path);
+      // Computed on first use: most runs (dry job runs over many documents included) have no side effects.
+      let digest: string | undefined;
+      const basis = () => (digest ??= changeBasis(doc, trigger));
+      const keyOf = (rule: string, path: string) => intentKey(doc.id, basis(), rule, path);
+      const identity: RunIdentity =
+        run.eventId !== undefined && run.eventId !== null ? { eventId: run.eventId } : { nonce: randomUUID() };
+      const notifyKey = (rule: string, n: PlannedNotification) => notificationKey(doc.id, rule, n, basis, identity);
 
       /** Records the intents not yet known (or given up before) as this run's; the others stay as they are. */
       const claim = async (wanted: Wanted[]): Promise<void> => {
         const fresh: Intent[] = [];
-        for (const { rule, path, effect } of wanted) {
-          const key = keyOf(rule, path);
+        for (const { rule, path, key, effect, once } of wanted) {
           const known = store.get(key);
           if (known?.status === 'done' || (known?.status === 'pending' && owners.has(key))) continue;
           const at = now();
@@ -182,6 +209,7 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
             document: doc.id,
             rule,
             path,
+            ...(once ? { once } : {}),
             status: 'pending',
             attempts: 0,
             next_at: null,
@@ -193,32 +221,47 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
         }
         if (fresh.length > 0) await store.put(...fresh);
       };
-      const whyNot = (key: string, done: string): string =>
-        store.get(key)?.status === 'done'
+      const whyNot = (key: string, done: string): string => {
+        const known = store.get(key);
+        if (known?.once)
+          return known.status === 'done'
+            ? `already sent once for this document (when: once) on ${new Date(known.updated_at).toISOString()} (Idempotency-Key ${key})`
+            : `its one message for this document is already being sent (when: once, Idempotency-Key ${key})`;
+        return known?.status === 'done'
           ? `already ${done} for this change (Idempotency-Key ${key})`
           : `already being sent for this change (Idempotency-Key ${key})`;
+      };
+      /** A key a real run would not claim: sent, or being sent by someone else. */
+      const taken = (key: string): boolean => {
+        const known = store.get(key);
+        return known?.status === 'done' || (known?.status === 'pending' && owners.has(key) && owners.get(key) !== me);
+      };
 
       return {
         async writeNotes(notes, written) {
+          if (run.dryRun) throw new Error('a dry run writes no notes');
           const sources = noteSources(results);
           const planned: Wanted[] = notes.map((note) => {
             const i = sources.findIndex((s) => s.note.trim() === note.trim());
             const source = i >= 0 ? sources.splice(i, 1)[0] : { rule: '(notes)', path: `notes/${note}` };
-            return { rule: source.rule, path: source.path, effect: { kind: 'note', note } };
+            return {
+              rule: source.rule,
+              path: source.path,
+              key: keyOf(source.rule, source.path),
+              effect: { kind: 'note', note },
+            };
           });
+          // Only `on_change` ones depend on this write; `always` and `once` are recorded when they are sent.
           const firing: Wanted[] = firingRules(results, trigger, written, notes.length > 0).flatMap((rule) =>
-            (notifications[rule] ?? []).map((n) => ({
-              rule,
-              path: n.path,
-              effect: { kind: 'notify', target: n.target, title: n.title, message: n.message },
-            })),
+            (notifications[rule] ?? [])
+              .filter((n) => n.when === 'on_change')
+              .map((n) => ({ rule, path: n.path, key: notifyKey(rule, n), effect: notifyEffect(n) })),
           );
           // One write to disk for all of them, before the first note: a kill after it loses nothing.
           await claim([...planned, ...firing]);
           let added = 0;
           let skipped: string | null = null;
-          for (const [i, { rule, path, effect }] of planned.entries()) {
-            const key = keyOf(rule, path);
+          for (const [i, { key, effect }] of planned.entries()) {
             if (owners.get(key) !== me) {
               skipped ??= `note ${whyNot(key, 'added')}`;
               continue;
@@ -228,9 +271,8 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
             } catch (err) {
               // Left to a later run of the same change (the catch-up, a retry), which claims them again.
               for (const rest of planned.slice(i)) {
-                const restKey = keyOf(rest.rule, rest.path);
-                if (owners.get(restKey) === me)
-                  await settle(restKey, { status: 'failed', attempts: 1, next_at: null, error: errorMessage(err) });
+                if (owners.get(rest.key) === me)
+                  await settle(rest.key, { status: 'failed', attempts: 1, next_at: null, error: errorMessage(err) });
               }
               throw err;
             }
@@ -240,14 +282,12 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
           return { added, skipped: added === 0 ? skipped : null };
         },
         async send(rule, notification) {
-          const key = keyOf(rule, notification.path);
-          const effect: IntentEffect = {
-            kind: 'notify',
-            target: notification.target,
-            title: notification.title,
-            message: notification.message,
-          };
-          await claim([{ rule, path: notification.path, effect }]);
+          const key = notifyKey(rule, notification);
+          if (run.dryRun)
+            return taken(key) ? { status: 'already', detail: whyNot(key, 'sent') } : { status: 'would_send' };
+          const effect = notifyEffect(notification);
+          const once = notification.when === 'once';
+          await claim([{ rule, path: notification.path, key, effect, once }]);
           if (owners.get(key) !== me) return { status: 'already', detail: whyNot(key, 'sent') };
           const result = await tryOne({ ...(store.get(key) as Intent), ...effect });
           await settle(key, result.change);
@@ -256,7 +296,7 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
           return { status: 'failed', error: result.message };
         },
         async drop(rule, notification) {
-          const key = keyOf(rule, notification.path);
+          const key = notifyKey(rule, notification);
           if (owners.get(key) !== me) return;
           owners.delete(key);
           await store.remove(key);

@@ -1,8 +1,9 @@
 import { DmsNotFoundError } from '../../dms/errors.js';
+import { DmsFileTooLargeError, formatBytes } from '../../dms/file-download.js';
 import type { DmsClient } from '../../dms/types.js';
-import { NotifyError, type Notifier } from '../notify/notifier.js';
-import type { Intent } from './intent-store.js';
 import { errorMessage } from '../../error-message.js';
+import { NotifyError, type Notifier, type NotifyAttachment } from '../notify/notifier.js';
+import type { Intent } from './intent-store.js';
 
 /** What one try did to an intent: the change to store, and a line for the trace or the log. */
 export interface TryResult {
@@ -11,7 +12,7 @@ export interface TryResult {
 }
 
 export interface TryDeps {
-  dms: Pick<DmsClient, 'getDocument' | 'addNote'>;
+  dms: Pick<DmsClient, 'getDocument' | 'addNote' | 'downloadDocument'>;
   notifier: Notifier | undefined;
   /** Pauses before the second, third… try; its length bounds the tries. */
   retryDelaysMs: readonly number[];
@@ -61,14 +62,48 @@ export async function tryIntent(intent: Intent, deps: TryDeps): Promise<TryResul
   }
 
   if (!deps.notifier) return failed('notifications are not set up in this service');
+  let attachment: NotifyAttachment | undefined;
+  if (intent.attach) {
+    // Downloaded for this send only, never stored: a retry downloads again.
+    const limit = deps.notifier.attachmentLimit(intent.target);
+    if (limit === null)
+      return failed(`notify to "${intent.target}" not sent: attach needs an e-mail target from the settings`);
+    try {
+      attachment = await deps.dms.downloadDocument(intent.document, {
+        original: intent.attach === 'original',
+        maxBytes: limit,
+      });
+    } catch (err) {
+      if (err instanceof DmsFileTooLargeError) {
+        const limit = formatBytes(err.limitBytes);
+        const size =
+          err.announcedBytes === null
+            ? `over the ${limit} the target allows`
+            : `${formatBytes(err.announcedBytes)}; the target allows ${limit}`;
+        return failed(
+          `notify to "${intent.target}" not sent: the ${intent.attach} file of document ${intent.document} is too large to attach (${size}: attachment_max_mb in the settings)`,
+        );
+      }
+      if (err instanceof DmsNotFoundError)
+        return failed(`notify to "${intent.target}" not sent: document ${intent.document} no longer exists`);
+      const what = `notify pending: the ${intent.attach} file to attach could not be downloaded (${errorMessage(err)})`;
+      return attempts < maxTries ? retry(what) : failed(gaveUp(what.replace('notify pending: ', '')));
+    }
+  }
   try {
     await deps.notifier.send(
       intent.target,
-      { title: intent.title, message: intent.message },
-      { idempotencyKey: intent.key },
+      {
+        title: intent.title,
+        message: intent.message,
+        ...(intent.body !== undefined ? { body: intent.body } : {}),
+        ...(intent.headers ? { headers: intent.headers } : {}),
+      },
+      { idempotencyKey: intent.key, ...(attachment ? { attachment } : {}) },
     );
+    const attached = attachment ? ` with ${attachment.filename} (${attachment.content.length} bytes)` : '';
     return done(
-      `notify to "${intent.target}" for ${describe(intent)} sent on try ${attempts} (Idempotency-Key ${intent.key})`,
+      `notify to "${intent.target}" for ${describe(intent)} sent${attached} on try ${attempts} (Idempotency-Key ${intent.key})`,
     );
   } catch (err) {
     const retryable = err instanceof NotifyError ? err.retryable : true;

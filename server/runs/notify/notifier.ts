@@ -5,16 +5,32 @@ import { errorMessage } from '../../error-message.js';
 export interface NotifyMessage {
   title: string;
   message: string;
+  /** HTTP: the request body a rule rendered, instead of the target format's own. */
+  body?: string;
+  /** HTTP: headers a rule rendered (the rule checked at save that none is one the service sets). */
+  headers?: Record<string, string>;
+}
+
+/** A file attached to an e-mail, downloaded for this send only. */
+export interface NotifyAttachment {
+  filename: string;
+  contentType: string;
+  content: Buffer;
 }
 
 export interface SendOptions {
   /** Sent as the `Idempotency-Key` header (and in the e-mail's Message-ID) so a receiver can drop a repeat. */
   idempotencyKey?: string;
+  attachment?: NotifyAttachment;
 }
 
+export type NotifyTargetKind = NotifyTarget['kind'];
+
 export interface Notifier {
-  /** Names rules may use in `notify: {to: …}`. */
-  names(): string[];
+  /** The targets rules may name in `notify: {to: …}`, with their kind (http or email) for the save checks. */
+  kinds(): Record<string, NotifyTargetKind>;
+  /** The largest attachment an e-mail target takes, in bytes; null for an unknown or HTTP target. */
+  attachmentLimit(target: string): number | null;
   /** Sends one message; throws a NotifyError naming the target when it is unknown or refuses. */
   send(target: string, msg: NotifyMessage, options?: SendOptions): Promise<void>;
 }
@@ -58,19 +74,22 @@ async function postHttp(
   options: SendOptions,
 ): Promise<void> {
   const text = target.format === 'text';
-  const headers: Record<string, string> = {
-    'content-type': text ? 'text/plain; charset=utf-8' : 'application/json',
-    ...target.headers,
-  };
-  if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
+  // Case-insensitive: a rule's header replaces the target's of the same name; the key is always the service's.
+  const headers = new Headers({ 'content-type': text ? 'text/plain; charset=utf-8' : 'application/json' });
+  for (const [name, value] of Object.entries(target.headers)) headers.set(name, value);
+  for (const [name, value] of Object.entries(msg.headers ?? {})) headers.set(name, value);
+  if (options.idempotencyKey) headers.set('Idempotency-Key', options.idempotencyKey);
   // ntfy reads the title from this header; header values must be Latin-1, so other characters are dropped.
-  if (text && msg.title) headers.Title = msg.title.replace(/[^\x20-\x7e\xa0-\xff]/g, '');
+  if (text && msg.title && !headers.has('title')) headers.set('Title', msg.title.replace(/[^\x20-\x7e\xa0-\xff]/g, ''));
+  const body = msg.body ?? (text ? msg.message : JSON.stringify({ title: msg.title, message: msg.message }));
+  if (msg.body !== undefined && /^application\/(.+\+)?json\b/i.test(headers.get('content-type') ?? ''))
+    checkJson(msg.body);
   let res: Response;
   try {
     res = await fetch(target.url, {
       method: 'POST',
       headers,
-      body: text ? msg.message : JSON.stringify({ title: msg.title, message: msg.message }),
+      body,
       signal: AbortSignal.timeout(TIMEOUT_MS),
       redirect: 'error',
     });
@@ -81,6 +100,18 @@ async function postHttp(
   // Busy or down (429, 408, 5xx) may pass; any other refusal (400, 401, 404…) would be refused again.
   if (!res.ok)
     throw new Refusal(`answered HTTP ${res.status}`, res.status === 429 || res.status === 408 || res.status >= 500);
+}
+
+/** A rule's body for a JSON target must be JSON: a title with a quote in it would otherwise post garbage. */
+function checkJson(body: string): void {
+  try {
+    JSON.parse(body);
+  } catch (err) {
+    throw new Refusal(
+      `the notify body is not JSON (${(err as Error).message}); the target sends application/json: write values with | json, e.g. {"title": {{ doc.title | json }}}`,
+      false,
+    );
+  }
 }
 
 async function sendMail(
@@ -99,6 +130,17 @@ async function sendMail(
       to: target.to,
       subject: msg.title || msg.message.split('\n')[0].slice(0, 120),
       text: msg.message,
+      ...(options.attachment
+        ? {
+            attachments: [
+              {
+                filename: options.attachment.filename,
+                contentType: options.attachment.contentType,
+                content: options.attachment.content,
+              },
+            ],
+          }
+        : {}),
       ...(options.idempotencyKey
         ? { messageId: `<${options.idempotencyKey}@dms-rules>`, headers: { 'Idempotency-Key': options.idempotencyKey } }
         : {}),
@@ -115,10 +157,22 @@ async function sendMail(
 /** Sends `notify` messages to the targets of the settings, read at each send so a settings change applies at once. */
 export function createNotifier(targets: () => Record<string, NotifyTarget> | null): Notifier {
   return {
-    names: () => Object.keys(targets() ?? {}),
+    kinds: () => Object.fromEntries(Object.entries(targets() ?? {}).map(([name, t]) => [name, t.kind])),
+    attachmentLimit(name) {
+      const target = (targets() ?? {})[name];
+      return target?.kind === 'email' ? target.attachmentMaxBytes : null;
+    },
     async send(name, msg, options = {}) {
       const target = (targets() ?? {})[name];
       if (!target) throw new NotifyError(`there is no notify target "${name}" in the settings (notify_targets)`, false);
+      // The settings may have changed since the rule was saved: say so rather than drop part of the message.
+      const misfit =
+        target.kind === 'email' && (msg.body !== undefined || msg.headers)
+          ? 'it is an e-mail target; body and headers are for HTTP targets'
+          : target.kind === 'http' && options.attachment
+            ? 'it is an HTTP target; attach is for e-mail targets'
+            : null;
+      if (misfit) throw new NotifyError(`notify target "${name}" cannot take this message: ${misfit}`, false);
       try {
         if (target.kind === 'http') await postHttp(target, msg, options);
         else await sendMail(target, msg, options);

@@ -102,9 +102,11 @@ export async function planRun(
       ctx.trigger,
       new Date(startedAt),
     );
-    const effects = ctx.dryRun
-      ? undefined
-      : deps.sideEffects?.forRun(document, ctx.trigger, evaluation.results, evaluation.notifications);
+    // A dry run's effects only look (what was sent already), so it says what the real run would do.
+    const effects = deps.sideEffects?.forRun(document, ctx.trigger, evaluation.results, evaluation.notifications, {
+      dryRun: ctx.dryRun,
+      eventId: ctx.eventId,
+    });
     return { kind: 'planned', document, rules, ctx, startedAt, evaluation, plan, blocked, effects };
   } catch (err) {
     return failedRun(deps, { document: document.id, rules, ctx, startedAt }, err);

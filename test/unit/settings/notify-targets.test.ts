@@ -13,7 +13,13 @@ test('HTTP and e-mail targets parse with their defaults', () => {
     ),
     {
       ha: { kind: 'http', url: 'http://ha.lan:8123/api/webhook/x', format: 'json', headers: {} },
-      mail: { kind: 'email', smtp: 'smtps://u:p@mail.lan:465', from: 'a@b.org', to: ['c@d.org'] },
+      mail: {
+        kind: 'email',
+        smtp: 'smtps://u:p@mail.lan:465',
+        from: 'a@b.org',
+        to: ['c@d.org'],
+        attachmentMaxBytes: 10_000_000,
+      },
     },
   );
 });
@@ -27,6 +33,8 @@ test('bad targets are refused with the target and key named', () => {
     ['{x: {url: "http://h", token: abc}}', /unknown key "token"/],
     ['{x: {smtp: "smtp://h", from: nobody, to: [a@b.c]}}', /from must be an e-mail address/],
     ['{"a b": {url: "http://h"}}', /names are letters/],
+    ['{x: {smtp: "smtp://h", from: a@b.c, to: [a@b.c], attachment_max_mb: 0}}', /attachment_max_mb is a number/],
+    ['{x: {url: "http://h", attachment_max_mb: 5}}', /unknown key "attachment_max_mb"/],
   ];
   for (const [raw, message] of cases) assert.throws(() => parseNotifyTargets(raw), message, raw);
 });

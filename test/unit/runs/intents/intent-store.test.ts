@@ -117,3 +117,27 @@ test('a finished intent keeps its key, not the text it sent', async () => {
   assert.equal(kept?.status, 'done');
   assert.equal(kept?.kind === 'notify' ? kept.message : null, '');
 });
+
+test('a when: once record is never forgotten to make room, and keeps no body or headers once sent', async () => {
+  const file = fileIn();
+  let clock = 0;
+  const store = openIntentStore({ file, logger: createMemoryLogger(), capacity: 2, now: () => ++clock });
+  const sending: Intent = { ...notifyIntent('once'), once: true };
+  if (sending.kind === 'notify') Object.assign(sending, { body: '{"secret": 1}', headers: { 'X-A': 'b' } });
+  await store.put(sending);
+  assert.match(fs.readFileSync(file, 'utf8'), /"body":"\{\\"secret\\": 1\}"/);
+  await store.update('once', { status: 'done' });
+  for (let i = 0; i < 5; i++) {
+    await store.put(notifyIntent(`sent-${i}`));
+    await store.update(`sent-${i}`, { status: 'done' });
+  }
+  const reopened = openIntentStore({ file, logger: createMemoryLogger() });
+  const kept = reopened.get('once');
+  assert.equal(kept?.status, 'done');
+  assert.equal(kept?.once, true);
+  assert.equal(kept?.kind === 'notify' ? (kept.body ?? kept.headers ?? null) : 'note', null);
+  assert.deepEqual(
+    ['sent-2', 'sent-3', 'sent-4'].map((k) => reopened.get(k)?.status ?? 'forgotten'),
+    ['forgotten', 'done', 'done'],
+  );
+});

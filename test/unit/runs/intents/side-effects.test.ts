@@ -18,6 +18,7 @@ import {
 const NOTIFY: PlannedNotification = {
   path: 'actions/2',
   target: 'phone',
+  when: 'on_change',
   title: 'Checked',
   message: 'Document 7 got a note',
 };
@@ -65,7 +66,8 @@ function documentWith(notes: DmsNote[] = []): DmsDocument {
 function target(script: Array<NotifyError | null> = []) {
   const received: Array<{ target: string; msg: NotifyMessage; key: string | undefined }> = [];
   const notifier: Notifier = {
-    names: () => ['phone'],
+    kinds: () => ({ phone: 'http' }),
+    attachmentLimit: () => null,
     async send(name, msg, options: SendOptions = {}) {
       received.push({ target: name, msg, key: options.idempotencyKey });
       const answer = script.shift();
@@ -87,6 +89,7 @@ function dmsWith(notes: string[] = []) {
         notes.push(note);
         return [];
       },
+      downloadDocument: () => Promise.reject(new Error('no files in this test')),
     },
   };
 }
@@ -150,7 +153,7 @@ test('a note recorded but not known to be added: after the restart it is added o
     const file = fileIn();
     const crashed = open(file, {
       notifier: target().notifier,
-      dms: { getDocument: dmsWith().dms.getDocument, addNote: () => new Promise<never>(() => {}) },
+      dms: { ...dmsWith().dms, addNote: () => new Promise<never>(() => {}) },
     });
     const run = crashed.effects.forRun(documentWith(), 'updated', [RESULT], NOTIFICATIONS);
     void run.writeNotes(['Checked'], ['tags']); // hangs inside addNote: the kill comes here
@@ -284,4 +287,39 @@ test('a notification recorded before the notes whose rule then wrote nothing is 
   second.effects.resume();
   assert.deepEqual(second.store.pending(), []);
   assert.equal(received.length, 0);
+});
+
+test('when: once sends for the first change only; a dry run looks and sends nothing; a final refusal does not count', async () => {
+  const file = fileIn();
+  const refused = new NotifyError('notify target "phone" failed: answered HTTP 400', false, 'answered HTTP 400');
+  const { notifier, received } = target([refused]);
+  const once: PlannedNotification = { ...NOTIFY, when: 'once' };
+  const { effects } = open(file, { notifier });
+  const state = (tags: number[]) => ({ ...documentWith(), tags });
+  const dry = (tags: number[]) => effects.forRun(state(tags), 'job', [RESULT], NOTIFICATIONS, { dryRun: true });
+
+  assert.equal((await dry([1]).send('r', once)).status, 'would_send');
+  assert.equal((await effects.forRun(state([1]), 'job', [RESULT], NOTIFICATIONS).send('r', once)).status, 'failed');
+  assert.equal((await dry([1]).send('r', once)).status, 'would_send');
+  assert.equal((await effects.forRun(state([1]), 'job', [RESULT], NOTIFICATIONS).send('r', once)).status, 'sent');
+  const later = await effects.forRun(state([1, 2]), 'updated', [RESULT], NOTIFICATIONS).send('r', once);
+  assert.equal(later.status, 'already');
+  assert.match(later.status === 'already' ? later.detail : '', /^already sent once for this document \(when: once\)/);
+  assert.equal((await dry([1, 2, 3]).send('r', once)).status, 'already');
+  assert.equal(received.length, 2);
+  assert.equal(received[0].key, received[1].key);
+});
+
+test('when: always sends on each run, and once per event: a retried event does not send twice', async () => {
+  const { notifier, received } = target();
+  const always: PlannedNotification = { ...NOTIFY, when: 'always' };
+  const { effects } = open(fileIn(), { notifier });
+  const send = (eventId: number | null) =>
+    effects.forRun(documentWith(), 'job', [RESULT], NOTIFICATIONS, { eventId }).send('r', always);
+  assert.equal((await send(5)).status, 'sent');
+  assert.equal((await send(5)).status, 'already');
+  assert.equal((await send(6)).status, 'sent');
+  assert.equal((await send(null)).status, 'sent');
+  assert.equal((await send(null)).status, 'sent');
+  assert.equal(new Set(received.map((r) => r.key)).size, 4);
 });

@@ -7,13 +7,18 @@ import { makeTrace } from '../../../helpers/trace-factory.js';
 
 const NOTIFY: ActionTrace = { path: 'actions/1', action: 'notify', status: 'planned', detail: 'to phone: "hi"' };
 const planned: Record<string, PlannedNotification[]> = {
-  r: [{ path: 'actions/1', target: 'phone', title: '', message: 'hi' }],
+  r: [{ path: 'actions/1', target: 'phone', when: 'on_change', title: '', message: 'hi' }],
 };
 
 /** Records what it was asked to send (the real sending is covered by test/api/notify.test.ts). */
 function recorder(): Notifier & { sent: Array<[string, NotifyMessage]> } {
   const sent: Array<[string, NotifyMessage]> = [];
-  return { sent, names: () => ['phone'], send: async (target, msg) => void sent.push([target, msg]) };
+  return {
+    sent,
+    kinds: () => ({ phone: 'http' }),
+    attachmentLimit: () => null,
+    send: async (target, msg) => void sent.push([target, msg]),
+  };
 }
 
 async function settle(tagStatus: ActionTrace['status'], trigger: RunTrigger) {
