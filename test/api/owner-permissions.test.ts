@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALL_PROFILES } from '../../server/dms/simulator/profiles.js';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { PROFILES } from '../helpers/profiles.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 import { runReal, serverWithRules, tracesOf } from './support/real-run-kit.js';
@@ -164,7 +164,7 @@ rules:
       - set_owner: anna
 `;
 
-for (const profile of ALL_PROFILES) {
+for (const profile of PROFILES) {
   describe(`an ordinary user's token gives its own document away (profile ${profile})`, () => {
     let sim: Simulator;
     let server: TestServer;

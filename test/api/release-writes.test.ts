@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../server/dms/simulator/profiles.js';
 import { startSimulator, type Simulator } from '../../server/dms/simulator/simulator.js';
+import { PROFILES, behaviourOfProfile } from '../helpers/profiles.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { runReal, serverWithRules } from './support/real-run-kit.js';
 
@@ -18,8 +18,8 @@ rules:
       - set_custom_fields: { Rechnungsnummer: R-1, Siehe auch: "" }
 `;
 
-for (const name of ALL_PROFILES) {
-  const hierarchy = behaviourOf(SIM_PROFILES[name]).tagHierarchy;
+for (const name of PROFILES) {
+  const hierarchy = behaviourOfProfile(name).tagHierarchy;
   describe(`release-dependent writes through the app (profile ${name})`, () => {
     let sim: Simulator;
     let server: TestServer;

@@ -5,9 +5,9 @@ import { DmsError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { isGivenAway } from '../../../server/dms/release-writes.js';
 import { releaseQuirks } from '../../../server/dms/release.js';
-import { ALL_PROFILES, SIM_PROFILES } from '../../../server/dms/simulator/profiles.js';
 import { startSimulator, type Simulator } from '../../../server/dms/simulator/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
+import { PROFILES, releaseOf } from '../../helpers/profiles.js';
 
 // The client writes what each release can take, so every profile ends with the same stored document.
 // Seed: documents 7 and 10 are unowned; anna (3) owns 8; carla (5) is an ordinary user; field 4 is a string.
@@ -50,8 +50,8 @@ describe('releaseQuirks: the release group from X-Version', () => {
   });
 });
 
-for (const name of ALL_PROFILES) {
-  const release = SIM_PROFILES[name].release;
+for (const name of PROFILES) {
+  const release = releaseOf(name);
   describe(`the client on profile ${name} (Paperless-ngx ${release})`, () => {
     let sim: Simulator;
     let dms: DmsClient;
