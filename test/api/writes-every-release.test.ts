@@ -6,14 +6,14 @@ import type { EventRecord } from '../../server/history/event-types.js';
 import { PROFILES, behaviourOfProfile, releaseOf } from '../helpers/profiles.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { bulkEdits, editInDms, patches, startJob, waitForEvent } from './support/jobs-kit.js';
-import { serverWithRules } from './support/real-run-kit.js';
+import { runReal, serverWithRules } from './support/real-run-kit.js';
 
-// The writing scenarios on every release profile, one simulator and one service per profile: a job (dry report,
-// applied, then nothing left), its undo, custom fields with document links and empty values, notes, the tag tree,
+// The writing scenarios on every release profile, one simulator and one service per profile: a run, a job (dry
+// report, applied, then nothing left), its undo, custom fields with document links and empty values, notes, the tag tree,
 // and a person's change found by catch-up and by the workflow webhook.
 // Seed: invoices (type Rechnung) 1, 2, 5, 10 (5 holds tags 4 and 5); tag 5 "Steuer 2025" is a child of 4 "Steuer"
 // from 2.19.0; Telekom documents 2 and 10, of which 2 holds Rechnungsnummer (field 4); 7 is the scan, 8 the lease,
-// 4 holds only "Steuer", 13 holds "Steuer" and "Steuer 2025", 3 is the car insurance policy.
+// 4 holds only "Steuer", 13 holds "Steuer" and "Steuer 2025", 3 is the car insurance policy, 12 a receipt (tag 8).
 
 const RULES = `
 rules:
@@ -50,6 +50,12 @@ rules:
     when: { title: { starts_with: Vorauszahlungsbescheid } }
     actions:
       - remove_tags: [Steuer]
+  - id: receipt-filing
+    on: [manual]
+    when: { original_file_name: { starts_with: receipt_ } }
+    actions:
+      - add_tags: [Steuer 2025]
+      - set_custom_fields: { Rechnungsnummer: R-1, Siehe auch: "" }
   - id: policy-checked
     on: [updated]
     when: { title: { starts_with: Kfz } }
@@ -97,6 +103,23 @@ for (const profile of PROFILES) {
     after(async () => {
       await server?.close();
       await sim?.close();
+    });
+
+    it(`a run stores an emptied link with another field ${is.bulkNullLinkFails ? '(one PATCH: the bulk edit would fail half-way on this release)' : 'in one bulk edit'} and the tag ${is.tagHierarchy ? 'with its parent' : 'alone'}; a second run writes nothing`, async () => {
+      doc(12).custom_fields.push({ field: link, value: [8] });
+      const res = await runReal(server, 12);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(
+        res.body.traces
+          .filter((t) => !['not_matched', 'skipped'].includes(t.status))
+          .map((t) => [t.rule_id, t.status, t.error]),
+        [['receipt-filing', 'matched', null]],
+      );
+      assert.deepEqual(fields(12), { 1: 'USD23.33', 4: 'R-1', [link]: null });
+      assert.deepEqual([...doc(12).tags].sort(), is.tagHierarchy ? [4, 5, 8] : [5, 8]);
+      sim.resetCounts();
+      assert.equal((await runReal(server, 12)).status, 200);
+      assert.equal(writes(), 0, JSON.stringify(sim.counts()));
     });
 
     it(`a job: the dry run reports and writes nothing, the real one writes the tag ${is.tagHierarchy ? 'with its parent' : 'alone'} and the share, a second writes nothing; undo restores both`, async () => {

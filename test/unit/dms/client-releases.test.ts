@@ -122,6 +122,35 @@ for (const name of PROFILES) {
       assert.deepEqual(sim.store.getDocument(10)!.custom_fields, []);
     });
 
+    test('a bad bulk value Paperless refuses comes back in its own words, as JSON (3.0.5) or as text (before)', async () => {
+      const integer = (
+        (await (
+          await fetch(`${sim.url}/api/custom_fields/`, {
+            method: 'POST',
+            headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Anzahl', data_type: 'integer' }),
+          })
+        ).json()) as { id: number }
+      ).id;
+      await assert.rejects(
+        dms.bulkEdit([10], 'modify_custom_fields', {
+          add_custom_fields: { [integer]: 'viele' },
+          remove_custom_fields: [],
+        }),
+        (err: unknown) => {
+          assert.ok(err instanceof DmsError);
+          assert.match(
+            err.message,
+            releaseQuirks(release).bulkValuesUnchecked
+              ? /Error performing bulk edit, check logs for more detail\./
+              : new RegExp(`add_custom_fields: ${integer}: .*integer`, 'i'),
+          );
+          return true;
+        },
+      );
+      assert.deepEqual(sim.store.getDocument(10)!.custom_fields, []);
+    });
+
     test('giving a document away as an ordinary user is applied; on 2.x the 404 after it is "stored, no longer visible"', async () => {
       const carla = client(sim.tokenFor('carla'));
       const answer = await carla.updateDocument(7, { owner: 3, title: 'Für Anna' });
