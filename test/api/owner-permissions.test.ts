@@ -214,6 +214,24 @@ for (const profile of PROFILES) {
       if (profile.startsWith('2.')) assert.match(owner?.detail ?? '', /may no longer see it/);
     });
 
+    it('a job gives several documents away: each gets its tag and note before the owner changes, none fails', async () => {
+      const scans = [1, 2].map(
+        (n) => sim.addDocument({ original_file_name: `Scan_job_${n}.pdf`, title: `Scan ${n}`, tags: [], owner: 5 }).id,
+      );
+      const started = await startJob(server.url, 'rule_id=scans-to-anna&dry_run=false');
+      const event = await waitForEvent(server.url, started.body.event_id as number);
+      assert.deepEqual([event.status, event.errors, event.changed], ['done', 0, 2], JSON.stringify(event));
+      for (const id of scans) {
+        const doc = sim.store.getDocument(id)!;
+        assert.equal(doc.owner, 3, `document ${id}`);
+        assert.ok(doc.tags.includes(9), `document ${id}: tagged before it left`);
+        assert.deepEqual(
+          doc.notes.map((n) => n.note),
+          ['Abgelegt'],
+        );
+      }
+    });
+
     it('a note on a document the token may only view is refused by Paperless and fails in the trace; nothing is stored', async () => {
       await runReal(server, 8);
       const trace = (await tracesOf(server, 8)).find((t) => t.rule_id === 'lease-read');

@@ -6,7 +6,7 @@ import type { EventRecord } from '../../server/history/event-types.js';
 import { PROFILES, behaviourOfProfile, releaseOf } from '../helpers/profiles.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { bulkEdits, editInDms, patches, startJob, waitForEvent } from './support/jobs-kit.js';
-import { runReal, serverWithRules } from './support/real-run-kit.js';
+import { runReal, serverWithRules, tracesOf as tracesOfDocument } from './support/real-run-kit.js';
 
 // The writing scenarios on every release profile, one simulator and one service per profile: a run, a job (dry
 // report, applied, then nothing left), its undo, custom fields with document links and empty values, notes, the tag tree,
@@ -56,6 +56,12 @@ rules:
     actions:
       - add_tags: [Steuer 2025]
       - set_custom_fields: { Rechnungsnummer: R-1, Siehe auch: "" }
+  - id: license-review
+    on: [manual]
+    when: { title: { starts_with: Software License } }
+    actions:
+      - add_custom_fields: [Siehe auch]
+      - set_custom_fields: { Rechnungsnummer: L-1 }
   - id: policy-checked
     on: [updated]
     when: { title: { starts_with: Kfz } }
@@ -226,6 +232,34 @@ for (const profile of PROFILES) {
         ['Zum Mietvertrag'],
         'undo never removes a note',
       );
+    });
+
+    it(`a document whose other link names a trashed document: ${is.bulkNullLinkFails ? 'nothing is written and the trace says which link blocks it (this release can store an empty link only by resending every field)' : 'the empty link and the other field are written, the old link left alone'}`, async () => {
+      const before = sim.store.insertObject('custom_fields', {
+        name: 'Vorgänger',
+        data_type: 'documentlink',
+        extra_data: { select_options: [], default_currency: null },
+      }).id;
+      const old = sim.addDocument({ title: 'Alter Lizenzvertrag', tags: [] }).id;
+      doc(9).custom_fields = [{ field: before, value: [old] }];
+      const trashed = await fetch(`${sim.url}/api/documents/${old}/`, {
+        method: 'DELETE',
+        headers: { authorization: `Token ${sim.token}` },
+      });
+      assert.equal(trashed.status, 204);
+      const res = await runReal(server, 9);
+      const trace = (await tracesOfDocument(server, 9)).find((t) => t.rule_id === 'license-review');
+      if (is.bulkNullLinkFails) {
+        assert.equal(trace?.status, 'error', JSON.stringify(res.body));
+        assert.match(
+          trace.error ?? '',
+          new RegExp(`"Vorgänger" links to document ${old}, which the dms does not have`),
+        );
+        assert.deepEqual(fields(9), { [before]: [old] }, 'nothing written');
+      } else {
+        assert.equal(trace?.status, 'matched', JSON.stringify(res.body));
+        assert.deepEqual(fields(9), { [before]: [old], 4: 'L-1', [link]: null });
+      }
     });
 
     it(`the tag tree: "set_tags: [Steuer 2025]" on a document holding Steuer ${is.tagHierarchy ? 'keeps the parent' : 'replaces it (no tree before 2.19)'}; removing Steuer ${is.tagHierarchy ? 'takes its child too' : 'leaves the child'}; a second run writes nothing`, async () => {
