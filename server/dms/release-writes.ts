@@ -20,7 +20,8 @@ const BULK = 'POST /api/documents/bulk_edit/';
  * `modify_custom_fields` as the release takes it. Before 2.20.13 every document a link names must exist (Paperless
  * would store the dangling link and then fail). On 2.16–2.18 a null document-link value breaks the bulk edit after
  * the fields before it were stored, so such a change goes as one PATCH of the whole custom-field set per document
- * instead: all of it is stored, or (a refused PATCH) none of it.
+ * instead: all of it is stored, or (a refused PATCH) none of it. That PATCH resends the links the document holds,
+ * so a link to a deleted document refuses it; the error then names that link.
  */
 export async function modifyCustomFields(
   deps: ReleaseWriteDeps,
@@ -65,13 +66,56 @@ export async function modifyCustomFields(
     );
     for (const [id, value] of Object.entries(add)) next.set(Number(id), value);
     const custom_fields: DmsCustomFieldValue[] = [...next].map(([field, value]) => ({ field, value }));
-    await deps.transport.send({
-      method: 'PATCH',
-      path: `/api/documents/${state.id}/`,
-      body: { custom_fields },
-      idempotent: true,
-    });
+    try {
+      await deps.transport.send({
+        method: 'PATCH',
+        path: `/api/documents/${state.id}/`,
+        body: { custom_fields },
+        idempotent: true,
+      });
+    } catch (err) {
+      throw (
+        (await danglingResentLink(deps, state.id, custom_fields, new Set(Object.keys(add).map(Number)), err)) ?? err
+      );
+    }
   }
+}
+
+/**
+ * The whole-set PATCH resends every link the document holds, and Paperless checks each again: a link to a document
+ * deleted (or in the trash) since makes it refuse the lot with a message naming no field. Which link it is, in words
+ * a person can act on; null when the refusal is about something else.
+ */
+async function danglingResentLink(
+  deps: ReleaseWriteDeps,
+  document: number,
+  sent: DmsCustomFieldValue[],
+  written: Set<number>,
+  err: unknown,
+): Promise<DmsError | null> {
+  if (!(err instanceof DmsError && err.dmsStatus === 400)) return null;
+  const fields = (await deps.vocabulary()).custom_fields;
+  const resent = sent.filter(
+    (cf) =>
+      !written.has(cf.field) &&
+      Array.isArray(cf.value) &&
+      fields.some((f) => f.id === cf.field && f.data_type === 'documentlink'),
+  );
+  const named = [...new Set(resent.flatMap((cf) => cf.value as number[]))];
+  if (named.length === 0) return null;
+  const found = new Set((await deps.getWriteStates(named)).map((d) => d.id));
+  const dangling = resent.find((cf) => (cf.value as number[]).some((id) => !found.has(id)));
+  if (!dangling) return null;
+  const name = fields.find((f) => f.id === dangling.field)?.name ?? `#${dangling.field}`;
+  const missing = (dangling.value as number[]).filter((id) => !found.has(id));
+  return new DmsError(
+    `Document ${document}'s field "${name}" links to document ${missing.join(', ')}, which the dms does not have ` +
+      `(deleted, in the trash, or not visible to the token). Paperless-ngx ${deps.version() ?? ''} can store an empty ` +
+      `document link only by resending every custom field, and refuses that while this link points nowhere, so ` +
+      `nothing was written. Clear or fix "${name}" in Paperless.`,
+    err.request,
+    400,
+  );
 }
 
 /** A PATCH split so that the owner change (with `set_permissions`, which only an owner may send) can be sent last. */

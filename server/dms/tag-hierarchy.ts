@@ -2,8 +2,8 @@
  * Paperless-ngx's tag hierarchy (2.19.0+ and 3.x), as pure functions over tag ids. The simulator stores
  * tags with them and the planner predicts with them, so both agree with the real server by construction:
  * - PATCH `tags` (`DocumentSerializer.update` in `documents/serialisers.py`): the requested tags plus all
- *   their ancestors, minus every tag removed by this write and all its descendants (unless a tag added by
- *   this write needs it);
+ *   their ancestors, minus every tag removed by this write and all its descendants (even one a requested tag
+ *   would bring);
  * - bulk `add_tag`/`remove_tag`/`modify_tags` (`documents/bulk_edit.py`): removed tags go with all their
  *   descendants, added tags come with all their ancestors; nothing else changes.
  */
@@ -63,21 +63,19 @@ export function withDescendants(tree: TagTree, ids: Iterable<number>): number[] 
   return [...out];
 }
 
-/** What Paperless stores after `PATCH {tags: requested}` on a document holding `previous`. */
+/**
+ * What Paperless stores after `PATCH {tags: requested}` on a document holding `previous`: the requested tags and their
+ * ancestors, minus every tag the write removes and its descendants, even an ancestor the requested tags would bring
+ * (so `[child]` on a document holding only the parent stores nothing; `DocumentSerializer.update`, serialisers.py:1106
+ * at v2.19.0, unchanged to v3.0.5).
+ */
 export function tagsAfterPatch(tree: TagTree, previous: readonly number[], requested: readonly number[]): number[] {
-  const before = new Set(previous);
   const wanted = new Set(requested);
-  const required = new Set(
-    withAncestors(
-      tree,
-      [...wanted].filter((t) => !before.has(t)),
-    ),
-  );
   const blocked = new Set(
     withDescendants(
       tree,
-      [...before].filter((t) => !wanted.has(t)),
-    ).filter((t) => !required.has(t)),
+      previous.filter((t) => !wanted.has(t)),
+    ),
   );
   return withAncestors(tree, wanted).filter((t) => !blocked.has(t));
 }

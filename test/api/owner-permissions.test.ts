@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALL_PROFILES } from '../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
+import { PROFILES, behaviourOfProfile } from '../helpers/profiles.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 import { runReal, serverWithRules, tracesOf } from './support/real-run-kit.js';
@@ -162,9 +162,19 @@ rules:
       - add_tags: [rules-processed]
       - add_note: Abgelegt
       - set_owner: anna
+  - id: lease-read
+    description: The lease gets a note (carla may view it, not change it)
+    when: { title: { starts_with: Mietvertrag } }
+    actions:
+      - add_note: Gelesen
+  - id: bill-sees-lease
+    description: The March bill links the lease (carla may change the bill, not the lease)
+    when: { title: { starts_with: Telekom Rechnung März } }
+    actions:
+      - set_custom_fields: { Siehe auch: 8 }
 `;
 
-for (const profile of ALL_PROFILES) {
+for (const profile of PROFILES) {
   describe(`an ordinary user's token gives its own document away (profile ${profile})`, () => {
     let sim: Simulator;
     let server: TestServer;
@@ -173,6 +183,13 @@ for (const profile of ALL_PROFILES) {
       // carla (Accounting: view everything, change_document, add_note) owns the scan.
       sim.store.getDocument(7)!.owner = 5;
       sim.store.groups.find((g) => g.id === 2)!.permissions.push('view_user');
+      // carla may view anna's lease (8), not change it.
+      sim.store.grants.set(8, { view: { users: [5], groups: [] }, change: { users: [], groups: [] } });
+      sim.store.insertObject('custom_fields', {
+        name: 'Siehe auch',
+        data_type: 'documentlink',
+        extra_data: { select_options: [], default_currency: null },
+      });
       server = await serverWithRules(sim, sim.tokenFor('carla'), GIVE_AWAY);
     });
     after(async () => {
@@ -196,5 +213,53 @@ for (const profile of ALL_PROFILES) {
       assert.equal(owner?.status, 'applied');
       if (profile.startsWith('2.')) assert.match(owner?.detail ?? '', /may no longer see it/);
     });
+
+    it('a job gives several documents away: each gets its tag and note before the owner changes, none fails', async () => {
+      const scans = [1, 2].map(
+        (n) => sim.addDocument({ original_file_name: `Scan_job_${n}.pdf`, title: `Scan ${n}`, tags: [], owner: 5 }).id,
+      );
+      const started = await startJob(server.url, 'rule_id=scans-to-anna&dry_run=false');
+      const event = await waitForEvent(server.url, started.body.event_id as number);
+      assert.deepEqual([event.status, event.errors, event.changed], ['done', 0, 2], JSON.stringify(event));
+      for (const id of scans) {
+        const doc = sim.store.getDocument(id)!;
+        assert.equal(doc.owner, 3, `document ${id}`);
+        assert.ok(doc.tags.includes(9), `document ${id}: tagged before it left`);
+        assert.deepEqual(
+          doc.notes.map((n) => n.note),
+          ['Abgelegt'],
+        );
+      }
+    });
+
+    it('a note on a document the token may only view is refused by Paperless and fails in the trace; nothing is stored', async () => {
+      await runReal(server, 8);
+      const trace = (await tracesOf(server, 8)).find((t) => t.rule_id === 'lease-read');
+      assert.equal(trace?.actions[0].status, 'failed', JSON.stringify(trace));
+      assert.match(JSON.stringify(trace), /403.*Insufficient permissions to create notes/);
+      assert.deepEqual(sim.store.getDocument(8)!.notes, []);
+    });
+
+    const checked = behaviourOfProfile(profile).linkTargetsChecked;
+    it(
+      checked
+        ? 'a link to a document the token may not change is refused (403, from 2.20.13) and fails in the trace; nothing is stored'
+        : 'a link to a document the token may not change is written and mirrored (no check before 2.20.13)',
+      async () => {
+        await runReal(server, 10);
+        const link = sim.store.objects.custom_fields.find((f) => f.name === 'Siehe auch')!.id;
+        const trace = (await tracesOf(server, 10)).find((t) => t.rule_id === 'bill-sees-lease');
+        const fieldsOf = (id: number) => sim.store.getDocument(id)!.custom_fields.filter((cf) => cf.field === link);
+        if (checked) {
+          assert.equal(trace?.actions[0].status, 'failed', JSON.stringify(trace));
+          assert.match(JSON.stringify(trace), /403.*Insufficient permissions/);
+          assert.deepEqual([fieldsOf(10), fieldsOf(8)], [[], []]);
+        } else {
+          assert.equal(trace?.actions[0].status, 'applied', JSON.stringify(trace));
+          assert.deepEqual(fieldsOf(10), [{ field: link, value: [8] }]);
+          assert.deepEqual(fieldsOf(8), [{ field: link, value: [10] }]);
+        }
+      },
+    );
   });
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALL_PROFILES } from '../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
+import { PROFILES as RELEASES, apiVersionOf } from '../helpers/profiles.js';
 import { API_TOKEN, call, login, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 import { runReal, serverWithRules, tracesOf } from './support/real-run-kit.js';
@@ -35,7 +35,7 @@ rules:
 `;
 
 /** Every release group the simulator poses as; 3.0 is spoken to with API version 10, 2.x with 9. */
-const PROFILES = ALL_PROFILES.map((name) => ({ name, api: name.startsWith('3.') ? 10 : 9 }));
+const PROFILES = RELEASES.map((name) => ({ name, api: apiVersionOf(name) }));
 
 for (const profile of PROFILES)
   describe(`a real run against Paperless-ngx ${profile.name}`, () => {

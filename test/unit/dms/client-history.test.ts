@@ -8,13 +8,13 @@ import {
 } from '../../../server/dms/document-history.js';
 import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
-import { ALL_PROFILES } from '../../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
+import { PROFILES } from '../../helpers/profiles.js';
 
 // The service's token is anna's (superuser, id 3); carla (5) is an ordinary user of the Accounting group.
 
-for (const profile of ALL_PROFILES) {
+for (const profile of PROFILES) {
   describe(`the client reads who changed a document (profile ${profile})`, () => {
     let sim: Simulator;
     let dms: DmsClient;

@@ -5,9 +5,9 @@ import { DmsError } from '../../../server/dms/errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { isGivenAway } from '../../../server/dms/release-writes.js';
 import { releaseQuirks } from '../../../server/dms/release.js';
-import { ALL_PROFILES, SIM_PROFILES } from '../../../server/dms/demo/profiles.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
+import { PROFILES, releaseOf } from '../../helpers/profiles.js';
 
 // The client writes what each release can take, so every profile ends with the same stored document.
 // Seed: documents 7 and 10 are unowned; anna (3) owns 8; carla (5) is an ordinary user; field 4 is a string.
@@ -50,8 +50,8 @@ describe('releaseQuirks: the release group from X-Version', () => {
   });
 });
 
-for (const name of ALL_PROFILES) {
-  const release = SIM_PROFILES[name].release;
+for (const name of PROFILES) {
+  const release = releaseOf(name);
   describe(`the client on profile ${name} (Paperless-ngx ${release})`, () => {
     let sim: Simulator;
     let dms: DmsClient;
@@ -116,6 +116,35 @@ for (const name of ALL_PROFILES) {
         (err: unknown) => {
           assert.ok(err instanceof DmsError);
           assert.match(err.message, /99999|don't exist/);
+          return true;
+        },
+      );
+      assert.deepEqual(sim.store.getDocument(10)!.custom_fields, []);
+    });
+
+    test('a bad bulk value Paperless refuses comes back in its own words, as JSON (3.0.5) or as text (before)', async () => {
+      const integer = (
+        (await (
+          await fetch(`${sim.url}/api/custom_fields/`, {
+            method: 'POST',
+            headers: { authorization: `Token ${sim.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ name: 'Anzahl', data_type: 'integer' }),
+          })
+        ).json()) as { id: number }
+      ).id;
+      await assert.rejects(
+        dms.bulkEdit([10], 'modify_custom_fields', {
+          add_custom_fields: { [integer]: 'viele' },
+          remove_custom_fields: [],
+        }),
+        (err: unknown) => {
+          assert.ok(err instanceof DmsError);
+          assert.match(
+            err.message,
+            releaseQuirks(release).bulkValuesUnchecked
+              ? /Error performing bulk edit, check logs for more detail\./
+              : new RegExp(`add_custom_fields: ${integer}: .*integer`, 'i'),
+          );
           return true;
         },
       );

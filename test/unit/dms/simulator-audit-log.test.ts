@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { ALL_PROFILES, SIM_PROFILES, behaviourOf } from '../../../server/dms/demo/profiles.js';
+import { PROFILES, behaviourOfProfile } from '../../helpers/profiles.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 
 // Seed: anna (3) superuser owns most documents; 7, 10 and 13 are unowned. carla (5) is in Accounting
@@ -18,8 +18,8 @@ interface Entry {
   actor: { id: number; username: string } | null;
 }
 
-for (const profile of ALL_PROFILES) {
-  const rereads = behaviourOf(SIM_PROFILES[profile]).v3Fields;
+for (const profile of PROFILES) {
+  const rereads = behaviourOfProfile(profile).v3Fields;
   describe(`profile ${profile}: the audit log (GET /api/documents/{id}/history/)`, () => {
     let sim: Simulator;
     let receiver: http.Server;

@@ -43,8 +43,13 @@ test('PATCH removes the descendants of a removed tag, so [child] on parent + chi
   assert.deepEqual(sorted(tagsAfterPatch(tree, [1, 2, 3, 9], [1, 9])), [1, 9]);
 });
 
-test('PATCH keeps an ancestor that a tag added in the same write needs', () => {
-  assert.deepEqual(sorted(tagsAfterPatch(tree, [1, 2], [4])), [1, 4]);
+test('PATCH drops a removed tag even when a requested tag would bring it as an ancestor (serialisers.py:1106 at v2.19.0)', () => {
+  // [child] on a document holding only the parent: the parent is removed, and its child with it.
+  assert.deepEqual(tagsAfterPatch(tree, [1], [4]), []);
+  // A grandparent the document did not hold is not removed by this write, so it stays.
+  assert.deepEqual(tagsAfterPatch(tree, [2], [3]), [1]);
+  assert.deepEqual(tagsAfterPatch(tree, [1, 2], [4]), []);
+  assert.deepEqual(sorted(tagsAfterPatch(tree, [1], [1, 4])), [1, 4]);
 });
 
 test('bulk modify_tags removes with descendants, adds with ancestors and leaves everything else alone', () => {
