@@ -1,8 +1,9 @@
 import type { RuleDefinition } from '../engine/model.js';
 import { ValidationError } from '../errors.js';
-import { compileAt, renderVarsAt, runTestsAt, type CompiledRule, type TestContext } from './engine-stages.js';
+import { compileAt, renderVarsAt, testProblemAt, type CompiledRule, type TestContext } from './engine-stages.js';
+import { ProblemList } from './file-problems.js';
 import { checkRuleFileSchema, checkVarsFileSchema } from './schema-check.js';
-import { parseYamlSource, positionedError, type YamlSource } from './yaml-source.js';
+import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
 /**
  * The validation stages of DESIGN §12 for one file's text, in order: YAML syntax (limits), schema,
@@ -33,8 +34,21 @@ function checkSize(text: string): void {
     );
 }
 
-/** Stages 1–5: YAML, schema, compile, unique ids. An empty file is a valid file without rules. */
-export function prepareRuleFile(text: string, context: RuleFileContext): PreparedRuleFile {
+/** A rule file's text after the stages that need no dms: its rules and every problem those stages found. */
+export interface RuleFileInspection {
+  source: YamlSource;
+  definitions: RuleDefinition[];
+  /** One entry per rule; null where the rule did not compile (its problem is in `problems`). */
+  compiled: Array<CompiledRule | null>;
+  problems: ProblemList;
+}
+
+/**
+ * Stages 1–5: YAML, schema, compile, unique ids (and notify targets). YAML and schema problems end it (every one
+ * of them in the thrown error: nothing after them can be read); compile, id and target problems of every rule are
+ * collected, so one look shows all of them. An empty file is a valid file without rules.
+ */
+export function inspectRuleFile(text: string, context: RuleFileContext): RuleFileInspection {
   checkSize(text);
   const source = parseYamlSource(text);
   let value = source.value ?? { rules: [] };
@@ -43,48 +57,83 @@ export function prepareRuleFile(text: string, context: RuleFileContext): Prepare
     value = { ...value, rules: [] };
   checkRuleFileSchema(source, value);
   const definitions = (value as { rules: RuleDefinition[] }).rules;
-  const compiled = definitions.map((definition, index) => compileAt(definition, index, source));
+  const problems = new ProblemList();
+  const compiled = definitions.map((definition, index) => {
+    try {
+      return compileAt(definition, index, source);
+    } catch (err) {
+      problems.addError(err);
+      return null;
+    }
+  });
 
   const seen = new Set<string>();
   definitions.forEach((definition, index) => {
     const position = source.positionOf(['rules', index, 'id']);
+    const other = context.takenIds.get(definition.id);
     if (seen.has(definition.id))
-      throw positionedError(
+      problems.add(
         position,
         `rule id "${definition.id}" is used twice in this file; ids are unique across all rule files`,
       );
-    const other = context.takenIds.get(definition.id);
-    if (other !== undefined)
-      throw positionedError(
+    else if (other !== undefined)
+      problems.add(
         position,
         `rule id "${definition.id}" is already used in ${other}; ids are unique across all rule files`,
       );
     seen.add(definition.id);
   });
-  if (context.notifyTargets) checkNotifyTargets(compiled, source, context.notifyTargets);
-  return { source, definitions, compiled };
+  if (context.notifyTargets) checkNotifyTargets(compiled, source, context.notifyTargets, problems);
+  return { source, definitions, compiled, problems };
+}
+
+/** Stages 1–5 for a file that must pass them: throws one ValidationError naming every problem found. */
+export function prepareRuleFile(text: string, context: RuleFileContext): PreparedRuleFile {
+  const { source, definitions, compiled, problems } = inspectRuleFile(text, context);
+  problems.throwIfAny();
+  return { source, definitions, compiled: compiled.filter((c): c is CompiledRule => c !== null) };
 }
 
 /** A rule may only name targets the settings define: addresses never come from a rule file. */
-function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, known: readonly string[]): void {
+function checkNotifyTargets(
+  compiled: Array<CompiledRule | null>,
+  source: YamlSource,
+  known: readonly string[],
+  problems: ProblemList,
+): void {
   compiled.forEach((rule, index) => {
-    for (const action of rule.actions) {
+    for (const action of rule?.actions ?? []) {
       if (action.payload.kind !== 'notify' || known.includes(action.payload.to)) continue;
       const choice = known.length
         ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}`
         : 'the settings define no targets yet (notify_targets in config.yml)';
-      throw positionedError(
+      problems.add(
         source.positionOf(['rules', index, ...action.path, 'notify', 'to']),
-        `rule "${rule.id}": there is no notify target "${action.payload.to}"; ${choice}`,
+        `rule "${rule?.id}": there is no notify target "${action.payload.to}"; ${choice}`,
       );
     }
   });
 }
 
-/** Stage 7: each rule's own `tests:` must pass. */
+/** Stage 7: each rule's own `tests:` must pass; the first failing test of every rule is a problem. */
+export async function collectTestProblems(
+  source: YamlSource,
+  compiled: Array<CompiledRule | null>,
+  context: TestContext,
+  problems: ProblemList,
+): Promise<void> {
+  for (const [index, rule] of compiled.entries()) {
+    if (!rule) continue;
+    const problem = await testProblemAt(rule, index, source, context);
+    if (problem) problems.items.push(problem);
+  }
+}
+
+/** Stage 7 for a prepared file: throws one ValidationError naming each rule whose tests fail. */
 export async function checkRuleFileTests(prepared: PreparedRuleFile, context: TestContext): Promise<void> {
-  for (const [index, compiled] of prepared.compiled.entries())
-    await runTestsAt(compiled, index, prepared.source, context);
+  const problems = new ProblemList();
+  await collectTestProblems(prepared.source, prepared.compiled, context, problems);
+  problems.throwIfAny();
 }
 
 /** What one `_vars.yml` may expand to, in characters of JSON. */
