@@ -56,6 +56,18 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const poll = h('input', {
     attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' },
   });
+  // Polling finds documents by their `modified` date; Paperless's bulk edits do not move it (docs/dms.md).
+  const pollingNote = h(
+    'p',
+    { class: 'banner small', attrs: { id: 'settings-polling-note', role: 'note' } },
+    "Polling sees only changes that move a document's modified date. Paperless's bulk edits (several documents edited at once in its document list) do not, so they are seen only through the webhook: add a Paperless workflow with a webhook action to this service (docs/jobs-and-webhook.md) to catch them.",
+  );
+  const showPollingNote = () => {
+    const minutes = poll.value.trim() === '' ? null : Number(poll.value);
+    pollingNote.hidden = !(minutes === null ? !s.api_token_set : minutes > 0);
+  };
+  poll.addEventListener('input', showPollingNote);
+  showPollingNote();
   const restart = h(
     'p',
     { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } },
@@ -99,6 +111,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
         fixed('poll_minutes'),
         'For when Paperless cannot reach this service (laptop, firewall, Paperless in the cloud). 0 = off; empty = every 5 minutes when no API token is set, otherwise off.',
       ),
+      pollingNote,
     ),
     field(
       'current_password',
