@@ -72,7 +72,7 @@ export interface Services {
   /** The first start's one-time setup (no admin yet, this machine only). */
   firstStart: {
     state(origin: RequestOrigin): FirstStartState;
-    createAdmin(body: unknown, origin: RequestOrigin): { username: string; session: string };
+    createAdmin(body: unknown, origin: RequestOrigin): Promise<{ username: string; session: string }>;
   };
   /** Flushes and stops everything long-lived, in reverse order of creation. */
   close(): Promise<void>;

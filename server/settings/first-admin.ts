@@ -26,11 +26,11 @@ export function firstStartState(auth: AuthService, origin: RequestOrigin): First
  * Creates the admin account on a fresh install, from this machine only, and returns a session for it.
  * Stored like the settings page stores it: the name and an scrypt hash in the data dir's config.yml.
  */
-export function createFirstAdmin(
+export async function createFirstAdmin(
   deps: { auth: AuthService; settings: SettingsService },
   body: unknown,
   origin: RequestOrigin,
-): { username: string; session: string } {
+): Promise<{ username: string; session: string }> {
   if (deps.auth.adminConfigured)
     throw new ConflictError('An admin account already exists; sign in with it (or change it on the settings page).');
   if (!isSameMachineRequest(origin)) {
@@ -43,7 +43,7 @@ export function createFirstAdmin(
     throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
   }
   const patch = parseSettingsPatch({ admin_user: input.username, admin_password: input.password });
-  deps.settings.update(patch);
+  await deps.settings.update(patch);
   if (!deps.auth.adminConfigured) {
     throw new ConflictError(
       'The account was stored in config.yml, but an environment variable (SVC_ADMIN_USER or SVC_ADMIN_PASSWORD*) overrides it; set the account there.',

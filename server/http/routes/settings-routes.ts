@@ -13,15 +13,20 @@ export function settingsRoutes(services: Services): Router {
     res.json(services.settings.get());
   });
 
-  router.put('/settings', json, (req, res) => {
-    const result = services.settings.update(parseSettingsPatch(req.body), (password) =>
+  router.put('/settings', json, async (req, res) => {
+    const result = await services.settings.update(parseSettingsPatch(req.body), (password) =>
       services.auth.confirmPassword(password, loginSource(req)),
     );
     if (result.credentials_changed) {
       // A new admin name or password ends every session; keep the person who made the change signed in.
       setSessionCookie(req, res, services.auth.issueSession(), services.config.publicUrl);
     }
-    res.json({ ok: true, restart_required: result.restart_required, overridden_by_env: result.overridden_by_env });
+    res.json({
+      ok: true,
+      restart_required: result.restart_required,
+      dms_switched: result.dms_switched,
+      overridden_by_env: result.overridden_by_env,
+    });
   });
 
   return router;

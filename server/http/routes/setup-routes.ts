@@ -16,8 +16,8 @@ export function setupRoutes(services: Services): Router {
   router.get('/setup', (req, res) => {
     res.json(services.firstStart.state(originOf(req)));
   });
-  router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), (req, res) => {
-    const { username, session } = services.firstStart.createAdmin(req.body, originOf(req));
+  router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), async (req, res) => {
+    const { username, session } = await services.firstStart.createAdmin(req.body, originOf(req));
     setSessionCookie(req, res, session, services.config.publicUrl);
     res.json({ ok: true, username });
   });
