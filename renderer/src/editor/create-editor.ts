@@ -6,7 +6,7 @@ import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
-import type { Problem } from './draft-sync.js';
+import type { Problem } from './problems.js';
 import { indentAfterKey } from './indent-after-key.js';
 import { schemaCompletion, type CompletionData } from './schema-completion.js';
 
@@ -20,7 +20,7 @@ export interface EditorOptions {
   label: string;
 }
 
-export type { Problem } from './draft-sync.js';
+export type { Problem } from './problems.js';
 
 export function createEditor(options: EditorOptions): EditorView {
   const extensions: Extension[] = [

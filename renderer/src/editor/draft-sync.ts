@@ -2,29 +2,15 @@
 // autosave, publish and check round trips, and the problems and test badge they report. No DOM here: the
 // editor pane renders what this tells it, and unit tests drive it with a fake store and a fake clock.
 import { ApiError, errorMessage } from '../api.js';
-import type { FileProblem, RuleTestReport, SaveResult } from '../types.js';
+import type { SaveResult } from '../types.js';
+import { problemsOf, testOutcome, type CheckResult, type Problem, type TestBadge } from './problems.js';
 
 const AUTOSAVE_MS = 1200;
 /** A failed autosave is tried again after this long (and at once when the service is back). */
 const AUTOSAVE_RETRY_MS = 5000;
 
-/** A problem as the editor shows it: in the list and underlined from its start to its end (exclusive). */
-export interface Problem {
-  message: string;
-  line?: number;
-  column?: number;
-  endLine?: number;
-  endColumn?: number;
-  severity: 'error' | 'warning';
-}
-
 /** Which version of the file the editor shows: what a dry run of the editor's text runs. */
 export type EditorVersion = 'unsaved' | 'draft' | 'published';
-
-export interface CheckResult {
-  validation: SaveResult['validation'];
-  tests: RuleTestReport[];
-}
 
 /** The server side of one file (the pane passes the API; tests pass a fake). */
 export interface DraftStore {
@@ -38,11 +24,6 @@ export interface DraftStore {
 export interface Timers {
   set(run: () => void, ms: number): number;
   clear(handle: number | undefined): void;
-}
-
-export interface TestBadge {
-  text: string;
-  kind: 'ok' | 'error';
 }
 
 /** What the view shows of the file's state: the status line and the buttons that depend on it. */
@@ -93,68 +74,6 @@ export interface DraftSync {
   discard(): Promise<void>;
   deleteFile(): Promise<void>;
   stop(): void;
-}
-
-/** Every problem a save answer reports: a refused publish, or a draft's non-blocking validation and warnings. */
-export function problemsOf(result: SaveResult | ApiError): Problem[] {
-  if (result instanceof ApiError) {
-    if (result.problems?.length) return result.problems.map((p) => fromServer(p, 'error'));
-    return [{ message: result.message, line: result.line, column: result.column, severity: 'error' }];
-  }
-  const out: Problem[] = [];
-  const v = result.validation;
-  if (v && v.ok === false && v.problems?.length) out.push(...v.problems.map((p) => fromServer(p, 'error')));
-  else if (v && v.ok === false && v.error)
-    out.push({ message: v.error, line: v.line, column: v.column, severity: 'error' });
-  else if (result.error)
-    out.push({ message: result.error, line: result.line, column: result.column, severity: 'error' });
-  for (const w of [...(result.warnings ?? []), ...(v?.warnings ?? [])]) {
-    out.push(typeof w === 'string' ? { message: w, severity: 'warning' } : { ...w, severity: 'warning' });
-  }
-  return out;
-}
-
-function fromServer(p: FileProblem, severity: Problem['severity']): Problem {
-  return { message: p.message, line: p.line, column: p.column, endLine: p.end_line, endColumn: p.end_column, severity };
-}
-
-/**
- * What "Run tests" shows for a check answer: each failing test at its own line (the validation names only the
- * first), the other problems, and the badge; on text that does not validate, where to fix it first.
- */
-export function testOutcome(result: CheckResult): { problems: Problem[]; badge: TestBadge } {
-  const problems = problemsOf({ ok: true, validation: result.validation });
-  const blocking =
-    result.validation?.ok === false && result.tests.length === 0
-      ? problems.find((p) => p.severity === 'error')
-      : undefined;
-  if (blocking) {
-    const what = /yaml/i.test(blocking.message) ? 'the YAML' : 'the error';
-    const where = blocking.line ? ` (line ${blocking.line})` : '';
-    return { problems, badge: { text: `Tests not run: fix ${what} first${where}`, kind: 'error' } };
-  }
-  const failed = result.tests.filter((t) => !t.ok);
-  const others = problems.filter((p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message));
-  const passed = result.tests.length - failed.length;
-  const n = result.tests.length;
-  return {
-    problems: [
-      ...failed.map((t): Problem => ({
-        message: `${t.rule_id}: ${t.message}`,
-        line: t.line,
-        column: t.column,
-        severity: 'error',
-      })),
-      ...others,
-    ],
-    badge: {
-      text:
-        n === 0
-          ? 'No tests in this file: add examples under tests:.'
-          : `${n} test${n === 1 ? '' : 's'}: ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}`,
-      kind: failed.length ? 'error' : 'ok',
-    },
-  };
 }
 
 export function createDraftSync(options: DraftSyncOptions): DraftSync {

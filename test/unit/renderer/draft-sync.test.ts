@@ -1,14 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../renderer/src/api.js';
-import {
-  createDraftSync,
-  problemsOf,
-  type CheckResult,
-  type DraftStore,
-  type Problem,
-  type TestBadge,
-} from '../../../renderer/src/editor/draft-sync.js';
+import { createDraftSync, type DraftStore } from '../../../renderer/src/editor/draft-sync.js';
+import { problemsOf, type CheckResult, type Problem, type TestBadge } from '../../../renderer/src/editor/problems.js';
 import type { SaveResult } from '../../../renderer/src/types.js';
 
 /** A fake clock: timers run only when the test says so. */
