@@ -16,6 +16,8 @@ rules:
       - set_title: "{{ doc.title }}!"
 `;
 
+const NOTE_RULE = 'rules:\n  - id: note-it\n    on: [added]\n    actions:\n      - add_note: "seen"\n';
+
 /** A rule that names a tag: saving it checks the name against the vocabulary of the dms in use. */
 const NAMES_TAG = (tag: string) => `rules:\n  - id: tags-it\n    actions:\n      - add_tags: [${tag}]\n`;
 
@@ -41,6 +43,7 @@ describe('a new dms in the settings applies without a restart (two dms)', () => 
     fs.writeFileSync(path.join(dataDir, 'config.yml'), `dms_url: ${a.url}\ndms_token: ${a.token}\n`);
     const rulesDir = tempDir('dms-rules-switch-rules-');
     fs.writeFileSync(path.join(rulesDir, 'exclaim.yml'), RULES);
+    fs.writeFileSync(path.join(rulesDir, 'notes.yml'), NOTE_RULE);
     server = await startTestServer({}, { dataDir, rulesDir });
     cookie = await login(server.url);
   });
@@ -63,6 +66,20 @@ describe('a new dms in the settings applies without a restart (two dms)', () => 
     call(server.url, `/api/ui/rules/${fileId}`, { method: 'PUT', rawBody: content, cookie });
   const catchUps = async () =>
     (await call<{ events: EventRecord[] }>(server.url, '/api/events?kind=catchup', { token: API_TOKEN })).body.events;
+
+  it('refuses to switch while a job still writes to the current dms, and saves nothing', async () => {
+    const hold = a.faults.inject({ route: 'POST /api/documents/{id}/notes/', kind: 'hold', times: 1 });
+    const job = await call(server.url, '/api/run?rule_id=note-it&dry_run=false', { method: 'POST', token: API_TOKEN });
+    assert.equal(job.status, 200, JSON.stringify(job.body));
+    while ((a.faults.list().find((f) => f.id === hold.id)?.hits ?? 1) === 0) await new Promise((r) => setTimeout(r, 5));
+    const refused = await settings({ dms_url: b.url, dms_token: b.token });
+    assert.equal(refused.status, 409);
+    assert.match(String(refused.body.error), /work on the current dms is under way \(1 job\)/);
+    assert.match(fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8'), new RegExp(`dms_url: ${a.url}`));
+    assert.equal((await health()).url, a.url);
+    a.faults.release(hold.id);
+    assert.equal((await waitForEvent(server.url, Number(job.body.event_id))).status, 'done');
+  });
 
   it('switches client, health, vocabulary and runs to the second dms', async () => {
     const titleA = a.store.getDocument(3)!.title;
