@@ -71,6 +71,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
           .list({ limit: 1000 })
           .filter((e) => (e.kind === 'job' || e.kind === 'revert') && !isFinished(e.status)).length,
         deliveries: webhook.queue.waiting + webhook.queue.running,
+        notes: intents.pending().filter((intent) => intent.kind === 'note').length,
       }),
     async switchTo(target) {
       await dmsConnection.switchTo(target);

@@ -13,10 +13,12 @@ export interface DmsWork {
   jobs: number;
   /** Webhook deliveries waiting or running. */
   deliveries: number;
+  /** Notes recorded and not yet added (an `add_note` waiting for the dms to answer). */
+  notes: number;
 }
 
 /**
- * Jobs and webhook deliveries read and write documents by id, and ids mean other documents in another dms: the
+ * Jobs, webhook deliveries and notes waiting to be added read and write documents by id, and ids mean other documents in another dms: the
  * switch waits until they are done (nothing is saved meanwhile), and says what to wait for. A running catch-up
  * does not hold it up: it stops between two documents and goes on from its cursor when that dms is used again.
  */
@@ -24,6 +26,7 @@ export function dmsBusyReason(work: DmsWork): string | null {
   const parts = [
     work.jobs > 0 ? `${work.jobs} job${work.jobs === 1 ? '' : 's'}` : null,
     work.deliveries > 0 ? `${work.deliveries} webhook deliver${work.deliveries === 1 ? 'y' : 'ies'}` : null,
+    work.notes > 0 ? `${work.notes} note${work.notes === 1 ? '' : 's'} not yet added` : null,
   ].filter((p): p is string => p !== null);
   if (parts.length === 0) return null;
   return `Not saved: work on the current dms is under way (${parts.join(', ')}), and document ids mean other documents in another dms. Save again when it has finished (the jobs page shows it), or cancel the jobs.`;

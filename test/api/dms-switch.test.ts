@@ -74,7 +74,7 @@ describe('a new dms in the settings applies without a restart (two dms)', () => 
     while ((a.faults.list().find((f) => f.id === hold.id)?.hits ?? 1) === 0) await new Promise((r) => setTimeout(r, 5));
     const refused = await settings({ dms_url: b.url, dms_token: b.token });
     assert.equal(refused.status, 409);
-    assert.match(String(refused.body.error), /work on the current dms is under way \(1 job\)/);
+    assert.match(String(refused.body.error), /work on the current dms is under way \(1 job, 1 note not yet added\)/);
     assert.match(fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8'), new RegExp(`dms_url: ${a.url}`));
     assert.equal((await health()).url, a.url);
     a.faults.release(hold.id);
