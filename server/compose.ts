@@ -5,8 +5,8 @@ import { createLoginThrottle } from './auth/login-throttle.js';
 import { loadOrCreateSessionSecret } from './auth/secret.js';
 import { openSessionRevocations } from './auth/session-revocations.js';
 import { prepareDirectories, type Config } from './config.js';
-import { createDmsConnection } from './dms/dms-connection.js';
 import { createDmsHealthReport } from './dms/dms-health.js';
+import { createSwitchableDms } from './dms/dms-switch.js';
 import { createEvalPool, inlineEvaluator } from './eval/eval-pool.js';
 import { createRuleTestPool } from './eval/rule-test-runner.js';
 import { makeDataDirPrivate } from './data-dir-privacy.js';
@@ -18,23 +18,25 @@ import { openTraceStore } from './history/trace-store.js';
 import type { Logger } from './log.js';
 import { createCatchUpService, pollMinutesOf } from './runs/catch-up/catch-up-service.js';
 import { createArrivalReport } from './runs/arrival-status.js';
-import { openCursorStore } from './runs/catch-up/cursor-store.js';
+import { catchUpPerDms } from './runs/catch-up/catch-up-per-dms.js';
+import { openDmsCursors } from './runs/catch-up/dms-cursors.js';
 import { openEchoLedger } from './runs/echo-ledger.js';
 import { createCreationLimiter } from './runs/creation-guard.js';
 import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
 import { createRunPipeline } from './runs/pipeline/run-pipeline.js';
 import { createAutomaticRunner } from './runs/automatic-runner.js';
-import { createAttribution } from './runs/attribution.js';
+import { createAttribution, type Attribution } from './runs/attribution.js';
 import { createDocumentLane } from './runs/lane/document-lane.js';
 import { failedRunRetry } from './runs/failed-run-retry.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from './runs/webhook/webhook-service.js';
-import { isActiveEvent, openEventStore } from './history/event-store.js';
+import { isActiveEvent, isFinished, openEventStore } from './history/event-store.js';
 import { createScheduleService, scheduledRules } from './runs/schedules/schedule-service.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
 import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
 import { createSettingsService } from './settings/settings-service.js';
+import { dmsBusyReason, type LiveDms } from './settings/dms-change.js';
 import { createNotifier } from './runs/notify/notifier.js';
 import { openIntentStore } from './runs/intents/intent-store.js';
 import { createSideEffects } from './runs/intents/side-effects.js';
@@ -56,12 +58,29 @@ export async function createServices(config: Config, logger: Logger, options: Se
     throttle: createLoginThrottle({ now: options.now }),
   });
   const desktopSignIn = createDesktopSignIn();
-  const settings = createSettingsService(config, logger);
   const notifier = createNotifier(() => config.notifyTargets);
 
-  // SVC_DMS_URL unset: the demo dms (server/dms/demo/) starts here, on loopback, and stops with the service.
-  const dmsConnection = await createDmsConnection(config, logger);
+  // SVC_DMS_URL unset: the demo dms (server/dms/demo/) starts here, on loopback, and stops with the service. The settings
+  // page may switch it while the service runs: every service reaches the dms through `dmsConnection.dms`.
+  const dmsConnection = await createSwitchableDms(config, logger);
   closers.push(() => dmsConnection.close());
+  const liveDms: LiveDms = {
+    busy: () =>
+      dmsBusyReason({
+        jobs: jobs
+          .list({ limit: 1000 })
+          .filter((e) => (e.kind === 'job' || e.kind === 'revert') && !isFinished(e.status)).length,
+        deliveries: webhook.queue.waiting + webhook.queue.running,
+        notes: intents.pending().filter((intent) => intent.kind === 'note').length,
+      }),
+    async switchTo(target) {
+      await dmsConnection.switchTo(target);
+      // What was learnt of the old dms goes: its Paperless user, and its catch-up (each dms keeps its own cursor).
+      attributionNow = createAttribution(dmsConnection.dms, logger);
+      await catchUp.replace();
+    },
+  };
+  const settings = createSettingsService(config, logger, liveDms);
 
   const history = await openTraceStore({
     dir: path.join(config.dataDir, 'traces'),
@@ -159,7 +178,11 @@ export async function createServices(config: Config, logger: Logger, options: Se
   closers.push(() => jobs.stop());
   const runner = createAutomaticRunner(pipeline, rules);
   // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
-  const attribution = createAttribution(dmsConnection.dms, logger);
+  let attributionNow = createAttribution(dmsConnection.dms, logger);
+  const attribution: Attribution = {
+    onlyOwnChanges: (doc, write) => attributionNow.onlyOwnChanges(doc, write),
+    status: () => attributionNow.status(),
+  };
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
   const webhook = createWebhookService(
     {
@@ -175,24 +198,27 @@ export async function createServices(config: Config, logger: Logger, options: Se
     },
     { ...DEFAULT_WEBHOOK_OPTIONS, ...config.timings?.webhook, retry },
   );
-  // Catch-up and polling: documents changed while the service was not listening (issue 13).
-  const catchUp = createCatchUpService({
-    dms: dmsConnection.dms,
-    events,
-    echoes,
-    lane,
-    attribution,
-    queued: (document) => webhook.queue.has(document),
-    retry,
-    cursor: openCursorStore(path.join(config.dataDir, 'dms-cursor.json'), logger),
-    logger,
-    run: (document, trigger, ctx) => runner.run(document, trigger, ctx),
-    dryRun: () => config.webhookDryRun,
-    startFrom: config.catchUpFrom,
-    pollMinutes: () => pollMinutesOf(config),
-    dmsReachable: async () => (await dmsConnection.status()).reachable,
-    retryBaseMs: config.timings?.catchUpRetryMs,
-  });
+  // Catch-up and polling: documents changed while the service was not listening (issue 13); one cursor per dms.
+  const cursors = openDmsCursors(config.dataDir, dmsConnection.key(), logger);
+  const catchUp = catchUpPerDms(() =>
+    createCatchUpService({
+      dms: dmsConnection.dms,
+      events,
+      echoes,
+      lane,
+      attribution,
+      queued: (document) => webhook.queue.has(document),
+      retry,
+      cursor: cursors.forDms(dmsConnection.key()),
+      logger,
+      run: (document, trigger, ctx) => runner.run(document, trigger, ctx),
+      dryRun: () => config.webhookDryRun,
+      startFrom: config.catchUpFrom,
+      pollMinutes: () => pollMinutesOf(config),
+      dmsReachable: async () => (await dmsConnection.status()).reachable,
+      retryBaseMs: config.timings?.catchUpRetryMs,
+    }),
+  );
   closers.push(() => webhook.stop());
   closers.push(() => catchUp.stop());
   catchUp.start();
@@ -229,7 +255,10 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsInfo: dmsConnection.info,
     documents: createDocumentService({
       dms: dmsConnection.dms,
-      dmsUrl: dmsConnection.info.url,
+      // Read at each use: the settings page may switch the dms while the service runs.
+      get dmsUrl() {
+        return dmsConnection.info.url;
+      },
       rules: () => rules.loadedRules(),
     }),
     serviceLog: serviceLog(config.dataDir),

@@ -53,12 +53,25 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
-/** Content that fails YAML parsing, schema or rule validation; `line`/`column` are 1-based. */
+/** One problem of a file: where it starts (1-based) and where its underline ends (exclusive column). */
+export interface FileProblem {
+  message: string;
+  line: number;
+  column: number;
+  end_line: number;
+  end_column: number;
+}
+
+/**
+ * Content that fails YAML parsing, schema or rule validation; `line`/`column` are 1-based and name the first
+ * problem, `problems` lists every problem found (the API answers them all, so the editor can show them at once).
+ */
 export class ValidationError extends AppError {
   constructor(
     message: string,
     readonly line?: number,
     readonly column?: number,
+    readonly problems: readonly FileProblem[] = [],
   ) {
     super(422, message);
   }

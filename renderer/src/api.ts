@@ -1,4 +1,5 @@
 // The one place the UI talks to the server: same-origin fetch, JSON in and out, errors as ApiError.
+import type { FileProblem } from './types.js';
 
 /** An error answer from the service, with what the UI needs to show it well. */
 export class ApiError extends Error {
@@ -9,6 +10,8 @@ export class ApiError extends Error {
     readonly column?: number,
     /** Seconds, from Retry-After (429, 503). */
     readonly retryAfter?: number,
+    /** A refused rule file: every problem, each with its range. */
+    readonly problems?: FileProblem[],
   ) {
     super(message);
   }
@@ -78,7 +81,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
     data = { error: raw.slice(0, 300) };
   }
   if (!res.ok) {
-    const obj = (data ?? {}) as { error?: unknown; line?: unknown; column?: unknown };
+    const obj = (data ?? {}) as { error?: unknown; line?: unknown; column?: unknown; problems?: unknown };
     const retry = Number(res.headers.get('retry-after'));
     const err = new ApiError(
       typeof obj.error === 'string' && obj.error ? obj.error : `The service answered ${res.status} ${res.statusText}.`,
@@ -86,6 +89,7 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
       typeof obj.line === 'number' ? obj.line : undefined,
       typeof obj.column === 'number' ? obj.column : undefined,
       Number.isFinite(retry) && retry > 0 ? retry : undefined,
+      Array.isArray(obj.problems) ? (obj.problems as FileProblem[]) : undefined,
     );
     if (res.status === 401 && !options.quiet401) for (const l of unauthorizedListeners) l();
     throw err;

@@ -20,7 +20,21 @@ const KNOWN = new Set([
   'vocabulary_error',
   'releaseGroup',
   'releaseDifferences',
+  'attribution',
 ]);
+
+interface Attribution {
+  mode: 'audit-log' | 'state';
+  user: string | null;
+  note: string;
+}
+
+/** Which way the service would tell its own changes from a person's with this connection, and why. */
+export function attributionLine(a: Attribution): string {
+  return a.mode === 'audit-log'
+    ? `Own changes vs a person's: by Paperless's audit log. ${a.note}`
+    : `Own changes vs a person's: by the document state only, because ${a.note}`;
+}
 
 /** One line per finding, in words. */
 export function describeReport(r: ConnectionReport): string[] {
@@ -39,6 +53,8 @@ export function describeReport(r: ConnectionReport): string[] {
   const differences = Array.isArray(r.releaseDifferences) ? (r.releaseDifferences as string[]) : [];
   if (typeof r.releaseGroup === 'string' && differences.length > 0)
     lines.push(`For Paperless-ngx ${r.releaseGroup}: ${differences.join(' ')}`);
+  const attribution = r.attribution as Attribution | undefined;
+  if (attribution && typeof attribution.note === 'string') lines.push(attributionLine(attribution));
   for (const [fact, value] of Object.entries(r)) {
     if (KNOWN.has(fact) || value === undefined || value === null) continue;
     lines.push(`${fact.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);

@@ -51,7 +51,7 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
     lines.push({
       id: 'dms-status-version',
       kind: 'ok',
-      text: `Connected to Paperless-ngx ${dms.version ?? '(version not reported)'}${api}.`,
+      text: `Connected to Paperless-ngx ${dms.version ?? '(version not reported)'}${api}. Address: ${dms.url}`,
     });
   } else {
     lines.push({ id: 'dms-status-error', kind: 'error', text: `Not connected: ${dmsProblemText(dms)}` });

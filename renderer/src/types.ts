@@ -1,5 +1,6 @@
 // Shapes of the service's answers the UI reads (docs/rule-files.md#api, docs/jobs-and-webhook.md, docs/rules.md#traces).
 import type { Trace } from '../../server/engine/model.js';
+import type { FileProblem } from '../../server/errors.js';
 import type { RuleFileEntry } from '../../server/rules/rule-store-types.js';
 
 export type { Trace, ConditionTrace, ActionTrace, FieldChange } from '../../server/engine/model.js';
@@ -8,6 +9,7 @@ export type { DocumentHit } from '../../server/dms/document-search.js';
 export type { RuleTestReport } from '../../server/rules/text-check.js';
 export type { SettingsView as Settings } from '../../server/settings/settings-service.js';
 export type { DmsHealth } from '../../server/dms/dms-connection.js';
+export type { FileProblem } from '../../server/errors.js';
 
 export interface Me {
   username: string;
@@ -40,7 +42,15 @@ export interface SaveResult {
   line?: number;
   column?: number;
   valid?: boolean;
-  validation?: { ok?: boolean; error?: string; line?: number; column?: number; warnings?: (string | Warning)[] } | null;
+  validation?: {
+    ok?: boolean;
+    error?: string;
+    line?: number;
+    column?: number;
+    /** Every problem of the text, each with its range. */
+    problems?: FileProblem[];
+    warnings?: (string | Warning)[];
+  } | null;
 }
 
 export interface RunResult {

@@ -11,6 +11,10 @@ import type { YamlPath } from './yaml-source.js';
 export interface NameProblem {
   path: YamlPath;
   message: string;
+  /** `key`: the name is the last key of `path` itself (`custom_fields.Betrag:`, a `set_custom_fields` key). */
+  at?: 'key';
+  /** The name as it stands inside the value at `path` (a custom field named in a `check`). */
+  word?: string;
 }
 
 const KIND_LABEL: Record<VocabularyKind, string> = {
@@ -73,7 +77,13 @@ function createdNames(rules: RuleDefinition[]): Map<VocabularyKind, Set<string>>
 export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex): NameProblem[] {
   const problems: NameProblem[] = [];
   const created = createdNames(rules);
-  const check = (kind: VocabularyKind, name: unknown, path: YamlPath, creatable = false) => {
+  const check = (
+    kind: VocabularyKind,
+    name: unknown,
+    path: YamlPath,
+    creatable = false,
+    place: Pick<NameProblem, 'at' | 'word'> = {},
+  ) => {
     if (typeof name !== 'string' || name.trim() === '' || isTemplateText(name)) return;
     if (creatable && CREATABLE.has(kind)) return;
     // A condition may name what an action of the file creates (`not: { tags: { any: [done] } }` beside
@@ -84,7 +94,11 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     if (index.idOf(kind, name) !== undefined) return;
     const hint =
       CREATABLE.has(kind) && path.includes('actions') ? ' Add "create_missing: true" to the action to create it.' : '';
-    problems.push({ path, message: `the dms has no ${KIND_LABEL[kind]} "${name}".${hint}${suggestion(index, kind)}` });
+    problems.push({
+      path,
+      message: `the dms has no ${KIND_LABEL[kind]} "${name}".${hint}${suggestion(index, kind)}`,
+      ...place,
+    });
   };
   const checkAll = (kind: VocabularyKind, value: unknown, path: YamlPath, creatable = false) => {
     if (Array.isArray(value)) value.forEach((v, i) => check(kind, v, [...path, i], creatable));
@@ -104,7 +118,8 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
       if (key === 'all' || key === 'any') (value as Condition[]).forEach((c, i) => walkCondition(c, [...here, i]));
       else if (key === 'not') walkCondition(value as Condition, here);
       else if (key === 'check' && typeof value === 'string') checkMoneyMembers(value, here);
-      else if (key.startsWith('custom_fields.')) check('custom_fields', key.slice('custom_fields.'.length), here);
+      else if (key.startsWith('custom_fields.'))
+        check('custom_fields', key.slice('custom_fields.'.length), here, false, { at: 'key' });
       else if (key in FIELD_KINDS) walkTest(FIELD_KINDS[key], value as FieldTest, here);
     }
   };
@@ -114,10 +129,11 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     for (const m of text.matchAll(MONEY_MEMBER)) {
       const name = m[1] ?? m[3];
       const definition = index.field(name);
-      if (!definition) check('custom_fields', name, path);
+      if (!definition) check('custom_fields', name, path, false, { word: m[0] });
       else if (definition.data_type !== 'monetary') {
         problems.push({
           path,
+          word: m[0],
           message: `the custom field "${name}" is a ${definition.data_type} field: it has no .${m[4]} (only monetary fields have amount and currency).`,
         });
       }
@@ -145,7 +161,7 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
     }
     for (const [field, value] of Object.entries(action.set_custom_fields ?? {})) {
       const here = [...path, 'set_custom_fields', field];
-      check('custom_fields', field, here);
+      check('custom_fields', field, here, false, { at: 'key' });
       const definition = isTemplateText(field) ? undefined : index.field(field);
       const options = definition?.data_type === 'select' ? (definition.extra_data.select_options ?? []) : [];
       if (options.length > 0 && typeof value === 'string' && !isTemplateText(value) && value !== '') {

@@ -9,8 +9,10 @@ import {
   type RuleTestOptions,
   type RuleTestOutcome,
 } from '../engine/index.js';
-import { positionedError, type YamlSource } from './yaml-source.js';
+import type { FileProblem } from '../errors.js';
 import { errorMessage } from '../error-message.js';
+import { problemAt } from './file-problems.js';
+import { positionedError, type YamlSource } from './yaml-source.js';
 
 /**
  * The engine's stages (compile: regexes and templates; tests; vars rendering) with their errors,
@@ -25,11 +27,19 @@ export function compileAt(definition: RuleDefinition, index: number, source: Yam
     return compileRule(definition);
   } catch (err) {
     const inner = err instanceof RuleCompileError || err instanceof TemplateError ? err.path : [];
+    const path = ['rules', index, ...inner];
+    const word = inner.length > 0 ? templateWord(errorMessage(err)) : null;
     throw positionedError(
-      source.positionOf(['rules', index, ...inner]),
+      word ? source.wordPositionOf(path, word) : source.positionOf(path),
       `rule "${definition.id}": ${errorMessage(err)}`,
     );
   }
+}
+
+/** The name a template error is about ("names "doc.titel"", "undefined filter: upcase2"), to underline it alone. */
+export function templateWord(message: string): string | null {
+  const match = /names "([^"]+)"/.exec(message) ?? /undefined (?:filter|tag): ([^\s,]+)/.exec(message);
+  return match?.[1] ?? null;
 }
 
 /**
@@ -56,22 +66,21 @@ export interface TestContext {
   runTests: RuleTestRunner;
 }
 
-/** Runs `rules[index]`'s own `tests:`; the first failing one becomes the error, at its place in the file. */
-export async function runTestsAt(
+/** Runs `rules[index]`'s own `tests:`; the first failing one becomes the rule's problem, at its place in the file. */
+export async function testProblemAt(
   compiled: CompiledRule,
   index: number,
   source: YamlSource,
   context: TestContext,
-): Promise<void> {
+): Promise<FileProblem | null> {
   const failed = (await context.runTests(compiled, { now: context.now, vars: context.vars, firstFailure: true })).find(
     (outcome) => !outcome.ok,
   );
-  if (failed) {
-    throw positionedError(
-      source.positionOf(['rules', index, ...failed.path]),
-      `rule "${compiled.id}" failed its test ${failed.message}`,
-    );
-  }
+  if (!failed) return null;
+  return problemAt(
+    source.positionOf(['rules', index, ...failed.path]),
+    `rule "${compiled.id}" failed its test ${failed.message}`,
+  );
 }
 
 export interface VarsRenderContext {
@@ -90,6 +99,7 @@ export function renderVarsAt(
     return renderVars(vars, context);
   } catch (err) {
     const path = err instanceof TemplateError ? err.path : [];
-    throw positionedError(source.positionOf(path), errorMessage(err));
+    const word = err instanceof TemplateError ? templateWord(err.message) : null;
+    throw positionedError(word ? source.wordPositionOf(path, word) : source.positionOf(path), errorMessage(err));
   }
 }

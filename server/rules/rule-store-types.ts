@@ -1,6 +1,7 @@
 import type { NotifyTargetKinds } from './validate-file.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import type { DmsVocabulary } from '../dms/types.js';
+import type { FileProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { FileError, LoadedRule } from './rules-loader.js';
 import type { SchemaInfo } from './schema-info.js';
@@ -40,6 +41,8 @@ export interface DraftValidation {
   error?: string;
   line?: number;
   column?: number;
+  /** Every problem of the text, each with the range to underline (the first is `error`/`line`/`column`). */
+  problems?: readonly FileProblem[];
   warnings: string[];
 }
 

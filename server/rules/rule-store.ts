@@ -12,7 +12,7 @@ import { watchRulesDir, type RulesWatcher } from './rules-watcher.js';
 import { seedExampleRules } from './seed-examples.js';
 import { dmsNames, schemaInfo } from './schema-info.js';
 import { createSaveValidator, type SaveContext } from './save-validation.js';
-import { MAX_RULE_FILE_BYTES, prepareRuleFile, renderVarsFile } from './validate-file.js';
+import { MAX_RULE_FILE_BYTES, inspectRuleFile, renderVarsFile } from './validate-file.js';
 import { rulesOfText, testReports, withFileReplaced } from './text-check.js';
 import { errorMessage } from '../error-message.js';
 
@@ -108,7 +108,14 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       return { ok: true, warnings: await validate(file, content) };
     } catch (err) {
       if (!(err instanceof ValidationError)) throw err;
-      return { ok: false, error: err.message, line: err.line, column: err.column, warnings: [] };
+      return {
+        ok: false,
+        error: err.message,
+        line: err.line,
+        column: err.column,
+        problems: err.problems,
+        warnings: [],
+      };
     }
   }
 
@@ -190,7 +197,8 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
       const context = saveContext(file);
       let prepared;
       try {
-        prepared = prepareRuleFile(content, { takenIds: context.takenIds });
+        // Every rule that compiles runs its tests, even beside a rule with a problem.
+        prepared = inspectRuleFile(content, { takenIds: context.takenIds });
       } catch (err) {
         if (err instanceof ValidationError) return { validation: result, tests: [] }; // the validation says why
         throw err;

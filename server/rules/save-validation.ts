@@ -1,12 +1,12 @@
 import type { DmsVocabulary } from '../dms/types.js';
 import { createVocabularyIndex } from '../dms/vocabulary-index.js';
-import { findUnknownNames } from './dms-names.js';
+import { errorMessage } from '../error-message.js';
+import { findUnknownNames, type NameProblem } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RuleTestRunner } from './engine-stages.js';
-import { checkRuleFileTests, prepareRuleFile, renderVarsFile, type NotifyTargetKinds } from './validate-file.js';
-import { positionedError } from './yaml-source.js';
-import { errorMessage } from '../error-message.js';
+import { collectTestProblems, inspectRuleFile, renderVarsFile, type NotifyTargetKinds } from './validate-file.js';
+import type { Span, YamlSource } from './yaml-source.js';
 
 /** What a save is checked against: the other files' rule ids and the vars the file's rules will see. */
 export interface SaveContext {
@@ -62,15 +62,17 @@ export function createSaveValidator(
       renderVarsFile(content, { now: context.now, env: context.env, inherited });
       return [];
     }
-    const prepared = prepareRuleFile(content, { takenIds: context.takenIds, notifyTargets: context.notifyTargets });
+    const inspected = inspectRuleFile(content, { takenIds: context.takenIds, notifyTargets: context.notifyTargets });
+    const { problems, source } = inspected;
     const { vocabulary, error } = await fetchVocabulary();
     if (vocabulary) {
-      const unknown = findUnknownNames(prepared.definitions, createVocabularyIndex(vocabulary))[0];
-      if (unknown) throw positionedError(prepared.source.positionOf(unknown.path), unknown.message);
+      for (const unknown of findUnknownNames(inspected.definitions, createVocabularyIndex(vocabulary)))
+        problems.add(placeOf(source, unknown), unknown.message);
     }
-    await checkRuleFileTests(prepared, { now: context.now, vars: context.vars, runTests });
-    const warnings = findConditionTemplates(prepared.definitions).map((use) => {
-      const { line, column } = prepared.source.positionOf(use.path);
+    await collectTestProblems(source, inspected.compiled, { now: context.now, vars: context.vars, runTests }, problems);
+    problems.throwIfAny();
+    const warnings = findConditionTemplates(inspected.definitions).map((use) => {
+      const { line, column } = source.positionOf(use.path);
       return `line ${line}, column ${column}: ${use.message}`;
     });
     const forbidden = (vocabulary?.forbidden ?? []).map(
@@ -86,4 +88,11 @@ export function createSaveValidator(
   }
 
   return { validate, fetchVocabulary };
+}
+
+/** An unknown custom field underlines its key; a name inside a check, that name; anything else, the value. */
+function placeOf(source: YamlSource, problem: NameProblem): Span {
+  if (problem.at === 'key') return source.keyPositionOf(problem.path.slice(0, -1), String(problem.path.at(-1)));
+  if (problem.word) return source.wordPositionOf(problem.path, problem.word);
+  return source.positionOf(problem.path);
 }

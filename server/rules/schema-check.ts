@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { RULE_FILE_SCHEMA, VARS_FILE_SCHEMA } from '../engine/rule-schema.js';
-import { positionedError, type YamlPath, type YamlSource } from './yaml-source.js';
+import { ProblemList } from './file-problems.js';
+import type { Span, YamlPath, YamlSource } from './yaml-source.js';
 
 /**
  * Stage 2 of validation (docs/rule-files.md#validation): the JSON schema from `engine/rule-schema.ts`, the single source
@@ -98,12 +99,32 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
   }
 }
 
-function check(validate: ValidateFunction, source: YamlSource, value: unknown): void {
-  if (validate(value)) return;
-  const errors = validate.errors ?? [];
+/** `a` is `b` or lies inside it. */
+const within = (a: YamlPath, b: YamlPath) => b.length <= a.length && b.every((s, i) => a[i] === s);
+
+/**
+ * ajv reports each failing branch of a `oneOf`/`anyOf` and the alternatives themselves; they are one problem.
+ * Errors group under the outermost failing `oneOf`/`anyOf` they lie in; the others group by their place.
+ */
+function groupErrors(errors: ErrorObject[]): ErrorObject[][] {
+  const roots = errors
+    .filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf')
+    .map((e) => pointerToPath(e.instancePath))
+    .sort((a, b) => a.length - b.length);
+  const groups = new Map<string, ErrorObject[]>();
+  for (const error of errors) {
+    const path = pointerToPath(error.instancePath);
+    const root = roots.find((r) => within(path, r));
+    const key = root ? `branch:${JSON.stringify(root)}` : `at:${JSON.stringify(path)}`;
+    groups.set(key, [...(groups.get(key) ?? []), error]);
+  }
+  return [...groups.values()];
+}
+
+function describeGroup(errors: ErrorObject[], source: YamlSource, value: unknown): { at: Span; message: string } {
   const error = pickError(errors);
   const path = pointerToPath(error.instancePath);
-  const position =
+  const at =
     error.keyword === 'additionalProperties'
       ? source.keyPositionOf(path, (error.params as { additionalProperty: string }).additionalProperty)
       : source.positionOf(path);
@@ -114,7 +135,21 @@ function check(validate: ValidateFunction, source: YamlSource, value: unknown): 
     const inner = describePath(path.slice(2));
     where = typeof id === 'string' ? `rule "${id}"${inner ? ` at ${inner}` : ''}` : where;
   }
-  throw positionedError(position, `${where ? `${where}: ` : ''}${describeError(error, errors)}`);
+  return { at, message: `${where ? `${where}: ` : ''}${describeError(error, errors)}` };
+}
+
+function check(validate: ValidateFunction, source: YamlSource, value: unknown): void {
+  if (validate(value)) return;
+  const problems = new ProblemList();
+  for (const group of groupErrors(validate.errors ?? [])) {
+    // Several unknown keys in one mapping are several problems, each underlined at its own key.
+    const parts = group.every((e) => e.keyword === 'additionalProperties') ? group.map((e) => [e]) : [group];
+    for (const part of parts) {
+      const { at, message } = describeGroup(part, source, value);
+      problems.add(at, message);
+    }
+  }
+  problems.throwIfAny();
 }
 
 /** Throws a positioned ValidationError when a rule file's content breaks the rule file schema. */

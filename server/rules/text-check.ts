@@ -1,5 +1,5 @@
 import type { RuleFilePath } from './file-names.js';
-import type { RuleTestRunner } from './engine-stages.js';
+import type { CompiledRule, RuleTestRunner } from './engine-stages.js';
 import type { LoadedRule } from './rules-loader.js';
 import { prepareRuleFile, type PreparedRuleFile } from './validate-file.js';
 
@@ -44,9 +44,13 @@ export interface TestRunContext {
 }
 
 /** Every `tests:` example of every rule in the text, passed or failed (not only the first failure). */
-export async function testReports(prepared: PreparedRuleFile, context: TestRunContext): Promise<RuleTestReport[]> {
+export async function testReports(
+  prepared: Pick<PreparedRuleFile, 'source'> & { compiled: Array<CompiledRule | null> },
+  context: TestRunContext,
+): Promise<RuleTestReport[]> {
   const reports: RuleTestReport[] = [];
   for (const [index, compiled] of prepared.compiled.entries()) {
+    if (!compiled) continue;
     for (const outcome of await context.runTests(compiled, { now: context.now, vars: context.vars })) {
       const at = prepared.source.positionOf(['rules', index, ...outcome.path]);
       reports.push({

@@ -1,8 +1,9 @@
 import type { RuleDefinition } from '../engine/model.js';
 import { ValidationError } from '../errors.js';
-import { compileAt, renderVarsAt, runTestsAt, type CompiledRule, type TestContext } from './engine-stages.js';
+import { compileAt, renderVarsAt, testProblemAt, type CompiledRule, type TestContext } from './engine-stages.js';
+import { ProblemList } from './file-problems.js';
 import { checkRuleFileSchema, checkVarsFileSchema } from './schema-check.js';
-import { parseYamlSource, positionedError, type YamlSource } from './yaml-source.js';
+import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
 /**
  * The validation stages (docs/rule-files.md#validation) for one file's text, in order: YAML syntax (limits), schema,
@@ -36,8 +37,21 @@ function checkSize(text: string): void {
     );
 }
 
-/** Stages 1–5: YAML, schema, compile, unique ids. An empty file is a valid file without rules. */
-export function prepareRuleFile(text: string, context: RuleFileContext): PreparedRuleFile {
+/** A rule file's text after the stages that need no dms: its rules and every problem those stages found. */
+export interface RuleFileInspection {
+  source: YamlSource;
+  definitions: RuleDefinition[];
+  /** One entry per rule; null where the rule did not compile (its problem is in `problems`). */
+  compiled: Array<CompiledRule | null>;
+  problems: ProblemList;
+}
+
+/**
+ * Stages 1–5: YAML, schema, compile, unique ids (and notify targets). YAML and schema problems end it (every one
+ * of them in the thrown error: nothing after them can be read); compile, id and target problems of every rule are
+ * collected, so one look shows all of them. An empty file is a valid file without rules.
+ */
+export function inspectRuleFile(text: string, context: RuleFileContext): RuleFileInspection {
   checkSize(text);
   const source = parseYamlSource(text);
   let value = source.value ?? { rules: [] };
@@ -46,36 +60,56 @@ export function prepareRuleFile(text: string, context: RuleFileContext): Prepare
     value = { ...value, rules: [] };
   checkRuleFileSchema(source, value);
   const definitions = (value as { rules: RuleDefinition[] }).rules;
-  const compiled = definitions.map((definition, index) => compileAt(definition, index, source));
+  const problems = new ProblemList();
+  const compiled = definitions.map((definition, index) => {
+    try {
+      return compileAt(definition, index, source);
+    } catch (err) {
+      problems.addError(err);
+      return null;
+    }
+  });
 
   const seen = new Set<string>();
   definitions.forEach((definition, index) => {
     const position = source.positionOf(['rules', index, 'id']);
+    const other = context.takenIds.get(definition.id);
     if (seen.has(definition.id))
-      throw positionedError(
+      problems.add(
         position,
         `rule id "${definition.id}" is used twice in this file; ids are unique across all rule files`,
       );
-    const other = context.takenIds.get(definition.id);
-    if (other !== undefined)
-      throw positionedError(
+    else if (other !== undefined)
+      problems.add(
         position,
         `rule id "${definition.id}" is already used in ${other}; ids are unique across all rule files`,
       );
     seen.add(definition.id);
   });
-  if (context.notifyTargets) checkNotifyTargets(compiled, source, context.notifyTargets);
-  return { source, definitions, compiled };
+  if (context.notifyTargets) checkNotifyTargets(compiled, source, context.notifyTargets, problems);
+  return { source, definitions, compiled, problems };
+}
+
+/** Stages 1–5 for a file that must pass them: throws one ValidationError naming every problem found. */
+export function prepareRuleFile(text: string, context: RuleFileContext): PreparedRuleFile {
+  const { source, definitions, compiled, problems } = inspectRuleFile(text, context);
+  problems.throwIfAny();
+  return { source, definitions, compiled: compiled.filter((c): c is CompiledRule => c !== null) };
 }
 
 /**
  * A rule may only name targets the settings define: addresses never come from a rule file. What a notify asks
  * of its target must fit its kind: body and headers an HTTP target, attach an e-mail target.
  */
-function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, targets: NotifyTargetKinds): void {
+function checkNotifyTargets(
+  compiled: Array<CompiledRule | null>,
+  source: YamlSource,
+  targets: NotifyTargetKinds,
+  problems: ProblemList,
+): void {
   const known = Object.keys(targets);
   compiled.forEach((rule, index) => {
-    for (const action of rule.actions) {
+    for (const action of rule?.actions ?? []) {
       const p = action.payload;
       if (p.kind !== 'notify') continue;
       const at = (key: string) => source.positionOf(['rules', index, ...action.path, 'notify', key]);
@@ -84,26 +118,40 @@ function checkNotifyTargets(compiled: CompiledRule[], source: YamlSource, target
         const choice = known.length
           ? `the settings define ${known.map((n) => `"${n}"`).join(', ')}`
           : 'the settings define no targets yet (notify_targets in config.yml)';
-        throw positionedError(at('to'), `rule "${rule.id}": there is no notify target "${p.to}"; ${choice}`);
-      }
-      if (kind === 'email' && (p.body || p.headers.length > 0))
-        throw positionedError(
+        problems.add(at('to'), `rule "${rule?.id}": there is no notify target "${p.to}"; ${choice}`);
+      } else if (kind === 'email' && (p.body || p.headers.length > 0))
+        problems.add(
           at(p.body ? 'body' : 'headers'),
-          `rule "${rule.id}": notify target "${p.to}" is an e-mail target; body and headers are for HTTP targets (an e-mail sends title and message)`,
+          `rule "${rule?.id}": notify target "${p.to}" is an e-mail target; body and headers are for HTTP targets (an e-mail sends title and message)`,
         );
-      if (kind === 'http' && p.attach)
-        throw positionedError(
+      else if (kind === 'http' && p.attach)
+        problems.add(
           at('attach'),
-          `rule "${rule.id}": notify target "${p.to}" is an HTTP target; attach needs an e-mail target`,
+          `rule "${rule?.id}": notify target "${p.to}" is an HTTP target; attach needs an e-mail target`,
         );
     }
   });
 }
 
-/** Stage 7: each rule's own `tests:` must pass. */
+/** Stage 7: each rule's own `tests:` must pass; the first failing test of every rule is a problem. */
+export async function collectTestProblems(
+  source: YamlSource,
+  compiled: Array<CompiledRule | null>,
+  context: TestContext,
+  problems: ProblemList,
+): Promise<void> {
+  for (const [index, rule] of compiled.entries()) {
+    if (!rule) continue;
+    const problem = await testProblemAt(rule, index, source, context);
+    if (problem) problems.items.push(problem);
+  }
+}
+
+/** Stage 7 for a prepared file: throws one ValidationError naming each rule whose tests fail. */
 export async function checkRuleFileTests(prepared: PreparedRuleFile, context: TestContext): Promise<void> {
-  for (const [index, compiled] of prepared.compiled.entries())
-    await runTestsAt(compiled, index, prepared.source, context);
+  const problems = new ProblemList();
+  await collectTestProblems(prepared.source, prepared.compiled, context, problems);
+  problems.throwIfAny();
 }
 
 /** What one `_vars.yml` may expand to, in characters of JSON. */

@@ -10,8 +10,10 @@ import {
   type Document,
   type Node,
 } from 'yaml';
-import { ValidationError } from '../errors.js';
 import { errorMessage } from '../error-message.js';
+import { positionedError, problemAt, problemsError, type Position } from './file-problems.js';
+
+export { positionedError, type Position } from './file-problems.js';
 
 /** Expanded aliases allowed per file: a handful is normal YAML, thousands is an alias bomb. */
 export const MAX_ALIAS_COUNT = 100;
@@ -20,27 +22,27 @@ export const MAX_DEPTH = 64;
 
 export type YamlPath = ReadonlyArray<string | number>;
 
-export interface Position {
-  line: number;
-  column: number;
+/** Where a value or key is: its start, and the end of what an editor underlines (exclusive). */
+export interface Span extends Position {
+  endLine: number;
+  endColumn: number;
 }
 
 /** A parsed YAML file that can say where any value came from. */
 export interface YamlSource {
   value: unknown;
-  /** Position of the node at `path`, or of the deepest existing node on the way to it. */
-  positionOf(path: YamlPath): Position;
-  /** Position of the key `key` in the mapping at `path` (for "unknown key" errors), else of the mapping. */
-  keyPositionOf(path: YamlPath, key: string): Position;
-}
-
-/** "line 3, column 5: message", with line/column on the error for the API body. */
-export function positionedError(position: Position, message: string): ValidationError {
-  return new ValidationError(
-    `line ${position.line}, column ${position.column}: ${message}`,
-    position.line,
-    position.column,
-  );
+  /**
+   * The node at `path`, or the deepest existing node on the way to it: a scalar's whole text, a mapping's or
+   * list's first line (never the whole block).
+   */
+  positionOf(path: YamlPath): Span;
+  /** The key `key` in the mapping at `path` (for "unknown key" errors), else the mapping as `positionOf`. */
+  keyPositionOf(path: YamlPath, key: string): Span;
+  /**
+   * `word` inside the scalar at `path` (a name inside a template's braces first), else the scalar as
+   * `positionOf`: a template typo underlines the name, not the whole value.
+   */
+  wordPositionOf(path: YamlPath, word: string): Span;
 }
 
 /**
@@ -60,10 +62,19 @@ export function parseYamlSource(text: string): YamlSource {
     const { line, col } = lineCounter.linePos(offset);
     return { line, column: col };
   };
-  const problem = doc.errors[0];
-  if (problem) {
-    const message = problem.message.replace(/ at line \d+, column \d+$/, '');
-    throw positionedError(at(problem.pos[0]), `YAML syntax error: ${message}`);
+  const span = (from: number, to: number): Span => {
+    const end = at(Math.max(to, from + 1));
+    return { ...at(from), endLine: end.line, endColumn: end.column };
+  };
+  if (doc.errors.length > 0) {
+    throw problemsError(
+      doc.errors.map((problem) =>
+        problemAt(
+          span(problem.pos[0], problem.pos[1]),
+          `YAML syntax error: ${problem.message.replace(/ at line \d+, column \d+$/, '')}`,
+        ),
+      ),
+    );
   }
   checkDepth(doc, at);
   let value: unknown;
@@ -79,13 +90,17 @@ export function parseYamlSource(text: string): YamlSource {
     throw positionedError(position, `YAML error: ${reason}`);
   }
 
-  const nodeAt = (path: YamlPath): Node | null => {
+  /** The node at `path` (or the deepest existing one on the way) and the key node that introduces it. */
+  const nodeAt = (path: YamlPath): { node: Node | null; key: Node | null } => {
     let node: unknown = doc.contents;
     let last: Node | null = isNode(node) ? node : null;
+    let lastKey: Node | null = null;
     for (const segment of path) {
+      let key: unknown = null;
       if (isMap(node)) {
         const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
         node = pair?.value;
+        key = pair?.key;
       } else if (isSeq(node) && typeof segment === 'number') {
         node = node.items[segment];
       } else {
@@ -93,23 +108,49 @@ export function parseYamlSource(text: string): YamlSource {
       }
       if (!isNode(node)) break;
       last = node;
+      lastKey = isNode(key) ? key : null;
     }
-    return last;
+    return { node: last, key: lastKey };
   };
-  const positionOfNode = (node: Node | null): Position => (node?.range ? at(node.range[0]) : { line: 1, column: 1 });
+  /** A scalar's text; a collection's first line up to a comment (a block's first entry, a flow mapping's line). */
+  const spanOfNode = (node: Node | null): Span => {
+    if (!node?.range) return { line: 1, column: 1, endLine: 1, endColumn: 2 };
+    const [from, valueEnd] = node.range;
+    if (!isMap(node) && !isSeq(node)) return span(from, valueEnd);
+    const lineEnd = text.indexOf('\n', from);
+    const firstLine = text.slice(from, Math.min(lineEnd === -1 ? text.length : lineEnd, valueEnd));
+    const content = firstLine.replace(/\s+#.*$/, '').trimEnd();
+    return span(from, from + Math.max(content.length, 1));
+  };
+  const keySpan = (path: YamlPath, key: string): Span | null => {
+    const { node } = nodeAt(path);
+    if (!isMap(node)) return null;
+    const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === key);
+    return pair && isNode(pair.key) ? spanOfNode(pair.key) : null;
+  };
 
   return {
     value,
-    positionOf: (path) => positionOfNode(nodeAt(path)),
-    keyPositionOf(path, key) {
-      const node = nodeAt(path);
-      if (isMap(node)) {
-        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === key);
-        if (pair && isNode(pair.key)) return positionOfNode(pair.key);
-      }
-      return positionOfNode(node);
+    positionOf: (path) => spanOfNode(nodeAt(path).node),
+    keyPositionOf: (path, key) => keySpan(path, key) ?? spanOfNode(nodeAt(path).node),
+    wordPositionOf(path, word) {
+      const { node } = nodeAt(path);
+      if (!word || !isScalar(node) || !node.range) return spanOfNode(node);
+      const [from, to] = node.range;
+      const raw = text.slice(from, to);
+      const offset = wordInTemplate(raw, word);
+      return offset === -1 ? spanOfNode(node) : span(from + offset, from + offset + word.length);
     },
   };
+}
+
+/** Where `word` stands in `raw`: inside `{{ }}` or `{% %}` first (the template's own text), else anywhere; -1 if not. */
+function wordInTemplate(raw: string, word: string): number {
+  for (const block of raw.matchAll(/\{[{%][\s\S]*?[%}]\}/g)) {
+    const inner = block[0].indexOf(word);
+    if (inner !== -1) return block.index + inner;
+  }
+  return raw.indexOf(word);
 }
 
 /** Bracket nesting allowed by the pre-scan; far above MAX_DEPTH, so only abuse trips it. */

@@ -1,17 +1,11 @@
 import { DmsAuditLogOffError, DmsHistoryForbiddenError } from '../dms/document-history.js';
 import type { DmsClient, DmsDocument, DmsHistoryEntry, DmsServiceUser } from '../dms/types.js';
 import type { Logger } from '../log.js';
+import { attributionFor, stateOnlyReason, type AttributionStatus } from './attribution-mode.js';
 import type { EchoLedger, OwnWrite } from './echo-ledger.js';
 import { errorMessage } from '../error-message.js';
 
-/** How the service tells its own echo from a person's change (health and the connection test show it). */
-export interface AttributionStatus {
-  mode: 'audit-log' | 'state';
-  /** The Paperless user whose changes are the service's own (audit-log mode). */
-  user: string | null;
-  /** Why the audit log is not used, or what it cannot see. */
-  note: string;
-}
+export type { AttributionStatus } from './attribution-mode.js';
 
 export interface Attribution {
   /**
@@ -33,9 +27,6 @@ export function entryFields(entry: DmsHistoryEntry): string[] {
 
 /** How long after a save's `modified` its audit-log entry may be stamped (Paperless logs it in the same request). */
 export const SAME_SAVE_MS = 1000;
-
-const STATE_NOTE =
-  'A permission-only change is not in the audit log and is recognised by the document state in either mode.';
 
 /**
  * Attribution by Paperless's own audit log (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees): an entry made since the service's last read by the service's
@@ -61,12 +52,8 @@ export function createAttribution(
       .serviceUser()
       .then((found) => {
         user = found;
-        if (found.auditLogEnabled === false)
-          useState("the dms's audit log is switched off (PAPERLESS_AUDIT_LOG_ENABLED)");
-        else if (!found.mayReadHistory)
-          useState(
-            `the dms user "${found.username}" may not read the audit log (it needs auditlog.view_logentry, or be a superuser)`,
-          );
+        const reason = stateOnlyReason(found);
+        if (reason !== null) useState(reason);
       })
       .catch((err: unknown) => {
         // Tried again at the next echo: the dms may be down for now.
@@ -108,16 +95,7 @@ export function createAttribution(
       }
       return foreign === undefined;
     },
-    status() {
-      if (fallback !== null) return { mode: 'state', user: user?.username ?? null, note: `${fallback}. ${STATE_NOTE}` };
-      return {
-        mode: user ? 'audit-log' : 'state',
-        user: user?.username ?? null,
-        note: user
-          ? `Changes by the dms user "${user.username}" that match what the service wrote are its own; give the service a Paperless user of its own, or a person's edit made with the same account to the same fields is taken for the service's. ${STATE_NOTE}`
-          : 'Not known yet: decided at the first change the service wrote.',
-      };
-    },
+    status: () => attributionFor(user, fallback),
   };
 }
 

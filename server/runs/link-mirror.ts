@@ -10,7 +10,7 @@ import type { DmsDocument } from '../dms/types.js';
 
 /** Values of document-link fields are lists of document ids; no other custom-field type stores a list of numbers. */
 const linkValue = (value: unknown): number[] | null =>
-  Array.isArray(value) && value.every((v) => typeof v === 'number') ? (value as number[]) : null;
+  Array.isArray(value) && value.every((v) => typeof v === 'number') ? value : null;
 
 export interface MirroredLink {
   /** The document the mirror changed. */

@@ -1,8 +1,9 @@
 import { createPaperlessClient } from '../dms/paperless-client.js';
 import type { DmsClient, DmsPing } from '../dms/types.js';
 import { BadRequestError } from '../errors.js';
-import { parseSettingsPatch } from './settings-input.js';
 import { errorMessage } from '../error-message.js';
+import { attributionFor, STATE_NOTE, type AttributionStatus } from '../runs/attribution-mode.js';
+import { parseSettingsPatch } from './settings-input.js';
 
 /** What "Test connection" found: the client's ping facts as they are, plus how many names the token may see. */
 export type DmsConnectionReport = DmsPing & {
@@ -17,6 +18,11 @@ export type DmsConnectionReport = DmsPing & {
   };
   /** Why the names could not be read although the dms answered (e.g. the token lacks a permission). */
   vocabulary_error?: string;
+  /**
+   * How the service would tell its own changes from a person's with this token: Paperless's audit log, or the
+   * document state when the audit log is off or the token's user may not read it (and why).
+   */
+  attribution?: AttributionStatus;
 };
 
 export interface ConnectionTestDeps {
@@ -55,6 +61,14 @@ async function report(client: DmsClient): Promise<DmsConnectionReport> {
   } catch (err) {
     out.vocabulary_error = errorMessage(err);
   }
+  out.attribution = await client.serviceUser().then(
+    (user) => attributionFor(user),
+    (err: unknown) => ({
+      mode: 'state' as const,
+      user: null,
+      note: `the Paperless user the token belongs to could not be read (${errorMessage(err)}). ${STATE_NOTE}`,
+    }),
+  );
   return out;
 }
 

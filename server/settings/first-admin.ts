@@ -20,7 +20,7 @@ export interface FirstStartState {
 /** The first start's one-time setup (no admin yet, this machine only). */
 export interface FirstStart {
   state(origin: RequestOrigin): FirstStartState;
-  createAdmin(body: unknown, origin: RequestOrigin): { username: string; session: string };
+  createAdmin(body: unknown, origin: RequestOrigin): Promise<{ username: string; session: string }>;
 }
 
 export function createFirstStart(deps: { auth: AuthService; settings: SettingsService }): FirstStart {
@@ -39,11 +39,11 @@ export function firstStartState(auth: AuthService, origin: RequestOrigin): First
  * Creates the admin account on a fresh install, from this machine only, and returns a session for it.
  * Stored like the settings page stores it: the name and an scrypt hash in the data dir's config.yml.
  */
-export function createFirstAdmin(
+export async function createFirstAdmin(
   deps: { auth: AuthService; settings: SettingsService },
   body: unknown,
   origin: RequestOrigin,
-): { username: string; session: string } {
+): Promise<{ username: string; session: string }> {
   if (deps.auth.adminConfigured)
     throw new ConflictError('An admin account already exists; sign in with it (or change it on the settings page).');
   if (!isSameMachineRequest(origin)) {
@@ -56,7 +56,7 @@ export function createFirstAdmin(
     throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
   }
   const patch = parseSettingsPatch({ admin_user: input.username, admin_password: input.password });
-  deps.settings.update(patch);
+  await deps.settings.update(patch);
   if (!deps.auth.adminConfigured) {
     throw new ConflictError(
       'The account was stored in config.yml, but an environment variable (SVC_ADMIN_USER or SVC_ADMIN_PASSWORD*) overrides it; set the account there.',

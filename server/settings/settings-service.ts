@@ -2,8 +2,10 @@ import path from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
 import { ConfigError, loadConfig, type Config, type ConfigField } from '../config.js';
 import { ConflictError } from '../errors.js';
+import { errorMessage } from '../error-message.js';
 import type { Logger } from '../log.js';
 import { CONFIG_FILE_NAME, updateConfigFile } from './config-file.js';
+import type { LiveDms } from './dms-change.js';
 import type { SettingName, SettingsPatch } from './settings-input.js';
 
 /** What the settings page shows: never a secret's value, only whether it is set. */
@@ -28,6 +30,8 @@ export interface SettingsView {
 export interface SettingsUpdate {
   ok: true;
   restart_required: boolean;
+  /** The running service now uses the new dms URL or token (no restart needed for them). */
+  dms_switched: boolean;
   overridden_by_env: SettingName[];
   /** The admin name or password changed live: every session signed before is no longer valid. */
   credentials_changed: boolean;
@@ -35,12 +39,18 @@ export interface SettingsUpdate {
 
 export interface SettingsService {
   get(): SettingsView;
-  /** `confirmPassword` throws unless `current_password` is right; it is asked only for the admin password and the API token. */
-  update(patch: SettingsPatch, confirmPassword?: (currentPassword: string | undefined) => void): SettingsUpdate;
+  /**
+   * `confirmPassword` throws unless `current_password` is right; it is asked only for the admin password and the
+   * API token. A new dms URL or token is applied to the running service (with `liveDms`) before this resolves.
+   */
+  update(
+    patch: SettingsPatch,
+    confirmPassword?: (currentPassword: string | undefined) => void,
+  ): Promise<SettingsUpdate>;
 }
 
-// The dms client is built once at start, so its settings wait for a restart; auth and the webhook
-// read the live config on every request, so theirs apply at once.
+// Auth and the webhook read the live config on every request, so theirs apply at once; the dms connection is
+// switched by `liveDms` (without it, e.g. in a test of this file alone, a dms change waits for a restart).
 const SETTINGS: Record<SettingName, { fields: ConfigField[]; live: boolean }> = {
   dms_url: { fields: ['dmsUrl'], live: false },
   dms_token: { fields: ['dmsToken'], live: false },
@@ -56,7 +66,7 @@ const NEED_CURRENT_PASSWORD: SettingName[] = ['admin_password', 'api_token'];
 const COMPARED: ConfigField[] = NAMES.flatMap((name) => SETTINGS[name].fields);
 
 /** Reads and changes the settings kept in `<dataDir>/config.yml`, applying what it can to the live `config`. */
-export function createSettingsService(config: Config, logger: Logger): SettingsService {
+export function createSettingsService(config: Config, logger: Logger, liveDms?: LiveDms): SettingsService {
   const file = path.join(config.dataDir, CONFIG_FILE_NAME);
   const overridden = (name: SettingName) =>
     SETTINGS[name].fields.some((f) => config.sources?.[f] === 'env' || config.sources?.[f] === 'override');
@@ -80,6 +90,22 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
 
   const restartRequired = (next: Config) => COMPARED.some((f) => next[f] !== config[f]);
 
+  /** The dms URL and token the next start would use, applied now when they differ from the running ones. */
+  async function switchDms(live: LiveDms): Promise<boolean> {
+    const next = nextStart();
+    if (next.dmsUrl === config.dmsUrl && next.dmsToken === config.dmsToken) return false;
+    try {
+      await live.switchTo({ url: next.dmsUrl, token: next.dmsToken });
+    } catch (err) {
+      // Saved, not applied: the page says a restart is needed (restart_required stays true).
+      logger.error(`settings: could not switch to the new dms: ${errorMessage(err)}`);
+      return false;
+    }
+    config.dmsUrl = next.dmsUrl;
+    config.dmsToken = next.dmsToken;
+    return true;
+  }
+
   return {
     get() {
       const next = nextStart();
@@ -98,8 +124,9 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
       };
     },
 
-    update(patch, confirmPassword) {
+    async update(patch, confirmPassword) {
       const names = NAMES.filter((n) => patch[n] !== undefined);
+      const dmsNamed = names.includes('dms_url') || names.includes('dms_token');
       if (patch.admin_password !== undefined && overridden('admin_password')) {
         // A hash in config.yml next to SVC_ADMIN_PASSWORD would make the next start fail.
         throw new ConflictError(
@@ -107,6 +134,8 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
         );
       }
       if (NEED_CURRENT_PASSWORD.some((n) => names.includes(n))) confirmPassword?.(patch.current_password);
+      const busy = dmsNamed ? liveDms?.busy() : null;
+      if (busy) throw new ConflictError(busy);
       const hash = patch.admin_password === undefined ? undefined : hashPassword(patch.admin_password);
       const changes: Record<string, string | boolean | null> = {};
       for (const name of names) {
@@ -136,6 +165,7 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
         for (const f of SETTINGS[name].fields) if (config.sources) config.sources[f] = 'file';
       }
 
+      const dmsSwitched = liveDms ? await switchDms(liveDms) : false;
       const restart = restartRequired(nextStart());
       const ignored = names.filter(overridden);
       logger.info(
@@ -143,12 +173,14 @@ export function createSettingsService(config: Config, logger: Logger): SettingsS
           ('dms_token' in changes && !names.includes('dms_token')
             ? ' (the dms token was removed: it belonged to the old dms URL)'
             : '') +
+          (dmsSwitched ? ` (the service now uses ${config.dmsUrl ?? 'the demo dms'})` : '') +
           (restart ? ' (restart the service to apply the dms settings)' : '') +
           (ignored.length ? `; the environment still wins for ${ignored.join(', ')}` : ''),
       );
       return {
         ok: true,
         restart_required: restart,
+        dms_switched: dmsSwitched,
         overridden_by_env: ignored,
         credentials_changed:
           `${config.adminUser}\u0000${config.adminPasswordHash ?? config.adminPassword}` !== previousCredential,

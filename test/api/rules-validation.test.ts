@@ -80,7 +80,7 @@ describe('rule file validation on save', () => {
       'rules:\n  - id: a\n    extract: { total: { regex: "(\\\\d+)" } }\n    actions:\n      - set_title: "{{ totl }}"\n',
       /rule "a": template names "totl".*did you mean "total"/,
       5,
-      20,
+      24, // the name inside the braces, not the value's start
     );
   });
 
@@ -152,6 +152,60 @@ describe('rule file validation on save', () => {
       '',
     ].join('\n');
     await assertRejected(failing, /failed its test.*title: expected "Quittung", got "Rechnung"/, 8);
+  });
+
+  it('reports every problem of the file at once, each with the range to underline', async () => {
+    const text = [
+      'rules:',
+      '  - id: a',
+      '    when: { custom_fields.Unbekannt: { exists: true } }',
+      '    actions:',
+      '      - set_title: "Rechnung {{ doc.titel }}"',
+      '  - id: b',
+      '    acions: []',
+      '  - id: c',
+      '    when: { content: { matches: "(" } }',
+      '',
+    ].join('\n');
+    // The schema problem (an unknown key) is found first: nothing after the schema can be read until it is fixed.
+    const schema = await put(text);
+    assert.equal(schema.status, 422);
+    const schemaProblems = schema.body.problems as Array<Record<string, unknown>>;
+    assert.equal(schemaProblems.length, 1);
+    assert.match(String(schemaProblems[0].message), /^rule "b": unknown key "acions"/);
+    assert.deepEqual(
+      [schemaProblems[0].line, schemaProblems[0].column, schemaProblems[0].end_line, schemaProblems[0].end_column],
+      [7, 5, 7, 11],
+    );
+    const res = await put(text.replace('    acions: []', '    actions: []'));
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    const problems = res.body.problems as Array<{ message: string; line: number; column: number; end_column: number }>;
+    assert.deepEqual(
+      problems.map((p) => [p.line, p.column, p.end_column]),
+      [
+        [3, 13, 36], // the key custom_fields.Unbekannt, not its value
+        [5, 33, 42], // doc.titel inside the braces
+        [9, 33, 36], // the regex value
+      ],
+      JSON.stringify(problems),
+    );
+    assert.match(problems[0].message, /no custom field "Unbekannt"/);
+    assert.match(problems[1].message, /template names "doc.titel"/);
+    assert.match(problems[2].message, /regular expression/);
+    assert.match(String(res.body.error), /^line 3, column 13: .*\(and 2 more problems in this file\)$/);
+    assert.equal(fs.readFileSync(file(), 'utf8'), GOOD, 'the file on disk is unchanged');
+
+    // A draft save reports the same list without refusing the draft.
+    const draft = await call(server.url, `/api/ui/rules/${id}?draft=true`, {
+      cookie,
+      method: 'PUT',
+      rawBody: text.replace('    acions: []', '    actions: []'),
+    });
+    assert.equal(draft.status, 200);
+    const validation = draft.body.validation as { ok: boolean; problems: unknown[] };
+    assert.equal(validation.ok, false);
+    assert.equal(validation.problems.length, 3);
+    await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'DELETE' });
   });
 
   it('answers 413 for a body of 512 KB + 1 byte, and accepts exactly 512 KB', async () => {

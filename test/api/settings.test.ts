@@ -95,7 +95,7 @@ describe('settings page API backed by config.yml', () => {
     const newToken = 'rotated-token-abcdefghijklmnop';
     const res = await put({ api_token: newToken, current_password: ADMIN.password });
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { ok: true, restart_required: false, overridden_by_env: [] });
+    assert.deepEqual(res.body, { ok: true, restart_required: false, dms_switched: false, overridden_by_env: [] });
 
     assert.equal((await call(server.url, '/api/traces', { token: API_TOKEN })).status, 401);
     assert.equal((await call(server.url, '/api/traces', { token: newToken })).status, 200);
@@ -172,23 +172,23 @@ describe('settings page API backed by config.yml', () => {
     assert.equal(readConfig(server.dataDir).webhook_dry_run, true);
   });
 
-  test('a dms URL change is saved but says a restart is needed, until it is undone', async () => {
-    const running = (await call(server.url, '/api/ui/config', { cookie })).body.dms_url;
-    const res = await put({ dms_url: 'http://paperless.lan:8000/', dms_token: 'abc123' });
+  test('a dms URL change applies to the running service at once, and so does undoing it', async () => {
+    assert.equal((await call(server.url, '/api/ui/config', { cookie })).body.demo, true);
+    // A closed loopback port: the service switches to it (the page warned before saving) and says it does not answer.
+    const res = await put({ dms_url: 'http://127.0.0.1:9/', dms_token: 'abc123' });
     assert.equal(res.status, 200);
-    assert.equal(res.body.restart_required, true);
+    assert.equal(res.body.restart_required, false);
+    assert.equal(res.body.dms_switched, true);
     const view = await call(server.url, '/api/ui/settings', { cookie });
-    assert.equal(view.body.dms_url, 'http://paperless.lan:8000');
+    assert.equal(view.body.dms_url, 'http://127.0.0.1:9');
     assert.equal(view.body.dms_token_set, true);
-    assert.equal(view.body.restart_required, true);
-    assert.equal(
-      (await call(server.url, '/api/ui/config', { cookie })).body.dms_url,
-      running,
-      'the running service keeps its dms',
-    );
+    assert.equal(view.body.restart_required, false);
+    const config = (await call(server.url, '/api/ui/config', { cookie })).body;
+    assert.deepEqual([config.dms_url, config.demo], ['http://127.0.0.1:9', false], 'the running service uses it');
 
     const undo = await put({ dms_url: null, dms_token: null });
     assert.equal(undo.body.restart_required, false);
+    assert.equal((await call(server.url, '/api/ui/config', { cookie })).body.demo, true, 'back on the demo dms');
     const stored = readConfig(server.dataDir);
     assert.equal('dms_url' in stored, false);
     assert.equal('dms_token' in stored, false);

@@ -157,6 +157,22 @@ describe('the edit → try loop, event links and first start', () => {
     assert.equal(ok.body.ok, true);
     assert.equal(typeof ok.body.version, 'string');
     assert.ok((ok.body.visible as { tags: number }).tags > 0);
+    // Which way the service would tell its own changes from a person's: the audit log, or the state and why.
+    const attribution = ok.body.attribution as { mode: string; user: string | null; note: string };
+    assert.equal(attribution.mode, 'audit-log');
+    assert.equal(attribution.user, 'anna');
+    rig.sim.setAuditLog(false);
+    try {
+      const off = await call(rig.server.url, '/api/ui/settings/test-dms', {
+        body: { url: rig.sim.url, token: rig.sim.token },
+        cookie,
+      });
+      const fallback = off.body.attribution as { mode: string; note: string };
+      assert.equal(fallback.mode, 'state');
+      assert.match(fallback.note, /audit log is switched off/);
+    } finally {
+      rig.sim.setAuditLog(true);
+    }
     const wrong = await call(rig.server.url, '/api/ui/settings/test-dms', {
       body: { url: rig.sim.url, token: 'wrong' },
       cookie,

@@ -1,17 +1,18 @@
-// One rule file open in the editor: load (draft first, if any), autosave drafts, publish with Ctrl/Cmd-S,
-// discard the draft, delete the file; validation problems go to their line and column.
+// One rule file open in the editor: the view. What the file holds and how it syncs with the server (drafts,
+// publish, checks, problems, the test badge) is the DOM-free draft sync (editor/draft-sync.ts); this file
+// builds the toolbar, the problems list and the editor, and shows what the sync reports.
 import type { EditorView } from '@codemirror/view';
-import { ApiError, errorMessage, request } from '../api.js';
+import { request } from '../api.js';
 import { onReconnect } from '../connection.js';
 import { h } from '../dom.js';
-import { createEditor, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
+import { createEditor, replaceContent, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
+import { createDraftSync, type DraftStore, type EditorVersion } from '../editor/draft-sync.js';
+import type { CheckResult } from '../editor/problems.js';
 import type { CompletionData } from '../editor/schema-completion.js';
-import type { RuleFileContent, RuleFileEntry, RuleTestReport, SaveResult } from '../types.js';
+import type { RuleFileContent, RuleFileEntry, SaveResult } from '../types.js';
 import { fileError } from './file-tree.js';
 
-const AUTOSAVE_MS = 1200;
-/** A failed autosave is tried again after this long (and at once when the service is back). */
-const AUTOSAVE_RETRY_MS = 5000;
+export type { EditorVersion } from '../editor/draft-sync.js';
 
 /** What a new, empty rule file starts with: enough to see the shape, all of it easy to delete. */
 export const NEW_FILE_TEMPLATE = `# Rules in this file run in order on every new or changed document.
@@ -27,9 +28,6 @@ rules:
       - document: { content: "Invoice 123" }
         expect: { matched: true }
 `;
-
-/** Which version of the file the editor shows: what a dry run of the editor's text runs. */
-export type EditorVersion = 'unsaved' | 'draft' | 'published';
 
 export interface EditorPane {
   element: HTMLElement;
@@ -56,20 +54,21 @@ function url(id: string): string {
   return `/api/ui/rules/${encodeURIComponent(id)}`;
 }
 
-/** Problems a save answer reports: a refused publish, or a draft's non-blocking validation and warnings. */
-export function problemsOf(result: SaveResult | ApiError): Problem[] {
-  if (result instanceof ApiError)
-    return [{ message: result.message, line: result.line, column: result.column, severity: 'error' }];
-  const out: Problem[] = [];
-  const v = result.validation;
-  if (v && v.ok === false && v.error) out.push({ message: v.error, line: v.line, column: v.column, severity: 'error' });
-  else if (result.error)
-    out.push({ message: result.error, line: result.line, column: result.column, severity: 'error' });
-  for (const w of [...(result.warnings ?? []), ...(v?.warnings ?? [])]) {
-    out.push(typeof w === 'string' ? { message: w, severity: 'warning' } : { ...w, severity: 'warning' });
-  }
-  return out;
+/** The API of one rule file, as the draft sync needs it. */
+function apiStore(id: string): DraftStore {
+  return {
+    saveDraft: (text) => request<SaveResult>(url(id), { method: 'PUT', text, query: { draft: true } }),
+    publish: (text) => request<SaveResult>(url(id), { method: 'PUT', text }),
+    check: (text) => request<CheckResult>(`${url(id)}/check`, { method: 'POST', text }),
+    discardDraft: () => request(url(id), { method: 'DELETE', query: { draft: true } }).then(() => undefined),
+    deleteFile: () => request(url(id), { method: 'DELETE' }).then(() => undefined),
+  };
 }
+
+const browserTimers = {
+  set: (run: () => void, ms: number) => window.setTimeout(run, ms),
+  clear: (handle: number | undefined) => window.clearTimeout(handle),
+};
 
 export async function editorPane(options: EditorPaneOptions): Promise<EditorPane> {
   const { file } = options;
@@ -81,14 +80,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       () => null,
     );
   }
-  let publishedText = published.content;
-  let storedText = draft ?? publishedText; // last text the server holds for this file (draft or published)
-  const startText = storedText === '' && !file.is_vars ? NEW_FILE_TEMPLATE : storedText;
-  let hasDraft = draft !== null && draft !== publishedText;
-  let timer: number | undefined;
   let view: EditorView | null = null;
-  /** "Run tests" was used on this file: a publish runs them again so the badge matches the published text. */
-  let testsRan = false;
 
   const state = h('span', { class: 'save-state', attrs: { id: 'save-state', role: 'status', 'aria-live': 'polite' } });
   const problemsBox = h('div', {
@@ -117,28 +109,11 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   // Shown while the open text is an unpublished draft: it goes once the draft is published or discarded.
   const draftBanner = h(
     'p',
-    { class: 'banner small', attrs: { role: 'note', hidden: !(draft !== null && hasDraft) } },
+    { class: 'banner small', attrs: { role: 'note' } },
     'You are editing an unpublished draft. Save to publish it, or discard it.',
   );
   const testSummary = h('span', { class: 'test-summary', attrs: { id: 'test-summary', role: 'status' } });
   const host = h('div', { class: 'editor-host' });
-
-  const text = (): string => view?.state.doc.toString() ?? storedText;
-
-  function renderState(extra = ''): void {
-    const unsaved = text() !== storedText;
-    const unpublished = text() !== publishedText;
-    state.textContent = unsaved ? '● Unsaved changes' : unpublished ? '● Draft saved, not published' : 'Published';
-    state.dataset.kind = unsaved || unpublished ? 'dirty' : 'clean';
-    if (extra) state.textContent += ` · ${extra}`;
-    discardButton.disabled = !hasDraft;
-    if (!hasDraft) draftBanner.hidden = true;
-    discardButton.title = hasDraft
-      ? 'Throw the draft away and go back to the published file'
-      : 'There is no draft to discard';
-    saveButton.textContent = unpublished ? (file.is_vars ? 'Save' : 'Save & publish') : 'Saved';
-    saveButton.disabled = !unpublished;
-  }
 
   function renderProblems(problems: Problem[]): void {
     if (view) showProblems(view, problems);
@@ -158,136 +133,62 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     );
   }
 
-  /** Every validation stage on the editor's text (nothing stored); with `tests`, each test's outcome at its line too. */
-  async function check(withTests: boolean): Promise<void> {
-    const content = text();
-    try {
-      const r = await request<{ validation: SaveResult['validation']; tests: RuleTestReport[] }>(
-        `${url(file.id)}/check`,
-        { method: 'POST', text: content },
-      );
-      if (content !== text()) return; // typed on meanwhile: the next check or save says more
-      const problems = problemsOf({ ok: true, validation: r.validation });
-      const blocking =
-        r.validation?.ok === false && r.tests.length === 0 ? problems.find((p) => p.severity === 'error') : undefined;
-      if (withTests && blocking) {
-        // Tests cannot run on text that does not parse or validate: say what to fix, where.
-        renderProblems(problems);
-        const what = /yaml/i.test(blocking.message) ? 'the YAML' : 'the error';
-        testSummary.textContent = `Tests not run: fix ${what} first${blocking.line ? ` (line ${blocking.line})` : ''}`;
-        testSummary.dataset.kind = 'error';
-        testsRan = true;
-      } else if (withTests) {
-        testsRan = true;
-        const failed = r.tests.filter((t) => !t.ok);
-        // The validation names the first failing test only; show each at its own line instead.
-        const others = problems.filter(
-          (p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message),
-        );
-        renderProblems([
-          ...failed.map((t): Problem => ({
-            message: `${t.rule_id}: ${t.message}`,
-            line: t.line,
-            column: t.column,
-            severity: 'error',
-          })),
-          ...others,
-        ]);
-        const passed = r.tests.length - failed.length;
-        testSummary.textContent =
-          r.tests.length === 0
-            ? 'No tests in this file: add examples under tests:.'
-            : `${r.tests.length} test${r.tests.length === 1 ? '' : 's'}: ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}`;
-        testSummary.dataset.kind = failed.length ? 'error' : 'ok';
-      } else renderProblems(problems);
-    } catch (err) {
-      testSummary.textContent = `Cannot check: ${errorMessage(err)}`;
-      testSummary.dataset.kind = 'error';
-    }
+  const sync = createDraftSync({
+    store: apiStore(file.id),
+    isVars: file.is_vars,
+    published: published.content,
+    draft,
+    text: () => view?.state.doc.toString() ?? sync.storedText,
+    timers: browserTimers,
+    view: {
+      problems: renderProblems,
+      status: (note) => renderState(note),
+      badge(badge) {
+        testSummary.textContent = badge?.text ?? '';
+        if (badge) testSummary.dataset.kind = badge.kind;
+        else delete testSummary.dataset.kind;
+      },
+      replace: (text) => view && replaceContent(view, text),
+      stored: (deleted) => options.onStored(deleted),
+    },
+  });
+  const startText = sync.storedText === '' && !file.is_vars ? NEW_FILE_TEMPLATE : sync.storedText;
+
+  function renderState(note = ''): void {
+    const status = sync.status(note);
+    state.textContent = status.label;
+    state.dataset.kind = status.dirty ? 'dirty' : 'clean';
+    draftBanner.hidden = !status.showDraftBanner;
+    discardButton.disabled = !status.canDiscard;
+    discardButton.title = status.canDiscard
+      ? 'Throw the draft away and go back to the published file'
+      : 'There is no draft to discard';
+    saveButton.textContent = status.saveLabel;
+    saveButton.disabled = !status.canSave;
   }
 
-  function clearTestSummary(): void {
-    testSummary.textContent = '';
-    delete testSummary.dataset.kind;
-  }
-
-  async function saveDraft(note = `draft saved ${new Date().toLocaleTimeString()}`): Promise<void> {
-    const content = text();
-    if (content === storedText) return;
-    window.clearTimeout(timer);
-    try {
-      const r = await request<SaveResult>(url(file.id), { method: 'PUT', text: content, query: { draft: true } });
-      storedText = content;
-      const hadDraft = hasDraft;
-      hasDraft = content !== publishedText;
-      renderProblems(problemsOf(r));
-      renderState(note);
-      if (hadDraft !== hasDraft) options.onStored(); // the tree marks files with drafts
-    } catch (err) {
-      // Keep the text and try again: by itself after a while, and at once when the service is back.
-      renderState(`draft not saved: ${errorMessage(err)} · retrying`);
-      timer = window.setTimeout(() => void saveDraft(), AUTOSAVE_RETRY_MS);
-    }
-  }
-  const stopReconnect = onReconnect(() => void saveDraft());
-
-  async function publish(): Promise<void> {
-    window.clearTimeout(timer);
-    const content = text();
-    saveButton.disabled = true;
-    try {
-      const r = await request<SaveResult>(url(file.id), { method: 'PUT', text: content });
-      publishedText = content;
-      storedText = content;
-      hasDraft = false;
-      renderProblems(problemsOf(r));
-      renderState(`saved ${new Date().toLocaleTimeString()}`);
-      options.onStored();
-      if (testSummary.dataset.kind || testsRan) void check(true); // the badge tells about the published text
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 422) {
-        renderProblems(problemsOf(err));
-        renderState('not published: fix the error first');
-        void saveDraft('not published: fix the error first (kept as a draft)'); // keep the work
-      } else {
-        renderState(`not saved: ${errorMessage(err)}`);
-      }
-      saveButton.disabled = false;
-    }
-  }
+  const stopReconnect = onReconnect(() => void sync.saveDraft());
+  const publish = (): void => {
+    saveButton.disabled = true; // until the answer: a second Ctrl-S does not publish twice
+    void sync.publish();
+  };
 
   discardButton.addEventListener('click', () => {
-    if (!window.confirm('Discard the draft and go back to the published file?')) return;
-    request(url(file.id), { method: 'DELETE', query: { draft: true } })
-      .then(() => {
-        hasDraft = false;
-        storedText = publishedText;
-        view?.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: publishedText } });
-        renderProblems([]);
-        renderState('draft discarded');
-        options.onStored();
-      })
-      .catch((err: unknown) => renderState(errorMessage(err)));
+    if (window.confirm('Discard the draft and go back to the published file?')) void sync.discard();
   });
   deleteButton.addEventListener('click', () => {
-    if (!window.confirm(`Delete ${file.path}? Its rules stop running. This cannot be undone.`)) return;
-    request(url(file.id), { method: 'DELETE' })
-      .then(() => {
-        storedText = text(); // nothing left to guard
-        options.onStored(true);
-      })
-      .catch((err: unknown) => renderState(`not deleted: ${errorMessage(err)}`));
+    if (window.confirm(`Delete ${file.path}? Its rules stop running. This cannot be undone.`)) void sync.deleteFile();
   });
-  saveButton.addEventListener('click', () => void publish());
+  saveButton.addEventListener('click', publish);
   testButton.addEventListener('click', () => {
     testButton.disabled = true;
-    void check(true).finally(() => (testButton.disabled = false));
+    void sync.check(true).finally(() => (testButton.disabled = false));
   });
   // Ctrl/Cmd-S anywhere on the page saves too (the editor's own key binding covers it while typing).
   const onKey = (event: KeyboardEvent): void => {
     if (!(event.ctrlKey || event.metaKey) || event.altKey || event.key.toLowerCase() !== 's' || view?.hasFocus) return;
     event.preventDefault();
-    void publish();
+    publish();
   };
   window.addEventListener('keydown', onKey);
 
@@ -317,13 +218,11 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     content: startText,
     completion: options.completion,
     label: `Contents of ${file.path}`,
-    onSave: () => void publish(),
+    onSave: publish,
     onChange: (content) => {
+      sync.edited();
       renderState();
-      clearTestSummary(); // the badge belongs to the text it ran on
       options.onContent(content);
-      window.clearTimeout(timer);
-      timer = window.setTimeout(() => void saveDraft(), AUTOSAVE_MS);
     },
   });
   renderState();
@@ -338,17 +237,17 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       },
     ]);
   }
-  void check(false); // the open file's or draft's diagnostics at once, not after the next keystroke
+  void sync.check(false); // the open file's or draft's diagnostics at once, not after the next keystroke
   revealRule(view, new URLSearchParams(location.search).get('rule'));
 
   return {
     element,
-    isDirty: () => text() !== storedText,
+    isDirty: () => sync.isDirty(),
     focus: () => view?.focus(),
-    text,
-    version: () => (text() !== storedText ? 'unsaved' : text() !== publishedText ? 'draft' : 'published'),
+    text: () => view?.state.doc.toString() ?? sync.storedText,
+    version: (): EditorVersion => sync.version(),
     stop() {
-      window.clearTimeout(timer);
+      sync.stop();
       stopReconnect();
       window.removeEventListener('keydown', onKey);
       view?.destroy();

@@ -6,6 +6,7 @@ import { lintGutter, setDiagnostics, type Diagnostic } from '@codemirror/lint';
 import { EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
+import type { Problem } from './problems.js';
 import { indentAfterKey } from './indent-after-key.js';
 import { schemaCompletion, type CompletionData } from './schema-completion.js';
 
@@ -19,12 +20,7 @@ export interface EditorOptions {
   label: string;
 }
 
-export interface Problem {
-  message: string;
-  line?: number;
-  column?: number;
-  severity: 'error' | 'warning';
-}
+export type { Problem } from './problems.js';
 
 export function createEditor(options: EditorOptions): EditorView {
   const extensions: Extension[] = [
@@ -74,16 +70,27 @@ const editorTheme = EditorView.theme({
   '.cm-diagnostic': { fontFamily: 'system-ui, sans-serif', maxWidth: '36rem' },
 });
 
-/** Replaces the editor's diagnostics with these problems, each at its line and column (1-based). */
+/**
+ * Replaces the editor's diagnostics with these problems, each underlined over the range the server gave (the key,
+ * the name inside a template's braces); without an end, the word at the start.
+ */
 export function showProblems(view: EditorView, problems: Problem[]): void {
   const doc = view.state.doc;
+  const offset = (line: number, column: number) => {
+    const l = doc.line(Math.min(Math.max(line, 1), doc.lines));
+    return Math.min(l.from + Math.max(column - 1, 0), l.to);
+  };
   const diagnostics: Diagnostic[] = problems.map((p) => {
     const lineNo = Math.min(Math.max(p.line ?? 1, 1), doc.lines);
-    const line = doc.line(lineNo);
-    const from = Math.min(line.from + Math.max((p.column ?? 1) - 1, 0), line.to);
-    const rest = doc.sliceString(from, line.to);
-    const word = /^\S+/.exec(rest)?.[0].length ?? 0;
-    const to = word > 0 ? from + word : line.to > from ? line.to : from;
+    const from = offset(lineNo, p.column ?? 1);
+    let to: number;
+    if (p.line && p.endLine !== undefined && p.endColumn !== undefined) {
+      to = Math.max(offset(p.endLine, p.endColumn), from);
+    } else {
+      const line = doc.line(lineNo);
+      const word = /^\S+/.exec(doc.sliceString(from, line.to))?.[0].length ?? 0;
+      to = word > 0 ? from + word : line.to > from ? line.to : from;
+    }
     return {
       from,
       to,

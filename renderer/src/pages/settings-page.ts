@@ -4,6 +4,8 @@ import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
 import type { Settings } from '../types.js';
 import { dmsConnectionStatus } from './dms-connection-status.js';
+import { updateShell } from './shell.js';
+import { refreshConfig } from '../session.js';
 import { connectionTest, describeReport, testConnection } from '../components/connection-test.js';
 
 const ENV_NAMES: Record<string, string> = {
@@ -56,11 +58,26 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const poll = h('input', {
     attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' },
   });
+  // Polling finds documents by their `modified` date; Paperless's bulk edits do not move it (docs/dms.md).
+  const pollingNote = h(
+    'p',
+    { class: 'banner small', attrs: { id: 'settings-polling-note', role: 'note' } },
+    "Polling sees only changes that move a document's modified date. Paperless's bulk edits (several documents edited at once in its document list) do not, so they are seen only through the webhook: add a Paperless workflow with a webhook action to this service (docs/jobs-and-webhook.md) to catch them.",
+  );
+  const showPollingNote = () => {
+    const minutes = poll.value.trim() === '' ? null : Number(poll.value);
+    pollingNote.hidden = !(minutes === null ? !s.api_token_set : minutes > 0);
+  };
+  poll.addEventListener('input', showPollingNote);
+  showPollingNote();
   const restart = h(
     'p',
     { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } },
-    'Restart the service to apply all saved settings.',
+    'Saved, but the running service could not apply all of it (the service log says why): quit and start the desktop app, or restart the service, to apply it.',
   );
+  // What the running service uses, replaced after a save that switched the dms.
+  let connected = dmsConnectionStatus();
+  const testArea = connectionTest(() => ({ url: dmsUrl.value.trim(), token: dmsToken.value }));
   const form = h(
     'form',
     { class: 'settings' },
@@ -71,8 +88,8 @@ function renderForm(section: HTMLElement, s: Settings): void {
       field('dms_url', 'dms URL', dmsUrl, fixed('dms_url'), 'Empty: the built-in demo dms.'),
       field('dms_token', 'dms API token', dmsToken, fixed('dms_token')),
       h('h3', {}, 'Connected now (what the running service uses)'),
-      dmsConnectionStatus(),
-      connectionTest(() => ({ url: dmsUrl.value.trim(), token: dmsToken.value })),
+      connected,
+      testArea,
     ),
     h(
       'fieldset',
@@ -99,6 +116,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
         fixed('poll_minutes'),
         'For when Paperless cannot reach this service (laptop, firewall, Paperless in the cloud). 0 = off; empty = every 5 minutes when no API token is set, otherwise off.',
       ),
+      pollingNote,
     ),
     field(
       'current_password',
@@ -147,11 +165,21 @@ function renderForm(section: HTMLElement, s: Settings): void {
   }
 
   function submit(body: Record<string, unknown>): void {
-    request<{ ok: boolean; restart_required?: boolean }>('/api/ui/settings', { method: 'PUT', json: body })
+    request<{ ok: boolean; restart_required?: boolean; dms_switched?: boolean }>('/api/ui/settings', {
+      method: 'PUT',
+      json: body,
+    })
       .then((r) => {
         for (const input of [dmsToken, adminPassword, apiToken, currentPassword]) input.value = '';
         restart.hidden = !r.restart_required;
-        say(status, 'Settings saved.', 'ok');
+        say(status, r.dms_switched ? 'Settings saved. The service now uses the new dms.' : 'Settings saved.', 'ok');
+        if (r.dms_switched) {
+          // "Connected now", the header badge and the demo banner follow the switch at once.
+          const fresh = dmsConnectionStatus();
+          connected.replaceWith(fresh);
+          connected = fresh;
+          void refreshConfig().then(updateShell, () => undefined);
+        }
         return request<Settings>('/api/ui/settings').then((fresh) => Object.assign(s, fresh));
       })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'));

@@ -64,6 +64,25 @@ export function renderSetup(root: HTMLElement, allowed: boolean, onCreated: () =
     again,
     status,
     submit,
+    h(
+      'div',
+      { class: 'muted small', attrs: { id: 'setup-next' } },
+      h('p', {}, 'Then, to connect Paperless-ngx:'),
+      h(
+        'ol',
+        {},
+        h(
+          'li',
+          {},
+          'Settings: the Paperless URL and an API token (best: of a Paperless user of its own for the service).',
+        ),
+        h(
+          'li',
+          {},
+          'Recommended: in Paperless, a workflow with a webhook action to this service (/api/webhook/dms). The webhook runs the rules on every change at once, bulk edits included; without it the service polls every 5 minutes and does not see bulk edits.',
+        ),
+      ),
+    ),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();

@@ -48,7 +48,7 @@ export function renderShell(root: HTMLElement, me: Me, config: UiConfig | null, 
   const banner = h(
     'div',
     { class: 'banner', attrs: { role: 'note', id: 'demo-banner' } },
-    'Demo mode: documents come from the built-in sample dms. Set SVC_DMS_URL to use your Paperless-ngx.',
+    'Demo mode: documents come from the built-in sample dms. Enter your Paperless-ngx URL and token in Settings to use it.',
   );
   const dmsDown = h('div', { class: 'banner dms-down', attrs: { id: 'dms-down', role: 'alert', hidden: true } });
   root.replaceChildren(header, banner, dmsDown, main);

@@ -43,6 +43,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (err instanceof ValidationError && err.line !== undefined) {
         body.line = err.line;
         body.column = err.column;
+        if (err.problems.length > 0) body.problems = err.problems;
       }
       res.status(err.status).json(body);
       return;

@@ -21,15 +21,20 @@ export function settingsRoutes({ settings, auth, config }: SettingsRoutesDeps): 
     res.json(settings.get());
   });
 
-  router.put('/settings', json, (req, res) => {
-    const result = settings.update(parseSettingsPatch(req.body), (password) =>
+  router.put('/settings', json, async (req, res) => {
+    const result = await settings.update(parseSettingsPatch(req.body), (password) =>
       auth.confirmPassword(password, loginSource(req)),
     );
     if (result.credentials_changed) {
       // A new admin name or password ends every session; keep the person who made the change signed in.
       setSessionCookie(req, res, auth.issueSession(), config.publicUrl);
     }
-    res.json({ ok: true, restart_required: result.restart_required, overridden_by_env: result.overridden_by_env });
+    res.json({
+      ok: true,
+      restart_required: result.restart_required,
+      dms_switched: result.dms_switched,
+      overridden_by_env: result.overridden_by_env,
+    });
   });
 
   return router;

@@ -23,8 +23,8 @@ export function setupRoutes({
   router.get('/setup', (req, res) => {
     res.json(firstStart.state(originOf(req)));
   });
-  router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), (req, res) => {
-    const { username, session } = firstStart.createAdmin(req.body, originOf(req));
+  router.post('/setup', requireSameOrigin(), express.json({ limit: '16kb' }), async (req, res) => {
+    const { username, session } = await firstStart.createAdmin(req.body, originOf(req));
     setSessionCookie(req, res, session, config.publicUrl);
     res.json({ ok: true, username });
   });

@@ -26,4 +26,30 @@ describe('"Test connection" in words', () => {
       ['Reachable at http://p: Paperless-ngx 3.0.5.'],
     );
   });
+
+  it("says which way the service tells its own changes from a person's, and why", () => {
+    const audit = describeReport({
+      ok: true,
+      url: 'http://p',
+      attribution: { mode: 'audit-log', user: 'rules-bot', note: 'Changes by the dms user "rules-bot" …' },
+    });
+    assert.equal(
+      audit.at(-1),
+      'Own changes vs a person\'s: by Paperless\'s audit log. Changes by the dms user "rules-bot" …',
+    );
+    const state = describeReport({
+      ok: true,
+      url: 'http://p',
+      attribution: {
+        mode: 'state',
+        user: 'anna',
+        note: "the dms's audit log is switched off (PAPERLESS_AUDIT_LOG_ENABLED).",
+      },
+    });
+    assert.equal(
+      state.at(-1),
+      "Own changes vs a person's: by the document state only, because the dms's audit log is switched off (PAPERLESS_AUDIT_LOG_ENABLED).",
+    );
+    assert.ok(!state.some((line) => line.startsWith('attribution:')), 'not repeated as a raw fact');
+  });
 });

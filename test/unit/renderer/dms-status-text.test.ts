@@ -19,7 +19,10 @@ describe('what the settings page says about the dms', () => {
   it('names the release and the API version in use, then the supported range', () => {
     assert.deepEqual(
       dmsStatusLines(HEALTHY).map((l) => l.text),
-      ['Connected to Paperless-ngx 2.20.11 (API version 9).', 'Supported: Paperless-ngx 2.16 to 3.0.x.'],
+      [
+        `Connected to Paperless-ngx 2.20.11 (API version 9). Address: ${HEALTHY.url}`,
+        'Supported: Paperless-ngx 2.16 to 3.0.x.',
+      ],
     );
   });
 

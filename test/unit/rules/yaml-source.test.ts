@@ -64,11 +64,45 @@ describe('YAML stage', () => {
     assert.match(err.message, /^line 2, column 260: .*brackets nested deeper/);
   });
 
-  it('maps paths to the positions of values and keys', () => {
+  it('maps paths to the ranges of values and keys', () => {
     const source = parseYamlSource('rules:\n  - id: first\n    description: hello\n    when:\n      title: x\n');
-    assert.deepEqual(source.positionOf(['rules', 0, 'description']), { line: 3, column: 18 });
-    assert.deepEqual(source.keyPositionOf(['rules', 0, 'when'], 'title'), { line: 5, column: 7 });
-    // A path that does not exist points at the deepest node that does.
-    assert.deepEqual(source.positionOf(['rules', 0, 'when', 'nothing', 3]), { line: 5, column: 7 });
+    const at = (line: number, column: number, endLine: number, endColumn: number) => ({
+      line,
+      column,
+      endLine,
+      endColumn,
+    });
+    assert.deepEqual(source.positionOf(['rules', 0, 'description']), at(3, 18, 3, 23));
+    assert.deepEqual(source.keyPositionOf(['rules', 0, 'when'], 'title'), at(5, 7, 5, 12));
+    // A path that does not exist points at the deepest node that does; a mapping spans its first line only.
+    assert.deepEqual(source.positionOf(['rules', 0, 'when', 'nothing', 3]), at(5, 7, 5, 15));
+  });
+
+  it('spans a flow mapping on its line up to a comment, never the whole block', () => {
+    const source = parseYamlSource('rules:\n  - id: a\n    when: { title: x }   # the title\n    actions: []\n');
+    assert.deepEqual(source.positionOf(['rules', 0, 'when']), { line: 3, column: 11, endLine: 3, endColumn: 23 });
+    // A list item's mapping: its first line, not the rule's whole block.
+    assert.deepEqual(source.positionOf(['rules', 0]), { line: 2, column: 5, endLine: 2, endColumn: 10 });
+  });
+
+  it('finds a word inside the template braces of a value', () => {
+    const source = parseYamlSource('a: "doc {{ doc.titel }} and doc.titel"\nb: plain\n');
+    // Inside the braces, not the plain text after them.
+    assert.deepEqual(source.wordPositionOf(['a'], 'doc.titel'), { line: 1, column: 12, endLine: 1, endColumn: 21 });
+    // A word that is not there: the whole value.
+    assert.deepEqual(source.wordPositionOf(['b'], 'nope'), { line: 2, column: 4, endLine: 2, endColumn: 9 });
+  });
+
+  it('reports every YAML syntax error, each with its range', () => {
+    const err = failure('a: 1\na: 2\nb: 1\nb: 2\n');
+    assert.equal(err.problems.length, 2);
+    assert.deepEqual(
+      err.problems.map((p) => [p.line, p.column, p.end_line]),
+      [
+        [2, 1, 2],
+        [4, 1, 4],
+      ],
+    );
+    assert.match(err.message, /^line 2, column 1: .*\(and 1 more problem in this file\)$/);
   });
 });

@@ -1,0 +1,86 @@
+// Problems of a rule file as the editor shows them: read from the server's answers (a save, a draft, a check),
+// and what "Run tests" makes of a check. Pure, so unit tests run it in node.
+import { ApiError } from '../api.js';
+import type { FileProblem, RuleTestReport, SaveResult } from '../types.js';
+
+/** A problem as the editor shows it: in the list and underlined from its start to its end (exclusive). */
+export interface Problem {
+  message: string;
+  line?: number;
+  column?: number;
+  endLine?: number;
+  endColumn?: number;
+  severity: 'error' | 'warning';
+}
+
+export interface CheckResult {
+  validation: SaveResult['validation'];
+  tests: RuleTestReport[];
+}
+
+export interface TestBadge {
+  text: string;
+  kind: 'ok' | 'error';
+}
+
+/** Every problem a save answer reports: a refused publish, or a draft's non-blocking validation and warnings. */
+export function problemsOf(result: SaveResult | ApiError): Problem[] {
+  if (result instanceof ApiError) {
+    if (result.problems?.length) return result.problems.map((p) => fromServer(p, 'error'));
+    return [{ message: result.message, line: result.line, column: result.column, severity: 'error' }];
+  }
+  const out: Problem[] = [];
+  const v = result.validation;
+  if (v && v.ok === false && v.problems?.length) out.push(...v.problems.map((p) => fromServer(p, 'error')));
+  else if (v && v.ok === false && v.error)
+    out.push({ message: v.error, line: v.line, column: v.column, severity: 'error' });
+  else if (result.error)
+    out.push({ message: result.error, line: result.line, column: result.column, severity: 'error' });
+  for (const w of [...(result.warnings ?? []), ...(v?.warnings ?? [])]) {
+    out.push(typeof w === 'string' ? { message: w, severity: 'warning' } : { ...w, severity: 'warning' });
+  }
+  return out;
+}
+
+function fromServer(p: FileProblem, severity: Problem['severity']): Problem {
+  return { message: p.message, line: p.line, column: p.column, endLine: p.end_line, endColumn: p.end_column, severity };
+}
+
+/**
+ * What "Run tests" shows for a check answer: each failing test at its own line (the validation names only the
+ * first), the other problems, and the badge; on text that does not validate, where to fix it first.
+ */
+export function testOutcome(result: CheckResult): { problems: Problem[]; badge: TestBadge } {
+  const problems = problemsOf({ ok: true, validation: result.validation });
+  const blocking =
+    result.validation?.ok === false && result.tests.length === 0
+      ? problems.find((p) => p.severity === 'error')
+      : undefined;
+  if (blocking) {
+    const what = /yaml/i.test(blocking.message) ? 'the YAML' : 'the error';
+    const where = blocking.line ? ` (line ${blocking.line})` : '';
+    return { problems, badge: { text: `Tests not run: fix ${what} first${where}`, kind: 'error' } };
+  }
+  const failed = result.tests.filter((t) => !t.ok);
+  const others = problems.filter((p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message));
+  const passed = result.tests.length - failed.length;
+  const n = result.tests.length;
+  return {
+    problems: [
+      ...failed.map((t): Problem => ({
+        message: `${t.rule_id}: ${t.message}`,
+        line: t.line,
+        column: t.column,
+        severity: 'error',
+      })),
+      ...others,
+    ],
+    badge: {
+      text:
+        n === 0
+          ? 'No tests in this file: add examples under tests:.'
+          : `${n} test${n === 1 ? '' : 's'}: ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}`,
+      kind: failed.length ? 'error' : 'ok',
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { launchBrowser, openPage, type UiPage } from './browser.js';
+
+// Three problems in three rules: the list shows them all at once, each underlined on its own word.
+const THREE_PROBLEMS = [
+  'rules:',
+  '  - id: unknown-field',
+  '    when: { custom_fields.Unbekannt: { exists: true } }',
+  '  - id: template-typo',
+  '    actions:',
+  '      - set_title: "Rechnung {{ doc.titel }}"',
+  '  - id: bad-regex',
+  '    when: { content: { matches: "(" } }',
+  '',
+].join('\n');
+
+const cspViolations = (ui: UiPage) => ui.problems.filter((p) => /CSP violation|Content Security Policy/i.test(p));
+
+describe('the problems list and the strict CSP in the browser', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let ui: UiPage;
+  let page: Page;
+
+  before(async () => {
+    server = await startTestServer(); // the demo dms: its custom fields are known, "Unbekannt" is not
+    fs.writeFileSync(path.join(server.rulesDir, 'problems.yml'), THREE_PROBLEMS);
+    browser = await launchBrowser();
+    ui = await openPage(browser, server.url);
+    page = ui.page;
+    page.setDefaultTimeout(15_000);
+    await page.goto('/login?next=%2Frules');
+    await page.fill('#login-user', ADMIN.username);
+    await page.fill('#login-password', ADMIN.password);
+    await page.click('form.login-card button[type=submit]');
+    await page.evaluate("fetch('/api/reload', { method: 'POST' })");
+    await page.goto('/rules');
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('lists every problem of the file at once and underlines exactly the key or name', async () => {
+    await page.click('.tree li[data-path="problems.yml"] a');
+    const items = page.locator('#problems .problem.error');
+    await items.nth(2).waitFor();
+    const texts = await items.allTextContents();
+    assert.equal(texts.length, 3, texts.join('\n'));
+    assert.match(texts[0], /^✗ Line 3, column 13: the dms has no custom field "Unbekannt"/);
+    assert.match(texts[1], /^✗ Line 6, column 33: rule "template-typo": template names "doc.titel"/);
+    assert.match(texts[2], /^✗ Line 8, column 33: rule "bad-regex": invalid regular expression/);
+    const underlined = await page.locator('.cm-lintRange-error').allTextContents();
+    assert.deepEqual(underlined, ['custom_fields.Unbekannt', 'doc.titel', '"("']);
+
+    // A click on a problem puts the cursor on its line.
+    await items.nth(2).click();
+    await page.locator('.cm-editor.cm-focused').waitFor();
+    assert.match((await page.locator('.cm-activeLine').textContent()) ?? '', /matches: "\("/);
+  });
+
+  it('breaks no Content Security Policy rule on any screen', async () => {
+    for (const screen of ['/rules', '/traces', '/jobs', '/settings']) {
+      await page.goto(screen);
+      await page.locator('main h1, main h2').first().waitFor();
+    }
+    // The editor, a dry run's traces dialog and the document panel over it.
+    await page.goto('/rules');
+    await page.click('.tree li[data-path="finance/invoices.yml"] a');
+    await page.locator('.cm-content').waitFor();
+    await page.fill('#run-document', '10');
+    await page.selectOption('#run-rule', 'invoice-de');
+    await page.click('#run-button');
+    const trace = page.locator('dialog#run-results[open] .trace').first();
+    await trace.waitFor();
+    await trace.locator('summary button.doc-open').click();
+    await page.locator('dialog#document-panel[open]').waitFor();
+    assert.deepEqual(cspViolations(ui), []);
+    assert.deepEqual(ui.problems, [], ui.problems.join('\n'));
+  });
+});

@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ApiError } from '../../../renderer/src/api.js';
+import { createDraftSync, type DraftStore } from '../../../renderer/src/editor/draft-sync.js';
+import { problemsOf, type CheckResult, type Problem, type TestBadge } from '../../../renderer/src/editor/problems.js';
+import type { SaveResult } from '../../../renderer/src/types.js';
+
+/** A fake clock: timers run only when the test says so. */
+function fakeTimers() {
+  let next = 1;
+  const pending = new Map<number, { run: () => void; ms: number }>();
+  return {
+    set: (run: () => void, ms: number) => (pending.set(next, { run, ms }), next++),
+    clear: (handle: number | undefined) => {
+      if (handle !== undefined) pending.delete(handle);
+    },
+    delays: () => [...pending.values()].map((t) => t.ms),
+    async fire() {
+      const due = [...pending.values()];
+      pending.clear();
+      for (const t of due) t.run();
+      await new Promise((resolve) => setImmediate(resolve));
+    },
+  };
+}
+
+function harness(store: Partial<DraftStore>, start = { published: 'rules: []\n', draft: null as string | null }) {
+  const shown = { problems: [] as Problem[], notes: [] as string[], badge: null as TestBadge | null, stored: 0 };
+  let text = start.draft ?? start.published;
+  const timers = fakeTimers();
+  const calls: string[] = [];
+  const full: DraftStore = {
+    saveDraft: async (t) => (calls.push(`draft:${t}`), { ok: true }),
+    publish: async (t) => (calls.push(`publish:${t}`), { ok: true }),
+    check: async () => ({ validation: { ok: true }, tests: [] }),
+    discardDraft: async () => void calls.push('discard'),
+    deleteFile: async () => void calls.push('delete'),
+    ...store,
+  };
+  const sync = createDraftSync({
+    store: full,
+    isVars: false,
+    published: start.published,
+    draft: start.draft,
+    text: () => text,
+    timers,
+    now: () => new Date(0),
+    view: {
+      problems: (p) => (shown.problems = p),
+      status: (note) => shown.notes.push(note),
+      badge: (b) => (shown.badge = b),
+      replace: (t) => (text = t),
+      stored: () => shown.stored++,
+    },
+  });
+  return { sync, shown, timers, calls, type: (t: string) => ((text = t), sync.edited()), text: () => text };
+}
+
+describe('draft sync (the editor without its DOM)', () => {
+  it('autosaves an edit as a draft after a pause, then counts it as a draft, not published', async () => {
+    const h = harness({});
+    assert.equal(h.sync.status().label, 'Published');
+    h.type('rules:\n  - id: a\n');
+    assert.equal(h.sync.version(), 'unsaved');
+    assert.deepEqual(h.timers.delays(), [1200]);
+    await h.timers.fire();
+    assert.deepEqual(h.calls, ['draft:rules:\n  - id: a\n']);
+    assert.equal(h.sync.version(), 'draft');
+    const status = h.sync.status();
+    assert.equal(status.label, '● Draft saved, not published');
+    assert.equal(status.canDiscard, true);
+    assert.equal(status.saveLabel, 'Save & publish');
+    assert.equal(h.shown.stored, 1, 'the file list learns the file has a draft');
+  });
+
+  it('keeps the text after a failed autosave and tries again later', async () => {
+    let fail = true;
+    const h = harness({
+      saveDraft: async () => {
+        if (fail) throw new ApiError('The dms-rules service cannot be reached. Is it running?', 0);
+        return { ok: true };
+      },
+    });
+    h.type('changed');
+    await h.timers.fire();
+    assert.match(h.shown.notes.at(-1)!, /draft not saved: .*cannot be reached.* · retrying/);
+    assert.deepEqual(h.timers.delays(), [5000]);
+    fail = false;
+    await h.timers.fire();
+    assert.equal(h.sync.version(), 'draft');
+  });
+
+  it('shows every problem of a refused publish with its range, and keeps the work as a draft', async () => {
+    const problems = [
+      { message: 'the dms has no custom field "X".', line: 3, column: 13, end_line: 3, end_column: 28 },
+      { message: 'template names "doc.titel"', line: 5, column: 27, end_line: 5, end_column: 36 },
+    ];
+    const drafts: string[] = [];
+    const h = harness({
+      publish: async () => {
+        throw new ApiError('line 3, column 13: … (and 1 more problem in this file)', 422, 3, 13, undefined, problems);
+      },
+      // As the server answers a draft: saved, with the same validation.
+      saveDraft: async (text) => (drafts.push(text), { ok: true, validation: { ok: false, error: 'x', problems } }),
+    });
+    h.type('broken');
+    await h.sync.publish();
+    assert.deepEqual(
+      h.shown.problems.map((p) => [p.line, p.column, p.endLine, p.endColumn, p.severity]),
+      [
+        [3, 13, 3, 28, 'error'],
+        [5, 27, 5, 36, 'error'],
+      ],
+    );
+    assert.deepEqual(drafts, ['broken'], 'the refused text is kept as a draft');
+    assert.match(h.shown.notes.at(-1)!, /not published: fix the error first \(kept as a draft\)/);
+  });
+
+  it('clears the test badge on an edit and runs the tests again after a publish', async () => {
+    let checks = 0;
+    const h = harness({
+      check: async (): Promise<CheckResult> => {
+        checks++;
+        return {
+          validation: { ok: true },
+          tests: [{ rule_id: 'a', name: 't', ok: true, message: 'ok', line: 4, column: 9 }],
+        };
+      },
+    });
+    await h.sync.check(true);
+    assert.deepEqual(h.shown.badge, { text: '1 test: 1 passed', kind: 'ok' });
+    h.type('edited');
+    assert.equal(h.shown.badge, null, 'the badge belongs to the text it ran on');
+    await h.sync.publish();
+    assert.equal(checks, 2);
+    assert.deepEqual(h.shown.badge, { text: '1 test: 1 passed', kind: 'ok' });
+  });
+
+  it('says to fix the YAML first, with its line, instead of running tests on text that does not parse', async () => {
+    const h = harness({
+      check: async () => ({
+        validation: {
+          ok: false,
+          error: 'line 2, column 3: YAML syntax error: x',
+          problems: [{ message: 'YAML syntax error: x', line: 2, column: 3, end_line: 2, end_column: 4 }],
+        },
+        tests: [],
+      }),
+    });
+    await h.sync.check(true);
+    assert.deepEqual(h.shown.badge, { text: 'Tests not run: fix the YAML first (line 2)', kind: 'error' });
+  });
+
+  it('discarding the draft puts the published text back', async () => {
+    const h = harness({}, { published: 'published\n', draft: 'draft\n' });
+    assert.equal(h.sync.status().showDraftBanner, true);
+    await h.sync.discard();
+    assert.equal(h.text(), 'published\n');
+    assert.equal(h.sync.version(), 'published');
+    assert.equal(h.sync.status().showDraftBanner, false);
+  });
+
+  it('reads a draft answer: every validation problem, then the warnings', () => {
+    const result: SaveResult = {
+      ok: true,
+      validation: {
+        ok: false,
+        error: 'first',
+        problems: [
+          { message: 'a', line: 1, column: 1, end_line: 1, end_column: 2 },
+          { message: 'b', line: 4, column: 7, end_line: 4, end_column: 9 },
+        ],
+        warnings: ['the dms could not be reached'],
+      },
+    };
+    assert.deepEqual(
+      problemsOf(result).map((p) => `${p.severity}:${p.message}`),
+      ['error:a', 'error:b', 'warning:the dms could not be reached'],
+    );
+  });
+});
