@@ -146,6 +146,8 @@ describe('exactly once, person first (issue 22)', () => {
       'rules:\n  - id: urgent\n    on: [updated]\n    when: { notes: { contains: "Bitte dringend bezahlen" } }\n    actions:\n      - add_tags: Steuer\n';
     const rig = await startRig(NOTES);
     const { dataDir, rulesDir } = rig.server;
+    // The service had seen the dms before it stopped: its catch-up cursor is set (a busy machine may stop it sooner).
+    while (!(await arrival(rig)).cursor) await new Promise((r) => setTimeout(r, 10));
     await rig.server.close();
     let restarted: TestServer | null = null;
     try {

@@ -11,7 +11,10 @@ import { logUncaught } from '../../server/process-hooks.js';
 import { tempDir } from '../helpers/test-server.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-const moduleUrl = (file: string) => JSON.stringify(pathToFileURL(path.join(ROOT, file)).href);
+// Under `npm test` this file is transpiled JavaScript beside transpiled sources; run alone under tsx it has the sources.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const moduleUrl = (file: string) =>
+  JSON.stringify(pathToFileURL(path.join(ROOT, FROM_SOURCE ? file : file.replace(/\.ts$/, '.js'))).href);
 
 describe('unhandled rejections and uncaught exceptions', () => {
   it('logs a rejection nobody awaited with its stack, and the hooks can be removed', () => {
@@ -45,10 +48,14 @@ describe('unhandled rejections and uncaught exceptions', () => {
         throw new Error('boom');
       }, 50);
     `;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    const child = spawnSync(
+      process.execPath,
+      [...(FROM_SOURCE ? ['--import', 'tsx'] : []), '--input-type=module', '-e', script],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     assert.equal(child.status, 1, child.stderr);
     assert.match(child.stderr, /Error: boom/, 'Node still reports the exception as it would without the hook');
     const records = fs

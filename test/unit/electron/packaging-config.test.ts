@@ -84,7 +84,11 @@ describe('desktop packaging config', () => {
       pkg.scripts.desktop,
       /^node node_modules\/electron\/install\.js && npm run build --silent && electron \.$/,
     );
-    assert.match(pkg.scripts.dist, /^npm run build --silent && electron-builder --config build\/electron-builder\.yml/);
+    // Cleaned first: a dist/ left from an older build could hold code that no longer ships (build/clean-dist.mjs).
+    assert.match(
+      pkg.scripts.dist,
+      /^node build\/clean-dist\.mjs && npm run build --silent && electron-builder --config build\/electron-builder\.yml/,
+    );
   });
 
   test('installing never downloads the Electron binary (a fresh machine without that network must install)', () => {

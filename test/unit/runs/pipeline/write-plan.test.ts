@@ -140,7 +140,7 @@ for (const profile of ['3.0', '2.20'] as const) {
     });
 
     test('remove_tags on a parent removes the tags below it, as the dms will', async () => {
-      await person.updateDocument(4, { tags: [5, 9] });
+      await person.updateDocument(4, { tags: [4, 5, 9] }); // parent Steuer, its child Steuer 2025, rules-processed
       const { evaluation, plan: p } = await plan(4, { id: 'r', actions: [{ remove_tags: ['Steuer'] }] });
       assert.deepEqual(evaluation.results[0].changes.tags.to, ['rules-processed']);
       assert.match(evaluation.results[0].actions[0].detail ?? '', /removes the tags below: Steuer 2025/);
