@@ -67,7 +67,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     writes: deps.recentWrites,
     lane: deps.lane,
     concurrency,
-    pageSize: deps.pageSize ?? 100,
+    pageSize: deps.pageSize ?? ('auto' as const),
     now,
   };
 

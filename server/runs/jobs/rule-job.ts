@@ -1,4 +1,4 @@
-import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import type { DmsClient, DmsDocument, DocumentQuery } from '../../dms/types.js';
 import type { RuleDefinition } from '../../engine/model.js';
 import { errorMessage } from '../../errors.js';
 import type { EventStore } from '../../history/event-store.js';
@@ -20,7 +20,7 @@ export interface RuleJobDeps {
   writes: RecentWrites;
   lane: DocumentLane;
   concurrency: number;
-  pageSize: number;
+  pageSize: DocumentQuery['pageSize'];
   now: () => Date;
 }
 
