@@ -84,6 +84,7 @@ export async function benchCapacity(
     const nodeArgs = options.nodeArgs ?? [];
     const measure = async (service: ServiceProcess, mode: string, dryRun: boolean, record = true) => {
       sim.resetCounts();
+      sim.slow?.resetBusy();
       const cpu = service.cpuSeconds();
       const { jobSeconds, event } = await runJob(service, dryRun);
       const used = service.cpuSeconds() - cpu;
@@ -91,12 +92,16 @@ export async function benchCapacity(
       const counts = sim.counts();
       const requests = sum(counts);
       const writes = sum(counts, WRITES);
+      // On the slow profile, the dms's worker time for this job over its workers: what the job's requests and
+      // rows cost the dms, whatever the machine's load did to the service's own CPU time.
+      const dmsOwn = profile && sim.slow ? sim.slow.busyMs() / 1000 / profile.workers : null;
+      const dmsNote = dmsOwn === null ? '' : `; dms's own time for it ${round(dmsOwn / capacity.seconds, 2)}× capacity`;
       rows.push({
         measure: `${name}: ${mode} / capacity`,
         value: `${round(jobSeconds / capacity.seconds, 2)}×`,
         note:
           `${round(jobSeconds, 2)} s, ${event.processed} docs, ${event.changed} changed; ${round((requests / event.processed) * 1000, 1)} requests / 1,000 docs` +
-          `${dryRun ? '' : `, ${writes} writes`}; service CPU ${round((used / event.processed) * 1e6, 0)} µs/doc; load ${load()}`,
+          `${dryRun ? '' : `, ${writes} writes`}; service CPU ${round((used / event.processed) * 1e6, 0)} µs/doc${dmsNote}; load ${load()}`,
       });
     };
     let service = await startRigService(sim, rulesDir, dataDir, nodeArgs);

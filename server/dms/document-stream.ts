@@ -6,9 +6,10 @@ import { MAX_READ_PAGE, planPageSize } from './read-costs.js';
 import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 
 // Page numbers shift when documents stop matching the filter mid-scan (a job that removes the very tag it
-// filtered on would skip every other page). So the scan first snapshots the matching ids (8 bytes each, at
+// filtered on would skip every other page). So a filtered scan first snapshots the matching ids (8 bytes each, at
 // most MAX_LISTED_DOCUMENTS of them, held as the dms delivers them, never sized by its count), then fetches
-// the documents in id chunks: every document matching at the start is seen exactly once.
+// the documents in id chunks: every document matching at the start is seen exactly once. An unfiltered scan on
+// API version 10 reads plain pages instead and rechecks what could have slid between them (`pagedDocuments`).
 
 // `fields=id` trims only Paperless's output: its queryset still loads every row's content and prefetches
 // tags, notes and custom fields, so a 10,000-id page can run into a proxy's or gunicorn's timeout on a
