@@ -165,8 +165,10 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
   return {
     forRun(doc, trigger, results, notifications) {
       const me = Symbol(`run of document ${doc.id}`);
-      const basis = changeBasis(doc, trigger);
-      const keyOf = (rule: string, path: string) => intentKey(doc.id, basis, rule, path);
+      // Digesting the document (its whole content) only when a side effect needs a key: most runs have none.
+      let basis: string | undefined;
+      const keyOf = (rule: string, path: string) =>
+        intentKey(doc.id, (basis ??= changeBasis(doc, trigger)), rule, path);
 
       /** Records the intents not yet known (or given up before) as this run's; the others stay as they are. */
       const claim = async (wanted: Wanted[]): Promise<void> => {
