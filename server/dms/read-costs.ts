@@ -1,3 +1,5 @@
+import { getHeapStatistics } from 'node:v8';
+
 // What a list read costs this dms, learnt from its own answers (issue 28): the time of each list answer against
 // its rows gives a cost per request and a cost per row; the page size of a document read follows from them.
 // A slow host (60 ms per request, 2 ms per row) wants large pages; a fast one wants pages only as large as
@@ -71,8 +73,14 @@ export const DEFAULT_READ_PAGE = 100;
 const OVERHEAD_SHARE = 10;
 /** The most a document page asks for. */
 export const MAX_READ_PAGE = 1000;
-/** Budget for the pages held at once (in flight plus the one being worked on), as answer bytes. */
-const PAGES_MEMORY_BYTES = 24 * 1024 * 1024;
+/**
+ * Budget for the pages held at once (in flight plus the one being worked on), as answer bytes: 24 MiB, or a
+ * tenth of the heap when it is capped lower (a 96 MiB heap: about 100 documents per page). A page's documents
+ * are held again as evaluations and traces downstream, so the heap, not the answers, sets the limit.
+ */
+export function pagesMemoryBudget(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
+  return Math.min(24 * 1024 * 1024, Math.floor(heapLimitBytes / 10));
+}
 /** Assumed size of a document until a whole-document page was seen (OCR text of a few pages). */
 const ASSUMED_DOCUMENT_BYTES = 16 * 1024;
 
@@ -85,6 +93,8 @@ export interface PagePlanInput {
   documentBytes: number | null;
   /** The caller's page size, used while the dms's costs are unknown. */
   fallback?: number;
+  /** Bytes the pages held at once may take (default `pagesMemoryBudget()`). */
+  memoryBytes?: number;
 }
 
 /**
@@ -94,7 +104,8 @@ export interface PagePlanInput {
 export function planPageSize(input: PagePlanInput): number {
   const parallel = Math.max(1, input.parallel);
   const byMemory = Math.floor(
-    PAGES_MEMORY_BYTES / ((parallel + 2) * Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES)),
+    (input.memoryBytes ?? pagesMemoryBudget()) /
+      ((parallel + 2) * Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES)),
   );
   const { estimate } = input;
   const byOverhead =

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createReadCosts, fitCosts, planPageSize } from '../../../server/dms/read-costs.js';
+import { createReadCosts, fitCosts, pagesMemoryBudget, planPageSize } from '../../../server/dms/read-costs.js';
 
 describe('fitCosts: per request and per row from list answers', () => {
   it('finds 60 ms per request and 2 ms per row although one answer waited in the queue', () => {
@@ -42,19 +42,43 @@ describe('fitCosts: per request and per row from list answers', () => {
 
 describe('planPageSize: rows per request from what the dms costs', () => {
   const slow = { perRequestMs: 60, perRowMs: 2 };
+  const MiB = 1024 * 1024;
+  it('holds fewer documents at once when the heap is capped (96 MiB: about 100 per page)', () => {
+    assert.equal(pagesMemoryBudget(4096 * MiB), 24 * MiB);
+    const budget = pagesMemoryBudget(96 * MiB);
+    assert.equal(
+      planPageSize({ count: 100_000, parallel: 4, estimate: slow, documentBytes: null, memoryBytes: budget }),
+      102,
+    );
+  });
   it('splits a small archive on a slow host into one page per request in flight', () => {
-    assert.equal(planPageSize({ count: 1000, parallel: 4, estimate: slow, documentBytes: 12_000 }), 250);
+    assert.equal(
+      planPageSize({ count: 1000, parallel: 4, estimate: slow, documentBytes: 12_000, memoryBytes: 24 * MiB }),
+      250,
+    );
   });
   it('makes pages large enough that the per-request cost is a tenth of the rows on a slow host', () => {
-    assert.equal(planPageSize({ count: 10_000, parallel: 4, estimate: slow, documentBytes: 2_000 }), 300);
+    assert.equal(
+      planPageSize({ count: 10_000, parallel: 4, estimate: slow, documentBytes: 2_000, memoryBytes: 24 * MiB }),
+      300,
+    );
   });
   it('keeps the pages held at once within the memory budget for large documents', () => {
-    const size = planPageSize({ count: 100_000, parallel: 4, estimate: slow, documentBytes: 40_000 });
+    const size = planPageSize({
+      count: 100_000,
+      parallel: 4,
+      estimate: slow,
+      documentBytes: 40_000,
+      memoryBytes: 24 * MiB,
+    });
     assert.ok(size * 6 * 40_000 <= 24 * 1024 * 1024, `${size} rows of 40 KB`);
     assert.ok(size >= 100);
   });
   it('splits no finer than 100 rows, so a changing run writes no more bulk edits than before', () => {
-    assert.equal(planPageSize({ count: 120, parallel: 4, estimate: slow, documentBytes: 12_000 }), 100);
+    assert.equal(
+      planPageSize({ count: 120, parallel: 4, estimate: slow, documentBytes: 12_000, memoryBytes: 24 * MiB }),
+      100,
+    );
   });
   it('uses the caller fallback, or 100, while nothing is known', () => {
     assert.equal(planPageSize({ count: 10_000, parallel: 4, estimate: null, documentBytes: null }), 100);
@@ -66,6 +90,7 @@ describe('planPageSize: rows per request from what the dms costs', () => {
       parallel: 4,
       estimate: { perRequestMs: 1, perRowMs: 0 },
       documentBytes: 1_000,
+      memoryBytes: 24 * MiB,
     });
     assert.equal(size, 1000);
   });
