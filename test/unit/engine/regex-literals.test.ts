@@ -30,14 +30,18 @@ describe('regex shortcuts answer exactly as RE2 does', () => {
       const rule = compileRegex(pattern);
       for (const text of TEXTS) {
         assert.equal(rule.test(text), re.test(text), JSON.stringify(text));
-        assert.deepEqual(rule.values(text, 10), [...re.matchAll(text)].slice(0, 10).map((m) => m[1] ?? m[0]));
+        assert.deepEqual(
+          rule.values(text, 10),
+          [...re.matchAll(text)].slice(0, 10).map((m) => m[1] ?? m[0]),
+        );
       }
     });
 
   it('takes the shortcut only for plain literal alternatives', () => {
     assert.ok(literalTest('(?i)rechnung|invoice'));
     assert.ok(literalTest('Rechnung'));
-    for (const p of ['(?i)rech.ung', 'a|', '(?i)(a|b)', 'ü|x', '(?s)abc', '^abc']) assert.equal(literalTest(p), null, p);
+    for (const p of ['(?i)rech.ung', 'a|', '(?i)(a|b)', 'ü|x', '(?s)abc', '^abc'])
+      assert.equal(literalTest(p), null, p);
   });
 
   it('knows the literal every match contains, and only when there is one', () => {
