@@ -89,7 +89,9 @@ export async function benchHeapCap(size: number, heapMiB: number): Promise<Row[]
     env: { NODE_OPTIONS: `--max-old-space-size=${heapMiB}` },
   };
   return withRig(setup, async ({ sim, service }) => {
-    const { seconds, event } = await runJob(service, true);
+    const { seconds, event } = await runJob(service, true).catch((err: unknown) => {
+      throw new Error(`the heap-capped job failed (${String(err)}); the service said:\n${service.stderrTail()}`);
+    });
     return [
       {
         measure: `${size.toLocaleString('en')} docs, dry run, heap capped at ${heapMiB} MiB`,

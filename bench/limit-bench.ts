@@ -9,10 +9,10 @@ import { withRig } from './service-process.js';
 import { round, type Row } from './stats.js';
 
 /** Pages through every document from a second process, as the service would; seconds of wall time. */
-async function bareRead(sim: Simulator): Promise<number> {
+export async function bareRead(sim: Simulator, pageSize = 1000): Promise<number> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', path.join('bench', 'bare-read.ts'), sim.url, sim.token],
+    ['--import', 'tsx', path.join('bench', 'bare-read.ts'), sim.url, sim.token, String(pageSize)],
     { encoding: 'utf8' },
   );
   const read = JSON.parse(stdout) as { seconds: number; documents: number };

@@ -1,12 +1,14 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
 // Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
-// --skip limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
+// --capacity-sizes 1000,10000 (issue 28's comparison with the dms's capacity; --with-100k adds 100,000 documents,
+// which takes several minutes per profile), --capacity-profiles slow,fast-realistic, --cpu-prof <dir>, --skip capacity,limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
 // build against this one, alternating in one run (build it first: `npm run build` there)
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchHeapCap, benchJobs } from './job-bench.js';
 import { benchHistory } from './history-bench.js';
 import { benchLimit } from './limit-bench.js';
+import { benchCapacity, type CapacityProfile } from './capacity-bench.js';
 import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
 import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
@@ -20,12 +22,27 @@ function option(name: string): string | undefined {
 const sizes = (option('sizes') ?? '1000,10000,100000').split(',').map(Number);
 const limitSizes = (option('limit-sizes') ?? '2000,10000').split(',').map(Number);
 const skip = new Set((option('skip') ?? '').split(','));
+// --cpu-prof <dir>: the service of the capacity comparison writes V8 CPU profiles there (one per service start).
+const profileDir = option('cpu-prof');
+const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const capacityProfiles = (option('capacity-profiles') ?? 'slow,fast-realistic').split(',') as CapacityProfile[];
+const capacitySizes = (option('capacity-sizes') ?? '1000,10000').split(',').map(Number);
+if (process.argv.includes('--with-100k')) capacitySizes.push(100_000);
 
 execSync('npm run build --silent', { stdio: 'inherit' });
 console.log(
   `# dms-rules benchmark, ${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
 );
 
+if (!skip.has('capacity')) {
+  const rows: Row[] = [];
+  for (const kind of capacityProfiles)
+    for (const size of capacitySizes) rows.push(...(await benchCapacity(size, kind, { nodeArgs: profileArgs })));
+  printTable(
+    `Run-all against the dms's capacity (issue 28; load average at start ${os.loadavg()[0].toFixed(1)})`,
+    rows,
+  );
+}
 if (!skip.has('limit')) {
   const rows: Row[] = [];
   for (const size of limitSizes) {

@@ -16,6 +16,8 @@ export interface ServiceProcess {
   cpuSeconds(): number;
   /** CPU seconds of its main thread alone (the serial part of a run; evaluation workers are other threads). */
   mainThreadCpuSeconds(): number;
+  /** The last 4 KB the service wrote to stderr (why it died, when it did). */
+  stderrTail(): string;
   stop(): Promise<void>;
 }
 
@@ -52,7 +54,7 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4096)));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`service did not start in 30 s:\n${out}\n${stderr}`)), 30_000);
@@ -76,6 +78,7 @@ export async function startService(
     cpuSeconds: () => procCpuSeconds(pid),
     // The main thread's task id is the process id.
     mainThreadCpuSeconds: () => procCpuSeconds(pid, `/proc/${pid}/task/${pid}/stat`),
+    stderrTail: () => stderr,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -55,8 +55,8 @@ export const DOCUMENT_FILTERS: ReadonlySet<string> = new Set([
 export const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 100_000;
 
-/** The query string for one page of `GET /api/documents/`, always `ordering=id` so paging is stable. */
-export function documentListParams(query: DocumentQuery, page: number): URLSearchParams {
+/** The query string for one page of `GET /api/documents/`, ordered by id so paging is stable (`-id`: newest first). */
+export function documentListParams(query: DocumentQuery, page: number, ordering: 'id' | '-id' = 'id'): URLSearchParams {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query.filters ?? {})) {
     if (!DOCUMENT_FILTERS.has(name)) {
@@ -69,9 +69,10 @@ export function documentListParams(query: DocumentQuery, page: number): URLSearc
   if (query.fields?.length) params.set('fields', query.fields.join(','));
   if (query.truncateContent) params.set('truncate_content', 'true');
   if (query.fullPerms) params.set('full_perms', 'true');
-  const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(query.pageSize ?? DEFAULT_PAGE_SIZE)));
+  const asked = typeof query.pageSize === 'number' ? query.pageSize : DEFAULT_PAGE_SIZE;
+  const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(asked)));
   params.set('page_size', String(size));
   params.set('page', String(page));
-  params.set('ordering', 'id');
+  params.set('ordering', ordering);
   return params;
 }

@@ -1,13 +1,15 @@
-import { DEFAULT_PAGE_SIZE, documentListParams } from './document-query.js';
+import { documentListParams } from './document-query.js';
 import { DmsError } from './errors.js';
 import type { Transport } from './http-transport.js';
 import { checkedPage, MAX_LISTED_DOCUMENTS, type ListPage } from './list-walk.js';
+import { MAX_READ_PAGE, planPageSize } from './read-costs.js';
 import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 
 // Page numbers shift when documents stop matching the filter mid-scan (a job that removes the very tag it
-// filtered on would skip every other page). So the scan first snapshots the matching ids (8 bytes each, at
+// filtered on would skip every other page). So a filtered scan first snapshots the matching ids (8 bytes each, at
 // most MAX_LISTED_DOCUMENTS of them, held as the dms delivers them, never sized by its count), then fetches
-// the documents in id chunks: every document matching at the start is seen exactly once.
+// the documents in id chunks: every document matching at the start is seen exactly once. An unfiltered scan on
+// API version 10 reads plain pages instead and rechecks what could have slid between them (`pagedDocuments`).
 
 // `fields=id` trims only Paperless's output: its queryset still loads every row's content and prefetches
 // tags, notes and custom fields, so a 10,000-id page can run into a proxy's or gunicorn's timeout on a
@@ -32,8 +34,9 @@ async function idPage(
   query: DocumentQuery,
   page: number,
   pageSize = ID_PAGE_SIZE,
+  ordering: 'id' | '-id' = 'id',
 ): Promise<ListPage<{ id: number }>> {
-  const params = documentListParams({ filters: query.filters, fields: ['id'], pageSize }, page);
+  const params = documentListParams({ filters: query.filters, fields: ['id'], pageSize }, page, ordering);
   const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
   const body = checkedPage<{ id: number }>(
     res.json,
@@ -74,19 +77,136 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, count: n
   }
 }
 
+/** One list page, or null when the dms says the page does not exist (404 `Invalid page.`: the list shrank). */
+async function documentPage(
+  transport: Transport,
+  params: URLSearchParams,
+  ask: { page: number; pageSize: number },
+): Promise<ListPage<DmsDocument> | null> {
+  try {
+    const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
+    return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, ...ask }, MAX_LISTED_DOCUMENTS);
+  } catch (err) {
+    if (err instanceof DmsError && err.dmsStatus === 404) return null;
+    throw err;
+  }
+}
+
+/** Ids strictly between consecutive pages (and after the last one) that no page delivered, `MAX_ID_CHUNK` at a time. */
+function* unseenIds(gaps: Array<[number, number]>): Generator<number[]> {
+  let chunk: number[] = [];
+  for (const [after, before] of gaps)
+    for (let id = after + 1; id < before; id++) {
+      chunk.push(id);
+      if (chunk.length === MAX_ID_CHUNK) {
+        yield chunk;
+        chunk = [];
+      }
+    }
+  if (chunk.length > 0) yield chunk;
+}
+
+/** The caller's page size, or with `'auto'` the one this dms's costs call for (read-costs.ts); at most `most`. */
+function rowsPerRequest(
+  transport: Transport,
+  query: DocumentQuery,
+  count: number,
+  ahead: number,
+  most: number,
+): number {
+  if (typeof query.pageSize === 'number') return Math.min(most, Math.max(1, Math.floor(query.pageSize)));
+  const costs = transport.costs;
+  const planned = planPageSize({
+    count,
+    parallel: Math.max(1, ahead),
+    estimate: costs?.estimate() ?? null,
+    documentBytes: costs?.documentBytes() ?? null,
+  });
+  return Math.min(most, planned);
+}
+
+/** More unseen ids than this after a read means the list changed too much while it was read to recheck by id. */
+const MAX_RECHECKED_IDS = 200_000;
+
 /**
- * Streams the documents matching `query` in chunks of `pageSize`; `ahead` chunks are requested before the
- * consumer asks for them, so memory holds at most `ahead + 1` chunks.
+ * All documents by plain pages (`ordering=id`), no id snapshot: on Paperless every row of a `fields=id` page
+ * costs as much as a whole document (its queryset loads them), so a snapshot doubles what the dms works for.
+ * The snapshot's promise is kept another way. The probe gave the newest id, the end of what is rechecked below
+ * (a document added later may be read, as it would be by the next job anyway). Ids only ascend, so a page that repeats ids its predecessor delivered is trimmed; and when the
+ * list changed while it was read (a count that moved, a page that vanished, fewer documents than counted), a
+ * document that slid from one page into an earlier, already-read one can only sit between the last id of a page
+ * and the first of the next, or after the last page: those ids are read again by `id__in`, so every document
+ * present from start to end is seen exactly once.
+ */
+async function* pagedDocuments(
+  transport: Transport,
+  query: DocumentQuery,
+  count: number,
+  newestId: number,
+  ahead: number,
+): AsyncGenerator<DocumentPage> {
+  const pageSize = rowsPerRequest(transport, query, count, ahead, MAX_READ_PAGE);
+  const pages = Math.ceil(count / pageSize);
+  const base = { fields: query.fields, truncateContent: query.truncateContent, fullPerms: query.fullPerms, pageSize };
+  const requested: Array<Promise<ListPage<DmsDocument> | null>> = [];
+  const gaps: Array<[number, number]> = [];
+  let nextPage = 1;
+  let lastId = 0;
+  let delivered = 0;
+  let changed = false;
+  while (nextPage <= pages || requested.length > 0) {
+    while (nextPage <= pages && requested.length <= ahead) {
+      const page = nextPage++;
+      requested.push(quiet(documentPage(transport, documentListParams(base, page), { page, pageSize })));
+    }
+    const body = await (requested.shift() as Promise<ListPage<DmsDocument> | null>);
+    if (body === null || body.count !== count) changed = true;
+    const fresh = (body?.results ?? []).filter((d) => d.id > lastId);
+    if (fresh.length === 0) continue;
+    if (lastId > 0 && fresh[0].id > lastId + 1) gaps.push([lastId, fresh[0].id]);
+    lastId = fresh[fresh.length - 1].id;
+    delivered += fresh.length;
+    yield { count, documents: fresh };
+  }
+  if (!changed && delivered === count) return;
+  if (lastId < newestId) gaps.push([lastId, newestId + 1]);
+  const unseen = gaps.reduce((sum, [after, before]) => sum + (before - after - 1), 0);
+  if (unseen > MAX_RECHECKED_IDS)
+    throw new DmsError(
+      `the dms's document list changed by more than ${MAX_RECHECKED_IDS} ids while it was read; run the job again`,
+      `GET ${DOCUMENTS}`,
+      200,
+    );
+  for (const ids of unseenIds(gaps)) {
+    const params = documentListParams({ ...base, pageSize: ids.length, filters: { id__in: ids.join(',') } }, 1);
+    const body = await documentPage(transport, params, { page: 1, pageSize: ids.length });
+    if (body && body.results.length > 0) yield { count, documents: body.results };
+  }
+}
+
+/**
+ * Streams the documents matching `query`; `ahead` requests are made before the consumer asks for them, so
+ * memory holds at most `ahead + 1` pages. How many documents one request asks for follows from what the dms's
+ * answers cost (read-costs.ts). Without filters on API version 10 the documents are read by plain pages
+ * (`pagedDocuments`); with filters, or on 2.x, from a snapshot of the matching ids in `id__in` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
-  const probe = await idPage(transport, query, 1, 1);
+  const ahead = Math.max(0, Math.floor(query.ahead ?? 0));
+  const filtered = Object.keys(query.filters ?? {}).length > 0;
+  // Newest first: one row gives the count and the newest id (the end of a read without snapshot).
+  const probe = await idPage(transport, query, 1, 1, '-id');
   const { count, all } = probe;
   if (count === 0) {
     yield { count: 0, documents: [] };
     return;
   }
-  const size = Math.min(MAX_ID_CHUNK, Math.max(1, Math.floor(query.pageSize ?? DEFAULT_PAGE_SIZE)));
-  const ahead = Math.max(0, Math.floor(query.ahead ?? 0));
+  // On 2.x every list answer carries `all`, every matching id: the probe's is the snapshot, and every later
+  // request names its ids (`id__in`), so no other answer carries more ids than the page it asked for.
+  if (!filtered && !all) {
+    yield* pagedDocuments(transport, query, count, probe.results[0]?.id ?? 0, ahead);
+    return;
+  }
+  const size = rowsPerRequest(transport, query, count, ahead, MAX_ID_CHUNK);
   const fetchChunk = async (chunk: number[]): Promise<DmsDocument[]> => {
     const params = documentListParams(
       {
@@ -103,9 +223,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
     return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, page: 1, pageSize: chunk.length })
       .results;
   };
-  // On 2.x the one-row probe already carries every matching id (in the list's order, by id): paging through ids
-  // would download all of them again with every page.
-  const ids: number[] = all ? [...all] : [];
+  const ids: number[] = all ? [...all].sort((a, b) => a - b) : [];
   if (!all) for await (const page of matchingIds(transport, query, count)) ids.push(...page);
   const requested: Array<Promise<DmsDocument[]>> = [];
   for (let start = 0; start < ids.length; start += size) {

@@ -13,6 +13,7 @@ import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
 import { readCapped } from './file-download.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
+import { createReadCosts, type ReadCosts } from './read-costs.js';
 import { createSemaphore } from './semaphore.js';
 import { errorMessage } from '../error-message.js';
 
@@ -56,6 +57,8 @@ export interface Transport {
   send(request: DmsRequest): Promise<DmsResponse>;
   /** The API version in use and what the server last said about itself (after at least one answer). */
   versions(): ServerVersionFacts & { apiVersion: number };
+  /** What list reads cost this dms, from the answers so far (read-costs.ts). */
+  readonly costs?: ReadCosts;
   close(): Promise<void>;
 }
 
@@ -90,6 +93,7 @@ export function createTransport(options: TransportOptions): Transport {
   // Starts with the best version; a 406 steps down, the server's X-Api-Version settles it.
   let apiVersion: number = CLIENT_API_VERSIONS[0];
   let facts: ServerVersionFacts = {};
+  const costs = createReadCosts();
 
   async function attempt(
     request: DmsRequest,
@@ -107,6 +111,7 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const query = request.query?.toString();
     const signal = AbortSignal.timeout(options.timeoutMs);
+    const started = performance.now();
     const res = await pool.request({
       method: request.method,
       path: `${basePath}${request.path}${query ? `?${query}` : ''}`,
@@ -138,7 +143,9 @@ export function createTransport(options: TransportOptions): Transport {
           res.statusCode,
         );
       }
-      return { status: res.statusCode, headers: flat, json: text === '' ? null : JSON.parse(text) };
+      const json: unknown = text === '' ? null : JSON.parse(text);
+      if (request.method === 'GET') recordListCost(request, json, text.length, performance.now() - started);
+      return { status: res.statusCode, headers: flat, json };
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       // Paperless redirects unknown paths to its login page; following it would hand us HTML.
@@ -156,6 +163,14 @@ export function createTransport(options: TransportOptions): Transport {
         retryAfter: flat['retry-after'],
       },
     );
+  }
+
+  /** A list answer's time against its rows, for sizing later reads; whole-document pages also give their size. */
+  function recordListCost(request: DmsRequest, json: unknown, length: number, ms: number): void {
+    const results = (json as { results?: unknown } | null)?.results;
+    if (!Array.isArray(results)) return;
+    const whole = request.path === '/api/documents/' && !request.query?.has('fields');
+    costs.record({ rows: results.length, ms, ...(whole ? { documentBytes: length } : {}) });
   }
 
   /** A 406 for the version we sent: step down, or, with none left, find out what the server is and say so. */
@@ -241,6 +256,7 @@ export function createTransport(options: TransportOptions): Transport {
     url: options.url.replace(/\/+$/, ''),
     send,
     versions: () => ({ apiVersion, ...facts }),
+    costs,
     async close() {
       await pool.close();
     },

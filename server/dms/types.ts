@@ -135,7 +135,8 @@ export interface DocumentQuery {
   filters?: Record<string, string>;
   /** `fields=` to keep responses small. */
   fields?: string[];
-  pageSize?: number;
+  /** Documents per request (default 100); `'auto'`: as many as this dms's answer costs call for (read-costs.ts). */
+  pageSize?: number | 'auto';
   truncateContent?: boolean;
   /** `full_perms=true`: each document's `permissions` (more work for the dms; only when a rule needs them). */
   fullPerms?: boolean;

@@ -4,6 +4,7 @@
  * RE2's syntax: no lookaround and no backreferences; those are rejected here with a message naming them.
  */
 import { RE2JS } from 're2js';
+import { literalTest, requiredLiteral } from './regex-literals.js';
 
 /** Patterns longer than this are refused: a rule regex is a line or two, not a program. */
 const MAX_PATTERN_LENGTH = 2000;
@@ -98,6 +99,10 @@ export function compileRegex(pattern: string): RuleRegex {
     const reason = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
     throw new RegexSyntaxError(`invalid regular expression /${pattern}/: ${reason}`);
   }
+  // Shortcuts that answer as RE2 would without scanning the text with it (regex-literals.ts).
+  const fastTest = literalTest(pattern);
+  const literal = requiredLiteral(pattern);
+  const cannotMatch = (text: string) => literal !== null && !text.includes(literal);
   const named = re.namedGroups();
   const valueGroup: string | number = 'value' in named ? 'value' : re.groupCount() >= 1 ? 1 : 0;
   const pick = (m: RegExpMatchArray): string => {
@@ -109,6 +114,7 @@ export function compileRegex(pattern: string): RuleRegex {
     groupNames: Object.keys(named),
     groupMatches(text, which, limit) {
       const out: Array<Record<string, string | undefined>> = [];
+      if (cannotMatch(text)) return out;
       for (const m of re.matchAll(text)) {
         const groups = { ...(m.groups ?? {}) };
         if (which === 'last') out[0] = groups;
@@ -117,9 +123,10 @@ export function compileRegex(pattern: string): RuleRegex {
       }
       return out;
     },
-    test: (text) => re.test(text),
+    test: (text) => (cannotMatch(text) ? false : (fastTest?.(text) ?? re.test(text))),
     values(text, limit) {
       const out: string[] = [];
+      if (cannotMatch(text)) return out;
       for (const m of re.matchAll(text)) {
         out.push(pick(m));
         if (out.length >= limit) break;
@@ -127,11 +134,13 @@ export function compileRegex(pattern: string): RuleRegex {
       return out;
     },
     firstMatch(text) {
+      if (cannotMatch(text)) return undefined;
       for (const m of re.matchAll(text)) return { index: m.index ?? 0, text: m[0] };
       return undefined;
     },
     spans(text, limit) {
       const out: Array<{ start: number; end: number }> = [];
+      if (cannotMatch(text)) return out;
       for (const m of re.matchAll(text)) {
         if (m[0] === '') continue; // an empty match marks nothing
         out.push({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length });
@@ -141,6 +150,7 @@ export function compileRegex(pattern: string): RuleRegex {
     },
     lastValue(text) {
       let last: string | undefined;
+      if (cannotMatch(text)) return last;
       for (const m of re.matchAll(text)) last = pick(m);
       return last;
     },

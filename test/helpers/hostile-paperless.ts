@@ -102,7 +102,8 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
     if (page > pages) return send(404, { detail: 'Invalid page.' });
     const first = (page - 1) * size + 1;
     const length = lie.overlong ? size + 1 : lie.next ? 1 : Math.max(0, Math.min(size, total - first + 1));
-    const ids = Array.from({ length }, (_, i) => first + i);
+    const descending = url.searchParams.get('ordering') === '-id';
+    const ids = Array.from({ length }, (_, i) => (descending ? total - first - i + 1 : first + i));
     const results = isDocuments
       ? ids.map((id) => (url.searchParams.get('fields') === 'id' ? { id } : document(id)))
       : ids.map((id) => item(url.pathname, id));

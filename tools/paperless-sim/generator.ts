@@ -182,8 +182,103 @@ function title(kind: Kind, c: Company, date: Date, number: string, item: string)
   return c.lang === 'de' ? `Schreiben ${short} ${month} ${date.getUTCFullYear()}` : `Letter from ${short}`;
 }
 
-/** `n` deterministic synthetic documents (same `seed` → same documents), ids from `startId` on. */
-export function generateDocuments(n: number, seed = 1, startId = 1000): SimDocument[] {
+// Realistic documents (the benchmark's "fast realistic" profile, issue 28): what a scanned archive looks like to
+// the service, 2–20 KB of OCR text, 5–10 tags, 3–6 custom fields and a few notes. The simulator adds the
+// vocabulary they name (REALISTIC_TAGS, REALISTIC_FIELDS) when it generates them.
+export const REALISTIC_TAG_COUNT = 24;
+/** Custom fields beyond the seed's four (ids 1–4), added with realistic documents. */
+export const REALISTIC_FIELDS = [
+  { id: 5, name: 'Kundennummer', data_type: 'string' },
+  { id: 6, name: 'Seiten geprüft', data_type: 'integer' },
+  { id: 7, name: 'Steuerrelevant', data_type: 'boolean' },
+] as const;
+const SELECT_OPTIONS = ['Kq3ZP8rWmTn2xYbD', 'h7LcV2sQe9RkBw4M', 'Zt5yN1gUo8XjFa6P'];
+const FILLER = (
+  'Sehr geehrte Kundin sehr geehrter Kunde gemäß unseren Allgemeinen Geschäftsbedingungen berechnen wir die ' +
+  'folgenden Leistungen für den genannten Zeitraum the undersigned confirms receipt of the goods listed above ' +
+  'Position Menge Einzelpreis Gesamtpreis Artikelnummer Lieferschein Bestellung Kundennummer Bankverbindung IBAN ' +
+  'DE89 3704 0044 0532 0130 00 BIC COBADEFFXXX Sitz der Gesellschaft Registergericht Amtsgericht HRB Geschäftsführer ' +
+  'payment terms net thirty days late fees apply page of continued overleaf Seite von Fortsetzung umseitig'
+).split(' ');
+
+let ocrPool: string[] | null = null;
+
+/** OCR-like text: 16 blocks of 20 KB made once, so 100,000 documents share them instead of holding 1 GB. */
+function ocrText(rnd: () => number, bytes: number): string {
+  ocrPool ??= Array.from({ length: 16 }, (_, i) => {
+    const own = random(1000 + i);
+    const lines: string[] = [];
+    for (let size = 0; size < 20 * 1024;) {
+      const words: string[] = [];
+      for (let w = 4 + Math.floor(own() * 10); w > 0; w--) words.push(FILLER[Math.floor(own() * FILLER.length)]);
+      lines.push(words.join(' '));
+      size += lines.at(-1)!.length + 1;
+    }
+    return lines.join('\n');
+  });
+  const block = ocrPool[Math.floor(rnd() * ocrPool.length)];
+  const length = Math.max(0, Math.min(block.length, bytes));
+  const start = Math.floor(rnd() * (block.length - length));
+  return block.slice(start, start + length);
+}
+
+function realisticFieldValue(rnd: () => number, field: number, amount: number, currency: string, created: string) {
+  switch (field) {
+    case 1:
+      return `${currency}${amount.toFixed(2)}`;
+    case 2:
+      return created;
+    case 3:
+      return SELECT_OPTIONS[Math.floor(rnd() * SELECT_OPTIONS.length)];
+    case 4:
+      return `RE-${Math.floor(rnd() * 1e7)}`;
+    case 5:
+      return `K${String(Math.floor(rnd() * 1e6)).padStart(6, '0')}`;
+    case 6:
+      return 1 + Math.floor(rnd() * 12);
+    default:
+      return rnd() < 0.5;
+  }
+}
+
+/** Makes a generated document realistic in size and shape (see REALISTIC_FIELDS); notes get ids from `noteId`. */
+function realistic(doc: SimDocument, rnd: () => number, amount: number, noteId: () => number): SimDocument {
+  const tags = new Set(doc.tags);
+  const want = 5 + Math.floor(rnd() * 6);
+  while (tags.size < want) tags.add(1 + Math.floor(rnd() * REALISTIC_TAG_COUNT));
+  const fields = new Set<number>();
+  const wantFields = 3 + Math.floor(rnd() * 4);
+  while (fields.size < wantFields) fields.add(1 + Math.floor(rnd() * 7));
+  const currency = doc.content.includes('USD') ? 'USD' : 'EUR';
+  const notes = Array.from({ length: Math.floor(rnd() * 4) }, (_, i) => ({
+    id: noteId(),
+    note: ocrText(rnd, 40 + Math.floor(rnd() * 200)),
+    created: `${doc.created}T1${i}:00:00.000000+01:00`,
+    user: { id: 3, username: 'anna', first_name: 'Anna', last_name: '' },
+  }));
+  return {
+    ...doc,
+    content: `${doc.content}\n${ocrText(rnd, 2048 + Math.floor(rnd() * 18 * 1024) - doc.content.length)}`,
+    tags: [...tags].sort((a, b) => a - b),
+    notes,
+    custom_fields: [...fields]
+      .sort((a, b) => a - b)
+      .map((field) => ({ field, value: realisticFieldValue(rnd, field, amount, currency, doc.created) })),
+  };
+}
+
+/**
+ * `n` deterministic synthetic documents (same `seed` → same documents), ids from `startId` on. With
+ * `realistic`, each is as large and rich as a scanned archive's (issue 28); `noteId` numbers their notes.
+ */
+export function generateDocuments(
+  n: number,
+  seed = 1,
+  startId = 1000,
+  options: { realistic?: boolean; noteId?: () => number } = {},
+): SimDocument[] {
+  let notes = 0;
+  const noteId = options.noteId ?? (() => ++notes);
   const rnd = random(seed);
   const pick = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)];
   const docs: SimDocument[] = [];
@@ -208,7 +303,7 @@ export function generateDocuments(n: number, seed = 1, startId = 1000): SimDocum
     ];
     const known = rnd() < 0.7;
     const currency = c.lang === 'en' ? 'USD' : 'EUR';
-    docs.push({
+    const doc: SimDocument = {
       id: startId + i,
       correspondent: known ? c.correspondent : null,
       document_type: known ? KIND_TYPE[kind] : null,
@@ -234,7 +329,8 @@ export function generateDocuments(n: number, seed = 1, startId = 1000): SimDocum
       page_count: 1 + Math.floor(rnd() * 3),
       mime_type: 'application/pdf',
       versions: null,
-    });
+    };
+    docs.push(options.realistic ? realistic(doc, rnd, amount, noteId) : doc);
   }
   return docs;
 }

@@ -6,7 +6,7 @@ import { listen } from '../../server/dms/demo/demo-dms.js';
 import { handleControl } from './control-routes.js';
 import { playFaults } from './play-faults.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
-import { generateDocuments } from './generator.js';
+import { generateDocuments, REALISTIC_FIELDS, REALISTIC_TAG_COUNT } from './generator.js';
 import type { SimHooks } from '../../server/dms/demo/http-kit.js';
 import { recordCreate } from '../../server/dms/demo/audit-record.js';
 import { createPersonEdits, type EditOptions, type SimActor } from './person-edits.js';
@@ -28,7 +28,7 @@ export interface SimulatorOptions {
   /** Load the fixture documents (default true). */
   seedDocuments?: boolean;
   /** Add synthetic documents after the fixtures. */
-  generate?: { count: number; seed?: number };
+  generate?: { count: number; seed?: number; realistic?: boolean };
   /** Credentials for `POST /api/token/` and Basic auth (default anna / demo). */
   username?: string;
   password?: string;
@@ -142,9 +142,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     peak = inFlight;
     connections = 0;
   };
-  const generate = (count: number, seed: number) => {
+  const generate = (count: number, seed: number, realistic = false) => {
     const startId = Math.max(0, ...store.documents.keys()) + 1;
-    for (const doc of generateDocuments(count, seed, Math.max(startId, 15))) store.insertDocument(doc);
+    if (realistic) addRealisticVocabulary(store);
+    const options = { realistic, noteId: () => store.nextNoteId() };
+    for (const doc of generateDocuments(count, seed, Math.max(startId, 15), options)) store.insertDocument(doc);
     return count;
   };
   const addDocument = (doc: Partial<SimDocument> = {}) => {
@@ -153,7 +155,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     hooks.documentAdded(stored.id);
     return stored;
   };
-  if (options.generate) generate(options.generate.count, options.generate.seed ?? 1);
+  if (options.generate) generate(options.generate.count, options.generate.seed ?? 1, options.generate.realistic);
 
   const slow = options.slow ? createSlowDms(options.slow) : null;
   const apiDeps = {
@@ -215,4 +217,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The tags and custom fields realistic generated documents name, beside the seed's (ids kept free of clashes). */
+function addRealisticVocabulary(store: SimStore): void {
+  for (let id = 1; id <= REALISTIC_TAG_COUNT; id++) {
+    if (store.object('tags', id)) continue;
+    const name = `Ablage ${id}`;
+    store.objects.tags.push({
+      id,
+      slug: name.toLowerCase().replace(' ', '-'),
+      name,
+      color: '#a6cee3',
+      text_color: '#000000',
+      match: '',
+      matching_algorithm: 0,
+      is_insensitive: true,
+      is_inbox_tag: false,
+      owner: null,
+      parent: null,
+    });
+  }
+  for (const field of REALISTIC_FIELDS) {
+    if (store.object('custom_fields', field.id)) continue;
+    store.objects.custom_fields.push({
+      ...field,
+      extra_data: { select_options: [], default_currency: null },
+      owner: null,
+    });
+  }
 }

@@ -69,7 +69,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     echoes: deps.echoes,
     lane: deps.lane,
     concurrency,
-    pageSize: deps.pageSize ?? 100,
+    pageSize: deps.pageSize ?? ('auto' as const),
     now,
   };
 

@@ -1,4 +1,4 @@
-import type { DmsDocument } from '../../dms/types.js';
+import type { DmsDocument, DocumentQuery } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { EventStore } from '../../history/event-store.js';
@@ -15,7 +15,7 @@ import { fieldsWrittenBy, prefilterFor } from './prefilter.js';
 export interface RuleJobDeps extends PageWriteDeps {
   pipeline: RunPipeline;
   events: EventStore;
-  pageSize: number;
+  pageSize: DocumentQuery['pageSize'];
   now: () => Date;
 }
 

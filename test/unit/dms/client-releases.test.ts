@@ -166,8 +166,8 @@ for (const name of PROFILES) {
       for await (const page of dms.pages({ pageSize: 500 })) seen.push(...page.documents.map((d) => d.id));
       assert.equal(new Set(seen).size, sim.store.documents.size);
       assert.equal(seen.length, sim.store.documents.size);
-      // 3.0 (no `all`): a probe, 3 id pages, 3 chunks; 2.x: the probe's `all` is the id list.
-      assert.equal(sim.counts()['GET /api/documents/'], releaseQuirks(release).listsCarryAll ? 4 : 7);
+      // 3.0 (no `all`): a probe, then 3 plain pages (no id snapshot); 2.x: the probe's `all` is the id list, 3 chunks.
+      assert.equal(sim.counts()['GET /api/documents/'], 4);
     });
   });
 }

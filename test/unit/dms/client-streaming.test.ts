@@ -1,7 +1,6 @@
 import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ID_PAGE_SIZE } from '../../../server/dms/document-stream.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';
@@ -12,8 +11,8 @@ before(async () => {
   sim = await startSimulator({ seedDocuments: false, generate: { count: 10_000, seed: 42 } });
   dms = createPaperlessClient({ url: sim.url, token: sim.token });
 });
-// The id snapshot of 10,000 documents: a one-row request for the count, then every id page (a few in flight at a time).
-const ID_PAGES = 1 + 10_000 / ID_PAGE_SIZE;
+// Without filters on API version 10 there is no id snapshot: a one-row probe (count and newest id), then plain pages.
+const ID_PAGES = 1;
 
 after(async () => {
   await dms.close();
@@ -28,7 +27,7 @@ test('streams 10,000 documents one page at a time, fetching the next page only w
   let sum = 0;
   for await (const page of dms.pages({ pageSize: 250, truncateContent: true })) {
     pages++;
-    // The id snapshot, then exactly the pages handed out so far: nothing is prefetched or buffered.
+    // The probe, then exactly the pages handed out so far: nothing is prefetched or buffered.
     assert.equal(sim.counts()['GET /api/documents/'], ID_PAGES + pages);
     assert.equal(page.count, 10_000);
     assert.ok(page.documents.length <= 250);
@@ -115,4 +114,31 @@ test('a prefilter narrows the stream on the dms side', async () => {
   }
   assert.equal(matched, total);
   assert.ok(total > 100 && total < 10_000, `a realistic share of invoices matched (${total})`);
+});
+
+test('without a snapshot, documents deleted while the stream runs shift no other document out of it', async () => {
+  const own = await startSimulator({ seedDocuments: false, generate: { count: 1000, seed: 3 } });
+  const client = createPaperlessClient({ url: own.url, token: own.token });
+  try {
+    const all = [...own.store.documents.keys()];
+    const seen: number[] = [];
+    let pages = 0;
+    own.resetCounts();
+    for await (const page of client.pages({ pageSize: 100, fields: ['id'] })) {
+      seen.push(...page.documents.map((d) => d.id));
+      // After the first page, ten of its documents go: every later page starts ten documents further on.
+      if (++pages === 1) for (const doc of page.documents.slice(0, 10)) own.store.documents.delete(doc.id);
+    }
+    assert.equal(seen.length, new Set(seen).size, 'each document once');
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      all,
+      'every document, the deleted ones read before they went',
+    );
+    // The probe, ten pages, and one `id__in` recheck of the ids between pages that no page delivered.
+    assert.equal(own.counts()['GET /api/documents/'], 1 + 10 + 1);
+  } finally {
+    await client.close();
+    await own.close();
+  }
 });

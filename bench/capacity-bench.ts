@@ -1,0 +1,126 @@
+import os from 'node:os';
+import { SLOW_DMS, type SlowDmsProfile } from '../tools/paperless-sim/slow-dms.js';
+import { startSimulator, type Simulator } from '../tools/paperless-sim/simulator.js';
+import { BENCH_RULES, rulesDirWith, tempDir } from './fixtures.js';
+import { runJob } from './job-bench.js';
+import { bareRead } from './limit-bench.js';
+import { startService, type ServiceProcess } from './service-process.js';
+import { round, type Row } from './stats.js';
+
+// Issue 28: run-all against the dms's capacity, i.e. the same dms's own time for reading every document once
+// at its best page size. Slow profile: computed from its pacing (worker time of that read over its workers);
+// fast realistic profile: the best of bare paged reads at several page sizes from a second process.
+
+/** Paperless's largest page (`StandardPagination.max_page_size`). */
+const MAX_PAGE = 100_000;
+const FAST_PAGE_SIZES = [100, 1000, 10_000];
+
+export type CapacityProfile = 'slow' | 'fast-realistic';
+
+const load = () => os.loadavg()[0].toFixed(1);
+const n = (x: number) => x.toLocaleString('en');
+
+/** The least time a client could wait for every document once: the slow dms's worker time at the largest page. */
+function slowCapacity(profile: SlowDmsProfile, documents: number): number {
+  const pages = Math.ceil(documents / MAX_PAGE);
+  return (pages * profile.latencyMs + documents * profile.perDocumentMs) / profile.workers / 1000;
+}
+
+async function fastCapacity(sim: Simulator): Promise<{ seconds: number; pageSize: number }> {
+  let best = { seconds: Infinity, pageSize: 0 };
+  for (const pageSize of FAST_PAGE_SIZES) {
+    const seconds = await bareRead(sim, pageSize);
+    if (seconds < best.seconds) best = { seconds, pageSize };
+  }
+  return best;
+}
+
+const WRITES = /^(PATCH|PUT|POST|DELETE) /;
+const sum = (counts: Record<string, number>, only?: RegExp) =>
+  Object.entries(counts).reduce((a, [key, v]) => a + (only && !only.test(key) ? 0 : v), 0);
+
+function startRigService(sim: Simulator, rulesDir: string, dataDir: string, nodeArgs: string[]) {
+  return startService(
+    process.cwd(),
+    { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_RULES_DIR: rulesDir, SVC_DATA_DIR: dataDir },
+    nodeArgs,
+  );
+}
+
+/**
+ * One profile at one size, in one run: cold (first job after start) and warm dry runs, then a changing real
+ * run, a warm unchanged real run, and (after a restart of the service) a cold unchanged real run, each as a
+ * ratio to the dms's capacity, with requests per 1,000 documents and the service's CPU per document.
+ */
+export async function benchCapacity(
+  size: number,
+  kind: CapacityProfile,
+  options: { nodeArgs?: string[] } = {},
+): Promise<Row[]> {
+  const profile = kind === 'slow' ? SLOW_DMS : undefined;
+  const sim = await startSimulator({
+    seedDocuments: true,
+    generate: { count: size, seed: 7, realistic: true },
+    slow: profile,
+  });
+  const rows: Row[] = [];
+  const label =
+    kind === 'slow'
+      ? `slow dms (${SLOW_DMS.latencyMs} ms + ${SLOW_DMS.perDocumentMs} ms/doc, ${SLOW_DMS.workers} workers)`
+      : 'fast dms, realistic documents';
+  const name = `${n(size)} docs, ${label}`;
+  try {
+    const documents = sim.store.documents.size;
+    const capacity = profile
+      ? { seconds: slowCapacity(profile, documents), pageSize: Math.min(documents, MAX_PAGE) }
+      : await fastCapacity(sim);
+    rows.push({
+      measure: `${name}: the dms's capacity`,
+      value: `${round(capacity.seconds, 2)} s`,
+      note: `${profile ? 'worker time of' : 'best bare read,'} every document once at page size ${n(capacity.pageSize)} (load ${load()})`,
+    });
+    const rulesDir = rulesDirWith({ 'bench.yml': BENCH_RULES });
+    const dataDir = tempDir('data');
+    const nodeArgs = options.nodeArgs ?? [];
+    const measure = async (service: ServiceProcess, mode: string, dryRun: boolean, record = true) => {
+      sim.resetCounts();
+      sim.slow?.resetBusy();
+      const cpu = service.cpuSeconds();
+      const { jobSeconds, event } = await runJob(service, dryRun);
+      const used = service.cpuSeconds() - cpu;
+      if (!record) return;
+      const counts = sim.counts();
+      const requests = sum(counts);
+      const writes = sum(counts, WRITES);
+      // On the slow profile, the dms's worker time for this job over its workers: what the job's requests and
+      // rows cost the dms, whatever the machine's load did to the service's own CPU time.
+      const dmsOwn = profile && sim.slow ? sim.slow.busyMs() / 1000 / profile.workers : null;
+      const dmsNote = dmsOwn === null ? '' : `; dms's own time for it ${round(dmsOwn / capacity.seconds, 2)}× capacity`;
+      rows.push({
+        measure: `${name}: ${mode} / capacity`,
+        value: `${round(jobSeconds / capacity.seconds, 2)}×`,
+        note:
+          `${round(jobSeconds, 2)} s, ${event.processed} docs, ${event.changed} changed; ${round((requests / event.processed) * 1000, 1)} requests / 1,000 docs` +
+          `${dryRun ? '' : `, ${writes} writes`}; service CPU ${round((used / event.processed) * 1e6, 0)} µs/doc${dmsNote}; load ${load()}`,
+      });
+    };
+    let service = await startRigService(sim, rulesDir, dataDir, nodeArgs);
+    try {
+      await measure(service, 'dry run, cold (first job after start)', true);
+      await measure(service, 'dry run, warm', true);
+      await measure(service, 'real (changing)', false, false);
+      await measure(service, 'real, unchanged, warm', false);
+    } finally {
+      await service.stop();
+    }
+    service = await startRigService(sim, rulesDir, dataDir, nodeArgs);
+    try {
+      await measure(service, 'real, unchanged, cold (first job after start)', false);
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await sim.close();
+  }
+  return rows;
+}
