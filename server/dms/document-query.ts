@@ -56,7 +56,7 @@ export const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 100_000;
 
 /** The query string for one page of `GET /api/documents/`, always `ordering=id` so paging is stable. */
-export function documentListParams(query: DocumentQuery, page: number): URLSearchParams {
+export function documentListParams(query: DocumentQuery, page: number, ordering = 'id'): URLSearchParams {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query.filters ?? {})) {
     if (!DOCUMENT_FILTERS.has(name)) {
@@ -72,6 +72,6 @@ export function documentListParams(query: DocumentQuery, page: number): URLSearc
   const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(query.pageSize ?? DEFAULT_PAGE_SIZE)));
   params.set('page_size', String(size));
   params.set('page', String(page));
-  params.set('ordering', 'id');
+  params.set('ordering', ordering);
   return params;
 }

@@ -13,6 +13,7 @@ import { checkDateFormat, parseDate, parseDateWithFormat } from './parse-date.js
 import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { asText } from './condition-ops.js';
 import { describeValue } from './describe.js';
+import { compileQuery, queryValueType, type CompiledQuery } from './document-queries.js';
 
 export type TypedValue = string | number | boolean | MoneyValue | null;
 export type ExtractedValue = TypedValue | TypedValue[];
@@ -36,6 +37,8 @@ export interface CompiledExtraction extends ValueSpec {
   pick: 'first' | 'last' | 'all';
   /** `groups:` — each named group is a value of its own (the extraction's name is then only its label). */
   groups: Array<ValueSpec & { name: string }>;
+  /** `query:` — a question about other documents instead of a regex or template. */
+  query: CompiledQuery | null;
 }
 
 export const RESERVED_NAMES = ['doc', 'vars', 'now', 'rule', 'env'];
@@ -154,6 +157,9 @@ export function compileExtraction(
       path,
       `"${name}" is already extracted above (as a group); each value needs its own name`,
     );
+  if (e.query !== undefined) return compileQueryExtraction(name, e, path, earlier);
+  if (e.field !== undefined || e.where !== undefined)
+    throw new RuleCompileError(path, 'field and where belong to a query (query: count, ids, first, last, max or min)');
   const from = e.from ?? 'content';
   if (!fieldKind(from))
     throw new RuleCompileError(
@@ -197,6 +203,27 @@ export function compileExtraction(
     pick: e.pick ?? 'first',
     ...spec,
     groups: compileGroups(e, path, regexes, earlier),
+    query: null,
+  };
+}
+
+/** `query:` — asks about other documents; regex, value and the reading options do not apply. */
+function compileQueryExtraction(name: string, e: Extraction, path: RulePath, earlier: KnownValues): CompiledExtraction {
+  for (const key of ['regex', 'value', 'from', 'pick', 'format', 'locale', 'groups'] as const)
+    if (e[key] !== undefined)
+      throw new RuleCompileError([...path, key], `${key} does not apply to a query; a query reads other documents`);
+  const query = compileQuery(e, path, earlier);
+  const type = queryValueType(query.kind, query.field, e.type, path);
+  return {
+    name,
+    path,
+    from: 'query',
+    regexes: [],
+    template: null,
+    pick: query.kind === 'ids' ? 'all' : 'first',
+    ...compileValueSpec({ ...e, type }, path, null),
+    groups: [],
+    query,
   };
 }
 

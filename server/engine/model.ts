@@ -2,6 +2,7 @@
  * The rule language's data model (DESIGN §5, §12) shared by the engine, the rules store, runs and the UI.
  * Rule definitions mirror `rule-schema.ts`; documents and changes are in *names*, never dms ids.
  */
+import type { QUERY_KIND_NAMES } from './rule-schema.js';
 
 export type Trigger = 'added' | 'updated' | 'manual';
 /** What started an evaluation; jobs run every enabled rule regardless of `on`. */
@@ -73,7 +74,15 @@ export interface Extraction {
   locale?: string;
   /** One regex, several named groups, several typed values: group name → its type and options. */
   groups?: Record<string, ExtractionGroup>;
+  /** Alternative to `regex`/`value`: a question about other documents, answered by the dms (count, ids, first, last, max, min). */
+  query?: QueryKind;
+  /** `query: max|min`: the field read (archive_serial_number, created, added, custom_fields.<name>). */
+  field?: string;
+  /** `query`: field → value or operator test (templates allowed); every one must hold. */
+  where?: Record<string, FieldTest>;
 }
+
+export type QueryKind = (typeof QUERY_KIND_NAMES)[number];
 
 /** One named group of a `groups:` extraction: a value of its own, typed like an extraction. */
 export type ExtractionGroup = Pick<Extraction, 'type' | 'format' | 'currency' | 'locale' | 'default' | 'required'>;
@@ -145,6 +154,8 @@ export interface RuleTestCase {
   /** Permissions may give any of their four lists. */
   document: Partial<Omit<RuleDocumentInput, 'permissions'>> & { permissions?: PartialPermissions };
   vars?: Record<string, unknown>;
+  /** The other documents a `query` extraction sees in this test (the dms is never asked in a test). */
+  documents?: Array<Partial<Omit<RuleDocumentInput, 'permissions'>>>;
   expect: {
     matched: boolean;
     changes?: Record<string, unknown>;

@@ -185,10 +185,30 @@ const condition = {
   patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
 };
 
+/** `query:` extraction keys (docs/rules.md, "Queries over other documents"). */
+export const QUERY_KIND_NAMES = ['count', 'ids', 'first', 'last', 'max', 'min'] as const;
+const queryExtractionProperties = {
+  query: {
+    enum: [...QUERY_KIND_NAMES],
+    description:
+      'Instead of regex/value: ask the dms about other documents matching where: count, ids (oldest first, at most 25), first/last (the oldest/newest one\'s id), max/min (of field)',
+  },
+  field: {
+    type: 'string',
+    description: 'query: max/min: the field read: archive_serial_number, created, added or custom_fields.<name>',
+  },
+  where: {
+    type: 'object',
+    description:
+      'query: which other documents: field → value (template) or { operator: value }, all must hold; title, content, correspondent, document_type, storage_path, tags, archive_serial_number, created, added, custom_fields.<name>',
+    additionalProperties: { $ref: '#/definitions/fieldTest' },
+  },
+};
+
 const extraction = {
   type: 'object',
   additionalProperties: false,
-  anyOf: [{ required: ['regex'] }, { required: ['value'] }],
+  anyOf: [{ required: ['regex'] }, { required: ['value'] }, { required: ['query'] }],
   properties: {
     from: {
       type: 'string',
@@ -221,6 +241,7 @@ const extraction = {
       additionalProperties: { $ref: '#/definitions/extractionGroup' },
       description: 'One regex, several values: each named group (?<name>…) becomes a value of its own, typed here',
     },
+    ...queryExtractionProperties,
   },
 };
 
@@ -397,6 +418,11 @@ const ruleTest = {
     trigger: { enum: [...TRIGGERS, 'job'] },
     document: { $ref: '#/definitions/testDocument' },
     vars: { type: 'object' },
+    documents: {
+      type: 'array',
+      items: { $ref: '#/definitions/testDocument' },
+      description: 'The other documents the rule\'s queries see in this test (each with its own id)',
+    },
     expect: {
       type: 'object',
       additionalProperties: false,

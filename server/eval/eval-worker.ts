@@ -5,6 +5,7 @@ import { compileRule, evaluateRules, type CompiledRule } from '../engine/index.j
 import { errorMessage } from '../errors.js';
 import type { TagHierarchy } from '../engine/model.js';
 import { tagHierarchyOfTags } from './named-tag-tree.js';
+import { answersSource } from '../engine/document-queries.js';
 import { PROGRESS, type EvalAnswer, type EvalBatch, type WireRule } from './eval-protocol.js';
 
 const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
@@ -54,6 +55,7 @@ parentPort?.on('message', (message: string) => {
         now: new Date(item.now),
         customFieldTypes: batch.fieldTypes[item.fieldTypes],
         tagHierarchy: hierarchyOf(batch, item.tagTree),
+        queries: answersSource(item.queryAnswers ?? {}),
         onRule(rule) {
           progress[PROGRESS.rule] = rule;
           progress[PROGRESS.startedAt] = Date.now();

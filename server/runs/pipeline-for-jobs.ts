@@ -14,6 +14,7 @@ import { settleNotifications } from './notify/settle-notifications.js';
 import type { RunSideEffects, SideEffects } from './intents/side-effects.js';
 import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import { permissionProblem } from './rule-permissions.js';
+import { createDocumentQueries, type DocumentQueries } from './queries/document-queries.js';
 import { errorTrace, toTrace, withFieldOutcome, type FieldOutcome, type TraceContext } from './trace-outcome.js';
 
 export interface JobPipelineDeps {
@@ -48,6 +49,7 @@ interface Internal {
 export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
   const now = deps.now ?? (() => new Date());
   const internals = new WeakMap<PlannedDocument, Internal>();
+  const queries = jobQueries(deps.dms);
 
   const traceContext = (document: number, ctx: JobContext, startedAt: number): TraceContext => ({
     source: ctx.source,
@@ -73,6 +75,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         [rule],
         'job',
         new Date(startedAt),
+        queries(ctx.eventId),
       );
       const result = evaluation.results[0];
       const failed = Object.keys(plan.failures).length > 0;
@@ -143,6 +146,7 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         fieldOutcome.failures = { ...plan.failures };
         for (const field of plan.changed) fieldOutcome.failures[field] ??= outcome.error;
       }
+      if (fieldOutcome.written.length > 0) queries(ctx.eventId).wrote(fieldOutcome.written);
       const trace = withFieldOutcome(
         toTrace(internal.result, traceContext(planned.document.id, ctx, internal.startedAt)),
         fieldOutcome,
@@ -156,5 +160,19 @@ export function createJobPipeline(deps: JobPipelineDeps): JobPipeline {
         }),
       );
     },
+  };
+}
+
+/** One query cache per job (by its event id), for the few jobs that run at a time. */
+function jobQueries(dms: DmsClient): (eventId: number) => DocumentQueries {
+  const byJob = new Map<number, DocumentQueries>();
+  return (eventId) => {
+    let queries = byJob.get(eventId);
+    if (!queries) {
+      queries = createDocumentQueries(dms);
+      byJob.set(eventId, queries);
+      if (byJob.size > 8) byJob.delete(byJob.keys().next().value as number);
+    }
+    return queries;
   };
 }

@@ -9,6 +9,7 @@ import type { LoadedRule } from '../rules/index.js';
 import { applyPlan } from './apply-plan.js';
 import type { CreationLimiter } from './creation-guard.js';
 import { evaluateAndPlan, documentContext } from './evaluate-document.js';
+import { createDocumentQueries } from './queries/document-queries.js';
 import type { Notifier } from './notify/notifier.js';
 import { settleNotifications } from './notify/settle-notifications.js';
 import type { SideEffects } from './intents/side-effects.js';
@@ -111,6 +112,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
         runnable,
         options.trigger,
         new Date(startedAt),
+        createDocumentQueries(dms),
       );
       const outcome: FieldOutcome = {
         dryRun: options.dryRun,
