@@ -177,7 +177,10 @@ export function compileQuery(
   let field: string | null = null;
   if (kind === 'max' || kind === 'min') {
     if (typeof e.field !== 'string')
-      throw new RuleCompileError(path, `query: ${kind} needs field: the field to read (archive_serial_number, created, added or custom_fields.<name>)`);
+      throw new RuleCompileError(
+        path,
+        `query: ${kind} needs field: the field to read (archive_serial_number, created, added or custom_fields.<name>)`,
+      );
     const ok = (QUERY_ORDER_FIELDS as readonly string[]).includes(e.field) || /^custom_fields\..+/.test(e.field);
     if (!ok)
       throw new RuleCompileError(
@@ -191,8 +194,12 @@ export function compileQuery(
   const where: CompiledFilter[] = [];
   if (e.where !== undefined && e.where !== null) {
     if (!isObject(e.where))
-      throw new RuleCompileError([...path, 'where'], 'where maps fields to values, e.g. { correspondent: "{{ doc.correspondent }}" }');
-    for (const [name, test] of Object.entries(e.where)) where.push(...compileFilters(name, test, [...path, 'where', name], earlier));
+      throw new RuleCompileError(
+        [...path, 'where'],
+        'where maps fields to values, e.g. { correspondent: "{{ doc.correspondent }}" }',
+      );
+    for (const [name, test] of Object.entries(e.where))
+      where.push(...compileFilters(name, test, [...path, 'where', name], earlier));
   }
   const globals = new Set(where.flatMap((f) => f.values.flatMap((v) => (isTemplateValue(v) ? v.globals : []))));
   return { kind, field, where, globals: [...globals] };
@@ -212,7 +219,10 @@ function compileFilters(field: string, test: unknown, path: RulePath, earlier: K
   return tests.map(([op, value]) => {
     const at = isObject(test) ? [...path, op] : path;
     if (!allowed.includes(op))
-      throw new RuleCompileError(at, `the dms cannot answer "${op}" for ${field} in a query; it can: ${allowed.join(', ')}`);
+      throw new RuleCompileError(
+        at,
+        `the dms cannot answer "${op}" for ${field} in a query; it can: ${allowed.join(', ')}`,
+      );
     const list = LIST_OPERATORS.has(op) || (field === 'tags' && Array.isArray(value));
     const raw = Array.isArray(value) ? value : [value];
     if (op === 'exists') {
@@ -226,10 +236,14 @@ function compileFilters(field: string, test: unknown, path: RulePath, earlier: K
       if (v === null) {
         if (op === 'equals' && (field === 'correspondent' || field === 'document_type' || field === 'storage_path'))
           return null;
-        throw new RuleCompileError(here, `null is allowed only as "${field === 'tags' ? 'no' : 'equals'}" of correspondent, document_type and storage_path`);
+        throw new RuleCompileError(
+          here,
+          `null is allowed only as "${field === 'tags' ? 'no' : 'equals'}" of correspondent, document_type and storage_path`,
+        );
       }
       if (typeof v === 'number' || typeof v === 'boolean') return v;
-      if (typeof v !== 'string') throw new RuleCompileError(here, 'a value is text (templates allowed), a number or true/false');
+      if (typeof v !== 'string')
+        throw new RuleCompileError(here, 'a value is text (templates allowed), a number or true/false');
       try {
         const t = compileTemplate(v, here);
         if (t.literal) return v;

@@ -4,7 +4,13 @@
  * `equals` exactly, and for max/min only documents that have the field.
  */
 import type { CustomFieldValue, RuleDocument, Scalar } from './model.js';
-import { MAX_QUERY_RESULTS, type QueryAnswer, type QueryFilter, type QueryQuestion, type QuerySource } from './document-queries.js';
+import {
+  MAX_QUERY_RESULTS,
+  type QueryAnswer,
+  type QueryFilter,
+  type QueryQuestion,
+  type QuerySource,
+} from './document-queries.js';
 import { isMoneyValue, parseNumber } from './parse-number.js';
 
 export function localQuerySource(documents: readonly RuleDocument[]): QuerySource {
@@ -12,16 +18,35 @@ export function localQuerySource(documents: readonly RuleDocument[]): QuerySourc
 }
 
 export function answerLocally(q: QueryQuestion, documents: readonly RuleDocument[]): QueryAnswer {
-  const matching = documents.filter(
-    (d) => d.id !== q.exclude && q.where.every((f) => matches(d, f)) && (!q.order.present || present(read(d, q.order.field))),
-  );
+  const matching = documents.filter((d) => d.id !== q.exclude && matchesQuestion(d, q));
   const sign = q.order.descending ? -1 : 1;
   matching.sort((a, b) => sign * compare(read(a, q.order.field), read(b, q.order.field)) || a.id - b.id);
   return {
     total: matching.length,
-    documents: matching.slice(0, MAX_QUERY_RESULTS).map((d) => ({ id: d.id, title: d.title, value: read(d, q.order.field) })),
+    documents: matching
+      .slice(0, MAX_QUERY_RESULTS)
+      .map((d) => ({ id: d.id, title: d.title, value: read(d, q.order.field) })),
   };
 }
+
+/** Whether the document is one the question asks about (its own id aside). */
+export function matchesQuestion(d: RuleDocument, q: QueryQuestion): boolean {
+  return q.where.every((f) => matches(d, f)) && (!q.order.present || present(read(d, q.order.field)));
+}
+
+/**
+ * Whether `matchesQuestion` surely says what the dms would: not for content (a run may hold it shortened), nor
+ * for free text outside ASCII, which SQLite folds differently from PostgreSQL and from JavaScript. Names of
+ * tags, correspondents, types and paths come from the dms's own list, so they compare alike.
+ */
+export function surelyMatchedAlike(d: RuleDocument, q: QueryQuestion): boolean {
+  const ascii = (v: unknown) => /^[\x20-\x7e]*$/.test(JSON.stringify(v ?? null));
+  return q.where.every(
+    (f) => NAMED.has(f.field) || (f.field !== 'content' && ascii(f.value) && ascii(read(d, f.field))),
+  );
+}
+
+const NAMED = new Set(['correspondent', 'document_type', 'storage_path', 'tags']);
 
 function read(d: RuleDocument, field: string): CustomFieldValue {
   if (field.startsWith('custom_fields.')) {

@@ -191,7 +191,7 @@ const queryExtractionProperties = {
   query: {
     enum: [...QUERY_KIND_NAMES],
     description:
-      'Instead of regex/value: ask the dms about other documents matching where: count, ids (oldest first, at most 25), first/last (the oldest/newest one\'s id), max/min (of field)',
+      "Instead of regex/value: ask the dms about other documents matching where: count, ids (oldest first, at most 25), first/last (the oldest/newest one's id), max/min (of field)",
   },
   field: {
     type: 'string',
@@ -421,7 +421,7 @@ const ruleTest = {
     documents: {
       type: 'array',
       items: { $ref: '#/definitions/testDocument' },
-      description: 'The other documents the rule\'s queries see in this test (each with its own id)',
+      description: "The other documents the rule's queries see in this test (each with its own id)",
     },
     expect: {
       type: 'object',

@@ -91,7 +91,7 @@ export async function evaluateAndPlan(
       ? { error: 'queries over other documents cannot be answered in this kind of run' }
       : ++asked > MAX_QUERIES_PER_DOCUMENT
         ? { error: `more than ${MAX_QUERIES_PER_DOCUMENT} queries for one document; the rules ask too many` }
-        : await queries.answer(question, context.index);
+        : await queries.answer(question, context.index, cutFrom === null ? document : undefined);
   }
   if (cutFrom !== null) evaluation.results = evaluation.results.map((r) => withContentCut(r, cutFrom));
   const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);

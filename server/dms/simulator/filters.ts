@@ -223,7 +223,9 @@ export function customFieldOrdering(
   const field = store.objects.custom_fields.find((f) => f.id === Number(raw));
   if (!field) return { status: 400, body: { [`${prefix}${raw}`]: ['Custom field not found'] } };
   const descending = ordering.trim().startsWith('-');
-  const options = [...((field.extra_data as { select_options?: Array<{ id: string; label: string }> })?.select_options ?? [])]
+  const options = [
+    ...((field.extra_data as { select_options?: Array<{ id: string; label: string }> })?.select_options ?? []),
+  ]
     .sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0))
     .map((o) => o.id);
   const instance = (d: SimDocument) => d.custom_fields.find((cf) => cf.field === field.id);

@@ -7,7 +7,8 @@ import {
   type QueryAnswerDocument,
   type QueryQuestion,
 } from '../../engine/document-queries.js';
-import type { CustomFieldValue } from '../../engine/model.js';
+import type { CustomFieldValue, RuleDocument } from '../../engine/model.js';
+import { matchesQuestion, surelyMatchedAlike } from '../../engine/query-local.js';
 import { errorMessage } from '../../errors.js';
 import { queryRequest } from './query-filters.js';
 
@@ -39,7 +40,8 @@ export interface QueryStats {
  * this correspondent" asks once per correspondent), until the run writes a field a cached answer depends on.
  */
 export interface DocumentQueries {
-  answer(question: QueryQuestion, index: VocabularyIndex): Promise<QueryAnswer>;
+  /** `self`: the asking document as read for this run, to tell without a request whether it is among the matches. */
+  answer(question: QueryQuestion, index: VocabularyIndex, self?: RuleDocument): Promise<QueryAnswer>;
   /** The run wrote these fields of a document: answers that filter or sort by them are asked again. */
   wrote(fields: Iterable<string>): void;
   readonly stats: QueryStats;
@@ -63,7 +65,10 @@ export function createDocumentQueries(dms: Pick<DmsClient, 'findDocuments'>): Do
     const pending = dms
       .findDocuments({ ...request.query, pageSize: MAX_QUERY_RESULTS + 1, fields: FIELDS })
       .then((page) => ({ count: page.count, documents: page.documents }));
-    const entry = { pending, reads: new Set([...question.where.map((f) => topField(f.field)), topField(question.order.field)]) };
+    const entry = {
+      pending,
+      reads: new Set([...question.where.map((f) => topField(f.field)), topField(question.order.field)]),
+    };
     // A failed request is not remembered: the next document asks again.
     pending.catch(() => cache.get(key) === entry && cache.delete(key));
     cache.set(key, entry);
@@ -73,7 +78,7 @@ export function createDocumentQueries(dms: Pick<DmsClient, 'findDocuments'>): Do
 
   return {
     stats,
-    async answer(question, index) {
+    async answer(question, index, self) {
       stats.asked++;
       const before = stats.requests;
       let raw: RawAnswer | { error: string };
@@ -81,9 +86,12 @@ export function createDocumentQueries(dms: Pick<DmsClient, 'findDocuments'>): Do
         raw = await ask(question, index);
         if ('error' in raw) return raw;
         const own = raw.documents.some((d) => d.id === question.exclude);
-        // The asking document may be among the matches the list cut off: one more request says.
+        // The asking document may be among the matches the list cut off: the document as read says, or else
+        // one more request (never cached) does.
         const unseen = !own && raw.count > raw.documents.length && question.exclude > 0;
-        const total = raw.count - (own || (unseen && (await isAmong(question, index))) ? 1 : 0);
+        const among = async () =>
+          self && surelyMatchedAlike(self, question) ? matchesQuestion(self, question) : isAmong(question, index);
+        const total = raw.count - (own || (unseen && (await among())) ? 1 : 0);
         const documents = raw.documents
           .filter((d) => d.id !== question.exclude)
           .slice(0, MAX_QUERY_RESULTS)

@@ -19,7 +19,12 @@ const RELATIONS: Record<string, VocabularyKind> = {
   document_type: 'document_types',
   storage_path: 'storage_paths',
 };
-const LOOKUPS: Record<string, string> = { equals: 'iexact', contains: 'icontains', starts_with: 'istartswith', ends_with: 'iendswith' };
+const LOOKUPS: Record<string, string> = {
+  equals: 'iexact',
+  contains: 'icontains',
+  starts_with: 'istartswith',
+  ends_with: 'iendswith',
+};
 const DATE_PARAMS: Record<string, string> = { created: 'created', added: 'added__date' };
 const ORDER_PARAMS: Record<string, string> = {
   archive_serial_number: 'archive_serial_number',
@@ -67,7 +72,10 @@ function addFilter(filters: Record<string, string>, custom: unknown[], f: QueryF
     const names = list(f.value);
     if (f.op === 'equals' && f.value === null) return void (filters[`${f.field}__isnull`] = 'true');
     const ids = names.map((n) => index.idOf(RELATIONS[f.field], String(n))).filter((id) => id !== undefined);
-    if (ids.length === 0) throw new NoneMatch(`the dms has no ${f.field.replace('_', ' ')} ${names.map((n) => `"${String(n)}"`).join(' or ')}`);
+    if (ids.length === 0)
+      throw new NoneMatch(
+        `the dms has no ${f.field.replace('_', ' ')} ${names.map((n) => `"${String(n)}"`).join(' or ')}`,
+      );
     filters[`${f.field}__id__in`] = ids.join(',');
     return;
   }
@@ -75,7 +83,12 @@ function addFilter(filters: Record<string, string>, custom: unknown[], f: QueryF
     const names = list(f.value).map(String);
     const ids = names.map((n) => index.idOf('tags', n));
     if (f.op === 'all' && ids.some((id) => id === undefined))
-      throw new NoneMatch(`the dms has no tag ${names.filter((_, i) => ids[i] === undefined).map((n) => `"${n}"`).join(', ')}`);
+      throw new NoneMatch(
+        `the dms has no tag ${names
+          .filter((_, i) => ids[i] === undefined)
+          .map((n) => `"${n}"`)
+          .join(', ')}`,
+      );
     const known = ids.filter((id): id is number => id !== undefined);
     if (f.op === 'any' && known.length === 0) throw new NoneMatch(`the dms has none of the tags ${names.join(', ')}`);
     // "none of" unknown tags holds for every document: no filter.
@@ -122,19 +135,23 @@ function customCondition(f: QueryFilter, index: VocabularyIndex): unknown[] {
     }
     if (type === 'boolean') return v === true || String(v).toLowerCase() === 'true';
     if (type === 'select') {
-      const option = (field.extra_data.select_options ?? []).find((o) => o.label.toLowerCase() === String(v).toLowerCase());
+      const option = (field.extra_data.select_options ?? []).find(
+        (o) => o.label.toLowerCase() === String(v).toLowerCase(),
+      );
       if (!option) throw new NoneMatch(`${f.field} has no option "${String(v)}"`);
       return option.id;
     }
     if (type === 'documentlink') {
       const id = Number(v);
-      if (!Number.isInteger(id) || id < 1) throw new Unanswerable(`${f.field}: ${JSON.stringify(v)} is not a document id`);
+      if (!Number.isInteger(id) || id < 1)
+        throw new Unanswerable(`${f.field}: ${JSON.stringify(v)} is not a document id`);
       return id;
     }
     return String(v);
   };
   if (type === 'documentlink') {
-    if (f.op !== 'contains') throw new Unanswerable(`${f.field} is a document link: a query can only ask which documents it contains`);
+    if (f.op !== 'contains')
+      throw new Unanswerable(`${f.field} is a document link: a query can only ask which documents it contains`);
     return [field.id, 'contains', list(f.value).map(value)];
   }
   if (f.op === 'contains' || f.op === 'starts_with' || f.op === 'ends_with') {
@@ -144,11 +161,12 @@ function customCondition(f: QueryFilter, index: VocabularyIndex): unknown[] {
   }
   // Paperless 2.x compares a monetary field's exact/in with its stored text ("EUR12.00"), 3.x with the amount:
   // a range over the amount means the same on both.
-  if (type === 'monetary' && f.op === 'equals') return [field.id, 'range', [value(f.value as Scalar), value(f.value as Scalar)]];
+  if (type === 'monetary' && f.op === 'equals')
+    return [field.id, 'range', [value(f.value as Scalar), value(f.value as Scalar)]];
   if (type === 'monetary' && f.op === 'in') throw new Unanswerable(`${f.field} is monetary: use equals, gt or lt`);
   if (f.op === 'in') return [field.id, 'in', list(f.value).map(value)];
   if (f.op === 'equals') return [field.id, 'exact', value(f.value as Scalar)];
-  if ((type === 'string' || type === 'url' || type === 'longtext' || type === 'boolean' || type === 'select'))
+  if (type === 'string' || type === 'url' || type === 'longtext' || type === 'boolean' || type === 'select')
     throw new Unanswerable(`${f.field} is ${type}: ${f.op} compares numbers and dates`);
   return [field.id, f.op, value(f.value as Scalar)];
 }

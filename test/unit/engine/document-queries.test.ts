@@ -16,7 +16,11 @@ const doc = (over: Partial<RuleDocument>): RuleDocument => ({ ...emptyDocument()
 const duplicates: RuleDefinition = {
   id: 'dup',
   extract: {
-    twins: { query: 'count', where: { correspondent: '{{ doc.correspondent }}', title: '{{ doc.title }}' }, default: 0 },
+    twins: {
+      query: 'count',
+      where: { correspondent: '{{ doc.correspondent }}', title: '{{ doc.title }}' },
+      default: 0,
+    },
   },
   when: { check: 'twins > 0' },
   actions: [{ add_tags: 'Duplikat?' }],
@@ -50,7 +54,11 @@ test('with its answer the rule runs, and the trace says which query and how many
   const question = evaluate(duplicates, document, {}).pendingQuery;
   assert.ok(question);
   const out = evaluate(duplicates, document, {
-    [questionKey(question)]: { total: 2, documents: [{ id: 3, title: 'Rechnung 4711', value: '2025-01-02' }], cached: true },
+    [questionKey(question)]: {
+      total: 2,
+      documents: [{ id: 3, title: 'Rechnung 4711', value: '2025-01-02' }],
+      cached: true,
+    },
   });
   assert.equal(out.pendingQuery, undefined);
   const r = out.results[0];
@@ -88,7 +96,10 @@ test('dates in where are resolved from the run clock; the ASN becomes a number',
   const def: RuleDefinition = {
     id: 'r',
     extract: {
-      n: { query: 'count', where: { created: { gte: '-30d', lt: '{{ now | date: "%Y-%m-%d" }}' }, archive_serial_number: { gt: '10' } } },
+      n: {
+        query: 'count',
+        where: { created: { gte: '-30d', lt: '{{ now | date: "%Y-%m-%d" }}' }, archive_serial_number: { gt: '10' } },
+      },
     },
     actions: [{ set_title: '{{ n }}' }],
   };
@@ -101,9 +112,17 @@ test('dates in where are resolved from the run clock; the ASN becomes a number',
 });
 
 test('max reads the field, present only; first/last are the oldest/newest document by created', () => {
-  const max = evaluate({ id: 'r', extract: { a: { query: 'max', field: 'custom_fields.Nr' } }, actions: [{ set_title: '{{ a }}' }] }, doc({}), {});
+  const max = evaluate(
+    { id: 'r', extract: { a: { query: 'max', field: 'custom_fields.Nr' } }, actions: [{ set_title: '{{ a }}' }] },
+    doc({}),
+    {},
+  );
   assert.deepEqual(max.pendingQuery?.order, { field: 'custom_fields.Nr', descending: true, present: true });
-  const last = evaluate({ id: 'r', extract: { a: { query: 'last' } }, actions: [{ set_title: '{{ a }}' }] }, doc({}), {});
+  const last = evaluate(
+    { id: 'r', extract: { a: { query: 'last' } }, actions: [{ set_title: '{{ a }}' }] },
+    doc({}),
+    {},
+  );
   assert.deepEqual(last.pendingQuery?.order, { field: 'created', descending: true, present: false });
 });
 
@@ -118,7 +137,10 @@ const compileError = (extract: RuleDefinition['extract']) => {
 
 test('a query the dms cannot answer is a save error with its place', () => {
   assert.match(compileError({ a: { query: 'count', where: { notes: 'x' } } }), /a query cannot test "notes"/);
-  assert.match(compileError({ a: { query: 'count', where: { content: { matches: 'x' } } } }), /cannot answer "matches" for content/);
+  assert.match(
+    compileError({ a: { query: 'count', where: { content: { matches: 'x' } } } }),
+    /cannot answer "matches" for content/,
+  );
   assert.match(compileError({ a: { query: 'max' } }), /needs field/);
   assert.match(compileError({ a: { query: 'max', field: 'title' } }), /can sort by/);
   assert.match(compileError({ a: { query: 'count', type: 'string' } }), /decides its own type/);
@@ -134,7 +156,10 @@ test('rule tests answer queries from their documents, as the dms would (case-ins
       {
         name: 'a twin',
         document: { id: 5, correspondent: 'ACME', title: 'Rechnung 4711' },
-        documents: [{ id: 3, correspondent: 'acme', title: 'RECHNUNG 4711' }, { correspondent: 'ACME', title: 'other' }],
+        documents: [
+          { id: 3, correspondent: 'acme', title: 'RECHNUNG 4711' },
+          { correspondent: 'ACME', title: 'other' },
+        ],
         expect: { matched: true, changes: { tags: ['Duplikat?'] }, extracted: { twins: 1 } },
       },
       {
