@@ -6,7 +6,7 @@
  * synchronous and pure, in worker threads too (the worker returns the question, the main thread asks the dms).
  */
 import type { CustomFieldValue, ExtractionType, QueryKind, RuleDocument, Scalar } from './model.js';
-import { QUERY_KIND_NAMES } from './rule-schema.js';
+import { QUERY_KIND_NAMES, QUERY_ORDER_FIELDS, type QUERY_WHERE_FIELDS } from './rule-schema.js';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { compileTemplate, renderTemplate, type CompiledTemplate } from './templates.js';
 import { checkTemplateVariables, type KnownValues } from './template-variables.js';
@@ -36,7 +36,7 @@ export type QueryOperator = (typeof QUERY_OPERATORS)[number];
 
 const COMPARE = ['gt', 'gte', 'lt', 'lte'] as const;
 /** The fields a query may test and the operators the dms's list filters answer for each (a superset is never sent). */
-export const QUERY_FIELDS: Record<string, readonly QueryOperator[]> = {
+export const QUERY_FIELDS: Record<(typeof QUERY_WHERE_FIELDS)[number], readonly QueryOperator[]> = {
   title: ['equals', 'contains', 'starts_with', 'ends_with'],
   content: ['contains'],
   correspondent: ['equals', 'in'],
@@ -56,8 +56,6 @@ export const QUERY_CUSTOM_FIELD_OPERATORS: readonly QueryOperator[] = [
   ...COMPARE,
   'exists',
 ];
-/** Fields `max`/`min` may read (and custom_fields.<name>). */
-export const QUERY_ORDER_FIELDS = ['archive_serial_number', 'created', 'added'] as const;
 
 /** At most this many matching documents are read per query (`ids` lists at most these; `count` is the dms's total). */
 export const MAX_QUERY_RESULTS = 25;
@@ -142,7 +140,7 @@ const LIST_OPERATORS: ReadonlySet<QueryOperator> = new Set(['in', 'any', 'all', 
 function operatorsOf(field: string): readonly QueryOperator[] | undefined {
   return field.startsWith('custom_fields.') && field.length > 'custom_fields.'.length
     ? QUERY_CUSTOM_FIELD_OPERATORS
-    : QUERY_FIELDS[field];
+    : (QUERY_FIELDS as Record<string, readonly QueryOperator[] | undefined>)[field];
 }
 
 /** The type a query's value has; `type` may choose only for max/min of a custom field. */

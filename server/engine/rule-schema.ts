@@ -187,6 +187,20 @@ const condition = {
 
 /** `query:` extraction keys (docs/rules.md, "Queries over other documents"). */
 export const QUERY_KIND_NAMES = ['count', 'ids', 'first', 'last', 'max', 'min'] as const;
+/** The fields a query's `where` may test (the dms's list filters answer them), besides custom_fields.<name>. */
+export const QUERY_WHERE_FIELDS = [
+  'title',
+  'content',
+  'correspondent',
+  'document_type',
+  'storage_path',
+  'tags',
+  'archive_serial_number',
+  'created',
+  'added',
+] as const;
+/** The fields `query: max|min` may read (the dms can sort by them), besides custom_fields.<name>. */
+export const QUERY_ORDER_FIELDS = ['archive_serial_number', 'created', 'added'] as const;
 const queryExtractionProperties = {
   query: {
     enum: [...QUERY_KIND_NAMES],
@@ -194,14 +208,16 @@ const queryExtractionProperties = {
       "Instead of regex/value: ask the dms about other documents matching where: count, ids (oldest first, at most 25), first/last (the oldest/newest one's id), max/min (of field)",
   },
   field: {
-    type: 'string',
+    anyOf: [{ enum: [...QUERY_ORDER_FIELDS] }, { type: 'string', pattern: CUSTOM_FIELD_PATTERN }],
     description: 'query: max/min: the field read: archive_serial_number, created, added or custom_fields.<name>',
   },
   where: {
     type: 'object',
     description:
-      'query: which other documents: field → value (template) or { operator: value }, all must hold; title, content, correspondent, document_type, storage_path, tags, archive_serial_number, created, added, custom_fields.<name>',
-    additionalProperties: { $ref: '#/definitions/fieldTest' },
+      'query: which other documents: field → value (template) or { operator: value }, every one must hold',
+    additionalProperties: false,
+    properties: Object.fromEntries(QUERY_WHERE_FIELDS.map((f) => [f, { $ref: '#/definitions/fieldTest' }])),
+    patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
   },
 };
 
