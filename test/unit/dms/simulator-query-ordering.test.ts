@@ -24,9 +24,10 @@ describe('simulator: the orderings and filters queries over other documents use'
 
   test('-archive_serial_number sorts documents without one first (PostgreSQL), so queries filter them out', async () => {
     assert.deepEqual((await ids('ordering=-archive_serial_number,-id')).slice(0, 1), [51]);
-    assert.deepEqual(await ids('ordering=-archive_serial_number,-id&archive_serial_number__isnull=false'), [
-      2, 1, 3, 4, 8,
-    ]);
+    assert.deepEqual(
+      await ids('ordering=-archive_serial_number,-id&archive_serial_number__isnull=false'),
+      [2, 1, 3, 4, 8],
+    );
   });
 
   test('custom_field_<id> puts documents with the field first, NULL values first when descending', async () => {
@@ -43,8 +44,14 @@ describe('simulator: the orderings and filters queries over other documents use'
     assert.deepEqual(unknown.body, { custom_field_99: ['Custom field not found'] });
   });
 
-  test('the asking document is found by id together with the question's filters', async () => {
-    assert.equal((await list('id=2&correspondent__id__in=2&title__iexact=telekom rechnung februar 2025')).body.count, 1);
-    assert.equal((await list('id=10&correspondent__id__in=2&title__iexact=telekom rechnung februar 2025')).body.count, 0);
+  test('the asking document is found by id together with the filters of the question', async () => {
+    assert.equal(
+      (await list('id=2&correspondent__id__in=2&title__iexact=telekom rechnung februar 2025')).body.count,
+      1,
+    );
+    assert.equal(
+      (await list('id=10&correspondent__id__in=2&title__iexact=telekom rechnung februar 2025')).body.count,
+      0,
+    );
   });
 });
