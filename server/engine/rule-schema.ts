@@ -213,8 +213,7 @@ const queryExtractionProperties = {
   },
   where: {
     type: 'object',
-    description:
-      'query: which other documents: field → value (template) or { operator: value }, every one must hold',
+    description: 'query: which other documents: field → value (template) or { operator: value }, every one must hold',
     additionalProperties: false,
     properties: Object.fromEntries(QUERY_WHERE_FIELDS.map((f) => [f, { $ref: '#/definitions/fieldTest' }])),
     patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
