@@ -91,6 +91,8 @@ export type QueryAnswer =
       documents: QueryAnswerDocument[];
       /** Answered from the run's cache, without asking the dms again. */
       cached?: boolean;
+      /** Why nothing was asked, e.g. a name the dms does not have. */
+      note?: string;
     }
   | { error: string };
 
@@ -298,7 +300,7 @@ export function runQuery(
   if (answer === undefined) throw new QueryPending(question);
   const asked = `${q.kind}${q.field ? ` ${q.field}` : ''} of other documents${where.length ? ` where ${where.map(describeFilter).join(' and ')}` : ''}`;
   if ('error' in answer) throw new Error(`query ${asked} failed: ${answer.error}`);
-  const found = `${answer.total.toLocaleString('en-US')} found${answer.cached ? ', answer reused within this run' : ''}`;
+  const found = `${answer.total.toLocaleString('en-US')} found${answer.cached ? ', answer reused within this run' : ''}${answer.note ? `: ${answer.note}` : ''}`;
   const first = answer.documents[0];
   let value: ExtractedQueryValue | undefined;
   if (q.kind === 'count') value = answer.total;

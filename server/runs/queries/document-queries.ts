@@ -23,6 +23,8 @@ const FIELDS = ['id', 'title', 'created', 'added', 'archive_serial_number', 'cus
 interface RawAnswer {
   count: number;
   documents: DmsDocument[];
+  /** Why the dms was not asked. */
+  note?: string;
 }
 
 export interface QueryStats {
@@ -54,7 +56,7 @@ export function createDocumentQueries(dms: Pick<DmsClient, 'findDocuments'>): Do
   async function ask(question: QueryQuestion, index: VocabularyIndex): Promise<RawAnswer | { error: string }> {
     const request = queryRequest(question, index);
     if (request.kind === 'error') return { error: request.error };
-    if (request.kind === 'none') return { count: 0, documents: [] };
+    if (request.kind === 'none') return { count: 0, documents: [], note: request.why };
     const key = JSON.stringify(request.query);
     const hit = cache.get(key);
     if (hit) {
@@ -96,7 +98,8 @@ export function createDocumentQueries(dms: Pick<DmsClient, 'findDocuments'>): Do
           .filter((d) => d.id !== question.exclude)
           .slice(0, MAX_QUERY_RESULTS)
           .map((d) => answerDocument(d, question.order.field, index));
-        return { total, documents, ...(stats.requests === before ? { cached: true } : {}) };
+        const cached = stats.requests === before && raw.note === undefined;
+        return { total, documents, ...(cached ? { cached } : {}), ...(raw.note ? { note: raw.note } : {}) };
       } catch (err) {
         return { error: `the dms failed: ${errorMessage(err)}` };
       }
