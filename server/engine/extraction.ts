@@ -2,7 +2,15 @@
  * Extraction: named values read from the document by regex (several patterns, pick first/last/all)
  * or computed by a template, then parsed to a type (locale-aware numbers, money and dates).
  */
-import type { Extraction, ExtractionGroup, ExtractionType, MoneyValue, RuleDocument, Scalar } from './model.js';
+import type {
+  Extraction,
+  ExtractionGroup,
+  ExtractionPick,
+  ExtractionType,
+  MoneyValue,
+  RuleDocument,
+  Scalar,
+} from './model.js';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { fieldKind, readField } from './fields.js';
 import { compileRegex, MAX_MATCHES, RegexSyntaxError, type RuleRegex } from './regex.js';
@@ -34,7 +42,7 @@ export interface CompiledExtraction extends ValueSpec {
   from: string;
   regexes: RuleRegex[];
   template: CompiledTemplate | null;
-  pick: 'first' | 'last' | 'all';
+  pick: ExtractionPick;
   /** `groups:` — each named group is a value of its own (the extraction's name is then only its label). */
   groups: Array<ValueSpec & { name: string }>;
   /** `query:` — a question about other documents instead of a regex or template. */

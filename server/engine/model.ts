@@ -1,10 +1,12 @@
 /**
  * The rule language's data model (DESIGN §5, §12) shared by the engine, the rules store, runs and the UI.
- * Rule definitions mirror `rule-schema.ts`; documents and changes are in *names*, never dms ids.
+ * Rule definitions mirror `rule-schema.ts`, the one source of the language's names: triggers, action names,
+ * extraction types and picks are derived from its `as const` lists (test/unit/engine/model-schema.test.ts
+ * checks the rest against it). Documents and changes are in *names*, never dms ids.
  */
-import type { QUERY_KIND_NAMES } from './rule-schema.js';
+import type { ACTIONS, EXTRACTION_PICKS, EXTRACTION_TYPES, QUERY_KIND_NAMES, TRIGGERS } from './rule-schema.js';
 
-export type Trigger = 'added' | 'updated' | 'manual';
+export type Trigger = (typeof TRIGGERS)[number];
 /** What started an evaluation; jobs run every enabled rule regardless of `on`. */
 export type RunTrigger = Trigger | 'job';
 
@@ -55,7 +57,8 @@ export type Condition =
   | { check: string }
   | { [field: string]: FieldTest };
 
-export type ExtractionType = 'string' | 'int' | 'number' | 'money' | 'date' | 'bool';
+export type ExtractionType = (typeof EXTRACTION_TYPES)[number];
+export type ExtractionPick = (typeof EXTRACTION_PICKS)[number];
 
 export interface Extraction {
   from?: string;
@@ -63,7 +66,7 @@ export interface Extraction {
   /** Alternative to `regex`: a Liquid template computed from the document and earlier values. */
   value?: string;
   type?: ExtractionType;
-  pick?: 'first' | 'last' | 'all';
+  pick?: ExtractionPick;
   /** Date input format such as `dd.MM.yyyy`; without it common German and English forms are recognised. */
   format?: string;
   /** Currency for `money` when the text has none (else the custom field's default). */
@@ -144,7 +147,8 @@ export type PartialPermissions = Partial<Record<PermissionKind, Partial<Record<P
 /** Who may view and who may change a document besides its owner, by user name and group name. */
 export type DocumentPermissions = Record<PermissionKind, Record<PermissionTarget, string[]>>;
 
-export type ActionName = keyof ActionBodies;
+/** `ActionBodies` has exactly one key per name (checked in model-schema.test.ts). */
+export type ActionName = (typeof ACTIONS)[number];
 /** Exactly one action key plus optional modifiers. */
 export type Action = ActionBodies & ActionModifiers;
 

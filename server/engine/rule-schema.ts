@@ -71,6 +71,8 @@ export const ACTIONS = [
 
 export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
 export const EXTRACTION_TYPES = ['string', 'int', 'number', 'money', 'date', 'bool'] as const;
+/** Which matches an extraction keeps. */
+export const EXTRACTION_PICKS = ['first', 'last', 'all'] as const;
 export const TRIGGERS = ['added', 'updated', 'manual'] as const;
 export const RULE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
 export const EXTRACT_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -239,7 +241,7 @@ const extraction = {
       description: 'A Liquid template instead of a regex, computed from doc and earlier values',
     },
     type: { enum: [...EXTRACTION_TYPES], default: 'string' },
-    pick: { enum: ['first', 'last', 'all'], default: 'first' },
+    pick: { enum: [...EXTRACTION_PICKS], default: 'first' },
     format: { type: 'string', description: 'Date format such as dd.MM.yyyy, MM/dd/yyyy or yyyy-MM-dd' },
     currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
     default: scalar,
