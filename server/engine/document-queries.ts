@@ -223,7 +223,7 @@ function compileFilters(field: string, test: unknown, path: RulePath, earlier: K
         at,
         `the dms cannot answer "${op}" for ${field} in a query; it can: ${allowed.join(', ')}`,
       );
-    const list = LIST_OPERATORS.has(op) || (field === 'tags' && Array.isArray(value));
+    const list = LIST_OPERATORS.has(op);
     const raw = Array.isArray(value) ? value : [value];
     if (op === 'exists') {
       if (typeof value !== 'boolean') throw new RuleCompileError(at, 'exists is true or false');

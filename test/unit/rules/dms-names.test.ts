@@ -85,7 +85,7 @@ describe('dms name check', () => {
         n: {
           query: 'max',
           field: 'custom_fields.Laufnummer',
-          where: { document_type: 'Brief', tags: ['Rechnung'], correspondent: '{{ doc.correspondent }}' },
+          where: { document_type: 'Brief', tags: { all: ['Rechnung'] }, correspondent: '{{ doc.correspondent }}' },
         },
       },
       actions: [{ set_title: '{{ n }}' }],
