@@ -22,7 +22,8 @@ import { cloneDocument } from './fields.js';
 import { errorMessage, formatPath, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
 import { describeValue } from './describe.js';
-import { QueryPending, runQuery, type QueryQuestion, type QuerySource } from './document-queries.js';
+import { QueryPending, type QueryQuestion, type QuerySource } from './document-queries.js';
+import { runQuery } from './run-query.js';
 
 export interface RuleInput {
   compiled: CompiledRule;

@@ -21,7 +21,8 @@ import { checkDateFormat, parseDate, parseDateWithFormat } from './parse-date.js
 import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { asText } from './condition-ops.js';
 import { describeValue } from './describe.js';
-import { compileQuery, queryValueType, type CompiledQuery } from './document-queries.js';
+import { type CompiledQuery } from './document-queries.js';
+import { compileQuery, queryValueType } from './compile-query.js';
 
 export type TypedValue = string | number | boolean | MoneyValue | null;
 export type ExtractedValue = TypedValue | TypedValue[];
