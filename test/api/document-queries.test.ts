@@ -125,6 +125,30 @@ describe('queries over other documents, answered by the dms', () => {
     assert.match(res.body.error, /already exists in the trash/);
   });
 
+  it('a query the dms refuses fails its rule; a dms that does not answer fails the run, as any dms failure', async () => {
+    const refused = sim.faults.inject({ route: 'GET /api/documents/', kind: 'status', status: 400, times: 1 });
+    const trace = await run(server, 8, 'next-asn', true);
+    sim.faults.remove(refused.id);
+    assert.equal(trace.status, 'not_matched', 'document 8 has an ASN: conditions first, no query');
+    sim.addDocument({ id: 60 });
+    sim.faults.inject({ route: 'GET /api/documents/', kind: 'status', status: 400, times: 1 });
+    const failed = await run(server, 60, 'next-asn', true);
+    assert.equal(failed.status, 'error');
+    assert.match(
+      failed.error ?? '',
+      /query max archive_serial_number of other documents failed: the dms refused the query/,
+    );
+
+    const down = sim.faults.inject({ route: 'GET /api/documents/', kind: 'status', status: 503 });
+    const res = await call<{ error: string }>(server.url, '/api/run?document=60&rule_id=next-asn&dry_run=true', {
+      method: 'POST',
+      token: API_TOKEN,
+    });
+    sim.faults.remove(down.id);
+    assert.equal(res.status, 502, JSON.stringify(res.body));
+    assert.match(res.body.error, /dms failed/i);
+  });
+
   it('duplicates: a count with the same correspondent and title, the document itself left out', async () => {
     const twin = sim.addDocument({ correspondent: 2, document_type: 1, title: 'Telekom Rechnung Februar 2025' });
     const matched = await run(server, twin.id, 'flag-duplicates', true);

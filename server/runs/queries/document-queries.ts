@@ -1,4 +1,5 @@
 import { decodeCustomFieldValue } from '../../dms/custom-field-codec.js';
+import { DmsError } from '../../dms/errors.js';
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { VocabularyIndex } from '../../dms/vocabulary-index.js';
 import {
@@ -101,7 +102,11 @@ export function createDocumentQueries(dms: Pick<DmsClient, 'findDocuments'>): Do
         const cached = stats.requests === before && raw.note === undefined;
         return { total, documents, ...(cached ? { cached } : {}), ...(raw.note ? { note: raw.note } : {}) };
       } catch (err) {
-        return { error: `the dms failed: ${errorMessage(err)}` };
+        // The dms refused this question (a 4xx): the rule that asked fails. No answer at all (down, 5xx) fails
+        // the run like any dms failure, so the paths that retry failed runs retry it.
+        if (err instanceof DmsError && err.dmsStatus !== null && err.dmsStatus >= 400 && err.dmsStatus < 500)
+          return { error: `the dms refused the query: ${errorMessage(err)}` };
+        throw err;
       }
     },
     wrote(fields) {
