@@ -21,3 +21,11 @@ export { emptyDocument } from './fields.js';
 export { RESERVED_NAMES } from './extraction.js';
 export type { PlannedNotification } from './apply-actions.js';
 export { compileSchedule, nextRunAfter, type CompiledSchedule } from './schedule.js';
+export {
+  answersSource,
+  questionKey,
+  MAX_QUERY_RESULTS,
+  type QueryAnswer,
+  type QueryQuestion,
+  type QuerySource,
+} from './document-queries.js';
