@@ -262,6 +262,11 @@ describe('a job whose rule uses a query asks the dms once per distinct question'
     const expected = docs.filter((d) => d.correspondent === doc?.correspondent).length - 1;
     assert.match(line(sample, 'others'), new RegExp(`→ ${expected} \\(${expected} found`));
 
+    assert.deepEqual(
+      server.logs.filter((l) => l.includes('worker')),
+      [],
+      'the rounds went through a worker thread, not the inline fallback',
+    );
     const queries = listRequests(sim) - scan;
     // One question per correspondent, whatever the number of documents.
     assert.equal(queries, correspondents.size, `${queries} query requests for ${docs.length} documents`);
