@@ -55,8 +55,8 @@ export const DOCUMENT_FILTERS: ReadonlySet<string> = new Set([
 export const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 100_000;
 
-/** The query string for one page of `GET /api/documents/`, ordered by id so paging is stable (`-id`: newest first). */
-export function documentListParams(query: DocumentQuery, page: number, ordering: 'id' | '-id' = 'id'): URLSearchParams {
+/** The query string for one page of `GET /api/documents/`, ordered so paging is stable (`id` unless asked otherwise). */
+export function documentListParams(query: DocumentQuery, page: number, ordering = 'id'): URLSearchParams {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query.filters ?? {})) {
     if (!DOCUMENT_FILTERS.has(name)) {

@@ -5,6 +5,7 @@ import { DmsError } from './errors.js';
 import { toDmsFile } from './file-download.js';
 import { createTransport, type Transport } from './http-transport.js';
 import type {
+  FindDocumentsQuery,
   BulkEditMethod,
   CreatableKind,
   DmsClient,
@@ -197,6 +198,22 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
 
     pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {
       return streamDocuments(transport, query);
+    },
+
+    async findDocuments(query: FindDocumentsQuery): Promise<DocumentPage> {
+      const params = documentListParams(
+        { filters: query.filters, fields: query.fields, pageSize: query.pageSize },
+        1,
+        query.ordering,
+      );
+      const res = await transport.send({ method: 'GET', path: '/api/documents/', query: params, idempotent: true });
+      const page = checkedPage<DmsDocument>(res.json, {
+        base: url,
+        path: '/api/documents/',
+        page: 1,
+        pageSize: query.pageSize,
+      });
+      return { count: page.count, documents: page.results };
     },
 
     async getWriteState(id) {

@@ -144,6 +144,14 @@ export interface DocumentQuery {
   ahead?: number;
 }
 
+/** One request: filters (whitelisted as for `pages`), a Paperless `ordering`, the first `pageSize` documents. */
+export interface FindDocumentsQuery {
+  filters: Record<string, string>;
+  ordering: string;
+  pageSize: number;
+  fields: string[];
+}
+
 export interface DocumentPage {
   /** Total matching documents (the dms's `count`). */
   count: number;
@@ -232,6 +240,11 @@ export interface DmsClient {
    * matching ids, snapshot at the start, so changes made while streaming never make it skip documents).
    */
   pages(query?: DocumentQuery): AsyncGenerator<DocumentPage>;
+  /**
+   * One page of matching documents in the dms's own `ordering` (e.g. `-archive_serial_number`) and the total count:
+   * how queries over other documents are answered, by the dms's filters, never by reading the archive.
+   */
+  findDocuments(query: FindDocumentsQuery): Promise<DocumentPage>;
   /**
    * Only the fields a write depends on (`fields=`, so no content travels): what the service re-reads just before
    * writing, to notice a person's edit made since its first read.

@@ -23,6 +23,8 @@ import { formatPath, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
 import { describeValue } from './describe.js';
 import { errorMessage } from '../error-message.js';
+import { QueryPending, type QueryQuestion, type QuerySource } from './document-queries.js';
+import { runQuery } from './run-query.js';
 
 export interface RuleInput {
   compiled: CompiledRule;
@@ -40,6 +42,8 @@ export interface EvaluateInput {
   tagHierarchy?: TagHierarchy;
   /** Called as each rule starts, so a watchdog outside the engine can tell which rule overran its time. */
   onRule?(index: number): void;
+  /** Answers `query` extractions; without it a rule with a query fails ("cannot be answered here"). */
+  queries?: QuerySource;
 }
 
 /** Everything of a trace the engine knows; the run layer adds id, time, source, document and mode. */
@@ -62,9 +66,32 @@ export interface Evaluation {
   document: RuleDocument;
   /** Messages of the matched rules' `notify` actions, by rule id. */
   notifications: Record<string, PlannedNotification[]>;
+  /**
+   * A query over other documents the source could not answer yet: the evaluation stopped there and has no
+   * results; evaluate again with its answer (runs/evaluate-document.ts does, bounded per document).
+   */
+  pendingQuery?: QueryQuestion;
 }
 
 export function evaluateRules(input: EvaluateInput): Evaluation {
+  try {
+    return evaluateAll(input);
+  } catch (err) {
+    if (!(err instanceof QueryPending)) throw err;
+    const document = cloneDocument(input.document);
+    return {
+      results: [],
+      changes: {},
+      createMissing: {},
+      conflicts: [],
+      document,
+      notifications: {},
+      pendingQuery: err.question,
+    };
+  }
+}
+
+function evaluateAll(input: EvaluateInput): Evaluation {
   let doc = cloneDocument(input.document);
   const results: RuleResult[] = [];
   const createMissing: CreateMissing = {};
@@ -168,9 +195,15 @@ function extractOne(
   work: RuleDocument,
   scope: Record<string, unknown>,
   missing: ReadonlySet<string>,
+  input: EvaluateInput,
 ): ExtractionOutcome {
-  const needs = e.template ? e.template.globals.filter((n) => missing.has(n)) : [];
+  const needs = (e.template?.globals ?? e.query?.globals ?? []).filter((n) => missing.has(n));
   try {
+    if (e.query) {
+      const out = runQuery(e.query, e.type, e.path, work, scope, input.now, input.queries);
+      if (out.value !== undefined || e.default === undefined) return out;
+      return { value: e.default, detail: `${out.detail}; using the default ${JSON.stringify(e.default)}` };
+    }
     return runExtraction(e, work, scope);
   } catch (err) {
     if (needs.length === 0 || !(err instanceof TemplateError) || err.timeout) throw err;
@@ -278,7 +311,7 @@ function evaluateOne(
         if (!extractGroups(e, work, result, extracted, missing)) return false;
         continue;
       }
-      const out = extractOne(e, work, scope(), missing);
+      const out = extractOne(e, work, scope(), missing, input);
       const path = formatPath(e.path);
       if (out.value === undefined) {
         if (e.required) {
@@ -344,6 +377,7 @@ function evaluateOne(
       });
     }
   } catch (err) {
+    if (err instanceof QueryPending) throw err;
     const failedAt = rule.actions[result.actions.length];
     if (inActions && failedAt) {
       result.actions.push({

@@ -2,7 +2,15 @@
  * Extraction: named values read from the document by regex (several patterns, pick first/last/all)
  * or computed by a template, then parsed to a type (locale-aware numbers, money and dates).
  */
-import type { Extraction, ExtractionGroup, ExtractionType, MoneyValue, RuleDocument, Scalar } from './model.js';
+import type {
+  Extraction,
+  ExtractionGroup,
+  ExtractionPick,
+  ExtractionType,
+  MoneyValue,
+  RuleDocument,
+  Scalar,
+} from './model.js';
 import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
 import { fieldKind, readField } from './fields.js';
 import { compileRegex, MAX_MATCHES, RegexSyntaxError, type RuleRegex } from './regex.js';
@@ -13,6 +21,8 @@ import { checkDateFormat, parseDate, parseDateWithFormat } from './parse-date.js
 import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { asText } from './condition-ops.js';
 import { describeValue } from './describe.js';
+import { type CompiledQuery } from './document-queries.js';
+import { compileQuery, queryValueType } from './compile-query.js';
 
 export type TypedValue = string | number | boolean | MoneyValue | null;
 export type ExtractedValue = TypedValue | TypedValue[];
@@ -33,9 +43,11 @@ export interface CompiledExtraction extends ValueSpec {
   from: string;
   regexes: RuleRegex[];
   template: CompiledTemplate | null;
-  pick: 'first' | 'last' | 'all';
+  pick: ExtractionPick;
   /** `groups:` — each named group is a value of its own (the extraction's name is then only its label). */
   groups: Array<ValueSpec & { name: string }>;
+  /** `query:` — a question about other documents instead of a regex or template. */
+  query: CompiledQuery | null;
 }
 
 export const RESERVED_NAMES = ['doc', 'vars', 'now', 'rule', 'env'];
@@ -154,6 +166,9 @@ export function compileExtraction(
       path,
       `"${name}" is already extracted above (as a group); each value needs its own name`,
     );
+  if (e.query !== undefined) return compileQueryExtraction(name, e, path, earlier);
+  if (e.field !== undefined || e.where !== undefined)
+    throw new RuleCompileError(path, 'field and where belong to a query (query: count, ids, first, last, max or min)');
   const from = e.from ?? 'content';
   if (!fieldKind(from))
     throw new RuleCompileError(
@@ -197,6 +212,27 @@ export function compileExtraction(
     pick: e.pick ?? 'first',
     ...spec,
     groups: compileGroups(e, path, regexes, earlier),
+    query: null,
+  };
+}
+
+/** `query:` — asks about other documents; regex, value and the reading options do not apply. */
+function compileQueryExtraction(name: string, e: Extraction, path: RulePath, earlier: KnownValues): CompiledExtraction {
+  for (const key of ['regex', 'value', 'from', 'pick', 'format', 'locale', 'groups'] as const)
+    if (e[key] !== undefined)
+      throw new RuleCompileError([...path, key], `${key} does not apply to a query; a query reads other documents`);
+  const query = compileQuery(e, path, earlier);
+  const type = queryValueType(query.kind, query.field, e.type, path);
+  return {
+    name,
+    path,
+    from: 'query',
+    regexes: [],
+    template: null,
+    pick: query.kind === 'ids' ? 'all' : 'first',
+    ...compileValueSpec({ ...e, type }, path, null),
+    groups: [],
+    query,
   };
 }
 

@@ -22,3 +22,11 @@ export { RESERVED_NAMES } from './extraction.js';
 export type { PlannedNotification } from './apply-actions.js';
 export { notifyFires, type NotifyAttach, type NotifyWhen } from './notify-action.js';
 export { compileSchedule, nextRunAfter, type CompiledSchedule } from './schedule.js';
+export {
+  answersSource,
+  questionKey,
+  MAX_QUERY_RESULTS,
+  type QueryAnswer,
+  type QueryQuestion,
+  type QuerySource,
+} from './document-queries.js';

@@ -1,9 +1,12 @@
 /**
  * The rule language's data model (docs/rules.md) shared by the engine, the rules store, runs and the UI.
- * Rule definitions mirror `rule-schema.ts`; documents and changes are in *names*, never dms ids.
+ * Rule definitions mirror `rule-schema.ts`, the one source of the language's names: triggers, action names,
+ * extraction types and picks are derived from its `as const` lists (test/unit/engine/model-schema.test.ts
+ * checks the rest against it). Documents and changes are in *names*, never dms ids.
  */
+import type { ACTIONS, EXTRACTION_PICKS, EXTRACTION_TYPES, QUERY_KIND_NAMES, TRIGGERS } from './rule-schema.js';
 
-export type Trigger = 'added' | 'updated' | 'manual';
+export type Trigger = (typeof TRIGGERS)[number];
 /** What started an evaluation; jobs run every enabled rule regardless of `on`. */
 export type RunTrigger = Trigger | 'job';
 
@@ -54,7 +57,8 @@ export type Condition =
   | { check: string }
   | { [field: string]: FieldTest };
 
-export type ExtractionType = 'string' | 'int' | 'number' | 'money' | 'date' | 'bool';
+export type ExtractionType = (typeof EXTRACTION_TYPES)[number];
+export type ExtractionPick = (typeof EXTRACTION_PICKS)[number];
 
 export interface Extraction {
   from?: string;
@@ -62,7 +66,7 @@ export interface Extraction {
   /** Alternative to `regex`: a Liquid template computed from the document and earlier values. */
   value?: string;
   type?: ExtractionType;
-  pick?: 'first' | 'last' | 'all';
+  pick?: ExtractionPick;
   /** Date input format such as `dd.MM.yyyy`; without it common German and English forms are recognised. */
   format?: string;
   /** Currency for `money` when the text has none (else the custom field's default). */
@@ -73,7 +77,15 @@ export interface Extraction {
   locale?: string;
   /** One regex, several named groups, several typed values: group name → its type and options. */
   groups?: Record<string, ExtractionGroup>;
+  /** Alternative to `regex`/`value`: a question about other documents, answered by the dms (count, ids, first, last, max, min). */
+  query?: QueryKind;
+  /** `query: max|min`: the field read (archive_serial_number, created, added, custom_fields.<name>). */
+  field?: string;
+  /** `query`: field → value or operator test (templates allowed); every one must hold. */
+  where?: Record<string, FieldTest>;
 }
+
+export type QueryKind = (typeof QUERY_KIND_NAMES)[number];
 
 /** One named group of a `groups:` extraction: a value of its own, typed like an extraction. */
 export type ExtractionGroup = Pick<Extraction, 'type' | 'format' | 'currency' | 'locale' | 'default' | 'required'>;
@@ -144,7 +156,8 @@ export type PartialPermissions = Partial<Record<PermissionKind, Partial<Record<P
 /** Who may view and who may change a document besides its owner, by user name and group name. */
 export type DocumentPermissions = Record<PermissionKind, Record<PermissionTarget, string[]>>;
 
-export type ActionName = keyof ActionBodies;
+/** `ActionBodies` has exactly one key per name (checked in model-schema.test.ts). */
+export type ActionName = (typeof ACTIONS)[number];
 /** Exactly one action key plus optional modifiers. */
 export type Action = ActionBodies & ActionModifiers;
 
@@ -154,6 +167,8 @@ export interface RuleTestCase {
   /** Permissions may give any of their four lists. */
   document: Partial<Omit<RuleDocumentInput, 'permissions'>> & { permissions?: PartialPermissions };
   vars?: Record<string, unknown>;
+  /** The other documents a `query` extraction sees in this test (the dms is never asked in a test). */
+  documents?: Array<Partial<Omit<RuleDocumentInput, 'permissions'>>>;
   expect: {
     matched: boolean;
     changes?: Record<string, unknown>;

@@ -5,6 +5,7 @@
  */
 import { RE2JS } from 're2js';
 import { literalTest, requiredLiteral } from './regex-literals.js';
+import type { ExtractionPick } from './model.js';
 
 /** Patterns longer than this are refused: a rule regex is a line or two, not a program. */
 const MAX_PATTERN_LENGTH = 2000;
@@ -25,7 +26,7 @@ export interface RuleRegex {
   /** The last match's value, scanning the whole text. */
   lastValue(text: string): string | undefined;
   /** The named groups of the first, last or every match (up to `limit`); a group that took no part is missing. */
-  groupMatches(text: string, pick: 'first' | 'last' | 'all', limit: number): Array<Record<string, string | undefined>>;
+  groupMatches(text: string, pick: ExtractionPick, limit: number): Array<Record<string, string | undefined>>;
   /** The names of the pattern's named groups. */
   groupNames: string[];
   /** Where the first match starts and what it matched (the whole match). */

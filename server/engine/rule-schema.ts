@@ -71,6 +71,8 @@ export const ACTIONS = [
 
 export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
 export const EXTRACTION_TYPES = ['string', 'int', 'number', 'money', 'date', 'bool'] as const;
+/** Which matches an extraction keeps. */
+export const EXTRACTION_PICKS = ['first', 'last', 'all'] as const;
 export const TRIGGERS = ['added', 'updated', 'manual'] as const;
 export const RULE_ID_PATTERN = '^[a-z0-9][a-z0-9_-]*$';
 export const EXTRACT_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -185,10 +187,45 @@ const condition = {
   patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
 };
 
+/** `query:` extraction keys (docs/rules.md, "Queries over other documents"). */
+export const QUERY_KIND_NAMES = ['count', 'ids', 'first', 'last', 'max', 'min'] as const;
+/** The fields a query's `where` may test (the dms's list filters answer them), besides custom_fields.<name>. */
+export const QUERY_WHERE_FIELDS = [
+  'title',
+  'content',
+  'correspondent',
+  'document_type',
+  'storage_path',
+  'tags',
+  'archive_serial_number',
+  'created',
+  'added',
+] as const;
+/** The fields `query: max|min` may read (the dms can sort by them), besides custom_fields.<name>. */
+export const QUERY_ORDER_FIELDS = ['archive_serial_number', 'created', 'added'] as const;
+const queryExtractionProperties = {
+  query: {
+    enum: [...QUERY_KIND_NAMES],
+    description:
+      "Instead of regex/value: ask the dms about other documents matching where: count, ids (oldest first, at most 25), first/last (the oldest/newest one's id), max/min (of field)",
+  },
+  field: {
+    anyOf: [{ enum: [...QUERY_ORDER_FIELDS] }, { type: 'string', pattern: CUSTOM_FIELD_PATTERN }],
+    description: 'query: max/min: the field read: archive_serial_number, created, added or custom_fields.<name>',
+  },
+  where: {
+    type: 'object',
+    description: 'query: which other documents: field → value (template) or { operator: value }, every one must hold',
+    additionalProperties: false,
+    properties: Object.fromEntries(QUERY_WHERE_FIELDS.map((f) => [f, { $ref: '#/definitions/fieldTest' }])),
+    patternProperties: { [CUSTOM_FIELD_PATTERN]: { $ref: '#/definitions/fieldTest' } },
+  },
+};
+
 const extraction = {
   type: 'object',
   additionalProperties: false,
-  anyOf: [{ required: ['regex'] }, { required: ['value'] }],
+  anyOf: [{ required: ['regex'] }, { required: ['value'] }, { required: ['query'] }],
   properties: {
     from: {
       type: 'string',
@@ -204,7 +241,7 @@ const extraction = {
       description: 'A Liquid template instead of a regex, computed from doc and earlier values',
     },
     type: { enum: [...EXTRACTION_TYPES], default: 'string' },
-    pick: { enum: ['first', 'last', 'all'], default: 'first' },
+    pick: { enum: [...EXTRACTION_PICKS], default: 'first' },
     format: { type: 'string', description: 'Date format such as dd.MM.yyyy, MM/dd/yyyy or yyyy-MM-dd' },
     currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Currency for money values that name none' },
     default: scalar,
@@ -221,6 +258,7 @@ const extraction = {
       additionalProperties: { $ref: '#/definitions/extractionGroup' },
       description: 'One regex, several values: each named group (?<name>…) becomes a value of its own, typed here',
     },
+    ...queryExtractionProperties,
   },
 };
 
@@ -415,6 +453,11 @@ const ruleTest = {
     trigger: { enum: [...TRIGGERS, 'job'] },
     document: { $ref: '#/definitions/testDocument' },
     vars: { type: 'object' },
+    documents: {
+      type: 'array',
+      items: { $ref: '#/definitions/testDocument' },
+      description: "The other documents the rule's queries see in this test (each with its own id)",
+    },
     expect: {
       type: 'object',
       additionalProperties: false,

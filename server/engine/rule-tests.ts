@@ -20,6 +20,7 @@ import { isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { describeValue } from './describe.js';
 import { completePermissions, sameNameSet } from './permissions.js';
 import { errorMessage } from '../error-message.js';
+import { localQuerySource } from './query-local.js';
 
 export interface RuleTestOutcome {
   name: string;
@@ -63,6 +64,7 @@ function runOne(compiled: CompiledRule, t: RuleTestCase, i: number, options: Rul
       rules: [{ compiled: rule, file: options.file ?? '', vars: { ...(options.vars ?? {}), ...(t.vars ?? {}) } }],
       trigger: t.trigger ?? 'job',
       now: options.now,
+      queries: localQuerySource(otherDocuments(t)),
     });
     const result = evaluation.results[0];
     if (result.status === 'error') return fail(`the rule failed: ${result.error}`);
@@ -175,7 +177,12 @@ function testDocumentProblem(t: RuleTestCase): { message: string; at: Array<stri
 }
 
 /** The test's document over an empty one; a monetary field may be written as Paperless writes it (`EUR84.37`). */
-function testDocument(t: RuleTestCase): RuleDocument {
+/** A test's `documents`, what its queries see; without an id each gets 1001, 1002, … */
+function otherDocuments(t: RuleTestCase): RuleDocument[] {
+  return (t.documents ?? []).map((document, i) => testDocument({ ...t, document: { id: 1001 + i, ...document } }));
+}
+
+function testDocument(t: Pick<RuleTestCase, 'document'>): RuleDocument {
   const doc: RuleDocument = { ...emptyDocument(), ...(t.document as Partial<RuleDocument>) };
   const custom: Record<string, CustomFieldValue> = {};
   for (const [name, value] of Object.entries(doc.custom_fields ?? {})) {

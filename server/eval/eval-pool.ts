@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { CustomFieldDataType } from '../dms/types.js';
 import { evaluateRules, type RuleResult, type RunTrigger, type RuleDocument } from '../engine/index.js';
+import { answersSource, type QueryAnswer } from '../engine/document-queries.js';
 import type { Logger } from '../log.js';
 import type { LoadedRule } from '../rules/index.js';
 import { tagHierarchyOfTags, type NamedTagNode } from './named-tag-tree.js';
@@ -15,6 +16,8 @@ export interface EvaluateRequest {
   customFieldTypes: Record<string, CustomFieldDataType>;
   /** The dms's tags, so tag actions end as Paperless stores them (ancestors added, descendants removed). */
   tags: readonly NamedTagNode[];
+  /** Answers to queries over other documents asked in earlier rounds for this document, by question key. */
+  queryAnswers?: Record<string, QueryAnswer>;
 }
 
 /** Evaluates documents against rules; with workers, off the main thread and within a time budget per rule. */
@@ -44,6 +47,7 @@ export function inlineEvaluator(): Evaluator {
           ...request,
           rules: request.rules.map((r) => ({ compiled: r.compiled, file: r.file, vars: r.vars })),
           tagHierarchy: tagHierarchyOfTags(request.tags),
+          queries: answersSource(request.queryAnswers ?? {}),
         });
         resolve(evaluation);
       });
@@ -94,6 +98,7 @@ function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalB
       now: now.getTime(),
       fieldTypes: keyOf(customFieldTypes),
       tagTree: keyOf(tags),
+      queryAnswers: pending.request.queryAnswers,
     };
     for (const i of sent) {
       const rule = rules[i];
@@ -189,7 +194,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
   };
 
   const merged = (pending: Pending, sent: number[], evaluation: DocumentEvaluation): DocumentEvaluation => {
-    if (pending.timedOut.size === 0) return evaluation;
+    if (pending.timedOut.size === 0 || evaluation.pendingQuery) return evaluation;
     const results: RuleResult[] = [];
     pending.request.rules.forEach((rule, i) => {
       const timedOut = pending.timedOut.get(i);

@@ -1,6 +1,7 @@
 import type { CustomFieldDataType } from '../dms/types.js';
 import type { Evaluation, RuleDefinition, RuleDocument, RunTrigger } from '../engine/index.js';
 import type { NamedTagNode } from './named-tag-tree.js';
+import type { QueryAnswer } from '../engine/document-queries.js';
 
 /** One rule as the worker gets it: the definition it compiles once per key. */
 export interface WireRule {
@@ -19,6 +20,8 @@ export interface EvalItem {
   fieldTypes: string;
   /** Key of the dms's tag list in the batch's `tagTrees`. */
   tagTree: string;
+  /** Answers to the document's queries over other documents so far (the main thread asks the dms between rounds). */
+  queryAnswers?: Record<string, QueryAnswer>;
 }
 
 /** The engine's evaluation without the final document (the planner needs only the changes). */

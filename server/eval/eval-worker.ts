@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { compileRule, evaluateRules, type CompiledRule } from '../engine/index.js';
 import type { TagHierarchy } from '../engine/model.js';
 import { tagHierarchyOfTags } from './named-tag-tree.js';
+import { answersSource } from '../engine/document-queries.js';
 import { PROGRESS, type EvalAnswer, type EvalBatch, type WireRule } from './eval-protocol.js';
 import { errorMessage } from '../error-message.js';
 
@@ -54,6 +55,7 @@ parentPort?.on('message', (message: string) => {
         now: new Date(item.now),
         customFieldTypes: batch.fieldTypes[item.fieldTypes],
         tagHierarchy: hierarchyOf(batch, item.tagTree),
+        queries: answersSource(item.queryAnswers ?? {}),
         onRule(rule) {
           progress[PROGRESS.rule] = rule;
           progress[PROGRESS.startedAt] = Date.now();

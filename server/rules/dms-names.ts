@@ -182,6 +182,12 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
       const from = extraction.from ?? '';
       if (from.startsWith('custom_fields.'))
         check('custom_fields', from.slice('custom_fields.'.length), [...base, 'extract', name, 'from']);
+      // A query names what it filters and sorts by like a condition does.
+      const field = extraction.field ?? '';
+      if (field.startsWith('custom_fields.'))
+        check('custom_fields', field.slice('custom_fields.'.length), [...base, 'extract', name, 'field']);
+      for (const [key, test] of Object.entries(extraction.where ?? {}))
+        walkCondition({ [key]: test }, [...base, 'extract', name, 'where']);
     }
     (rule.actions ?? []).forEach((action, a) => walkAction(action, [...base, 'actions', a]));
   });

@@ -8,6 +8,8 @@ import type { LoadedRule } from '../rules/index.js';
 import { planDocument, type DocumentPlan } from './plan-changes.js';
 import { toRuleDocument, unknownRefs } from './rule-document.js';
 import { needsPrincipals } from './rule-permissions.js';
+import { questionKey, type QueryAnswer } from '../engine/document-queries.js';
+import { MAX_QUERIES_PER_DOCUMENT, type DocumentQueries } from './queries/document-queries.js';
 
 /** Everything evaluation needs about one document: its rule view and the vocabulary to map names back. */
 export interface DocumentContext {
@@ -55,7 +57,11 @@ export async function documentContext(
   return freshContext;
 }
 
-/** The engine over the loaded rules (in the evaluation pool), then the merged plan. */
+/**
+ * The engine over the loaded rules (in the evaluation pool), then the merged plan. A rule's query over other
+ * documents ends an evaluation round with the question; the dms answers it here (through `queries`, cached per
+ * run) and the document is evaluated again with every answer so far, at most MAX_QUERIES_PER_DOCUMENT times.
+ */
 export async function evaluateAndPlan(
   evaluator: Evaluator,
   doc: DmsDocument,
@@ -63,16 +69,30 @@ export async function evaluateAndPlan(
   rules: LoadedRule[],
   trigger: RunTrigger,
   now: Date,
+  queries?: DocumentQueries,
 ): Promise<{ evaluation: DocumentEvaluation; plan: DocumentPlan }> {
   const { document, cutFrom } = capContent(toRuleDocument(doc, context.index));
-  const evaluation = await evaluator.evaluate({
-    document,
-    rules,
-    trigger,
-    now,
-    customFieldTypes: context.customFieldTypes,
-    tags: context.index.vocabulary.tags,
-  });
+  const queryAnswers: Record<string, QueryAnswer> = {};
+  let asked = 0;
+  let evaluation: DocumentEvaluation;
+  for (;;) {
+    evaluation = await evaluator.evaluate({
+      document,
+      rules,
+      trigger,
+      now,
+      customFieldTypes: context.customFieldTypes,
+      tags: context.index.vocabulary.tags,
+      queryAnswers,
+    });
+    const question = evaluation.pendingQuery;
+    if (!question) break;
+    queryAnswers[questionKey(question)] = !queries
+      ? { error: 'queries over other documents cannot be answered in this kind of run' }
+      : ++asked > MAX_QUERIES_PER_DOCUMENT
+        ? { error: `more than ${MAX_QUERIES_PER_DOCUMENT} queries for one document; the rules ask too many` }
+        : await queries.answer(question, context.index, cutFrom === null ? document : undefined);
+  }
   if (cutFrom !== null) evaluation.results = evaluation.results.map((r) => withContentCut(r, cutFrom));
   const plan = planDocument(doc, evaluation.changes, evaluation.createMissing, context.index);
   return { evaluation, plan };

@@ -180,6 +180,11 @@ export function optionsFor(
       for (const f of data.language?.fields ?? [])
         options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
     if (last === 'locale') for (const l of LOCALES) options.push({ label: l, type: 'enum', detail: 'language' });
+    // `query: max` / `min` reads a custom field too.
+    if (last === 'field' && ctx.path.includes('extract')) {
+      for (const f of data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`))
+        options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });
+    }
     if (last === 'from') {
       for (const f of [...FROM_FIELDS, ...data.vocabulary.custom_fields.map((n) => `custom_fields.${n}`)])
         options.push({ label: f, type: 'enum', apply: quoted ? f : yamlScalar(f) });

@@ -206,3 +206,52 @@ export function compileFilter(store: SimStore, params: URLSearchParams): Compile
   }
   return { test: (doc) => predicates.every((p) => p(doc)), errors, empty: predicates.length === 0 };
 }
+
+/**
+ * `ordering=[-]custom_field_<id>` (DocumentsOrderingFilter): documents with the field first, then by its value
+ * (NULLs first when descending, as PostgreSQL sorts); the whole parameter is the one key, as Paperless reads the
+ * id as everything after the prefix (`custom_field_5,-id` is a 500 there). Null when the ordering is no custom field.
+ */
+export function customFieldOrdering(
+  store: SimStore,
+  ordering: string | null,
+): { compare: (a: SimDocument, b: SimDocument) => number } | { status: number; body: unknown } | null {
+  const prefix = 'custom_field_';
+  if (!ordering?.includes(prefix)) return null;
+  const raw = ordering.split(prefix)[1];
+  if (!/^\d+$/.test(raw)) return { status: 500, body: { detail: 'A server error occurred.' } };
+  const field = store.objects.custom_fields.find((f) => f.id === Number(raw));
+  if (!field) return { status: 400, body: { [`${prefix}${raw}`]: ['Custom field not found'] } };
+  const descending = ordering.trim().startsWith('-');
+  const options = [
+    ...((field.extra_data as { select_options?: Array<{ id: string; label: string }> })?.select_options ?? []),
+  ]
+    .sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0))
+    .map((o) => o.id);
+  const instance = (d: SimDocument) => d.custom_fields.find((cf) => cf.field === field.id);
+  const key = (d: SimDocument): number | string | null => {
+    const v = instance(d)?.value;
+    if (v === null || v === undefined) return field.data_type === 'select' && instance(d) ? options.length : null;
+    if (field.data_type === 'monetary') {
+      const m = /^[A-Z]{0,3}(-?\d+(?:\.\d+)?)$/.exec(String(v));
+      return m ? Number(m[1]) : null;
+    }
+    if (field.data_type === 'select') return options.indexOf(String(v));
+    if (typeof v === 'number') return v;
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    return Array.isArray(v) ? JSON.stringify(v) : String(v);
+  };
+  return {
+    compare(a, b) {
+      const has = Number(instance(b) !== undefined) - Number(instance(a) !== undefined);
+      if (has !== 0) return has;
+      const x = key(a);
+      const y = key(b);
+      if (x === y) return 0;
+      const sign = descending ? -1 : 1;
+      if (x === null) return sign;
+      if (y === null) return -sign;
+      return (x < y ? -1 : 1) * sign;
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { historyOf, recordNote } from './audit-record.js';
 import { bulkEdit } from './bulk-edit.js';
 import { behaviourOf } from './profiles.js';
 import { applyDocumentWrite } from './document-write.js';
-import { compileFilter } from './filters.js';
+import { compileFilter, customFieldOrdering } from './filters.js';
 import { fail, json, notFound, type SimContext, type SimHandler, type SimResult } from './http-kit.js';
 import { pageRequest, paginate } from './pagination.js';
 import { documentToWire } from './serialize.js';
@@ -76,7 +76,13 @@ const list: SimHandler = (ctx) => {
   const ordering = ctx.params.get('ordering');
   // Unfiltered id-ordered pages (the client's scan) are sliced directly: no full copy per page.
   const matching = filter.empty ? all : all.filter((d) => filter.test(d));
-  const docs = ordering === 'id' ? matching : ordered(matching, ordering);
+  const byCustomField = customFieldOrdering(ctx.store, ordering);
+  if (byCustomField && 'status' in byCustomField) return json(byCustomField.status, byCustomField.body);
+  const docs = byCustomField
+    ? [...matching].sort(byCustomField.compare)
+    : ordering === 'id'
+      ? matching
+      : ordered(matching, ordering);
   const v = view(ctx);
   const page = paginate(
     docs.length,

@@ -9,6 +9,7 @@ import type { LoadedRule } from '../../rules/index.js';
 import { documentContext, evaluateAndPlan } from '../evaluate-document.js';
 import type { RunSideEffects, SideEffects } from '../intents/side-effects.js';
 import type { DocumentPlan } from '../plan-changes.js';
+import type { DocumentQueries } from '../queries/document-queries.js';
 import { splitByPermission } from '../rule-permissions.js';
 
 /** Why and how a document is run: the same four values on every path. */
@@ -56,6 +57,8 @@ export interface PlanDeps {
   logger: Logger;
   now: () => Date;
   sideEffects?: SideEffects;
+  /** Where a rule's questions about other documents are answered (and cached) for this run or job. */
+  queriesFor(ctx: RunContext): DocumentQueries;
 }
 
 /** A failed run from an error: a dms error is said as such, anything else is logged with its stack. */
@@ -101,6 +104,7 @@ export async function planRun(
       runnable,
       ctx.trigger,
       new Date(startedAt),
+      deps.queriesFor(ctx),
     );
     // A dry run's effects only look (what was sent already), so it says what the real run would do.
     const effects = deps.sideEffects?.forRun(document, ctx.trigger, evaluation.results, evaluation.notifications, {

@@ -4,8 +4,9 @@ import type { ApplyOutcome } from './apply-outcome.js';
 import { failedRun, planRun, type PlanDeps, type PlannedRun, type RunContext, type RunPlan } from './plan-run.js';
 import { recordFailedRun, recordRun, type RecordDeps, type RunRecord } from './record-run.js';
 import { writeRun, type WriteDeps } from './write-run.js';
+import { createRunQueries } from '../queries/run-queries.js';
 
-export type RunPipelineDeps = PlanDeps & WriteDeps & RecordDeps;
+export type RunPipelineDeps = Omit<PlanDeps, 'queriesFor'> & WriteDeps & RecordDeps;
 
 /**
  * The one run pipeline (docs/jobs-and-webhook.md, docs/architecture.md): plan → write → record, each step a function of
@@ -27,10 +28,15 @@ export interface RunPipeline {
 }
 
 export function createRunPipeline(deps: RunPipelineDeps): RunPipeline {
+  const queries = createRunQueries(deps.dms);
   const plan = (document: DmsDocument, rules: readonly LoadedRule[], ctx: RunContext) =>
-    planRun(deps, document, rules, ctx);
+    planRun({ ...deps, queriesFor: queries.forRun }, document, rules, ctx);
   const write = (planned: PlannedRun) => writeRun(deps, planned);
-  const record = (run: RunPlan, outcome: ApplyOutcome | null) => recordRun(deps, run, outcome);
+  const record = (run: RunPlan, outcome: ApplyOutcome | null) => {
+    // A job's answers about other documents that depend on a field it just wrote are asked again.
+    if (outcome) queries.wrote(run.ctx, outcome.written);
+    return recordRun(deps, run, outcome);
+  };
 
   return {
     plan,

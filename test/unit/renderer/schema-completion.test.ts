@@ -94,6 +94,31 @@ describe('schema completion', () => {
     for (const k of ['matches', 'contains', 'starts_with', 'gt', 'case_sensitive']) assert.ok(keys.includes(k), k);
   });
 
+  it('offers query keys, the fields a query filters, the values of a max field and names under them', () => {
+    const extraction = labels('rules:\n  - id: a\n    extract:\n      n:\n        |');
+    for (const k of ['query', 'field', 'where', 'regex']) assert.ok(extraction.includes(k), k);
+    const kinds = labels('rules:\n  - id: a\n    extract:\n      n:\n        query: |');
+    assert.deepEqual(kinds, ['count', 'ids', 'first', 'last', 'max', 'min']);
+    const where = labels(
+      'rules:\n  - id: a\n    extract:\n      n:\n        query: count\n        where:\n          |',
+    );
+    for (const k of ['correspondent', 'title', 'tags', 'archive_serial_number', 'custom_fields.Amount'])
+      assert.ok(where.includes(k), k);
+    assert.ok(!where.includes('notes'), 'a field the dms cannot filter is not offered');
+    const names = labels(
+      'rules:\n  - id: a\n    extract:\n      n:\n        query: count\n        where:\n          correspondent: |',
+    );
+    assert.ok(names.includes('Stadtwerke'));
+    const field = labels('rules:\n  - id: a\n    extract:\n      n:\n        query: max\n        field: |');
+    assert.deepEqual(field, [
+      'archive_serial_number',
+      'created',
+      'added',
+      'custom_fields.Amount',
+      'custom_fields.Invoice number',
+    ]);
+  });
+
   it('offers action names in an action item', () => {
     const keys = labels('rules:\n  - id: a\n    actions:\n      - |');
     for (const k of ['set_title', 'add_tags', 'set_custom_fields', 'add_note', 'create_missing'])

@@ -79,6 +79,26 @@ describe('dms name check', () => {
     assert.match(problems[0].message, /Known users: "anna", "ben"/);
   });
 
+  it('checks the names a query filters and sorts by, never templated ones', () => {
+    const problems = unknown({
+      extract: {
+        n: {
+          query: 'max',
+          field: 'custom_fields.Laufnummer',
+          where: { document_type: 'Brief', tags: { all: ['Rechnung'] }, correspondent: '{{ doc.correspondent }}' },
+        },
+      },
+      actions: [{ set_title: '{{ n }}' }],
+    });
+    assert.deepEqual(
+      problems.map((p) => [p.path.join('/'), p.message.split('.')[0]]),
+      [
+        ['rules/0/extract/n/field', 'the dms has no custom field "Laufnummer"'],
+        ['rules/0/extract/n/where/document_type', 'the dms has no document type "Brief"'],
+      ],
+    );
+  });
+
   it('names each unknown name with its path and the known ones', () => {
     const problems = unknown({
       when: { any: [{ tags: { none: ['Archiv'] } }, { not: { document_type: { in: ['Rechnung', 'Mahnung'] } } }] },
