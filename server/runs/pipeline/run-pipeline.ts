@@ -30,7 +30,7 @@ export interface RunPipeline {
 export function createRunPipeline(deps: RunPipelineDeps): RunPipeline {
   const queries = createRunQueries(deps.dms);
   const plan = (document: DmsDocument, rules: readonly LoadedRule[], ctx: RunContext) =>
-    planRun({ ...deps, queriesFor: queries.forRun }, document, rules, ctx);
+    planRun({ ...deps, queriesFor: (of) => queries.forRun(of) }, document, rules, ctx);
   const write = (planned: PlannedRun) => writeRun(deps, planned);
   const record = (run: RunPlan, outcome: ApplyOutcome | null) => {
     // A job's answers about other documents that depend on a field it just wrote are asked again.
