@@ -70,21 +70,28 @@ describe('webhook deliveries and jobs across stops', () => {
   });
 
   it('a job interrupted by a stop resumes with one click and continues with the documents it had not reached', async () => {
-    const sim = await startSimulator({ generate: { count: 600, seed: 5 } });
+    // More documents than one page of the largest size the job asks for (1,000), so there is a second page.
+    const sim = await startSimulator({ generate: { count: 2400, seed: 5 } });
     const rulesDir = tempDir();
     const dataDir = tempDir();
     fs.writeFileSync(
       path.join(rulesDir, 'scan.yml'),
       'rules:\n  - id: scan\n    when: { content: { matches: "(?i)rechnung" } }\n    actions:\n      - add_tags: [Steuer]\n',
     );
-    const slow = sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 150 });
+    // The job's first page passes; every later page waits, so the stop comes mid-job on any machine.
+    const hold = sim.faults.inject({
+      route: 'GET /api/documents/',
+      kind: 'hold',
+      params: { page: /^([2-9]|\d{2,})$/ },
+    });
     let server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
     try {
       const started = await startJob(server.url, 'rule_id=scan&dry_run=true');
       const id = started.body.event_id as number;
       await waitForEvent(server.url, id, (e) => (e.resume_after ?? 0) > 0);
-      await server.close();
-      sim.faults.remove(slow.id);
+      const closing = server.close();
+      sim.faults.release(hold.id);
+      await closing;
       server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
       const interrupted = (await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN })).body;
       assert.equal(interrupted.status, 'interrupted');

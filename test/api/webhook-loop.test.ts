@@ -19,15 +19,15 @@ async function settle(rig: Rig): Promise<void> {
   }
 }
 
-function emulateWorkflow(rig: Rig, echoDelayMs = 50): void {
-  // Paperless's "Document Updated" workflow with a webhook action, pointed at the service, on every update.
+/** Paperless's "Document Updated" workflow with a webhook action, pointed at the service, on every update. */
+function emulateWorkflow(rig: Rig, timing: { echoDelayMs?: number; hold?: boolean } = { echoDelayMs: 50 }): void {
   rig.sim.setWorkflowWebhook({
     url: `${rig.server.url}/api/webhook/dms`,
     headers: { Authorization: `Bearer ${API_TOKEN}` },
     triggers: ['updated'],
     shape: 'json',
     retryBaseMs: 10,
-    echoDelayMs,
+    ...timing,
   });
 }
 
@@ -53,7 +53,7 @@ rules:
       - set_title: "{{ doc.title }}!"
 `);
     try {
-      emulateWorkflow(rig, 0);
+      emulateWorkflow(rig, { echoDelayMs: 0 });
       const original = rig.sim.store.getDocument(10)?.title;
       rig.sim.resetCounts();
       await editInDms(rig.sim, 10, { archive_serial_number: 4242 }); // a person edits the document
@@ -97,14 +97,7 @@ rules:
         { profile },
       );
       try {
-        rig.sim.setWorkflowWebhook({
-          url: `${rig.server.url}/api/webhook/dms`,
-          headers: { Authorization: `Bearer ${API_TOKEN}` },
-          triggers: ['updated'],
-          shape: 'json',
-          retryBaseMs: 10,
-          hold: true,
-        });
+        emulateWorkflow(rig, { hold: true });
         const original = rig.sim.store.getDocument(10)?.title;
         const notes = rig.sim.store.getDocument(10)?.notes.length ?? 0;
         rig.sim.resetCounts();

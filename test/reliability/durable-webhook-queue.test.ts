@@ -10,6 +10,20 @@ import { API_TOKEN, call, tempDir } from '../helpers/test-server.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DOCS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
+/** Posts a webhook delivery per document and answers the accepted event ids (each must be a 202). */
+async function deliverAll(url: string, documents: number[], event = 'document_updated'): Promise<number[]> {
+  const accepted: number[] = [];
+  for (const id of documents) {
+    const res = await call<{ event_id: number }>(url, '/api/webhook/dms', {
+      token: API_TOKEN,
+      body: { event, doc_id: String(id) },
+    });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    accepted.push(res.body.event_id);
+  }
+  return accepted;
+}
+
 describe('the durable webhook queue', () => {
   test('kill -9 with accepted webhooks queued: after the restart every one runs, once', async () => {
     const sim = await startSimulator();
@@ -24,15 +38,7 @@ describe('the durable webhook queue', () => {
     const titles = new Map(DOCS.map((id) => [id, sim.store.getDocument(id)?.title]));
     let server = await startChildServer(dirs);
     try {
-      const accepted: number[] = [];
-      for (const id of DOCS) {
-        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
-          token: API_TOKEN,
-          body: { event: 'document_updated', doc_id: String(id) },
-        });
-        assert.equal(res.status, 202, JSON.stringify(res.body));
-        accepted.push(res.body.event_id);
-      }
+      const accepted = await deliverAll(server.url, DOCS);
       await server.kill('SIGKILL');
       sim.faults.remove(slow.id);
 
@@ -74,15 +80,7 @@ describe('the durable webhook queue', () => {
       }
       const slow = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'latency', ms: 5000 });
       const added = [1, 2, 3, 4].map(() => sim.addDocument({ title: 'Neue Rechnung', content: 'Rechnung' }).id);
-      const accepted: number[] = [];
-      for (const id of added) {
-        const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
-          token: API_TOKEN,
-          body: { event: 'document_added', doc_id: String(id) },
-        });
-        assert.equal(res.status, 202, JSON.stringify(res.body));
-        accepted.push(res.body.event_id);
-      }
+      const accepted = await deliverAll(server.url, added, 'document_added');
       await server.kill('SIGKILL');
       sim.faults.remove(slow.id);
 

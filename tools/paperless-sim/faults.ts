@@ -15,6 +15,8 @@ export interface FaultSpec {
   retryAfter?: number;
   /** How many matching requests it hits; default unlimited. */
   times?: number;
+  /** Only requests whose query has these parameters, each matching its pattern (`{ page: /^[2-9]/ }`: pages after the first). */
+  params?: Record<string, RegExp>;
 }
 
 export interface ActiveFault extends FaultSpec {
@@ -35,6 +37,7 @@ export interface FaultInjector {
     method: string,
     path: string,
     pattern: string,
+    params?: URLSearchParams,
   ): { latencyMs: number; held: Promise<void>[]; terminal: ActiveFault | null };
 }
 
@@ -65,7 +68,9 @@ export function createFaultInjector(): FaultInjector {
   let nextId = 1;
   const gates = new Map<number, { opened: Promise<void>; open: () => void }>();
 
-  const matches = (fault: ActiveFault, method: string, path: string, pattern: string) => {
+  const matches = (fault: ActiveFault, method: string, path: string, pattern: string, params?: URLSearchParams) => {
+    for (const [name, value] of Object.entries(fault.params ?? {}))
+      if (!value.test(params?.get(name) ?? '')) return false;
     const route = fault.route;
     if (route === undefined) return true;
     if (route instanceof RegExp) return route.test(`${method} ${path}`);
@@ -102,12 +107,12 @@ export function createFaultInjector(): FaultInjector {
       gates.clear();
     },
     list: () => faults.map((f) => ({ ...f })),
-    take(method, path, pattern) {
+    take(method, path, pattern, params) {
       let latencyMs = 0;
       const held: Promise<void>[] = [];
       let terminal: ActiveFault | null = null;
       for (const fault of [...faults]) {
-        if (!matches(fault, method, path, pattern)) continue;
+        if (!matches(fault, method, path, pattern, params)) continue;
         if (fault.kind === 'latency') {
           latencyMs += fault.ms ?? 1000;
           use(fault);

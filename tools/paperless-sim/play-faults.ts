@@ -17,11 +17,12 @@ export async function playFaults(
   count: (key: string) => void,
 ): Promise<boolean> {
   const method = req.method ?? 'GET';
-  const path = new URL(req.url ?? '/', 'http://sim').pathname;
+  const url = new URL(req.url ?? '/', 'http://sim');
+  const path = url.pathname;
   const pattern = routePattern(path);
   count(`${method} ${pattern}`);
 
-  const { latencyMs, held, terminal } = faults.take(method, path, pattern);
+  const { latencyMs, held, terminal } = faults.take(method, path, pattern, url.searchParams);
   if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
   await Promise.all(held);
   if (terminal?.kind === 'drop') {
