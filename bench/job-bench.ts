@@ -16,9 +16,10 @@ interface EventRecord {
 export async function runJob(
   service: ServiceProcess,
   dryRun: boolean,
+  ruleId = BENCH_RULE_ID,
 ): Promise<{ seconds: number; jobSeconds: number; event: EventRecord }> {
   const started = Date.now();
-  const queued = await api<{ event_id: number }>(service.url, `/api/run?rule_id=${BENCH_RULE_ID}&dry_run=${dryRun}`, {
+  const queued = await api<{ event_id: number }>(service.url, `/api/run?rule_id=${ruleId}&dry_run=${dryRun}`, {
     method: 'POST',
   });
   if (queued.status !== 200) throw new Error(`job did not start: ${queued.status} ${JSON.stringify(queued.body)}`);
@@ -79,6 +80,39 @@ export async function benchJobs(size: number): Promise<Row[]> {
     },
   );
   return rows;
+}
+
+// Every document asks how many other documents its correspondent has: a question per document, answered once per
+// distinct correspondent for the whole job (issue 26).
+const QUERY_RULES = `rules:
+  - id: bench-query
+    extract:
+      peers: { query: count, default: 0, where: { correspondent: "{{ doc.correspondent }}" } }
+    when: { check: "peers > 1000000" }
+    actions:
+      - add_tags: Viele
+`;
+
+/** A dry job whose rule asks the dms about other documents: dms requests per 1,000 documents, the queries' share. */
+export async function benchQueryJob(size: number): Promise<Row[]> {
+  return withRig(
+    { generate: { count: size, seed: 7 }, files: { 'query.yml': QUERY_RULES } },
+    async ({ sim, service }) => {
+      sim.resetCounts();
+      const { event } = await runJob(service, true, 'bench-query');
+      const counts = sim.counts();
+      const total = totalRequests(counts);
+      // The job's own scan reads pages; each question is a one-page list with the correspondent's filter.
+      const lists = counts['GET /api/documents/'] ?? 0;
+      return [
+        {
+          measure: `${size.toLocaleString('en')} docs, dry run of a rule with a query: dms requests / 1,000 docs`,
+          value: round((total / event.processed) * 1000, 1),
+          note: `${event.processed} processed, ${total} requests (${lists} document lists, the job's pages included): ${JSON.stringify(counts)}`,
+        },
+      ];
+    },
+  );
 }
 
 /** Live memory, not garbage: the largest corpus run with the service's heap capped far below its size. */

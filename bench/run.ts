@@ -5,7 +5,7 @@
 // build against this one, alternating in one run (build it first: `npm run build` there)
 import { execSync } from 'node:child_process';
 import os from 'node:os';
-import { benchHeapCap, benchJobs } from './job-bench.js';
+import { benchHeapCap, benchJobs, benchQueryJob } from './job-bench.js';
 import { benchHistory } from './history-bench.js';
 import { benchLimit } from './limit-bench.js';
 import { benchCapacity, type CapacityProfile } from './capacity-bench.js';
@@ -61,6 +61,7 @@ if (!skip.has('limit')) {
 if (!skip.has('jobs')) {
   const rows: Row[] = [];
   for (const size of sizes) rows.push(...(await benchJobs(size)));
+  rows.push(...(await benchQueryJob(Math.min(...sizes))));
   rows.push(...(await benchHeapCap(Math.max(...sizes), 96)));
   printTable('Run-all jobs (one rule over every document)', rows);
 }
