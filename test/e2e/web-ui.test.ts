@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
+import { signIn } from './session.js';
 import { advanceUntil, UI_TIMERS, useClock } from './ui-clock.js';
 
 // One admin session walks through the daily work in order: each step builds on the one before.
@@ -425,11 +426,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     const narrow = await openPage(browser, server.url, { width: 760, height: 900 });
     try {
       const p = narrow.page;
-      await p.goto('/login');
-      await p.fill('#login-user', ADMIN.username);
-      await p.fill('#login-password', ADMIN.password);
-      await p.click('form.login-card button[type=submit]');
-      await p.waitForURL(/\/rules$/);
+      await signIn(p);
       await p.click('.tree li[data-path="finance/telekom.yml"] a');
       await p.locator('.cm-content').waitFor();
       const overflow = Number(
