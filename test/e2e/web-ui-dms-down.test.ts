@@ -4,8 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
-import { ADMIN, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot } from './browser.js';
+import { signIn } from './session.js';
+import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
 describe('an honest dms connection: a dms that does not answer is said so, in plain words', () => {
   let sim: Simulator;
@@ -27,10 +29,7 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
     try {
       const { page } = ui;
       page.setDefaultTimeout(15_000);
-      await page.goto('/login?next=%2Fjobs');
-      await page.fill('#login-user', ADMIN.username);
-      await page.fill('#login-password', ADMIN.password);
-      await page.click('form.login-card button[type=submit]');
+      await signIn(page, '/jobs');
       const banner = page.locator('#dms-down:not([hidden])');
       await banner.waitFor();
       const text = (await banner.textContent()) ?? '';
@@ -85,10 +84,7 @@ describe('after the service restarts with another dms, the page says so once it 
     try {
       const { page } = ui;
       page.setDefaultTimeout(15_000);
-      await page.goto('/login?next=%2Fjobs');
-      await page.fill('#login-user', ADMIN.username);
-      await page.fill('#login-password', ADMIN.password);
-      await page.click('form.login-card button[type=submit]');
+      await signIn(page, '/jobs');
       await page.locator('#demo-banner:not([hidden])').waitFor();
       assert.equal(await page.locator('#dms-badge').textContent(), 'demo dms');
 
@@ -96,12 +92,12 @@ describe('after the service restarts with another dms, the page says so once it 
       const port = Number(new URL(first.url).port);
       await first.close();
       await page.route('**/api/**', (route) => route.abort('connectionrefused'));
-      await page.locator('#offline-banner').waitFor();
+      await advanceUntil(page, page.locator('#offline-banner'), UI_TIMERS.jobsRefresh); // the jobs list's next read fails
       // It comes back on the same address with the same data, now with a Paperless configured.
       sim = await startSimulator();
       second = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { ...dirs, port });
       await page.unroute('**/api/**');
-      await page.locator('#offline-banner').waitFor({ state: 'detached' });
+      await advanceUntil(page, page.locator('#offline-banner'), UI_TIMERS.reconnect, 'detached');
       await page.locator('#dms-badge', { hasText: new URL(sim.url).host }).waitFor();
       assert.equal(await page.locator('#demo-banner').isHidden(), true);
       assert.deepEqual(

@@ -1,31 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
+import type { Page } from 'playwright-core';
+import { screenshot, type UiPage } from './browser.js';
+import { startSignedIn, type UiSession } from './session.js';
+import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
 // The demo dms (no SVC_DMS_URL): the document as the dms has it, from a trace, a job and the run panel.
 describe('seeing a document: the demo dms page and the document panel', () => {
-  let server: TestServer;
-  let browser: Browser;
+  let session: UiSession;
   let ui: UiPage;
   let page: Page;
 
   before(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
-    page = ui.page;
-    page.setDefaultTimeout(15_000);
-    await page.goto('/login?next=%2Frules');
-    await page.fill('#login-user', ADMIN.username);
-    await page.fill('#login-password', ADMIN.password);
-    await page.click('form.login-card button[type=submit]');
-    await page.locator('.tree li[data-path="finance/invoices.yml"]').waitFor();
+    session = await startSignedIn({ ready: '.tree li[data-path="finance/invoices.yml"]' });
+    ({ ui, page } = session);
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await session?.close();
   });
 
   async function dryRunDocument(id: number, ruleId = ''): Promise<void> {
@@ -118,7 +109,7 @@ describe('seeing a document: the demo dms page and the document panel', () => {
     await page.selectOption('#run-rule', 'invoice-de');
     await page.click('#run-all-button');
     const dry = page.locator('.run-jobs .job-panel').first();
-    await dry.locator('button', { hasText: 'Apply for real' }).waitFor();
+    await advanceUntil(page, dry.locator('button', { hasText: 'Apply for real' }), UI_TIMERS.jobPoll);
     const sampleTitles = await dry.locator('.job-report .sample-doc .doc-title').allTextContents();
     assert.ok(
       sampleTitles.length > 0 && sampleTitles.every((t) => t.length > 0 && !/^#?\d+$/.test(t)),
@@ -126,10 +117,10 @@ describe('seeing a document: the demo dms page and the document panel', () => {
     );
     await dry.locator('button', { hasText: 'Apply for real' }).click();
     const real = page.locator('.run-jobs > .job-panel:first-child[data-status="done"]');
-    await real.locator('h3', { hasText: /: Run of invoice-de/ }).waitFor();
+    await advanceUntil(page, real.locator('h3', { hasText: /: Run of invoice-de/ }), UI_TIMERS.jobPoll);
     await real.locator('button', { hasText: 'Undo these changes' }).click();
     const undo = page.locator('.run-jobs > .job-panel:first-child[data-status="done"]');
-    await undo.locator('h3', { hasText: /: Undo of job/ }).waitFor();
+    await advanceUntil(page, undo.locator('h3', { hasText: /: Undo of job/ }), UI_TIMERS.jobPoll);
     const undoTitles = await undo.locator('.job-report .sample-doc .doc-title').allTextContents();
     assert.ok(undoTitles.length > 0, 'the undo report lists what it restored');
     assert.deepEqual(

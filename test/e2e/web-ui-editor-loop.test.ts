@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, type UiPage } from './browser.js';
+import type { UiPage } from './browser.js';
+import { startSignedIn, type UiSession } from './session.js';
+import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
 // A file whose second test fails: opening it shows the failure at once; "Run tests" marks it at its line.
 const WITH_TESTS = [
@@ -27,29 +28,18 @@ const lines = (page: Page) => page.locator('.cm-line');
 
 describe('the edit → test loop in the browser', () => {
   let sim: Simulator;
-  let server: TestServer;
-  let browser: Browser;
+  let session: UiSession;
   let ui: UiPage;
   let page: Page;
 
   before(async () => {
     sim = await startSimulator();
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
-    fs.writeFileSync(path.join(server.rulesDir, 'loop.yml'), WITH_TESTS);
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
-    page = ui.page;
-    page.setDefaultTimeout(15_000);
-    await page.evaluate('0');
-    await page.goto('/login');
-    await page.fill('#login-user', ADMIN.username);
-    await page.fill('#login-password', ADMIN.password);
-    await page.click('form.login-card button[type=submit]');
-    await page.waitForURL(/\/rules$/);
+    session = await startSignedIn({ env: { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token } });
+    ({ ui, page } = session);
+    fs.writeFileSync(path.join(session.server.rulesDir, 'loop.yml'), WITH_TESTS); // the first test reloads the rules
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await session?.close();
     await sim?.close();
   });
 
@@ -93,12 +83,16 @@ describe('the edit → test loop in the browser', () => {
     await page.keyboard.insertText(
       'rts_with: Telekom }\n    actions:\n      - add_tags: [Steuer]\n# typed while offline\n',
     );
-    await page.locator('#offline-banner').waitFor();
-    await page.locator('#save-state', { hasText: 'retrying' }).waitFor();
+    await advanceUntil(page, page.locator('#offline-banner'), UI_TIMERS.autosave);
+    await advanceUntil(page, page.locator('#save-state', { hasText: 'retrying' }), UI_TIMERS.autosave);
     assert.equal(await page.locator('.cm-line', { hasText: '# typed while offline' }).count(), 1);
     await page.unroute('**/api/**');
-    await page.locator('#offline-banner').waitFor({ state: 'detached' });
-    await page.locator('#save-state', { hasText: 'Draft saved, not published' }).waitFor();
+    await advanceUntil(page, page.locator('#offline-banner'), UI_TIMERS.reconnect, 'detached');
+    await advanceUntil(
+      page,
+      page.locator('#save-state', { hasText: 'Draft saved, not published' }),
+      UI_TIMERS.reconnect,
+    );
     const draft = await page.evaluate(async () => {
       const files = (await (await fetch('/api/ui/rules')).json()) as { files: Array<{ id: string; path: string }> };
       const id = files.files.find((f) => f.path === 'loop.yml')!.id;
@@ -113,7 +107,7 @@ describe('the edit → test loop in the browser', () => {
     await page.locator('#offline-banner').waitFor();
     assert.equal(await page.locator('table.jobs, .jobs-page .empty-state').count(), 0);
     await page.unroute('**/api/**');
-    await page.locator('.jobs-page').waitFor();
+    await advanceUntil(page, page.locator('.jobs-page'), UI_TIMERS.reconnect);
     await page.locator('#offline-banner').waitFor({ state: 'detached' });
   });
 

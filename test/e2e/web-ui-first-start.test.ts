@@ -4,8 +4,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot } from './browser.js';
+import { signIn } from './session.js';
 
 // A name that Chromium resolves to 127.0.0.1, as a DNS-rebinding page's name would, and a LAN name the
 // admin allowed (SVC_ALLOWED_HOSTS) that also reaches the service over loopback here.
@@ -109,10 +110,7 @@ describe('settings: testing the dms connection before saving', () => {
     const ui = await openPage(browser, server.url);
     try {
       const { page } = ui;
-      await page.goto('/login?next=%2Fsettings');
-      await page.fill('#login-user', ADMIN.username);
-      await page.fill('#login-password', ADMIN.password);
-      await page.click('form.login-card button[type=submit]');
+      await signIn(page, '/settings');
       await page.locator('#settings-dms_url').waitFor();
       assert.equal(await page.title(), 'Settings · dms-rules');
       await page.fill('#settings-dms_url', sim.url);
@@ -144,10 +142,7 @@ describe('settings: testing the dms connection before saving', () => {
     const ui = await openPage(browser, server.url);
     try {
       const { page } = ui;
-      await page.goto('/login?next=%2Fsettings');
-      await page.fill('#login-user', ADMIN.username);
-      await page.fill('#login-password', ADMIN.password);
-      await page.click('form.login-card button[type=submit]');
+      await signIn(page, '/settings');
       await page.locator('#settings-dms_url').waitFor();
       assert.equal(await page.locator('h3', { hasText: 'Connected now (what the running service uses)' }).count(), 1);
       assert.equal(await page.locator('h3', { hasText: 'Test the URL and token typed above' }).count(), 1);

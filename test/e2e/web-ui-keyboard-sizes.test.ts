@@ -2,9 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
+import type { Page } from 'playwright-core';
+import type { TestServer } from '../helpers/test-server.js';
+import { screenshot, type UiPage } from './browser.js';
+import { startSignedIn, type UiSession } from './session.js';
+import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 import { layoutProblems } from './layout-checks.js';
 
 const activeId = (page: Page) => page.evaluate('document.activeElement && document.activeElement.id');
@@ -13,26 +15,17 @@ const focusInEditor = (page: Page) =>
 
 // The demo dms (no SVC_DMS_URL), keyboard only where a person would use it, then every window size.
 describe('the Web UI by keyboard and at every screen size', () => {
+  let session: UiSession;
   let server: TestServer;
-  let browser: Browser;
   let ui: UiPage;
   let page: Page;
 
   before(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
-    page = ui.page;
-    page.setDefaultTimeout(15_000);
-    await page.goto('/login?next=%2Frules');
-    await page.fill('#login-user', ADMIN.username);
-    await page.fill('#login-password', ADMIN.password);
-    await page.click('form.login-card button[type=submit]');
-    await page.locator('.tree li[data-path="finance/invoices.yml"]').waitFor();
+    session = await startSignedIn({ ready: '.tree li[data-path="finance/invoices.yml"]' });
+    ({ server, ui, page } = session);
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await session?.close();
   });
 
   it('opening a file puts the keyboard in the editor', async () => {
@@ -47,7 +40,7 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.focus('#run-document');
     await page.keyboard.type('Telekom Rechnung');
     const options = page.locator('#run-document-results [role=option]');
-    await options.nth(1).waitFor();
+    await advanceUntil(page, options.nth(1), UI_TIMERS.documentPicker);
     const first = await options.nth(0).getAttribute('id');
     assert.equal(await page.getAttribute('#run-document', 'aria-activedescendant'), first);
     assert.equal(await options.nth(0).getAttribute('aria-selected'), 'true');
@@ -71,7 +64,7 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.selectOption('#run-rule', 'invoice-de');
     assert.equal(await page.locator('#run-all-button').isDisabled(), false);
     await page.click('#run-all-button'); // a job for the jobs table below
-    await page.locator('.job-panel[data-status="done"]').first().waitFor();
+    await advanceUntil(page, page.locator('.job-panel[data-status="done"]').first(), UI_TIMERS.jobPoll);
     assert.deepEqual(ui.problems, []);
   });
 
@@ -170,7 +163,7 @@ describe('the Web UI by keyboard and at every screen size', () => {
       await page.keyboard.type('# a note');
       await page.locator('#save-state', { hasText: 'Unsaved' }).waitFor();
       assert.deepEqual(await boxes(), before, `no button moved when the text changed (${width} px)`);
-      await page.locator('#save-state', { hasText: 'Draft saved' }).waitFor();
+      await advanceUntil(page, page.locator('#save-state', { hasText: 'Draft saved' }), UI_TIMERS.autosave);
       assert.deepEqual(await boxes(), before, 'nor when the draft was saved');
     }
     await page.click('#run-tests-button');
@@ -204,7 +197,12 @@ describe('the Web UI by keyboard and at every screen size', () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('Enter');
     await page.keyboard.insertText('title: x\n    actions:\n      - add_tags: [Steuer]');
-    await page.locator('#problems .problem.error', { hasText: 'write all: with one item each' }).waitFor();
+    // Typed text is checked when its draft is saved.
+    await advanceUntil(
+      page,
+      page.locator('#problems .problem.error', { hasText: 'write all: with one item each' }),
+      UI_TIMERS.autosave,
+    );
     // Completion items say in one line what they are.
     await page.keyboard.insertText('\n  - id: third\n    ');
     await page.keyboard.type('wh', { delay: 30 });

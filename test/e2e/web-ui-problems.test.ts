@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, type UiPage } from './browser.js';
+import type { Page } from 'playwright-core';
+import type { UiPage } from './browser.js';
+import { startSignedIn, type UiSession } from './session.js';
 
 // Three problems in three rules: the list shows them all at once, each underlined on its own word.
 const THREE_PROBLEMS = [
@@ -22,28 +22,19 @@ const THREE_PROBLEMS = [
 const cspViolations = (ui: UiPage) => ui.problems.filter((p) => /CSP violation|Content Security Policy/i.test(p));
 
 describe('the problems list and the strict CSP in the browser', () => {
-  let server: TestServer;
-  let browser: Browser;
+  let session: UiSession;
   let ui: UiPage;
   let page: Page;
 
   before(async () => {
-    server = await startTestServer(); // the demo dms: its custom fields are known, "Unbekannt" is not
-    fs.writeFileSync(path.join(server.rulesDir, 'problems.yml'), THREE_PROBLEMS);
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
-    page = ui.page;
-    page.setDefaultTimeout(15_000);
-    await page.goto('/login?next=%2Frules');
-    await page.fill('#login-user', ADMIN.username);
-    await page.fill('#login-password', ADMIN.password);
-    await page.click('form.login-card button[type=submit]');
+    session = await startSignedIn(); // the demo dms: its custom fields are known, "Unbekannt" is not
+    ({ ui, page } = session);
+    fs.writeFileSync(path.join(session.server.rulesDir, 'problems.yml'), THREE_PROBLEMS);
     await page.evaluate("fetch('/api/reload', { method: 'POST' })");
     await page.goto('/rules');
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await session?.close();
   });
 
   it('lists every problem of the file at once and underlines exactly the key or name', async () => {

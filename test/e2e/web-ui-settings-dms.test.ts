@@ -1,35 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, type UiPage } from './browser.js';
+import type { UiPage } from './browser.js';
+import { startSignedIn, type UiSession } from './session.js';
 
 // Starts on the demo dms; the settings page tests a Paperless (the simulator), saves it, and the page follows.
 describe('settings: a new dms applies at once, and the page says so', () => {
   let sim: Simulator;
-  let server: TestServer;
-  let browser: Browser;
+  let session: UiSession;
   let ui: UiPage;
   let page: Page;
 
   before(async () => {
     sim = await startSimulator();
-    server = await startTestServer();
-    browser = await launchBrowser();
-    ui = await openPage(browser, server.url);
     // The page may reach the simulator's origin only through the service; nothing here needs it directly.
-    page = ui.page;
-    page.setDefaultTimeout(15_000);
-    await page.goto('/login?next=%2Fsettings');
-    await page.fill('#login-user', ADMIN.username);
-    await page.fill('#login-password', ADMIN.password);
-    await page.click('form.login-card button[type=submit]');
-    await page.locator('#settings-dms_url').waitFor();
+    session = await startSignedIn({ next: '/settings', ready: '#settings-dms_url' });
+    ({ ui, page } = session);
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await session?.close();
     await sim?.close();
   });
 

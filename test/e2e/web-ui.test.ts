@@ -6,6 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
+import { signIn } from './session.js';
+import { advanceUntil, UI_TIMERS, useClock } from './ui-clock.js';
 
 // One admin session walks through the daily work in order: each step builds on the one before.
 const RULE_WITH_TYPO =
@@ -96,18 +98,20 @@ describe('the Web UI against the real service and the dms simulator', () => {
   });
 
   it("completes keys from the schema and the dms's real names while typing", async () => {
+    await useClock(page);
     await editor(page).click();
     await page.keyboard.insertText(RULE_WITH_TYPO);
     await page.keyboard.type('corr', { delay: 30 });
     const keys = await waitForCompletion(page, 'correspondent');
     assert.ok(keys.includes('correspondent'), keys.join(', '));
-    await page.waitForTimeout(150); // CodeMirror ignores Enter in the first moments after the list opens
+    // CodeMirror ignores Enter for 75 ms (by Date.now) after the list opens: move the page's clock past that.
+    await page.clock.fastForward(150);
     await page.keyboard.press('Enter');
     await page.keyboard.type('Teleko', { delay: 30 });
     const names = await waitForCompletion(page, 'Telekom Deutschland GmbH');
     assert.ok(names.includes('Telekom Deutschland GmbH'), names.join(', '));
     await screenshot(page, '02-completion');
-    await page.waitForTimeout(150);
+    await page.clock.fastForward(150);
     await page.keyboard.press('Enter');
     assert.equal(await lines(page).nth(4).textContent(), '      correspondent: Telekom Deutschland GmbH');
     // An action name with a typo on line 7.
@@ -143,7 +147,11 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await editor(page).click();
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText('# draft note\n');
-    await page.locator('#save-state', { hasText: 'Draft saved, not published' }).waitFor();
+    await advanceUntil(
+      page,
+      page.locator('#save-state', { hasText: 'Draft saved, not published' }),
+      UI_TIMERS.autosave,
+    );
     await page.locator('.tree li[data-path="finance/telekom.yml"] .tag.draft').waitFor();
     await page.reload();
     await page.locator('.editor-pane .banner', { hasText: 'unpublished draft' }).waitFor();
@@ -163,6 +171,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.keyboard.insertText('      - set_title: "Telekom unsaved edit"\n');
     await page.fill('#run-document', 'Telekom Rechnung Feb');
     const hit = page.locator('#run-document-results [role=option]', { hasText: 'Telekom Rechnung Februar 2025' });
+    await advanceUntil(page, hit, UI_TIMERS.documentPicker);
     await hit.click();
     assert.equal(await page.locator('#run-document').inputValue(), '2');
     const patchesBefore = sim.counts()['PATCH /api/documents/{id}/'] ?? 0;
@@ -240,7 +249,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.click('label[for="run-dry"]');
     await page.click('#run-all-button');
     const dry = page.locator('.job-panel').first();
-    await page.locator('.job-panel[data-status="done"]').first().waitFor();
+    await advanceUntil(page, page.locator('.job-panel[data-status="done"]').first(), UI_TIMERS.jobPoll);
     // The job may prefilter through the dms (by correspondent), so it reads fewer than all 12 documents.
     const counts = /done · (\d+) of (\d+) documents · 2 matched · 2 would change · 0 errors/.exec(
       (await dry.locator('.counts').textContent()) ?? '',
@@ -258,11 +267,13 @@ describe('the Web UI against the real service and the dms simulator', () => {
 
     const dryPanel = page.locator(`.job-panel[data-event-id="${await dry.getAttribute('data-event-id')}"]`);
     await dryPanel.locator('button', { hasText: 'Apply for real' }).click(); // the confirm dialog is accepted
-    await dryPanel.locator('.job-links', { hasText: /applied as job #\d+/ }).waitFor();
+    await advanceUntil(page, dryPanel.locator('.job-links', { hasText: /applied as job #\d+/ }), UI_TIMERS.jobPoll);
     assert.equal(await dryPanel.locator('button', { hasText: 'Apply for real' }).isVisible(), false, 'no second apply');
-    await page
-      .locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Run of telekom-tax/ })
-      .waitFor();
+    await advanceUntil(
+      page,
+      page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Run of telekom-tax/ }),
+      UI_TIMERS.jobPoll,
+    );
     const real = page.locator(
       `.job-panel[data-event-id="${await page.locator('.run-jobs > .job-panel').first().getAttribute('data-event-id')}"]`,
     );
@@ -270,11 +281,13 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.ok(sim.store.getDocument(2)!.tags.includes(steuer), 'apply wrote the tag');
 
     await real.locator('button', { hasText: 'Undo these changes' }).click();
-    await real.locator('.job-links', { hasText: /undone by #\d+/ }).waitFor();
+    await advanceUntil(page, real.locator('.job-links', { hasText: /undone by #\d+/ }), UI_TIMERS.jobPoll);
     assert.equal(await real.locator('button', { hasText: 'Undo these changes' }).isVisible(), false);
-    await page
-      .locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Undo of job/ })
-      .waitFor();
+    await advanceUntil(
+      page,
+      page.locator('.run-jobs > .job-panel:first-child[data-status="done"] h3', { hasText: /: Undo of job/ }),
+      UI_TIMERS.jobPoll,
+    );
     assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer), 'undo removed the tag again');
   });
 
@@ -284,7 +297,11 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await editor(page).click();
     await page.keyboard.press('Control+End');
     await page.keyboard.insertText('\ne2e_greeting: "{{ \'hallo\' | upcase }} {{ 20 | plus: 22 }}"\n');
-    await page.locator('#vars-preview', { hasText: 'e2e_greeting: HALLO 42' }).waitFor();
+    await advanceUntil(
+      page,
+      page.locator('#vars-preview', { hasText: 'e2e_greeting: HALLO 42' }),
+      UI_TIMERS.varsPreview,
+    );
     assert.equal(await page.locator('#run-title').count(), 0, 'a vars file has the preview, not the run panel');
     await screenshot(page, '06-vars-preview');
   });
@@ -331,8 +348,12 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.match((await rows.nth(1).locator('.job-links').textContent()) ?? '', /undone by #\d+/);
     // A job started elsewhere (a script) appears by itself.
     await page.evaluate("fetch('/api/run?rule_id=telekom-tax&dry_run=true', { method: 'POST' })");
-    await page.locator('table.jobs tbody tr').nth(3).waitFor();
-    await page.locator('table.jobs tbody tr:first-child[data-status="done"]').waitFor();
+    await advanceUntil(page, page.locator('table.jobs tbody tr').nth(3), UI_TIMERS.jobsRefresh);
+    await advanceUntil(
+      page,
+      page.locator('table.jobs tbody tr:first-child[data-status="done"]'),
+      UI_TIMERS.jobsRefresh,
+    );
     // At 800 px the header words stay whole.
     await page.setViewportSize({ width: 800, height: 800 });
     const heights = await Promise.all(
@@ -364,17 +385,25 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.click('.topbar nav a[href="/rules"]');
     await page.click('.tree li[data-path="finance/telekom.yml"] a');
     await page.locator('#run-rule').waitFor();
-    // A slow dms keeps the job running long enough to cancel it.
-    const slow = sim.faults.inject({ route: 'GET /api/documents/', kind: 'latency', ms: 1500 });
+    // The dms holds the job's document list until the cancel is in: the job is running when it is cancelled.
+    const held = sim.faults.inject({ route: 'GET /api/documents/', kind: 'hold' });
     try {
       await page.click('#run-all-button');
       const panel = page.locator('.run-jobs > .job-panel').first();
-      await panel.locator('button', { hasText: 'Cancel' }).click();
-      await page.locator('.run-jobs > .job-panel:first-child[data-status="cancelled"]').waitFor();
+      await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST' && /\/api\/events\/\d+\/cancel$/.test(r.url())),
+        panel.locator('button', { hasText: 'Cancel' }).click(),
+      ]);
+      sim.faults.release(held.id);
+      await advanceUntil(
+        page,
+        page.locator('.run-jobs > .job-panel:first-child[data-status="cancelled"]'),
+        UI_TIMERS.jobPoll,
+      );
       assert.equal(await panel.locator('button', { hasText: 'Cancel' }).isVisible(), false);
       assert.equal(await panel.locator('button', { hasText: 'Apply for real' }).isVisible(), false);
     } finally {
-      sim.faults.remove(slow.id);
+      sim.faults.release(held.id);
     }
   });
 
@@ -397,11 +426,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     const narrow = await openPage(browser, server.url, { width: 760, height: 900 });
     try {
       const p = narrow.page;
-      await p.goto('/login');
-      await p.fill('#login-user', ADMIN.username);
-      await p.fill('#login-password', ADMIN.password);
-      await p.click('form.login-card button[type=submit]');
-      await p.waitForURL(/\/rules$/);
+      await signIn(p);
       await p.click('.tree li[data-path="finance/telekom.yml"] a');
       await p.locator('.cm-content').waitFor();
       const overflow = Number(
