@@ -120,8 +120,10 @@ describe('the Web UI against the real service and the dms simulator', () => {
 
   it('shows a validation error at its line and column when saving with Ctrl-S', async () => {
     await page.keyboard.press('Control+s');
+    // The save's answer replaces what the autosave's check of earlier text listed (the half-typed "Teleko").
+    await page.locator('#save-state', { hasText: /not published/ }).waitFor();
+    await page.locator('#problems .problem.error[data-line="7"]').waitFor();
     const problem = page.locator('#problems .problem.error').first();
-    await problem.waitFor();
     assert.match((await problem.textContent()) ?? '', /^✗ Line 7, column \d+: .*add_tag/);
     assert.equal(await problem.getAttribute('data-line'), '7');
     const marked = lines(page).nth(6).locator('.cm-lintRange-error');
