@@ -47,5 +47,5 @@ for (let i = 0; i < total; i++) {
 }
 await Promise.all(pending);
 process.stdout.write(
-  `${JSON.stringify({ sent: total, seconds: (Date.now() - started) / 1000, statuses, p50: percentile(latencies, 50), p99: percentile(latencies, 99), eventIds: [...eventIds] })}\n`,
+  `${JSON.stringify({ sent: total, seconds: (Date.now() - started) / 1000, statuses, p50: percentile(latencies, 50), p99: percentile(latencies, 99), latencies, eventIds: [...eventIds] })}\n`,
 );
