@@ -5,6 +5,7 @@ import path from 'node:path';
 import { BENCH_RULE_ID, BENCH_RULES, manyRuleFiles } from './fixtures.js';
 import { api, BENCH_TOKEN, withRig, type BenchRig } from './service-process.js';
 import { percentile, round, timed, type Row } from './stats.js';
+import { fsyncFloor } from './webhook-baseline.js';
 
 /** Single-document run latency, webhook acceptance under load, and /api/traces with a full history. */
 export async function benchLatency(): Promise<Row[]> {
@@ -55,6 +56,13 @@ export async function benchLatency(): Promise<Row[]> {
     rows.push({
       measure: `  of which queueing + the durable append (group commit, fsync), p50 / p99`,
       value: marks(held.saveMs),
+    });
+
+    const floor = await fsyncFloor();
+    rows.push({
+      measure: `  the disk's floor: one 400-byte append + fdatasync, p50 / p99`,
+      value: marks(floor),
+      note: '200 in a row, right after the rounds: what "saved before the 202" cannot go below',
     });
 
     const load = await webhookLoad(service.url, ids, rate, 5);

@@ -138,7 +138,7 @@ export async function benchEventStoreBaseline(
 }
 
 /** What one durable append costs on this disk right now: the floor any "saved before the 202" design pays. */
-async function fsyncFloor(count = 200): Promise<number[]> {
+export async function fsyncFloor(count = 200): Promise<number[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-fsync-'));
   const handle = await fs.promises.open(path.join(dir, 'probe'), 'a');
   const times: number[] = [];
