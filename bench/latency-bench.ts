@@ -5,7 +5,7 @@ import path from 'node:path';
 import { BENCH_RULE_ID, BENCH_RULES, manyRuleFiles } from './fixtures.js';
 import { api, BENCH_TOKEN, withRig, type BenchRig } from './service-process.js';
 import { percentile, round, timed, type Row } from './stats.js';
-import { fsyncFloor } from './webhook-baseline.js';
+import { fsyncFloor } from './fsync-floor.js';
 
 /** Single-document run latency, webhook acceptance under load, and /api/traces with a full history. */
 export async function benchLatency(): Promise<Row[]> {
