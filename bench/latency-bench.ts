@@ -141,7 +141,7 @@ async function acceptanceWithRunsHeld(
   for (let round = 0; round < rounds; round++) {
     const hold = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'hold' });
     const batch = ids.slice(round * rate, (round + 1) * rate);
-    let accepted: number[] = [];
+    let accepted: number[];
     try {
       const load = await webhookLoad(url, batch, rate, 1);
       latencies.push(...load.latencies);
