@@ -42,7 +42,10 @@ for (let i = 0; i < total; i++) {
         const body = (await res.json()) as { event_id?: number };
         latencies.push(performance.now() - t0);
         const marks = /body;dur=([\d.]+), save;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
-        if (marks) (bodyMs.push(Number(marks[1])), saveMs.push(Number(marks[2])));
+        if (marks) {
+          bodyMs.push(Number(marks[1]));
+          saveMs.push(Number(marks[2]));
+        }
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         if (res.status === 202 && typeof body.event_id === 'number') eventIds.add(body.event_id);
       } catch {
