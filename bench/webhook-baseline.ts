@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BENCH_RULES } from './fixtures.js';
 import { countUnfinished, webhookLoad } from './latency-bench.js';
+import { fsyncFloor } from './fsync-floor.js';
 import { withRig } from './service-process.js';
 import { percentile, round, type Row } from './stats.js';
 
@@ -135,23 +136,4 @@ export async function benchEventStoreBaseline(
     value: `${round(medianOf('this build', 50) / medianOf('baseline', 50), 2)} / ${round(medianOf('this build', 99) / medianOf('baseline', 99), 2)}`,
   });
   return rows;
-}
-
-/** What one durable append costs on this disk right now: the floor any "saved before the 202" design pays. */
-async function fsyncFloor(count = 200): Promise<number[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-fsync-'));
-  const handle = await fs.promises.open(path.join(dir, 'probe'), 'a');
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const t0 = performance.now();
-      await handle.appendFile(`${'x'.repeat(399)}\n`);
-      await handle.datasync();
-      times.push(performance.now() - t0);
-    }
-  } finally {
-    await handle.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-  return times;
 }

@@ -9,9 +9,13 @@ const ids = idsRaw.split(',').map(Number);
 if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(url)) throw new Error('webhook-load only targets http://127.0.0.1:<port>');
 
 const latencies: number[] = [];
+const bodyMs: number[] = [];
+const saveMs: number[] = [];
 const statuses: Record<string, number> = {};
 const eventIds = new Set<number>();
 const total = Math.min(rate * seconds, 20_000);
+// Warm the client (its first requests pay for connections and compilation, not the service's answer).
+for (let i = 0; i < 20; i++) await (await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(30_000) })).text();
 const started = Date.now();
 const pending: Promise<void>[] = [];
 
@@ -37,6 +41,11 @@ for (let i = 0; i < total; i++) {
         });
         const body = (await res.json()) as { event_id?: number };
         latencies.push(performance.now() - t0);
+        const marks = /body;dur=([\d.]+), save;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
+        if (marks) {
+          bodyMs.push(Number(marks[1]));
+          saveMs.push(Number(marks[2]));
+        }
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         if (res.status === 202 && typeof body.event_id === 'number') eventIds.add(body.event_id);
       } catch {
@@ -47,5 +56,5 @@ for (let i = 0; i < total; i++) {
 }
 await Promise.all(pending);
 process.stdout.write(
-  `${JSON.stringify({ sent: total, seconds: (Date.now() - started) / 1000, statuses, p50: percentile(latencies, 50), p99: percentile(latencies, 99), eventIds: [...eventIds] })}\n`,
+  `${JSON.stringify({ sent: total, seconds: (Date.now() - started) / 1000, statuses, p50: percentile(latencies, 50), p99: percentile(latencies, 99), latencies, bodyMs, saveMs, eventIds: [...eventIds] })}\n`,
 );

@@ -38,8 +38,15 @@ export interface EventStore {
   get(id: number): EventRecord | undefined;
   /** Newest first. */
   list(options?: { limit?: number; kind?: EventKind; status?: EventStatus }): EventRecord[];
-  /** Merges fields into a record; a status change is persisted at once, progress on the next flush. */
-  update(id: number, patch: Partial<Omit<EventRecord, 'event_id'>>): EventRecord | undefined;
+  /**
+   * Merges fields into a record; a status change is persisted at once, progress on the next flush.
+   * `{ soon: true }` writes a status change with the next flush too (one that a crash may lose harmlessly).
+   */
+  update(
+    id: number,
+    patch: Partial<Omit<EventRecord, 'event_id'>>,
+    options?: { soon?: boolean },
+  ): EventRecord | undefined;
   /** Marks every queued or running record interrupted (used at start-up and at shutdown); webhook deliveries are kept. */
   interruptUnfinished(reason: string): number;
   /** Webhook deliveries accepted but not finished (the durable webhook queue), oldest first. */
@@ -144,18 +151,20 @@ export async function openEventStore(
 
   const prune = () => {
     if (data.events.length <= retention) return;
-    const excess = data.events.length - retention;
-    let dropped = 0;
-    data.events = data.events.filter((e) => {
-      if (dropped < excess && isFinished(e.status)) {
-        dropped++;
-        byId.delete(e.event_id);
-        written.delete(e.event_id);
-        dirty.delete(e.event_id);
-        return false;
+    // The oldest finished records go; usually the first one or two, so a delivery does not scan the whole list.
+    let excess = data.events.length - retention;
+    for (let i = 0; i < data.events.length && excess > 0;) {
+      const e = data.events[i];
+      if (!isFinished(e.status)) {
+        i++;
+        continue;
       }
-      return true;
-    });
+      data.events.splice(i, 1);
+      byId.delete(e.event_id);
+      written.delete(e.event_id);
+      dirty.delete(e.event_id);
+      excess--;
+    }
   };
 
   const store: EventStore = {
@@ -202,13 +211,13 @@ export async function openEventStore(
       }
       return out;
     },
-    update(id, patch) {
+    update(id, patch, options) {
       const record = byId.get(id);
       if (!record) return undefined;
       const statusChanged = patch.status !== undefined && patch.status !== record.status;
       Object.assign(record, patch);
       changed(id);
-      if (statusChanged) writeNow();
+      if (statusChanged && !options?.soon) writeNow();
       else writeSoon();
       return { ...record };
     },
@@ -230,8 +239,10 @@ export async function openEventStore(
       return data.events.filter((e) => e.kind === 'webhook' && !isFinished(e.status)).map((e) => ({ ...e }));
     },
     discard(id) {
-      if (!byId.delete(id)) return;
-      data.events = data.events.filter((e) => e.event_id !== id);
+      const record = byId.get(id);
+      if (!record) return;
+      byId.delete(id);
+      data.events.splice(data.events.indexOf(record), 1);
       written.delete(id);
       dirty.delete(id);
       drops.add(id);

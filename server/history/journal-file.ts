@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
@@ -6,6 +7,11 @@ import type { JournalIo } from './group-commit.js';
 export interface JournalFile extends JournalIo {
   close(): Promise<void>;
 }
+
+// Where the platform has O_DSYNC (Linux, macOS), each append is one durable write instead of a write and an
+// fdatasync: one wait for the event loop's turn fewer per group commit on a busy machine.
+const DSYNC = fs.constants.O_DSYNC as number | undefined;
+const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | (DSYNC ?? 0);
 
 /**
  * The journal on disk: `append` writes to the end and fsyncs (fdatasync: the data and the new length);
@@ -21,9 +27,12 @@ export function createJournalFile(file: string, mode = 0o600): JournalFile {
   };
   return {
     async append(text) {
-      handle ??= await fsp.open(file, 'a', mode);
-      await handle.appendFile(text);
-      await handle.datasync();
+      handle ??= await fsp.open(file, APPEND_FLAGS, mode);
+      const bytes = Buffer.from(text);
+      // One write call (one trip through the thread pool), not appendFile's chunked loop.
+      for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at)).bytesWritten;
+      // With O_DSYNC the write returned only once the data and the new length were on disk, like fdatasync.
+      if (!DSYNC) await handle.datasync();
     },
     async replace(text) {
       await writeFileAtomic(file, text, { mode });

@@ -85,7 +85,13 @@ export function createWebhookQueue(
     const now = Date.now();
     while (active < options.concurrency) {
       // Skip documents whose run is still going (keeps per-document order) and deferred ones not yet due.
-      const next = [...waiting.values()].find((d) => !running.has(d.document) && (dueAt.get(d.document) ?? 0) <= now);
+      let next: QueuedDelivery | undefined;
+      for (const d of waiting.values()) {
+        if (!running.has(d.document) && (dueAt.get(d.document) ?? 0) <= now) {
+          next = d;
+          break;
+        }
+      }
       if (!next) break;
       waiting.delete(next.document);
       dueAt.delete(next.document);

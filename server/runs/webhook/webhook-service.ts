@@ -89,7 +89,12 @@ export function createWebhookService(
         );
         return;
       }
-      events.update(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
+      // Not worth an fsync of its own: after a crash a running delivery is queued again, as a queued one is.
+      events.update(
+        delivery.event_id,
+        { status: 'running', started_at: new Date().toISOString(), total: 1 },
+        { soon: true },
+      );
       const { failure, ...counts } = await deps.runner.run(document, delivery.trigger, ctx);
       await echoes.settled(document.id);
       if (failure === null) {

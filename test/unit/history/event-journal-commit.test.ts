@@ -155,6 +155,43 @@ describe('events journal group commit', () => {
     await store.close();
   });
 
+  it('a status change marked `soon` (a delivery starting to run) waits for the next flush instead of its own write', async () => {
+    const disk = countingIo();
+    const store = await openEventStore(tmp(), createMemoryLogger(), { io: disk.io, flushIntervalMs: 60_000 });
+    const id = await accept(store, 1);
+    disk.reset();
+    store.update(id, { status: 'running', total: 1 }, { soon: true });
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(disk.appends.length, 0, 'no write of its own');
+    // The next delivery's commit carries it: both records in one append.
+    await accept(store, 2);
+    assert.equal(disk.appends.length, 1);
+    const written = lines(disk.appends[0]).map((l) => JSON.parse(l) as { event_id: number; status: string });
+    assert.deepEqual(
+      written.map((r) => [r.event_id, r.status]),
+      [
+        [id, 'running'],
+        [id + 1, 'queued'],
+      ],
+    );
+    await store.close();
+  });
+
+  it('past the retention, each new record drops only the oldest finished one (unfinished ones stay)', async () => {
+    const disk = countingIo();
+    const store = await openEventStore(tmp(), createMemoryLogger(), { io: disk.io, retention: 3 });
+    const waiting = await accept(store, 1);
+    const done = [await accept(store, 2), await accept(store, 3)];
+    for (const id of done) store.update(id, { status: 'done' });
+    await accept(store, 4);
+    const fifth = await accept(store, 5);
+    assert.deepEqual(
+      store.list().map((e) => e.event_id),
+      [fifth, fifth - 1, waiting],
+    );
+    await store.close();
+  });
+
   it('after close nothing more is written', async () => {
     const disk = countingIo();
     const store = await openEventStore(tmp(), createMemoryLogger(), { io: disk.io });
