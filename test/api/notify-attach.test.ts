@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, startTestServer, tempDir, type TestServer, saveRuleFile } from '../helpers/test-server.js';
 import { startReceiver, startSmtp } from './support/notify-kit.js';
 
 const RULES = `
@@ -121,15 +121,11 @@ describe('notify attach: the document as an e-mail attachment, downloaded for th
   });
 
   it('refuses at save an attach to an HTTP target, naming the line', async () => {
-    const cookie = await login(server.url);
-    const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie }))
-      .body.files;
-    const id = files.find((f) => f.name === 'attach.yml')?.id as string;
-    const res = await call(server.url, `/api/ui/rules/${id}`, {
-      cookie,
-      method: 'PUT',
-      rawBody: RULES.replace('to: office, title: "Original', 'to: hook, title: "Original'),
-    });
+    const res = await saveRuleFile(
+      server.url,
+      'attach.yml',
+      RULES.replace('to: office, title: "Original', 'to: hook, title: "Original'),
+    );
     assert.equal(res.status, 422);
     assert.match(
       String(res.body.error),

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, startTestServer, tempDir, type TestServer, saveRuleFile } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 import { startReceiver } from './support/notify-kit.js';
 
@@ -150,15 +150,11 @@ describe('notify when: on_change, always, once — the dry run says what the rea
   });
 
   it("a rule test that expects a send the real run would not make fails the save, with the run's reason", async () => {
-    const cookie = await login(server.url);
-    const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie }))
-      .body.files;
-    const id = files.find((f) => f.name === 'notify.yml')?.id as string;
-    const res = await call(server.url, `/api/ui/rules/${id}`, {
-      cookie,
-      method: 'PUT',
-      rawBody: RULES.replace('expect: { matched: true, notify: [] }', 'expect: { matched: true, notify: [hook] }'),
-    });
+    const res = await saveRuleFile(
+      server.url,
+      'notify.yml',
+      RULES.replace('expect: { matched: true, notify: [] }', 'expect: { matched: true, notify: [hook] }'),
+    );
     assert.equal(res.status, 422);
     assert.match(
       String(res.body.error),

@@ -7,7 +7,15 @@ import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import {
+  API_TOKEN,
+  call,
+  login,
+  startTestServer,
+  tempDir,
+  type TestServer,
+  saveRuleFile,
+} from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
 
 const RULES = `
@@ -186,21 +194,13 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
   });
 
   it("refuses to save a rule that names an unknown target, and never shows the targets' secrets", async () => {
-    const cookie = await login(server.url);
-    const files = (await call<{ files: Array<{ id: string; name: string }> }>(server.url, '/api/ui/rules', { cookie }))
-      .body.files;
-    const id = files.find((f) => f.name === 'notify.yml')?.id as string;
-    const res = await call(server.url, `/api/ui/rules/${id}`, {
-      cookie,
-      method: 'PUT',
-      rawBody: RULES.replace('to: office', 'to: boss@example.org'),
-    });
+    const res = await saveRuleFile(server.url, 'notify.yml', RULES.replace('to: office', 'to: boss@example.org'));
     assert.equal(res.status, 422);
     assert.match(
       String(res.body.error),
       /there is no notify target "boss@example.org"; the settings define "phone", "office", "failing"/,
     );
-    const settings = await call(server.url, '/api/ui/settings', { cookie });
+    const settings = await call(server.url, '/api/ui/settings', { cookie: await login(server.url) });
     assert.equal(settings.status, 200);
     assert.deepEqual(settings.body.notify_targets, ['phone', 'office', 'failing']);
     const text = JSON.stringify(settings.body);

@@ -109,3 +109,13 @@ export async function login(base: string, credentials = ADMIN): Promise<string> 
   const setCookie = res.headers.get('set-cookie') ?? '';
   return setCookie.split(';')[0];
 }
+
+/** Saves new text over a rule file (by name) through the editor's API, as the signed-in admin; the save's answer. */
+export async function saveRuleFile(base: string, name: string, text: string): Promise<CallResult> {
+  const cookie = await login(base);
+  const files = (await call<{ files: Array<{ id: string; name: string }> }>(base, '/api/ui/rules', { cookie })).body
+    .files;
+  const id = files.find((f) => f.name === name)?.id;
+  if (!id) throw new Error(`no rule file "${name}" in ${files.map((f) => f.name).join(', ')}`);
+  return call(base, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: text });
+}
