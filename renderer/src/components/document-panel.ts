@@ -3,6 +3,7 @@
 import '../styles/document-panel.css';
 import { errorMessage, request } from '../api.js';
 import { formatTime, h } from '../dom.js';
+import { latestOnly } from '../latest-only.js';
 import type { DocumentView, FieldChange } from '../types.js';
 import { formatValue } from '../value-format.js';
 import { highlightedText } from './highlighted-text.js';
@@ -244,7 +245,7 @@ interface Drawer {
 }
 
 let drawer: Drawer | null = null;
-let shownId = 0;
+const panelLoads = latestOnly();
 
 function ensureDrawer(): Drawer {
   if (drawer) return drawer;
@@ -278,7 +279,7 @@ function ensureDrawer(): Drawer {
 /** Opens the drawer on document `id` (over any other panel) and loads it from the dms through the service. */
 export function openDocumentPanel(id: number, options: DocumentPanelOptions = {}): void {
   const d = ensureDrawer();
-  const mine = ++shownId;
+  const mine = panelLoads.begin();
   d.dialog.dataset.documentId = String(id);
   d.heading.textContent = options.title ? `${options.title} #${id}` : `Document #${id}`;
   d.link.hidden = true;
@@ -287,17 +288,19 @@ export function openDocumentPanel(id: number, options: DocumentPanelOptions = {}
   if (!d.dialog.open) d.dialog.showModal();
   request<DocumentView>(`/api/ui/documents/${id}`)
     .then((view) => {
-      if (mine !== shownId) return;
+      if (!mine.isLatest()) return;
       d.heading.textContent = `${view.document.title} #${id}`;
       d.link.href = view.link;
       d.link.hidden = false;
       d.body.replaceChildren(...render(view, options));
     })
     .catch((err: unknown) => {
-      if (mine === shownId)
+      if (mine.isLatest())
         d.body.replaceChildren(h('p', { class: 'error-box', attrs: { role: 'alert' } }, errorMessage(err)));
     })
-    .finally(() => d.body.setAttribute('aria-busy', 'false'));
+    .finally(() => {
+      if (mine.isLatest()) d.body.setAttribute('aria-busy', 'false');
+    });
 }
 
 /** A document named by its title (id after it), opening the panel; `options` as for openDocumentPanel. */

@@ -1,6 +1,7 @@
 // Traces, newest first, filtered by document, rule, status and job; each one expands to the full story.
 import { errorMessage, request } from '../api.js';
 import { h } from '../dom.js';
+import { latestOnly } from '../latest-only.js';
 import { traceList } from '../components/trace-view.js';
 import { uiConfig } from '../session.js';
 import type { DocumentHit, Trace } from '../types.js';
@@ -87,7 +88,10 @@ export function renderTracesPage(main: HTMLElement): () => void {
     ),
   );
 
+  // The page's first load or a previous filter may answer after a newer filter's.
+  const loads = latestOnly();
   async function load(): Promise<void> {
+    const thisLoad = loads.begin();
     const query: Record<string, string> = {};
     for (const name of FILTERS) {
       const value = (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value.trim();
@@ -100,6 +104,7 @@ export function renderTracesPage(main: HTMLElement): () => void {
       const [{ query: sent, titles }, config] = await Promise.all([serviceQuery(query), uiConfig().catch(() => null)]);
       const { traces } = await request<{ traces: Trace[] }>('/api/traces', { query: { ...sent, limit: 200 } });
       Object.assign(titles, await missingTitles(traces, titles));
+      if (!thisLoad.isLatest()) return;
       const filtered = Object.keys(query).length > 0;
       summary.textContent = `${traces.length} trace${traces.length === 1 ? '' : 's'}${filtered ? ' matching the filters' : ''}, newest first${traces.length === 200 ? ' (the latest 200)' : ''}.`;
       list.replaceChildren(
@@ -113,11 +118,12 @@ export function renderTracesPage(main: HTMLElement): () => void {
         ),
       );
     } catch (err) {
+      if (!thisLoad.isLatest()) return;
       list.replaceChildren(
         h('p', { class: 'error-box', attrs: { role: 'alert', 'data-load-failed': true } }, errorMessage(err)),
       );
     } finally {
-      list.setAttribute('aria-busy', 'false');
+      if (thisLoad.isLatest()) list.setAttribute('aria-busy', 'false');
     }
   }
 
