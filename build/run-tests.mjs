@@ -20,7 +20,15 @@ function findTests(dir) {
   });
 }
 
-const files = (only.length ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test'))).sort();
+// The longest kinds first (browser, crash, API), so no long file starts last while the other cores idle.
+const SLOW_FIRST = ['e2e', 'reliability', 'api'];
+const rank = (file) => {
+  const kind = SLOW_FIRST.indexOf(path.relative(path.join(root, 'test'), file).split(path.sep)[0]);
+  return kind === -1 ? SLOW_FIRST.length : kind;
+};
+const files = (only.length ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test'))).sort(
+  (a, b) => rank(a) - rank(b) || a.localeCompare(b),
+);
 if (files.length === 0) {
   console.error('no test files found under test/');
   process.exit(1);

@@ -9,7 +9,15 @@ import type { Span, YamlPath, YamlSource } from './yaml-source.js';
  * is reported, pointing at the line and column of the offending key or value.
  */
 
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true });
+// No code optimisation pass: it halves the compile (~0.1 s at every start), and rule files are small.
+const ajv = new Ajv({
+  allErrors: true,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+  verbose: true,
+  code: { optimize: false },
+});
 const validateRuleFile: ValidateFunction = ajv.compile(RULE_FILE_SCHEMA);
 const validateVarsFile: ValidateFunction = ajv.compile(VARS_FILE_SCHEMA);
 
