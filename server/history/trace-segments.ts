@@ -91,10 +91,10 @@ export async function loadSegments(dir: string, logger: Logger): Promise<Segment
   return segments;
 }
 
-export function removeSegment(segment: Segment, logger: Logger): void {
+export function removeSegment(file: string, logger: Logger): void {
   try {
-    fs.rmSync(segment.file, { force: true });
+    fs.rmSync(file, { force: true });
   } catch (err) {
-    logger.warn(`could not delete old trace history file ${segment.file}: ${errorMessage(err)}`);
+    logger.warn(`could not delete old trace history file ${file}: ${errorMessage(err)}`);
   }
 }

@@ -45,7 +45,6 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
   let nextSeq = (segments.at(-1)?.seq ?? 0) + 1;
   let pending: Trace[] = [];
   let timer: NodeJS.Timeout | undefined;
-  let writing: Promise<void> = Promise.resolve();
   let closed = false;
 
   const stored = () => segments.reduce((n, s) => n + s.db.data.traces.length, 0);
@@ -77,8 +76,19 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
     return { touched, dropped: applyRetention() };
   };
 
-  const persist = async ({ touched, dropped }: { touched: Set<Segment>; dropped: Segment[] }) => {
-    for (const segment of touched) {
+  // Writes drain what is dirty, one pass at a time with at most one more queued: however far the disk falls
+  // behind, memory holds the files still to write and the names of dropped files, never a queue of batches
+  // (a dropped segment's traces are freed at once).
+  const dirty = new Set<Segment>();
+  const droppedFiles: string[] = [];
+  let draining: Promise<void> = Promise.resolve();
+  let passQueued = false;
+
+  const writePass = async () => {
+    passQueued = false;
+    const batch = [...dirty];
+    dirty.clear();
+    for (const segment of batch) {
       if (!segments.includes(segment)) continue;
       try {
         await segment.db.write();
@@ -87,8 +97,8 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
         logger.error(`could not write trace history ${segment.file}: ${errorMessage(err)}`);
       }
     }
-    // Deleted only here, in the write chain, so no write still in flight can bring a dropped file back.
-    for (const segment of dropped) removeSegment(segment, logger);
+    // Deleted only here, after the writes, so no write still in flight can bring a dropped file back.
+    for (const file of droppedFiles.splice(0)) removeSegment(file, logger);
   };
 
   const flush = (): Promise<void> => {
@@ -97,12 +107,16 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
       timer = undefined;
     }
     if (pending.length > 0) {
-      const placed = place(pending);
+      const { touched, dropped } = place(pending);
       pending = [];
-      // Disk writes run one after another so two writes never race on the same file.
-      writing = writing.then(() => persist(placed));
+      for (const segment of touched) dirty.add(segment);
+      droppedFiles.push(...dropped.map((segment) => segment.file));
+      if (!passQueued) {
+        passQueued = true;
+        draining = draining.then(writePass);
+      }
     }
-    return writing;
+    return draining;
   };
 
   return {

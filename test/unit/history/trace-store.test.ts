@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import type { Trace } from '../../../server/engine/model.js';
 import { openTraceStore, type TraceStoreOptions } from '../../../server/history/trace-store.js';
 import { createMemoryLogger } from '../../../server/log.js';
@@ -20,6 +22,12 @@ function open(dir: string, extra: Partial<TraceStoreOptions> = {}) {
 }
 
 const all = { limit: 1000 };
+
+/** A full garbage collection, without starting node with --expose-gc. */
+function collectGarbage(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
 
 describe('trace store', () => {
   it('returns traces newest first, honouring limit and every filter', async () => {
@@ -106,6 +114,31 @@ describe('trace store', () => {
       newest,
     );
     await reopened.store.close();
+  });
+
+  it('frees the traces of a dropped file at once, even while the disk is still writing', async () => {
+    // The 100,000-document job with the heap capped at 96 MiB ran out of memory on a loaded machine: every
+    // batch queued its own write, holding the files retention had dropped until the disk caught up.
+    const dir = tempDir();
+    const first = await open(dir, { segmentSize: 4 });
+    first.store.append(Array.from({ length: 12 }, () => trace()));
+    await first.store.close();
+
+    const { store } = await open(dir, { retention: 12, segmentSize: 4 });
+    const oldest = new WeakRef(store.query(all).at(-1) as Trace);
+    for (let batch = 0; batch < 3; batch++) {
+      store.append(Array.from({ length: 4 }, () => trace()));
+      void store.flush();
+    }
+    await new Promise((resolve) => setImmediate(resolve)); // a weakly held object is kept for the current turn
+    collectGarbage();
+    assert.equal(oldest.deref(), undefined, "the dropped file's traces are still held");
+    await store.flush();
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.json')),
+      ['traces-000004.json', 'traces-000005.json', 'traces-000006.json'],
+    );
+    await store.close();
   });
 
   it('does not rewrite older history files when a batch is appended', async () => {
