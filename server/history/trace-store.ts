@@ -86,10 +86,11 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
 
   const writePass = async () => {
     passQueued = false;
-    const batch = [...dirty];
-    dirty.clear();
-    for (const segment of batch) {
-      if (!segments.includes(segment)) continue;
+    // Taken one at a time (a file marked meanwhile is taken too), so a file retention drops while the pass
+    // waits for the disk is neither written nor held (a live Set iterator would hold it).
+    while (dirty.size > 0) {
+      const [segment] = dirty;
+      dirty.delete(segment);
       try {
         await segment.db.write();
       } catch (err) {
@@ -110,6 +111,7 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
       const { touched, dropped } = place(pending);
       pending = [];
       for (const segment of touched) dirty.add(segment);
+      for (const segment of dropped) dirty.delete(segment);
       droppedFiles.push(...dropped.map((segment) => segment.file));
       if (!passQueued) {
         passQueued = true;

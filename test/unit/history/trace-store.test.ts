@@ -141,6 +141,33 @@ describe('trace store', () => {
     await store.close();
   });
 
+  it('neither writes nor holds a file that retention drops while an earlier file is being written', async () => {
+    const dir = tempDir();
+    const { store } = await open(dir, { retention: 12, segmentSize: 4 });
+    const batch = () => Array.from({ length: 4 }, () => trace());
+    store.append(batch());
+    void store.flush(); // the pass starts writing file 1
+    const second = batch();
+    store.append(second);
+    void store.flush(); // file 2 waits for that pass
+    const fromSecond = new WeakRef(second[0]);
+    second.length = 0;
+    await Promise.resolve(); // the pass is on the disk now, with file 2 still to write
+    for (let i = 0; i < 3; i++) {
+      store.append(batch());
+      void store.flush(); // files 3, 4 and 5: retention drops 1 and 2
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    assert.equal(fromSecond.deref(), undefined, 'the dropped file 2 is still held');
+    await store.flush();
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.json')),
+      ['traces-000003.json', 'traces-000004.json', 'traces-000005.json'],
+    );
+    await store.close();
+  });
+
   it('does not rewrite older history files when a batch is appended', async () => {
     const dir = tempDir();
     const { store } = await open(dir, { segmentSize: 5 });
