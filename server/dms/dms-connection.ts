@@ -105,7 +105,13 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   } else if (!token) {
     logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);
   }
-  const dms = createPaperlessClient({ url, token, logger, retryBaseMs: config.timings?.dmsRetryBaseMs });
+  const dms = createPaperlessClient({
+    url,
+    token,
+    logger,
+    retryBaseMs: config.timings?.dmsRetryBaseMs,
+    vocabularyTtlMs: config.timings?.vocabularyTtlMs,
+  });
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };

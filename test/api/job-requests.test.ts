@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EventRecord } from '../../server/history/event-types.js';
 import { SLOW_DMS } from '../../tools/paperless-sim/slow-dms.js';
+import { TEST_TIMINGS } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 // What a run-all over 1,000 documents asks of a slow dms (issue 28): the requests and their order, never their
@@ -22,6 +23,12 @@ rules:
       content: { matches: '(?i)rechnung' }
     actions:
       - add_tags: [seit-eben]
+  - id: missing-name
+    description: Names a tag the dms does not have
+    when:
+      content: { matches: '(?i)rechnung' }
+    actions:
+      - add_tags: [gibt-es-nicht]
   - id: by-type
     description: A prefilter by name
     when:
@@ -73,7 +80,9 @@ describe('what a 1,000-document job asks of a slow dms', () => {
   let rig: Rig;
   let documents: number;
   before(async () => {
-    rig = await startRig(RULES, {}, { generate: { count: 1000, seed: 7 }, slow: SLOW_DMS });
+    // The vocabulary stays cached for the whole file, however long a loaded machine takes over it.
+    const timings = { ...TEST_TIMINGS, vocabularyTtlMs: 60 * 60_000 };
+    rig = await startRig(RULES, {}, { generate: { count: 1000, seed: 7 }, slow: SLOW_DMS }, { timings });
     documents = rig.sim.store.documents.size;
     // What the service reads as it starts (the vocabulary, which Paperless user it is) went out before it
     // listened; wait for it to arrive, so that the jobs' requests below are theirs alone.
@@ -123,6 +132,14 @@ describe('what a 1,000-document job asks of a slow dms', () => {
 
     const again = await runJob(rig, 'rule_id=fresh-name');
     assert.deepEqual(again.requests.filter(isList), [], 'known now: no second read');
+  });
+
+  it('a name the dms does not have costs one read of the lists, not one per job', async () => {
+    const first = await runJob(rig, 'rule_id=missing-name');
+    assert.ok(first.event.errors > 0, 'the unknown tag is an error in the traces');
+    assert.equal(first.requests.filter((r) => r.startsWith('GET /api/tags/')).length, 1);
+    const second = await runJob(rig, 'rule_id=missing-name');
+    assert.deepEqual(second.requests.filter(isList), [], 'the fresh read did not know it either: not asked again');
   });
 
   it('a prefilter by name reads the vocabulary before the first document request', async () => {
