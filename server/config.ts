@@ -65,6 +65,8 @@ export interface ServiceTimings {
   webhook?: { arrivalWaitMs?: number; arrivalPollMs?: number };
   /** First pause before a failed catch-up is tried again (default 30 s). */
   catchUpRetryMs?: number;
+  /** How long the dms vocabulary is cached before it is read again (default 60 s). */
+  vocabularyTtlMs?: number;
 }
 
 export type ConfigSource = 'env' | 'file' | 'default' | 'override';

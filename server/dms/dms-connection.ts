@@ -105,13 +105,23 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   } else if (!token) {
     logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);
   }
-  const dms = createPaperlessClient({ url, token, logger, retryBaseMs: config.timings?.dmsRetryBaseMs });
+  const dms = createPaperlessClient({
+    url,
+    token,
+    logger,
+    retryBaseMs: config.timings?.dmsRetryBaseMs,
+    vocabularyTtlMs: config.timings?.vocabularyTtlMs,
+  });
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
   const liveness = trackLiveness(() => pinger.ping(), { ttlMs: STATUS_TTL_MS, slowMs: SLOW_PING_MS });
-  // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms.
+  // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms;
+  // then, within the same wait, the vocabulary, so the first job after start finds it cached (issue 28). Not beside
+  // the ping: lists that wait in a small dms's queue behind it would mislead the page size learnt from their times.
+  const ready = Date.now() + SLOW_PING_MS;
   await liveness.warmUp(SLOW_PING_MS);
+  await warmVocabulary(dms, Math.max(0, ready - Date.now()));
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
 
   const lastKnownStatus = (): DmsStatus => {
@@ -142,4 +152,18 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
       await stopDemo?.();
     },
   };
+}
+
+/** Reads the vocabulary into the client's cache, waiting at most `waitMs` (a dms that is down is the ping's to report). */
+async function warmVocabulary(dms: DmsClient, waitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+  await Promise.race([
+    dms.vocabulary().then(
+      () => undefined,
+      () => undefined,
+    ),
+    waited,
+  ]);
+  clearTimeout(timer);
 }

@@ -70,20 +70,36 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
   let cachedAt = 0;
   const ttl = options.vocabularyTtlMs ?? 60_000;
   let loading: Promise<DmsVocabulary> | null = null;
+  let loadingAskedAt = 0;
 
   const notFound = (id: number) => `Document ${id} does not exist in the dms (or the dms token may not see it).`;
 
   let principalsLoading: Promise<DmsVocabulary> | null = null;
 
-  async function vocabulary(opts: { refresh?: boolean; principals?: boolean } = {}): Promise<DmsVocabulary> {
-    let current = cached && !opts.refresh && Date.now() - cachedAt <= ttl ? cached : null;
-    // Concurrent callers share one fetch instead of each listing five endpoints.
-    current ??= await (loading ??= fetchVocabulary(transport)
-      .then((v) => {
-        cachedAt = Date.now();
-        return (cached = v);
-      })
-      .finally(() => (loading = null)));
+  async function vocabulary(
+    opts: { refresh?: boolean; principals?: boolean; fetchedSince?: number } = {},
+  ): Promise<DmsVocabulary> {
+    const since = opts.fetchedSince ?? 0;
+    // A fetch asked for before `since` is not recent enough: wait it out, then ask again.
+    if (loading && loadingAskedAt < since) await loading.catch(() => undefined);
+    // While a fetch is under way every caller waits for it: a refresh means the cached copy may be out of date,
+    // and a document evaluated meanwhile must not be read with it (a job refreshes beside its first pages).
+    const usable = cached && !loading && !opts.refresh && Date.now() - cachedAt <= ttl && cachedAt >= since;
+    let current = usable ? cached : null;
+    if (!current) {
+      // Concurrent callers share one fetch instead of each listing five endpoints. Its age counts from when it
+      // was asked for: an object created while the lists were read may be missing from it.
+      if (!loading) {
+        const askedAt = (loadingAskedAt = Date.now());
+        loading = fetchVocabulary(transport)
+          .then((v) => {
+            cachedAt = askedAt;
+            return (cached = v);
+          })
+          .finally(() => (loading = null));
+      }
+      current = await loading;
+    }
     if (!opts.principals || current.users !== undefined) return current;
     // Users and groups join the cached lists the first time a rule needs them, until the next refresh.
     principalsLoading ??= fetchPrincipals(transport)

@@ -14,6 +14,7 @@ export interface ReadCostSample {
 
 export interface ReadCostEstimate {
   perRequestMs: number;
+  /** 0 when the answers seen cannot tell it (`MIN_ROW_SPREAD`). */
   perRowMs: number;
 }
 
@@ -34,19 +35,49 @@ function median(values: number[]): number {
 }
 
 /**
- * Theil–Sen line through (rows, ms): the median of pairwise slopes. Robust against the few answers that
- * waited in the dms's queue (the fifth of five lists on a four-worker host), which a least-squares fit is not.
+ * Answers whose row counts differ by fewer rows than this tell the cost of a request, not of a row: five small
+ * vocabulary lists (1–24 rows) and the one-row probe differ by tens of milliseconds of noise on a loaded host, more
+ * than 24 rows cost even a slow dms, and a cost per row read from them sized a 10,000-document read in 100-row
+ * pages. The cost per row is then taken as 0 (unknown): pages are as large as parallelism and memory allow, and
+ * the first whole pages teach the real figure.
+ */
+export const MIN_ROW_SPREAD = 50;
+
+/** The value where the weights sorted by value reach half their sum. */
+function weightedMedian(values: Array<{ value: number; weight: number }>): number {
+  const sorted = [...values].sort((a, b) => a.value - b.value);
+  const half = sorted.reduce((sum, v) => sum + v.weight, 0) / 2;
+  let seen = 0;
+  for (const v of sorted) {
+    seen += v.weight;
+    if (seen >= half) return v.value;
+  }
+  return sorted[sorted.length - 1].value;
+}
+
+/**
+ * A line through (rows, ms), robust against answers that took longer than the dms needed: the fifth of five
+ * lists waiting in a four-worker host's queue, or pages that sat unread while the service evaluated the one
+ * before (noise that only adds). So each row count keeps its least time, and the cost per row is the median of
+ * pairwise slopes weighted by their row difference (Theil–Sen with weights), so that the wide pairs (a probe and
+ * a page) decide it, not the noise between lists a few rows apart.
  */
 export function fitCosts(samples: ReadonlyArray<Pick<ReadCostSample, 'rows' | 'ms'>>): ReadCostEstimate | null {
-  const slopes: number[] = [];
-  for (let i = 0; i < samples.length; i++)
-    for (let j = i + 1; j < samples.length; j++) {
-      const dr = samples[j].rows - samples[i].rows;
-      if (dr !== 0) slopes.push((samples[j].ms - samples[i].ms) / dr);
+  const least = new Map<number, number>();
+  for (const s of samples) least.set(s.rows, Math.min(s.ms, least.get(s.rows) ?? Infinity));
+  const points = [...least].map(([rows, ms]) => ({ rows, ms }));
+  if (points.length < 2) return null;
+  const rows = points.map((p) => p.rows);
+  if (Math.max(...rows) - Math.min(...rows) < MIN_ROW_SPREAD)
+    return { perRequestMs: Math.max(0, median(points.map((p) => p.ms))), perRowMs: 0 };
+  const slopes: Array<{ value: number; weight: number }> = [];
+  for (let i = 0; i < points.length; i++)
+    for (let j = i + 1; j < points.length; j++) {
+      const dr = points[j].rows - points[i].rows;
+      slopes.push({ value: (points[j].ms - points[i].ms) / dr, weight: Math.abs(dr) });
     }
-  if (slopes.length === 0) return null;
-  const perRowMs = Math.max(0, median(slopes));
-  const perRequestMs = Math.max(0, median(samples.map((s) => s.ms - perRowMs * s.rows)));
+  const perRowMs = Math.max(0, weightedMedian(slopes));
+  const perRequestMs = Math.max(0, median(points.map((p) => p.ms - perRowMs * p.rows)));
   return { perRequestMs, perRowMs };
 }
 

@@ -276,8 +276,9 @@ export interface DmsClient {
   /**
    * Cached; `refresh` refetches. Changes made through this client refresh it too. Users and groups are listed
    * only with `principals: true` (rules that name owners or permissions need them; most runs do not).
+   * `fetchedSince` (ms since the epoch): the cached copy serves only when it was asked for at or after then.
    */
-  vocabulary(options?: { refresh?: boolean; principals?: boolean }): Promise<DmsVocabulary>;
+  vocabulary(options?: { refresh?: boolean; principals?: boolean; fetchedSince?: number }): Promise<DmsVocabulary>;
   /** Creates an unowned object with matching_algorithm 0 (so Paperless does not start auto-assigning it). */
   /** `path` is the Paperless path template a new storage path needs (Paperless refuses one without). */
   createObject(kind: CreatableKind, name: string, path?: string): Promise<DmsNamedObject>;

@@ -13,3 +13,4 @@ export { MAX_RULE_FILE_BYTES } from './validate-file.js';
 export { inlineRuleTests, type RuleTestRunner } from './engine-stages.js';
 export { fileIdOf, VARS_FILE_NAME } from './file-names.js';
 export type { SchemaInfo } from './schema-info.js';
+export { findUnknownNames } from './dms-names.js';

@@ -58,7 +58,9 @@ export interface Simulator {
   faults: FaultInjector;
   /** Requests by `METHOD /route/pattern/` since start or the last reset. */
   counts(): Record<string, number>;
-  /** Clears the request counters, the peak/connection figures below and the webhook stats. */
+  /** API requests since start or the last reset, in arrival order: `METHOD /path?query` (the first 10,000). */
+  requests(): string[];
+  /** Clears the request counters and log, the peak/connection figures below and the webhook stats. */
   resetCounts(): void;
   /** Most API requests being handled at the same moment since the last reset. */
   peakInFlight(): number;
@@ -111,6 +113,8 @@ function documentDefaults(store: SimStore, doc: Partial<SimDocument>): Omit<SimD
   };
 }
 
+const MAX_LOGGED_REQUESTS = 10_000;
+
 /** Starts the Paperless-ngx simulator: an HTTP server speaking the same REST API, for tests, benchmarks and the demo. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const token = options.token ?? randomBytes(20).toString('hex');
@@ -136,8 +140,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let peak = 0;
   let connections = 0;
   const counts = () => Object.fromEntries(counters);
+  let arrivals: string[] = [];
   const resetCounts = () => {
     counters = new Map();
+    arrivals = [];
     webhook.resetStats();
     peak = inFlight;
     connections = 0;
@@ -175,6 +181,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const server = http.createServer((req, res) => {
     const control = (req.url ?? '').startsWith('/__sim/');
     if (!control) peak = Math.max(peak, ++inFlight);
+    if (!control && arrivals.length < MAX_LOGGED_REQUESTS) arrivals.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
     const api = async () => {
       if (await playFaults(req, res, faults, count)) await handleApi(req, res, apiDeps);
     };
@@ -197,6 +204,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     store,
     faults,
     counts,
+    requests: () => [...arrivals],
     resetCounts,
     peakInFlight: () => peak,
     connections: () => connections,

@@ -25,6 +25,22 @@ export function prefilterFor(
   return filters;
 }
 
+/**
+ * Whether `prefilterFor` would map names of the dms to ids for this `when` (tags, correspondent, document type,
+ * storage path in the top-level `all` chain): such a prefilter needs the dms's names as they are now, before the
+ * first page; any other is built from the rule alone.
+ */
+export function prefilterNeedsNames(when: Condition | undefined): boolean {
+  if (!when) return false;
+  return conjuncts(when).some((c) => {
+    const keys = Object.keys(c);
+    if (keys.length !== 1) return false;
+    const key = keys[0];
+    if (key === 'not') return 'tags' in (c as { not: Condition }).not;
+    return key === 'tags' || key in RELATIONS;
+  });
+}
+
 /** The document fields a rule's actions may change (for `prefilterFor`'s `writes`). */
 export function fieldsWrittenBy(actions: ReadonlyArray<Record<string, unknown>> | undefined): Set<string> {
   const out = new Set<string>();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../../tools/paperless-sim/simulator.js';
+import type { Config } from '../../../server/config.js';
 import type { EventRecord } from '../../../server/history/event-types.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../../helpers/test-server.js';
 
@@ -15,11 +16,15 @@ export async function startRig(
   rulesYaml: string,
   env: Record<string, string> = {},
   simOptions: SimulatorOptions = {},
+  overrides: Partial<Config> = {},
 ): Promise<Rig> {
   const sim = await startSimulator(simOptions);
   const rulesDir = tempDir('dms-rules-jobs-rules-');
   fs.writeFileSync(path.join(rulesDir, 'test-rules.yml'), rulesYaml);
-  const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, ...env }, { rulesDir });
+  const server = await startTestServer(
+    { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, ...env },
+    { rulesDir, ...overrides },
+  );
   return {
     sim,
     server,

@@ -198,6 +198,32 @@ for (const profile of PROFILES)
       assert.equal(sim.counts()['GET /api/tags/'], afterFirst + 1);
     });
 
+    test('a caller during a refresh waits for it, never served the older copy', async () => {
+      await dms.vocabulary({ refresh: true });
+      sim.store.objects.tags.push({ ...sim.store.objects.tags[0], id: 9001, name: 'während-des-lesens' });
+      try {
+        const refreshing = dms.vocabulary({ refresh: true });
+        const meanwhile = await dms.vocabulary();
+        assert.equal(meanwhile, await refreshing);
+        assert.ok(meanwhile.tags.some((t) => t.name === 'während-des-lesens'));
+      } finally {
+        sim.store.objects.tags.pop();
+        await dms.vocabulary({ refresh: true });
+      }
+    });
+
+    test('fetchedSince: a copy asked for before then is read again, one asked for since is served', async () => {
+      await dms.vocabulary({ refresh: true });
+      const lists = () => sim.counts()['GET /api/tags/'] ?? 0;
+      const before = lists();
+      const since = Date.now() + 1;
+      while (Date.now() < since) await new Promise((resolve) => setTimeout(resolve, 1));
+      const fresh = await dms.vocabulary({ fetchedSince: since });
+      assert.equal(lists(), before + 1, 'the cached copy was older than asked');
+      assert.equal(await dms.vocabulary({ fetchedSince: since }), fresh);
+      assert.equal(lists(), before + 1, 'the copy read since then serves');
+    });
+
     test('a cached vocabulary older than its time-to-live is fetched again', async () => {
       const short = createPaperlessClient({ url: sim.url, token: sim.token, vocabularyTtlMs: 1000 });
       try {

@@ -4,8 +4,9 @@ import { createReadCosts, fitCosts, pagesMemoryBudget, planPageSize } from '../.
 
 describe('fitCosts: per request and per row from list answers', () => {
   it('finds 60 ms per request and 2 ms per row although one answer waited in the queue', () => {
-    // Five vocabulary lists and a one-row probe on a four-worker host: the fifth list waited for a worker.
+    // Five vocabulary lists, a one-row probe and a page on a four-worker host: the fifth list waited for a worker.
     const samples = [
+      { rows: 253, ms: 566 },
       { rows: 24, ms: 108 },
       { rows: 5, ms: 70 },
       { rows: 4, ms: 68 },
@@ -17,6 +18,38 @@ describe('fitCosts: per request and per row from list answers', () => {
     assert.ok(fit);
     assert.equal(fit.perRowMs, 2);
     assert.equal(fit.perRequestMs, 60);
+  });
+
+  it('takes no cost per row from answers that differ by a few rows (small lists and the probe): their noise is larger', () => {
+    // The five lists and the probe as a loaded machine timed them on the slow profile: 8.7 ms per row by the fit.
+    const samples = [
+      { rows: 2, ms: 89 },
+      { rows: 4, ms: 106 },
+      { rows: 5, ms: 108 },
+      { rows: 24, ms: 163 },
+      { rows: 7, ms: 164 },
+      { rows: 1, ms: 64 },
+    ];
+    assert.deepEqual(fitCosts(samples), { perRequestMs: 107, perRowMs: 0 });
+    const estimate = fitCosts(samples);
+    // Pages then follow parallelism and memory: 1,012 documents over 4 requests in flight.
+    assert.equal(
+      planPageSize({ count: 1012, parallel: 4, estimate, documentBytes: null, memoryBytes: 24 * 1024 * 1024 }),
+      253,
+    );
+  });
+
+  it('reads the cost per row from the quickest answers: pages that sat unread while the service worked do not count', () => {
+    // Four pages asked together: the first was read at once, the others waited while the service evaluated it.
+    const samples = [
+      { rows: 1, ms: 75 },
+      { rows: 253, ms: 566 },
+      { rows: 253, ms: 900 },
+      { rows: 253, ms: 950 },
+      { rows: 1, ms: 62 },
+      { rows: 253, ms: 980 },
+    ];
+    assert.deepEqual(fitCosts(samples), { perRequestMs: 60, perRowMs: 2 });
   });
 
   it('knows nothing from answers that all had the same number of rows', () => {

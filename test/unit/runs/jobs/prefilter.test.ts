@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DmsVocabulary } from '../../../../server/dms/types.js';
 import type { Condition } from '../../../../server/engine/model.js';
-import { fieldsWrittenBy, prefilterFor } from '../../../../server/runs/jobs/prefilter.js';
+import { fieldsWrittenBy, prefilterFor, prefilterNeedsNames } from '../../../../server/runs/jobs/prefilter.js';
 
 const vocab: DmsVocabulary = {
   users: [
@@ -100,4 +100,28 @@ test('a real run never filters on a field its own actions write (pages would shi
     { correspondent__id__in: '10', tags__id__none: '2' },
     'modified is never used: the job itself moves it',
   );
+});
+
+test('prefilterNeedsNames: a prefilter it says needs no names is the same without the vocabulary', () => {
+  const now = new Date('2024-06-01T00:00:00Z');
+  const empty: DmsVocabulary = {
+    tags: [],
+    correspondents: [],
+    document_types: [],
+    storage_paths: [],
+    custom_fields: [],
+  };
+  const conditions: Array<[Condition, boolean]> = [
+    [{ content: { matches: '(?i)rechnung' } }, false],
+    [{ all: [{ title: { contains: 'Rechnung' } }, { created: { gte: '-30d' } }] }, false],
+    [{ any: [{ tags: { any: ['paid'] } }, { title: { contains: 'x' } }] }, false],
+    [{ tags: { any: ['paid'] } }, true],
+    [{ all: [{ not: { tags: { any: ['processed'] } } }, { content: { contains: 'x' } }] }, true],
+    [{ all: [{ correspondent: 'ACME' }] }, true],
+  ];
+  for (const [when, needs] of conditions) {
+    assert.equal(prefilterNeedsNames(when), needs, JSON.stringify(when));
+    if (!needs) assert.deepEqual(prefilterFor(when, vocab, now), prefilterFor(when, empty, now), JSON.stringify(when));
+    else assert.notDeepEqual(prefilterFor(when, vocab, now), prefilterFor(when, empty, now), JSON.stringify(when));
+  }
 });
