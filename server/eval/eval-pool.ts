@@ -6,7 +6,14 @@ import type { Logger } from '../log.js';
 import type { LoadedRule } from '../rules/index.js';
 import { tagHierarchyOfTags, type NamedTagNode } from './named-tag-tree.js';
 import { startWorker } from './worker-start.js';
-import { PROGRESS, type DocumentEvaluation, type EvalAnswer, type EvalBatch, type EvalItem } from './eval-protocol.js';
+import {
+  PROGRESS,
+  type DocumentEvaluation,
+  type EvalAnswer,
+  type EvalBatch,
+  type EvalItem,
+  type EvalMessage,
+} from './eval-protocol.js';
 
 export interface EvaluateRequest {
   document: RuleDocument;
@@ -86,13 +93,19 @@ function keyOf(shared: object): string {
   return key;
 }
 
-/** One message for a batch: each rule, field-type map and tag list once, the items refer to them by key. */
-function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalBatch {
+/**
+ * One message for a batch: each rule, field-type map and tag list once, the items refer to them by key; the
+ * documents' text beside the JSON (eval-protocol.ts).
+ */
+function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalMessage {
   const message: EvalBatch = { items: [], rules: {}, fieldTypes: {}, tagTrees: {} };
+  const contents: string[] = [];
   for (const { pending, sent } of batch) {
     const { document, rules, trigger, now, customFieldTypes, tags } = pending.request;
+    contents.push(document.content);
     const item: EvalItem = {
-      document,
+      // The key stays in its place (the worker puts the text back), so the document's fields keep their order.
+      document: { ...document, content: '' },
       rules: [],
       trigger,
       now: now.getTime(),
@@ -110,7 +123,7 @@ function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalB
     message.tagTrees[item.tagTree] ??= tags.map(({ id, name, parent }) => ({ id, name, parent }));
     message.items.push(item);
   }
-  return message;
+  return { batch: JSON.stringify(message), contents };
 }
 
 function timeoutResult(rule: LoadedRule, message: string): RuleResult {
@@ -261,7 +274,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       slot.progress[PROGRESS.startedAt] = 0;
       slot.worker.ref();
       // Few, large messages: each hand-over to a worker costs far more than the size of its payload.
-      slot.worker.postMessage(JSON.stringify(batchMessage(batch)));
+      slot.worker.postMessage(batchMessage(batch));
       watchdog ??= setInterval(checkBudgets, Math.max(10, Math.min(250, options.budgetMs / 4)));
       watchdog.unref();
     }

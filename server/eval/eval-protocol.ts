@@ -11,6 +11,7 @@ export interface WireRule {
 }
 
 export interface EvalItem {
+  /** Its content is empty here: the text travels in the message's `contents`, at the item's index. */
   document: RuleDocument;
   /** Keys of the batch's `rules`, in the order they run. */
   rules: string[];
@@ -34,6 +35,16 @@ export interface EvalBatch {
   fieldTypes: Record<string, Record<string, CustomFieldDataType>>;
   /** The dms's tag lists the items use (documents share one vocabulary snapshot). */
   tagTrees: Record<string, NamedTagNode[]>;
+}
+
+/**
+ * What the pool posts: the batch as JSON without the documents' text, and the text beside it, one string per
+ * item. Structured cloning copies a string as it is (one memory copy each way), where JSON would escape and
+ * scan every character of 2–20 KB of OCR text twice, once on each thread.
+ */
+export interface EvalMessage {
+  batch: string;
+  contents: string[];
 }
 
 /** One answer per item, in order: its evaluation, or why the engine threw. */

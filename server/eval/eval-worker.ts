@@ -5,7 +5,7 @@ import { compileRule, evaluateRules, type CompiledRule } from '../engine/index.j
 import type { TagHierarchy } from '../engine/model.js';
 import { tagHierarchyOfTags } from './named-tag-tree.js';
 import { answersSource } from '../engine/document-queries.js';
-import { PROGRESS, type EvalAnswer, type EvalBatch, type WireRule } from './eval-protocol.js';
+import { PROGRESS, type EvalAnswer, type EvalBatch, type EvalMessage, type WireRule } from './eval-protocol.js';
 import { errorMessage } from '../error-message.js';
 
 const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
@@ -38,13 +38,14 @@ function hierarchyOf(batch: EvalBatch, key: string): TagHierarchy {
 // pool stops this worker are simply evaluated again.
 const GROUP_MS = 50;
 
-parentPort?.on('message', (message: string) => {
-  const batch = JSON.parse(message) as EvalBatch;
+parentPort?.on('message', (message: EvalMessage) => {
+  const batch = JSON.parse(message.batch) as EvalBatch;
   let answers: EvalAnswer[] = [];
   let sentAt = Date.now();
   batch.items.forEach((item, index) => {
     progress[PROGRESS.item] = index;
     try {
+      item.document.content = message.contents[index];
       const { document: _final, ...evaluation } = evaluateRules({
         document: item.document,
         rules: item.rules.map((key) => {

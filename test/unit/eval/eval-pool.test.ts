@@ -123,3 +123,34 @@ test('a rule over its budget times out on that document only; the batch around i
   const again = await pool.evaluate(request(doc(104, 'Rechnung 3'), [TITLE]));
   assert.equal(again.results[0].status, 'matched');
 });
+
+test('the text travels beside the JSON: escapes, astral and lone surrogates as on the main thread, also after a worker is replaced', async () => {
+  // Structured cloning, not JSON, carries each document's content to the worker (eval-protocol.ts EvalMessage).
+  const contents = [
+    'Rechnung "1" \\ Straße 🧾\u2028\u0000',
+    `${'a'.repeat(1_000_000)}.`,
+    'Rechnung 2 \ud800 einsames Surrogat',
+    '',
+  ];
+  const docs = contents.map((content, i) => doc(120 + i, content));
+  const TEXT = loaded({
+    id: 'text-title',
+    when: { content: { matches: '(?i)rechnung' } },
+    actions: [{ set_title: '{{ doc.content | slice: 0, 30 }}|{{ doc.content | size }}' }],
+  });
+  const results = await Promise.all(docs.map((d) => pool.evaluate(request(d, [TEXT, SLOW, TAG]))));
+  // The hostile document's slow rule stopped its worker; the documents it had not answered went to a new one.
+  assert.deepEqual(
+    results[1].results.map((r) => r.status),
+    ['not_matched', 'timeout', 'matched'],
+  );
+  const onMain = await Promise.all(
+    [0, 2, 3].map((i) => inlineEvaluator().evaluate(request(docs[i], [TEXT, SLOW, TAG]))),
+  );
+  assert.deepEqual(
+    [0, 2, 3].map((i) => results[i]),
+    onMain,
+  );
+  assert.match(String(results[0].changes.title), /^Rechnung "1" \\ Straße 🧾/);
+  assert.ok(String(results[2].changes.title).includes('\ud800'), String(results[2].changes.title));
+});

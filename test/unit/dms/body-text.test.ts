@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodeBody } from '../../../server/dms/body-text.js';
+
+/** What undici's `text()` gives: UTF-8 with a leading BOM skipped (its `chunksDecode`). */
+const undiciText = (bytes: Buffer) =>
+  (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes).toString('utf8');
+
+const large = (text: string) => text.repeat(Math.ceil(40_000 / Math.max(1, text.length)));
+
+test('decodes every kind of body exactly as undici does, small and large', () => {
+  const texts = [
+    '',
+    '{"results":[]}',
+    large('{"content":"plain ASCII text, nothing else"}'),
+    large('Geschäftsbedingungen gemäß für Straße '),
+    large('Rechnung – 12,50 € „Zitat“ 🧾 '),
+    `${large('a')}\u2028\u0000"\\`,
+  ];
+  const bodies = texts.map((t) => Buffer.from(t, 'utf8'));
+  // A BOM in front, and bytes that are not UTF-8: a lone continuation byte, 0xff, an overlong "/", an encoded
+  // surrogate, a sequence cut at the end.
+  bodies.push(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(large('Grüße '))]));
+  bodies.push(Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d]));
+  for (const bad of [[0x80], [0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82]])
+    bodies.push(Buffer.concat([Buffer.from(large('Grüße ')), Buffer.from(bad)]));
+  for (const body of bodies) assert.equal(decodeBody(body), undiciText(body), `${body.length} bytes`);
+});
+
+test('a large body with characters beyond Latin-1 parses to the same JSON as the plain decoder gives', () => {
+  const page = {
+    results: [
+      { id: 1, content: large('Straße – 🧾 ') },
+      { id: 2, content: large('ASCII ') },
+    ],
+  };
+  const bytes = Buffer.from(JSON.stringify(page), 'utf8');
+  assert.deepEqual(JSON.parse(decodeBody(bytes)), page);
+});
