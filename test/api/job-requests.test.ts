@@ -41,6 +41,10 @@ const LISTS = ['tags', 'correspondents', 'document_types', 'storage_paths', 'cus
 const isList = (request: string) => LISTS.some((path) => request.startsWith(`GET ${path}`));
 const paramsOf = (request: string) => new URL(request.split(' ')[1], 'http://sim').searchParams;
 const isDocumentList = (request: string) => request.startsWith('GET /api/documents/?');
+/** The health ping (a one-item page of each list, an empty page of documents) goes out whenever the dms's
+ * status is a few seconds old, so on a loaded machine it lands among a job's requests: it is not the job's. */
+const isHealthPing = (request: string) =>
+  (isList(request) && paramsOf(request).get('page_size') === '1') || paramsOf(request).get('id__in') === '0';
 
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -56,7 +60,7 @@ async function runJob(rig: Rig, query: string): Promise<{ event: EventRecord; re
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const event = await waitForEvent(rig.server.url, res.body.event_id as number);
   assert.equal(event.status, 'done', JSON.stringify(event));
-  return { event, requests: rig.sim.requests() };
+  return { event, requests: rig.sim.requests().filter((r) => !isHealthPing(r)) };
 }
 
 /** A one-row probe newest first, then plain pages of one size, each page once, covering the count. */

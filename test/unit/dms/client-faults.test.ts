@@ -46,7 +46,9 @@ describe('the client survives injected dms faults', () => {
     const hold = sim.faults.inject({ route: '/api/documents/{id}/', kind: 'hold', times: 1 });
     const doc = await client({ timeoutMs: 2000, retries: 2 }).getDocument(1);
     assert.equal(doc.id, 1);
-    assert.equal(hits(), 2);
+    // The held first attempt never answers, so the document came from a retry; on a starved machine the second
+    // attempt may outlast the timeout too and the third answers.
+    assert.ok(hits() >= 2, `${hits()} request(s) reached the dms`);
     sim.faults.release(hold.id);
   });
 
