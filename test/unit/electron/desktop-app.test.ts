@@ -6,7 +6,7 @@ import { createDesktopApp } from '../../../electron/desktop-app.js';
 import { startDesktopServer, type DesktopServer } from '../../../electron/desktop-server.js';
 import { windowOptions } from '../../../electron/window-options.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { createFakeElectron, itemLabelled, menuItems } from './fake-electron.js';
 
 const ICON = '/opt/dms-rules/tray.png';
