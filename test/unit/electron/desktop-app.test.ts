@@ -20,7 +20,8 @@ function realServer() {
       userDataDir,
       examplesDir: tempDir('dms-rules-examples-'),
       logger: createMemoryLogger(),
-      env: {},
+      // No evaluation worker: this file tests the shell's wiring; each worker boot costs more CPU than a test here.
+      env: { SVC_EVAL_WORKERS: '0' },
     });
     return {
       ...server,
