@@ -13,15 +13,22 @@ import { signIn } from './session.js';
 const REBOUND = 'rebound.test';
 const LAN_NAME = 'rules.lan';
 
+// One browser for the file (each test opens its own context): a Chromium start is most of a small test's CPU.
+// The two names map to loopback only; the pages on 127.0.0.1 and localhost are not affected.
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
+});
+after(async () => {
+  await browser?.close();
+});
+
 describe('first start in the browser: the setup page on this machine only', () => {
   let server: TestServer;
-  let browser: Browser;
   before(async () => {
     server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '', SVC_ALLOWED_HOSTS: LAN_NAME });
-    browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
@@ -94,14 +101,11 @@ describe('first start in the browser: the setup page on this machine only', () =
 describe('settings: testing the dms connection before saving', () => {
   let sim: Simulator;
   let server: TestServer;
-  let browser: Browser;
   before(async () => {
     sim = await startSimulator();
     server = await startTestServer(); // the demo dms; the simulator above plays the Paperless to switch to
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
     await sim?.close();
   });
