@@ -9,18 +9,24 @@ import { launchBrowser, openPage, screenshot } from './browser.js';
 import { signIn } from './session.js';
 import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
+// One browser for the file (each test opens its own context): a Chromium start is most of a small test's CPU.
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
 describe('an honest dms connection: a dms that does not answer is said so, in plain words', () => {
   let sim: Simulator;
   let server: TestServer;
-  let browser: Browser;
   before(async () => {
     sim = await startSimulator();
     await sim.close(); // Paperless is not running: its port refuses connections
     server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
-    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
@@ -67,12 +73,7 @@ describe('after the service restarts with another dms, the page says so once it 
   let sim: Simulator | undefined;
   let first: TestServer | undefined;
   let second: TestServer | undefined;
-  let browser: Browser;
-  before(async () => {
-    browser = await launchBrowser();
-  });
   after(async () => {
-    await browser?.close();
     await second?.close();
     await sim?.close();
   });

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot } from './browser.js';
+import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
 import { signIn } from './session.js';
 
 // A name that Chromium resolves to 127.0.0.1, as a DNS-rebinding page's name would, and a LAN name the
@@ -13,15 +13,22 @@ import { signIn } from './session.js';
 const REBOUND = 'rebound.test';
 const LAN_NAME = 'rules.lan';
 
+// One browser for the file (each test opens its own context): a Chromium start is most of a small test's CPU.
+// The two names map to loopback only; the pages on 127.0.0.1 and localhost are not affected.
+let browser: Browser;
+before(async () => {
+  browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
+});
+after(async () => {
+  await browser?.close();
+});
+
 describe('first start in the browser: the setup page on this machine only', () => {
   let server: TestServer;
-  let browser: Browser;
   before(async () => {
     server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '', SVC_ALLOWED_HOSTS: LAN_NAME });
-    browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
   });
   after(async () => {
-    await browser?.close();
     await server?.close();
   });
 
@@ -94,80 +101,71 @@ describe('first start in the browser: the setup page on this machine only', () =
 describe('settings: testing the dms connection before saving', () => {
   let sim: Simulator;
   let server: TestServer;
-  let browser: Browser;
+  // One signed-in page for both tests (a browser context is ~0.5 s of CPU); each test loads the settings afresh.
+  let ui: UiPage;
   before(async () => {
     sim = await startSimulator();
     server = await startTestServer(); // the demo dms; the simulator above plays the Paperless to switch to
-    browser = await launchBrowser();
+    ui = await openPage(browser, server.url);
+    await signIn(ui.page, '/settings');
   });
   after(async () => {
-    await browser?.close();
+    await ui?.context.close();
     await server?.close();
     await sim?.close();
   });
 
   it('reports reachable, the Paperless version and what the token may see; a wrong token says so', async () => {
-    const ui = await openPage(browser, server.url);
-    try {
-      const { page } = ui;
-      await signIn(page, '/settings');
-      await page.locator('#settings-dms_url').waitFor();
-      assert.equal(await page.title(), 'Settings · dms-rules');
-      await page.fill('#settings-dms_url', sim.url);
-      await page.fill('#settings-dms_token', sim.token);
-      await page.click('#test-dms-button');
-      const result = page.locator('#test-dms-result[data-kind="ok"]');
-      await result.waitFor();
-      const text = (await result.textContent()) ?? '';
-      assert.match(text, new RegExp(`Reachable at ${sim.url.replace(/[.]/g, '\\.')}: Paperless-ngx \\d`));
-      assert.match(text, /The token may see \d+ tags, \d+ correspondents/);
-      await screenshot(page, '11-connection-test');
-      await page.fill('#settings-dms_token', 'not-the-token');
-      await page.click('#test-dms-button');
-      await page.locator('#test-dms-result[data-kind="error"]', { hasText: 'the token was refused' }).waitFor();
-      assert.match(
-        fs.existsSync(path.join(server.dataDir, 'config.yml'))
-          ? fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8')
-          : '',
-        /^(?![\s\S]*dms_url)/,
-        'testing saved nothing',
-      );
-      assert.deepEqual(ui.problems, []);
-    } finally {
-      await ui.context.close();
-    }
+    const { page } = ui;
+    await page.locator('#settings-dms_url').waitFor();
+    assert.equal(await page.title(), 'Settings · dms-rules');
+    await page.fill('#settings-dms_url', sim.url);
+    await page.fill('#settings-dms_token', sim.token);
+    await page.click('#test-dms-button');
+    const result = page.locator('#test-dms-result[data-kind="ok"]');
+    await result.waitFor();
+    const text = (await result.textContent()) ?? '';
+    assert.match(text, new RegExp(`Reachable at ${sim.url.replace(/[.]/g, '\\.')}: Paperless-ngx \\d`));
+    assert.match(text, /The token may see \d+ tags, \d+ correspondents/);
+    await screenshot(page, '11-connection-test');
+    await page.fill('#settings-dms_token', 'not-the-token');
+    await page.click('#test-dms-button');
+    await page.locator('#test-dms-result[data-kind="error"]', { hasText: 'the token was refused' }).waitFor();
+    assert.match(
+      fs.existsSync(path.join(server.dataDir, 'config.yml'))
+        ? fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8')
+        : '',
+      /^(?![\s\S]*dms_url)/,
+      'testing saved nothing',
+    );
+    assert.deepEqual(ui.problems, []);
   });
 
   it('keeps "connected now" apart from the test of the typed URL, and asks before saving a URL that does not answer', async () => {
-    const ui = await openPage(browser, server.url);
-    try {
-      const { page } = ui;
-      await signIn(page, '/settings');
-      await page.locator('#settings-dms_url').waitFor();
-      assert.equal(await page.locator('h3', { hasText: 'Connected now (what the running service uses)' }).count(), 1);
-      assert.equal(await page.locator('h3', { hasText: 'Test the URL and token typed above' }).count(), 1);
-      await page.locator('#dms-status-version', { hasText: 'Connected to the built-in demo dms' }).waitFor();
-      let asked = '';
-      page.removeAllListeners('dialog'); // this one is answered "no", not accepted as openPage does
-      page.once('dialog', (d) => {
-        asked = d.message();
-        void d.dismiss();
-      });
-      await page.fill('#settings-dms_url', 'http://127.0.0.1:9');
-      await page.click('form.settings button[type=submit]');
-      await page
-        .locator('#settings-status[data-kind="error"]', { hasText: 'Not saved: the new dms URL does not answer' })
-        .waitFor();
-      assert.match(asked, /^Not reachable at http:\/\/127\.0\.0\.1:9.*\n\nSave this URL anyway\?$/s);
-      const stored = path.join(server.dataDir, 'config.yml');
-      assert.doesNotMatch(
-        fs.existsSync(stored) ? fs.readFileSync(stored, 'utf8') : '',
-        /127\.0\.0\.1:9/,
-        'nothing saved',
-      );
-      assert.deepEqual(ui.problems, []);
-    } finally {
-      await ui.context.close();
-    }
+    const { page } = ui;
+    await page.goto('/settings');
+    await page.locator('#settings-dms_url').waitFor();
+    assert.equal(await page.locator('h3', { hasText: 'Connected now (what the running service uses)' }).count(), 1);
+    assert.equal(await page.locator('h3', { hasText: 'Test the URL and token typed above' }).count(), 1);
+    await page.locator('#dms-status-version', { hasText: 'Connected to the built-in demo dms' }).waitFor();
+    let asked = '';
+    page.removeAllListeners('dialog'); // this one is answered "no", not accepted as openPage does
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await page.fill('#settings-dms_url', 'http://127.0.0.1:9');
+    await page.click('form.settings button[type=submit]');
+    await page
+      .locator('#settings-status[data-kind="error"]', { hasText: 'Not saved: the new dms URL does not answer' })
+      .waitFor();
+    assert.match(asked, /^Not reachable at http:\/\/127\.0\.0\.1:9.*\n\nSave this URL anyway\?$/s);
+    const stored = path.join(server.dataDir, 'config.yml');
+    assert.doesNotMatch(
+      fs.existsSync(stored) ? fs.readFileSync(stored, 'utf8') : '',
+      /127\.0\.0\.1:9/,
+      'nothing saved',
+    );
+    assert.deepEqual(ui.problems, []);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createFileLogger, readServiceLog, serviceLogFile } from '../../server/log-file.js';
-import { tempDir } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('the service log file (desktop app)', () => {
   it('appends one JSON object per line in the data dir: time, level, message and fields; line breaks stay inside', () => {

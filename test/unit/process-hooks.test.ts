@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { createMemoryLogger } from '../../server/log.js';
 import { serviceLogFile } from '../../server/log-file.js';
 import { logUncaught } from '../../server/process-hooks.js';
-import { tempDir } from '../helpers/test-server.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 // Under `npm test` this file is transpiled JavaScript beside transpiled sources; run alone under tsx it has the sources.

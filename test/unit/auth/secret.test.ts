@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { loadOrCreateSessionSecret } from '../../../server/auth/secret.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 test('a kept session secret is reused quietly', () => {
   const dir = tempDir();

@@ -6,7 +6,7 @@ import { createDesktopApp } from '../../../electron/desktop-app.js';
 import { startDesktopServer, type DesktopServer } from '../../../electron/desktop-server.js';
 import { windowOptions } from '../../../electron/window-options.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { createFakeElectron, itemLabelled, menuItems } from './fake-electron.js';
 
 const ICON = '/opt/dms-rules/tray.png';
@@ -20,7 +20,8 @@ function realServer() {
       userDataDir,
       examplesDir: tempDir('dms-rules-examples-'),
       logger: createMemoryLogger(),
-      env: {},
+      // No evaluation worker: this file tests the shell's wiring; each worker boot costs more CPU than a test here.
+      env: { SVC_EVAL_WORKERS: '0' },
     });
     return {
       ...server,

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { startDesktopServer } from '../../../electron/desktop-server.js';
 import { webhookUrlFor } from '../../../electron/webhook-url.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 function examples(): string {
   const dir = tempDir('dms-rules-examples-');

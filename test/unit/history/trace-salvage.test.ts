@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { Trace } from '../../../server/engine/model.js';
 import { openTraceStore } from '../../../server/history/trace-store.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { makeTrace } from '../../helpers/trace-factory.js';
 
 const all = { limit: 1000 };

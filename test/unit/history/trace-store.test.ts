@@ -7,7 +7,7 @@ import vm from 'node:vm';
 import type { Trace } from '../../../server/engine/model.js';
 import { openTraceStore, type TraceStoreOptions } from '../../../server/history/trace-store.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { makeTrace } from '../../helpers/trace-factory.js';
 
 const trace = makeTrace;

@@ -9,7 +9,7 @@ import { EXAMPLE_RULES_DIR } from '../../../server/project-paths.js';
 import { findUnknownNames } from '../../../server/rules/dms-names.js';
 import { createRuleStore, type RuleStore } from '../../../server/rules/index.js';
 import { toRuleDocument } from '../../../server/runs/rule-document.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 import { fixtureDocuments, fixtureVocabulary } from '../../helpers/paperless-fixtures.js';
 
 const vocabulary = fixtureVocabulary();

@@ -11,7 +11,7 @@ import { loadRulesDir, type LastGood } from '../../../server/rules/rules-loader.
 import { createRulesDir } from '../../../server/rules/rules-dir.js';
 import { watchRulesDir } from '../../../server/rules/rules-watcher.js';
 import { seedExampleRules } from '../../../server/rules/seed-examples.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const file = (p: string): RuleFilePath => {
   const parsed = parseRuleFilePath(p);

@@ -13,7 +13,7 @@ import { openCursorStore } from '../../../server/runs/catch-up/cursor-store.js';
 import { openEchoLedger } from '../../../server/runs/echo-ledger.js';
 import { failedRunRetry } from '../../../server/runs/failed-run-retry.js';
 import { createDocumentLane } from '../../../server/runs/lane/document-lane.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 const doc = (id: number, modified: string): DmsDocument => ({
   id,

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { DmsDocument } from '../../../server/dms/types.js';
 import { createMemoryLogger } from '../../../server/log.js';
 import { openEchoLedger, type EchoLedgerOptions } from '../../../server/runs/echo-ledger.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 function doc(id: number, over: Partial<DmsDocument> = {}): DmsDocument {
   return {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, describeConfig, loadConfig } from '../../../server/config.js';
 import { parseNotifyTargets } from '../../../server/settings/notify-targets.js';
-import { tempDir } from '../../helpers/test-server.js';
+import { tempDir } from '../../helpers/temp-dir.js';
 
 test('HTTP and e-mail targets parse with their defaults', () => {
   assert.deepEqual(

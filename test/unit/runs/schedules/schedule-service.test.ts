@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { compileSchedule } from '../../../../server/engine/schedule.js';
 import { createMemoryLogger } from '../../../../server/log.js';
 import { createScheduleService, type ScheduledRule } from '../../../../server/runs/schedules/schedule-service.js';
-import { tempDir } from '../../../helpers/test-server.js';
+import { tempDir } from '../../../helpers/temp-dir.js';
 
 /** A rig with a hand-moved clock, a job starter that records, and timers that never fire on their own. */
 function rig(options: { dir?: string; rules?: ScheduledRule[] } = {}) {
