@@ -7,8 +7,8 @@ import type { Trace } from '../../server/engine/index.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 
-// The worker pool reads a page's documents' content from the page's bytes (server/dms/page-bytes.ts) instead of
-// getting it encoded again; the main thread evaluates the parsed documents themselves. Both must say the same.
+// The worker pool gets each document's text beside the batch's JSON (server/eval/eval-protocol.ts) and puts it
+// back; the main thread evaluates the parsed documents themselves. Both must say the same.
 const RULES = `rules:
   - id: invoices
     when:
