@@ -108,7 +108,7 @@ function request(
           for (let i = 0; i < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
           resolve({ status: res.statusCode ?? 0, headers: answer, text: data.toString('utf8') });
         } catch (err) {
-          reject(err instanceof Error ? err : new Error(String(err)));
+          reject(err as Error);
         }
       });
     });
