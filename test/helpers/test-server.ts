@@ -1,9 +1,7 @@
 import './loopback-only.js';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { loadConfig, type Config, type ServiceTimings } from '../../server/config.js';
 import { createMemoryLogger } from '../../server/log.js';
 import type { ServiceOptions } from '../../server/compose.js';
@@ -71,56 +69,6 @@ export interface CallResult<T = Record<string, unknown>> {
   body: T;
 }
 
-// Requests go through node's http client on kept-alive connections: fetch's own work per request cost API tests
-// more CPU than the server's answer. The server sees what fetch sends (its default headers included), and
-// redirects are not followed (fetch's `redirect: 'manual'`).
-const agent = new http.Agent({ keepAlive: true });
-const FETCH_DEFAULT_HEADERS: Record<string, string> = {
-  accept: '*/*',
-  'accept-language': '*',
-  'sec-fetch-mode': 'cors',
-  'user-agent': 'node',
-  'accept-encoding': 'gzip, deflate',
-};
-
-function request(
-  url: string,
-  method: string,
-  given: Record<string, string>,
-  body: string | undefined,
-  retried = false,
-): Promise<{ status: number; headers: Headers; text: string }> {
-  const headers: Record<string, string | number> = { ...FETCH_DEFAULT_HEADERS };
-  for (const [name, value] of Object.entries(given)) headers[name.toLowerCase()] = value;
-  if (body !== undefined) headers['content-length'] = Buffer.byteLength(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', reject);
-      res.on('end', () => {
-        try {
-          const raw = Buffer.concat(chunks);
-          const encoding = res.headers['content-encoding'];
-          const data =
-            encoding === 'gzip' ? zlib.gunzipSync(raw) : encoding === 'deflate' ? zlib.inflateSync(raw) : raw;
-          const answer = new Headers();
-          for (let i = 0; i < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
-          resolve({ status: res.statusCode ?? 0, headers: answer, text: data.toString('utf8') });
-        } catch (err) {
-          reject(err as Error);
-        }
-      });
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      // A kept-alive connection the server closed while idle: the request never reached it, so it goes again on a new one.
-      if (req.reusedSocket && !retried && err.code === 'ECONNRESET') resolve(request(url, method, given, body, true));
-      else reject(err);
-    });
-    req.end(body);
-  });
-}
-
 /** One HTTP call with JSON in and out; never throws on an error status. */
 export async function call<T = Record<string, unknown>>(
   base: string,
@@ -138,8 +86,13 @@ export async function call<T = Record<string, unknown>>(
   }
   if (options.cookie) headers.cookie = options.cookie;
   if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const res = await request(base + route, options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body);
-  const text = res.text;
+  const res = await fetch(base + route, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body,
+    redirect: 'manual',
+  });
+  const text = await res.text();
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;
