@@ -45,6 +45,8 @@ import { createSideEffects } from './runs/intents/side-effects.js';
 export interface ServiceOptions {
   /** The sign-in throttle's clock (tests play out minutes of an attack without waiting). */
   now?: () => number;
+  /** Deliveries the webhook queue holds before it answers 503 (default 200): a test floods a small queue. */
+  webhookCapacity?: number;
 }
 
 /** The composition root: the one place where long-lived services are created and wired together. */
@@ -196,7 +198,12 @@ export async function createServices(config: Config, logger: Logger, options: Se
       runner,
       heard: () => catchUp.heard(),
     },
-    { ...DEFAULT_WEBHOOK_OPTIONS, ...config.timings?.webhook, retry },
+    {
+      ...DEFAULT_WEBHOOK_OPTIONS,
+      ...config.timings?.webhook,
+      capacity: options.webhookCapacity ?? DEFAULT_WEBHOOK_OPTIONS.capacity,
+      retry,
+    },
   );
   // Catch-up and polling: documents changed while the service was not listening (issue 13); one cursor per dms.
   const cursors = openDmsCursors(config.dataDir, dmsConnection.key(), logger);
