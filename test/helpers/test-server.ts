@@ -1,11 +1,9 @@
 import './loopback-only.js';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { loadConfig, type Config, type ServiceTimings } from '../../server/config.js';
 import { createMemoryLogger } from '../../server/log.js';
 import type { ServiceOptions } from '../../server/compose.js';
 import { startServer, type RunningServer } from '../../server/server.js';
+import { tempDir } from './temp-dir.js';
 
 export const ADMIN = { username: 'admin', password: 'correct horse battery staple' };
 export const API_TOKEN = 'test-api-token-0123456789abcdef';
@@ -16,9 +14,7 @@ export interface TestServer extends RunningServer {
   rulesDir: string;
 }
 
-export function tempDir(prefix = 'dms-rules-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir };
 
 /** Backoff and pauses shortened so tests compute instead of waiting; the same code paths run. */
 export const TEST_TIMINGS: ServiceTimings = {
