@@ -15,6 +15,19 @@ const NOTE =
   'rules:\n  - id: checked\n    on: [added, updated]\n    when: { title: { contains: "" } }\n    actions:\n      - add_note: "geprüft"\n';
 
 /** Posts a webhook delivery per document and answers the accepted event ids (each must be a 202). */
+/** Waits for each accepted delivery to run after a restart: none lost, none dropped as interrupted. */
+async function waitForDeliveries(url: string, ids: number[]): Promise<void> {
+  for (const id of ids) {
+    for (let i = 0; i < 400; i++) {
+      const event = await call<EventRecord>(url, `/api/events/${id}`, { token: API_TOKEN });
+      assert.equal(event.status, 200, `event ${id} survived the crash`);
+      if (event.body.status === 'done') break;
+      assert.notEqual(event.body.status, 'interrupted', 'an accepted delivery is not dropped as interrupted');
+      await sleep(50);
+    }
+  }
+}
+
 async function deliverAll(url: string, documents: number[], event = 'document_updated'): Promise<number[]> {
   const accepted: number[] = [];
   for (const id of documents) {
@@ -68,13 +81,7 @@ describe('the durable webhook queue', () => {
 
       const restarted = await startChildServer(dirs);
       server = restarted;
-      for (const id of accepted) {
-        for (let i = 0; i < 400; i++) {
-          const event = await call<EventRecord>(restarted.url, `/api/events/${id}`, { token: API_TOKEN });
-          if (event.body.status === 'done') break;
-          await sleep(50);
-        }
-      }
+      await waitForDeliveries(restarted.url, accepted);
       let catchUp: EventRecord | undefined;
       for (let i = 0; i < 400 && catchUp?.status !== 'done'; i++) {
         const list = await call<{ events: EventRecord[] }>(restarted.url, '/api/events?kind=catchup', {
@@ -109,15 +116,7 @@ describe('the durable webhook queue', () => {
 
       const restarted = await startChildServer(dirs);
       server = restarted;
-      for (const id of accepted) {
-        for (let i = 0; i < 400; i++) {
-          const event = await call<EventRecord>(restarted.url, `/api/events/${id}`, { token: API_TOKEN });
-          assert.equal(event.status, 200, `event ${id} survived the crash`);
-          if (event.body.status === 'done') break;
-          assert.notEqual(event.body.status, 'interrupted', 'an accepted delivery is not dropped as interrupted');
-          await sleep(50);
-        }
-      }
+      await waitForDeliveries(restarted.url, accepted);
       for (const id of DOCS)
         assert.equal(sim.store.getDocument(id)?.title, `${titles.get(id)}!`, `document ${id} ran exactly once`);
     });
