@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer, saveRuleFile } from '../helpers/test-server.js';
-import { startReceiver, startSmtp } from './support/notify-kit.js';
+import { startTestServer, tempDir, type TestServer, saveRuleFile } from '../helpers/test-server.js';
+import { runRule, startReceiver, startSmtp } from './support/notify-kit.js';
 
 const RULES = `
 rules:
@@ -42,15 +41,7 @@ describe('notify attach: the document as an e-mail attachment, downloaded for th
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   const downloads = () => sim.counts()['GET /api/documents/{id}/download/'] ?? 0;
 
-  const run = async (document: number, ruleId: string, dryRun = false): Promise<Trace> => {
-    const res = await call<{ traces: Trace[] }>(
-      server.url,
-      `/api/run?document=${document}&rule_id=${ruleId}&dry_run=${dryRun}`,
-      { method: 'POST', token: API_TOKEN },
-    );
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body.traces[0];
-  };
+  const run = (document: number, ruleId: string, dryRun?: boolean) => runRule(server, document, ruleId, dryRun);
 
   before(async () => {
     smtp = await startSmtp();

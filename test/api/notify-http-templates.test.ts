@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
-import { startReceiver } from './support/notify-kit.js';
+import { call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { runRule, startReceiver } from './support/notify-kit.js';
 
 const RULES = `
 rules:
@@ -39,15 +38,7 @@ describe('notify to HTTP targets: body and headers from templates, only to targe
   let fileId: string;
   let doc: number;
 
-  const run = async (ruleId: string, dryRun = false): Promise<Trace> => {
-    const res = await call<{ traces: Trace[] }>(
-      server.url,
-      `/api/run?document=${doc}&rule_id=${ruleId}&dry_run=${dryRun}`,
-      { method: 'POST', token: API_TOKEN },
-    );
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body.traces[0];
-  };
+  const run = (ruleId: string, dryRun?: boolean) => runRule(server, doc, ruleId, dryRun);
   const save = (yaml: string) => call(server.url, `/api/ui/rules/${fileId}`, { cookie, method: 'PUT', rawBody: yaml });
 
   before(async () => {

@@ -6,7 +6,7 @@ import { startSimulator, type Simulator } from '../../tools/paperless-sim/simula
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer, saveRuleFile } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
-import { startReceiver } from './support/notify-kit.js';
+import { runRule, startReceiver } from './support/notify-kit.js';
 
 const RULES = `
 rules:
@@ -55,15 +55,7 @@ describe('notify when: on_change, always, once — the dry run says what the rea
       { dataDir, rulesDir },
     );
   };
-  const run = async (document: number, ruleId: string, dryRun: boolean): Promise<Trace> => {
-    const res = await call<{ traces: Trace[] }>(
-      server.url,
-      `/api/run?document=${document}&rule_id=${ruleId}&dry_run=${dryRun}`,
-      { method: 'POST', token: API_TOKEN },
-    );
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body.traces[0];
-  };
+  const run = (document: number, ruleId: string, dryRun?: boolean) => runRule(server, document, ruleId, dryRun);
   const runJob = async (ruleId: string, dryRun: boolean): Promise<Trace[]> => {
     const res = await startJob(server.url, `rule_id=${ruleId}&dry_run=${dryRun}`);
     assert.equal(res.status, 200, JSON.stringify(res.body));

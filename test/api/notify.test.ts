@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { SMTPServer } from 'smtp-server';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
 import {
@@ -17,6 +14,7 @@ import {
   saveRuleFile,
 } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
+import { runRule, startReceiver, startSmtp, type Received } from './support/notify-kit.js';
 
 const RULES = `
 rules:
@@ -42,59 +40,24 @@ rules:
       - notify: { to: failing, message: "never arrives" }
 `;
 
-interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
 describe('notify action: HTTP and SMTP targets from the settings', () => {
   let sim: Simulator;
   let server: TestServer;
-  let receiver: http.Server;
-  let smtp: SMTPServer;
-  const posts: Received[] = [];
-  const mails: string[] = [];
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let posts: Received[];
+  let mails: string[];
   let doc: number;
 
-  const run = async (ruleId: string, dryRun: boolean) => {
-    const res = await call<{ traces: Trace[] }>(
-      server.url,
-      `/api/run?document=${doc}&rule_id=${ruleId}&dry_run=${dryRun}`,
-      { method: 'POST', token: API_TOKEN },
-    );
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body.traces[0];
-  };
+  const run = (ruleId: string, dryRun: boolean) => runRule(server, doc, ruleId, dryRun);
   const notifyAction = (trace: Trace) => trace.actions.find((a) => a.action === 'notify');
 
   before(async () => {
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        posts.push({ path: req.url ?? '', headers: req.headers, body });
-        // 400: a refusal that trying again cannot fix (a 5xx is retried, see notify-durable.test.ts).
-        res.statusCode = req.url === '/fail' ? 400 : 200;
-        res.end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      onData(stream, _session, done) {
-        let text = '';
-        stream.on('data', (c: Buffer) => (text += c.toString()));
-        stream.on('end', () => {
-          mails.push(text);
-          done();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-    const httpPort = (receiver.address() as AddressInfo).port;
-    const smtpPort = (smtp.server.address() as AddressInfo).port;
+    // 400 on /fail: a refusal that trying again cannot fix (a 5xx is retried, see notify-durable.test.ts).
+    receiver = await startReceiver((path) => (path === '/fail' ? 400 : 200));
+    smtp = await startSmtp();
+    posts = receiver.received;
+    mails = smtp.mails;
 
     sim = await startSimulator();
     doc = sim.addDocument({ title: 'Stromrechnung März', tags: [] }).id;
@@ -107,15 +70,15 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
       [
         'notify_targets:',
         '  phone:',
-        `    url: http://127.0.0.1:${httpPort}/topic`,
+        `    url: ${receiver.url}/topic`,
         '    format: text',
         '    headers: { Authorization: "Bearer secret-ntfy-token" }',
         '  office:',
-        `    smtp: smtp://127.0.0.1:${smtpPort}`,
+        `    smtp: ${smtp.url}`,
         '    from: dms-rules@example.org',
         '    to: [office@example.org]',
         '  failing:',
-        `    url: http://127.0.0.1:${httpPort}/fail`,
+        `    url: ${receiver.url}/fail`,
         '',
       ].join('\n'),
     );
@@ -124,8 +87,8 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
   after(async () => {
     await server?.close();
     await sim?.close();
-    await new Promise((resolve) => receiver?.close(resolve));
-    await new Promise((resolve) => smtp?.close(() => resolve(undefined)));
+    await receiver?.close();
+    await smtp?.close();
   });
 
   it('a dry run shows what would be sent and sends nothing', async () => {

@@ -1,6 +1,9 @@
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import type { Trace } from '../../../server/engine/model.js';
+import { API_TOKEN, call, type TestServer } from '../../helpers/test-server.js';
 
 export interface Received {
   path: string;
@@ -8,14 +11,28 @@ export interface Received {
   body: string;
 }
 
-/** An HTTP notify target on 127.0.0.1 that keeps every request and answers 200. */
-export async function startReceiver(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+/** Runs one rule on one document through the API and returns its trace. */
+export async function runRule(server: TestServer, document: number, ruleId: string, dryRun = false): Promise<Trace> {
+  const res = await call<{ traces: Trace[] }>(
+    server.url,
+    `/api/run?document=${document}&rule_id=${ruleId}&dry_run=${dryRun}`,
+    { method: 'POST', token: API_TOKEN },
+  );
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body.traces[0];
+}
+
+/** An HTTP notify target on 127.0.0.1 that keeps every request and answers `statusFor(path)` (200 by default). */
+export async function startReceiver(
+  statusFor: (path: string) => number = () => 200,
+): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push({ path: req.url ?? '', headers: req.headers, body });
+      res.statusCode = statusFor(req.url ?? '');
       res.end('{}');
     });
   });
