@@ -4,10 +4,10 @@ import { after, before, describe, test } from 'node:test';
 import { createPaperlessClient } from '../../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../../server/dms/types.js';
-import { compileRule, type RuleDefinition, type Trace } from '../../../../server/engine/index.js';
+import type { Trace } from '../../../../server/engine/index.js';
 import { inlineEvaluator } from '../../../../server/eval/eval-pool.js';
 import { createMemoryLogger } from '../../../../server/log.js';
-import type { LoadedRule } from '../../../../server/rules/rules-loader.js';
+import { loadedRule } from '../../../helpers/loaded-rule.js';
 import {
   bulkWrittenOutcome,
   changedFields,
@@ -18,18 +18,8 @@ import type { RunContext } from '../../../../server/runs/pipeline/plan-run.js';
 import { createRunPipeline, type RunPipeline } from '../../../../server/runs/pipeline/run-pipeline.js';
 import type { DocumentPlan } from '../../../../server/runs/plan-changes.js';
 
-const loaded = (def: RuleDefinition): LoadedRule => ({
-  id: def.id,
-  description: null,
-  file: 't.yml',
-  package: null,
-  definition: def,
-  compiled: compileRule(def),
-  vars: {},
-});
-
 // Seed: tag 9 is rules-processed; no correspondent is called "No Such Company".
-const HALF_WRITABLE = loaded({
+const HALF_WRITABLE = loadedRule({
   id: 'half-writable',
   actions: [{ add_tags: ['rules-processed'] }, { set_correspondent: 'No Such Company' }],
 });

@@ -4,23 +4,14 @@ import { after, before, describe, test } from 'node:test';
 import { createPaperlessClient } from '../../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../../server/dms/types.js';
-import { compileRule, type RuleDefinition } from '../../../../server/engine/index.js';
-import type { LoadedRule } from '../../../../server/rules/rules-loader.js';
+import type { RuleDefinition } from '../../../../server/engine/index.js';
+import { loadedRule } from '../../../helpers/loaded-rule.js';
 import { writePlan } from '../../../../server/runs/pipeline/write-plan.js';
 import { inlineEvaluator } from '../../../../server/eval/eval-pool.js';
 import { documentContext, evaluateAndPlan } from '../../../../server/runs/evaluate-document.js';
 import { isEmptyPlan } from '../../../../server/runs/plan-changes.js';
 
 // Seed: tag 3 bezahlt, 4 Steuer ─ 5 Steuer 2025, 9 rules-processed; custom fields 1 Betrag, 4 Rechnungsnummer.
-const loaded = (def: RuleDefinition): LoadedRule => ({
-  id: def.id,
-  description: null,
-  file: 't.yml',
-  package: null,
-  definition: def,
-  compiled: compileRule(def),
-  vars: {},
-});
 
 // Both release lines store tags and custom fields the same way (2.20 and 3.0: hierarchy, bulk modify_*).
 for (const profile of ['3.0', '2.20'] as const) {
@@ -41,7 +32,7 @@ for (const profile of ['3.0', '2.20'] as const) {
 
     const plan = async (id: number, def: RuleDefinition) => {
       const doc = await dms.getDocument(id);
-      const rules = [loaded(def)];
+      const rules = [loadedRule(def)];
       const context = await documentContext(dms, doc, rules);
       return evaluateAndPlan(inlineEvaluator(), doc, context, rules, 'manual', new Date('2025-03-15T12:00:00Z'));
     };
