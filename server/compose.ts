@@ -47,6 +47,9 @@ export interface ServiceOptions {
   now?: () => number;
   /** Deliveries the webhook queue holds before it answers 503 (default 200): a test floods a small queue. */
   webhookCapacity?: number;
+  /** Copy the shipped example rules into an empty rules dir on first start (default true; off in tests that
+   * bring their own rules, which would otherwise load and test six example files at every start). */
+  exampleRules?: boolean;
 }
 
 /** The composition root: the one place where long-lived services are created and wired together. */
@@ -100,7 +103,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     runTests: ruleTests?.run,
     rulesDir: config.rulesDir,
     dataDir: config.dataDir,
-    examplesDir: EXAMPLE_RULES_DIR,
+    examplesDir: options.exampleRules === false ? undefined : EXAMPLE_RULES_DIR,
     logger,
     templateEnv: config.templateEnv,
     // Saving checks and completes user and group names too.

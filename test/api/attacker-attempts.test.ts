@@ -5,7 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import jwt from 'jsonwebtoken';
-import { ADMIN, API_TOKEN, call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import {
+  ADMIN,
+  API_TOKEN,
+  call,
+  login,
+  startTestServer,
+  type TestServer,
+  WITH_EXAMPLES,
+} from '../helpers/test-server.js';
 
 const WEBHOOK_TOKEN = 'webhook-only-token-0123456789';
 
@@ -264,7 +272,7 @@ describe("stored data is the owner's only", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-modes-'));
     fs.mkdirSync(path.join(dataDir, 'old'), { mode: 0o755 });
     fs.writeFileSync(path.join(dataDir, 'old', 'left-over.json'), '{}', { mode: 0o644 });
-    const server = await startTestServer({}, { dataDir });
+    const server = await startTestServer({}, { dataDir }, WITH_EXAMPLES);
     try {
       const cookie = await login(server.url);
       const id = Buffer.from('inbox.yml').toString('base64url');

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { DocumentView } from '../../server/runs/document-view.js';
 import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
-import { API_TOKEN, call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 describe('GET /api/ui/documents/:id (the document panel) and /api/ui/documents/titles', () => {
   let sim: Simulator;
@@ -11,7 +11,7 @@ describe('GET /api/ui/documents/:id (the document panel) and /api/ui/documents/t
   let cookie: string;
   before(async () => {
     sim = await startSimulator();
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(async () => {

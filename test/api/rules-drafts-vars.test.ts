@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
-import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 
@@ -18,7 +18,7 @@ describe('drafts', () => {
     ).body.files.find((f) => f.id === id)?.has_draft;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(() => server.close());
@@ -119,7 +119,7 @@ describe('_vars.yml', () => {
     call(server.url, `/api/ui/rules/${id}/preview`, { cookie, method: 'POST', rawBody: content });
 
   before(async () => {
-    server = await startTestServer({ SVC_VAR_COMPANY: 'Berger Consulting' });
+    server = await startTestServer({ SVC_VAR_COMPANY: 'Berger Consulting' }, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(() => server.close());

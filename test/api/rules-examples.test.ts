@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { API_TOKEN, call, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 interface RunBody {
   traces: Array<{
@@ -15,7 +15,7 @@ describe('the example rules against the demo dms', () => {
   let server: TestServer;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, {}, WITH_EXAMPLES);
   });
   after(() => server.close());
 

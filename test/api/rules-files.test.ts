@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { API_TOKEN, call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 interface FileEntry {
   id: string;
@@ -31,7 +31,7 @@ describe('rule files API', () => {
     call(server.url, `/api/ui/rules/${id}${query}`, { cookie, method: 'PUT', rawBody: content });
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(() => server.close());

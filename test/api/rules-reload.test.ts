@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { API_TOKEN, call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 interface ListBody {
   files: Array<{
@@ -37,7 +37,7 @@ describe('reloading rule files', () => {
   const write = (name: string, content: string) => fs.writeFileSync(path.join(server.rulesDir, name), content);
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(() => server.close());

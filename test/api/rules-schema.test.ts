@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { RULE_FILE_SCHEMA } from '../../server/engine/rule-schema.js';
-import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 interface SchemaBody {
   schema: typeof RULE_FILE_SCHEMA;
@@ -32,7 +32,7 @@ describe('GET /api/ui/schema', () => {
   let cookie: string;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(() => server.close());
@@ -89,7 +89,7 @@ describe('when the dms is unreachable', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as net.AddressInfo;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
-    server = await startTestServer({ SVC_DMS_URL: `http://127.0.0.1:${port}` });
+    server = await startTestServer({ SVC_DMS_URL: `http://127.0.0.1:${port}` }, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(() => server.close());

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 import { ALIAS_BOMB } from '../unit/rules/alias-bomb.js';
 
 const GOOD = 'rules:\n  - id: kept-rule\n    actions:\n      - add_tags: [Steuer]\n';
@@ -18,7 +18,7 @@ describe('rule file validation on save', () => {
     (await call<{ loaded: Record<string, string | null> }>(server.url, '/api/ui/rules', { cookie })).body.loaded;
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
     id = (await call(server.url, '/api/ui/rules', { cookie, body: { filename: 'checked.yml' } })).body.id as string;
     assert.equal((await put(GOOD)).status, 200);

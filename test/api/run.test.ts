@@ -4,7 +4,15 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import {
+  API_TOKEN,
+  call,
+  login,
+  startTestServer,
+  tempDir,
+  type TestServer,
+  WITH_EXAMPLES,
+} from '../helpers/test-server.js';
 
 interface RunBody {
   ok: boolean;
@@ -70,7 +78,7 @@ describe('POST /api/run with the example rules on the demo documents', () => {
   let server: TestServer;
   before(async () => {
     sim = await startSimulator();
-    server = await startTestServer(dmsEnv(sim)); // an empty rules dir is seeded with the example rules
+    server = await startTestServer(dmsEnv(sim), {}, WITH_EXAMPLES); // an empty rules dir is seeded with the example rules
   });
   after(async () => {
     await server?.close();
@@ -382,7 +390,7 @@ describe('the trace history of real runs', () => {
     const dataDir = tempDir('dms-rules-data-');
     const rulesDir = tempDir('dms-rules-rules-');
     const env = { ...dmsEnv(sim), SVC_TRACE_RETENTION: '100' };
-    let server = await startTestServer(env, { dataDir, rulesDir });
+    let server = await startTestServer(env, { dataDir, rulesDir }, WITH_EXAMPLES);
     try {
       const rules = server.services.rules.loadedRules().length;
       assert.ok(rules > 1);
@@ -394,7 +402,7 @@ describe('the trace history of real runs', () => {
       assert.equal(before.body.traces.length, 100);
       await server.close();
 
-      server = await startTestServer(env, { dataDir, rulesDir });
+      server = await startTestServer(env, { dataDir, rulesDir }, WITH_EXAMPLES);
       const after = await call<{ traces: Trace[] }>(server.url, '/api/traces?limit=1000', { token: API_TOKEN });
       assert.equal(after.body.traces.length, 100);
       assert.deepEqual(

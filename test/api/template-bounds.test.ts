@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_RENDERED_CHARS } from '../../server/engine/templates.js';
 import { MAX_RENDERED_VARS_CHARS } from '../../server/rules/validate-file.js';
-import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 const varsId = Buffer.from('_vars.yml').toString('base64url');
 
@@ -13,7 +13,7 @@ describe('bounded template output', () => {
     call(server.url, `/api/ui/rules/${varsId}/preview`, { cookie, method: 'POST', rawBody: content });
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({}, {}, WITH_EXAMPLES);
     cookie = await login(server.url);
   });
   after(() => server.close());

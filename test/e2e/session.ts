@@ -1,6 +1,6 @@
 // The set-up most browser tests share: a fresh test server, Chromium, and one page signed in as the admin.
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ADMIN, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 import { launchBrowser, openPage, type UiPage } from './browser.js';
 
 export interface UiSession {
@@ -28,7 +28,7 @@ export async function signIn(page: Page, next = '/rules'): Promise<void> {
 export async function startSignedIn(
   options: { env?: Record<string, string>; next?: string; ready?: string } = {},
 ): Promise<UiSession> {
-  const server = await startTestServer(options.env);
+  const server = await startTestServer(options.env, {}, WITH_EXAMPLES);
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ADMIN, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
 import { advanceUntil, UI_TIMERS, useClock } from './ui-clock.js';
 
@@ -40,7 +40,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
 
   before(async () => {
     sim = await startSimulator();
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, {}, WITH_EXAMPLES);
     browser = await launchBrowser();
     ui = await openPage(browser, server.url);
     page = ui.page;

@@ -24,7 +24,13 @@ export const TEST_TIMINGS: ServiceTimings = {
   webhook: { arrivalPollMs: 25 },
 };
 
-/** Starts the real server on a free loopback port with fresh data and rules dirs. */
+/** Seeds the shipped example rules into the test's empty rules dir, as a first start does. */
+export const WITH_EXAMPLES: ServiceOptions = { exampleRules: true };
+
+/**
+ * Starts the real server on a free loopback port with fresh data and rules dirs. The example rules are seeded
+ * into an empty rules dir only when a test asks for them (`WITH_EXAMPLES`), as a first start does.
+ */
 export async function startTestServer(
   env: Record<string, string> = {},
   overrides: Partial<Config> = {},
@@ -45,7 +51,7 @@ export async function startTestServer(
     overrides: { host: '127.0.0.1', port: 0, dataDir, rulesDir, timings: TEST_TIMINGS, ...overrides },
   });
   const logger = createMemoryLogger();
-  const running = await startServer(config, logger, options);
+  const running = await startServer(config, logger, { exampleRules: false, ...options });
   return { ...running, logs: logger.lines, dataDir, rulesDir };
 }
 
