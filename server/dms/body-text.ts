@@ -13,10 +13,10 @@ const LARGE = 16 * 1024;
  * U+FFFD), decoded faster when the body is large: ASCII as Latin-1 (the same characters), valid UTF-8 through
  * UTF-16; anything else (invalid UTF-8, no ICU) by the plain decoder.
  */
-export function decodeBody(bytes: Buffer, large = LARGE): string {
+export function decodeBody(bytes: Buffer): string {
   const start = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const body = start > 0 ? bytes.subarray(start) : bytes;
-  if (body.length < large) return body.toString('utf8');
+  if (body.length < LARGE) return body.toString('utf8');
   if (isAscii(body)) return body.toString('latin1');
   if (isUtf8(body)) {
     try {

@@ -21,8 +21,7 @@ const cells = new WeakMap<object, ContentCell>();
 
 /** The text of a JSON string literal, decoded exactly as the whole body would have been. */
 export function decodeLiteral(literal: Buffer): string {
-  // One document's text is 2–20 KB: ICU's converter pays for itself from about 1 KB of OCR text.
-  return JSON.parse(decodeBody(literal, 1024)) as string;
+  return JSON.parse(decodeBody(literal)) as string;
 }
 
 /** Gives `target` a `content` property that decodes `cell` on first read; setting it stores a plain string. */

@@ -126,23 +126,7 @@ function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalM
     message.tagTrees[item.tagTree] ??= tags.map(({ id, name, parent }) => ({ id, name, parent }));
     message.items.push(item);
   }
-  const literalEnds: number[] = [];
-  let end = 0;
-  for (const literal of literals) literalEnds.push((end += literal.length));
-  return {
-    batch: JSON.stringify(message),
-    contents,
-    literals: literals.length > 0 ? ownBuffer(literals, end) : null,
-    literalEnds,
-  };
-}
-
-/** The literals in a buffer of its own (never a slice of Node's shared pool), so it can be transferred. */
-function ownBuffer(literals: Buffer[], size: number): Buffer {
-  const out = Buffer.allocUnsafeSlow(size);
-  let at = 0;
-  for (const literal of literals) at += literal.copy(out, at);
-  return out;
+  return { batch: JSON.stringify(message), contents, literals: literals.length > 0 ? jsonArray(literals) : null };
 }
 
 /**
@@ -154,6 +138,20 @@ function withoutContent(document: RuleDocument): RuleDocument {
   for (const key of Object.keys(document))
     copy[key] = key === 'content' ? '' : (document as unknown as Record<string, unknown>)[key];
   return copy as unknown as RuleDocument;
+}
+
+/** `[a,b,…]` of JSON literals, in a buffer of its own so it can be transferred. */
+function jsonArray(literals: Buffer[]): Uint8Array {
+  const size = literals.reduce((sum, l) => sum + l.length + 1, 1);
+  const out = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  out[at++] = 0x5b;
+  literals.forEach((literal, i) => {
+    if (i > 0) out[at++] = 0x2c;
+    at += literal.copy(out, at);
+  });
+  out[at] = 0x5d;
+  return out;
 }
 
 function timeoutResult(rule: LoadedRule, message: string): RuleResult {

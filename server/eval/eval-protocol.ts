@@ -47,12 +47,10 @@ export interface EvalMessage {
   /** Null for an item whose text is still the dms's JSON string literal: the next one of `literals`. */
   contents: Array<string | null>;
   /**
-   * The undecoded texts, the dms's JSON string literals (UTF-8) one after the other, transferred, not copied;
-   * the worker decodes each as it reaches its item (dms/lazy-content.ts). Null when every text is in `contents`.
+   * The undecoded texts as one JSON array of the dms's string literals (UTF-8), transferred, not copied: the
+   * worker decodes and parses them at once (dms/lazy-content.ts). Null when every text is in `contents`.
    */
   literals: Uint8Array | null;
-  /** Where each literal ends in `literals`. */
-  literalEnds: number[];
 }
 
 /** One answer per item, in order: its evaluation, or why the engine threw. */

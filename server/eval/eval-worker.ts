@@ -7,7 +7,7 @@ import { tagHierarchyOfTags } from './named-tag-tree.js';
 import { answersSource } from '../engine/document-queries.js';
 import { PROGRESS, type EvalAnswer, type EvalBatch, type EvalMessage, type WireRule } from './eval-protocol.js';
 import { errorMessage } from '../error-message.js';
-import { decodeLiteral } from '../dms/lazy-content.js';
+import { decodeBody } from '../dms/body-text.js';
 
 const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
 const compiled = new Map<string, CompiledRule>();
@@ -39,23 +39,20 @@ function hierarchyOf(batch: EvalBatch, key: string): TagHierarchy {
 // pool stops this worker are simply evaluated again.
 const GROUP_MS = 50;
 
-/** The `n`th undecoded text of the message. */
-function literalText(literals: Buffer | null, ends: number[], n: number): string {
-  return decodeLiteral((literals as Buffer).subarray(n === 0 ? 0 : ends[n - 1], ends[n]));
-}
-
 parentPort?.on('message', (message: EvalMessage) => {
   const batch = JSON.parse(message.batch) as EvalBatch;
   const literals = message.literals
-    ? Buffer.from(message.literals.buffer, message.literals.byteOffset, message.literals.byteLength)
-    : null;
+    ? (JSON.parse(
+        decodeBody(Buffer.from(message.literals.buffer, message.literals.byteOffset, message.literals.byteLength)),
+      ) as string[])
+    : [];
   let nextLiteral = 0;
   let answers: EvalAnswer[] = [];
   let sentAt = Date.now();
   batch.items.forEach((item, index) => {
     progress[PROGRESS.item] = index;
     try {
-      item.document.content = message.contents[index] ?? literalText(literals, message.literalEnds, nextLiteral++);
+      item.document.content = message.contents[index] ?? literals[nextLiteral++];
       const { document: _final, ...evaluation } = evaluateRules({
         document: item.document,
         rules: item.rules.map((key) => {
