@@ -84,13 +84,7 @@ async function documentPage(
   ask: { page: number; pageSize: number },
 ): Promise<ListPage<DmsDocument> | null> {
   try {
-    const res = await transport.send({
-      method: 'GET',
-      path: DOCUMENTS,
-      query: params,
-      idempotent: true,
-      lazyContent: true,
-    });
+    const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
     return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, ...ask }, MAX_LISTED_DOCUMENTS);
   } catch (err) {
     if (err instanceof DmsError && err.dmsStatus === 404) return null;
@@ -224,13 +218,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
       },
       1,
     );
-    const res = await transport.send({
-      method: 'GET',
-      path: DOCUMENTS,
-      query: params,
-      idempotent: true,
-      lazyContent: true,
-    });
+    const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
     // A document deleted since the snapshot is simply absent from its chunk.
     return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, page: 1, pageSize: chunk.length })
       .results;

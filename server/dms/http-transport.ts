@@ -13,7 +13,6 @@ import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
 import { readCapped } from './file-download.js';
 import { decodeBody } from './body-text.js';
-import { attachContents, splitContents } from './lazy-content.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
 import { createReadCosts, type ReadCosts } from './read-costs.js';
 import { createSemaphore } from './semaphore.js';
@@ -43,8 +42,6 @@ export interface DmsRequest {
   notFound?: string;
   /** A file, not JSON: a 2xx answer's body is returned as `bytes`, at most this many (DmsFileTooLargeError). */
   maxBytes?: number;
-  /** A list of whole documents: their `content` is decoded only when read (lazy-content.ts). */
-  lazyContent?: boolean;
 }
 
 export interface DmsResponse {
@@ -130,11 +127,8 @@ export function createTransport(options: TransportOptions): Transport {
       const bytes = await readCapped(res.body, request.maxBytes, announced, label);
       return { status: res.statusCode, headers: flat, json: null, bytes };
     }
-    const bytes = Buffer.from(await res.body.arrayBuffer());
+    const text = decodeBody(Buffer.from(await res.body.arrayBuffer()));
     const contentType = flat['content-type'] ?? '';
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
-    const split = request.lazyContent && ok && contentType.includes('json') ? splitContents(bytes) : null;
-    const text = split ? split.text : decodeBody(bytes);
     const told = versionFacts(flat);
     if (told.version || told.maxApiVersion) {
       facts = { ...facts, ...told };
@@ -150,10 +144,8 @@ export function createTransport(options: TransportOptions): Transport {
           res.statusCode,
         );
       }
-      let json: unknown = text === '' ? null : JSON.parse(text);
-      if (split && !attachContents(json, split)) json = JSON.parse(decodeBody(bytes));
-      const length = split ? split.length : text.length;
-      if (request.method === 'GET') recordListCost(request, json, length, performance.now() - started);
+      const json: unknown = text === '' ? null : JSON.parse(text);
+      if (request.method === 'GET') recordListCost(request, json, text.length, performance.now() - started);
       return { status: res.statusCode, headers: flat, json };
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {

@@ -1,5 +1,4 @@
 import type { RuleDocument, RuleResult } from '../engine/index.js';
-import { pendingContent } from '../dms/lazy-content.js';
 
 /**
  * The most document text a rule scans: 1,000,000 characters (about 1 MB). Content comes from mail and
@@ -12,9 +11,6 @@ export function capContent(
   document: RuleDocument,
   limit = CONTENT_LIMIT,
 ): { document: RuleDocument; cutFrom: number | null } {
-  // A literal not yet decoded is at least one byte per character, plus its quotes: short enough, unread.
-  const literal = pendingContent(document);
-  if (literal && literal.length - 2 <= limit) return { document, cutFrom: null };
   if (document.content.length <= limit) return { document, cutFrom: null };
   return { document: { ...document, content: document.content.slice(0, limit) }, cutFrom: document.content.length };
 }

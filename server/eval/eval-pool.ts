@@ -6,7 +6,6 @@ import type { Logger } from '../log.js';
 import type { LoadedRule } from '../rules/index.js';
 import { tagHierarchyOfTags, type NamedTagNode } from './named-tag-tree.js';
 import { startWorker } from './worker-start.js';
-import { pendingContent } from '../dms/lazy-content.js';
 import {
   PROGRESS,
   type DocumentEvaluation,
@@ -100,15 +99,13 @@ function keyOf(shared: object): string {
  */
 function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalMessage {
   const message: EvalBatch = { items: [], rules: {}, fieldTypes: {}, tagTrees: {} };
-  const contents: Array<string | null> = [];
-  const literals: Buffer[] = [];
+  const contents: string[] = [];
   for (const { pending, sent } of batch) {
     const { document, rules, trigger, now, customFieldTypes, tags } = pending.request;
-    const literal = pendingContent(document);
-    if (literal) literals.push(literal);
-    contents.push(literal ? null : document.content);
+    contents.push(document.content);
     const item: EvalItem = {
-      document: withoutContent(document),
+      // The key stays in its place (the worker puts the text back), so the document's fields keep their order.
+      document: { ...document, content: '' },
       rules: [],
       trigger,
       now: now.getTime(),
@@ -126,32 +123,7 @@ function batchMessage(batch: Array<{ pending: Pending; sent: number[] }>): EvalM
     message.tagTrees[item.tagTree] ??= tags.map(({ id, name, parent }) => ({ id, name, parent }));
     message.items.push(item);
   }
-  return { batch: JSON.stringify(message), contents, literals: literals.length > 0 ? jsonArray(literals) : null };
-}
-
-/**
- * The document with an empty content, its key in its place (the worker puts the text back, so the fields keep
- * their order), without reading the content (a spread would decode a lazy one).
- */
-function withoutContent(document: RuleDocument): RuleDocument {
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(document))
-    copy[key] = key === 'content' ? '' : (document as unknown as Record<string, unknown>)[key];
-  return copy as unknown as RuleDocument;
-}
-
-/** `[a,b,…]` of JSON literals, in a buffer of its own so it can be transferred. */
-function jsonArray(literals: Buffer[]): Uint8Array {
-  const size = literals.reduce((sum, l) => sum + l.length + 1, 1);
-  const out = Buffer.allocUnsafeSlow(size);
-  let at = 0;
-  out[at++] = 0x5b;
-  literals.forEach((literal, i) => {
-    if (i > 0) out[at++] = 0x2c;
-    at += literal.copy(out, at);
-  });
-  out[at] = 0x5d;
-  return out;
+  return { batch: JSON.stringify(message), contents };
 }
 
 function timeoutResult(rule: LoadedRule, message: string): RuleResult {
@@ -302,8 +274,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       slot.progress[PROGRESS.startedAt] = 0;
       slot.worker.ref();
       // Few, large messages: each hand-over to a worker costs far more than the size of its payload.
-      const message = batchMessage(batch);
-      slot.worker.postMessage(message, message.literals ? [message.literals.buffer as ArrayBuffer] : []);
+      slot.worker.postMessage(batchMessage(batch));
       watchdog ??= setInterval(checkBudgets, Math.max(10, Math.min(250, options.budgetMs / 4)));
       watchdog.unref();
     }

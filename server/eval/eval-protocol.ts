@@ -44,13 +44,7 @@ export interface EvalBatch {
  */
 export interface EvalMessage {
   batch: string;
-  /** Null for an item whose text is still the dms's JSON string literal: the next one of `literals`. */
-  contents: Array<string | null>;
-  /**
-   * The undecoded texts as one JSON array of the dms's string literals (UTF-8), transferred, not copied: the
-   * worker decodes and parses them at once (dms/lazy-content.ts). Null when every text is in `contents`.
-   */
-  literals: Uint8Array | null;
+  contents: string[];
 }
 
 /** One answer per item, in order: its evaluation, or why the engine threw. */

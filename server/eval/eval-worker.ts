@@ -7,7 +7,6 @@ import { tagHierarchyOfTags } from './named-tag-tree.js';
 import { answersSource } from '../engine/document-queries.js';
 import { PROGRESS, type EvalAnswer, type EvalBatch, type EvalMessage, type WireRule } from './eval-protocol.js';
 import { errorMessage } from '../error-message.js';
-import { decodeBody } from '../dms/body-text.js';
 
 const progress = new Float64Array((workerData as { progress: SharedArrayBuffer }).progress);
 const compiled = new Map<string, CompiledRule>();
@@ -41,18 +40,12 @@ const GROUP_MS = 50;
 
 parentPort?.on('message', (message: EvalMessage) => {
   const batch = JSON.parse(message.batch) as EvalBatch;
-  const literals = message.literals
-    ? (JSON.parse(
-        decodeBody(Buffer.from(message.literals.buffer, message.literals.byteOffset, message.literals.byteLength)),
-      ) as string[])
-    : [];
-  let nextLiteral = 0;
   let answers: EvalAnswer[] = [];
   let sentAt = Date.now();
   batch.items.forEach((item, index) => {
     progress[PROGRESS.item] = index;
     try {
-      item.document.content = message.contents[index] ?? literals[nextLiteral++];
+      item.document.content = message.contents[index];
       const { document: _final, ...evaluation } = evaluateRules({
         document: item.document,
         rules: item.rules.map((key) => {

@@ -1,7 +1,6 @@
 import type { CustomFieldValue, DocumentPermissions, RuleDocument } from '../engine/model.js';
 import { decodeCustomFieldValue, unknownName, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsDocument, DmsPermissions } from '../dms/types.js';
-import { copyContent } from '../dms/lazy-content.js';
 
 /** `yyyy-MM-dd` from a Paperless date or datetime; Paperless ≥ v9 sends a date, older servers a datetime. */
 export function dateOnly(value: string | null | undefined): string | null {
@@ -52,10 +51,10 @@ export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDo
     else customFields[unknownName(field)] = value as CustomFieldValue;
   }
 
-  const ruleDocument: RuleDocument = {
+  return {
     id: doc.id,
     title: doc.title ?? '',
-    content: '',
+    content: doc.content ?? '',
     tags: (doc.tags ?? []).map((id) => index.nameOf('tags', id) ?? unknownName(id)),
     correspondent: name('correspondents', doc.correspondent),
     document_type: name('document_types', doc.document_type),
@@ -72,9 +71,6 @@ export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDo
     owner: doc.owner == null ? null : (index.nameOf('users', doc.owner) ?? unknownName(doc.owner)),
     permissions: doc.permissions ? permissionNames(doc.permissions, index) : null,
   };
-  // Undecoded when nobody read it yet: the evaluation worker decodes it (dms/lazy-content.ts).
-  copyContent(doc, ruleDocument);
-  return ruleDocument;
 }
 
 function permissionNames(p: DmsPermissions, index: VocabularyIndex): DocumentPermissions {
