@@ -6,7 +6,7 @@ import {
   unknownName,
   type VocabularyIndex,
 } from '../dms/vocabulary-index.js';
-import { createTagTree, withAncestors } from '../dms/tag-hierarchy.js';
+import { createTagTree, withAncestors, type TagNode, type TagTree } from '../dms/tag-hierarchy.js';
 import type {
   CreatableKind,
   DmsCustomField,
@@ -190,6 +190,16 @@ export function planDocument(
   return plan;
 }
 
+// The dms's tag list is one array per vocabulary snapshot (a created tag makes a new one): its tree is built
+// once, not for every document a job plans.
+const tagTrees = new WeakMap<readonly TagNode[], TagTree>();
+
+function tagTreeOf(tags: readonly TagNode[]): TagTree {
+  let tree = tagTrees.get(tags);
+  if (!tree) tagTrees.set(tags, (tree = createTagTree(tags)));
+  return tree;
+}
+
 function planTags(
   doc: DmsDocument,
   names: string[],
@@ -209,7 +219,7 @@ function planTags(
   }
   if (plan.failures.tags) return;
   // Paperless adds every ancestor of a tag it stores: plan the same, so the write ends exactly as planned.
-  const wanted = withAncestors(createTagTree(index.vocabulary.tags), ids);
+  const wanted = withAncestors(tagTreeOf(index.vocabulary.tags), ids);
   const add = wanted.filter((t) => !doc.tags.includes(t));
   const remove = [...new Set(doc.tags)].filter((t) => !wanted.includes(t));
   if (!waiting && add.length === 0 && remove.length === 0) return;

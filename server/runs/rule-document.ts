@@ -14,9 +14,7 @@ export function dateOnly(value: string | null | undefined): string | null {
  * stale, or the token may not see those objects. Kinds the token may not view at all are left out.
  */
 export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] {
-  const hidden = new Set<string>(index.vocabulary.forbidden?.map((f) => f.kind));
-  // Users and groups not listed (no rule needed them) are not stale, just not loaded.
-  if (index.vocabulary.users === undefined) hidden.add('users').add('groups');
+  const hidden = hiddenKinds(index);
   const refs: string[] = [];
   const check = (
     kind: 'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'users' | 'groups',
@@ -37,6 +35,21 @@ export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] 
     for (const id of doc.permissions?.[kind].groups ?? []) check('groups', id);
   }
   return refs;
+}
+
+// Asked for every document of a job: per vocabulary index (one per snapshot), not per document.
+const hiddenByIndex = new WeakMap<VocabularyIndex, ReadonlySet<string>>();
+
+/** Kinds whose ids are never stale: the token may not view them, or they were not listed. */
+function hiddenKinds(index: VocabularyIndex): ReadonlySet<string> {
+  let hidden = hiddenByIndex.get(index);
+  if (!hidden) {
+    const kinds = new Set<string>(index.vocabulary.forbidden?.map((f) => f.kind));
+    // Users and groups not listed (no rule needed them) are not stale, just not loaded.
+    if (index.vocabulary.users === undefined) kinds.add('users').add('groups');
+    hiddenByIndex.set(index, (hidden = kinds));
+  }
+  return hidden;
 }
 
 /** The document as rules see it: ids resolved to names, custom fields decoded by data type. */

@@ -95,14 +95,21 @@ function scan(rule: RuleDefinition): { kinds: Set<DmsVocabularyKind>; words: Set
   return { kinds, words };
 }
 
+// A job asks for every document (needsPrincipals, permissionProblem); a definition is never changed once
+// loaded (a reload makes a new one), so it is scanned once.
+const usedKinds = new WeakMap<RuleDefinition, ReadonlySet<DmsVocabularyKind>>();
+
 /** Every vocabulary kind a rule reads (conditions, extraction sources, templates) or writes (actions). */
-export function kindsUsedBy(rule: RuleDefinition): Set<DmsVocabularyKind> {
+export function kindsUsedBy(rule: RuleDefinition): ReadonlySet<DmsVocabularyKind> {
+  const known = usedKinds.get(rule);
+  if (known) return known;
   const { kinds, words } = scan(rule);
   for (const word of words) {
     // Permissions name users and groups, whether a rule sets them or reads them.
     if (word === 'permissions') kinds.add('users').add('groups');
     else kinds.add(FIELD_KINDS[word]);
   }
+  usedKinds.set(rule, kinds);
   return kinds;
 }
 

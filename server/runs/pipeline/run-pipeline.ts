@@ -29,8 +29,9 @@ export interface RunPipeline {
 
 export function createRunPipeline(deps: RunPipelineDeps): RunPipeline {
   const queries = createRunQueries(deps.dms);
+  const planDeps: PlanDeps = { ...deps, queriesFor: (of) => queries.forRun(of) };
   const plan = (document: DmsDocument, rules: readonly LoadedRule[], ctx: RunContext) =>
-    planRun({ ...deps, queriesFor: (of) => queries.forRun(of) }, document, rules, ctx);
+    planRun(planDeps, document, rules, ctx);
   const write = (planned: PlannedRun) => writeRun(deps, planned);
   const record = (run: RunPlan, outcome: ApplyOutcome | null) => {
     // A job's answers about other documents that depend on a field it just wrote are asked again.

@@ -66,6 +66,22 @@ describe('planning a write', () => {
     assert.deepEqual(plan.changed.sort(), ['document_type', 'tags', 'title']);
   });
 
+  it("adds a tag's ancestors as Paperless stores them, from each vocabulary snapshot's own tag tree", () => {
+    // Steuer (4) under Rechnung (9) in one snapshot, under Posteingang (1) in the next: each plan uses its own.
+    const under = (parent: number) =>
+      createVocabularyIndex({
+        ...vocabulary,
+        tags: vocabulary.tags.map((t) => (t.id === 4 ? { ...t, parent } : t)),
+      });
+    const plan = (index: ReturnType<typeof createVocabularyIndex>) =>
+      planDocument({ ...doc(), tags: [3] }, { tags: ['bezahlt', 'Steuer'] }, {}, index).tags;
+    const first = under(9);
+    const second = under(1);
+    assert.deepEqual(plan(first), { add: [4, 9], remove: [] });
+    assert.deepEqual(plan(second), { add: [4, 1], remove: [] });
+    assert.deepEqual(plan(first), { add: [4, 9], remove: [] });
+  });
+
   it('sets only the custom fields that change, encoded for their data type (never the whole set)', () => {
     const plan = planDocument(doc(), { custom_fields: { Betrag: 99.5, Zahlungsstatus: 'offen' } }, {}, index);
     assert.deepEqual(plan.customFields, {

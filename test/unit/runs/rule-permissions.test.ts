@@ -75,6 +75,17 @@ describe('which vocabulary kinds a rule needs', () => {
     );
   });
 
+  test('a definition asked about again (a job asks for every document) gets the same answer, each its own', () => {
+    const owners: RuleDefinition = { id: 'owners', when: { owner: 'anna' } };
+    const titles: RuleDefinition = { id: 'titles', actions: [{ set_title: 'x' }] };
+    assert.deepEqual([...kindsUsedBy(owners)], ['users']);
+    assert.deepEqual([...kindsUsedBy(titles)], []);
+    assert.equal(kindsUsedBy(owners), kindsUsedBy(owners), 'scanned once');
+    assert.deepEqual([...kindsUsedBy(owners)], ['users']);
+    assert.equal(permissionProblem(titles, [{ kind: 'users', permission: 'view_user' }]), null);
+    assert.match(permissionProblem(owners, [{ kind: 'users', permission: 'view_user' }]) ?? '', /view_user/);
+  });
+
   test('the problem names each missing permission the rule needs, and nothing when it needs none of them', () => {
     const forbidden = [
       { kind: 'custom_fields' as const, permission: 'view_customfield' },
