@@ -46,6 +46,11 @@ export async function benchLatency(): Promise<Row[]> {
       value: `${round(percentile(inside, 50))} / ${round(percentile(inside, 99))} ms`,
       note: `${inside.length} requests: route, auth, body, durable append + fsync, 202 (the client's own time left out)`,
     });
+    rows.push({
+      measure: `  the client's own: send lateness p99 / its loop delay p99 (worst round)`,
+      value: `${round(percentile(held.lateBy, 99))} / ${round(Math.max(...held.clientLoopDelayP99))} ms`,
+      note: `not in the figures above (a late send is sent late, then timed); ${held.connections} connections opened`,
+    });
 
     const marks = (values: number[]) => `${round(percentile(values, 50), 2)} / ${round(percentile(values, 99), 2)} ms`;
     rows.push({
@@ -70,7 +75,7 @@ export async function benchLatency(): Promise<Row[]> {
     rows.push({
       measure: `webhook acceptance, runs on, p50 / p99 at ${rate}/s`,
       value: `${round(load.p50)} / ${round(load.p99)} ms`,
-      note: `the dry runs compete for the CPU and the journal; from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}; load ${loadNow()}`,
+      note: `the dry runs compete for the CPU and the journal; from a second process, ${load.sent} requests: ${JSON.stringify(load.statuses)}; the client sent p99 ${round(percentile(load.lateBy, 99))} ms late, its loop delay p99 ${round(load.clientLoopDelayP99)} ms; load ${loadNow()}`,
     });
     rows.push({
       measure: 'webhook events accepted but never run',
@@ -104,6 +109,13 @@ export interface WebhookLoadResult {
   p50: number;
   p99: number;
   latencies: number[];
+  /** How late the client itself sent each request after its due time (its timers, its loop); not in `latencies`. */
+  lateBy: number[];
+  /** The load process's own event-loop delay p99 and CPU time: what the client spent, apart from the service. */
+  clientLoopDelayP99: number;
+  clientCpuMs: number;
+  /** Connections opened during the load (kept alive between requests; more open only when answers overlap). */
+  connections: number;
   /** The service's own marks (Server-Timing): reading the body, then queueing + the durable append. */
   bodyMs: number[];
   saveMs: number[];
@@ -129,15 +141,21 @@ async function acceptanceWithRunsHeld(
   rounds = 5,
 ): Promise<{
   latencies: number[];
+  lateBy: number[];
+  clientLoopDelayP99: number[];
+  connections: number;
   bodyMs: number[];
   saveMs: number[];
   statuses: Record<string, number>;
   rounds: number;
 }> {
   const latencies: number[] = [];
+  const lateBy: number[] = [];
+  const clientLoopDelayP99: number[] = [];
   const bodyMs: number[] = [];
   const saveMs: number[] = [];
   const statuses: Record<string, number> = {};
+  let connections = 0;
   for (let round = 0; round < rounds; round++) {
     const hold = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'hold' });
     const batch = ids.slice(round * rate, (round + 1) * rate);
@@ -145,6 +163,9 @@ async function acceptanceWithRunsHeld(
     try {
       const load = await webhookLoad(url, batch, rate, 1);
       latencies.push(...load.latencies);
+      lateBy.push(...load.lateBy);
+      clientLoopDelayP99.push(load.clientLoopDelayP99);
+      connections += load.connections;
       bodyMs.push(...load.bodyMs);
       saveMs.push(...load.saveMs);
       accepted = load.eventIds;
@@ -155,10 +176,13 @@ async function acceptanceWithRunsHeld(
     const open = await countUnfinished(url, accepted);
     if (open > 0) throw new Error(`${open} accepted deliveries did not finish after their runs were let go`);
   }
-  return { latencies, bodyMs, saveMs, statuses, rounds };
+  return { latencies, lateBy, clientLoopDelayP99, connections, bodyMs, saveMs, statuses, rounds };
 }
 
-/** Posts webhooks at `rate` per second for `seconds` from a second process and returns its figures. */
+/**
+ * Posts webhooks at `rate` per second for `seconds` from a second process (node:http, kept-alive connections,
+ * open loop) and returns its figures.
+ */
 export async function webhookLoad(
   url: string,
   ids: number[],
@@ -178,7 +202,7 @@ export async function webhookLoad(
       String(seconds),
       ids.join(','),
     ],
-    { encoding: 'utf8' },
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
   );
   return JSON.parse(stdout) as WebhookLoadResult;
 }

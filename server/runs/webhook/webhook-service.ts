@@ -64,6 +64,15 @@ export interface WebhookService {
   stop(): Promise<void>;
 }
 
+/**
+ * A delivery's later status changes (running, done, failed, queued for a retry) ride the next group commit (the
+ * next delivery's, or within the store's flush interval) instead of an fsync of their own. Only the acceptance must
+ * be on disk before the 202; after a crash a delivery whose end was not written yet runs again, exactly as one that
+ * was running does (the echo ledger and the intents keep that from writing or sending twice). Their own fsyncs
+ * made an arriving delivery wait behind a run's write as well as its own (docs/decisions.md, "Webhook acceptance").
+ */
+const AFTER_ACCEPTANCE = { soon: true } as const;
+
 export function createWebhookService(
   deps: WebhookDeps,
   options: WebhookServiceOptions = DEFAULT_WEBHOOK_OPTIONS,
@@ -89,58 +98,73 @@ export function createWebhookService(
         );
         return;
       }
-      // Not worth an fsync of its own: after a crash a running delivery is queued again, as a queued one is.
       events.update(
         delivery.event_id,
         { status: 'running', started_at: new Date().toISOString(), total: 1 },
-        { soon: true },
+        AFTER_ACCEPTANCE,
       );
       const { failure, ...counts } = await deps.runner.run(document, delivery.trigger, ctx);
       await echoes.settled(document.id);
       if (failure === null) {
         // Applied in full (or dry): this state is handled; catch-up need not run it again.
         echoes.handled(document, !dryRun && counts.changed > 0);
-        events.update(delivery.event_id, {
-          ...counts,
-          processed: 1,
-          status: 'done',
-          finished_at: new Date().toISOString(),
-          error: null,
-        });
+        events.update(
+          delivery.event_id,
+          {
+            ...counts,
+            processed: 1,
+            status: 'done',
+            finished_at: new Date().toISOString(),
+            error: null,
+          },
+          AFTER_ACCEPTANCE,
+        );
         return;
       }
       // Not applied: the document is not handled. Tried again with backoff, then left failed and visible.
       const attempts = echoes.failed(document, failure);
       const retryInMs = options.retry.delayMs(attempts);
       if (retryInMs === null) {
-        events.update(delivery.event_id, {
-          ...counts,
-          processed: 1,
-          status: 'failed',
-          finished_at: new Date().toISOString(),
-          error: `${failure} (tried ${attempts} times; run it by hand once the cause is fixed)`,
-        });
+        events.update(
+          delivery.event_id,
+          {
+            ...counts,
+            processed: 1,
+            status: 'failed',
+            finished_at: new Date().toISOString(),
+            error: `${failure} (tried ${attempts} times; run it by hand once the cause is fixed)`,
+          },
+          AFTER_ACCEPTANCE,
+        );
         return;
       }
       const at = new Date(Date.now() + retryInMs).toISOString();
       logger.warn(`${failure}; tried ${attempts} time(s), trying again at ${at}`);
-      events.update(delivery.event_id, {
-        ...counts,
-        status: 'queued',
-        error: `${failure}; tried ${attempts} time(s), trying again at ${at}`,
-      });
+      events.update(
+        delivery.event_id,
+        {
+          ...counts,
+          status: 'queued',
+          error: `${failure}; tried ${attempts} time(s), trying again at ${at}`,
+        },
+        AFTER_ACCEPTANCE,
+      );
       return { retryInMs };
     } catch (err) {
       if (!(err instanceof FetchFailed))
         logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
       else deps.runner.fail(delivery.document, delivery.trigger, ctx, err.message);
-      events.update(delivery.event_id, {
-        processed: 1,
-        errors: 1,
-        status: 'failed',
-        finished_at: new Date().toISOString(),
-        error: errorMessage(err),
-      });
+      events.update(
+        delivery.event_id,
+        {
+          processed: 1,
+          errors: 1,
+          status: 'failed',
+          finished_at: new Date().toISOString(),
+          error: errorMessage(err),
+        },
+        AFTER_ACCEPTANCE,
+      );
     }
   };
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { DmsClient, DmsDocument } from '../../../../server/dms/types.js';
+import { openEventStore } from '../../../../server/history/event-store.js';
+import type { JournalIo } from '../../../../server/history/group-commit.js';
+import { createMemoryLogger } from '../../../../server/log.js';
+import { openEchoLedger } from '../../../../server/runs/echo-ledger.js';
+import { failedRunRetry } from '../../../../server/runs/failed-run-retry.js';
+import { createDocumentLane } from '../../../../server/runs/lane/document-lane.js';
+import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from '../../../../server/runs/webhook/webhook-service.js';
+import { tempDir } from '../../../helpers/temp-dir.js';
+
+const doc = (id: number): DmsDocument => ({
+  id,
+  correspondent: null,
+  document_type: null,
+  storage_path: null,
+  title: `Doc ${id}`,
+  content: 'text',
+  tags: [],
+  created: '2026-01-01',
+  modified: '2026-01-02T00:00:00Z',
+  added: '2025-12-01T00:00:00Z',
+  archive_serial_number: null,
+  original_file_name: null,
+  owner: null,
+  notes: [],
+  custom_fields: [],
+  page_count: 1,
+  mime_type: 'application/pdf',
+});
+
+/** The webhook service over a journal that records its appends; the runs succeed or fail as `failing` says. */
+async function rig(failing = new Set<number>()) {
+  const dir = tempDir();
+  const logger = createMemoryLogger();
+  const appends: string[] = [];
+  const io: JournalIo = {
+    append: (text) => (appends.push(text), Promise.resolve()),
+    replace: () => Promise.resolve(),
+  };
+  // No timer flush during the test: only a commit (an acceptance) writes.
+  const events = await openEventStore(dir, logger, { io, flushIntervalMs: 600_000 });
+  const dms = { getDocument: (id: number) => Promise.resolve(doc(id)) } as unknown as DmsClient;
+  const webhook = createWebhookService(
+    {
+      dms,
+      events,
+      echoes: openEchoLedger({
+        file: path.join(dir, 'ledger.json'),
+        dms,
+        logger,
+        loopMaxWrites: 5,
+        loopWindowMs: 60_000,
+      }),
+      lane: createDocumentLane(),
+      attribution: {
+        onlyOwnChanges: () => Promise.resolve(true),
+        status: () => ({ mode: 'state', user: null, note: '' }),
+      },
+      logger,
+      dryRun: () => true,
+      runner: {
+        run: (d) =>
+          Promise.resolve({
+            matched: 1,
+            changed: 0,
+            errors: 0,
+            failure: failing.has(d.id) ? 'the dms refused the write' : null,
+          }),
+        fail: () => undefined,
+      },
+    },
+    { ...DEFAULT_WEBHOOK_OPTIONS, retry: failedRunRetry(60_000, 1) },
+  );
+  const turn = () => new Promise((r) => setImmediate(r));
+  // Finished in memory, then a few more turns: time for a write of its own to have been made, if it were.
+  const finished = async (id: number) => {
+    while (!['done', 'failed'].includes(events.get(id)?.status ?? '')) await turn();
+    for (let i = 0; i < 5; i++) await turn();
+  };
+  const linesOf = (text: string) =>
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const close = async () => {
+    await webhook.stop();
+    await events.close();
+  };
+  return { webhook, events, appends, finished, linesOf, close };
+}
+
+describe('webhook deliveries in the events journal', () => {
+  it("only the acceptance is written before the 202; the run's end rides the next acceptance's append", async () => {
+    const r = await rig();
+    const first = await r.webhook.receive({ document: 1, trigger: 'updated' });
+    assert.equal(r.appends.length, 1, 'the acceptance: one append before the answer');
+    assert.deepEqual(
+      r.linesOf(r.appends[0]).map((l) => [l.event_id, l.status]),
+      [[first.event_id, 'queued']],
+    );
+
+    await r.finished(first.event_id);
+    assert.equal(r.events.get(first.event_id)?.status, 'done');
+    assert.equal(r.appends.length, 1, 'running and done cost no fsync of their own');
+
+    const second = await r.webhook.receive({ document: 2, trigger: 'updated' });
+    assert.equal(r.appends.length, 2);
+    assert.deepEqual(
+      r.linesOf(r.appends[1]).map((l) => [l.event_id, l.status]),
+      [
+        [first.event_id, 'done'],
+        [second.event_id, 'queued'],
+      ],
+      'one append carries the finished delivery and the new one',
+    );
+    await r.close();
+  });
+
+  it('a delivery that failed for good is written with the next append too, and a stop writes what is left', async () => {
+    const r = await rig(new Set([3]));
+    const failed = await r.webhook.receive({ document: 3, trigger: 'updated' });
+    await r.finished(failed.event_id);
+    assert.equal(r.events.get(failed.event_id)?.status, 'failed');
+    assert.equal(r.appends.length, 1);
+
+    await r.close();
+    const last = r.linesOf(r.appends.at(-1) ?? '');
+    assert.deepEqual(
+      last.map((l) => [l.event_id, l.status]),
+      [[failed.event_id, 'failed']],
+      'closing the store writes the end it had not written yet',
+    );
+  });
+});
