@@ -2,7 +2,9 @@ import { documentListParams } from './document-query.js';
 import { DmsError } from './errors.js';
 import type { Transport } from './http-transport.js';
 import { checkedPage, MAX_LISTED_DOCUMENTS, type ListPage } from './list-walk.js';
-import { MAX_READ_PAGE, planPageSize } from './read-costs.js';
+import { heldPages, MAX_READ_PAGE } from './read-costs.js';
+import { fixedSchedule, planReadSchedule, scheduledPages, type ReadSchedule } from './read-schedule.js';
+import { pumpRequests } from './request-pump.js';
 import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 
 // Page numbers shift when documents stop matching the filter mid-scan (a job that removes the very tag it
@@ -106,23 +108,26 @@ function* unseenIds(gaps: Array<[number, number]>): Generator<number[]> {
   if (chunk.length > 0) yield chunk;
 }
 
-/** The caller's page size, or with `'auto'` the one this dms's costs call for (read-costs.ts); at most `most`. */
-function rowsPerRequest(
+/** The caller's page size, or with `'auto'` the sizes this dms's costs call for (read-costs.ts, read-schedule.ts). */
+function readSchedule(
   transport: Transport,
   query: DocumentQuery,
   count: number,
   ahead: number,
   most: number,
-): number {
-  if (typeof query.pageSize === 'number') return Math.min(most, Math.max(1, Math.floor(query.pageSize)));
+): ReadSchedule {
+  if (typeof query.pageSize === 'number') return fixedSchedule(Math.min(most, Math.max(1, Math.floor(query.pageSize))));
   const costs = transport.costs;
-  const planned = planPageSize({
+  const schedule = planReadSchedule({
     count,
     parallel: Math.max(1, ahead),
+    held: heldPages(ahead),
     estimate: costs?.estimate() ?? null,
     documentBytes: costs?.documentBytes() ?? null,
   });
-  return Math.min(most, planned);
+  let { base } = schedule;
+  while (base > most && base > schedule.unit) base /= 2;
+  return base <= most ? { base, unit: schedule.unit } : fixedSchedule(most);
 }
 
 /** More unseen ids than this after a read means the list changed too much while it was read to recheck by id. */
@@ -145,21 +150,17 @@ async function* pagedDocuments(
   newestId: number,
   ahead: number,
 ): AsyncGenerator<DocumentPage> {
-  const pageSize = rowsPerRequest(transport, query, count, ahead, MAX_READ_PAGE);
-  const pages = Math.ceil(count / pageSize);
-  const base = { fields: query.fields, truncateContent: query.truncateContent, fullPerms: query.fullPerms, pageSize };
-  const requested: Array<Promise<ListPage<DmsDocument> | null>> = [];
+  const schedule = readSchedule(transport, query, count, ahead, MAX_READ_PAGE);
+  const base = { fields: query.fields, truncateContent: query.truncateContent, fullPerms: query.fullPerms };
+  function* requests(): Generator<() => Promise<ListPage<DmsDocument> | null>> {
+    for (const { page, pageSize } of scheduledPages(count, schedule, Math.max(1, ahead)))
+      yield () => documentPage(transport, documentListParams({ ...base, pageSize }, page), { page, pageSize });
+  }
   const gaps: Array<[number, number]> = [];
-  let nextPage = 1;
   let lastId = 0;
   let delivered = 0;
   let changed = false;
-  while (nextPage <= pages || requested.length > 0) {
-    while (nextPage <= pages && requested.length <= ahead) {
-      const page = nextPage++;
-      requested.push(quiet(documentPage(transport, documentListParams(base, page), { page, pageSize })));
-    }
-    const body = await (requested.shift() as Promise<ListPage<DmsDocument> | null>);
+  for await (const body of pumpRequests(requests(), Math.max(1, ahead), heldPages(ahead))) {
     if (body === null || body.count !== count) changed = true;
     const fresh = (body?.results ?? []).filter((d) => d.id > lastId);
     if (fresh.length === 0) continue;
@@ -206,7 +207,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
     yield* pagedDocuments(transport, query, count, probe.results[0]?.id ?? 0, ahead);
     return;
   }
-  const size = rowsPerRequest(transport, query, count, ahead, MAX_ID_CHUNK);
+  const schedule = readSchedule(transport, query, count, ahead, MAX_ID_CHUNK);
   const fetchChunk = async (chunk: number[]): Promise<DmsDocument[]> => {
     const params = documentListParams(
       {
@@ -225,10 +226,15 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
   };
   const ids: number[] = all ? [...all].sort((a, b) => a - b) : [];
   if (!all) for await (const page of matchingIds(transport, query, count)) ids.push(...page);
-  const requested: Array<Promise<DmsDocument[]>> = [];
-  for (let start = 0; start < ids.length; start += size) {
-    requested.push(quiet(fetchChunk(ids.slice(start, start + size))));
-    if (requested.length > ahead) yield { count, documents: await (requested.shift() as Promise<DmsDocument[]>) };
+  // The chunks follow the schedule's sizes over the ids the snapshot holds (fewer than counted when some went).
+  function* chunks(): Generator<() => Promise<DmsDocument[]>> {
+    let start = 0;
+    for (const { rows } of scheduledPages(ids.length, schedule, Math.max(1, ahead))) {
+      const chunk = ids.slice(start, start + rows);
+      start += rows;
+      yield () => fetchChunk(chunk);
+    }
   }
-  while (requested.length > 0) yield { count, documents: await (requested.shift() as Promise<DmsDocument[]>) };
+  for await (const documents of pumpRequests(chunks(), Math.max(1, ahead), heldPages(ahead)))
+    yield { count, documents };
 }

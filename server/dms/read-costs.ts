@@ -105,7 +105,14 @@ const OVERHEAD_SHARE = 10;
 /** The most a document page asks for. */
 export const MAX_READ_PAGE = 1000;
 /**
- * Budget for the pages held at once (in flight plus the one being worked on), as answer bytes: 24 MiB, or a
+ * Answers a reader keeps beyond the requests in flight (`request-pump.ts`), so a consumer that is slower for a
+ * moment does not leave a dms worker idle: one, when it reads ahead at all. The pages held at once are then the
+ * requests in flight, this one, the one the consumer takes next and the one it works on.
+ */
+export const heldPages = (ahead: number): number => (ahead > 0 ? 1 : 0);
+
+/**
+ * Budget for the pages held at once (in flight, held and being worked on), as answer bytes: 24 MiB, or a
  * tenth of the heap when it is capped lower (a 96 MiB heap: about 100 documents per page). A page's documents
  * are held again as evaluations and traces downstream, so the heap, not the answers, sets the limit.
  */
@@ -120,6 +127,8 @@ export interface PagePlanInput {
   count: number;
   /** Requests the reader keeps in flight. */
   parallel: number;
+  /** Answers the reader may hold beyond those in flight while the consumer works (`heldPages`; default 1). */
+  held?: number;
   estimate: ReadCostEstimate | null;
   documentBytes: number | null;
   /** The caller's page size, used while the dms's costs are unknown. */
@@ -136,7 +145,7 @@ export function planPageSize(input: PagePlanInput): number {
   const parallel = Math.max(1, input.parallel);
   const byMemory = Math.floor(
     (input.memoryBytes ?? pagesMemoryBudget()) /
-      ((parallel + 2) * Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES)),
+      ((parallel + (input.held ?? 1) + 1) * Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES)),
   );
   const { estimate } = input;
   const byOverhead =
