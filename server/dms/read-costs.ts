@@ -105,15 +105,8 @@ const OVERHEAD_SHARE = 10;
 /** The most a document page asks for. */
 export const MAX_READ_PAGE = 1000;
 /**
- * Answers a reader keeps beyond the requests in flight (`request-pump.ts`), so a consumer that is slower for a
- * moment does not leave a dms worker idle: one, when it reads ahead at all. The pages held at once are then the
- * requests in flight, this one, the one the consumer takes next and the one it works on.
- */
-export const heldPages = (ahead: number): number => (ahead > 0 ? 1 : 0);
-
-/**
  * Budget for the pages held at once (in flight, held and being worked on), as answer bytes: 24 MiB, or a
- * tenth of the heap when it is capped lower (a 96 MiB heap: about 100 documents per page). A page's documents
+ * tenth of the heap when it is capped lower (a 96 MiB heap: about 90 documents per page). A page's documents
  * are held again as evaluations and traces downstream, so the heap, not the answers, sets the limit.
  */
 export function pagesMemoryBudget(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
@@ -122,13 +115,18 @@ export function pagesMemoryBudget(heapLimitBytes = getHeapStatistics().heap_size
 /** Assumed size of a document until a whole-document page was seen (OCR text of a few pages). */
 const ASSUMED_DOCUMENT_BYTES = 16 * 1024;
 
+/** Documents the memory budget holds at once (at the largest size seen, else the assumed size). */
+export function budgetRows(input: Pick<PagePlanInput, 'documentBytes' | 'memoryBytes'>): number {
+  return Math.floor(
+    (input.memoryBytes ?? pagesMemoryBudget()) / Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES),
+  );
+}
+
 export interface PagePlanInput {
   /** Matching documents (the dms's count). */
   count: number;
   /** Requests the reader keeps in flight. */
   parallel: number;
-  /** Answers the reader may hold beyond those in flight while the consumer works (`heldPages`; default 1). */
-  held?: number;
   estimate: ReadCostEstimate | null;
   documentBytes: number | null;
   /** The caller's page size, used while the dms's costs are unknown. */
@@ -143,10 +141,9 @@ export interface PagePlanInput {
  */
 export function planPageSize(input: PagePlanInput): number {
   const parallel = Math.max(1, input.parallel);
-  const byMemory = Math.floor(
-    (input.memoryBytes ?? pagesMemoryBudget()) /
-      ((parallel + (input.held ?? 1) + 1) * Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES)),
-  );
+  // The pages held at once: one per request in flight and one waiting in the dms's queue (document-stream.ts), the
+  // one the consumer evaluates and the one it records.
+  const byMemory = Math.floor(budgetRows(input) / (parallel + 3));
   const { estimate } = input;
   const byOverhead =
     estimate && estimate.perRowMs > 0

@@ -1,4 +1,4 @@
-import { DEFAULT_READ_PAGE, planPageSize, type PagePlanInput } from './read-costs.js';
+import { budgetRows, DEFAULT_READ_PAGE, planPageSize, type PagePlanInput } from './read-costs.js';
 
 // The sizes of a read's requests, in order (issue 28). Full pages while the dms is the bottleneck, then halving
 // pages towards the end: the requests in flight finish closer together (no worker left idle while the last large
@@ -11,6 +11,11 @@ export interface ReadSchedule {
   base: number;
   /** Rows of the smallest tail pages; `base` is `unit × 2^k`. */
   unit: number;
+  /**
+   * Rows that may be asked for and not yet taken by the consumer (in flight, answered and waiting, the page it
+   * works on): the memory budget less the page it records. Five full pages, or more of the smaller ones.
+   */
+  heldRows: number;
 }
 
 export interface ScheduledPage {
@@ -46,25 +51,35 @@ export function planReadSchedule(input: PagePlanInput): ReadSchedule {
   const parallel = Math.max(1, input.parallel);
   const full = planPageSize(input);
   const floor = tailFloor(input);
+  const held = (base: number) => Math.max(base, budgetRows(input) - base);
   if (input.count <= TAIL_ROUNDS * parallel * full) {
     const even = Math.ceil(input.count / (TAIL_ROUNDS * parallel));
     const size = even >= floor ? Math.min(even, full) : full;
-    return { base: size, unit: size };
+    return { base: size, unit: size, heldRows: held(size) };
   }
   let levels = 0;
   while (Math.floor(full / 2 ** (levels + 1)) >= floor) levels++;
   const unit = Math.floor(full / 2 ** levels);
-  return { base: unit * 2 ** levels, unit };
+  const base = unit * 2 ** levels;
+  return { base, unit, heldRows: held(base) };
 }
 
-/** A schedule of one size (a caller that names its page size). */
-export const fixedSchedule = (size: number): ReadSchedule => ({ base: size, unit: size });
+/** A schedule of one size (a caller that names its page size): `ahead + 1` pages asked for and not yet taken. */
+export const fixedSchedule = (size: number, ahead: number): ReadSchedule => ({
+  base: size,
+  unit: size,
+  heldRows: (Math.max(0, ahead) + 1) * size,
+});
 
 /**
  * The pages covering `count` rows: full pages, then each size halved once the rows left are at most
  * `TAIL_ROUNDS` rounds of it over the requests in flight, down to `unit`. Lazy: the count is the dms's word.
  */
-export function* scheduledPages(count: number, schedule: ReadSchedule, parallel: number): Generator<ScheduledPage> {
+export function* scheduledPages(
+  count: number,
+  schedule: Pick<ReadSchedule, 'base' | 'unit'>,
+  parallel: number,
+): Generator<ScheduledPage> {
   const unit = Math.max(1, schedule.unit);
   let size = Math.max(unit, schedule.base);
   let offset = 0;

@@ -10,11 +10,12 @@ import {
 const MiB = 1024 * 1024;
 const slow = { perRequestMs: 60, perRowMs: 2 };
 
-const sizes = (count: number, schedule: ReadSchedule, parallel = 4) =>
+type Sizes = Pick<ReadSchedule, 'base' | 'unit'>;
+const sizes = (count: number, schedule: Sizes, parallel = 4) =>
   [...scheduledPages(count, schedule, parallel)].map((p) => p.rows);
 
 /** Every page starts where the one before ended: `page` and `pageSize` address the next rows of the list. */
-function assertContiguous(count: number, schedule: ReadSchedule): void {
+function assertContiguous(count: number, schedule: Sizes): void {
   let offset = 0;
   for (const { page, pageSize, rows } of scheduledPages(count, schedule, 4)) {
     assert.equal((page - 1) * pageSize, offset, `page ${page} of ${pageSize} starts at row ${offset}`);
@@ -32,11 +33,13 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
       documentBytes: 12_000,
       memoryBytes: 24 * MiB,
     });
-    // 300 rows: the request's 60 ms are a tenth of the rows' 600 ms; tail pages of 150 (60 ms against 300 ms).
-    assert.deepEqual(schedule, { base: 300, unit: 150 });
+    // 24 MiB hold 2,097 documents of 12 KB, seven pages of 299 (four in flight, one queued at the dms, the one
+    // evaluated, the one recorded): under the 300 that make the request a tenth of the rows. Tail pages of 149; less
+    // the page being recorded, 1,799 rows may be asked for and not yet taken.
+    assert.deepEqual(schedule, { base: 298, unit: 149, heldRows: 1799 });
     const rows = sizes(10_012, schedule);
-    assert.deepEqual(rows.slice(0, 26), Array(26).fill(300));
-    assert.deepEqual(rows.slice(26), [...Array(14).fill(150), 112]);
+    assert.deepEqual(rows.slice(0, 26), Array(26).fill(298));
+    assert.deepEqual(rows.slice(26), [...Array(15).fill(149), 29]);
     assert.ok((rows.length / 10_012) * 1000 <= 20, `${rows.length} requests`);
     assertContiguous(10_012, schedule);
   });
@@ -49,7 +52,8 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
       documentBytes: 12_000,
       memoryBytes: 24 * MiB,
     });
-    assert.deepEqual(schedule, { base: 127, unit: 127 });
+    // The whole archive fits the memory budget: all eight can be asked for while the first is evaluated.
+    assert.deepEqual(schedule, { base: 127, unit: 127, heldRows: 1970 });
     assert.deepEqual(sizes(1012, schedule), [...Array(7).fill(127), 123]);
   });
 
@@ -67,8 +71,8 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
       documentBytes: null,
       memoryBytes: 24 * MiB,
     });
-    // 256 rows: six pages of 16 KB assumed documents in 24 MiB.
-    assert.deepEqual(schedule, { base: 256, unit: 128 });
+    // 218 rows: seven pages of 16 KB assumed documents in 24 MiB.
+    assert.deepEqual(schedule, { base: 218, unit: 109, heldRows: 1318 });
     assertContiguous(10_012, schedule);
   });
 
@@ -80,7 +84,7 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
       documentBytes: 2_000,
       memoryBytes: 24 * MiB,
     });
-    assert.deepEqual(schedule, { base: 1000, unit: 1000 });
+    assert.deepEqual(schedule, { base: 1000, unit: 1000, heldRows: 11_582 });
   });
 
   it('keeps the pages held at once within the memory budget, the tail pages included', () => {
@@ -91,15 +95,17 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
       documentBytes: 40_000,
       memoryBytes: 24 * MiB,
     });
-    assert.ok(schedule.base * 6 * 40_000 <= 24 * MiB, `${schedule.base} rows of 40 KB`);
+    assert.ok(schedule.base * 7 * 40_000 <= 24 * MiB, `${schedule.base} rows of 40 KB`);
+    assert.ok((schedule.heldRows + schedule.base) * 40_000 <= 24 * MiB, 'held and recorded within the budget');
     assert.ok(sizes(100_000, schedule).every((rows) => rows <= schedule.base && rows >= 1));
   });
 });
 
 describe('scheduledPages', () => {
   it('asks a caller-named size for every page', () => {
-    assert.deepEqual(sizes(250, fixedSchedule(100)), [100, 100, 50]);
-    assertContiguous(250, fixedSchedule(100));
+    assert.deepEqual(sizes(250, fixedSchedule(100, 4)), [100, 100, 50]);
+    assertContiguous(250, fixedSchedule(100, 4));
+    assert.equal(fixedSchedule(100, 4).heldRows, 500, 'the requests in flight and one more');
   });
 
   it('never grows a page, and each page number addresses rows right after the last page', () => {

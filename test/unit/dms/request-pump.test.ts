@@ -1,18 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pumpRequests } from '../../../server/dms/request-pump.js';
+import { pumpRequests, type PumpedRequest } from '../../../server/dms/request-pump.js';
 
 /** Requests the test answers by hand, in any order: which were sent, and a way to answer or fail each. */
-function manualRequests(total: number) {
+function manualRequests(total: number, rows: (i: number) => number = () => 100) {
   const sent: number[] = [];
   const settle = new Map<number, { resolve: (v: number) => void; reject: (e: Error) => void }>();
-  function* requests(): Generator<() => Promise<number>> {
+  function* requests(): Generator<PumpedRequest<number>> {
     for (let i = 1; i <= total; i++)
-      yield () =>
-        new Promise<number>((resolve, reject) => {
-          sent.push(i);
-          settle.set(i, { resolve, reject });
-        });
+      yield {
+        rows: rows(i),
+        send: () =>
+          new Promise<number>((resolve, reject) => {
+            sent.push(i);
+            settle.set(i, { resolve, reject });
+          }),
+      };
   }
   return {
     requests: requests(),
@@ -28,7 +31,7 @@ const settled = () => new Promise((resolve) => setImmediate(resolve));
 describe('pumpRequests: a dms worker never waits for the consumer', () => {
   it('sends the next request as soon as an answer arrives, while the consumer still works on the first', async () => {
     const r = manualRequests(10);
-    const answers = pumpRequests(r.requests, 4, 1);
+    const answers = pumpRequests(r.requests, 4, 500);
     const first = answers.next();
     await settled();
     assert.deepEqual(r.sent, [1, 2, 3, 4], 'four in flight');
@@ -36,7 +39,7 @@ describe('pumpRequests: a dms worker never waits for the consumer', () => {
     await settled();
     assert.deepEqual(r.sent, [1, 2, 3, 4, 5], 'answer 1 freed its slot at once');
     assert.equal((await first).value, 10);
-    // The consumer works on answer 1 and 2 and 3 arrive: five are sent and not taken (4 in flight + 1), no more.
+    // The consumer works on answer 1 and 2 and 3 arrive: 500 rows are sent and not taken, no more.
     r.answer(2);
     r.answer(3);
     await settled();
@@ -46,11 +49,28 @@ describe('pumpRequests: a dms worker never waits for the consumer', () => {
     assert.deepEqual(r.sent, [1, 2, 3, 4, 5, 6]);
   });
 
+  it('holds more of the smaller pages in the same rows: a tail of half pages keeps more requests going', async () => {
+    // Two pages of 200 rows, then pages of 100, with 500 rows that may be sent and not taken.
+    const r = manualRequests(8, (i) => (i <= 2 ? 200 : 100));
+    const answers = pumpRequests(r.requests, 4, 500);
+    const first = answers.next();
+    await settled();
+    assert.deepEqual(r.sent, [1, 2, 3], 'the fourth would make 600 rows');
+    r.answer(1);
+    assert.equal((await first).value, 10);
+    const second = answers.next();
+    await settled();
+    // Answer 1 given back: 2 (200 rows), 3, 4 and 5 (100 each) in flight, 500 rows not taken.
+    assert.deepEqual(r.sent, [1, 2, 3, 4, 5]);
+    r.answer(2);
+    assert.equal((await second).value, 20);
+  });
+
   it('hands answers over in the order the requests went out, whatever order they arrive in', async () => {
     const r = manualRequests(5);
     const taken: number[] = [];
     const consumer = (async () => {
-      for await (const value of pumpRequests(r.requests, 3, 1)) taken.push(value);
+      for await (const value of pumpRequests(r.requests, 3, 400)) taken.push(value);
     })();
     for (const i of [3, 2, 1, 5, 4]) {
       await settled();
@@ -78,7 +98,7 @@ describe('pumpRequests: a dms worker never waits for the consumer', () => {
 
   it('fails where the failed answer is taken, and sends nothing more once the consumer stops', async () => {
     const r = manualRequests(10);
-    const answers = pumpRequests(r.requests, 2, 1);
+    const answers = pumpRequests(r.requests, 2, 300);
     const first = answers.next();
     await settled();
     r.fail(1);
@@ -89,7 +109,7 @@ describe('pumpRequests: a dms worker never waits for the consumer', () => {
     assert.deepEqual(r.sent, sentWhenFailed, 'a failed read sends no further requests');
 
     const s = manualRequests(10);
-    const more = pumpRequests(s.requests, 2, 1);
+    const more = pumpRequests(s.requests, 2, 300);
     const one = more.next();
     await settled();
     s.answer(1);
