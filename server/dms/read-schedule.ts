@@ -12,8 +12,9 @@ export interface ReadSchedule {
   /** Rows of the smallest tail pages; `base` is `unit × 2^k`. */
   unit: number;
   /**
-   * Rows that may be asked for and not yet taken by the consumer (in flight, answered and waiting, the page it
-   * works on): the memory budget less the page it records. Five full pages, or more of the smaller ones.
+   * Rows that may be asked for and not yet taken by the consumer (outstanding, answered and waiting, the page it
+   * evaluates): the memory budget less the page it records. Six full pages when memory sets their size (five
+   * outstanding and the one evaluated), more of the smaller ones.
    */
   heldRows: number;
 }
@@ -64,11 +65,14 @@ export function planReadSchedule(input: PagePlanInput): ReadSchedule {
   return { base, unit, heldRows: held(base) };
 }
 
-/** A schedule of one size (a caller that names its page size): `ahead + 1` pages asked for and not yet taken. */
+/**
+ * A schedule of one size (a caller that names its page size): the requests outstanding (`ahead + 1`) and the page
+ * the consumer works on may be asked for and not yet taken, as many pages as before schedules.
+ */
 export const fixedSchedule = (size: number, ahead: number): ReadSchedule => ({
   base: size,
   unit: size,
-  heldRows: (Math.max(0, ahead) + 1) * size,
+  heldRows: (Math.max(0, ahead) + 2) * size,
 });
 
 /**

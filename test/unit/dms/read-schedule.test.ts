@@ -38,8 +38,8 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
     // the page being recorded, 1,799 rows may be asked for and not yet taken.
     assert.deepEqual(schedule, { base: 298, unit: 149, heldRows: 1799 });
     const rows = sizes(10_012, schedule);
-    assert.deepEqual(rows.slice(0, 26), Array(26).fill(298));
-    assert.deepEqual(rows.slice(26), [...Array(15).fill(149), 29]);
+    assert.deepEqual(rows.slice(0, 26), Array<number>(26).fill(298));
+    assert.deepEqual(rows.slice(26), [...Array<number>(15).fill(149), 29]);
     assert.ok((rows.length / 10_012) * 1000 <= 20, `${rows.length} requests`);
     assertContiguous(10_012, schedule);
   });
@@ -54,7 +54,7 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
     });
     // The whole archive fits the memory budget: all eight can be asked for while the first is evaluated.
     assert.deepEqual(schedule, { base: 127, unit: 127, heldRows: 1970 });
-    assert.deepEqual(sizes(1012, schedule), [...Array(7).fill(127), 123]);
+    assert.deepEqual(sizes(1012, schedule), [...Array<number>(7).fill(127), 123]);
   });
 
   it('keeps one page per request in flight when a second round would make pages not worth their request', () => {
@@ -105,7 +105,7 @@ describe('scheduledPages', () => {
   it('asks a caller-named size for every page', () => {
     assert.deepEqual(sizes(250, fixedSchedule(100, 4)), [100, 100, 50]);
     assertContiguous(250, fixedSchedule(100, 4));
-    assert.equal(fixedSchedule(100, 4).heldRows, 500, 'the requests in flight and one more');
+    assert.equal(fixedSchedule(100, 4).heldRows, 600, 'five requests outstanding and the page being evaluated');
   });
 
   it('never grows a page, and each page number addresses rows right after the last page', () => {
@@ -126,7 +126,7 @@ describe('scheduledPages', () => {
 
   it('plans nothing for an empty list, and stays lazy for a count no dms could serve', () => {
     assert.deepEqual(sizes(0, { base: 300, unit: 150 }), []);
-    const pages = scheduledPages(5e9, { base: 300, unit: 150 }, 4);
-    assert.equal(pages.next().value?.pageSize, 300);
+    const [first] = scheduledPages(5e9, { base: 300, unit: 150 }, 4);
+    assert.equal(first.pageSize, 300);
   });
 });
