@@ -39,6 +39,34 @@ const WRITES = /^(PATCH|PUT|POST|DELETE) /;
 const sum = (counts: Record<string, number>, only?: RegExp) =>
   Object.entries(counts).reduce((a, [key, v]) => a + (only && !only.test(key) ? 0 : v), 0);
 
+/**
+ * Where a slow-profile job's wall time went beyond the dms's work: the share of the dms's worker time left idle
+ * between the job's first document request and its last answer (pages not asked for while the service worked),
+ * and the time from that last answer to the job's end (evaluating and recording what came last).
+ */
+function readTimeline(sim: Simulator, workers: number, event: { started_at: string; finished_at: string }): string {
+  const started = Date.parse(event.started_at);
+  const finished = Date.parse(event.finished_at);
+  // The job's document reads; not the health ping (an empty `id__in=0` page) that may land among them.
+  const reads = sim
+    .requestTimes()
+    .filter(
+      (t) =>
+        t.request.startsWith('GET /api/documents/?') &&
+        !t.request.includes('id__in=0&') &&
+        !t.request.endsWith('id__in=0') &&
+        t.arrived >= started - 1 &&
+        t.arrived <= finished,
+    );
+  if (reads.length === 0) return '';
+  const first = Math.min(...reads.map((t) => t.started));
+  const last = Math.max(...reads.map((t) => t.answered));
+  const busy = reads.reduce((sum, t) => sum + (t.answered - t.started), 0);
+  const idle = 1 - busy / (workers * Math.max(1, last - first));
+  const tail = (finished - last) / 1000;
+  return `; dms workers idle ${round(idle * 100, 0)} % of the read, ${round(tail, 2)} s after its last answer`;
+}
+
 function startRigService(sim: Simulator, rulesDir: string, dataDir: string, nodeArgs: string[]) {
   return startService(
     process.cwd(),
@@ -106,7 +134,10 @@ export async function benchCapacity(
       // On the slow profile, the dms's worker time for this job over its workers: what the job's requests and
       // rows cost the dms, whatever the machine's load did to the service's own CPU time.
       const dmsOwn = profile && sim.slow ? sim.slow.busyMs() / 1000 / profile.workers : null;
-      const dmsNote = dmsOwn === null ? '' : `; dms's own time for it ${round(dmsOwn / capacity.seconds, 2)}× capacity`;
+      const dmsNote =
+        dmsOwn === null || !profile
+          ? ''
+          : `; dms's own time for it ${round(dmsOwn / capacity.seconds, 2)}× capacity${readTimeline(sim, profile.workers, event)}`;
       rows.push({
         measure: `${name}: ${mode} / capacity`,
         value: `${round(jobSeconds / capacity.seconds, 2)}×`,

@@ -105,8 +105,8 @@ const OVERHEAD_SHARE = 10;
 /** The most a document page asks for. */
 export const MAX_READ_PAGE = 1000;
 /**
- * Budget for the pages held at once (in flight plus the one being worked on), as answer bytes: 24 MiB, or a
- * tenth of the heap when it is capped lower (a 96 MiB heap: about 100 documents per page). A page's documents
+ * Budget for the pages held at once (in flight, held and being worked on), as answer bytes: 24 MiB, or a
+ * tenth of the heap when it is capped lower (a 96 MiB heap: about 90 documents per page). A page's documents
  * are held again as evaluations and traces downstream, so the heap, not the answers, sets the limit.
  */
 export function pagesMemoryBudget(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
@@ -114,6 +114,13 @@ export function pagesMemoryBudget(heapLimitBytes = getHeapStatistics().heap_size
 }
 /** Assumed size of a document until a whole-document page was seen (OCR text of a few pages). */
 const ASSUMED_DOCUMENT_BYTES = 16 * 1024;
+
+/** Documents the memory budget holds at once (at the largest size seen, else the assumed size). */
+export function budgetRows(input: Pick<PagePlanInput, 'documentBytes' | 'memoryBytes'>): number {
+  return Math.floor(
+    (input.memoryBytes ?? pagesMemoryBudget()) / Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES),
+  );
+}
 
 export interface PagePlanInput {
   /** Matching documents (the dms's count). */
@@ -134,10 +141,9 @@ export interface PagePlanInput {
  */
 export function planPageSize(input: PagePlanInput): number {
   const parallel = Math.max(1, input.parallel);
-  const byMemory = Math.floor(
-    (input.memoryBytes ?? pagesMemoryBudget()) /
-      ((parallel + 2) * Math.max(1, input.documentBytes ?? ASSUMED_DOCUMENT_BYTES)),
-  );
+  // The pages held at once: one per request in flight and one waiting in the dms's queue (document-stream.ts), the
+  // one the consumer evaluates and the one it records.
+  const byMemory = Math.floor(budgetRows(input) / (parallel + 3));
   const { estimate } = input;
   const byOverhead =
     estimate && estimate.perRowMs > 0

@@ -60,6 +60,11 @@ export interface Simulator {
   counts(): Record<string, number>;
   /** API requests since start or the last reset, in arrival order: `METHOD /path?query` (the first 10,000). */
   requests(): string[];
+  /**
+   * The same requests with their times (`Date.now()` ms): arrived, got a worker (the slow profile's slots; at once
+   * otherwise) and answered. What the bench reads a read's idle workers and its tail from.
+   */
+  requestTimes(): RequestTimes[];
   /** Clears the request counters and log, the peak/connection figures below and the webhook stats. */
   resetCounts(): void;
   /** Most API requests being handled at the same moment since the last reset. */
@@ -115,6 +120,13 @@ function documentDefaults(store: SimStore, doc: Partial<SimDocument>): Omit<SimD
 
 const MAX_LOGGED_REQUESTS = 10_000;
 
+export interface RequestTimes {
+  request: string;
+  arrived: number;
+  started: number;
+  answered: number;
+}
+
 /** Starts the Paperless-ngx simulator: an HTTP server speaking the same REST API, for tests, benchmarks and the demo. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const token = options.token ?? randomBytes(20).toString('hex');
@@ -141,9 +153,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let connections = 0;
   const counts = () => Object.fromEntries(counters);
   let arrivals: string[] = [];
+  let times: RequestTimes[] = [];
   const resetCounts = () => {
     counters = new Map();
     arrivals = [];
+    times = [];
     webhook.resetStats();
     peak = inFlight;
     connections = 0;
@@ -181,9 +195,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const server = http.createServer((req, res) => {
     const control = (req.url ?? '').startsWith('/__sim/');
     if (!control) peak = Math.max(peak, ++inFlight);
-    if (!control && arrivals.length < MAX_LOGGED_REQUESTS) arrivals.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
+    const logged = !control && arrivals.length < MAX_LOGGED_REQUESTS;
+    const request = `${req.method ?? 'GET'} ${req.url ?? '/'}`;
+    if (logged) arrivals.push(request);
+    const arrived = Date.now();
     const api = async () => {
+      const started = Date.now();
       if (await playFaults(req, res, faults, count)) await handleApi(req, res, apiDeps);
+      if (logged) times.push({ request, arrived, started, answered: Date.now() });
     };
     const task = control ? handleControl(req, res, controlDeps) : slow ? slow.serve(api) : api();
     if (!control) void task.finally(() => inFlight--);
@@ -205,6 +224,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults,
     counts,
     requests: () => [...arrivals],
+    requestTimes: () => [...times],
     resetCounts,
     peakInFlight: () => peak,
     connections: () => connections,

@@ -32,9 +32,14 @@ describe('fitCosts: per request and per row from list answers', () => {
     ];
     assert.deepEqual(fitCosts(samples), { perRequestMs: 107, perRowMs: 0 });
     const estimate = fitCosts(samples);
-    // Pages then follow parallelism and memory: 1,012 documents over 4 requests in flight.
+    // Pages then follow parallelism and memory, not a cost per row: 1,012 documents over 4 requests in flight
+    // (253), within seven pages of 16 KB assumed documents in 24 MiB (219).
     assert.equal(
       planPageSize({ count: 1012, parallel: 4, estimate, documentBytes: null, memoryBytes: 24 * 1024 * 1024 }),
+      219,
+    );
+    assert.equal(
+      planPageSize({ count: 1012, parallel: 4, estimate, documentBytes: 12_000, memoryBytes: 24 * 1024 * 1024 }),
       253,
     );
   });
@@ -76,12 +81,12 @@ describe('fitCosts: per request and per row from list answers', () => {
 describe('planPageSize: rows per request from what the dms costs', () => {
   const slow = { perRequestMs: 60, perRowMs: 2 };
   const MiB = 1024 * 1024;
-  it('holds fewer documents at once when the heap is capped (96 MiB: about 100 per page)', () => {
+  it('holds fewer documents at once when the heap is capped (96 MiB: about 90 per page)', () => {
     assert.equal(pagesMemoryBudget(4096 * MiB), 24 * MiB);
     const budget = pagesMemoryBudget(96 * MiB);
     assert.equal(
       planPageSize({ count: 100_000, parallel: 4, estimate: slow, documentBytes: null, memoryBytes: budget }),
-      102,
+      87,
     );
   });
   it('splits a small archive on a slow host into one page per request in flight', () => {
@@ -104,8 +109,8 @@ describe('planPageSize: rows per request from what the dms costs', () => {
       documentBytes: 40_000,
       memoryBytes: 24 * MiB,
     });
-    assert.ok(size * 6 * 40_000 <= 24 * 1024 * 1024, `${size} rows of 40 KB`);
-    assert.ok(size >= 100);
+    assert.ok(size * 7 * 40_000 <= 24 * 1024 * 1024, `${size} rows of 40 KB`);
+    assert.ok(size >= 85);
   });
   it('splits no finer than 100 rows, so a changing run writes no more bulk edits than before', () => {
     assert.equal(

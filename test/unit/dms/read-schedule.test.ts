@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  fixedSchedule,
+  planReadSchedule,
+  scheduledPages,
+  type ReadSchedule,
+} from '../../../server/dms/read-schedule.js';
+
+const MiB = 1024 * 1024;
+const slow = { perRequestMs: 60, perRowMs: 2 };
+
+type Sizes = Pick<ReadSchedule, 'base' | 'unit'>;
+const sizes = (count: number, schedule: Sizes, parallel = 4) =>
+  [...scheduledPages(count, schedule, parallel)].map((p) => p.rows);
+
+/** Every page starts where the one before ended: `page` and `pageSize` address the next rows of the list. */
+function assertContiguous(count: number, schedule: Sizes): void {
+  let offset = 0;
+  for (const { page, pageSize, rows } of scheduledPages(count, schedule, 4)) {
+    assert.equal((page - 1) * pageSize, offset, `page ${page} of ${pageSize} starts at row ${offset}`);
+    offset += rows;
+  }
+  assert.equal(offset, count);
+}
+
+describe('planReadSchedule: the sizes of a read, from the dms costs, the count and the requests in flight', () => {
+  it('reads 10,012 documents on a slow host in full pages, then halves them for the last two rounds', () => {
+    const schedule = planReadSchedule({
+      count: 10_012,
+      parallel: 4,
+      estimate: slow,
+      documentBytes: 12_000,
+      memoryBytes: 24 * MiB,
+    });
+    // 24 MiB hold 2,097 documents of 12 KB, seven pages of 299 (four in flight, one queued at the dms, the one
+    // evaluated, the one recorded): under the 300 that make the request a tenth of the rows. Tail pages of 149; less
+    // the page being recorded, 1,799 rows may be asked for and not yet taken.
+    assert.deepEqual(schedule, { base: 298, unit: 149, heldRows: 1799 });
+    const rows = sizes(10_012, schedule);
+    assert.deepEqual(rows.slice(0, 26), Array<number>(26).fill(298));
+    assert.deepEqual(rows.slice(26), [...Array<number>(15).fill(149), 29]);
+    assert.ok((rows.length / 10_012) * 1000 <= 20, `${rows.length} requests`);
+    assertContiguous(10_012, schedule);
+  });
+
+  it('splits 1,012 documents into two rounds of the four requests in flight, so evaluation starts after half the read', () => {
+    const schedule = planReadSchedule({
+      count: 1012,
+      parallel: 4,
+      estimate: slow,
+      documentBytes: 12_000,
+      memoryBytes: 24 * MiB,
+    });
+    // The whole archive fits the memory budget: all eight can be asked for while the first is evaluated.
+    assert.deepEqual(schedule, { base: 127, unit: 127, heldRows: 1970 });
+    assert.deepEqual(sizes(1012, schedule), [...Array<number>(7).fill(127), 123]);
+  });
+
+  it('keeps one page per request in flight when a second round would make pages not worth their request', () => {
+    // 400 documents: eight pages of 50 would pay 60 ms for 100 ms of rows.
+    const schedule = planReadSchedule({ count: 400, parallel: 4, estimate: slow, documentBytes: 12_000 });
+    assert.deepEqual(sizes(400, schedule), [100, 100, 100, 100]);
+  });
+
+  it('with no cost per row known yet (a cold job: lists and the probe), halves down to the default page', () => {
+    const schedule = planReadSchedule({
+      count: 10_012,
+      parallel: 4,
+      estimate: { perRequestMs: 62, perRowMs: 0 },
+      documentBytes: null,
+      memoryBytes: 24 * MiB,
+    });
+    // 218 rows: seven pages of 16 KB assumed documents in 24 MiB.
+    assert.deepEqual(schedule, { base: 218, unit: 109, heldRows: 1318 });
+    assertContiguous(10_012, schedule);
+  });
+
+  it('on a fast host whose request costs little against its rows, keeps one size to the end', () => {
+    const schedule = planReadSchedule({
+      count: 100_000,
+      parallel: 4,
+      estimate: { perRequestMs: 5, perRowMs: 0.004 },
+      documentBytes: 2_000,
+      memoryBytes: 24 * MiB,
+    });
+    assert.deepEqual(schedule, { base: 1000, unit: 1000, heldRows: 11_582 });
+  });
+
+  it('keeps the pages held at once within the memory budget, the tail pages included', () => {
+    const schedule = planReadSchedule({
+      count: 100_000,
+      parallel: 4,
+      estimate: slow,
+      documentBytes: 40_000,
+      memoryBytes: 24 * MiB,
+    });
+    assert.ok(schedule.base * 7 * 40_000 <= 24 * MiB, `${schedule.base} rows of 40 KB`);
+    assert.ok((schedule.heldRows + schedule.base) * 40_000 <= 24 * MiB, 'held and recorded within the budget');
+    assert.ok(sizes(100_000, schedule).every((rows) => rows <= schedule.base && rows >= 1));
+  });
+});
+
+describe('scheduledPages', () => {
+  it('asks a caller-named size for every page', () => {
+    assert.deepEqual(sizes(250, fixedSchedule(100, 4)), [100, 100, 50]);
+    assertContiguous(250, fixedSchedule(100, 4));
+    assert.equal(fixedSchedule(100, 4).heldRows, 600, 'five requests outstanding and the page being evaluated');
+  });
+
+  it('never grows a page, and each page number addresses rows right after the last page', () => {
+    for (const count of [1, 7, 999, 1012, 4096, 10_012, 33_333])
+      for (const schedule of [
+        { base: 300, unit: 150 },
+        { base: 256, unit: 64 },
+        { base: 127, unit: 127 },
+      ]) {
+        const rows = [...scheduledPages(count, schedule, 4)].map((p) => p.pageSize);
+        assert.ok(
+          rows.every((size, i) => i === 0 || size <= rows[i - 1]),
+          `${count} over ${JSON.stringify(schedule)}`,
+        );
+        assertContiguous(count, schedule);
+      }
+  });
+
+  it('plans nothing for an empty list, and stays lazy for a count no dms could serve', () => {
+    assert.deepEqual(sizes(0, { base: 300, unit: 150 }), []);
+    const [first] = scheduledPages(5e9, { base: 300, unit: 150 }, 4);
+    assert.equal(first.pageSize, 300);
+  });
+});
