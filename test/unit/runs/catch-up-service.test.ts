@@ -13,27 +13,10 @@ import { openCursorStore } from '../../../server/runs/catch-up/cursor-store.js';
 import { openEchoLedger } from '../../../server/runs/echo-ledger.js';
 import { failedRunRetry } from '../../../server/runs/failed-run-retry.js';
 import { createDocumentLane } from '../../../server/runs/lane/document-lane.js';
+import { dmsDocument } from '../../helpers/dms-document.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
-const doc = (id: number, modified: string): DmsDocument => ({
-  id,
-  correspondent: null,
-  document_type: null,
-  storage_path: null,
-  title: `Doc ${id}`,
-  content: 'text',
-  tags: [],
-  created: '2026-01-01',
-  modified,
-  added: '2025-12-01T00:00:00Z',
-  archive_serial_number: null,
-  original_file_name: null,
-  owner: null,
-  notes: [],
-  custom_fields: [],
-  page_count: 1,
-  mime_type: 'application/pdf',
-});
+const doc = (id: number, modified: string) => dmsDocument(id, { modified });
 
 /** The catch-up service over a dms whose reachability and failures the test switches; the watch ticks every 20 ms. */
 async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocument[] }, retryBaseMs = 30) {

@@ -4,29 +4,17 @@ import { describe, it } from 'node:test';
 import type { DmsDocument } from '../../../server/dms/types.js';
 import { createMemoryLogger } from '../../../server/log.js';
 import { openEchoLedger, type EchoLedgerOptions } from '../../../server/runs/echo-ledger.js';
+import { dmsDocument } from '../../helpers/dms-document.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 function doc(id: number, over: Partial<DmsDocument> = {}): DmsDocument {
-  return {
-    id,
-    correspondent: null,
-    document_type: null,
-    storage_path: null,
-    title: `Doc ${id}`,
-    content: 'text',
+  return dmsDocument(id, {
     tags: [2, 1],
     created: '2026-01-02',
     modified: '2026-01-02T10:00:00Z',
     added: '2026-01-02T10:00:00Z',
-    archive_serial_number: null,
-    original_file_name: null,
-    owner: null,
-    notes: [],
-    custom_fields: [],
-    page_count: 1,
-    mime_type: 'application/pdf',
     ...over,
-  };
+  });
 }
 
 /** A dms that holds documents in memory: the ledger reads written documents back by id. */

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import type { DmsDocument, DmsNote } from '../../../../server/dms/types.js';
+import { dmsDocument } from '../../../helpers/dms-document.js';
 import type { PlannedNotification, RuleResult } from '../../../../server/engine/index.js';
 import { createMemoryLogger } from '../../../../server/log.js';
 import { openIntentStore } from '../../../../server/runs/intents/intent-store.js';
@@ -41,25 +42,13 @@ const RESULT: RuleResult = {
 };
 
 function documentWith(notes: DmsNote[] = []): DmsDocument {
-  return {
-    id: 7,
+  return dmsDocument(7, {
     title: 'Invoice',
-    content: 'text',
-    correspondent: null,
-    document_type: null,
-    storage_path: null,
     tags: [1],
-    created: '2026-01-01',
     modified: '2026-01-01T00:00:00Z',
     added: '2026-01-01T00:00:00Z',
-    archive_serial_number: null,
-    original_file_name: null,
-    owner: null,
     notes,
-    custom_fields: [],
-    page_count: 1,
-    mime_type: 'application/pdf',
-  };
+  });
 }
 
 /** A notification target that answers from a script: an error, or nothing (received). */

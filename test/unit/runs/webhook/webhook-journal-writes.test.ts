@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { DmsClient, DmsDocument } from '../../../../server/dms/types.js';
+import type { DmsClient } from '../../../../server/dms/types.js';
 import { openEventStore } from '../../../../server/history/event-store.js';
 import type { JournalIo } from '../../../../server/history/group-commit.js';
 import { createMemoryLogger } from '../../../../server/log.js';
@@ -9,27 +9,10 @@ import { openEchoLedger } from '../../../../server/runs/echo-ledger.js';
 import { failedRunRetry } from '../../../../server/runs/failed-run-retry.js';
 import { createDocumentLane } from '../../../../server/runs/lane/document-lane.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from '../../../../server/runs/webhook/webhook-service.js';
+import { dmsDocument } from '../../../helpers/dms-document.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
-const doc = (id: number): DmsDocument => ({
-  id,
-  correspondent: null,
-  document_type: null,
-  storage_path: null,
-  title: `Doc ${id}`,
-  content: 'text',
-  tags: [],
-  created: '2026-01-01',
-  modified: '2026-01-02T00:00:00Z',
-  added: '2025-12-01T00:00:00Z',
-  archive_serial_number: null,
-  original_file_name: null,
-  owner: null,
-  notes: [],
-  custom_fields: [],
-  page_count: 1,
-  mime_type: 'application/pdf',
-});
+const doc = (id: number) => dmsDocument(id);
 
 /** The webhook service over a journal that records its appends; the runs succeed or fail as `failing` says. */
 async function rig(failing = new Set<number>()) {
