@@ -79,6 +79,8 @@ export function createWebhookService(
 ): WebhookService {
   const { events, logger, echoes } = deps;
   let echoesSkipped = 0;
+  const progress = (eventId: number, patch: Parameters<typeof events.update>[1]) =>
+    events.update(eventId, patch, AFTER_ACCEPTANCE);
 
   const runHeld = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
     const dryRun = events.get(delivery.event_id)?.dry_run ?? deps.dryRun();
@@ -98,73 +100,53 @@ export function createWebhookService(
         );
         return;
       }
-      events.update(
-        delivery.event_id,
-        { status: 'running', started_at: new Date().toISOString(), total: 1 },
-        AFTER_ACCEPTANCE,
-      );
+      progress(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
       const { failure, ...counts } = await deps.runner.run(document, delivery.trigger, ctx);
       await echoes.settled(document.id);
       if (failure === null) {
         // Applied in full (or dry): this state is handled; catch-up need not run it again.
         echoes.handled(document, !dryRun && counts.changed > 0);
-        events.update(
-          delivery.event_id,
-          {
-            ...counts,
-            processed: 1,
-            status: 'done',
-            finished_at: new Date().toISOString(),
-            error: null,
-          },
-          AFTER_ACCEPTANCE,
-        );
+        progress(delivery.event_id, {
+          ...counts,
+          processed: 1,
+          status: 'done',
+          finished_at: new Date().toISOString(),
+          error: null,
+        });
         return;
       }
       // Not applied: the document is not handled. Tried again with backoff, then left failed and visible.
       const attempts = echoes.failed(document, failure);
       const retryInMs = options.retry.delayMs(attempts);
       if (retryInMs === null) {
-        events.update(
-          delivery.event_id,
-          {
-            ...counts,
-            processed: 1,
-            status: 'failed',
-            finished_at: new Date().toISOString(),
-            error: `${failure} (tried ${attempts} times; run it by hand once the cause is fixed)`,
-          },
-          AFTER_ACCEPTANCE,
-        );
+        progress(delivery.event_id, {
+          ...counts,
+          processed: 1,
+          status: 'failed',
+          finished_at: new Date().toISOString(),
+          error: `${failure} (tried ${attempts} times; run it by hand once the cause is fixed)`,
+        });
         return;
       }
       const at = new Date(Date.now() + retryInMs).toISOString();
       logger.warn(`${failure}; tried ${attempts} time(s), trying again at ${at}`);
-      events.update(
-        delivery.event_id,
-        {
-          ...counts,
-          status: 'queued',
-          error: `${failure}; tried ${attempts} time(s), trying again at ${at}`,
-        },
-        AFTER_ACCEPTANCE,
-      );
+      progress(delivery.event_id, {
+        ...counts,
+        status: 'queued',
+        error: `${failure}; tried ${attempts} time(s), trying again at ${at}`,
+      });
       return { retryInMs };
     } catch (err) {
       if (!(err instanceof FetchFailed))
         logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
       else deps.runner.fail(delivery.document, delivery.trigger, ctx, err.message);
-      events.update(
-        delivery.event_id,
-        {
-          processed: 1,
-          errors: 1,
-          status: 'failed',
-          finished_at: new Date().toISOString(),
-          error: errorMessage(err),
-        },
-        AFTER_ACCEPTANCE,
-      );
+      progress(delivery.event_id, {
+        processed: 1,
+        errors: 1,
+        status: 'failed',
+        finished_at: new Date().toISOString(),
+        error: errorMessage(err),
+      });
     }
   };
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
