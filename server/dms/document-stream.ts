@@ -25,12 +25,6 @@ export const MAX_ID_CHUNK = 500;
 
 const DOCUMENTS = '/api/documents/';
 
-/** A promise whose failure is reported only when awaited, not as an unhandled rejection meanwhile. */
-function quiet<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
-}
-
 async function idPage(
   transport: Transport,
   query: DocumentQuery,
@@ -62,16 +56,15 @@ async function idPage(
  * flight while the consumer works, ending early at a page without `next` (documents deleted since the count).
  */
 async function* matchingIds(transport: Transport, query: DocumentQuery, count: number): AsyncGenerator<number[]> {
-  const pages = Math.ceil(count / ID_PAGE_SIZE);
-  const requested: Array<Promise<ListPage<{ id: number }>>> = [];
-  let nextPage = 1;
+  function* requests(): Generator<PumpedRequest<ListPage<{ id: number }>>> {
+    for (let page = 1; page <= Math.ceil(count / ID_PAGE_SIZE); page++)
+      yield { rows: ID_PAGE_SIZE, send: () => idPage(transport, query, page) };
+  }
   // A document deleted between two id requests shifts the later pages by one: ids ascend (ordering=id), so
   // one already handed out is at most the last one.
   let lastId = 0;
-  while (nextPage <= pages || requested.length > 0) {
-    while (nextPage <= pages && requested.length <= ID_PAGES_AHEAD)
-      requested.push(quiet(idPage(transport, query, nextPage++)));
-    const body = await (requested.shift() as Promise<ListPage<{ id: number }>>);
+  const inFlight = ID_PAGES_AHEAD + 1;
+  for await (const body of pumpRequests(requests(), inFlight, (inFlight + 1) * ID_PAGE_SIZE)) {
     const ids = body.results.map((d) => d.id).filter((id) => id > lastId);
     lastId = ids.at(-1) ?? lastId;
     yield ids;
@@ -203,9 +196,9 @@ async function* pagedDocuments(
 }
 
 /**
- * Streams the documents matching `query`; `ahead` requests are made before the consumer asks for them, so
- * memory holds at most `ahead + 1` pages. How many documents one request asks for follows from what the dms's
- * answers cost (read-costs.ts). Without filters on API version 10 the documents are read by plain pages
+ * Streams the documents matching `query`; with `ahead` > 0 requests go out before the consumer asks for them (one
+ * per dms worker and one queued, `outstanding`), the rows held bounded by the memory budget (read-schedule.ts).
+ * How many documents one request asks for follows from what the dms's answers cost (read-costs.ts). Without filters on API version 10 the documents are read by plain pages
  * (`pagedDocuments`); with filters, or on 2.x, from a snapshot of the matching ids in `id__in` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
@@ -237,7 +230,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
       1,
     );
     const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
-    // A document deleted since the snapshot is simply absent from its chunk.
+    // A document deleted since the snapshot is simply absent from its chunk; any error (a 404 too) fails the read.
     return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, page: 1, pageSize: chunk.length })
       .results;
   };
