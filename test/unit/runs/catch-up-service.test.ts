@@ -10,9 +10,8 @@ import {
   type CatchUpDeps,
 } from '../../../server/runs/catch-up/catch-up-service.js';
 import { openCursorStore } from '../../../server/runs/catch-up/cursor-store.js';
-import { openEchoLedger } from '../../../server/runs/echo-ledger.js';
 import { failedRunRetry } from '../../../server/runs/failed-run-retry.js';
-import { createDocumentLane } from '../../../server/runs/lane/document-lane.js';
+import { arrivalDeps } from '../../helpers/arrival-deps.js';
 import { dmsDocument } from '../../helpers/dms-document.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -41,18 +40,7 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
   const deps: CatchUpDeps = {
     dms,
     events,
-    echoes: openEchoLedger({
-      file: path.join(dir, 'ledger.json'),
-      dms,
-      logger,
-      loopMaxWrites: 5,
-      loopWindowMs: 60_000,
-    }),
-    lane: createDocumentLane(),
-    attribution: {
-      onlyOwnChanges: () => Promise.resolve(true),
-      status: () => ({ mode: 'state', user: null, note: '' }),
-    },
+    ...arrivalDeps(dir, dms, logger),
     queued: () => false,
     retry: failedRunRetry(),
     cursor,

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { DmsClient } from '../../../../server/dms/types.js';
 import { openEventStore } from '../../../../server/history/event-store.js';
 import type { JournalIo } from '../../../../server/history/group-commit.js';
 import { createMemoryLogger } from '../../../../server/log.js';
-import { openEchoLedger } from '../../../../server/runs/echo-ledger.js';
 import { failedRunRetry } from '../../../../server/runs/failed-run-retry.js';
-import { createDocumentLane } from '../../../../server/runs/lane/document-lane.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from '../../../../server/runs/webhook/webhook-service.js';
+import { arrivalDeps } from '../../../helpers/arrival-deps.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
@@ -30,18 +28,7 @@ async function rig(failing = new Set<number>()) {
     {
       dms,
       events,
-      echoes: openEchoLedger({
-        file: path.join(dir, 'ledger.json'),
-        dms,
-        logger,
-        loopMaxWrites: 5,
-        loopWindowMs: 60_000,
-      }),
-      lane: createDocumentLane(),
-      attribution: {
-        onlyOwnChanges: () => Promise.resolve(true),
-        status: () => ({ mode: 'state', user: null, note: '' }),
-      },
+      ...arrivalDeps(dir, dms, logger),
       logger,
       dryRun: () => true,
       runner: {

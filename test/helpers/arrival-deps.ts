@@ -1,0 +1,29 @@
+import path from 'node:path';
+import type { DmsClient } from '../../server/dms/types.js';
+import type { Logger } from '../../server/log.js';
+import { openEchoLedger } from '../../server/runs/echo-ledger.js';
+import { createDocumentLane } from '../../server/runs/lane/document-lane.js';
+import type { Attribution } from '../../server/runs/attribution.js';
+
+/**
+ * What the arrival paths (webhook, catch-up) share, for a unit test of one of them: a fresh echo ledger in `dir`,
+ * the per-document lane, and attribution by document state alone, as without an audit log (a state the ledger
+ * knows as the service's own write is its echo).
+ */
+export function arrivalDeps(dir: string, dms: Pick<DmsClient, 'getDocuments'>, logger: Logger) {
+  const attribution: Attribution = {
+    onlyOwnChanges: () => Promise.resolve(true),
+    status: () => ({ mode: 'state', user: null, note: '' }),
+  };
+  return {
+    echoes: openEchoLedger({
+      file: path.join(dir, 'ledger.json'),
+      dms,
+      logger,
+      loopMaxWrites: 5,
+      loopWindowMs: 60_000,
+    }),
+    lane: createDocumentLane(),
+    attribution,
+  };
+}
