@@ -1,5 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseJsonBody, readBody, SimHttpError, writeResult, type SimHooks, type SimResult } from './http-kit.js';
+import {
+  parseJsonBody,
+  readBody,
+  serialized,
+  SimHttpError,
+  writeResult,
+  type SimHooks,
+  type SimResult,
+} from './http-kit.js';
 import { accountRoutes } from './routes-accounts.js';
 import { documentRoutes, type SimRoute } from './routes-documents.js';
 import { objectRoutes } from './routes-objects.js';
@@ -18,8 +26,8 @@ export interface ApiHandlerDeps {
   profile: SimProfile;
   /** The superuser (`token`, Basic auth) and any further users by their token. */
   users: { owner: SimUser; byToken: Map<string, SimUser> };
-  /** Delays an answer as a slow server would (see slow-dms.ts). */
-  pace?(result: SimResult): Promise<void>;
+  /** Delays an answer as a slow server would (see slow-dms.ts); `since` is when its handling began (`performance.now()`). */
+  pace?(result: SimResult, since: number): Promise<void>;
 }
 
 const ROUTES: SimRoute[] = [...documentRoutes, ...objectRoutes, ...accountRoutes, ...trashRoutes];
@@ -71,6 +79,7 @@ export function routePattern(pathname: string): string {
 
 /** Answers one request to `/api/…` (or any other path) the way the profile's Paperless-ngx release would. */
 export async function handleApi(req: IncomingMessage, res: ServerResponse, deps: ApiHandlerDeps): Promise<void> {
+  const begun = performance.now();
   const url = new URL(req.url ?? '/', 'http://sim');
   const method = req.method ?? 'GET';
   const route = ROUTES.find((r) => r.regex.test(url.pathname));
@@ -116,8 +125,10 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, deps:
         return parseJsonBody(bodyText, req.headers['content-type'] ?? '', options.jsonOnly ?? false);
       },
     });
-    await deps.pace?.(result);
-    writeResult(res, result, headers);
+    if (!deps.pace) return writeResult(res, result, headers);
+    const answer = serialized(result);
+    await deps.pace(result, begun);
+    writeResult(res, answer, headers);
   } catch (err) {
     if (err instanceof SimHttpError) return writeResult(res, err.result, headers);
     writeResult(res, { status: 500, text: 'Internal Server Error' }, {});

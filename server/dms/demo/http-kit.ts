@@ -85,6 +85,16 @@ export function parseJsonBody(raw: string, contentType: string, jsonOnly: boolea
   }
 }
 
+/**
+ * The result with its JSON body already serialized, so that writing it is only the socket write: the slow
+ * profile counts building the answer inside the time it paces (slow-dms.ts).
+ */
+export function serialized(result: SimResult): SimResult {
+  if (result.body === undefined || result.text !== undefined || result.bytes !== undefined) return result;
+  const { body, ...rest } = result;
+  return { ...rest, text: JSON.stringify(body), headers: { ...result.headers, 'content-type': 'application/json' } };
+}
+
 export function writeResult(res: ServerResponse, result: SimResult, extraHeaders: Record<string, string>): void {
   const headers: Record<string, string> = { ...extraHeaders, ...result.headers };
   let payload: string | Buffer = '';
