@@ -31,9 +31,10 @@ async function idPage(
   page: number,
   pageSize = ID_PAGE_SIZE,
   ordering: 'id' | '-id' = 'id',
+  onAnswer?: () => void,
 ): Promise<ListPage<{ id: number }>> {
   const params = documentListParams({ filters: query.filters, fields: ['id'], pageSize }, page, ordering);
-  const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
+  const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true, onAnswer });
   const body = checkedPage<{ id: number }>(
     res.json,
     { base: transport.url, path: DOCUMENTS, page, pageSize },
@@ -58,7 +59,7 @@ async function idPage(
 async function* matchingIds(transport: Transport, query: DocumentQuery, count: number): AsyncGenerator<number[]> {
   function* requests(): Generator<PumpedRequest<ListPage<{ id: number }>>> {
     for (let page = 1; page <= Math.ceil(count / ID_PAGE_SIZE); page++)
-      yield { rows: ID_PAGE_SIZE, send: () => idPage(transport, query, page) };
+      yield { rows: ID_PAGE_SIZE, send: (answered) => idPage(transport, query, page, ID_PAGE_SIZE, 'id', answered) };
   }
   // A document deleted between two id requests shifts the later pages by one: ids ascend (ordering=id), so
   // one already handed out is at most the last one.
@@ -77,9 +78,10 @@ async function documentPage(
   transport: Transport,
   params: URLSearchParams,
   ask: { page: number; pageSize: number },
+  onAnswer?: () => void,
 ): Promise<ListPage<DmsDocument> | null> {
   try {
-    const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
+    const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true, onAnswer });
     return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, ...ask }, MAX_LISTED_DOCUMENTS);
   } catch (err) {
     if (err instanceof DmsError && err.dmsStatus === 404) return null;
@@ -163,7 +165,8 @@ async function* pagedDocuments(
     for (const { page, pageSize } of scheduledPages(count, schedule, Math.max(1, ahead)))
       yield {
         rows: pageSize,
-        send: () => documentPage(transport, documentListParams({ ...base, pageSize }, page), { page, pageSize }),
+        send: (answered) =>
+          documentPage(transport, documentListParams({ ...base, pageSize }, page), { page, pageSize }, answered),
       };
   }
   const gaps: Array<[number, number]> = [];
@@ -218,7 +221,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
     return;
   }
   const schedule = readSchedule(transport, query, count, ahead, MAX_ID_CHUNK);
-  const fetchChunk = async (chunk: number[]): Promise<DmsDocument[]> => {
+  const fetchChunk = async (chunk: number[], onAnswer: () => void): Promise<DmsDocument[]> => {
     const params = documentListParams(
       {
         fields: query.fields,
@@ -229,7 +232,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
       },
       1,
     );
-    const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true });
+    const res = await transport.send({ method: 'GET', path: DOCUMENTS, query: params, idempotent: true, onAnswer });
     // A document deleted since the snapshot is simply absent from its chunk; any error (a 404 too) fails the read.
     return checkedPage<DmsDocument>(res.json, { base: transport.url, path: DOCUMENTS, page: 1, pageSize: chunk.length })
       .results;
@@ -242,7 +245,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
     for (const { rows } of scheduledPages(ids.length, schedule, Math.max(1, ahead))) {
       const chunk = ids.slice(start, start + rows);
       start += rows;
-      yield { rows: chunk.length, send: () => fetchChunk(chunk) };
+      yield { rows: chunk.length, send: (answered) => fetchChunk(chunk, answered) };
     }
   }
   for await (const documents of pumpRequests(chunks(), outstanding(ahead), schedule.heldRows))

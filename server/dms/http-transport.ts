@@ -42,6 +42,11 @@ export interface DmsRequest {
   notFound?: string;
   /** A file, not JSON: a 2xx answer's body is returned as `bytes`, at most this many (DmsFileTooLargeError). */
   maxBytes?: number;
+  /**
+   * Called once the dms began a 2xx answer (its status and headers arrived), before the body is read and parsed:
+   * the dms's worker is free again (request-pump.ts sends the next request then).
+   */
+  onAnswer?: () => void;
 }
 
 export interface DmsResponse {
@@ -120,6 +125,7 @@ export function createTransport(options: TransportOptions): Transport {
       body,
       signal,
     });
+    if (res.statusCode >= 200 && res.statusCode < 300) request.onAnswer?.();
     const flat: Record<string, string> = {};
     for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
     if (request.maxBytes !== undefined && res.statusCode >= 200 && res.statusCode < 300) {

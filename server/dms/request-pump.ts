@@ -3,14 +3,18 @@
 // on the slow profile the four requests of a round finished together and sat unread while the service evaluated
 // the first of them, and the next round went out only then. Here an answer that arrives frees its slot at once.
 
-/** One request of a read: the rows it asks for (what its answer will hold in memory) and how to send it. */
+/**
+ * One request of a read: the rows it asks for (what its answer will hold in memory) and how to send it. `send`
+ * may call `answered` once the dms began its answer (the body still to read and parse): its slot is free then.
+ */
 export interface PumpedRequest<T> {
   rows: number;
-  send: () => Promise<T>;
+  send: (answered: () => void) => Promise<T>;
 }
 
 /**
- * The answers of `requests`, in order: at most `inFlight` unanswered at any moment, and at most `heldRows` rows
+ * The answers of `requests`, in order: at most `inFlight` unanswered at any moment (until the dms began an answer,
+ * or it failed), and at most `heldRows` rows
  * sent and not yet taken by the consumer (the answer it works on counts until it asks for the next one), which
  * bounds the documents held in memory; one request always may be. With `heldRows` 0 a request goes out only when
  * the consumer asks for the next answer. A failed request fails the read where its answer is taken.
@@ -38,10 +42,14 @@ export async function* pumpRequests<T>(
       next = null;
       unanswered++;
       untakenRows += rows;
-      const answer = send().finally(() => {
+      let freed = false;
+      const free = () => {
+        if (freed) return;
+        freed = true;
         unanswered--;
         fill();
-      });
+      };
+      const answer = send(free).finally(free);
       // Its failure is reported where the consumer takes it, not as an unhandled rejection meanwhile.
       answer.catch(() => undefined);
       untaken.push({ rows, answer });

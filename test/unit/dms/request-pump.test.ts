@@ -6,14 +6,16 @@ import { pumpRequests, type PumpedRequest } from '../../../server/dms/request-pu
 function manualRequests(total: number, rows: (i: number) => number = () => 100) {
   const sent: number[] = [];
   const settle = new Map<number, { resolve: (v: number) => void; reject: (e: Error) => void }>();
+  const begun = new Map<number, () => void>();
   function* requests(): Generator<PumpedRequest<number>> {
     for (let i = 1; i <= total; i++)
       yield {
         rows: rows(i),
-        send: () =>
+        send: (answered) =>
           new Promise<number>((resolve, reject) => {
             sent.push(i);
             settle.set(i, { resolve, reject });
+            begun.set(i, answered);
           }),
       };
   }
@@ -21,6 +23,8 @@ function manualRequests(total: number, rows: (i: number) => number = () => 100) 
     requests: requests(),
     sent,
     answer: (i: number) => settle.get(i)?.resolve(i * 10),
+    /** The dms began answering `i`: its status and headers are here, the body still to come. */
+    begin: (i: number) => begun.get(i)?.(),
     fail: (i: number) => settle.get(i)?.reject(new Error(`request ${i} failed`)),
   };
 }
@@ -119,5 +123,21 @@ describe('pumpRequests: a dms worker never waits for the consumer', () => {
     for (const i of sentWhenStopped) s.answer(i);
     await settled();
     assert.deepEqual(s.sent, sentWhenStopped, 'a consumer that stopped early gets no further requests');
+  });
+
+  it('frees a slot as soon as the dms began its answer, before the body is read and parsed', async () => {
+    const r = manualRequests(10);
+    const answers = pumpRequests(r.requests, 2, 1000);
+    const first = answers.next();
+    await settled();
+    assert.deepEqual(r.sent, [1, 2]);
+    r.begin(1);
+    assert.deepEqual(r.sent, [1, 2, 3], 'the next request went out while answer 1 is still being read');
+    r.begin(1);
+    r.answer(1);
+    await settled();
+    assert.deepEqual(r.sent, [1, 2, 3], 'a slot is freed once, however often the answer is announced and settled');
+    assert.equal((await first).value, 10);
+    await answers.return(undefined);
   });
 });

@@ -1,0 +1,69 @@
+import '../../helpers/loopback-only.js';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { createTransport, type Transport } from '../../../server/dms/http-transport.js';
+
+// `onAnswer` tells the read's pump that the dms's worker is free: when the answer's head arrives, not once its
+// body was read and parsed.
+
+let server: http.Server;
+let transport: Transport;
+/** Ends the body of the request held by the server (set once its head was sent). */
+let release: (() => void) | null = null;
+
+before(async () => {
+  server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/api/missing/')) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.flushHeaders();
+    release = () => res.end('{"count":0,"next":null,"previous":null,"results":[]}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  transport = createTransport({
+    url: `http://127.0.0.1:${port}`,
+    token: 'token',
+    timeoutMs: 60_000,
+    maxInFlight: 2,
+    retries: 0,
+    retryBaseMs: 1,
+    maxRetryAfterMs: 0,
+  });
+});
+
+after(async () => {
+  await transport.close();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const until = async (done: () => boolean) => {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve));
+};
+
+test('announces a 2xx answer when its head arrives, while its body is still to come', async () => {
+  let announced = 0;
+  let settled = false;
+  const sent = transport
+    .send({ method: 'GET', path: '/api/documents/', idempotent: true, onAnswer: () => announced++ })
+    .finally(() => (settled = true));
+  await until(() => announced > 0);
+  assert.equal(settled, false, 'the body has not been sent yet');
+  (release as () => void)();
+  const res = await sent;
+  assert.deepEqual(res.json, { count: 0, next: null, previous: null, results: [] });
+  assert.equal(announced, 1);
+});
+
+test('does not announce an answer that fails the request', async () => {
+  let announced = 0;
+  await assert.rejects(
+    transport.send({ method: 'GET', path: '/api/missing/', idempotent: true, onAnswer: () => announced++ }),
+    /404/,
+  );
+  assert.equal(announced, 0);
+});
