@@ -100,17 +100,21 @@ export function createReadCosts(): ReadCosts {
 
 /** Rows asked per request when nothing is known yet (and the floor once something is). */
 export const DEFAULT_READ_PAGE = 100;
-/** A page's per-request cost should be at most a tenth of its rows' cost. */
-const OVERHEAD_SHARE = 10;
+/**
+ * A page's per-request cost should be at most a twentieth of its rows' cost: on a slow host (60 ms per request,
+ * 2 ms per row) a tenth left the read at 1.13× the dms's own time for the rows alone (docs/performance.md).
+ */
+const OVERHEAD_SHARE = 20;
 /** The most a document page asks for. */
 export const MAX_READ_PAGE = 1000;
 /**
- * Budget for the pages held at once (in flight, held and being worked on), as answer bytes: 24 MiB, or a
+ * Budget for the pages held at once (in flight, held and being worked on), as answer bytes: 64 MiB, or a
  * tenth of the heap when it is capped lower (a 96 MiB heap: about 90 documents per page). A page's documents
- * are held again as evaluations and traces downstream, so the heap, not the answers, sets the limit.
+ * are held again as evaluations and traces downstream, so the heap, not the answers, sets the limit. 64 MiB lets
+ * a slow host's pages be large enough for their request to cost a twentieth (about 600 documents of OCR text).
  */
 export function pagesMemoryBudget(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
-  return Math.min(24 * 1024 * 1024, Math.floor(heapLimitBytes / 10));
+  return Math.min(64 * 1024 * 1024, Math.floor(heapLimitBytes / 10));
 }
 /** Assumed size of a document until a whole-document page was seen (OCR text of a few pages). */
 const ASSUMED_DOCUMENT_BYTES = 16 * 1024;

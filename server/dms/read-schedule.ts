@@ -1,10 +1,11 @@
 import { budgetRows, DEFAULT_READ_PAGE, planPageSize, type PagePlanInput } from './read-costs.js';
 
-// The sizes of a read's requests, in order (issue 28). Full pages while the dms is the bottleneck, then halving
-// pages towards the end: the requests in flight finish closer together (no worker left idle while the last large
-// page is read) and the last pages to arrive are small, so the evaluation after the dms's last answer is short.
-// Plain pages are addressed by number (`page`, `page_size`), so every size divides the offset it starts at: the
-// sizes are `unit × 2^k`, never growing.
+// The sizes of a read's requests, in order (issue 28). A first round that ramps up, so its answers do not all
+// arrive together; full pages while the dms is the bottleneck; then halving pages towards the end: the requests
+// in flight finish closer together (no worker left idle while the last large page is read) and the last pages to
+// arrive are small, so the evaluation after the dms's last answer is short. Plain pages are addressed by number
+// (`page`, `page_size`), so every size divides the offset it starts at: the sizes are `base / 2^k`, growing only
+// in the ramp.
 
 export interface ReadSchedule {
   /** Rows of the full pages. */
@@ -32,8 +33,8 @@ export interface ScheduledPage {
  * halving leaves about two rounds of pages for every slot, so they even out before the last round.
  */
 const TAIL_ROUNDS = 2;
-/** A tail page's per-request cost should be at most a third of its rows' (the full pages: a tenth). */
-const TAIL_OVERHEAD_SHARE = 3;
+/** A tail page's per-request cost should be at most a quarter of its rows' (the full pages: a twentieth). */
+const TAIL_OVERHEAD_SHARE = 4;
 
 /** The smallest page worth a request at the end: never below the default page (a changing run writes per page). */
 function tailFloor(input: PagePlanInput): number {
@@ -76,8 +77,23 @@ export const fixedSchedule = (size: number, ahead: number): ReadSchedule => ({
 });
 
 /**
- * The pages covering `count` rows: full pages, then each size halved once the rows left are at most
- * `TAIL_ROUNDS` rounds of it over the requests in flight, down to `unit`. Lazy: the count is the dms's word.
+ * The first round's sizes before the full pages: `s, s, 2s, …, base / 2` with `s` = `base / 2^(parallel − 2)` (no
+ * smaller than `unit`), covering `base` rows. The first answers come early and one after the other instead of
+ * together, so evaluation starts sooner and each answer is taken while the dms works on the next; every size still
+ * divides the offset it starts at (`s` at 0 and `s`, `2s` at `2s`, …).
+ */
+function rampSizes(base: number, unit: number, parallel: number): number[] {
+  let halvings = 0;
+  while (halvings < parallel - 2 && base % 2 ** (halvings + 1) === 0 && base / 2 ** (halvings + 1) >= unit) halvings++;
+  if (halvings === 0) return [];
+  const smallest = base / 2 ** halvings;
+  return [smallest, ...Array.from({ length: halvings }, (_, i) => smallest * 2 ** i)];
+}
+
+/**
+ * The pages covering `count` rows: the first round's ramp (`rampSizes`), full pages, then each size halved once
+ * the rows left are at most `TAIL_ROUNDS` rounds of it over the requests in flight, down to `unit`. Lazy: the
+ * count is the dms's word.
  */
 export function* scheduledPages(
   count: number,
@@ -87,10 +103,15 @@ export function* scheduledPages(
   const unit = Math.max(1, schedule.unit);
   let size = Math.max(unit, schedule.base);
   let offset = 0;
+  const tailFrom = (rows: number) => count - offset <= TAIL_ROUNDS * Math.max(1, parallel) * rows;
+  if (!tailFrom(size))
+    for (const rows of rampSizes(size, unit, parallel)) {
+      yield { page: offset / rows + 1, pageSize: rows, rows };
+      offset += rows;
+    }
   while (offset < count) {
-    const left = count - offset;
-    while (size > unit && size % 2 === 0 && left <= TAIL_ROUNDS * Math.max(1, parallel) * size) size /= 2;
-    yield { page: offset / size + 1, pageSize: size, rows: Math.min(size, left) };
+    while (size > unit && size % 2 === 0 && tailFrom(size)) size /= 2;
+    yield { page: offset / size + 1, pageSize: size, rows: Math.min(size, count - offset) };
     offset += size;
   }
 }

@@ -82,7 +82,7 @@ describe('planPageSize: rows per request from what the dms costs', () => {
   const slow = { perRequestMs: 60, perRowMs: 2 };
   const MiB = 1024 * 1024;
   it('holds fewer documents at once when the heap is capped (96 MiB: about 90 per page)', () => {
-    assert.equal(pagesMemoryBudget(4096 * MiB), 24 * MiB);
+    assert.equal(pagesMemoryBudget(4096 * MiB), 64 * MiB);
     const budget = pagesMemoryBudget(96 * MiB);
     assert.equal(
       planPageSize({ count: 100_000, parallel: 4, estimate: slow, documentBytes: null, memoryBytes: budget }),
@@ -95,10 +95,10 @@ describe('planPageSize: rows per request from what the dms costs', () => {
       250,
     );
   });
-  it('makes pages large enough that the per-request cost is a tenth of the rows on a slow host', () => {
+  it('makes pages large enough that the per-request cost is a twentieth of the rows on a slow host', () => {
     assert.equal(
       planPageSize({ count: 10_000, parallel: 4, estimate: slow, documentBytes: 2_000, memoryBytes: 24 * MiB }),
-      300,
+      600,
     );
   });
   it('keeps the pages held at once within the memory budget for large documents', () => {

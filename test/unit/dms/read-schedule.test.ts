@@ -25,7 +25,28 @@ function assertContiguous(count: number, schedule: Sizes): void {
 }
 
 describe('planReadSchedule: the sizes of a read, from the dms costs, the count and the requests in flight', () => {
-  it('reads 10,012 documents on a slow host in full pages, then halves them for the last two rounds', () => {
+  it('reads 10,012 documents on a slow host in a ramp, full pages, then halves them for the last two rounds', () => {
+    const schedule = planReadSchedule({
+      count: 10_012,
+      parallel: 4,
+      estimate: slow,
+      documentBytes: 12_000,
+      memoryBytes: 64 * MiB,
+    });
+    // 600 rows make the request a twentieth of the rows; 64 MiB hold 5,592 documents of 12 KB, more than seven such
+    // pages (four in flight, one queued at the dms, the one evaluated, the one recorded). Tail pages of 150 (a
+    // request a quarter of its rows); less the page being recorded, 4,992 rows may be asked for and not yet taken.
+    assert.deepEqual(schedule, { base: 600, unit: 150, heldRows: 4992 });
+    const rows = sizes(10_012, schedule);
+    // The first round ramps up (150, 150, 300: its answers come early and one after the other), then full pages.
+    assert.deepEqual(rows.slice(0, 3), [150, 150, 300]);
+    assert.deepEqual(rows.slice(3, 11), Array<number>(8).fill(600));
+    assert.deepEqual(rows.slice(11), [...Array<number>(8).fill(300), ...Array<number>(14).fill(150), 112]);
+    assert.ok((rows.length / 10_012) * 1000 <= 20, `${rows.length} requests`);
+    assertContiguous(10_012, schedule);
+  });
+
+  it('at the memory budget of a heap under 640 MiB, keeps the pages smaller', () => {
     const schedule = planReadSchedule({
       count: 10_012,
       parallel: 4,
@@ -33,14 +54,9 @@ describe('planReadSchedule: the sizes of a read, from the dms costs, the count a
       documentBytes: 12_000,
       memoryBytes: 24 * MiB,
     });
-    // 24 MiB hold 2,097 documents of 12 KB, seven pages of 299 (four in flight, one queued at the dms, the one
-    // evaluated, the one recorded): under the 300 that make the request a tenth of the rows. Tail pages of 149; less
-    // the page being recorded, 1,799 rows may be asked for and not yet taken.
+    // 24 MiB hold 2,097 documents of 12 KB: seven pages of 298 (a multiple of the tail's 149).
     assert.deepEqual(schedule, { base: 298, unit: 149, heldRows: 1799 });
-    const rows = sizes(10_012, schedule);
-    assert.deepEqual(rows.slice(0, 26), Array<number>(26).fill(298));
-    assert.deepEqual(rows.slice(26), [...Array<number>(15).fill(149), 29]);
-    assert.ok((rows.length / 10_012) * 1000 <= 20, `${rows.length} requests`);
+    assert.deepEqual(sizes(10_012, schedule).slice(0, 3), [149, 149, 298], 'one halving left for the ramp');
     assertContiguous(10_012, schedule);
   });
 
@@ -108,7 +124,7 @@ describe('scheduledPages', () => {
     assert.equal(fixedSchedule(100, 4).heldRows, 600, 'five requests outstanding and the page being evaluated');
   });
 
-  it('never grows a page, and each page number addresses rows right after the last page', () => {
+  it('grows only in the first round, and each page number addresses rows right after the last page', () => {
     for (const count of [1, 7, 999, 1012, 4096, 10_012, 33_333])
       for (const schedule of [
         { base: 300, unit: 150 },
@@ -116,17 +132,25 @@ describe('scheduledPages', () => {
         { base: 127, unit: 127 },
       ]) {
         const rows = [...scheduledPages(count, schedule, 4)].map((p) => p.pageSize);
+        const full = rows.indexOf(schedule.base);
         assert.ok(
-          rows.every((size, i) => i === 0 || size <= rows[i - 1]),
-          `${count} over ${JSON.stringify(schedule)}`,
+          rows.every((size, i) => i === 0 || i <= full || size <= rows[i - 1]),
+          `${count} over ${JSON.stringify(schedule)}: ${rows.join(',')}`,
         );
         assertContiguous(count, schedule);
       }
   });
 
+  it('ramps up from a quarter of the full page with four requests in flight, not below the tail size', () => {
+    assert.deepEqual(sizes(33_333, { base: 256, unit: 64 }).slice(0, 4), [64, 64, 128, 256]);
+    assert.deepEqual(sizes(33_333, { base: 256, unit: 128 }).slice(0, 3), [128, 128, 256]);
+    assert.deepEqual(sizes(33_333, { base: 256, unit: 64 }, 2).slice(0, 2), [256, 256], 'no ramp for two in flight');
+    assert.deepEqual(sizes(1012, { base: 127, unit: 127 }), [...Array<number>(7).fill(127), 123]);
+  });
+
   it('plans nothing for an empty list, and stays lazy for a count no dms could serve', () => {
     assert.deepEqual(sizes(0, { base: 300, unit: 150 }), []);
-    const [first] = scheduledPages(5e9, { base: 300, unit: 150 }, 4);
-    assert.equal(first.pageSize, 300);
+    const [first, , third, fourth] = scheduledPages(5e9, { base: 300, unit: 150 }, 4);
+    assert.deepEqual([first.pageSize, third.pageSize, fourth.pageSize], [150, 300, 300]);
   });
 });
