@@ -39,12 +39,25 @@ const WRITES = /^(PATCH|PUT|POST|DELETE) /;
 const sum = (counts: Record<string, number>, only?: RegExp) =>
   Object.entries(counts).reduce((a, [key, v]) => a + (only && !only.test(key) ? 0 : v), 0);
 
+/** Worker time left idle between `from` and `to` (ms × workers), from the requests' busy intervals. */
+function idleBetween(busy: Array<{ started: number; answered: number }>, workers: number, from: number, to: number) {
+  const overlap = busy.reduce((sum, t) => sum + Math.max(0, Math.min(t.answered, to) - Math.max(t.started, from)), 0);
+  return Math.max(0, workers * Math.max(0, to - from) - overlap);
+}
+
 /**
  * Where a slow-profile job's wall time went beyond the dms's work: the share of the dms's worker time left idle
  * between the job's first document request and its last answer (pages not asked for while the service worked),
- * and the time from that last answer to the job's end (evaluating and recording what came last).
+ * split into the first round (until as many answers as workers came), the middle and the last round (from the
+ * last request's start), each as a share of capacity; and the time from the last answer to the job's end
+ * (evaluating and recording what came last).
  */
-function readTimeline(sim: Simulator, workers: number, event: { started_at: string; finished_at: string }): string {
+function readTimeline(
+  sim: Simulator,
+  workers: number,
+  capacityMs: number,
+  event: { started_at: string; finished_at: string },
+): string {
   const started = Date.parse(event.started_at);
   const finished = Date.parse(event.finished_at);
   // The job's document reads; not the health ping (an empty `id__in=0` page) that may land among them.
@@ -61,10 +74,16 @@ function readTimeline(sim: Simulator, workers: number, event: { started_at: stri
   if (reads.length === 0) return '';
   const first = Math.min(...reads.map((t) => t.started));
   const last = Math.max(...reads.map((t) => t.answered));
-  const busy = reads.reduce((sum, t) => sum + (t.answered - t.started), 0);
-  const idle = 1 - busy / (workers * Math.max(1, last - first));
+  const lastStart = Math.max(...reads.map((t) => t.started));
+  const firstRound = reads.map((t) => t.answered).sort((a, b) => a - b)[Math.min(workers, reads.length) - 1];
+  const idle = idleBetween(reads, workers, first, last) / (workers * Math.max(1, last - first));
+  const share = (from: number, to: number) =>
+    round(idleBetween(reads, workers, from, Math.max(from, to)) / workers / capacityMs, 3);
   const tail = (finished - last) / 1000;
-  return `; dms workers idle ${round(idle * 100, 0)} % of the read, ${round(tail, 2)} s after its last answer`;
+  return (
+    `; dms workers idle ${round(idle * 100, 0)} % of the read (first round ${share(first, firstRound)}×, middle ` +
+    `${share(firstRound, lastStart)}×, last round ${share(lastStart, last)}× of capacity), ${round(tail, 2)} s after its last answer`
+  );
 }
 
 function startRigService(sim: Simulator, rulesDir: string, dataDir: string, nodeArgs: string[]) {
@@ -137,7 +156,7 @@ export async function benchCapacity(
       const dmsNote =
         dmsOwn === null || !profile
           ? ''
-          : `; dms's own time for it ${round(dmsOwn / capacity.seconds, 2)}× capacity${readTimeline(sim, profile.workers, event)}`;
+          : `; dms's own time for it ${round(dmsOwn / capacity.seconds, 2)}× capacity${readTimeline(sim, profile.workers, capacity.seconds * 1000, event)}`;
       rows.push({
         measure: `${name}: ${mode} / capacity`,
         value: `${round(jobSeconds / capacity.seconds, 2)}×`,
