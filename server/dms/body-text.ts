@@ -32,12 +32,31 @@ function joined(chunks: readonly Buffer[], length: number): Buffer {
   return reused.subarray(0, length);
 }
 
-/** The bytes as a string on the V8 heap, decoded piece by piece (PIECE_BYTES is even: no UTF-16 unit is split). */
-function heapString(bytes: Buffer, encoding: 'latin1' | 'utf16le'): string {
-  if (bytes.length <= PIECE_BYTES) return bytes.toString(encoding);
+/** ASCII bytes as a string on the V8 heap, decoded piece by piece. */
+function asciiString(bytes: Buffer): string {
+  if (bytes.length <= PIECE_BYTES) return bytes.toString('latin1');
   const pieces: string[] = [];
   for (let at = 0; at < bytes.length; at += PIECE_BYTES)
-    pieces.push(bytes.toString(encoding, at, Math.min(bytes.length, at + PIECE_BYTES)));
+    pieces.push(bytes.toString('latin1', at, Math.min(bytes.length, at + PIECE_BYTES)));
+  return pieces.join('');
+}
+
+/**
+ * Valid UTF-8 as a string on the V8 heap, through UTF-16 piece by piece: each piece ends before a character's
+ * first byte, and its UTF-16 (at most twice its size) stays below the external-string size and small enough
+ * for the allocator to reuse its memory (one 22 MB buffer per page was freshly mapped, page faults included).
+ */
+function utf8String(bytes: Buffer): string {
+  const step = PIECE_BYTES / 2;
+  if (bytes.length <= step) return transcode(bytes, 'utf8', 'utf16le').toString('utf16le');
+  const pieces: string[] = [];
+  for (let at = 0; at < bytes.length;) {
+    let end = Math.min(bytes.length, at + step);
+    // 0b10xxxxxx continues a character: back up to its first byte.
+    while (end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
+    pieces.push(transcode(bytes.subarray(at, end), 'utf8', 'utf16le').toString('utf16le'));
+    at = end;
+  }
   return pieces.join('');
 }
 
@@ -50,10 +69,10 @@ export function decodeBody(bytes: Buffer): string {
   const start = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const body = start > 0 ? bytes.subarray(start) : bytes;
   if (body.length < LARGE) return body.toString('utf8');
-  if (isAscii(body)) return heapString(body, 'latin1');
+  if (isAscii(body)) return asciiString(body);
   if (isUtf8(body)) {
     try {
-      return heapString(transcode(body, 'utf8', 'utf16le'), 'utf16le');
+      return utf8String(body);
     } catch {
       // A Node built without ICU: the plain decoder below.
     }
