@@ -5,17 +5,18 @@ import { isAscii, isUtf8, transcode } from 'node:buffer';
 // documents (12.6 MB) took 50–120 ms to decode, more than parsing its JSON. ICU's converter (`transcode` to
 // UTF-16) and a copy into the string take 12–22 ms for the same page (docs/performance.md, issue 28).
 //
-// Memory outside the V8 heap (buffers, external strings) is what started nearly every full garbage collection
-// during a job: V8 starts one whenever such memory grows 64 MB past what it was at the last, and each page cost
-// 66 MB of it (socket chunks, undici's joined copy, the UTF-16 buffer, and Node's copy of a string over ~1 MB
-// as an external string). The body is joined in one reused buffer and the text is built on the V8 heap in
-// pieces, which leaves the socket chunks and the UTF-16 buffer (docs/performance.md, issue 28, 2026-11-26).
+// Memory outside the V8 heap (buffers, external strings) started nearly every full garbage collection during a
+// job: V8 starts one whenever it grows 64 MB past its level at the last one, and a page cost 66 MB of it (socket
+// chunks, undici's joined copy, one UTF-16 buffer of the page, and Node's copy of any decoded string over ~1 MB,
+// which it makes an external string). The body is joined in one reused buffer, and the text is decoded in pieces
+// small enough to be ordinary young heap strings (a larger one is mapped fresh each time: page faults), then
+// joined on the heap (docs/performance.md, "Service CPU per document, night of 2026-11-26").
 
 /** Below this, the plain decoder costs too little to be worth a second buffer. */
 const LARGE = 16 * 1024;
 
-/** Node turns a decoded string of more than ~1 MB into an external string; pieces stay below that. */
-const PIECE_BYTES = 512 * 1024;
+/** At most this many bytes of string per piece: below V8's large-object size (128 KiB) and Node's external strings. */
+const PIECE_BYTES = 64 * 1024;
 
 /** The largest body joined in the reused buffer (a page of 1,000 documents is 2–25 MB); larger ones get their own. */
 const MAX_REUSED_BYTES = 64 * 1024 * 1024;
@@ -43,8 +44,7 @@ function asciiString(bytes: Buffer): string {
 
 /**
  * Valid UTF-8 as a string on the V8 heap, through UTF-16 piece by piece: each piece ends before a character's
- * first byte, and its UTF-16 (at most twice its size) stays below the external-string size and small enough
- * for the allocator to reuse its memory (one 22 MB buffer per page was freshly mapped, page faults included).
+ * first byte, and its UTF-16 (at most twice its size) fits PIECE_BYTES.
  */
 function utf8String(bytes: Buffer): string {
   const step = PIECE_BYTES / 2;
