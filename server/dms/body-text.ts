@@ -27,7 +27,8 @@ let reused: Buffer | null = null;
 function joined(chunks: readonly Buffer[], length: number): Buffer {
   if (chunks.length === 1) return chunks[0];
   if (length > MAX_REUSED_BYTES) return Buffer.concat(chunks, length);
-  if (!reused || reused.length < length) reused = Buffer.allocUnsafeSlow(Math.min(MAX_REUSED_BYTES, length * 2));
+  if (!reused || reused.length < length)
+    reused = Buffer.allocUnsafeSlow(Math.min(MAX_REUSED_BYTES, Math.ceil(length * 1.25)));
   let at = 0;
   for (const chunk of chunks) at += chunk.copy(reused, at);
   return reused.subarray(0, length);
