@@ -25,7 +25,7 @@ let reused: Buffer | null = null;
 
 /** The chunks as one buffer, valid until the next call: only read synchronously. */
 function joined(chunks: readonly Buffer[], length: number): Buffer {
-  if (chunks.length === 1) return chunks[0];
+  if (chunks.length <= 1) return chunks[0] ?? Buffer.alloc(0);
   if (length > MAX_REUSED_BYTES) return Buffer.concat(chunks, length);
   if (!reused || reused.length < length)
     reused = Buffer.allocUnsafeSlow(Math.min(MAX_REUSED_BYTES, Math.ceil(length * 1.25)));
