@@ -4,9 +4,62 @@ import { isAscii, isUtf8, transcode } from 'node:buffer';
 // leaves its fast path at the first non-ASCII byte and decodes the rest byte by byte, so one page of 1,000
 // documents (12.6 MB) took 50–120 ms to decode, more than parsing its JSON. ICU's converter (`transcode` to
 // UTF-16) and a copy into the string take 12–22 ms for the same page (docs/performance.md, issue 28).
+//
+// Memory outside the V8 heap (buffers, external strings) started nearly every full garbage collection during a
+// job: V8 starts one whenever it grows 64 MB past its level at the last one, and a page cost 66 MB of it (socket
+// chunks, undici's joined copy, one UTF-16 buffer of the page, and Node's copy of any decoded string over ~1 MB,
+// which it makes an external string). The body is joined in one reused buffer, and the text is decoded in pieces
+// small enough to be ordinary young heap strings (a larger one is mapped fresh each time: page faults), then
+// joined on the heap (docs/performance.md, "Service CPU per document, night of 2026-11-26").
 
 /** Below this, the plain decoder costs too little to be worth a second buffer. */
 const LARGE = 16 * 1024;
+
+/** At most this many bytes of string per piece: below V8's large-object size (128 KiB) and Node's external strings. */
+const PIECE_BYTES = 64 * 1024;
+
+/** The largest body joined in the reused buffer (a page of 1,000 documents is 2–25 MB); larger ones get their own. */
+const MAX_REUSED_BYTES = 64 * 1024 * 1024;
+
+let reused: Buffer | null = null;
+
+/** The chunks as one buffer, valid until the next call: only read synchronously. */
+function joined(chunks: readonly Buffer[], length: number): Buffer {
+  if (chunks.length <= 1) return chunks[0] ?? Buffer.alloc(0);
+  if (length > MAX_REUSED_BYTES) return Buffer.concat(chunks, length);
+  if (!reused || reused.length < length)
+    reused = Buffer.allocUnsafeSlow(Math.min(MAX_REUSED_BYTES, Math.ceil(length * 1.25)));
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(reused, at);
+  return reused.subarray(0, length);
+}
+
+/** ASCII bytes as a string on the V8 heap, decoded piece by piece. */
+function asciiString(bytes: Buffer): string {
+  if (bytes.length <= PIECE_BYTES) return bytes.toString('latin1');
+  const pieces: string[] = [];
+  for (let at = 0; at < bytes.length; at += PIECE_BYTES)
+    pieces.push(bytes.toString('latin1', at, Math.min(bytes.length, at + PIECE_BYTES)));
+  return pieces.join('');
+}
+
+/**
+ * Valid UTF-8 as a string on the V8 heap, through UTF-16 piece by piece: each piece ends before a character's
+ * first byte, and its UTF-16 (at most twice its size) fits PIECE_BYTES.
+ */
+function utf8String(bytes: Buffer): string {
+  const step = PIECE_BYTES / 2;
+  if (bytes.length <= step) return transcode(bytes, 'utf8', 'utf16le').toString('utf16le');
+  const pieces: string[] = [];
+  for (let at = 0; at < bytes.length;) {
+    let end = Math.min(bytes.length, at + step);
+    // 0b10xxxxxx continues a character: back up to its first byte.
+    while (end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
+    pieces.push(transcode(bytes.subarray(at, end), 'utf8', 'utf16le').toString('utf16le'));
+    at = end;
+  }
+  return pieces.join('');
+}
 
 /**
  * The body's text exactly as undici's `text()` gives it (UTF-8, a leading BOM dropped, invalid sequences as
@@ -17,13 +70,25 @@ export function decodeBody(bytes: Buffer): string {
   const start = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   const body = start > 0 ? bytes.subarray(start) : bytes;
   if (body.length < LARGE) return body.toString('utf8');
-  if (isAscii(body)) return body.toString('latin1');
+  if (isAscii(body)) return asciiString(body);
   if (isUtf8(body)) {
     try {
-      return transcode(body, 'utf8', 'utf16le').toString('utf16le');
+      return utf8String(body);
     } catch {
       // A Node built without ICU: the plain decoder below.
     }
   }
   return body.toString('utf8');
+}
+
+/** Reads a response body to the end and decodes it as `decodeBody` does. */
+export async function readBodyText(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    length += chunk.length;
+  }
+  // Joined and decoded in one synchronous step: the reused buffer is free again when this returns.
+  return decodeBody(joined(chunks, length));
 }

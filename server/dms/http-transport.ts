@@ -12,7 +12,7 @@ import { dmsMessage } from './dms-message.js';
 import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
 import { readCapped } from './file-download.js';
-import { decodeBody } from './body-text.js';
+import { readBodyText } from './body-text.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
 import { createReadCosts, type ReadCosts } from './read-costs.js';
 import { createSemaphore } from './semaphore.js';
@@ -133,7 +133,7 @@ export function createTransport(options: TransportOptions): Transport {
       const bytes = await readCapped(res.body, request.maxBytes, announced, label);
       return { status: res.statusCode, headers: flat, json: null, bytes };
     }
-    const text = decodeBody(Buffer.from(await res.body.arrayBuffer()));
+    const text = await readBodyText(res.body);
     const contentType = flat['content-type'] ?? '';
     const told = versionFacts(flat);
     if (told.version || told.maxApiVersion) {

@@ -100,7 +100,8 @@ function evaluateAll(input: EvaluateInput): Evaluation {
   const setBy = new Map<string, { rule: string; value: unknown }>();
   let stoppedBy: string | null = null;
 
-  for (const [index, { compiled: rule, file, vars }] of input.rules.entries()) {
+  for (let index = 0; index < input.rules.length; index++) {
+    const { compiled: rule, file, vars } = input.rules[index];
     input.onRule?.(index);
     const base: RuleResult = {
       rule_id: rule.id,
@@ -132,7 +133,8 @@ function evaluateAll(input: EvaluateInput): Evaluation {
     if (result.status !== 'matched') continue;
     if (messages.length > 0) notifications[rule.id] = messages;
     mergeCreateMissing(createMissing, wanted);
-    for (const [i, action] of result.actions.entries()) {
+    for (let i = 0; i < result.actions.length; i++) {
+      const action = result.actions[i];
       for (const w of action.writes) {
         const prev = setBy.get(w.field);
         if (prev && prev.rule !== rule.id && JSON.stringify(prev.value) !== JSON.stringify(w.value)) {

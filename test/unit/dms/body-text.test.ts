@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeBody } from '../../../server/dms/body-text.js';
+import { decodeBody, readBodyText } from '../../../server/dms/body-text.js';
 
 /** What undici's `text()` gives: UTF-8 with a leading BOM skipped (its `chunksDecode`). */
 const undiciText = (bytes: Buffer) =>
@@ -36,4 +36,25 @@ test('a large body with characters beyond Latin-1 parses to the same JSON as the
   };
   const bytes = Buffer.from(JSON.stringify(page), 'utf8');
   assert.deepEqual(JSON.parse(decodeBody(bytes)), page);
+});
+
+test('a body of megabytes, read in chunks that split characters, decodes exactly as undici does', async () => {
+  // The emoji's four UTF-8 bytes straddle the end of the decoder's first 32 KiB piece.
+  const texts = [
+    `${'a'.repeat(32_766)}🧾${large('Straße – 12,50 € „Zitat“ ').repeat(40)}`,
+    large('{"content":"plain ASCII text, nothing else"}').repeat(40),
+  ];
+  for (const text of texts) {
+    const bytes = Buffer.from(text, 'utf8');
+    assert.ok(bytes.length > 1_100_000);
+    assert.equal(decodeBody(bytes), text);
+    // Chunks of 65,535 bytes end inside multi-byte sequences; a second read reuses the joining buffer.
+    for (let read = 0; read < 2; read++) {
+      const chunks = async function* () {
+        for (let at = 0; at < bytes.length; at += 65_535) yield bytes.subarray(at, at + 65_535);
+      };
+      assert.equal(await readBodyText(chunks()), undiciText(bytes));
+    }
+  }
+  assert.equal(await readBodyText((async function* () {})()), '');
 });
