@@ -58,6 +58,14 @@ export async function createServices(config: Config, logger: Logger, options: Se
   makeDataDirPrivate(config.dataDir);
   const closers: Array<() => Promise<void>> = [];
 
+  // Rules are evaluated in worker threads, each rule on each document within a time budget (docs/security.md).
+  // Started first: they load the engine while the rest starts, and the service listens once they are ready.
+  const evaluator =
+    config.evalWorkers > 0
+      ? createEvalPool({ workers: config.evalWorkers, budgetMs: config.evalBudgetMs, logger })
+      : inlineEvaluator();
+  closers.push(() => evaluator.close());
+
   const auth = createAuthService(config, loadOrCreateSessionSecret(config.dataDir, config.jwtSecret, logger), {
     revocations: openSessionRevocations(path.join(config.dataDir, 'signed-out-sessions.json'), logger),
     throttle: createLoginThrottle({ now: options.now }),
@@ -111,13 +119,6 @@ export async function createServices(config: Config, logger: Logger, options: Se
     notifyTargets: () => notifier.kinds(),
   });
   closers.push(() => rules.close());
-
-  // Rules are evaluated in worker threads, each rule on each document within a time budget (docs/security.md).
-  const evaluator =
-    config.evalWorkers > 0
-      ? createEvalPool({ workers: config.evalWorkers, budgetMs: config.evalBudgetMs, logger })
-      : inlineEvaluator();
-  closers.push(() => evaluator.close());
 
   // The echo ledger: what the service last left each document as, kept across restarts.
   const echoes = openEchoLedger({
@@ -248,6 +249,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
     await schedules.stop();
   });
 
+  // The first run after start (a webhook, a job) does not wait for the workers to load the engine.
+  await evaluator.ready();
   return {
     config,
     logger,

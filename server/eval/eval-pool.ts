@@ -32,6 +32,8 @@ export interface Evaluator {
   evaluate(request: EvaluateRequest): Promise<DocumentEvaluation>;
   /** Worker threads in use (0: evaluation runs on the main thread). */
   readonly workers: number;
+  /** Resolves once evaluation can start without waiting: every worker loaded the engine (or they cannot run here). */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export function inlineEvaluator(): Evaluator {
         resolve(evaluation);
       });
     },
+    ready: () => Promise.resolve(),
     async close() {},
   };
 }
@@ -152,6 +155,11 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
   let dispatchScheduled = false;
   let inline: Evaluator | null = null;
   let watchdog: NodeJS.Timeout | undefined;
+  let markReady = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const checkReady = () => {
+    if (slots.every((slot) => slot.online)) markReady();
+  };
 
   const spawn = (): Slot => {
     const shared = new SharedArrayBuffer(PROGRESS.size * Float64Array.BYTES_PER_ELEMENT);
@@ -160,9 +168,11 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     // An idle worker must not keep the process alive; a busy one is referenced while it works.
     worker.unref();
     // Ready only once the worker's module loaded: an error before that means workers cannot run here at all.
-    worker.on('message', (answers: EvalAnswer[] | 'ready') =>
-      answers === 'ready' ? (slot.online = true) : onAnswers(slot, answers),
-    );
+    worker.on('message', (answers: EvalAnswer[] | 'ready') => {
+      if (answers !== 'ready') return onAnswers(slot, answers);
+      slot.online = true;
+      checkReady();
+    });
     worker.on('error', (err) =>
       slot.online ? replace(slot, `evaluation failed: ${err.message}`) : giveUp(slot, err.message),
     );
@@ -176,6 +186,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
   const giveUp = (slot: Slot, reason: string) => {
     if (inline) return;
     inline = inlineEvaluator();
+    markReady();
     options.logger.error(
       `evaluation worker threads could not start (${reason}); rules are evaluated on the main thread without a time budget`,
     );
@@ -292,6 +303,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     get workers() {
       return inline ? 0 : slots.length;
     },
+    ready: () => ready,
     evaluate(request) {
       if (closed) return Promise.reject(new Error('the evaluation pool is closed'));
       if (inline) return inline.evaluate(request);

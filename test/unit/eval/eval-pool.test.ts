@@ -45,6 +45,19 @@ const logger = createMemoryLogger();
 const pool = createEvalPool({ workers: 2, budgetMs: 2000, logger });
 after(() => pool.close());
 
+test('is ready once every worker loaded the engine; inline at once', async () => {
+  const fresh = createEvalPool({ workers: 2, budgetMs: 2000, logger });
+  try {
+    await fresh.ready();
+    assert.equal(fresh.workers, 2, 'both workers came online, none was given up');
+    const [evaluation] = await Promise.all([fresh.evaluate(request(doc(1, 'Rechnung Nr. 1'), [TITLE])), fresh.ready()]);
+    assert.equal(evaluation.results.length, 1);
+  } finally {
+    await fresh.close();
+  }
+  await inlineEvaluator().ready();
+});
+
 test('evaluates in worker threads exactly as on the main thread', async () => {
   const inline = inlineEvaluator();
   const docs = Array.from({ length: 60 }, (_, i) => doc(i + 1, i % 3 === 0 ? `Rechnung Nr. ${i}` : `Brief ${i}`));
