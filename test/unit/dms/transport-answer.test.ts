@@ -12,9 +12,17 @@ let server: http.Server;
 let transport: Transport;
 /** Ends the body of the request held by the server (set once its head was sent). */
 let release: (() => void) | null = null;
+const stalled: http.ServerResponse[] = [];
 
 before(async () => {
   server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/api/stalled/')) {
+      // Half a body, then nothing: the rest never comes.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"count":1,"results":[');
+      stalled.push(res);
+      return;
+    }
     if (req.url?.startsWith('/api/missing/')) {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
       return;
@@ -37,6 +45,7 @@ before(async () => {
 });
 
 after(async () => {
+  for (const res of stalled) res.destroy();
   await transport.close();
   await new Promise((resolve) => server.close(resolve));
 });
@@ -66,4 +75,26 @@ test('does not announce an answer that fails the request', async () => {
     /404/,
   );
   assert.equal(announced, 0);
+});
+
+test('a body that stops arriving fails the request as a timeout, after its answer was announced', async () => {
+  const impatient = createTransport({
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    token: 'token',
+    timeoutMs: 200,
+    maxInFlight: 1,
+    retries: 0,
+    retryBaseMs: 1,
+    maxRetryAfterMs: 0,
+  });
+  let announced = 0;
+  try {
+    await assert.rejects(
+      impatient.send({ method: 'GET', path: '/api/stalled/', idempotent: true, onAnswer: () => announced++ }),
+      /timed out after 200 ms/,
+    );
+    assert.equal(announced, 1, 'the head had arrived: the slot was freed, the read still fails');
+  } finally {
+    await impatient.close();
+  }
 });
