@@ -14,6 +14,17 @@ let transport: Transport;
 let release: (() => void) | null = null;
 const stalled: http.ServerResponse[] = [];
 
+const transportTo = (port: number, timeoutMs: number) =>
+  createTransport({
+    url: `http://127.0.0.1:${port}`,
+    token: 'token',
+    timeoutMs,
+    maxInFlight: 2,
+    retries: 0,
+    retryBaseMs: 1,
+    maxRetryAfterMs: 0,
+  });
+
 before(async () => {
   server = http.createServer((req, res) => {
     if (req.url?.startsWith('/api/stalled/')) {
@@ -33,15 +44,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  transport = createTransport({
-    url: `http://127.0.0.1:${port}`,
-    token: 'token',
-    timeoutMs: 60_000,
-    maxInFlight: 2,
-    retries: 0,
-    retryBaseMs: 1,
-    maxRetryAfterMs: 0,
-  });
+  transport = transportTo(port, 60_000);
 });
 
 after(async () => {
@@ -78,15 +81,7 @@ test('does not announce an answer that fails the request', async () => {
 });
 
 test('a body that stops arriving fails the request as a timeout, after its answer was announced', async () => {
-  const impatient = createTransport({
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    token: 'token',
-    timeoutMs: 200,
-    maxInFlight: 1,
-    retries: 0,
-    retryBaseMs: 1,
-    maxRetryAfterMs: 0,
-  });
+  const impatient = transportTo((server.address() as AddressInfo).port, 200);
   let announced = 0;
   try {
     await assert.rejects(
