@@ -2,7 +2,8 @@
 // Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
 // --capacity-sizes 1000,10000 (issue 28's comparison with the dms's capacity; --with-100k adds 100,000 documents,
 // which takes several minutes per profile), --capacity-profiles slow,fast-realistic, --cpu-prof <dir>, --skip capacity,limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
-// build against this one, alternating in one run (build it first: `npm run build` there)
+// build against this one, alternating in one run (build it first: `npm run build` there); --cpu-baseline <checkout>
+// adds service CPU per document of that checkout's build against this one (fast realistic, 10,000 documents)
 import { execSync } from 'node:child_process';
 import os from 'node:os';
 import { benchHeapCap, benchJobs, benchQueryJob } from './job-bench.js';
@@ -12,6 +13,7 @@ import { benchCapacity, type CapacityProfile } from './capacity-bench.js';
 import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
 import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
+import { benchCpuBaseline } from './cpu-baseline.js';
 import { printTable, type Row } from './stats.js';
 
 function option(name: string): string | undefined {
@@ -72,5 +74,7 @@ if (baseline)
     ...(await benchEventStoreBaseline(baseline)),
     ...(await benchWebhookBaseline(baseline)),
   ]);
+const cpuBaseline = option('cpu-baseline');
+if (cpuBaseline) printTable('Service CPU per document against a baseline build', await benchCpuBaseline(cpuBaseline));
 if (!skip.has('history')) printTable('Trace history', await benchHistory());
 if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));
