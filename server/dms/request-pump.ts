@@ -14,10 +14,10 @@ export interface PumpedRequest<T> {
 
 /**
  * The answers of `requests`, in order: at most `inFlight` unanswered at any moment (until the dms began an answer,
- * or it failed), and at most `heldRows` rows
- * sent and not yet taken by the consumer (the answer it works on counts until it asks for the next one), which
- * bounds the documents held in memory; one request always may be. With `heldRows` 0 a request goes out only when
- * the consumer asks for the next answer. A failed request fails the read where its answer is taken.
+ * or it failed), and at most `heldRows` rows sent and not yet taken by the consumer (the answer it works on counts
+ * until it asks for the next one), which bounds the documents held in memory; one request always may be. With
+ * `heldRows` 0 a request goes out only when the consumer asks for the next answer. A failed request fails the read
+ * where its answer is taken.
  */
 export async function* pumpRequests<T>(
   requests: Iterator<PumpedRequest<T>>,
