@@ -14,6 +14,7 @@ import {
   type EvalItem,
   type EvalMessage,
 } from './eval-protocol.js';
+import { perObject } from '../per-object.js';
 
 export interface EvaluateRequest {
   document: RuleDocument;
@@ -85,16 +86,8 @@ interface Slot {
 
 // What items share goes to the worker once per batch, keyed by object identity: a LoadedRule is replaced on
 // reload and the vocabulary's tags and field types are one object per snapshot, so a key never goes stale.
-const keys = new WeakMap<object, string>();
 let nextKey = 1;
-function keyOf(shared: object): string {
-  let key = keys.get(shared);
-  if (!key) {
-    key = `#${nextKey++}`;
-    keys.set(shared, key);
-  }
-  return key;
-}
+const keyOf = perObject((_shared: object): string => `#${nextKey++}`);
 
 /**
  * One message for a batch: each rule, field-type map and tag list once, the items refer to them by key; the

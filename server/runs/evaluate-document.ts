@@ -10,6 +10,7 @@ import { toRuleDocument, unknownRefs } from './rule-document.js';
 import { needsPrincipals } from './rule-permissions.js';
 import { questionKey, type QueryAnswer } from '../engine/document-queries.js';
 import { MAX_QUERIES_PER_DOCUMENT, type DocumentQueries } from './queries/document-queries.js';
+import { perObject } from '../per-object.js';
 
 /** Everything evaluation needs about one document: its rule view and the vocabulary to map names back. */
 export interface DocumentContext {
@@ -18,19 +19,11 @@ export interface DocumentContext {
 }
 
 // The client hands out the same vocabulary object until it refetches: index it once, not per document.
-const contexts = new WeakMap<DmsVocabulary, DocumentContext>();
-
-function contextOf(vocabulary: DmsVocabulary): DocumentContext {
-  let context = contexts.get(vocabulary);
-  if (!context) {
-    const index = createVocabularyIndex(vocabulary);
-    const customFieldTypes: Record<string, CustomFieldDataType> = {};
-    for (const field of vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
-    context = { index, customFieldTypes };
-    contexts.set(vocabulary, context);
-  }
-  return context;
-}
+const contextOf = perObject((vocabulary: DmsVocabulary): DocumentContext => {
+  const customFieldTypes: Record<string, CustomFieldDataType> = {};
+  for (const field of vocabulary.custom_fields) customFieldTypes[field.name] = field.data_type;
+  return { index: createVocabularyIndex(vocabulary), customFieldTypes };
+});
 
 // Refs a refresh did not resolve, per vocabulary snapshot: objects the token may not see (owned by someone
 // else). Without this memo every document that uses one would refetch the whole vocabulary.

@@ -19,6 +19,7 @@ import { PERMISSION_KINDS, PERMISSION_TARGETS } from '../engine/permissions.js';
 import { unsafeCreation } from './creation-guard.js';
 import { dateOnly } from './rule-document.js';
 import { errorMessage } from '../error-message.js';
+import { perObject } from '../per-object.js';
 
 /** A document field a plan can change; `notes` are added, never replaced; detaching custom fields counts as `custom_fields`. */
 export type ChangeField = Exclude<keyof DocumentChanges, 'remove_custom_fields'>;
@@ -192,13 +193,7 @@ export function planDocument(
 
 // The dms's tag list is one array per vocabulary snapshot (a created tag makes a new one): its tree is built
 // once, not for every document a job plans.
-const tagTrees = new WeakMap<readonly TagNode[], TagTree>();
-
-function tagTreeOf(tags: readonly TagNode[]): TagTree {
-  let tree = tagTrees.get(tags);
-  if (!tree) tagTrees.set(tags, (tree = createTagTree(tags)));
-  return tree;
-}
+const tagTreeOf = perObject((tags: readonly TagNode[]): TagTree => createTagTree(tags));
 
 function planTags(
   doc: DmsDocument,

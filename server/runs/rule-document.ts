@@ -1,6 +1,7 @@
 import type { CustomFieldValue, DocumentPermissions, RuleDocument } from '../engine/model.js';
 import { decodeCustomFieldValue, unknownName, type VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsDocument, DmsPermissions } from '../dms/types.js';
+import { perObject } from '../per-object.js';
 
 /** `yyyy-MM-dd` from a Paperless date or datetime; Paperless ≥ v9 sends a date, older servers a datetime. */
 export function dateOnly(value: string | null | undefined): string | null {
@@ -37,20 +38,16 @@ export function unknownRefs(doc: DmsDocument, index: VocabularyIndex): string[] 
   return refs;
 }
 
-// Asked for every document of a job: per vocabulary index (one per snapshot), not per document.
-const hiddenByIndex = new WeakMap<VocabularyIndex, ReadonlySet<string>>();
-
-/** Kinds whose ids are never stale: the token may not view them, or they were not listed. */
-function hiddenKinds(index: VocabularyIndex): ReadonlySet<string> {
-  let hidden = hiddenByIndex.get(index);
-  if (!hidden) {
-    const kinds = new Set<string>(index.vocabulary.forbidden?.map((f) => f.kind));
-    // Users and groups not listed (no rule needed them) are not stale, just not loaded.
-    if (index.vocabulary.users === undefined) kinds.add('users').add('groups');
-    hiddenByIndex.set(index, (hidden = kinds));
-  }
-  return hidden;
-}
+/**
+ * Kinds whose ids are never stale: the token may not view them, or they were not listed. Asked for every document
+ * of a job, so once per vocabulary index (one per snapshot).
+ */
+const hiddenKinds = perObject((index: VocabularyIndex): ReadonlySet<string> => {
+  const kinds = new Set<string>(index.vocabulary.forbidden?.map((f) => f.kind));
+  // Users and groups not listed (no rule needed them) are not stale, just not loaded.
+  if (index.vocabulary.users === undefined) kinds.add('users').add('groups');
+  return kinds;
+});
 
 /** The document as rules see it: ids resolved to names, custom fields decoded by data type. */
 export function toRuleDocument(doc: DmsDocument, index: VocabularyIndex): RuleDocument {

@@ -1,6 +1,7 @@
 import type { DmsForbiddenKind, DmsVocabularyKind } from '../dms/types.js';
 import type { Action, Condition, RuleDefinition } from '../engine/model.js';
 import type { LoadedRule } from '../rules/index.js';
+import { perObject } from '../per-object.js';
 
 // A token whose user is no superuser may not view some kinds of Paperless objects. A rule that reads or
 // writes such a kind cannot be evaluated truthfully (names are unknown), so it fails in its own trace;
@@ -95,23 +96,20 @@ function scan(rule: RuleDefinition): { kinds: Set<DmsVocabularyKind>; words: Set
   return { kinds, words };
 }
 
-// A job asks for every document (needsPrincipals, permissionProblem); a definition is never changed once
-// loaded (a reload makes a new one), so it is scanned once.
-const usedKinds = new WeakMap<RuleDefinition, ReadonlySet<DmsVocabularyKind>>();
-
-/** Every vocabulary kind a rule reads (conditions, extraction sources, templates) or writes (actions). */
-export function kindsUsedBy(rule: RuleDefinition): ReadonlySet<DmsVocabularyKind> {
-  const known = usedKinds.get(rule);
-  if (known) return known;
+/**
+ * Every vocabulary kind a rule reads (conditions, extraction sources, templates) or writes (actions). A job asks
+ * for every document (needsPrincipals, permissionProblem); a definition is never changed once loaded (a reload
+ * makes a new one), so it is scanned once.
+ */
+export const kindsUsedBy = perObject((rule: RuleDefinition): ReadonlySet<DmsVocabularyKind> => {
   const { kinds, words } = scan(rule);
   for (const word of words) {
     // Permissions name users and groups, whether a rule sets them or reads them.
     if (word === 'permissions') kinds.add('users').add('groups');
     else kinds.add(FIELD_KINDS[word]);
   }
-  usedKinds.set(rule, kinds);
   return kinds;
-}
+});
 
 /** Whether a rule changes or reads permissions, so its documents must be read with them (`full_perms`). */
 export function usesPermissions(rule: RuleDefinition): boolean {
