@@ -3,7 +3,7 @@ import { DmsError } from './errors.js';
 import type { Transport } from './http-transport.js';
 import { checkedPage, MAX_LISTED_DOCUMENTS, type ListPage } from './list-walk.js';
 import { MAX_READ_PAGE } from './read-costs.js';
-import { fixedSchedule, planReadSchedule, scheduledPages, type ReadSchedule } from './read-schedule.js';
+import { readSchedule, scheduledPages } from './read-schedule.js';
 import { pumpRequests, type PumpedRequest } from './request-pump.js';
 import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 
@@ -104,34 +104,6 @@ function* unseenIds(gaps: Array<[number, number]>): Generator<number[]> {
 }
 
 /**
- * The caller's page size, or with `'auto'` the sizes this dms's costs call for (read-costs.ts, read-schedule.ts);
- * no page larger than `most`. Without read-ahead nothing is asked for before the consumer takes the last answer.
- */
-function readSchedule(
-  transport: Transport,
-  query: DocumentQuery,
-  count: number,
-  ahead: number,
-  most: number,
-): ReadSchedule {
-  const schedule = (): ReadSchedule => {
-    if (typeof query.pageSize === 'number')
-      return fixedSchedule(Math.min(most, Math.max(1, Math.floor(query.pageSize))), ahead);
-    const costs = transport.costs;
-    const planned = planReadSchedule({
-      count,
-      parallel: Math.max(1, ahead),
-      estimate: costs?.estimate() ?? null,
-      documentBytes: costs?.documentBytes() ?? null,
-    });
-    let { base } = planned;
-    while (base > most && base > planned.unit) base /= 2;
-    return base <= most ? { ...planned, base } : fixedSchedule(most, ahead);
-  };
-  return ahead > 0 ? schedule() : { ...schedule(), heldRows: 0 };
-}
-
-/**
  * Requests outstanding at once: one per dms worker (`ahead`) and one more waiting in the dms's queue, so a worker
  * that writes an answer starts on the next request at once instead of idling while the answer travels and is
  * parsed (on the slow profile, one outstanding request per worker and none queued left the workers idle 28–59 % of
@@ -159,7 +131,7 @@ async function* pagedDocuments(
   newestId: number,
   ahead: number,
 ): AsyncGenerator<DocumentPage> {
-  const schedule = readSchedule(transport, query, count, ahead, MAX_READ_PAGE);
+  const schedule = readSchedule(query.pageSize, transport.costs, { count, ahead, most: MAX_READ_PAGE });
   const base = { fields: query.fields, truncateContent: query.truncateContent, fullPerms: query.fullPerms };
   function* requests(): Generator<PumpedRequest<ListPage<DmsDocument> | null>> {
     for (const { page, pageSize } of scheduledPages(count, schedule, Math.max(1, ahead)))
@@ -201,8 +173,9 @@ async function* pagedDocuments(
 /**
  * Streams the documents matching `query`; with `ahead` > 0 requests go out before the consumer asks for them (one
  * per dms worker and one queued, `outstanding`), the rows held bounded by the memory budget (read-schedule.ts).
- * How many documents one request asks for follows from what the dms's answers cost (read-costs.ts). Without filters on API version 10 the documents are read by plain pages
- * (`pagedDocuments`); with filters, or on 2.x, from a snapshot of the matching ids in `id__in` chunks.
+ * How many documents one request asks for follows from what the dms's answers cost (read-costs.ts). Without
+ * filters on API version 10 the documents are read by plain pages (`pagedDocuments`); with filters, or on 2.x,
+ * from a snapshot of the matching ids in `id__in` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
   const ahead = Math.max(0, Math.floor(query.ahead ?? 0));
@@ -220,7 +193,7 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
     yield* pagedDocuments(transport, query, count, probe.results[0]?.id ?? 0, ahead);
     return;
   }
-  const schedule = readSchedule(transport, query, count, ahead, MAX_ID_CHUNK);
+  const schedule = readSchedule(query.pageSize, transport.costs, { count, ahead, most: MAX_ID_CHUNK });
   const fetchChunk = async (chunk: number[], onAnswer: () => void): Promise<DmsDocument[]> => {
     const params = documentListParams(
       {

@@ -1,4 +1,4 @@
-import { budgetRows, DEFAULT_READ_PAGE, planPageSize, type PagePlanInput } from './read-costs.js';
+import { budgetRows, DEFAULT_READ_PAGE, planPageSize, type PagePlanInput, type ReadCosts } from './read-costs.js';
 
 // The sizes of a read's requests, in order (issue 28). A first round that ramps up, so its answers do not all
 // arrive together; full pages while the dms is the bottleneck; then halving pages towards the end: the requests
@@ -75,6 +75,36 @@ export const fixedSchedule = (size: number, ahead: number): ReadSchedule => ({
   unit: size,
   heldRows: (Math.max(0, ahead) + 2) * size,
 });
+
+/**
+ * A read's schedule: the caller's page size, or with `'auto'` (or none) the sizes this dms's costs call for, full
+ * pages halved (down to the tail's size) until at most `most`. Without read-ahead (`ahead` 0) nothing is asked for
+ * before the consumer takes the last answer.
+ */
+export function readSchedule(
+  pageSize: number | 'auto' | undefined,
+  costs: ReadCosts | undefined,
+  read: { count: number; ahead: number; most: number },
+): ReadSchedule {
+  const { count, ahead, most } = read;
+  const schedule =
+    typeof pageSize === 'number'
+      ? fixedSchedule(Math.min(most, Math.max(1, Math.floor(pageSize))), ahead)
+      : plannedSchedule(costs, count, ahead, most);
+  return ahead > 0 ? schedule : { ...schedule, heldRows: 0 };
+}
+
+function plannedSchedule(costs: ReadCosts | undefined, count: number, ahead: number, most: number): ReadSchedule {
+  const planned = planReadSchedule({
+    count,
+    parallel: Math.max(1, ahead),
+    estimate: costs?.estimate() ?? null,
+    documentBytes: costs?.documentBytes() ?? null,
+  });
+  let { base } = planned;
+  while (base > most && base > planned.unit) base /= 2;
+  return base <= most ? { ...planned, base } : fixedSchedule(most, ahead);
+}
 
 /**
  * The first round's sizes before the full pages: `s, s, 2s, …, base / 2` with `s` = `base / 2^(parallel − 2)` (no

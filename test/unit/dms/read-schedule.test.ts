@@ -3,9 +3,11 @@ import { describe, it } from 'node:test';
 import {
   fixedSchedule,
   planReadSchedule,
+  readSchedule,
   scheduledPages,
   type ReadSchedule,
 } from '../../../server/dms/read-schedule.js';
+import { createReadCosts } from '../../../server/dms/read-costs.js';
 
 const MiB = 1024 * 1024;
 const slow = { perRequestMs: 60, perRowMs: 2 };
@@ -152,5 +154,31 @@ describe('scheduledPages', () => {
     assert.deepEqual(sizes(0, { base: 300, unit: 150 }), []);
     const [first, , third, fourth] = scheduledPages(5e9, { base: 300, unit: 150 }, 4);
     assert.deepEqual([first.pageSize, third.pageSize, fourth.pageSize], [150, 300, 300]);
+  });
+});
+
+describe('readSchedule: what a read asks for', () => {
+  it("takes the caller's page size, at most `most`, and holds nothing ahead without read-ahead", () => {
+    assert.deepEqual(readSchedule(250, undefined, { count: 10_000, ahead: 4, most: 1000 }), fixedSchedule(250, 4));
+    assert.deepEqual(readSchedule(5000, undefined, { count: 10_000, ahead: 4, most: 500 }), fixedSchedule(500, 4));
+    assert.equal(readSchedule(250, undefined, { count: 10_000, ahead: 0, most: 1000 }).heldRows, 0);
+  });
+
+  it("halves the planned full pages to fit `most`, keeping the tail's size", () => {
+    const costs = createReadCosts();
+    // A slow host seen through a probe and a page: 60 ms per request, 2 ms per row, 12 KB documents.
+    costs.record({ rows: 1, ms: 62 });
+    costs.record({ rows: 300, ms: 660, documentBytes: 300 * 12_000 });
+    // Full pages of 600 (the request a twentieth of the rows), tail pages of 150.
+    assert.deepEqual(readSchedule('auto', costs, { count: 100_000, ahead: 4, most: 1000 }), {
+      base: 600,
+      unit: 150,
+      heldRows: 4992,
+    });
+    assert.deepEqual(readSchedule('auto', costs, { count: 100_000, ahead: 4, most: 300 }), {
+      base: 300,
+      unit: 150,
+      heldRows: 4992,
+    });
   });
 });
