@@ -86,9 +86,16 @@ function readTimeline(
   );
 }
 
-function startRigService(sim: Simulator, rulesDir: string, dataDir: string, nodeArgs: string[]) {
+/** The service of `root`'s build (this checkout's by default) on `sim`, with the bench's rules and a data dir. */
+export function startRigService(
+  sim: Simulator,
+  rulesDir: string,
+  dataDir: string,
+  nodeArgs: string[] = [],
+  root = process.cwd(),
+) {
   return startService(
-    process.cwd(),
+    root,
     { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, SVC_RULES_DIR: rulesDir, SVC_DATA_DIR: dataDir },
     nodeArgs,
   );

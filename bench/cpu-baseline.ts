@@ -2,7 +2,8 @@ import os from 'node:os';
 import { startSimulator } from '../tools/paperless-sim/simulator.js';
 import { BENCH_RULES, rulesDirWith, tempDir } from './fixtures.js';
 import { runJob } from './job-bench.js';
-import { startService, type ServiceProcess } from './service-process.js';
+import { startRigService } from './capacity-bench.js';
+import type { ServiceProcess } from './service-process.js';
 import { round, type Row } from './stats.js';
 
 // Issue 28's "service CPU per document halved from today": the figure moves by a fifth with the host's state
@@ -42,13 +43,7 @@ async function fourJobs(start: () => Promise<ServiceProcess>): Promise<number[]>
 export async function benchCpuBaseline(baselineRoot: string, size = 10_000, rounds = 3): Promise<Row[]> {
   const sim = await startSimulator({ seedDocuments: true, generate: { count: size, seed: 7, realistic: true } });
   const rulesDir = rulesDirWith({ 'bench.yml': BENCH_RULES });
-  const start = (root: string) => () =>
-    startService(root, {
-      SVC_DMS_URL: sim.url,
-      SVC_DMS_TOKEN: sim.token,
-      SVC_RULES_DIR: rulesDir,
-      SVC_DATA_DIR: tempDir('data'),
-    });
+  const start = (root: string) => () => startRigService(sim, rulesDir, tempDir('data'), [], root);
   const rows: Row[] = [];
   try {
     const first = await start(process.cwd())();
