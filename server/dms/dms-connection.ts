@@ -28,6 +28,8 @@ export interface DmsStatus extends DmsInfo {
   checkedAt?: string;
   /** Since when the dms has not answered (ISO time): the first unanswered or failed ping since it last did. */
   notAnsweringSince?: string;
+  /** Requests the dms was seen to serve at once (`DmsClient.probeConcurrency`), absent until it could tell. */
+  servesAtOnce?: number;
   /** The release group the client follows and what differs for it (`DmsPing`). */
   releaseGroup?: string;
   releaseDifferences?: string[];
@@ -51,6 +53,11 @@ export interface DmsHealth {
   checked_at: string | null;
   /** Since when the dms has not answered (ISO time), null while it answers. */
   not_answering_since: string | null;
+  /**
+   * Requests the dms was seen to serve at once, which bounds a run-all's requests in flight (one more waits in
+   * its queue); null until the service could tell (a dms too quick to tell keeps the default of four).
+   */
+  serves_at_once?: number | null;
   /** The release group the service follows, e.g. "2.16–2.18", and what it does differently for it. */
   release_group?: string | null;
   release_differences?: string[];
@@ -68,6 +75,7 @@ export function dmsHealth(status: DmsStatus): DmsHealth {
     error: status.error ?? null,
     checked_at: status.checkedAt ?? null,
     not_answering_since: status.notAnsweringSince ?? null,
+    serves_at_once: status.servesAtOnce ?? null,
     release_group: status.releaseGroup ?? null,
     release_differences: status.releaseDifferences ?? [],
   };
@@ -119,9 +127,20 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms;
   // then, within the same wait, the vocabulary, so the first job after start finds it cached (issue 28). Not beside
   // the ping: lists that wait in a small dms's queue behind it would mislead the page size learnt from their times.
+  // Last, alone, how many requests the dms serves at once, which bounds a read's requests in flight: twice, as a
+  // request of someone else's among the probes can hide one of their answers (the most seen is kept).
   const ready = Date.now() + SLOW_PING_MS;
   await liveness.warmUp(SLOW_PING_MS);
-  await warmVocabulary(dms, Math.max(0, ready - Date.now()));
+  await within(dms.vocabulary(), Math.max(0, ready - Date.now()));
+  let servesAtOnce: number | null = null;
+  const learnt = (n: number | null) => (servesAtOnce = n);
+  await within(
+    dms
+      .probeConcurrency()
+      .then(() => dms.probeConcurrency())
+      .then(learnt),
+    Math.max(0, ready - Date.now()),
+  );
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
 
   const lastKnownStatus = (): DmsStatus => {
@@ -134,6 +153,7 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
       ...(known.waitingError ? { error: known.waitingError } : {}),
       checkedAt: iso(known.checkedAt),
       notAnsweringSince: iso(known.notAnsweringSince),
+      ...(servesAtOnce !== null ? { servesAtOnce } : {}),
     };
   };
 
@@ -154,12 +174,12 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   };
 }
 
-/** Reads the vocabulary into the client's cache, waiting at most `waitMs` (a dms that is down is the ping's to report). */
-async function warmVocabulary(dms: DmsClient, waitMs: number): Promise<void> {
+/** Waits for a start-up read at most `waitMs`, whatever its outcome (a dms that is down is the ping's to report). */
+async function within(read: Promise<unknown>, waitMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
   await Promise.race([
-    dms.vocabulary().then(
+    read.then(
       () => undefined,
       () => undefined,
     ),

@@ -54,7 +54,8 @@ async function idPage(
 
 /**
  * The matching ids page by page, in id order: the pages the count promises (at most), `ID_PAGES_AHEAD` of them in
- * flight while the consumer works, ending early at a page without `next` (documents deleted since the count).
+ * flight while the consumer works (fewer on a dms seen to serve fewer at once) and one queued, ending early at a
+ * page without `next` (documents deleted since the count).
  */
 async function* matchingIds(transport: Transport, query: DocumentQuery, count: number): AsyncGenerator<number[]> {
   function* requests(): Generator<PumpedRequest<ListPage<{ id: number }>>> {
@@ -64,7 +65,7 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, count: n
   // A document deleted between two id requests shifts the later pages by one: ids ascend (ordering=id), so
   // one already handed out is at most the last one.
   let lastId = 0;
-  const inFlight = ID_PAGES_AHEAD + 1;
+  const inFlight = outstanding(Math.min(ID_PAGES_AHEAD, transport.costs?.concurrency() ?? ID_PAGES_AHEAD));
   for await (const body of pumpRequests(requests(), inFlight, (inFlight + 1) * ID_PAGE_SIZE)) {
     const ids = body.results.map((d) => d.id).filter((id) => id > lastId);
     lastId = ids.at(-1) ?? lastId;
@@ -172,13 +173,15 @@ async function* pagedDocuments(
 
 /**
  * Streams the documents matching `query`; with `ahead` > 0 requests go out before the consumer asks for them (one
- * per dms worker and one queued, `outstanding`), the rows held bounded by the memory budget (read-schedule.ts).
+ * per dms worker, no more than the dms was seen to serve at once, and one queued, `outstanding`), the rows held
+ * bounded by the memory budget (read-schedule.ts).
  * How many documents one request asks for follows from what the dms's answers cost (read-costs.ts). Without
  * filters on API version 10 the documents are read by plain pages (`pagedDocuments`); with filters, or on 2.x,
  * from a snapshot of the matching ids in `id__in` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
-  const ahead = Math.max(0, Math.floor(query.ahead ?? 0));
+  const asked = Math.max(0, Math.floor(query.ahead ?? 0));
+  const ahead = Math.min(asked, transport.costs?.concurrency() ?? asked);
   const filtered = Object.keys(query.filters ?? {}).length > 0;
   // Newest first: one row gives the count and the newest id (the end of a read without snapshot).
   const probe = await idPage(transport, query, 1, 1, '-id');

@@ -65,6 +65,10 @@ export interface Transport {
   versions(): ServerVersionFacts & { apiVersion: number };
   /** What list reads cost this dms, from the answers so far (read-costs.ts). */
   readonly costs?: ReadCosts;
+  /** Attempts sent so far (retries count): what dms-concurrency.ts checks nothing else sent during its probe. */
+  attempts(): number;
+  /** Resolves once no attempt is under way (at once when none is). */
+  whenIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,6 +104,20 @@ export function createTransport(options: TransportOptions): Transport {
   let apiVersion: number = CLIENT_API_VERSIONS[0];
   let facts: ServerVersionFacts = {};
   const costs = createReadCosts();
+  let attempts = 0;
+  let underWay = 0;
+  const idleWaiters: Array<() => void> = [];
+
+  /** Counts an attempt while it is under way (`attempts`, `whenIdle`). */
+  async function counted<T>(task: () => Promise<T>): Promise<T> {
+    attempts++;
+    underWay++;
+    try {
+      return await task();
+    } finally {
+      if (--underWay === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+    }
+  }
 
   async function attempt(
     request: DmsRequest,
@@ -194,10 +212,17 @@ export function createTransport(options: TransportOptions): Transport {
     try {
       // Without a version Paperless uses its default, and an authenticated answer names the release.
       await gate.run(() =>
-        attempt(
-          { method: 'GET', path: '/api/documents/', query: new URLSearchParams({ page_size: '1' }), idempotent: true },
-          rejected.request,
-          null,
+        counted(() =>
+          attempt(
+            {
+              method: 'GET',
+              path: '/api/documents/',
+              query: new URLSearchParams({ page_size: '1' }),
+              idempotent: true,
+            },
+            rejected.request,
+            null,
+          ),
         ),
       );
     } catch {
@@ -212,7 +237,7 @@ export function createTransport(options: TransportOptions): Transport {
     for (let tried = 0; ; tried++) {
       let waitMs: number;
       try {
-        return await gate.run(() => attempt(request, label));
+        return await gate.run(() => counted(() => attempt(request, label)));
       } catch (err) {
         if (err instanceof DmsNotFoundError) throw err;
         if (err instanceof VersionRejected) {
@@ -264,6 +289,8 @@ export function createTransport(options: TransportOptions): Transport {
     send,
     versions: () => ({ apiVersion, ...facts }),
     costs,
+    attempts: () => attempts,
+    whenIdle: () => (underWay === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
     async close() {
       await pool.close();
     },

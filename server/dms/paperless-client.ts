@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import { MAX_ID_CHUNK, streamDocuments } from './document-stream.js';
+import { probeConcurrency } from './dms-concurrency.js';
 import { documentListParams } from './document-query.js';
 import { DmsError } from './errors.js';
 import { toDmsFile } from './file-download.js';
@@ -71,6 +72,8 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
   const ttl = options.vocabularyTtlMs ?? 60_000;
   let loading: Promise<DmsVocabulary> | null = null;
   let loadingAskedAt = 0;
+
+  let concurrencyProbe: Promise<number | null> | null = null;
 
   const notFound = (id: number) => `Document ${id} does not exist in the dms (or the dms token may not see it).`;
 
@@ -210,6 +213,17 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
         notFound: notFound(id),
       });
       return res.json as DmsDocument;
+    },
+
+    probeConcurrency() {
+      concurrencyProbe ??= probeConcurrency(transport)
+        .catch(() => null)
+        .then((served) => {
+          if (served !== null) transport.costs?.recordConcurrency(served);
+          return transport.costs?.concurrency() ?? null;
+        })
+        .finally(() => (concurrencyProbe = null));
+      return concurrencyProbe;
     },
 
     pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {

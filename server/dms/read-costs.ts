@@ -24,6 +24,13 @@ export interface ReadCosts {
   estimate(): ReadCostEstimate | null;
   /** Bytes per document of whole-document pages seen, else null. */
   documentBytes(): number | null;
+  /**
+   * What a probe of the dms's concurrency told (dms-concurrency.ts). The most any probe saw is kept: too many requests
+   * in flight only lengthen the dms's queue, as before probes, too few would slow every read.
+   */
+  recordConcurrency(served: number): void;
+  /** Requests the dms was seen to serve at once, else null (never probed, or it could not tell). */
+  concurrency(): number | null;
 }
 
 const KEEP = 32;
@@ -84,6 +91,7 @@ export function fitCosts(samples: ReadonlyArray<Pick<ReadCostSample, 'rows' | 'm
 export function createReadCosts(): ReadCosts {
   const samples: ReadCostSample[] = [];
   const bytes: number[] = [];
+  let served: number | null = null;
   return {
     record(sample) {
       samples.push(sample);
@@ -95,6 +103,10 @@ export function createReadCosts(): ReadCosts {
     },
     estimate: () => fitCosts(samples),
     documentBytes: () => (bytes.length ? Math.max(...bytes) : null),
+    recordConcurrency(n) {
+      served = Math.max(served ?? 0, n);
+    },
+    concurrency: () => served,
   };
 }
 

@@ -140,7 +140,10 @@ export interface DocumentQuery {
   truncateContent?: boolean;
   /** `full_perms=true`: each document's `permissions` (more work for the dms; only when a rule needs them). */
   fullPerms?: boolean;
-  /** Pages requested before the consumer asks for them, so its work overlaps the next fetches. Default 0. */
+  /**
+   * Pages requested before the consumer asks for them, so its work overlaps the next fetches (one more waits in the
+   * dms's queue). At most as many as the dms was seen to serve at once (`probeConcurrency`). Default 0.
+   */
   ahead?: number;
 }
 
@@ -233,6 +236,11 @@ export interface DmsClient {
   /** The base URL the client talks to (no trailing slash). */
   readonly url: string;
   ping(): Promise<DmsPing>;
+  /**
+   * Probes how many requests the dms serves at once (dms-concurrency.ts), which bounds a read's requests in flight
+   * (`DocumentQuery.ahead`); resolves to the most any probe saw so far, null while none could tell. One at a time.
+   */
+  probeConcurrency(): Promise<number | null>;
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
   getDocument(id: number): Promise<DmsDocument>;
   /**

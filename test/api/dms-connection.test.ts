@@ -46,6 +46,7 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
       error: null,
       checked_at: (signedIn.body.dms as { checked_at: string }).checked_at,
       not_answering_since: null,
+      serves_at_once: null,
       release_group: '3.0.5+',
       release_differences: [],
     });
@@ -95,6 +96,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
         error: null,
         checked_at: (signedIn.body.dms as { checked_at: string }).checked_at,
         not_answering_since: null,
+        serves_at_once: null,
         release_group: '3.0.5+',
         release_differences: [],
       });
@@ -141,6 +143,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
           error: null,
           checked_at: dms.checked_at,
           not_answering_since: dms.not_answering_since,
+          serves_at_once: null,
           release_group: null,
           release_differences: [],
         },
@@ -185,6 +188,7 @@ describe('health names the Paperless release, its API version and what the token
         error: null,
         checked_at: (health.body.dms as { checked_at: string }).checked_at,
         not_answering_since: null,
+        serves_at_once: null,
         release_group: '2.19–2.20.12',
         release_differences: releaseQuirks('2.20.11').differences,
       });

@@ -183,6 +183,8 @@ describe('the id snapshot keeps a bounded number of pages in flight', () => {
       url: 'http://dms.test',
       versions: () => ({ apiVersion: 9 }),
       close: async () => undefined,
+      attempts: () => idPages,
+      whenIdle: () => Promise.resolve(),
       async send(request: DmsRequest): Promise<DmsResponse> {
         const q = request.query ?? new URLSearchParams();
         const size = Number(q.get('page_size'));

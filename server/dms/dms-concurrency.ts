@@ -1,0 +1,57 @@
+import type { Transport } from './http-transport.js';
+
+// How many requests the dms serves at once (issue 28). Paperless runs one granian worker unless told otherwise
+// (PAPERLESS_WEBSERVER_WORKERS), and requests kept waiting in its queue read nothing faster: they hold a person's
+// clicks in Paperless behind them (docs/decisions.md). Identical requests sent together answer in waves of as many
+// as the dms serves at once: one worker answers them at 1, 2, 3 and 4 times the quickest, four all at once.
+
+/** Identical requests sent together: they tell one, two, three, and four or more workers apart. */
+export const CONCURRENCY_PROBES = 4;
+
+/**
+ * The quickest answer must take at least this long to tell waves apart: the service's own event loop moves the
+ * moment it sees an answer by a few milliseconds. A dms that quick keeps nobody waiting long in its queue anyway.
+ */
+export const QUICK_ANSWER_MS = 10;
+
+/** An answer within this factor of the quickest came in the first wave. */
+const SAME_WAVE = 1.5;
+
+/**
+ * How many of identical requests sent together the dms served at once, from the time each took until its answer
+ * began; null when too few answered or the answers were too quick to tell. A stall of this process can only
+ * delay when an answer is seen: it may hide a wave's answer (fewer counted) or gather two waves (more counted).
+ */
+export function concurrencyFromLatencies(latencies: readonly number[]): number | null {
+  if (latencies.length < 2) return null;
+  const quickest = Math.min(...latencies);
+  if (quickest < QUICK_ANSWER_MS) return null;
+  return latencies.filter((ms) => ms < SAME_WAVE * quickest).length;
+}
+
+/**
+ * Sends `CONCURRENCY_PROBES` copies of the cheapest list request at once (a one-row page matching no document, as
+ * the health ping asks), once nothing else of this transport is under way, and returns what their answers tell;
+ * null when any failed or another request went out meanwhile (it would have taken a worker, or held all in the
+ * queue behind it so that they seem served at once).
+ */
+export async function probeConcurrency(
+  transport: Pick<Transport, 'send' | 'attempts' | 'whenIdle'>,
+  now: () => number = () => performance.now(),
+): Promise<number | null> {
+  const query = new URLSearchParams({ page_size: '1', fields: 'id', id__in: '0' });
+  await transport.whenIdle();
+  const before = transport.attempts();
+  const started = now();
+  const latencies = await Promise.allSettled(
+    Array.from({ length: CONCURRENCY_PROBES }, async () => {
+      let answeredAt = NaN;
+      const onAnswer = () => (answeredAt = now() - started);
+      await transport.send({ method: 'GET', path: '/api/documents/', query, idempotent: true, onAnswer });
+      return answeredAt;
+    }),
+  );
+  const answered = latencies.flatMap((r) => (r.status === 'fulfilled' && Number.isFinite(r.value) ? [r.value] : []));
+  const alone = transport.attempts() - before === CONCURRENCY_PROBES;
+  return alone && answered.length === CONCURRENCY_PROBES ? concurrencyFromLatencies(answered) : null;
+}

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RequestTimes } from '../../tools/paperless-sim/simulator.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+
+// A run-all keeps no more requests at the dms than it was seen to serve at once, and one waiting (issue 28):
+// Paperless runs one web worker unless told otherwise, and requests waiting in its queue read nothing faster
+// while a person's clicks in Paperless wait behind them. The answers are paced slowly enough (200 ms each) that the
+// waves of the start-up probe stand far apart from anything this process's event loop does.
+
+const RULES = `
+rules:
+  - id: invoices
+    description: Tags the invoices
+    when:
+      content: { matches: '(?i)rechnung|invoice' }
+    actions:
+      - add_tags: [concurrency-invoice]
+`;
+
+const slowDms = (workers: number) => ({ latencyMs: 200, perDocumentMs: 1, workers });
+
+/** The job's document reads (not the health ping's page matching nothing, nor the start-up probes like it). */
+const isJobRead = (t: RequestTimes) =>
+  t.request.startsWith('GET /api/documents/?') &&
+  !new URL(t.request.split(' ')[1], 'http://sim').searchParams.has('id__in');
+
+/** The most of `times` at the dms at one moment (each from its arrival to its answer). */
+function mostAtOnce(times: RequestTimes[]): number {
+  return Math.max(0, ...times.map((t) => times.filter((o) => o.arrived <= t.arrived && o.answered > t.arrived).length));
+}
+
+async function servesAtOnce(rig: Rig): Promise<number> {
+  // The probes may still be on their way when the service listens (they go last, within the start-up wait).
+  for (;;) {
+    const health = await call<{ dms: { serves_at_once?: number | null } }>(rig.server.url, '/api/health', {
+      token: API_TOKEN,
+    });
+    const served = health.body.dms.serves_at_once;
+    if (typeof served === 'number') return served;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function dryJob(rig: Rig): Promise<RequestTimes[]> {
+  rig.sim.resetCounts();
+  const res = await startJob(rig.server.url, 'rule_id=invoices');
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const event = await waitForEvent(rig.server.url, res.body.event_id as number);
+  assert.equal(event.status, 'done', JSON.stringify(event));
+  assert.equal(event.processed, rig.sim.store.documents.size);
+  return rig.sim.requestTimes().filter(isJobRead);
+}
+
+describe('a dms with one web worker (Paperless by default)', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig(RULES, {}, { generate: { count: 1200, seed: 7 }, slow: slowDms(1) });
+  });
+  after(async () => rig?.close());
+
+  it('is seen to serve one request at a time, and a job keeps one more waiting, no more', async () => {
+    assert.equal(await servesAtOnce(rig), 1);
+    const reads = await dryJob(rig);
+    assert.ok(reads.length >= 2, JSON.stringify(reads.map((r) => r.request)));
+    assert.equal(mostAtOnce(reads), 2, JSON.stringify(reads));
+  });
+});
+
+describe('a dms with four web workers', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig(RULES, {}, { generate: { count: 1200, seed: 7 }, slow: slowDms(4) });
+  });
+  after(async () => rig?.close());
+
+  it('is seen to serve four at once, and a job keeps four at the dms and one waiting', async () => {
+    assert.equal(await servesAtOnce(rig), 4);
+    const reads = await dryJob(rig);
+    assert.equal(mostAtOnce(reads), 5, JSON.stringify(reads));
+  });
+});
