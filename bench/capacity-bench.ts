@@ -5,7 +5,7 @@ import { BENCH_RULES, rulesDirWith, tempDir } from './fixtures.js';
 import { runJob } from './job-bench.js';
 import { bareRead } from './limit-bench.js';
 import { startService, type ServiceProcess } from './service-process.js';
-import { round, type Row } from './stats.js';
+import { percentile, round, type Row } from './stats.js';
 
 // Issue 28: run-all against the dms's capacity, i.e. the same dms's own time for reading every document once
 // at its best page size. Slow profile: computed from its pacing (worker time of that read over its workers);
@@ -15,7 +15,13 @@ import { round, type Row } from './stats.js';
 const MAX_PAGE = 100_000;
 const FAST_PAGE_SIZES = [100, 1000, 10_000];
 
-export type CapacityProfile = 'slow' | 'fast-realistic';
+export type CapacityProfile = 'slow' | 'slow-one-worker' | 'fast-realistic';
+
+/** The slow profiles: the bench's small host, and the same with one web worker (Paperless's default). */
+const SLOW_PROFILES: Partial<Record<CapacityProfile, SlowDmsProfile>> = {
+  slow: SLOW_DMS,
+  'slow-one-worker': { ...SLOW_DMS, workers: 1 },
+};
 
 const load = () => os.loadavg()[0].toFixed(1);
 const n = (x: number) => x.toLocaleString('en');
@@ -80,10 +86,31 @@ function readTimeline(
   const share = (from: number, to: number) =>
     round(idleBetween(reads, workers, from, Math.max(from, to)) / workers / capacityMs, 3);
   const tail = (finished - last) / 1000;
+  // What a person's click in Paperless would wait behind: the job's pages waiting for a worker.
+  const waits = reads.map((t) => (t.started - t.arrived) / 1000);
   return (
     `; dms workers idle ${round(idle * 100, 0)} % of the read (first round ${share(first, firstRound)}×, middle ` +
-    `${share(firstRound, lastStart)}×, last round ${share(lastStart, last)}× of capacity), ${round(tail, 2)} s after its last answer`
+    `${share(firstRound, lastStart)}×, last round ${share(lastStart, last)}× of capacity), ${round(tail, 2)} s after its last answer` +
+    `; pages waited in the dms's queue ${round(percentile(waits, 50), 2)} s (median), ${round(Math.max(...waits), 2)} s at most`
   );
+}
+
+/** Documents read back whole by id (`id__in` without `fields`, as the echo ledger reads what it wrote). */
+const readBack = (requests: string[]) =>
+  new Set(
+    requests
+      .map((r) => new URL(r.split(' ')[1], 'http://sim').searchParams)
+      .flatMap((p) => (p.has('fields') ? [] : (p.get('id__in')?.split(',') ?? []))),
+  ).size;
+
+/**
+ * Waits (at most 30 s) until the service read back the `changed` documents the last job wrote, so that those reads
+ * are not counted as the next job's: after a changing run it reads each written document once, to know its echoes.
+ */
+async function readBackDone(sim: Simulator, changed: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (readBack(sim.requests()) < changed && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** The service of `root`'s build (this checkout's by default) on `sim`, with the bench's rules and a data dir. */
@@ -111,17 +138,16 @@ export async function benchCapacity(
   kind: CapacityProfile,
   options: { nodeArgs?: string[] } = {},
 ): Promise<Row[]> {
-  const profile = kind === 'slow' ? SLOW_DMS : undefined;
+  const profile = SLOW_PROFILES[kind];
   const sim = await startSimulator({
     seedDocuments: true,
     generate: { count: size, seed: 7, realistic: true },
     slow: profile,
   });
   const rows: Row[] = [];
-  const label =
-    kind === 'slow'
-      ? `slow dms (${SLOW_DMS.latencyMs} ms + ${SLOW_DMS.perDocumentMs} ms/doc, ${SLOW_DMS.workers} workers)`
-      : 'fast dms, realistic documents';
+  const label = profile
+    ? `slow dms (${profile.latencyMs} ms + ${profile.perDocumentMs} ms/doc, ${profile.workers} worker${profile.workers > 1 ? 's' : ''})`
+    : 'fast dms, realistic documents';
   const name = `${n(size)} docs, ${label}`;
   try {
     const documents = sim.store.documents.size;
@@ -153,7 +179,7 @@ export async function benchCapacity(
       const cpu = service.cpuSeconds();
       const { jobSeconds, event } = await runJob(service, dryRun);
       const used = service.cpuSeconds() - cpu;
-      if (!record) return;
+      if (!record) return event;
       const counts = sim.counts();
       const requests = sum(counts);
       const writes = sum(counts, WRITES);
@@ -176,7 +202,8 @@ export async function benchCapacity(
     try {
       await measure(service, 'dry run, cold (first job after start)', true);
       await measure(service, 'dry run, warm', true);
-      await measure(service, 'real (changing)', false, false);
+      const changing = await measure(service, 'real (changing)', false, false);
+      await readBackDone(sim, changing?.changed ?? 0);
       await measure(service, 'real, unchanged, warm', false);
     } finally {
       await service.stop();

@@ -1,7 +1,7 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
 // Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
 // --capacity-sizes 1000,10000 (issue 28's comparison with the dms's capacity; --with-100k adds 100,000 documents,
-// which takes several minutes per profile), --capacity-profiles slow,fast-realistic, --cpu-prof <dir>, --skip capacity,limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
+// which takes several minutes per profile), --capacity-profiles slow,fast-realistic (also slow-one-worker: the slow profile with one web worker), --cpu-prof <dir>, --skip capacity,limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
 // build against this one, alternating in one run (build it first: `npm run build` there); --cpu-baseline <checkout>
 // adds service CPU per document of that checkout's build against this one (fast realistic, 10,000 documents)
 import { execSync } from 'node:child_process';
