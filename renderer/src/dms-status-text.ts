@@ -3,7 +3,12 @@ import type { DmsHealth } from './types.js';
 
 export interface StatusLine {
   id:
-    'dms-status-version' | 'dms-status-error' | 'dms-status-forbidden' | 'dms-status-supported' | 'dms-status-release';
+    | 'dms-status-version'
+    | 'dms-status-error'
+    | 'dms-status-forbidden'
+    | 'dms-status-supported'
+    | 'dms-status-release'
+    | 'dms-status-concurrency';
   kind: 'ok' | 'error' | 'warning' | 'note';
   text: string;
 }
@@ -69,6 +74,15 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
       id: 'dms-status-release',
       kind: 'note',
       text: `For Paperless-ngx ${dms.release_group}: ${(dms.release_differences ?? []).join(' ')}`,
+    });
+  }
+  const served = dms.serves_at_once;
+  if (dms.reachable && typeof served === 'number') {
+    const atOnce = served === 1 ? 'one request at a time' : `${served >= 4 ? '4 or more' : served} requests at once`;
+    lines.push({
+      id: 'dms-status-concurrency',
+      kind: 'note',
+      text: `Paperless answered ${atOnce} when the service started: a run-all keeps ${Math.min(served, 4) + 1} requests at it at most (one waiting), so a click in Paperless waits behind no more of them.`,
     });
   }
   if (dms.supported_versions)
