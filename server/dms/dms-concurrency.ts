@@ -1,4 +1,5 @@
 import type { Transport } from './http-transport.js';
+import type { ProbeRound } from './types.js';
 
 // How many requests the dms serves at once (issue 28). Paperless runs one granian worker unless told otherwise
 // (PAPERLESS_WEBSERVER_WORKERS), and requests kept waiting in its queue read nothing faster: they hold a person's
@@ -31,14 +32,12 @@ export function concurrencyFromLatencies(latencies: readonly number[]): number |
 
 /**
  * Sends `CONCURRENCY_PROBES` copies of the cheapest list request at once (a one-row page matching no document, as
- * the health ping asks), once nothing else of this transport is under way, and returns what their answers tell;
- * null when any failed or another request went out meanwhile (it would have taken a worker, or held all in the
- * queue behind it so that they seem served at once).
+ * the health ping asks), once nothing else of this transport is under way, and returns what their answers tell.
  */
 export async function probeConcurrency(
   transport: Pick<Transport, 'send' | 'attempts' | 'whenIdle'>,
   now: () => number = () => performance.now(),
-): Promise<number | null> {
+): Promise<ProbeRound> {
   const query = new URLSearchParams({ page_size: '1', fields: 'id', id__in: '0' });
   await transport.whenIdle();
   const before = transport.attempts();
@@ -53,5 +52,6 @@ export async function probeConcurrency(
   );
   const answered = latencies.flatMap((r) => (r.status === 'fulfilled' && Number.isFinite(r.value) ? [r.value] : []));
   const alone = transport.attempts() - before === CONCURRENCY_PROBES;
-  return alone && answered.length === CONCURRENCY_PROBES ? concurrencyFromLatencies(answered) : null;
+  if (!alone || answered.length < CONCURRENCY_PROBES) return null;
+  return concurrencyFromLatencies(answered) ?? 'quick';
 }

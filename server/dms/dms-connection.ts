@@ -123,26 +123,38 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
-  const liveness = trackLiveness(() => pinger.ping(), { ttlMs: STATUS_TTL_MS, slowMs: SLOW_PING_MS });
+  // How many requests the dms serves at once, which bounds a read's requests in flight: two rounds, as a request of
+  // someone else's among the probes can hide one of their answers (the most seen is kept). The demo dms answers on
+  // this process's own event loop, so its waves would be the service's: it is not probed.
+  let servesAtOnce: number | null = null;
+  let settled = info.demo;
+  let probing: Promise<void> | null = null;
+  const probeTwice = (): Promise<void> =>
+    (probing ??= (async () => {
+      for (let round = 0; round < 2; round++) {
+        const told = await dms.probeConcurrency();
+        if (told !== null) settled = true;
+        if (typeof told === 'number') servesAtOnce = Math.max(servesAtOnce ?? 0, told);
+      }
+    })().finally(() => (probing = null)));
+  // A dms that could not be probed as the service started (down, or busy with other requests) is probed again once
+  // a ping finds it answering.
+  let startedUp = false;
+  const ping = async () => {
+    const outcome = await pinger.ping();
+    if (outcome.ok && startedUp && !settled) void probeTwice();
+    return outcome;
+  };
+  const liveness = trackLiveness(ping, { ttlMs: STATUS_TTL_MS, slowMs: SLOW_PING_MS });
   // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms;
   // then, within the same wait, the vocabulary, so the first job after start finds it cached (issue 28). Not beside
   // the ping: lists that wait in a small dms's queue behind it would mislead the page size learnt from their times.
-  // Last, alone, how many requests the dms serves at once, which bounds a read's requests in flight: twice, as a
-  // request of someone else's among the probes can hide one of their answers (the most seen is kept).
+  // Last, alone, how many requests the dms serves at once.
   const ready = Date.now() + SLOW_PING_MS;
   await liveness.warmUp(SLOW_PING_MS);
   await within(dms.vocabulary(), Math.max(0, ready - Date.now()));
-  // The demo dms answers on this process's own event loop: its waves would be the service's, not a dms's.
-  let servesAtOnce: number | null = null;
-  const learnt = (n: number | null) => (servesAtOnce = n);
-  if (!info.demo)
-    await within(
-      dms
-        .probeConcurrency()
-        .then(() => dms.probeConcurrency())
-        .then(learnt),
-      Math.max(0, ready - Date.now()),
-    );
+  if (!settled) await within(probeTwice(), Math.max(0, ready - Date.now()));
+  startedUp = true;
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
 
   const lastKnownStatus = (): DmsStatus => {

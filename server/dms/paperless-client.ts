@@ -18,6 +18,7 @@ import type {
   DocumentPatch,
   DocumentQuery,
   DocumentWriteState,
+  ProbeRound,
 } from './types.js';
 import { SUPPORTED_PAPERLESS } from './api-version.js';
 import { readDocumentHistory, readServiceUser } from './document-history.js';
@@ -73,7 +74,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
   let loading: Promise<DmsVocabulary> | null = null;
   let loadingAskedAt = 0;
 
-  let concurrencyProbe: Promise<number | null> | null = null;
+  let concurrencyProbe: Promise<ProbeRound> | null = null;
 
   const notFound = (id: number) => `Document ${id} does not exist in the dms (or the dms token may not see it).`;
 
@@ -218,9 +219,9 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     probeConcurrency() {
       concurrencyProbe ??= probeConcurrency(transport)
         .catch(() => null)
-        .then((served) => {
-          if (served !== null) transport.costs?.recordConcurrency(served);
-          return transport.costs?.concurrency() ?? null;
+        .then((round) => {
+          if (typeof round === 'number') transport.costs?.recordConcurrency(round);
+          return round;
         })
         .finally(() => (concurrencyProbe = null));
       return concurrencyProbe;

@@ -232,15 +232,22 @@ export interface DmsFile {
   content: Buffer;
 }
 
+/**
+ * What one round of probes told of the dms (dms-concurrency.ts): how many requests it served at once; `'quick'` when
+ * every probe was answered but too quickly to tell; null when a probe failed or another request of the client went
+ * out meanwhile (it would have taken a worker, or held all of them in the queue behind it so they seem served at once).
+ */
+export type ProbeRound = number | 'quick' | null;
+
 export interface DmsClient {
   /** The base URL the client talks to (no trailing slash). */
   readonly url: string;
   ping(): Promise<DmsPing>;
   /**
-   * Probes how many requests the dms serves at once (dms-concurrency.ts), which bounds a read's requests in flight
-   * (`DocumentQuery.ahead`); resolves to the most any probe saw so far, null while none could tell. One at a time.
+   * One round of probes of how many requests the dms serves at once (dms-concurrency.ts); a number it tells bounds
+   * the client's reads' requests in flight from then on (`DocumentQuery.ahead`, the most any round saw). One at a time.
    */
-  probeConcurrency(): Promise<number | null>;
+  probeConcurrency(): Promise<ProbeRound>;
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
   getDocument(id: number): Promise<DmsDocument>;
   /**

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { RequestTimes } from '../../tools/paperless-sim/simulator.js';
-import { API_TOKEN, call } from '../helpers/test-server.js';
+import { startSimulator, type RequestTimes } from '../../tools/paperless-sim/simulator.js';
+import { API_TOKEN, call, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 // A run-all keeps no more requests at the dms than it was seen to serve at once, and one waiting (issue 28):
@@ -31,10 +32,12 @@ function mostAtOnce(times: RequestTimes[]): number {
   return Math.max(0, ...times.map((t) => times.filter((o) => o.arrived <= t.arrived && o.answered > t.arrived).length));
 }
 
-async function servesAtOnce(rig: Rig): Promise<number> {
+async function servesAtOnce(server: TestServer): Promise<number> {
   // The probes may still be on their way when the service listens (they go last, within the start-up wait).
+  const deadline = Date.now() + 30_000;
   for (;;) {
-    const health = await call<{ dms: { serves_at_once?: number | null } }>(rig.server.url, '/api/health', {
+    assert.ok(Date.now() < deadline, 'health never said how many requests the dms serves at once');
+    const health = await call<{ dms: { serves_at_once?: number | null } }>(server.url, '/api/health', {
       token: API_TOKEN,
     });
     const served = health.body.dms.serves_at_once;
@@ -67,8 +70,37 @@ for (const { dms, workers, atDms } of CASES)
     after(async () => rig?.close());
 
     it(`is seen to serve ${workers} at once, and a job keeps ${atDms} requests at the dms at most: one waiting`, async () => {
-      assert.equal(await servesAtOnce(rig), workers);
+      assert.equal(await servesAtOnce(rig.server), workers);
       const reads = await dryJob(rig);
       assert.equal(mostAtOnce(reads), atDms, JSON.stringify(reads));
     });
   });
+
+describe('a dms that was down when the service started', () => {
+  it('is probed once a ping finds it answering', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const server = await startTestServer({ SVC_DMS_URL: `http://127.0.0.1:${port}`, SVC_DMS_TOKEN: 'token' });
+    try {
+      const down = await call<{ dms: { reachable: boolean; serves_at_once: number | null } }>(
+        server.url,
+        '/api/health',
+        { token: API_TOKEN },
+      );
+      assert.equal(down.body.dms.reachable, false);
+      assert.equal(down.body.dms.serves_at_once, null);
+      const sim = await startSimulator({ port, token: 'token', slow: slowDms(1) });
+      try {
+        // The deep check waits for a fresh ping, which finds the dms answering and starts the probes.
+        await call(server.url, '/api/health?deep=1', { token: API_TOKEN });
+        assert.equal(await servesAtOnce(server), 1);
+      } finally {
+        await sim.close();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -86,6 +86,14 @@ describe('probeConcurrency', () => {
     assert.equal(await probe, null);
   });
 
+  it("says 'quick' when every probe was answered too quickly to tell the waves apart", async () => {
+    const transport = scriptedTransport();
+    const probe = probeConcurrency(transport, transport.now);
+    await new Promise((resolve) => setImmediate(resolve));
+    [2, 4, 6, 8].forEach((ms, i) => transport.answer(i, ms));
+    assert.equal(await probe, 'quick');
+  });
+
   it('says nothing when a probe failed: its wave cannot be known', async () => {
     const transport = scriptedTransport();
     const probe = probeConcurrency(transport, transport.now);
