@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot } from './browser.js';
 import { signIn } from './session.js';
 import { advanceUntil, UI_TIMERS } from './ui-clock.js';
@@ -104,6 +104,47 @@ describe('after the service restarts with another dms, the page says so once it 
       assert.deepEqual(
         ui.problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to fetch|status of 5\d\d/.test(p)),
         [],
+      );
+    } finally {
+      await ui.context.close();
+    }
+  });
+});
+
+describe('a Paperless with one web worker: the settings say how many requests a run-all keeps at it', () => {
+  let sim: Simulator;
+  let server: TestServer;
+  before(async () => {
+    // Answers paced at 150 ms, far apart from anything this machine's load does to the service's event loop.
+    sim = await startSimulator({ slow: { latencyMs: 150, perDocumentMs: 0, workers: 1 } });
+    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
+    // The start-up probes may still be under way when the service listens.
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const health = await call<{ dms: { serves_at_once?: number | null } }>(server.url, '/api/health', {
+        token: API_TOKEN,
+      });
+      if (health.body.dms.serves_at_once != null) break;
+      assert.ok(Date.now() < deadline, 'health never said how many requests the dms serves at once');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  after(async () => {
+    await server?.close();
+    await sim?.close();
+  });
+
+  it('names one request at a time and two kept at it', async () => {
+    const ui = await openPage(browser, server.url);
+    try {
+      const { page } = ui;
+      page.setDefaultTimeout(15_000);
+      await signIn(page, '/settings');
+      const line = page.locator('#dms-status-concurrency');
+      await line.waitFor();
+      assert.equal(
+        await line.textContent(),
+        'Paperless answered one request at a time when the service started: a run-all keeps 2 requests at it at most (one waiting), so a click in Paperless waits behind no more of them.',
       );
     } finally {
       await ui.context.close();
