@@ -1,5 +1,5 @@
 import type { Transport } from './http-transport.js';
-import type { ProbeRound } from './types.js';
+import type { DmsClient, ProbeRound } from './types.js';
 
 // How many requests the dms serves at once (issue 28). Paperless runs one granian worker unless told otherwise
 // (PAPERLESS_WEBSERVER_WORKERS), and requests kept waiting in its queue read nothing faster: they hold a person's
@@ -54,4 +54,36 @@ export async function probeConcurrency(
   const alone = transport.attempts() - before === CONCURRENCY_PROBES;
   if (!alone || answered.length < CONCURRENCY_PROBES) return null;
   return concurrencyFromLatencies(answered) ?? 'quick';
+}
+
+export interface ConcurrencyLearner {
+  /** The most any round saw the dms serve at once, null until one could tell. */
+  servesAtOnce(): number | null;
+  /** Two rounds of probes, unless a round already told something (a number, or too quick to tell). One at a time. */
+  learn(): Promise<void>;
+}
+
+/**
+ * What a client's dms serves at once, learnt in rounds of two: a request of someone else's among the probes can hide
+ * one of their answers, so the most any round saw is kept. A client whose rounds all came to nothing (the dms down,
+ * or other requests under way) is asked again by the next `learn`.
+ */
+export function concurrencyLearner(dms: Pick<DmsClient, 'probeConcurrency'>): ConcurrencyLearner {
+  let served: number | null = null;
+  let settled = false;
+  let learning: Promise<void> | null = null;
+  return {
+    servesAtOnce: () => served,
+    learn() {
+      if (settled) return Promise.resolve();
+      learning ??= (async () => {
+        for (let round = 0; round < 2; round++) {
+          const told = await dms.probeConcurrency();
+          if (told !== null) settled = true;
+          if (typeof told === 'number') served = Math.max(served ?? 0, told);
+        }
+      })().finally(() => (learning = null));
+      return learning;
+    },
+  };
 }

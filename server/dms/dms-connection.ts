@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import { startDemoDms } from './demo/demo-dms.js';
 import { createPaperlessClient } from './paperless-client.js';
 import { trackLiveness } from './dms-liveness.js';
+import { concurrencyLearner } from './dms-concurrency.js';
 import type { DmsClient, DmsForbiddenKind } from './types.js';
 
 export interface DmsInfo {
@@ -123,26 +124,15 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
-  // How many requests the dms serves at once, which bounds a read's requests in flight: two rounds, as a request of
-  // someone else's among the probes can hide one of their answers (the most seen is kept). The demo dms answers on
-  // this process's own event loop, so its waves would be the service's: it is not probed.
-  let servesAtOnce: number | null = null;
-  let settled = info.demo;
-  let probing: Promise<void> | null = null;
-  const probeTwice = (): Promise<void> =>
-    (probing ??= (async () => {
-      for (let round = 0; round < 2; round++) {
-        const told = await dms.probeConcurrency();
-        if (told !== null) settled = true;
-        if (typeof told === 'number') servesAtOnce = Math.max(servesAtOnce ?? 0, told);
-      }
-    })().finally(() => (probing = null)));
-  // A dms that could not be probed as the service started (down, or busy with other requests) is probed again once
-  // a ping finds it answering.
+  // How many requests the dms serves at once, which bounds a read's requests in flight (dms-concurrency.ts). The demo
+  // dms answers on this process's own event loop, so its waves would be the service's: it is not probed. A dms that
+  // could not be probed as the service started (down, or busy with other requests) is probed once a ping finds it
+  // answering.
+  const concurrency = info.demo ? null : concurrencyLearner(dms);
   let startedUp = false;
   const ping = async () => {
     const outcome = await pinger.ping();
-    if (outcome.ok && startedUp && !settled) void probeTwice();
+    if (outcome.ok && startedUp) void concurrency?.learn();
     return outcome;
   };
   const liveness = trackLiveness(ping, { ttlMs: STATUS_TTL_MS, slowMs: SLOW_PING_MS });
@@ -153,12 +143,13 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   const ready = Date.now() + SLOW_PING_MS;
   await liveness.warmUp(SLOW_PING_MS);
   await within(dms.vocabulary(), Math.max(0, ready - Date.now()));
-  if (!settled) await within(probeTwice(), Math.max(0, ready - Date.now()));
+  if (concurrency) await within(concurrency.learn(), Math.max(0, ready - Date.now()));
   startedUp = true;
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
 
   const lastKnownStatus = (): DmsStatus => {
     const known = liveness.known();
+    const served = concurrency?.servesAtOnce() ?? null;
     const { ok: _ok, ...ping } = known.last ?? { ok: false };
     return {
       ...info,
@@ -167,7 +158,7 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
       ...(known.waitingError ? { error: known.waitingError } : {}),
       checkedAt: iso(known.checkedAt),
       notAnsweringSince: iso(known.notAnsweringSince),
-      ...(servesAtOnce !== null ? { servesAtOnce } : {}),
+      ...(served !== null ? { servesAtOnce: served } : {}),
     };
   };
 

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CONCURRENCY_PROBES, concurrencyFromLatencies, probeConcurrency } from '../../../server/dms/dms-concurrency.js';
+import {
+  CONCURRENCY_PROBES,
+  concurrencyFromLatencies,
+  concurrencyLearner,
+  probeConcurrency,
+} from '../../../server/dms/dms-concurrency.js';
 import type { DmsRequest, DmsResponse } from '../../../server/dms/http-transport.js';
+import type { ProbeRound } from '../../../server/dms/types.js';
 import { createReadCosts } from '../../../server/dms/read-costs.js';
 
 describe('concurrencyFromLatencies: identical requests sent together answer in waves', () => {
@@ -115,5 +121,54 @@ describe('the read costs keep the most any probe saw the dms serve at once', () 
     assert.equal(costs.concurrency(), 4);
     costs.recordConcurrency(1);
     assert.equal(costs.concurrency(), 4);
+  });
+});
+
+describe('concurrencyLearner: rounds of two, the most seen kept', () => {
+  const dmsTelling = (rounds: ProbeRound[]) => {
+    const asked: number[] = [];
+    return {
+      asked,
+      probeConcurrency: () => {
+        asked.push(asked.length);
+        return Promise.resolve(rounds[asked.length - 1] ?? null);
+      },
+    };
+  };
+
+  it('keeps the more of two rounds, and asks no more once a round told something', async () => {
+    const dms = dmsTelling([3, 4]);
+    const learner = concurrencyLearner(dms);
+    assert.equal(learner.servesAtOnce(), null);
+    await learner.learn();
+    assert.equal(learner.servesAtOnce(), 4);
+    await learner.learn();
+    assert.equal(dms.asked.length, 2, 'settled: no more probes');
+  });
+
+  it('asks again when both rounds came to nothing (the dms down, or other requests under way)', async () => {
+    const dms = dmsTelling([null, null, 1, null]);
+    const learner = concurrencyLearner(dms);
+    await learner.learn();
+    assert.equal(learner.servesAtOnce(), null);
+    await learner.learn();
+    assert.equal(learner.servesAtOnce(), 1);
+    assert.equal(dms.asked.length, 4);
+  });
+
+  it('a round answered too quickly to tell settles it without a figure (reads keep their default)', async () => {
+    const dms = dmsTelling(['quick', 'quick']);
+    const learner = concurrencyLearner(dms);
+    await learner.learn();
+    await learner.learn();
+    assert.equal(learner.servesAtOnce(), null);
+    assert.equal(dms.asked.length, 2);
+  });
+
+  it('callers meanwhile share the rounds under way', async () => {
+    const dms = dmsTelling([2, 2]);
+    const learner = concurrencyLearner(dms);
+    await Promise.all([learner.learn(), learner.learn(), learner.learn()]);
+    assert.equal(dms.asked.length, 2);
   });
 });
