@@ -57,7 +57,7 @@ export async function probeConcurrency(
 }
 
 export interface ConcurrencyLearner {
-  /** The most any round saw the dms serve at once, null until one could tell. */
+  /** The most any round saw the dms serve at once (after a pair of rounds), null until one could tell. */
   servesAtOnce(): number | null;
   /** Two rounds of probes, unless a round already told something (a number, or too quick to tell). One at a time. */
   learn(): Promise<void>;
@@ -77,11 +77,14 @@ export function concurrencyLearner(dms: Pick<DmsClient, 'probeConcurrency'>): Co
     learn() {
       if (settled) return Promise.resolve();
       learning ??= (async () => {
+        let most: number | null = null;
         for (let round = 0; round < 2; round++) {
           const told = await dms.probeConcurrency();
           if (told !== null) settled = true;
-          if (typeof told === 'number') served = Math.max(served ?? 0, told);
+          if (typeof told === 'number') most = Math.max(most ?? 0, told);
         }
+        // Said once both rounds are in, so that what is shown does not change a moment later.
+        if (most !== null) served = Math.max(served ?? 0, most);
       })().finally(() => (learning = null));
       return learning;
     },

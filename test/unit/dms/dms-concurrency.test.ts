@@ -165,6 +165,22 @@ describe('concurrencyLearner: rounds of two, the most seen kept', () => {
     assert.equal(dms.asked.length, 2);
   });
 
+  it('says nothing between the two rounds: what is shown does not change a moment later', async () => {
+    let second: (round: ProbeRound) => void = () => undefined;
+    let asked = 0;
+    const learner = concurrencyLearner({
+      probeConcurrency: () =>
+        ++asked === 1 ? Promise.resolve(1) : new Promise<ProbeRound>((resolve) => (second = resolve)),
+    });
+    const learning = learner.learn();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(asked, 2, 'the second round is under way');
+    assert.equal(learner.servesAtOnce(), null);
+    second(2);
+    await learning;
+    assert.equal(learner.servesAtOnce(), 2);
+  });
+
   it('callers meanwhile share the rounds under way', async () => {
     const dms = dmsTelling([2, 2]);
     const learner = concurrencyLearner(dms);
