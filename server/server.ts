@@ -27,13 +27,20 @@ export async function startServer(
   const server = http.createServer(app);
   server.keepAliveTimeout = 5000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // A port in use: what was started for it (the demo dms, the workers, the stores' timers) would keep the process
+    // alive after the caller reported the error and meant to exit.
+    await services.close();
+    throw err;
+  }
 
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;

@@ -31,6 +31,23 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Starts on a port that was free a moment ago; when another test's server took it meanwhile (the suite runs files in
+ * parallel), on another one (the failed start closes what it started).
+ */
+async function startOnFreePort(
+  startAt: (port: number) => ReturnType<typeof start>,
+): Promise<{ port: number; server: Awaited<ReturnType<typeof start>> }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { port, server: await startAt(port) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw err;
+    }
+  }
+}
+
 describe('the embedded server of the desktop app', () => {
   test('listens on 127.0.0.1 on a free port with data and rules under userData', async () => {
     const userData = tempDir('dms-rules-userdata-');
@@ -65,8 +82,9 @@ describe('the embedded server of the desktop app', () => {
   });
 
   test('SVC_PORT and SVC_HOST from the environment are honoured', async () => {
-    const port = await freePort();
-    const server = await start(tempDir('dms-rules-userdata-'), { SVC_PORT: String(port), SVC_HOST: '127.0.0.1' });
+    const { port, server } = await startOnFreePort((port) =>
+      start(tempDir('dms-rules-userdata-'), { SVC_PORT: String(port), SVC_HOST: '127.0.0.1' }),
+    );
     try {
       assert.equal(server.url, `http://127.0.0.1:${port}`);
     } finally {
@@ -76,10 +94,11 @@ describe('the embedded server of the desktop app', () => {
 
   test('a port set in the data dir config.yml is honoured too', async () => {
     const userData = tempDir('dms-rules-userdata-');
-    const port = await freePort();
     fs.mkdirSync(path.join(userData, 'data'));
-    fs.writeFileSync(path.join(userData, 'data', 'config.yml'), `port: ${port}\n`);
-    const server = await start(userData);
+    const { port, server } = await startOnFreePort((port) => {
+      fs.writeFileSync(path.join(userData, 'data', 'config.yml'), `port: ${port}\n`);
+      return start(userData);
+    });
     try {
       assert.equal(new URL(server.url).port, String(port));
     } finally {
