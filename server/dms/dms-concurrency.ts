@@ -13,7 +13,7 @@ export const CONCURRENCY_PROBES = 4;
  * The quickest answer must take at least this long to tell waves apart: the service's own event loop moves the
  * moment it sees an answer by a few milliseconds. A dms that quick keeps nobody waiting long in its queue anyway.
  */
-export const QUICK_ANSWER_MS = 10;
+const QUICK_ANSWER_MS = 10;
 
 /** An answer within this factor of the quickest came in the first wave. */
 const SAME_WAVE = 1.5;

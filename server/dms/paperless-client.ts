@@ -18,7 +18,6 @@ import type {
   DocumentPatch,
   DocumentQuery,
   DocumentWriteState,
-  ProbeRound,
 } from './types.js';
 import { SUPPORTED_PAPERLESS } from './api-version.js';
 import { readDocumentHistory, readServiceUser } from './document-history.js';
@@ -73,8 +72,6 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
   const ttl = options.vocabularyTtlMs ?? 60_000;
   let loading: Promise<DmsVocabulary> | null = null;
   let loadingAskedAt = 0;
-
-  let concurrencyProbe: Promise<ProbeRound> | null = null;
 
   const notFound = (id: number) => `Document ${id} does not exist in the dms (or the dms token may not see it).`;
 
@@ -216,15 +213,10 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       return res.json as DmsDocument;
     },
 
-    probeConcurrency() {
-      concurrencyProbe ??= probeConcurrency(transport)
-        .catch(() => null)
-        .then((round) => {
-          if (typeof round === 'number') transport.costs?.recordConcurrency(round);
-          return round;
-        })
-        .finally(() => (concurrencyProbe = null));
-      return concurrencyProbe;
+    async probeConcurrency() {
+      const round = await probeConcurrency(transport).catch(() => null);
+      if (typeof round === 'number') transport.costs?.recordConcurrency(round);
+      return round;
     },
 
     pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {

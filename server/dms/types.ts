@@ -245,7 +245,8 @@ export interface DmsClient {
   ping(): Promise<DmsPing>;
   /**
    * One round of probes of how many requests the dms serves at once (dms-concurrency.ts); a number it tells bounds
-   * the client's reads' requests in flight from then on (`DocumentQuery.ahead`, the most any round saw). One at a time.
+   * the client's reads' requests in flight from then on (`DocumentQuery.ahead`, the most any round saw). Rounds are
+   * not meant to overlap: dms-concurrency.ts's `concurrencyLearner` asks for one at a time.
    */
   probeConcurrency(): Promise<ProbeRound>;
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
