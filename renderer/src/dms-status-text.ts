@@ -82,7 +82,7 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
     lines.push({
       id: 'dms-status-concurrency',
       kind: 'note',
-      text: `Paperless answered ${atOnce} when the service started: a run-all keeps ${Math.min(served, 4) + 1} requests at it at most (one waiting), so a click in Paperless waits behind no more of them.`,
+      text: `Paperless answered ${atOnce} when the service last measured it: a run-all keeps ${Math.min(served, 4) + 1} requests at it at most (one waiting), so a click in Paperless waits behind no more of them.`,
     });
   }
   if (dms.supported_versions)

@@ -57,36 +57,53 @@ export async function probeConcurrency(
 }
 
 export interface ConcurrencyLearner {
-  /** The most any round saw the dms serve at once (after a pair of rounds), null until one could tell. */
+  /** What the last learning saw the dms serve at once (the more of its two rounds), null until one could tell. */
   servesAtOnce(): number | null;
   /** Two rounds of probes, unless a round already told something (a number, or too quick to tell). One at a time. */
   learn(): Promise<void>;
+  /**
+   * Learns afresh, its figure replacing the one before: for a dms that came back after it stopped answering, which
+   * may be a restart with another number of web workers (`PAPERLESS_WEBSERVER_WORKERS`). Until the new rounds tell
+   * something, reads keep the old figure.
+   */
+  relearn(): Promise<void>;
 }
 
 /**
  * What a client's dms serves at once, learnt in rounds of two: a request of someone else's among the probes can hide
- * one of their answers, so the most any round saw is kept. A client whose rounds all came to nothing (the dms down,
- * or other requests under way) is asked again by the next `learn`.
+ * one of their answers, so the more of the two rounds is kept, and the client's reads use it (`useConcurrency`). A
+ * client whose rounds all came to nothing (the dms down, or other requests under way) is asked again by the next
+ * `learn`.
  */
-export function concurrencyLearner(dms: Pick<DmsClient, 'probeConcurrency'>): ConcurrencyLearner {
+export function concurrencyLearner(dms: Pick<DmsClient, 'probeConcurrency' | 'useConcurrency'>): ConcurrencyLearner {
   let served: number | null = null;
   let settled = false;
   let learning: Promise<void> | null = null;
+  const learn = () => {
+    if (settled) return Promise.resolve();
+    learning ??= (async () => {
+      let most: number | null = null;
+      for (let round = 0; round < 2; round++) {
+        const told = await dms.probeConcurrency();
+        if (told !== null) settled = true;
+        if (typeof told === 'number') most = Math.max(most ?? 0, told);
+      }
+      // Said once both rounds are in, so that what is shown does not change a moment later.
+      if (most !== null) {
+        served = most;
+        dms.useConcurrency(most);
+      }
+    })().finally(() => (learning = null));
+    return learning;
+  };
   return {
     servesAtOnce: () => served,
-    learn() {
-      if (settled) return Promise.resolve();
-      learning ??= (async () => {
-        let most: number | null = null;
-        for (let round = 0; round < 2; round++) {
-          const told = await dms.probeConcurrency();
-          if (told !== null) settled = true;
-          if (typeof told === 'number') most = Math.max(most ?? 0, told);
-        }
-        // Said once both rounds are in, so that what is shown does not change a moment later.
-        if (most !== null) served = Math.max(served ?? 0, most);
-      })().finally(() => (learning = null));
-      return learning;
+    learn,
+    async relearn() {
+      // Rounds under way began before the dms came back: let them end, then learn again.
+      await learning;
+      settled = false;
+      return learn();
     },
   };
 }

@@ -29,7 +29,7 @@ export interface DmsStatus extends DmsInfo {
   checkedAt?: string;
   /** Since when the dms has not answered (ISO time): the first unanswered or failed ping since it last did. */
   notAnsweringSince?: string;
-  /** Requests the dms was seen to serve at once (`DmsClient.probeConcurrency`), absent until it could tell. */
+  /** Requests the dms was seen to serve at once (dms-concurrency.ts), absent until it could tell. */
   servesAtOnce?: number;
   /** The release group the client follows and what differs for it (`DmsPing`). */
   releaseGroup?: string;
@@ -127,12 +127,17 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   // How many requests the dms serves at once, which bounds a read's requests in flight (dms-concurrency.ts). The demo
   // dms answers on this process's own event loop, so its waves would be the service's: it is not probed. A dms that
   // could not be probed as the service started (down, or busy with other requests) is probed once a ping finds it
-  // answering.
+  // answering; one that stopped answering and came back is probed afresh (a restart may change its web workers).
   const concurrency = info.demo ? null : concurrencyLearner(dms);
   let startedUp = false;
+  let missed = false;
   const ping = async () => {
     const outcome = await pinger.ping();
-    if (outcome.ok && startedUp) void concurrency?.learn();
+    if (!outcome.ok) missed = true;
+    else if (startedUp && concurrency) {
+      void (missed ? concurrency.relearn() : concurrency.learn());
+      missed = false;
+    }
     return outcome;
   };
   const liveness = trackLiveness(ping, { ttlMs: STATUS_TTL_MS, slowMs: SLOW_PING_MS });

@@ -213,10 +213,10 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       return res.json as DmsDocument;
     },
 
-    async probeConcurrency() {
-      const round = await probeConcurrency(transport).catch(() => null);
-      if (typeof round === 'number') transport.costs?.recordConcurrency(round);
-      return round;
+    probeConcurrency: () => probeConcurrency(transport).catch(() => null),
+
+    useConcurrency(served) {
+      transport.costs?.useConcurrency(served);
     },
 
     pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {

@@ -24,11 +24,8 @@ export interface ReadCosts {
   estimate(): ReadCostEstimate | null;
   /** Bytes per document of whole-document pages seen, else null. */
   documentBytes(): number | null;
-  /**
-   * What a probe of the dms's concurrency told (dms-concurrency.ts). The most any probe saw is kept: too many requests
-   * in flight only lengthen the dms's queue, as before probes, too few would slow every read.
-   */
-  recordConcurrency(served: number): void;
+  /** What the dms was last seen to serve at once (dms-concurrency.ts): it bounds a read's requests in flight. */
+  useConcurrency(served: number): void;
   /** Requests the dms was seen to serve at once, else null (never probed, or it could not tell). */
   concurrency(): number | null;
 }
@@ -103,8 +100,8 @@ export function createReadCosts(): ReadCosts {
     },
     estimate: () => fitCosts(samples),
     documentBytes: () => (bytes.length ? Math.max(...bytes) : null),
-    recordConcurrency(n) {
-      served = Math.max(served ?? 0, n);
+    useConcurrency(n) {
+      served = n;
     },
     concurrency: () => served,
   };

@@ -244,11 +244,12 @@ export interface DmsClient {
   readonly url: string;
   ping(): Promise<DmsPing>;
   /**
-   * One round of probes of how many requests the dms serves at once (dms-concurrency.ts); a number it tells bounds
-   * the client's reads' requests in flight from then on (`DocumentQuery.ahead`, the most any round saw). Rounds are
-   * not meant to overlap: dms-concurrency.ts's `concurrencyLearner` asks for one at a time.
+   * One round of probes of how many requests the dms serves at once (dms-concurrency.ts). Rounds are not meant to
+   * overlap: dms-concurrency.ts's `concurrencyLearner` asks for one at a time.
    */
   probeConcurrency(): Promise<ProbeRound>;
+  /** Bounds the client's reads' requests in flight from now on (`DocumentQuery.ahead`) to what the dms serves at once. */
+  useConcurrency(served: number): void;
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
   getDocument(id: number): Promise<DmsDocument>;
   /**

@@ -32,21 +32,33 @@ function mostAtOnce(times: RequestTimes[]): number {
   return Math.max(0, ...times.map((t) => times.filter((o) => o.arrived <= t.arrived && o.answered > t.arrived).length));
 }
 
-async function servesAtOnce(server: TestServer): Promise<number> {
+/** What health says the dms serves at once, once it says a figure `until` accepts. */
+async function servesAtOnce(server: TestServer, until: (served: number) => boolean = () => true): Promise<number> {
   // The probes may still be on their way when the service listens (they go last, within the start-up wait).
   const deadline = Date.now() + 30_000;
   for (;;) {
-    assert.ok(Date.now() < deadline, 'health never said how many requests the dms serves at once');
     const health = await call<{ dms: { serves_at_once?: number | null } }>(server.url, '/api/health', {
       token: API_TOKEN,
     });
     const served = health.body.dms.serves_at_once;
-    if (typeof served === 'number') return served;
+    if (typeof served === 'number' && until(served)) return served;
+    assert.ok(Date.now() < deadline, `health never said the expected figure (last: ${served})`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
-async function dryJob(rig: Rig): Promise<RequestTimes[]> {
+/** Asks for fresh pings (health's `deep`) until one finds the dms answering, or not: a ping is cached 5 s. */
+async function reachable(server: TestServer, expected: boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const health = await call<{ dms: { reachable: boolean } }>(server.url, '/api/health?deep=1', { token: API_TOKEN });
+    if (health.body.dms.reachable === expected) return;
+    assert.ok(Date.now() < deadline, `the dms never became ${expected ? 'reachable' : 'unreachable'}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function dryJob(rig: Pick<Rig, 'sim' | 'server'>): Promise<RequestTimes[]> {
   rig.sim.resetCounts();
   const res = await startJob(rig.server.url, 'rule_id=invoices');
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -105,6 +117,28 @@ describe('a dms that was down when the service started', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('a dms restarted with fewer web workers while the service runs', () => {
+  it('is probed afresh once a ping finds it answering again, and jobs keep to its new figure', async () => {
+    const generate = { count: 1200, seed: 7 };
+    const rig = await startRig(RULES, {}, { generate, slow: slowDms(4) });
+    const port = Number(new URL(rig.sim.url).port);
+    let restarted: Awaited<ReturnType<typeof startSimulator>> | null = null;
+    try {
+      assert.equal(await servesAtOnce(rig.server), 4);
+      await rig.sim.close();
+      await reachable(rig.server, false);
+      restarted = await startSimulator({ port, token: rig.sim.token, generate, slow: slowDms(1) });
+      await reachable(rig.server, true);
+      const served = await servesAtOnce(rig.server, (n) => n < 4);
+      const reads = await dryJob({ sim: restarted, server: rig.server });
+      assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
+    } finally {
+      await rig.server.close();
+      await restarted?.close();
     }
   });
 });

@@ -148,7 +148,7 @@ describe('a Paperless with one web worker: the settings say how many requests it
       const atOnce = served === 1 ? 'one request at a time' : `${served} requests at once`;
       assert.equal(
         await line.textContent(),
-        `Paperless answered ${atOnce} when the service started: a run-all keeps ${served + 1} requests at it at most (one waiting), so a click in Paperless waits behind no more of them.`,
+        `Paperless answered ${atOnce} when the service last measured it: a run-all keeps ${served + 1} requests at it at most (one waiting), so a click in Paperless waits behind no more of them.`,
       );
     } finally {
       await ui.context.close();

@@ -112,27 +112,29 @@ describe('probeConcurrency', () => {
   });
 });
 
-describe('the read costs keep the most any probe saw the dms serve at once', () => {
-  it('a later probe that counted fewer (an answer hidden behind someone else’s request) does not lower it', () => {
+describe('the read costs bound reads by what the dms was last seen to serve at once', () => {
+  it('keeps no figure until one is learnt, then the latest learnt', () => {
     const costs = createReadCosts();
     assert.equal(costs.concurrency(), null);
-    costs.recordConcurrency(4);
-    costs.recordConcurrency(3);
+    costs.useConcurrency(4);
     assert.equal(costs.concurrency(), 4);
-    costs.recordConcurrency(1);
-    assert.equal(costs.concurrency(), 4);
+    costs.useConcurrency(1);
+    assert.equal(costs.concurrency(), 1);
   });
 });
 
-describe('concurrencyLearner: rounds of two, the most seen kept', () => {
+describe('concurrencyLearner: rounds of two, the more of them kept', () => {
   const dmsTelling = (rounds: ProbeRound[]) => {
     const asked: number[] = [];
+    const used: number[] = [];
     return {
       asked,
+      used,
       probeConcurrency: () => {
         asked.push(asked.length);
         return Promise.resolve(rounds[asked.length - 1] ?? null);
       },
+      useConcurrency: (served: number) => void used.push(served),
     };
   };
 
@@ -142,6 +144,7 @@ describe('concurrencyLearner: rounds of two, the most seen kept', () => {
     assert.equal(learner.servesAtOnce(), null);
     await learner.learn();
     assert.equal(learner.servesAtOnce(), 4);
+    assert.deepEqual(dms.used, [4], 'the client reads with the figure learnt');
     await learner.learn();
     assert.equal(dms.asked.length, 2, 'settled: no more probes');
   });
@@ -171,6 +174,7 @@ describe('concurrencyLearner: rounds of two, the most seen kept', () => {
     const learner = concurrencyLearner({
       probeConcurrency: () =>
         ++asked === 1 ? Promise.resolve(1) : new Promise<ProbeRound>((resolve) => (second = resolve)),
+      useConcurrency: () => undefined,
     });
     const learning = learner.learn();
     await new Promise((resolve) => setImmediate(resolve));
@@ -186,5 +190,35 @@ describe('concurrencyLearner: rounds of two, the most seen kept', () => {
     const learner = concurrencyLearner(dms);
     await Promise.all([learner.learn(), learner.learn(), learner.learn()]);
     assert.equal(dms.asked.length, 2);
+  });
+
+  it('learns afresh after the dms came back: a restart with fewer web workers replaces the figure', async () => {
+    const dms = dmsTelling([4, 4, 1, 1]);
+    const learner = concurrencyLearner(dms);
+    await learner.learn();
+    await learner.relearn();
+    assert.equal(learner.servesAtOnce(), 1);
+    assert.deepEqual(dms.used, [4, 1]);
+    assert.equal(dms.asked.length, 4);
+  });
+
+  it('learns afresh even after answers too quick to tell, and keeps the old figure while rounds tell nothing', async () => {
+    const dms = dmsTelling([2, 2, null, null, 'quick', 3]);
+    const learner = concurrencyLearner(dms);
+    await learner.learn();
+    await learner.relearn();
+    assert.equal(learner.servesAtOnce(), 2, 'two disturbed rounds: reads keep the figure they had');
+    assert.deepEqual(dms.used, [2]);
+    await learner.learn();
+    assert.equal(learner.servesAtOnce(), 3, 'still unsettled: the next learn asks again');
+    assert.equal(dms.asked.length, 6);
+  });
+
+  it('a relearn while rounds are under way waits for them, then asks again', async () => {
+    const dms = dmsTelling([4, 4, 2, 2]);
+    const learner = concurrencyLearner(dms);
+    await Promise.all([learner.learn(), learner.relearn()]);
+    assert.equal(dms.asked.length, 4);
+    assert.equal(learner.servesAtOnce(), 2);
   });
 });
