@@ -64,7 +64,7 @@ export interface ConcurrencyLearner {
   /**
    * Learns afresh, its figure replacing the one before: for a dms that came back after it stopped answering, which
    * may be a restart with another number of web workers (`PAPERLESS_WEBSERVER_WORKERS`). Until the new rounds tell
-   * something, reads keep the old figure.
+   * something (a number, or answers too quick to tell: no figure), reads keep the old figure.
    */
   relearn(): Promise<void>;
 }
@@ -83,13 +83,16 @@ export function concurrencyLearner(dms: Pick<DmsClient, 'probeConcurrency' | 'us
     if (settled) return Promise.resolve();
     learning ??= (async () => {
       let most: number | null = null;
+      let told = false;
       for (let round = 0; round < 2; round++) {
-        const told = await dms.probeConcurrency();
-        if (told !== null) settled = true;
-        if (typeof told === 'number') most = Math.max(most ?? 0, told);
+        const said = await dms.probeConcurrency();
+        if (said !== null) told = true;
+        if (typeof said === 'number') most = Math.max(most ?? 0, said);
       }
-      // Said once both rounds are in, so that what is shown does not change a moment later.
-      if (most !== null) {
+      // Said once both rounds are in, so that what is shown does not change a moment later. Answers all too quick
+      // to tell leave no figure: reads keep their default.
+      if (told) {
+        settled = true;
         served = most;
         dms.useConcurrency(most);
       }

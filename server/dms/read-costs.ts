@@ -25,7 +25,7 @@ export interface ReadCosts {
   /** Bytes per document of whole-document pages seen, else null. */
   documentBytes(): number | null;
   /** What the dms was last seen to serve at once (dms-concurrency.ts): it bounds a read's requests in flight. */
-  useConcurrency(served: number): void;
+  useConcurrency(served: number | null): void;
   /** Requests the dms was seen to serve at once, else null (never probed, or it could not tell). */
   concurrency(): number | null;
 }

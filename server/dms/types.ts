@@ -248,8 +248,11 @@ export interface DmsClient {
    * overlap: dms-concurrency.ts's `concurrencyLearner` asks for one at a time.
    */
   probeConcurrency(): Promise<ProbeRound>;
-  /** Bounds the client's reads' requests in flight from now on (`DocumentQuery.ahead`) to what the dms serves at once. */
-  useConcurrency(served: number): void;
+  /**
+   * Bounds the client's reads' requests in flight from now on (`DocumentQuery.ahead`) to what the dms serves at once;
+   * null: not known, reads keep their default.
+   */
+  useConcurrency(served: number | null): void;
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
   getDocument(id: number): Promise<DmsDocument>;
   /**

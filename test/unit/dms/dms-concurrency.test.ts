@@ -113,20 +113,22 @@ describe('probeConcurrency', () => {
 });
 
 describe('the read costs bound reads by what the dms was last seen to serve at once', () => {
-  it('keeps no figure until one is learnt, then the latest learnt', () => {
+  it('keeps no figure until one is learnt, then the latest learnt (none when the latest could not count)', () => {
     const costs = createReadCosts();
     assert.equal(costs.concurrency(), null);
     costs.useConcurrency(4);
     assert.equal(costs.concurrency(), 4);
     costs.useConcurrency(1);
     assert.equal(costs.concurrency(), 1);
+    costs.useConcurrency(null);
+    assert.equal(costs.concurrency(), null);
   });
 });
 
 describe('concurrencyLearner: rounds of two, the more of them kept', () => {
   const dmsTelling = (rounds: ProbeRound[]) => {
     const asked: number[] = [];
-    const used: number[] = [];
+    const used: Array<number | null> = [];
     return {
       asked,
       used,
@@ -134,7 +136,7 @@ describe('concurrencyLearner: rounds of two, the more of them kept', () => {
         asked.push(asked.length);
         return Promise.resolve(rounds[asked.length - 1] ?? null);
       },
-      useConcurrency: (served: number) => void used.push(served),
+      useConcurrency: (served: number | null) => void used.push(served),
     };
   };
 
@@ -212,6 +214,15 @@ describe('concurrencyLearner: rounds of two, the more of them kept', () => {
     await learner.learn();
     assert.equal(learner.servesAtOnce(), 3, 'still unsettled: the next learn asks again');
     assert.equal(dms.asked.length, 6);
+  });
+
+  it('a restarted dms that answers too quickly to tell leaves no figure: reads go back to their default', async () => {
+    const dms = dmsTelling([1, 1, 'quick', 'quick']);
+    const learner = concurrencyLearner(dms);
+    await learner.learn();
+    await learner.relearn();
+    assert.equal(learner.servesAtOnce(), null);
+    assert.deepEqual(dms.used, [1, null]);
   });
 
   it('a relearn while rounds are under way waits for them, then asks again', async () => {
