@@ -67,6 +67,8 @@ export interface ServiceTimings {
   catchUpRetryMs?: number;
   /** How long the dms vocabulary is cached before it is read again (default 60 s). */
   vocabularyTtlMs?: number;
+  /** How long a health ping's answer stands before the next one is sent (default 5 s). */
+  dmsStatusTtlMs?: number;
 }
 
 export type ConfigSource = 'env' | 'file' | 'default' | 'override';

@@ -140,7 +140,10 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     }
     return outcome;
   };
-  const liveness = trackLiveness(ping, { ttlMs: STATUS_TTL_MS, slowMs: SLOW_PING_MS });
+  const liveness = trackLiveness(ping, {
+    ttlMs: config.timings?.dmsStatusTtlMs ?? STATUS_TTL_MS,
+    slowMs: SLOW_PING_MS,
+  });
   // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms;
   // then, within the same wait, the vocabulary, so the first job after start finds it cached (issue 28). Not beside
   // the ping: lists that wait in a small dms's queue behind it would mislead the page size learnt from their times.

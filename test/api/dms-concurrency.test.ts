@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type RequestTimes } from '../../tools/paperless-sim/simulator.js';
-import { API_TOKEN, call, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, startTestServer, TEST_TIMINGS, type TestServer } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 // A run-all keeps no more requests at the dms than it was seen to serve at once, and one waiting (issue 28):
@@ -47,7 +47,7 @@ async function servesAtOnce(server: TestServer, until: (served: number) => boole
   }
 }
 
-/** Asks for fresh pings (health's `deep`) until one finds the dms answering, or not: a ping is cached 5 s. */
+/** Asks for fresh pings (health's `deep`) until one finds the dms answering, or not. */
 async function reachable(server: TestServer, expected: boolean): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -123,15 +123,21 @@ describe('a dms that was down when the service started', () => {
 
 describe('a dms restarted with fewer web workers while the service runs', () => {
   it('is probed afresh once a ping finds it answering again, and jobs keep to its new figure', async () => {
-    const generate = { count: 1200, seed: 7 };
-    const rig = await startRig(RULES, {}, { generate, slow: slowDms(4) });
+    // Health pings stand 100 ms here instead of 5 s, so the test need not wait twice for one to go stale.
+    const timings = { ...TEST_TIMINGS, dmsStatusTtlMs: 100 };
+    const rig = await startRig(RULES, {}, { slow: slowDms(4) }, { timings });
     const port = Number(new URL(rig.sim.url).port);
     let restarted: Awaited<ReturnType<typeof startSimulator>> | null = null;
     try {
       assert.equal(await servesAtOnce(rig.server), 4);
       await rig.sim.close();
       await reachable(rig.server, false);
-      restarted = await startSimulator({ port, token: rig.sim.token, generate, slow: slowDms(1) });
+      restarted = await startSimulator({
+        port,
+        token: rig.sim.token,
+        generate: { count: 1200, seed: 7 },
+        slow: slowDms(1),
+      });
       await reachable(rig.server, true);
       const served = await servesAtOnce(rig.server, (n) => n < 4);
       const reads = await dryJob({ sim: restarted, server: rig.server });
