@@ -59,7 +59,7 @@ export async function probeConcurrency(
 export interface ConcurrencyLearner {
   /** What the last learning saw the dms serve at once (the more of its two rounds), null until one could tell. */
   servesAtOnce(): number | null;
-  /** Two rounds of probes, unless a round already told something (a number, or too quick to tell). One at a time. */
+  /** Two rounds of probes, unless an earlier learning told something (a number, or too quick to tell). One at a time. */
   learn(): Promise<void>;
   /**
    * Learns afresh, its figure replacing the one before: for a dms that came back after it stopped answering, which

@@ -65,7 +65,7 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, count: n
   // A document deleted between two id requests shifts the later pages by one: ids ascend (ordering=id), so
   // one already handed out is at most the last one.
   let lastId = 0;
-  const inFlight = outstanding(Math.min(ID_PAGES_AHEAD, transport.costs?.concurrency() ?? ID_PAGES_AHEAD));
+  const inFlight = outstanding(servedAhead(transport, ID_PAGES_AHEAD));
   for await (const body of pumpRequests(requests(), inFlight, (inFlight + 1) * ID_PAGE_SIZE)) {
     const ids = body.results.map((d) => d.id).filter((id) => id > lastId);
     lastId = ids.at(-1) ?? lastId;
@@ -111,6 +111,10 @@ function* unseenIds(gaps: Array<[number, number]>): Generator<number[]> {
  * the read on a loaded machine, against 7–39 % with one queued).
  */
 const outstanding = (ahead: number): number => (ahead > 0 ? ahead + 1 : 1);
+
+/** `asked` requests ahead, but no more than the dms was seen to serve at once (dms-concurrency.ts). */
+const servedAhead = (transport: Transport, asked: number): number =>
+  Math.min(asked, transport.costs?.concurrency() ?? asked);
 
 /** More unseen ids than this after a read means the list changed too much while it was read to recheck by id. */
 const MAX_RECHECKED_IDS = 200_000;
@@ -180,8 +184,7 @@ async function* pagedDocuments(
  * from a snapshot of the matching ids in `id__in` chunks.
  */
 export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
-  const asked = Math.max(0, Math.floor(query.ahead ?? 0));
-  const ahead = Math.min(asked, transport.costs?.concurrency() ?? asked);
+  const ahead = servedAhead(transport, Math.max(0, Math.floor(query.ahead ?? 0)));
   const filtered = Object.keys(query.filters ?? {}).length > 0;
   // Newest first: one row gives the count and the newest id (the end of a read without snapshot).
   const probe = await idPage(transport, query, 1, 1, '-id');

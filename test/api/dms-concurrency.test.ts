@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type RequestTimes } from '../../tools/paperless-sim/simulator.js';
+import { servesAtOnce } from '../helpers/dms-health.js';
 import { API_TOKEN, call, startTestServer, TEST_TIMINGS, type TestServer } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
@@ -30,21 +31,6 @@ const isJobRead = (t: RequestTimes) =>
 /** The most of `times` at the dms at one moment (each from its arrival to its answer). */
 function mostAtOnce(times: RequestTimes[]): number {
   return Math.max(0, ...times.map((t) => times.filter((o) => o.arrived <= t.arrived && o.answered > t.arrived).length));
-}
-
-/** What health says the dms serves at once, once it says a figure `until` accepts. */
-async function servesAtOnce(server: TestServer, until: (served: number) => boolean = () => true): Promise<number> {
-  // The probes may still be on their way when the service listens (they go last, within the start-up wait).
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const health = await call<{ dms: { serves_at_once?: number | null } }>(server.url, '/api/health', {
-      token: API_TOKEN,
-    });
-    const served = health.body.dms.serves_at_once;
-    if (typeof served === 'number' && until(served)) return served;
-    assert.ok(Date.now() < deadline, `health never said the expected figure (last: ${served})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Asks for fresh pings (health's `deep`) until one finds the dms answering, or not. */
@@ -85,7 +71,7 @@ for (const { dms, workers, seen } of CASES)
     after(async () => rig?.close());
 
     it('is seen to serve so many at once, and a job keeps that many requests at the dms and one waiting', async () => {
-      const served = await servesAtOnce(rig.server);
+      const served = await servesAtOnce(rig.server.url);
       assert.ok(seen(served), `${workers} worker(s) seen as ${served}`);
       const reads = await dryJob(rig);
       assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
@@ -111,7 +97,7 @@ describe('a dms that was down when the service started', () => {
       try {
         // The deep check waits for a fresh ping, which finds the dms answering and starts the probes.
         await call(server.url, '/api/health?deep=1', { token: API_TOKEN });
-        assert.ok((await servesAtOnce(server)) < 4);
+        assert.ok((await servesAtOnce(server.url)) < 4);
       } finally {
         await sim.close();
       }
@@ -129,7 +115,7 @@ describe('a dms restarted with fewer web workers while the service runs', () => 
     const port = Number(new URL(rig.sim.url).port);
     let restarted: Awaited<ReturnType<typeof startSimulator>> | null = null;
     try {
-      assert.equal(await servesAtOnce(rig.server), 4);
+      assert.equal(await servesAtOnce(rig.server.url), 4);
       await rig.sim.close();
       await reachable(rig.server, false);
       restarted = await startSimulator({
@@ -139,7 +125,7 @@ describe('a dms restarted with fewer web workers while the service runs', () => 
         slow: slowDms(1),
       });
       await reachable(rig.server, true);
-      const served = await servesAtOnce(rig.server, (n) => n < 4);
+      const served = await servesAtOnce(rig.server.url, (n) => n < 4);
       const reads = await dryJob({ sim: restarted, server: rig.server });
       assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
     } finally {

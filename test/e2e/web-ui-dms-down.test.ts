@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { servesAtOnce } from '../helpers/dms-health.js';
+import { startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { launchBrowser, openPage, screenshot } from './browser.js';
 import { signIn } from './session.js';
 import { advanceUntil, UI_TIMERS } from './ui-clock.js';
@@ -118,17 +119,7 @@ describe('a Paperless with one web worker: the settings say how many requests it
   before(async () => {
     sim = await startSimulator({ slow: { latencyMs: 150, perDocumentMs: 0, workers: 1 } });
     server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token });
-    // The start-up probes may still be under way when the service listens.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const health = await call<{ dms: { serves_at_once?: number | null } }>(server.url, '/api/health', {
-        token: API_TOKEN,
-      });
-      served = health.body.dms.serves_at_once ?? null;
-      if (served !== null) break;
-      assert.ok(Date.now() < deadline, 'health never said how many requests the dms serves at once');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    served = await servesAtOnce(server.url);
   });
   after(async () => {
     await server?.close();
