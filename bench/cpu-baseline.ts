@@ -70,11 +70,12 @@ export async function benchCpuBaseline(baselineRoot: string, size = 10_000, roun
       const load = os.loadavg()[0].toFixed(1);
       const order: [number, number] = r % 2 === 1 ? [0, 1] : [1, 0];
       const [before, after] = await fourJobPairs(starts, order);
-      after.forEach((a, i) => ratios[i].push(a / before[i]));
+      const ratio = after.map((a, i) => a / before[i]);
+      ratio.forEach((x, i) => ratios[i].push(x));
       rows.push({
         measure: `round ${r}: service CPU µs/doc, baseline → this build (${MODES.join(', ')})`,
         value: MODES.map((_, i) => `${round(before[i], 0)} → ${round(after[i], 0)}`).join(', '),
-        note: `this build ÷ baseline ${after.map((a, i) => round(a / before[i], 2)).join(', ')}; ${order[0] === 0 ? 'baseline' : 'this build'} first in each pair; ${size.toLocaleString('en')} realistic documents, fast dms; load ${load} at the round's start`,
+        note: `this build ÷ baseline ${ratio.map((x) => round(x, 2)).join(', ')}; ${order[0] === 0 ? 'baseline' : 'this build'} first in each pair; ${size.toLocaleString('en')} realistic documents, fast dms; load ${load} at the round's start`,
       });
     }
     rows.push({
