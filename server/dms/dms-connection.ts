@@ -120,6 +120,10 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     logger,
     retryBaseMs: config.timings?.dmsRetryBaseMs,
     vocabularyTtlMs: config.timings?.vocabularyTtlMs,
+    // A job or a run that found no dms and then an answer saw it come back, with no health ping in between.
+    onReachedAgain: () => {
+      if (startedUp) void concurrency?.relearn();
+    },
   });
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
@@ -127,7 +131,8 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   // How many requests the dms serves at once, which bounds a read's requests in flight (dms-concurrency.ts). The demo
   // dms answers on this process's own event loop, so its waves would be the service's: it is not probed. A dms that
   // could not be probed as the service started (down, or busy with other requests) is probed once a ping finds it
-  // answering; one that stopped answering and came back is probed afresh (a restart may change its web workers).
+  // answering; one that stopped answering and came back, to a ping or to the client, is probed afresh (a restart
+  // may change its web workers).
   const concurrency = info.demo ? null : concurrencyLearner(dms);
   let startedUp = false;
   let missed = false;

@@ -28,6 +28,11 @@ export interface TransportOptions {
   /** A Retry-After longer than this is not waited for: the call fails and says so. */
   maxRetryAfterMs: number;
   logger?: Logger;
+  /**
+   * Called when an answer comes after an attempt found no dms to talk to (connection refused or cut, or a proxy's
+   * 502): the dms may have restarted meanwhile, with another number of web workers (dms-connection.ts).
+   */
+  onReachedAgain?: () => void;
 }
 
 export interface DmsRequest {
@@ -83,6 +88,8 @@ class VersionRejected extends DmsError {
 }
 
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+/** No dms process behind the address, or it went away mid-answer: what a restart looks like (a timeout does not). */
+const NO_DMS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string {
   const value = headers[name];
@@ -107,6 +114,7 @@ export function createTransport(options: TransportOptions): Transport {
   let attempts = 0;
   let underWay = 0;
   const idleWaiters: Array<() => void> = [];
+  let noDmsSeen = false;
 
   /** Counts an attempt while it is under way (`attempts`, `whenIdle`). */
   async function counted<T>(task: () => Promise<T>): Promise<T> {
@@ -237,7 +245,12 @@ export function createTransport(options: TransportOptions): Transport {
     for (let tried = 0; ; tried++) {
       let waitMs: number;
       try {
-        return await gate.run(() => counted(() => attempt(request, label)));
+        const response = await gate.run(() => counted(() => attempt(request, label)));
+        if (noDmsSeen) {
+          noDmsSeen = false;
+          options.onReachedAgain?.();
+        }
+        return response;
       } catch (err) {
         if (err instanceof DmsNotFoundError) throw err;
         if (err instanceof VersionRejected) {
@@ -251,6 +264,7 @@ export function createTransport(options: TransportOptions): Transport {
         const last = tried >= options.retries;
         if (err instanceof DmsError) {
           const status = err.dmsStatus ?? 0;
+          if (status === 502) noDmsSeen = true;
           const retryable = status === 429 || (request.idempotent && (status >= 500 || status === 408));
           if (!retryable || last) throw annotate(err, tried);
           const retryAfter =
@@ -265,6 +279,7 @@ export function createTransport(options: TransportOptions): Transport {
           waitMs = retryAfter ?? backoffDelay(tried, options.retryBaseMs);
         } else {
           const code = errorCode(err);
+          if (NO_DMS.has(code)) noDmsSeen = true;
           const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
           const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : `failed (${code || errorMessage(err)})`;
           const retryable = NEVER_SENT.has(code) || request.idempotent;

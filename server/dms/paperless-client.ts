@@ -45,6 +45,8 @@ export interface PaperlessClientOptions {
   /** The vocabulary cache is refetched when older than this, so objects made in Paperless show up. Default 60 s. */
   vocabularyTtlMs?: number;
   logger?: Logger;
+  /** An answer came after an attempt found no dms (refused, cut, a proxy's 502): it may have restarted. */
+  onReachedAgain?: () => void;
 }
 
 const PATHS: Record<CreatableKind, string> = {
@@ -66,6 +68,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     retryBaseMs: options.retryBaseMs ?? 250,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
     logger: options.logger,
+    onReachedAgain: options.onReachedAgain,
   });
   let cached: DmsVocabulary | null = null;
   let cachedAt = 0;

@@ -133,4 +133,36 @@ describe('a dms restarted with fewer web workers while the service runs', () => 
       await restarted?.close();
     }
   });
+
+  it('is probed afresh when a job finds it restarted, with no health ping in between', async () => {
+    const rig = await startRig(RULES, {}, { slow: slowDms(4) });
+    const port = Number(new URL(rig.sim.url).port);
+    let restarted: Awaited<ReturnType<typeof startSimulator>> | null = null;
+    try {
+      assert.equal(await servesAtOnce(rig.server.url), 4);
+      await rig.sim.close();
+      restarted = await startSimulator({
+        port,
+        token: rig.sim.token,
+        generate: { count: 1200, seed: 7 },
+        slow: slowDms(1),
+      });
+      // The job's first read finds its connection cut, as a restart cuts the requests it was serving; nothing asked
+      // for health since the old dms went, so no ping saw it missing.
+      const cut = restarted.faults.inject({
+        route: '/api/documents/',
+        params: { ordering: /id/ },
+        kind: 'drop',
+        times: 1,
+      });
+      await dryJob({ sim: restarted, server: rig.server });
+      assert.equal(cut.hits, 1);
+      const served = await servesAtOnce(rig.server.url, (n) => n < 4);
+      const reads = await dryJob({ sim: restarted, server: rig.server });
+      assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
+    } finally {
+      await rig.server.close();
+      await restarted?.close();
+    }
+  });
 });
