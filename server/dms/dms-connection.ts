@@ -114,35 +114,38 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
   } else if (!token) {
     logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);
   }
+  // A dms that a ping, a job or a run found gone and then answering again may have restarted with another number of
+  // web workers (PAPERLESS_WEBSERVER_WORKERS): probed afresh, once the client is idle.
+  let startedUp = false;
+  const probeAfresh = () => {
+    if (startedUp) void concurrency?.relearn();
+  };
   const dms = createPaperlessClient({
     url,
     token,
     logger,
     retryBaseMs: config.timings?.dmsRetryBaseMs,
     vocabularyTtlMs: config.timings?.vocabularyTtlMs,
-    // A job or a run that found no dms and then an answer saw it come back, with no health ping in between.
-    onReachedAgain: () => {
-      if (startedUp) void concurrency?.relearn();
-    },
+    onReachedAgain: probeAfresh,
   });
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
-  const pinger = createPaperlessClient({ url, token, timeoutMs: PING_TIMEOUT_MS, retries: 0, maxInFlight: 1 });
+  const pinger = createPaperlessClient({
+    url,
+    token,
+    timeoutMs: PING_TIMEOUT_MS,
+    retries: 0,
+    maxInFlight: 1,
+    onReachedAgain: probeAfresh,
+  });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
   // How many requests the dms serves at once, which bounds a read's requests in flight (dms-concurrency.ts). The demo
   // dms answers on this process's own event loop, so its waves would be the service's: it is not probed. A dms that
   // could not be probed as the service started (down, or busy with other requests) is probed once a ping finds it
-  // answering; one that stopped answering and came back, to a ping or to the client, is probed afresh (a restart
-  // may change its web workers).
+  // answering.
   const concurrency = info.demo ? null : concurrencyLearner(dms);
-  let startedUp = false;
-  let missed = false;
   const ping = async () => {
     const outcome = await pinger.ping();
-    if (!outcome.ok) missed = true;
-    else if (startedUp && concurrency) {
-      void (missed ? concurrency.relearn() : concurrency.learn());
-      missed = false;
-    }
+    if (outcome.ok && startedUp) void concurrency?.learn();
     return outcome;
   };
   const liveness = trackLiveness(ping, {
