@@ -107,46 +107,60 @@ describe('a dms that was down when the service started', () => {
   });
 });
 
+type Simulator = Awaited<ReturnType<typeof startSimulator>>;
+
+/**
+ * A rig on a four-worker dms, whose `restart` stops that dms, waits for `whileDown`, and starts one with a single web
+ * worker on the same port, as Paperless restarted with fewer workers would be.
+ */
+async function withRestartedDms(
+  options: Parameters<typeof startRig>[3],
+  test: (rig: Rig, restart: (whileDown?: () => Promise<void>) => Promise<Simulator>) => Promise<void>,
+): Promise<void> {
+  const rig = await startRig(RULES, {}, { slow: slowDms(4) }, options);
+  const port = Number(new URL(rig.sim.url).port);
+  const started: Simulator[] = [];
+  const restart = async (whileDown?: () => Promise<void>) => {
+    await rig.sim.close();
+    await whileDown?.();
+    const sim = await startSimulator({
+      port,
+      token: rig.sim.token,
+      generate: { count: 1200, seed: 7 },
+      slow: slowDms(1),
+    });
+    started.push(sim);
+    return sim;
+  };
+  try {
+    assert.equal(await servesAtOnce(rig.server.url), 4);
+    await test(rig, restart);
+  } finally {
+    await rig.server.close();
+    await Promise.all(started.map((sim) => sim.close()));
+  }
+}
+
+/** Health comes to say fewer than four, and a job keeps that many requests at the dms and one waiting. */
+async function jobsKeepToFewer(server: TestServer, sim: Simulator): Promise<void> {
+  const served = await servesAtOnce(server.url, (n) => n < 4);
+  const reads = await dryJob({ sim, server });
+  assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
+}
+
 describe('a dms restarted with fewer web workers while the service runs', () => {
   it('is probed afresh once a ping finds it answering again, and jobs keep to its new figure', async () => {
     // Health pings stand 100 ms here instead of 5 s, so the test need not wait twice for one to go stale.
-    const timings = { ...TEST_TIMINGS, dmsStatusTtlMs: 100 };
-    const rig = await startRig(RULES, {}, { slow: slowDms(4) }, { timings });
-    const port = Number(new URL(rig.sim.url).port);
-    let restarted: Awaited<ReturnType<typeof startSimulator>> | null = null;
-    try {
-      assert.equal(await servesAtOnce(rig.server.url), 4);
-      await rig.sim.close();
-      await reachable(rig.server, false);
-      restarted = await startSimulator({
-        port,
-        token: rig.sim.token,
-        generate: { count: 1200, seed: 7 },
-        slow: slowDms(1),
-      });
+    await withRestartedDms({ timings: { ...TEST_TIMINGS, dmsStatusTtlMs: 100 } }, async (rig, restart) => {
+      const restarted = await restart(() => reachable(rig.server, false));
       await reachable(rig.server, true);
-      const served = await servesAtOnce(rig.server.url, (n) => n < 4);
-      const reads = await dryJob({ sim: restarted, server: rig.server });
-      assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
-    } finally {
-      await rig.server.close();
-      await restarted?.close();
-    }
+      await jobsKeepToFewer(rig.server, restarted);
+    });
   });
 
   it('is probed afresh when a job finds it restarted, with no health ping in between', async () => {
-    const rig = await startRig(RULES, {}, { slow: slowDms(4) });
-    const port = Number(new URL(rig.sim.url).port);
-    let restarted: Awaited<ReturnType<typeof startSimulator>> | null = null;
-    try {
-      assert.equal(await servesAtOnce(rig.server.url), 4);
-      await rig.sim.close();
-      restarted = await startSimulator({
-        port,
-        token: rig.sim.token,
-        generate: { count: 1200, seed: 7 },
-        slow: slowDms(1),
-      });
+    await withRestartedDms(undefined, async (rig, restart) => {
+      const restarted = await restart();
       // The job's first read finds its connection cut, as a restart cuts the requests it was serving; nothing asked
       // for health since the old dms went, so no ping saw it missing.
       const cut = restarted.faults.inject({
@@ -157,12 +171,7 @@ describe('a dms restarted with fewer web workers while the service runs', () => 
       });
       await dryJob({ sim: restarted, server: rig.server });
       assert.equal(cut.hits, 1);
-      const served = await servesAtOnce(rig.server.url, (n) => n < 4);
-      const reads = await dryJob({ sim: restarted, server: rig.server });
-      assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
-    } finally {
-      await rig.server.close();
-      await restarted?.close();
-    }
+      await jobsKeepToFewer(rig.server, restarted);
+    });
   });
 });
