@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, type RequestTimes } from '../../tools/paperless-sim/simulator.js';
+import { startSimulator, type RequestTimes, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { servesAtOnce } from '../helpers/dms-health.js';
 import { API_TOKEN, call, startTestServer, TEST_TIMINGS, type TestServer } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
@@ -106,8 +106,6 @@ describe('a dms that was down when the service started', () => {
     }
   });
 });
-
-type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 
 /**
  * A rig on a four-worker dms, whose `restart` stops that dms, waits for `whileDown`, and starts one with a single web
