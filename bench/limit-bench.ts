@@ -8,11 +8,11 @@ import { runJob } from './job-bench.js';
 import { withRig } from './service-process.js';
 import { round, type Row } from './stats.js';
 
-/** Pages through every document from a second process, as the service would; seconds of wall time. */
-export async function bareRead(sim: Simulator, pageSize = 1000): Promise<number> {
+/** Pages through every document from a second process, as the service would (`parallel` pages at once: bare-read.ts); seconds of wall time. */
+export async function bareRead(sim: Simulator, pageSize = 1000, parallel = 1): Promise<number> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--import', 'tsx', path.join('bench', 'bare-read.ts'), sim.url, sim.token, String(pageSize)],
+    ['--import', 'tsx', path.join('bench', 'bare-read.ts'), sim.url, sim.token, String(pageSize), String(parallel)],
     { encoding: 'utf8' },
   );
   const read = JSON.parse(stdout) as { seconds: number; documents: number };
