@@ -190,7 +190,7 @@ export async function benchCapacity(
       rows.push({
         measure: `${name}: a plain parallel read / capacity`,
         value: `${round(plainRead.seconds / capacity.seconds, 2)}×`,
-        note: `${round(plainRead.seconds, 2)} s: a bare client, ${profile.workers} request${profile.workers > 1 ? 's' : ''} at once, each sent once the last page was parsed, the count known beforehand, best with pages of ${n(plainRead.pageSize)} (load ${load()})`,
+        note: `${round(plainRead.seconds, 2)} s: a bare client, ${profile.workers > 1 ? `${profile.workers} requests at once, each sent once the last page was parsed, the count known beforehand` : 'one request at a time'}, best with pages of ${n(plainRead.pageSize)} (load ${load()})`,
       });
     const rulesDir = rulesDirWith({ 'bench.yml': BENCH_RULES });
     const dataDir = tempDir('data');
