@@ -8,7 +8,10 @@ import { runJob } from './job-bench.js';
 import { withRig } from './service-process.js';
 import { round, type Row } from './stats.js';
 
-/** Pages through every document from a second process, as the service would (`parallel` pages at once: bare-read.ts); seconds of wall time. */
+/**
+ * Pages through every document from a second process, as the service would (`parallel` requests at once:
+ * bare-read.ts); seconds of wall time.
+ */
 export async function bareRead(sim: Simulator, pageSize = 1000, parallel = 1): Promise<number> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
