@@ -21,6 +21,8 @@ import { createArrivalReport } from './runs/arrival-status.js';
 import { catchUpPerDms } from './runs/catch-up/catch-up-per-dms.js';
 import { openDmsCursors } from './runs/catch-up/dms-cursors.js';
 import { openEchoLedger } from './runs/echo-ledger.js';
+import { openWriteJournal } from './runs/journal/write-journal.js';
+import { createArrivalJournal } from './runs/journal/arrival-journal.js';
 import { createCreationLimiter } from './runs/creation-guard.js';
 import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
@@ -130,6 +132,20 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   closers.push(() => echoes.close());
 
+  // The write journal: every write recorded (and synced) before it is sent; what a kill cut short is reconciled
+  // at start (docs/jobs-and-webhook.md#the-write-journal). Real jobs' records are kept while the job is listed.
+  const journal = openWriteJournal({
+    file: path.join(config.dataDir, 'write-journal.jsonl'),
+    logger,
+    keepEvent: (id) => {
+      const event = eventsOpened.current?.get(id);
+      return event !== undefined && event.kind === 'job' && !event.dry_run;
+    },
+  });
+  closers.push(() => journal.close());
+  const dmsKey = () => dmsConnection.key();
+  const eventsOpened: { current?: { get(id: number): { kind: string; dry_run: boolean } | undefined } } = {};
+
   // At most one run of a document in flight, whichever path brought it (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees).
   const lane = createDocumentLane();
   const retry = failedRunRetry(config.timings?.failedRunRetryMs);
@@ -164,6 +180,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
     notifier,
     creations,
     sideEffects,
+    journal,
+    dmsKey,
   });
   const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, echoes, lane });
 
@@ -171,11 +189,14 @@ export async function createServices(config: Config, logger: Logger, options: Se
   // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
   const events = await openEventStore(config.dataDir, logger);
   closers.push(() => events.close());
+  eventsOpened.current = events;
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
     pipeline,
     echoes,
+    journal,
+    dmsKey,
     lane,
     traces: history,
     getRule: (id) => rules.getRule(id),
@@ -201,6 +222,15 @@ export async function createServices(config: Config, logger: Logger, options: Se
       dryRun: () => config.webhookDryRun,
       runner,
       heard: () => catchUp.heard(),
+      journal: createArrivalJournal({
+        journal,
+        dms: dmsConnection.dms,
+        dmsKey,
+        history,
+        ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
+        ownState: (doc) => echoes.adopt(doc),
+        logger,
+      }),
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,

@@ -32,6 +32,8 @@ export interface EchoLedgerOptions {
 export interface EchoLedger extends EchoWrites {
   /** Resolves once no write to the document is in flight (or after `maxWaitMs`). */
   settled(documentId: number, maxWaitMs?: number): Promise<void>;
+  /** The document is as a write of the service left it (found so at start, from the write journal). */
+  adopt(doc: DmsDocument): void;
   /** True when the document is exactly as the service last wrote or handled it. */
   isKnownState(doc: DmsDocument): boolean;
   /** True when the document is exactly as the service's own last write left it (its echo). */
@@ -275,6 +277,9 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
         list.push(() => (clearTimeout(timeout), resolve()));
         waiters.set(id, list);
       });
+    },
+    adopt(doc) {
+      record(doc, true);
     },
     isKnownState(doc) {
       const entry = entries.get(doc.id);

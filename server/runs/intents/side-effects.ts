@@ -40,7 +40,7 @@ export interface RunSideEffects {
   writeNotes(
     notes: readonly string[],
     written: readonly ChangeField[],
-  ): Promise<{ added: number; skipped: string | null }>;
+  ): Promise<{ added: number; skipped: string | null; noteIds: Record<string, number> }>;
   /**
    * Sends one notification once per its key (the change, the run, or for `when: once` the document): recorded,
    * sent, marked done; a target that is down is retried. In a dry run it only says what a real run would do.
@@ -261,13 +261,21 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
           await claim([...planned, ...firing]);
           let added = 0;
           let skipped: string | null = null;
+          // The id Paperless gave each note: its audit entry names the note by it (the write journal matches it).
+          const noteIds: Record<string, number> = {};
+          const before = new Set((doc.notes ?? []).map((n) => n.id));
           for (const [i, { key, effect }] of planned.entries()) {
             if (owners.get(key) !== me) {
               skipped ??= `note ${whyNot(key, 'added')}`;
               continue;
             }
             try {
-              if (effect.kind === 'note') await options.dms.addNote(doc.id, effect.note);
+              if (effect.kind === 'note') {
+                const after = await options.dms.addNote(doc.id, effect.note);
+                const fresh = after.filter((n) => !before.has(n.id) && n.note === effect.note);
+                if (fresh.length > 0) noteIds[effect.note] = Math.max(...fresh.map((n) => n.id));
+                for (const n of after) before.add(n.id);
+              }
             } catch (err) {
               // Left to a later run of the same change (the catch-up, a retry), which claims them again.
               for (const rest of planned.slice(i)) {
@@ -279,7 +287,7 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
             added++;
             await settle(key, { status: 'done', attempts: 1, next_at: null, error: null });
           }
-          return { added, skipped: added === 0 ? skipped : null };
+          return { added, skipped: added === 0 ? skipped : null, noteIds };
         },
         async send(rule, notification) {
           const key = notifyKey(rule, notification);

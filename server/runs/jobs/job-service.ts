@@ -11,6 +11,7 @@ import type { RunPipeline } from '../pipeline/run-pipeline.js';
 import { createJobQueue, type JobQueue } from './job-queue.js';
 import { runRevertJob } from './revert-job.js';
 import { runRuleJob } from './rule-job.js';
+import type { WriteJournal } from '../journal/write-journal.js';
 
 export interface JobServiceDeps {
   dms: DmsClient;
@@ -18,6 +19,9 @@ export interface JobServiceDeps {
   /** The one run pipeline: a job plans, writes (bulk edits in between) and records through it. */
   pipeline: RunPipeline;
   echoes: EchoWrites;
+  /** Every write recorded before it is sent; a resumed job skips what the jobs it continues wrote. */
+  journal?: Pick<WriteJournal, 'begin' | 'appliedFor'>;
+  dmsKey?: () => string;
   /** Jobs hold the lanes of the documents they write while they write them (docs/jobs-and-webhook.md). */
   lane: DocumentLane;
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
@@ -67,6 +71,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
     pipeline: deps.pipeline,
     events,
     echoes: deps.echoes,
+    journal: deps.journal,
+    dmsKey: deps.dmsKey,
     lane: deps.lane,
     concurrency,
     pageSize: deps.pageSize ?? ('auto' as const),
@@ -124,8 +130,15 @@ export function createJobService(deps: JobServiceDeps): JobService {
         );
       const event = events.create({ kind: 'job', rule_id: ruleId, dry_run: target.dry_run, resumes: eventId });
       const resumeAfter = target.resume_after ?? 0;
+      // This job and every job it continued in turn: what any of them wrote is in the journal under its event.
+      const continues: number[] = [];
+      let earlier: EventRecord | undefined = target;
+      while (earlier && !continues.includes(earlier.event_id)) {
+        continues.push(earlier.event_id);
+        earlier = earlier.resumes != null ? events.get(earlier.resumes) : undefined;
+      }
       queue.submit(event, (id, signal) =>
-        runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) ?? rule, target.dry_run, signal, resumeAfter),
+        runRuleJob(ruleJobDeps, id, deps.getRule(ruleId) ?? rule, target.dry_run, signal, resumeAfter, continues),
       );
       return event;
     },

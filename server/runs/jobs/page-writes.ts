@@ -9,6 +9,8 @@ import type { RunPipeline } from '../pipeline/run-pipeline.js';
 import { isEmptyPlan, type DocumentPlan } from '../plan-changes.js';
 import { groupWrites } from './bulk-plan.js';
 import { editedSinceRead } from './bulk-recheck.js';
+import { readValuesOf, type JournalWrite } from '../journal/journal-records.js';
+import type { RunHandle, WriteJournal } from '../journal/write-journal.js';
 
 export interface PageWriteDeps {
   dms: DmsClient;
@@ -17,6 +19,19 @@ export interface PageWriteDeps {
   echoes: EchoWrites;
   lane: DocumentLane;
   concurrency: number;
+  /** Where each document's part of a bulk edit is recorded before it is sent (runs/journal/). */
+  journal?: Pick<WriteJournal, 'begin' | 'appliedFor'>;
+  dmsKey?: () => string;
+}
+
+/** A bulk-edited document's writes as the journal records them: the same requests its own write would send. */
+function bulkWrites(plan: DocumentPlan): JournalWrite[] {
+  const writes: JournalWrite[] = [];
+  if (Object.keys(plan.patch).length > 0) writes.push({ kind: 'patch', patch: plan.patch });
+  if (plan.tags) writes.push({ kind: 'tags', add: plan.tags.add, remove: plan.tags.remove });
+  if (plan.customFields)
+    writes.push({ kind: 'custom_fields', set: plan.customFields.set, remove: plan.customFields.remove });
+  return writes;
 }
 
 /** Names to create, notes, the trash and partly failing plans need their own writes, so each field's fate is known. */
@@ -57,12 +72,45 @@ async function writePage(deps: PageWriteDeps, writing: PlannedRun[]): Promise<Ma
 
   for (const group of groups) {
     if (group.documents.length === 0) continue;
+    let journaled: RunHandle[] = [];
+    if (deps.journal) {
+      try {
+        // One sync for the whole group, before the bulk edit leaves.
+        journaled = await deps.journal.begin(
+          group.documents.map((id) => {
+            const planned = byId.get(id) as PlannedRun;
+            return {
+              dms: deps.dmsKey?.() ?? 'dms',
+              doc: id,
+              event: planned.ctx.eventId,
+              source: planned.ctx.source,
+              rules: planned.evaluation.results.filter((r) => r.status === 'matched').map((r) => r.rule_id),
+              read: readValuesOf(planned.plan.source.document),
+              writes: bulkWrites(planned.plan),
+            };
+          }),
+        );
+      } catch (err) {
+        for (const id of group.documents)
+          outcomes.set(id, refusedOutcome((byId.get(id) as PlannedRun).plan, errorMessage(err)));
+        continue;
+      }
+    }
+    const ended = (ok: boolean, error?: string) => {
+      for (const handle of journaled) {
+        handle.run.entry.writes.forEach((_, i) => handle.outcome(i, ok ? { ok } : { ok, ...(error ? { error } : {}) }));
+        handle.end(ok ? 'applied' : 'not_applied');
+      }
+    };
     // Marked before the write, as for single writes: the dms's "document updated" echo may arrive before we resume.
     for (const id of group.documents) deps.echoes.mark(id);
     try {
       for (const op of group.ops) await deps.dms.bulkEdit(group.documents, op.method, op.parameters);
       for (const id of group.documents) outcomes.set(id, bulkWrittenOutcome((byId.get(id) as PlannedRun).plan));
-    } catch {
+      ended(true);
+    } catch (err) {
+      // Each document's single write below re-reads it and records a run of its own.
+      ended(false, errorMessage(err));
       // Partly applied is fine to retry: every write sets a target state or a difference, so single writes finish the job.
       for (const id of group.documents) single.add(id);
       // Each is marked and settled again by its single write: the loop breaker counts one write per document.

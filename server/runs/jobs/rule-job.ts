@@ -48,6 +48,8 @@ export async function runRuleJob(
   dryRun: boolean,
   signal: AbortSignal,
   resumeAfter = 0,
+  /** The interrupted jobs this one continues: a document the journal says one of them wrote is not run again. */
+  continues: readonly number[] = [],
 ): Promise<void> {
   const { dms, pipeline, events } = deps;
   const { when, actions } = rule.definition;
@@ -84,8 +86,13 @@ export async function runRuleJob(
       ahead: PAGES_AHEAD,
       fullPerms: usesPermissions(rule.definition),
     });
+    // The resume point moves per finished page; the journal knows every document written since (a kill mid-page).
+    const writtenBefore = (id: number) =>
+      continues.some((event) => deps.journal?.appliedFor(event, deps.dmsKey?.() ?? 'dms', id));
     const unreached = (documents: DmsDocument[]) =>
-      resumeAfter > 0 ? documents.filter((d) => d.id > resumeAfter) : documents;
+      resumeAfter > 0 || continues.length > 0
+        ? documents.filter((d) => d.id > resumeAfter && !writtenBefore(d.id))
+        : documents;
     const planPage = async (page: DmsDocument[]) => {
       await vocabulary;
       return mapBounded(

@@ -8,6 +8,9 @@ import type { RunSideEffects } from '../intents/side-effects.js';
 import type { EchoWrites } from '../echo-writes.js';
 import { rebaseOnFresh, unchangedSince } from '../replan-fresh.js';
 import type { ApplyOutcome } from './apply-outcome.js';
+import type { JournalWrite } from '../journal/journal-records.js';
+import { readValuesOf } from '../journal/journal-records.js';
+import type { RunHandle, WriteJournal } from '../journal/write-journal.js';
 
 const FIELDS_OF_KIND: Record<string, ChangeField> = {
   tags: 'tags',
@@ -20,6 +23,17 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
 export interface ApplyExtras {
   creations?: CreationGate;
   sideEffects?: Pick<RunSideEffects, 'writeNotes'>;
+  /** Where the writes are recorded before they are sent; without it (tests of the write alone) nothing is. */
+  journal?: JournalContext;
+}
+
+/** The write journal and what a run's record names besides its writes. */
+export interface JournalContext {
+  journal: Pick<WriteJournal, 'begin'>;
+  dms: string;
+  event: number | null;
+  source: string;
+  rules: string[];
 }
 
 /**
@@ -87,43 +101,91 @@ export async function writePlan(
   }
   for (const [field, reason] of Object.entries(current.failures)) outcome.failures[field as ChangeField] ??= reason;
 
+  const patch = { ...current.patch };
+  const keys = Object.keys(patch) as Array<keyof typeof patch>;
+  for (const key of keys) if (outcome.failures[patchField(key)]) delete patch[key];
+  // Giving the document away goes last: afterwards the token may write it no more (release-writes.ts).
+  const { first, last } = splitGiveAway(patch);
+  const { tags, customFields } = current;
+  const notes = current.notes.length > 0 && !outcome.failures.notes ? current.notes : [];
+  const trash = current.trash === true && !outcome.failures.trash;
+
+  // Every request this plan sends, recorded (and synced) before the first leaves: a kill anywhere after is
+  // reconciled at start from this record, never sent blindly again (runs/journal/).
+  const requests: JournalWrite[] = [];
+  const slot = (write: JournalWrite) => requests.push(write) - 1;
+  const open = (fields: ChangeField[]) => fields.some((f) => !outcome.failures[f]);
+  const firstAt = open(Object.keys(first).map((k) => patchField(k as keyof typeof first)))
+    ? slot({ kind: 'patch', patch: first })
+    : -1;
+  const tagsAt = tags && open(['tags']) ? slot({ kind: 'tags', add: tags.add, remove: tags.remove }) : -1;
+  const fieldsAt =
+    customFields && open(['custom_fields'])
+      ? slot({ kind: 'custom_fields', set: customFields.set, remove: customFields.remove })
+      : -1;
+  const notesAt = notes.map((text) => slot({ kind: 'note', text }));
+  const lastAt =
+    last && open(Object.keys(last).map((k) => patchField(k as keyof typeof last)))
+      ? slot({ kind: 'patch', patch: last })
+      : -1;
+  const trashAt = trash ? slot({ kind: 'trash' }) : -1;
+  let journaled: RunHandle | null = null;
+  if (extras.journal && requests.length > 0) {
+    const { journal: store, ...names } = extras.journal;
+    try {
+      [journaled] = await store.begin([
+        { ...names, doc: plan.document, read: readValuesOf(current.source.document), writes: requests },
+      ]);
+    } catch (err) {
+      // Nothing is sent that is not recorded first.
+      for (const field of current.changed) failed(field, err);
+      return outcome;
+    }
+  }
+  const settled: Array<boolean | undefined> = [];
+  const noted = (i: number, ok: boolean, error?: unknown, note?: number) => {
+    if (i < 0) return;
+    settled[i] = ok;
+    journaled?.outcome(i, {
+      ok,
+      ...(error === undefined ? {} : { error: errorMessage(error) }),
+      ...(note === undefined ? {} : { note }),
+    });
+  };
+
   // One mark before the first write and one settle after the last, so the loop breaker counts one write per
   // plan and the echo ledger keeps the state after all of it: the PATCH answer, or a read-back after a bulk edit.
   let marked = false;
   let answer: DmsDocument | undefined;
-  const write = async (fields: ChangeField[], send: () => Promise<DmsDocument | undefined>) => {
+  const write = async (at: number, fields: ChangeField[], send: () => Promise<DmsDocument | undefined>) => {
     const open = fields.filter((f) => !outcome.failures[f]);
-    if (open.length === 0) return;
+    if (open.length === 0 || at < 0) return;
     // Marked before the write: Paperless queues the "document updated" webhook inside the request.
     if (!marked) echoes?.mark(plan.document);
     marked = true;
     try {
       answer = await send();
       outcome.written.push(...open);
+      noted(at, true);
     } catch (err) {
       answer = undefined;
       for (const field of open) failed(field, err);
+      noted(at, false, err);
     }
   };
 
-  const patch = { ...current.patch };
-  const keys = Object.keys(patch) as Array<keyof typeof patch>;
-  for (const key of keys) if (outcome.failures[patchField(key)]) delete patch[key];
-  // Giving the document away goes last: afterwards the token may write it no more (release-writes.ts).
-  const { first, last } = splitGiveAway(patch);
-  await write((Object.keys(first) as Array<keyof typeof first>).map(patchField), () =>
+  await write(firstAt, (Object.keys(first) as Array<keyof typeof first>).map(patchField), () =>
     dms.updateDocument(plan.document, first),
   );
-  const { tags, customFields } = current;
   if (tags)
-    await write(['tags'], () =>
+    await write(tagsAt, ['tags'], () =>
       dms
         .bulkEdit([plan.document], 'modify_tags', { add_tags: tags.add, remove_tags: tags.remove })
         .then(() => undefined),
     );
   if (customFields) {
     const add = Object.fromEntries(customFields.set.map((cf) => [cf.field, cf.value]));
-    await write(['custom_fields'], () =>
+    await write(fieldsAt, ['custom_fields'], () =>
       dms
         .bulkEdit([plan.document], 'modify_custom_fields', {
           add_custom_fields: add,
@@ -132,7 +194,6 @@ export async function writePlan(
         .then(() => undefined),
     );
   }
-  const notes = current.notes.length > 0 && !outcome.failures.notes ? current.notes : [];
   // Notes are part of the write: the state read back after it includes them, so their echo is recognised.
   if (notes.length > 0 && !marked) {
     echoes?.mark(plan.document);
@@ -143,6 +204,11 @@ export async function writePlan(
     const added = sideEffects
       ? await sideEffects.writeNotes(notes, outcome.written)
       : await addNotes(dms, plan.document, notes);
+    notesAt.forEach((at, i) => {
+      const id = added.noteIds[notes[i]];
+      // A note its intent says was added already (an earlier run of this change) is in the dms: applied.
+      noted(at, true, undefined, id);
+    });
     if (added.added > 0) {
       outcome.written.push('notes');
       // The PATCH answer predates the notes: the state to remember is read back.
@@ -150,9 +216,10 @@ export async function writePlan(
     } else if (added.skipped) outcome.superseded.notes = added.skipped;
   } catch (err) {
     failed('notes', err);
+    for (const at of notesAt) noted(at, false, err);
   }
   if (last) {
-    await write((Object.keys(last) as Array<keyof typeof last>).map(patchField), () =>
+    await write(lastAt, (Object.keys(last) as Array<keyof typeof last>).map(patchField), () =>
       dms.updateDocument(plan.document, last),
     );
     if (isGivenAway(answer)) {
@@ -167,13 +234,19 @@ export async function writePlan(
   // Compared with the document the rules read (not a re-read it was rebased on): what changed since, unwritten, was not the service.
   else if (marked) echoes?.settle(plan.document, answer, { before: plan.source.document, fields: current.changed });
   // Last, so the fields above are written to the document that goes to the trash (and come back with it).
-  if (current.trash && !outcome.failures.trash) {
+  if (trash) {
     try {
       await dms.trashDocument(plan.document);
       outcome.written.push('trash');
+      noted(trashAt, true);
     } catch (err) {
       failed('trash', err);
+      noted(trashAt, false, err);
     }
+  }
+  if (journaled) {
+    const ok = requests.map((_, i) => settled.at(i) ?? false);
+    journaled.end(ok.every(Boolean) ? 'applied' : ok.some(Boolean) ? 'partial' : 'not_applied');
   }
   return outcome;
 }
@@ -182,7 +255,12 @@ async function addNotes(
   dms: DmsClient,
   document: number,
   notes: readonly string[],
-): Promise<{ added: number; skipped: null }> {
-  for (const note of notes) await dms.addNote(document, note);
-  return { added: notes.length, skipped: null };
+): Promise<{ added: number; skipped: null; noteIds: Record<string, number> }> {
+  const noteIds: Record<string, number> = {};
+  for (const note of notes) {
+    const after = await dms.addNote(document, note);
+    const ids = after.filter((n) => n.note === note).map((n) => n.id);
+    if (ids.length > 0) noteIds[note] = Math.max(...ids);
+  }
+  return { added: notes.length, skipped: null, noteIds };
 }

@@ -5,6 +5,7 @@ import type { EchoLedger } from '../echo-ledger.js';
 import { unwrittenOutcome, type ApplyOutcome } from './apply-outcome.js';
 import type { PlannedRun } from './plan-run.js';
 import { writePlan } from './write-plan.js';
+import type { WriteJournal } from '../journal/write-journal.js';
 
 export interface WriteDeps {
   dms: DmsClient;
@@ -12,6 +13,9 @@ export interface WriteDeps {
   logger: Logger;
   /** Caps `create_missing` creations; without it they are not capped. */
   creations?: CreationLimiter;
+  /** Every write is recorded here before it is sent (runs/journal/); `dmsKey` names the dms it goes to. */
+  journal?: Pick<WriteJournal, 'begin'>;
+  dmsKey?: () => string;
 }
 
 /**
@@ -36,5 +40,12 @@ export async function writeRun(deps: WriteDeps, planned: PlannedRun): Promise<Ap
   return writePlan(deps.dms, plan, deps.echoes, {
     creations: deps.creations?.forRun(ctx.source, ctx.eventId),
     sideEffects: planned.effects,
+    journal: deps.journal && {
+      journal: deps.journal,
+      dms: deps.dmsKey?.() ?? 'dms',
+      event: ctx.eventId,
+      source: ctx.source,
+      rules: planned.evaluation.results.filter((r) => r.status === 'matched').map((r) => r.rule_id),
+    },
   });
 }

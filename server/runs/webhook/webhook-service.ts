@@ -16,6 +16,7 @@ import {
   type WebhookQueue,
 } from './webhook-queue.js';
 import { errorMessage } from '../../error-message.js';
+import type { ArrivalJournal } from '../journal/arrival-journal.js';
 
 export interface WebhookServiceOptions {
   capacity: number;
@@ -51,6 +52,8 @@ export interface WebhookDeps {
   runner: AutomaticRunner;
   /** Called whenever the dms reached the service (a webhook arrived). */
   heard?(): void;
+  /** What the service already wrote: a delivery whose run reached the dms before a kill is done, not run again. */
+  journal?: ArrivalJournal;
 }
 
 export type WebhookAnswer = { ok: true; queued: true; document: number; event_id: number; duplicate: boolean };
@@ -88,10 +91,30 @@ export function createWebhookService(
     try {
       // A write of this very document still in flight (a job's read-back): its state is known only once it settles.
       await echoes.settled(delivery.document);
+      if (deps.journal) {
+        await deps.journal.ready;
+        await deps.journal.reconcile(delivery.document);
+        const earlier = deps.journal.completed(delivery.event_id, delivery.document);
+        if (earlier) {
+          // Its writes reached the dms before the stop: recorded as done (with its traces), never sent again.
+          deps.journal.ensureTraces(earlier);
+          progress(delivery.event_id, {
+            processed: 1,
+            matched: earlier.entry.rules.length > 0 ? 1 : 0,
+            changed: 1,
+            errors: 0,
+            status: 'done',
+            finished_at: new Date().toISOString(),
+            error: null,
+          });
+          return;
+        }
+      }
       const fetched = await fetchOnce(deps.dms, delivery, options);
       if ('retryInMs' in fetched) return fetched;
       const document = fetched.document;
-      if (await isServiceEcho(echoes, deps.attribution, document)) {
+      // A document added is a new arrival whoever wrote it first (a job, another delivery): never an echo.
+      if (delivery.trigger !== 'added' && (await isServiceEcho(echoes, deps.attribution, document))) {
         // Exactly as the service's own write left it: its echo, however late.
         echoesSkipped++;
         events.discard(delivery.event_id);

@@ -1,0 +1,53 @@
+import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import type { Trace } from '../../engine/model.js';
+import { errorMessage } from '../../error-message.js';
+import type { Logger } from '../../log.js';
+import { tracesFromJournal } from './journal-traces.js';
+import { recoverJournal } from './recover.js';
+import type { JournalRun, WriteJournal } from './write-journal.js';
+
+/** What arrivals (deliveries, restored after a restart) ask of the journal before they run a document. */
+export interface ArrivalJournal {
+  /** Resolves once the runs a kill cut short were reconciled at start (or left for later: the dms was away). */
+  readonly ready: Promise<void>;
+  /** Reconciles the document's runs still unfinished (the dms was away at start), before it is run again. */
+  reconcile(doc: number): Promise<void>;
+  /** The run of this event that already reached the dms for this document: the arrival is done, not run again. */
+  completed(event: number, doc: number): JournalRun | null;
+  /** Rebuilds the run's traces from the journal when the history has none for its event and document. */
+  ensureTraces(run: JournalRun): void;
+}
+
+export interface ArrivalJournalDeps {
+  journal: WriteJournal;
+  dms: Pick<DmsClient, 'getDocument' | 'updateDocument' | 'bulkEdit' | 'trashDocument'>;
+  dmsKey: () => string;
+  history: { query(q: { limit: number; event_id: number; document: number }): Trace[]; append(t: Trace[]): void };
+  ruleFile: (rule: string) => string;
+  ownState: (doc: DmsDocument) => void;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
+  const recover = (only?: number) =>
+    recoverJournal(
+      { journal: deps.journal, dms: deps.dms, dmsKey: deps.dmsKey(), logger: deps.logger, ownState: deps.ownState },
+      only,
+    ).catch((err: unknown) => {
+      deps.logger.warn(`write journal: interrupted writes could not be reconciled: ${errorMessage(err)}`);
+    });
+  const ready = recover().then(() => undefined);
+  return {
+    ready,
+    async reconcile(doc) {
+      if (deps.journal.unfinished().some((run) => run.entry.doc === doc)) await recover(doc);
+    },
+    completed: (event, doc) => deps.journal.appliedFor(event, deps.dmsKey(), doc),
+    ensureTraces(run) {
+      const { event, doc } = run.entry;
+      if (event === null || deps.history.query({ limit: 1, event_id: event, document: doc }).length > 0) return;
+      deps.history.append(tracesFromJournal(run, deps.ruleFile, (deps.now ?? (() => new Date()))()));
+    },
+  };
+}
