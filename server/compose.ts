@@ -210,6 +210,16 @@ export async function createServices(config: Config, logger: Logger, options: Se
     onlyOwnChanges: (doc, write) => attributionNow.onlyOwnChanges(doc, write),
     status: () => attributionNow.status(),
   };
+  // What a kill cut short is reconciled before any arrival runs a document it touched.
+  const arrivalJournal = createArrivalJournal({
+    journal,
+    dms: dmsConnection.dms,
+    dmsKey,
+    history,
+    ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
+    ownState: (doc) => echoes.adopt(doc),
+    logger,
+  });
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
   const webhook = createWebhookService(
     {
@@ -222,15 +232,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       dryRun: () => config.webhookDryRun,
       runner,
       heard: () => catchUp.heard(),
-      journal: createArrivalJournal({
-        journal,
-        dms: dmsConnection.dms,
-        dmsKey,
-        history,
-        ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
-        ownState: (doc) => echoes.adopt(doc),
-        logger,
-      }),
+      journal: arrivalJournal,
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,
@@ -258,6 +260,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       pollMinutes: () => pollMinutesOf(config),
       dmsReachable: async () => (await dmsConnection.status()).reachable,
       retryBaseMs: config.timings?.catchUpRetryMs,
+      journal: arrivalJournal,
     }),
   );
   closers.push(() => webhook.stop());

@@ -15,6 +15,11 @@ export interface FaultSpec {
   retryAfter?: number;
   /** How many matching requests it hits; default unlimited. */
   times?: number;
+  /**
+   * For `hold` and `latency`: the request is applied first and only its answer waits (Paperless committed the
+   * write, the answer has not left yet: where a kill of the client leaves it not knowing).
+   */
+  after?: boolean;
   /** Only requests whose query has these parameters, each matching its pattern (`{ page: /^[2-9]/ }`: pages after the first). */
   params?: Record<string, RegExp>;
 }
@@ -38,7 +43,7 @@ export interface FaultInjector {
     path: string,
     pattern: string,
     params?: URLSearchParams,
-  ): { latencyMs: number; held: Promise<void>[]; terminal: ActiveFault | null };
+  ): { latencyMs: number; held: Promise<void>[]; terminal: ActiveFault | null; answerAfter: Promise<void>[] };
 }
 
 const KINDS = new Set(['latency', 'hold', 'status', 'rate_limit', 'drop']);
@@ -60,6 +65,7 @@ export function parseFaultSpec(body: unknown): FaultSpec {
     ms: num('ms'),
     retryAfter: num('retryAfter'),
     times: num('times'),
+    after: input.after === true,
   };
 }
 
@@ -111,9 +117,18 @@ export function createFaultInjector(): FaultInjector {
       let latencyMs = 0;
       const held: Promise<void>[] = [];
       let terminal: ActiveFault | null = null;
+      const answerAfter: Promise<void>[] = [];
       for (const fault of [...faults]) {
         if (!matches(fault, method, path, pattern, params)) continue;
-        if (fault.kind === 'latency') {
+        if (fault.after && (fault.kind === 'latency' || fault.kind === 'hold')) {
+          const gate = gates.get(fault.id);
+          answerAfter.push(
+            fault.kind === 'hold' && gate
+              ? gate.opened
+              : new Promise((resolve) => setTimeout(resolve, fault.ms ?? 1000)),
+          );
+          use(fault);
+        } else if (fault.kind === 'latency') {
           latencyMs += fault.ms ?? 1000;
           use(fault);
         } else if (fault.kind === 'hold') {
@@ -125,7 +140,7 @@ export function createFaultInjector(): FaultInjector {
           use(fault);
         }
       }
-      return { latencyMs, held, terminal };
+      return { latencyMs, held, terminal, answerAfter };
     },
   };
 }

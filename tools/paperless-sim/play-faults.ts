@@ -22,7 +22,8 @@ export async function playFaults(
   const pattern = routePattern(path);
   count(`${method} ${pattern}`);
 
-  const { latencyMs, held, terminal } = faults.take(method, path, pattern, url.searchParams);
+  const { latencyMs, held, terminal, answerAfter } = faults.take(method, path, pattern, url.searchParams);
+  if (answerAfter.length > 0) holdAnswer(res, Promise.all(answerAfter));
   if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
   await Promise.all(held);
   if (terminal?.kind === 'drop') {
@@ -48,4 +49,13 @@ export async function playFaults(
     return false;
   }
   return true;
+}
+
+/** The request is handled at once; its answer (headers and body go out with `end`) leaves once `until` resolves. */
+function holdAnswer(res: ServerResponse, until: Promise<unknown>): void {
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.end = ((...args: unknown[]) => {
+    void until.then(() => end(...args));
+    return res;
+  }) as ServerResponse['end'];
 }

@@ -10,6 +10,7 @@ import { mapBounded } from '../map-bounded.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { CursorStore } from './cursor-store.js';
 import { errorMessage } from '../../error-message.js';
+import type { ArrivalJournal } from '../journal/arrival-journal.js';
 
 export interface CatchUpDeps {
   dms: Pick<DmsClient, 'pages' | 'getDocument'>;
@@ -37,6 +38,8 @@ export interface CatchUpDeps {
   pollMinutes(): number;
   /** Whether the dms answers (cached by the connection); a down → up change starts a catch-up. */
   dmsReachable(): Promise<boolean>;
+  /** Writes a kill cut short are reconciled before a document they touched is taken as changed. */
+  journal?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
   concurrency?: number;
   pageSize?: number;
   /** First retry pause after a failed catch-up; doubles up to 15 minutes. */
@@ -101,6 +104,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
   const catchUp = async (reason: string): Promise<EventRecord | null> => {
     const cursor = deps.cursor.read();
     if (!cursor) return null;
+    await deps.journal?.ready;
     const dryRun = deps.dryRun();
     const event = events.create({ kind: 'catchup', rule_id: null, dry_run: dryRun });
     runningEvent = event.event_id;
@@ -140,7 +144,9 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
               found.merged++;
             } else {
               await deps.lane.exclusive(doc.id, async () => {
-                const current = deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
+                const reconciled = (await deps.journal?.reconcile(doc.id)) === true;
+                const current =
+                  !reconciled && deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
                 // A write's state (or a link it mirrored onto this document) still being recorded is waited for.
                 if (current) await deps.echoes.settled(current.id);
                 if (!current || (await alreadyHandled(deps.echoes, deps.attribution, current))) {

@@ -10,8 +10,8 @@ import type { JournalRun, WriteJournal } from './write-journal.js';
 export interface ArrivalJournal {
   /** Resolves once the runs a kill cut short were reconciled at start (or left for later: the dms was away). */
   readonly ready: Promise<void>;
-  /** Reconciles the document's runs still unfinished (the dms was away at start), before it is run again. */
-  reconcile(doc: number): Promise<void>;
+  /** Reconciles the document's runs still unfinished (the dms was away at start), before it is run again; true when there were any. */
+  reconcile(doc: number): Promise<boolean>;
   /** The run of this event that already reached the dms for this document: the arrival is done, not run again. */
   completed(event: number, doc: number): JournalRun | null;
   /** Rebuilds the run's traces from the journal when the history has none for its event and document. */
@@ -41,7 +41,9 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
   return {
     ready,
     async reconcile(doc) {
-      if (deps.journal.unfinished().some((run) => run.entry.doc === doc)) await recover(doc);
+      if (!deps.journal.unfinished().some((run) => run.entry.doc === doc)) return false;
+      await recover(doc);
+      return true;
     },
     completed: (event, doc) => deps.journal.appliedFor(event, deps.dmsKey(), doc),
     ensureTraces(run) {
