@@ -91,7 +91,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     async switchTo(target) {
       await dmsConnection.switchTo(target);
       // What was learnt of the old dms goes: its Paperless user, and its catch-up (each dms keeps its own cursor).
-      attributionNow = createAttribution(dmsConnection.dms, logger);
+      attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
       await catchUp.replace();
     },
   };
@@ -205,7 +205,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
   closers.push(() => jobs.stop());
   const runner = createAutomaticRunner(pipeline, rules);
   // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
-  let attributionNow = createAttribution(dmsConnection.dms, logger);
+  let attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
   const attribution: Attribution = {
     onlyOwnChanges: (doc, write) => attributionNow.onlyOwnChanges(doc, write),
     status: () => attributionNow.status(),

@@ -4,6 +4,8 @@ import type { Logger } from '../log.js';
 import { attributionFor, stateOnlyReason, type AttributionStatus } from './attribution-mode.js';
 import type { EchoLedger, OwnWrite } from './echo-ledger.js';
 import { errorMessage } from '../error-message.js';
+import { isOwnEntry } from './journal/entry-match.js';
+import type { WriteJournal } from './journal/write-journal.js';
 
 export type { AttributionStatus } from './attribution-mode.js';
 
@@ -25,9 +27,6 @@ export function entryFields(entry: DmsHistoryEntry): string[] {
   return Object.keys(entry.changes).map((key) => ENTRY_FIELDS[key] ?? key);
 }
 
-/** How long after a save's `modified` its audit-log entry may be stamped (Paperless logs it in the same request). */
-export const SAME_SAVE_MS = 1000;
-
 /**
  * Attribution by Paperless's own audit log (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees): an entry made since the service's last read by the service's
  * own Paperless user, changing only what the service wrote, is its echo; anything else (another user, a note, no
@@ -35,8 +34,9 @@ export const SAME_SAVE_MS = 1000;
  * token, the state comparison alone decides, and `status()` says so.
  */
 export function createAttribution(
-  dms: Pick<DmsClient, 'serviceUser' | 'documentHistory'>,
+  dms: Pick<DmsClient, 'serviceUser' | 'documentHistory' | 'vocabulary'>,
   logger: Logger,
+  journal?: { runs: Pick<WriteJournal, 'runsOf'>; dmsKey: () => string },
 ): Attribution {
   let user: DmsServiceUser | null = null;
   let fallback: string | null = null;
@@ -71,21 +71,34 @@ export function createAttribution(
       try {
         entries = (await dms.documentHistory(doc.id)).entries;
       } catch (err) {
-        if (err instanceof DmsAuditLogOffError || err instanceof DmsHistoryForbiddenError) {
+        if (err instanceof DmsAuditLogOffError) {
           useState(err.message);
+          return true;
+        }
+        if (err instanceof DmsHistoryForbiddenError) {
+          // This document's history only (Paperless refuses it for a document another user owns): its state decides.
+          logger.info(`document ${doc.id}: ${err.message}; its state alone decides`);
           return true;
         }
         // Unknown: run the rules (a rule that is already satisfied writes nothing).
         logger.warn(`could not read the audit log of document ${doc.id}: ${errorMessage(err)}; running the rules`);
         return false;
       }
-      // The save the rules read logs its own entry a moment after it sets `modified` (same request): entries
-      // within SAME_SAVE_MS of the read's `modified` are that save, not a later change.
-      const since = Date.parse(write.readAt) + SAME_SAVE_MS;
+      // Paperless stamps a save's entry before the save sets `modified` (pre_save): the save the rules read is
+      // logged before `readAt`, every later change after it. Each later entry must be a value the journal sent.
+      const since = Date.parse(write.readAt);
+      const runs = journal?.runs.runsOf(journal.dmsKey(), doc.id) ?? [];
+      const fields = (await dms.vocabulary().catch(() => null))?.custom_fields ?? [];
+      const field = (id: number) => {
+        const found = fields.find((f) => f.id === id);
+        return found ? { name: found.name, select: found.data_type === 'select' } : undefined;
+      };
       const foreign = entries.find(
         (e) =>
           Date.parse(e.timestamp) > since &&
-          !(e.actor?.id === self.id && entryFields(e).every((field) => write.fields.includes(field))),
+          !(journal
+            ? isOwnEntry(e, runs, self.id, field)
+            : e.actor?.id === self.id && entryFields(e).every((f) => write.fields.includes(f))),
       );
       if (foreign) {
         const who = foreign.actor ? `the dms user "${foreign.actor.username}"` : 'a Paperless workflow';
