@@ -149,8 +149,8 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
 
 /**
  * `DocumentViewSet.notes`: looks the document up without the permission filter, then wants view permission to
- * read and change permission to add or delete (403 text otherwise). A note moves `modified` and is in the audit
- * log, but fires no workflow: no webhook.
+ * read and change permission to add or delete (403 text otherwise). A note moves `modified` (after its audit
+ * entry, which names no actor for a token request), but fires no workflow: no webhook.
  */
 const notes: SimHandler = async (ctx) => {
   const raw = ctx.match[1];
@@ -163,25 +163,26 @@ const notes: SimHandler = async (ctx) => {
   if (ctx.method === 'POST') {
     const body = (await ctx.json()) as Record<string, unknown>;
     if (typeof body?.note !== 'string') return json(200, { error: 'Error saving note, check logs for more detail.' });
-    addNote(ctx.store, doc, body.note, ctx.user.id);
+    // `log_create` without an actor: the middleware's, which a token request does not have.
+    addNote(ctx.store, doc, body.note, ctx.user.id, null);
   } else if (ctx.method === 'DELETE') {
     const id = ctx.params.get('id');
     if (!id) return json(400, { id: 'This field is required.' });
     if (!doc.notes.some((n) => n.id === Number(id))) return json(404, { detail: 'No Note matches the given query.' });
-    recordNote(ctx.store, doc.id, Number(id), false, ctx.user.id);
+    recordNote(ctx.store, doc.id, Number(id), false, null);
     doc.notes = doc.notes.filter((n) => n.id !== Number(id));
     doc.modified = ctx.store.now();
   }
   return json(200, structuredClone(doc.notes));
 };
 
-/** A note by `author`, logged for `actor` (the request's user; null when Paperless itself adds it). */
+/** A note by `author`, logged for `actor`: the auditlog middleware's (null for a token request, the person in a browser session). */
 export function addNote(
   store: SimContext['store'],
   doc: SimDocument,
   text: string,
   author: number,
-  actor: number | null = author,
+  actor: number | null,
 ): void {
   const note = store.newNote(text, author);
   doc.notes.push(note);
