@@ -102,10 +102,12 @@ export interface SaveOptions {
 /**
  * A save through `DocumentSerializer` (PATCH/PUT, or a person in the web UI), in Paperless's order: the document's
  * `update` entry with the changed fields as strings (`modified` excluded) at its pre_save, so stamped before the
- * save's `modified`; the save (`modified` = now; post_save's `update_filename_and_move_files` moves it again); the
- * `tags` m2m entries (removed, then added, by tag name), each followed by `m2m_changed` moving `modified` again;
- * then the custom-field instances, which drf-writable-nested saves after the document: their entries come after
- * `modified` unless their post_save moves it too. Nothing changed → no entry, but `modified` moves all the same.
+ * save's `modified`; the save (`modified` = now; post_save's `update_filename_and_move_files` refreshes the instance,
+ * then moves `modified` again in the database); the `tags` m2m entries (removed, then added, by tag name), each
+ * followed by the same refresh and move; then the custom-field instances, which drf-writable-nested saves after the
+ * document: their entries come after `modified` unless their post_save moves it too. Nothing changed → no entry,
+ * but `modified` moves all the same. Answers the `modified` the saved instance holds in memory (one move behind the
+ * stored one), which is what a 2.x PATCH answers.
  */
 export function recordSave(
   store: SimStore,
@@ -113,13 +115,19 @@ export function recordSave(
   doc: SimDocument,
   actor: number | null,
   options: SaveOptions,
-): void {
+): string {
   const changes: Record<string, [string, string]> = {};
   for (const field of LOGGED_FIELDS) {
     if (!same(before.fields[field], doc[field])) changes[field] = [pyStr(before.fields[field]), pyStr(doc[field])];
   }
   if (Object.keys(changes).length > 0) add(store, { action: 'update', document: doc.id, changes, actor });
-  doc.modified = store.now();
+  let stored = store.now();
+  let inMemory = stored;
+  const refreshAndMove = () => {
+    inMemory = stored;
+    stored = store.now();
+  };
+  refreshAndMove();
   const removed = before.tags.filter((t) => !doc.tags.includes(t));
   const added = doc.tags.filter((t) => !before.tags.includes(t));
   for (const [operation, tags] of [
@@ -133,9 +141,12 @@ export function recordSave(
       changes: { tags: { type: 'm2m', operation, objects: tagNames(store, tags) } },
       actor,
     });
-    doc.modified = store.now();
+    refreshAndMove();
   }
-  if (recordInstances(store, before, doc, actor) && options.instancesMoveModified) doc.modified = store.now();
+  // The instance's handler works on `instance.document`, not the serializer's object: nothing refreshed.
+  if (recordInstances(store, before, doc, actor) && options.instancesMoveModified) stored = store.now();
+  doc.modified = stored;
+  return inMemory;
 }
 
 /** A document made by consumption: auditlog's create entry, no actor (a Celery task). */

@@ -40,7 +40,8 @@ function pk(store: SimStore, kind: ObjectKind | 'users', value: unknown): { id?:
  * Validates a PATCH/PUT body the way Paperless's serializer does and applies it to the document.
  * Throws a 400 with Paperless's error shape (or 403 when `user` may not change owner or permissions);
  * unknown and read-only keys are ignored. The save is logged in the audit log for `actor` (the request's user; null
- * for Paperless's own workflows) and document links are mirrored onto their targets.
+ * for Paperless's own workflows) and document links are mirrored onto their targets. Answers the `modified` the
+ * saved instance holds in memory (`recordSave`).
  */
 export interface WriteOptions {
   /** `set_actor(self.user)` around the save: the request's user by default; null for Paperless's own workflows. */
@@ -61,7 +62,7 @@ export function applyDocumentWrite(
   put: boolean,
   user: SimUser,
   options: WriteOptions = {},
-): void {
+): string {
   const actor = options.actor === undefined ? user.id : options.actor;
   const behaviour = options.behaviour ?? SIM_PROFILES['3.0'].behaviour;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -180,7 +181,7 @@ export function applyDocumentWrite(
     const inbox = new Set(store.objects.tags.filter((t) => t.is_inbox_tag).map((t) => t.id));
     doc.tags = doc.tags.filter((t) => !inbox.has(t) || keep.has(t));
   }
-  recordSave(store, before, doc, actor, { instancesMoveModified: instancesMoveModified(store, doc, behaviour) });
+  return recordSave(store, before, doc, actor, { instancesMoveModified: instancesMoveModified(store, doc, behaviour) });
 }
 
 /**

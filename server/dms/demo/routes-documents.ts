@@ -124,7 +124,7 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
       ? Object.fromEntries(Object.entries(body).filter(([key]) => fields.has(key)))
       : body;
   const behaviour = behaviourOf(ctx.profile);
-  applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user, { behaviour });
+  const inMemoryModified = applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user, { behaviour });
   const answer = () =>
     documentToWire(ctx.store, doc, {
       fullPerms: true,
@@ -135,7 +135,10 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
     });
   // 2.x answers with the saved instance (`UpdateModelMixin`): its own fields as written, tags, notes and custom fields
   // read again; 3.0 reads the whole document again after the save (`get_queryset().get(pk=…)`).
+  // Its `modified` is the instance's in memory, which `update_filename_and_move_files` refreshed before it moved the
+  // stored one: older than what any later read shows.
   const saved = behaviour.v3Fields ? null : answer();
+  if (saved && 'modified' in saved) saved.modified = inMemoryModified;
   ctx.hooks.afterSave?.(doc.id);
   // 2.x then calls `get_object()`, which filters by permission: a document the user just gave away is 404, after the
   // commit and before "Document Updated" (no webhook).

@@ -211,6 +211,13 @@ for (const profile of PROFILES) {
       );
     });
 
+    test('the PATCH answer’s modified: on 3.0 the stored one, on 2.x the instance’s in memory, one move behind', async () => {
+      const answer = await call('PATCH', '/api/documents/3/', { title: 'Antwort', tags: [2] });
+      const stored = (await call('GET', '/api/documents/3/')).json.modified as string;
+      if (rereads) assert.equal(answer.json.modified, stored, 'read again after the save');
+      else assert.ok((answer.json.modified as string) < stored, 'update_filename_and_move_files moved it after');
+    });
+
     test('a PATCH that leaves a link field out unmirrors before set_actor: the target’s entry has no actor', async () => {
       const field = (await call('POST', '/api/custom_fields/', { name: 'Verweis', data_type: 'documentlink' })).json
         .id as number;
