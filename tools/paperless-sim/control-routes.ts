@@ -4,11 +4,13 @@ import { readBody, writeResult, type SimResult } from '../../server/dms/demo/htt
 import type { PersonEdits, SimActor } from './person-edits.js';
 import type { SimDocument } from '../../server/dms/demo/sim-types.js';
 import type { WorkflowWebhook, WorkflowWebhookConfig } from './workflow-webhook.js';
+import type { TaskQueue, TaskQueueConfig } from './celery-tasks.js';
 
 export interface ControlDeps {
   token: string;
   faults: FaultInjector;
   webhook: WorkflowWebhook;
+  tasks: TaskQueue;
   counts(): Record<string, number>;
   resetCounts(): void;
   addDocument(doc: Partial<SimDocument>): SimDocument;
@@ -65,6 +67,14 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, d
       deps.webhook.configure(body as WorkflowWebhookConfig | null);
       return answer({ status: 200, body: deps.webhook.stats() });
     }
+    if (path === '/__sim/tasks' && method === 'PUT') {
+      deps.tasks.configure(body as TaskQueueConfig | null);
+      return answer({ status: 200, body: { pending: deps.tasks.pending() } });
+    }
+    if (path === '/__sim/tasks' && method === 'GET')
+      return answer({ status: 200, body: { pending: deps.tasks.pending() } });
+    if (path === '/__sim/tasks/release' && method === 'POST')
+      return answer({ status: 200, body: { released: deps.tasks.release() } });
     if (path === '/__sim/workflow-webhook' && method === 'GET')
       return answer({ status: 200, body: deps.webhook.stats() });
     if (path === '/__sim/documents' && method === 'POST')

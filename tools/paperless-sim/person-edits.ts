@@ -61,7 +61,12 @@ export function createPersonEdits(
     const doc = documentFor(id);
     const who = actorUser(actor);
     try {
-      applyDocumentWrite(store, doc, changes, false, who.user, { actor: who.actor, behaviour });
+      // A person works in a browser session: auditlog's middleware knows them too.
+      applyDocumentWrite(store, doc, changes, false, who.user, {
+        actor: who.actor,
+        sessionActor: who.actor,
+        behaviour,
+      });
     } catch (err) {
       if (err instanceof SimHttpError)
         throw new Error(

@@ -17,6 +17,7 @@ import type { SimAccountInput } from '../../server/dms/demo/seed-accounts.js';
 import { SIM_USER, type SimDocument, type SimGroup } from '../../server/dms/demo/sim-types.js';
 import { createSlowDms, type SlowDms, type SlowDmsProfile } from './slow-dms.js';
 import { createStore, type SimStore } from '../../server/dms/demo/store.js';
+import { createTaskQueue, type TaskQueueConfig } from './celery-tasks.js';
 import { createWorkflowWebhook, type WebhookStats, type WorkflowWebhookConfig } from './workflow-webhook.js';
 
 export interface SimulatorOptions {
@@ -45,6 +46,8 @@ export interface SimulatorOptions {
   logger?: Logger;
   /** Behave like a slow real server (bounded workers, time per request and per document row). */
   slow?: SlowDmsProfile;
+  /** When the Celery tasks a request queues run (a bulk edit's `bulk_update_documents`); default right after it. */
+  tasks?: TaskQueueConfig;
 }
 
 export interface Simulator {
@@ -75,8 +78,14 @@ export interface Simulator {
   webhookStats(): WebhookStats;
   /** Resolves once every queued workflow webhook was delivered or given up. */
   webhooksIdle(): Promise<void>;
-  /** Sends the workflow webhooks held so far (`setWorkflowWebhook({ hold: true })`); answers how many. */
+  /** Sends the workflow webhooks held so far (`setWorkflowWebhook({ hold: true })`), after running due tasks; answers how many. */
   releaseWebhooks(): number;
+  /** Holds or delays the Celery tasks requests queue from now on (`null`: right after the request). */
+  setTasks(config: TaskQueueConfig | null): void;
+  /** Runs every waiting task now (a bulk edit's "Document Updated" and `modified`), in order; answers how many. */
+  releaseTasks(): number;
+  /** Names of the waiting tasks, oldest first. */
+  pendingTasks(): string[];
   /** Adds a document as consumption would (fires "Document Added"); missing fields get defaults. */
   addDocument(doc?: Partial<SimDocument>): SimDocument;
   /** The slow-server pacing when started with `slow`, with its busy time. */
@@ -141,7 +150,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const faults = createFaultInjector();
   let url = '';
   const webhook = createWorkflowWebhook(store, () => url, behaviourOf(profile).webhookDocId);
+  const tasks = createTaskQueue(options.tasks);
   const hooks: SimHooks = {
+    queueTask: (name, run) => tasks.enqueue(name, run),
     documentUpdated: (id) => webhook.fire('updated', id),
     documentAdded: (id) => webhook.fire('added', id),
     afterSave: (id) => people.afterSave(id),
@@ -190,7 +201,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const count = (key: string) => void counters.set(key, (counters.get(key) ?? 0) + 1);
   const setAuditLog = (enabled: boolean) => void (store.audit.enabled = enabled);
-  const controlDeps = { token, faults, webhook, counts, resetCounts, addDocument, generate, people, setAuditLog };
+  const controlDeps = {
+    token,
+    faults,
+    webhook,
+    tasks,
+    counts,
+    resetCounts,
+    addDocument,
+    generate,
+    people,
+    setAuditLog,
+  };
 
   const server = http.createServer((req, res) => {
     const control = (req.url ?? '').startsWith('/__sim/');
@@ -230,8 +252,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     connections: () => connections,
     setWorkflowWebhook: (config) => webhook.configure(config),
     webhookStats: () => webhook.stats(),
-    webhooksIdle: () => webhook.idle(),
-    releaseWebhooks: () => webhook.release(),
+    // A task still due queues deliveries when it runs: wait for it (held tasks wait for the test).
+    webhooksIdle: () => tasks.idle().then(() => webhook.idle()),
+    releaseWebhooks: () => {
+      tasks.flushDue();
+      return webhook.release();
+    },
+    setTasks: (config) => tasks.configure(config),
+    releaseTasks: () => tasks.release(),
+    pendingTasks: () => tasks.pending(),
     addDocument,
     slow,
     tokenFor: (username) => people.tokenFor(username),
@@ -240,6 +269,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     duringNextWrite: (id, changes, actor, editOptions) => people.duringNextWrite(id, changes, actor, editOptions),
     setAuditLog,
     async close() {
+      tasks.close();
       await webhook.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

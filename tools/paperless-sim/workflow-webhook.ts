@@ -16,8 +16,16 @@ export interface WorkflowWebhookConfig {
   triggers?: WebhookTrigger[];
   /** Value of `PAPERLESS_URL` used in `doc_url` (default: the simulator's own URL). */
   paperlessUrl?: string;
-  /** First retry delay; Paperless uses 1 s (then 2, 4) with full jitter. */
+  /**
+   * The backoff unit: Celery's `retry_backoff=True` waits up to 1, 2, 4 units (default 1000 ms) before the three
+   * retries; tests scale it down so a retry sequence takes milliseconds.
+   */
   retryBaseMs?: number;
+  /**
+   * Celery's `retry_jitter` (default true): each wait is a whole number of units drawn from 0..2^n
+   * (`random.randrange(2**n + 1)`). False waits exactly 1, 2, 4 units, so a test knows the schedule.
+   */
+  retryJitter?: boolean;
   /** How long after the write a webhook is sent at the earliest (Celery queue latency); default 1 s. */
   echoDelayMs?: number;
   /** Celery workers sending webhooks (`PAPERLESS_TASK_WORKERS`, default 1): later echoes wait for earlier ones. */
@@ -35,7 +43,10 @@ export interface WebhookStats {
   /** HTTP attempts made, retries included. */
   attempts: number;
   delivered: number;
+  /** Deliveries given up: a connection error or timeout at once, a non-2xx answer after the third retry. */
   failed: number;
+  /** The waits before each retry, in ms, in the order they were scheduled (the last 1,000). */
+  retryWaitsMs: number[];
 }
 
 export interface WorkflowWebhook {
@@ -118,17 +129,29 @@ interface EchoTask {
   dueAt: number;
 }
 
+/**
+ * Celery's `get_exponential_backoff_interval(factor=1, retries=n, maximum=600, full_jitter=retry_jitter)`: 2^n
+ * units, or with jitter a whole number of units from 0 to 2^n; a `Retry-After` header plays no part.
+ */
+export function retryWait(cfg: Pick<WorkflowWebhookConfig, 'retryBaseMs' | 'retryJitter'>, retries: number): number {
+  const units = Math.min(600, 2 ** retries);
+  const drawn = cfg.retryJitter === false ? units : Math.floor(Math.random() * (units + 1));
+  return drawn * (cfg.retryBaseMs ?? 1000);
+}
+
 /** Default latency between a write and its webhook: Celery picks the task up after the request, often behind other work. */
 export const DEFAULT_ECHO_DELAY_MS = 1000;
 
 /**
- * Paperless's workflow webhook action, emulated like its Celery task: every event is queued, a fixed
- * number of workers (`PAPERLESS_TASK_WORKERS`, default 1) take tasks in order once `echoDelayMs` has
- * passed, 5 s timeout, and a non-2xx answer is retried 3 times with jittered backoff (as a new task).
+ * Paperless's workflow webhook action, emulated like its Celery task `send_webhook` (`retry_backoff=True`,
+ * `autoretry_for=(httpx.HTTPStatusError,)`, `max_retries=3`): every event is queued, a fixed number of workers
+ * (`PAPERLESS_TASK_WORKERS`, default 1) take tasks in order once `echoDelayMs` has passed, 5 s timeout, no
+ * redirects; a non-2xx answer is retried 3 times with backoff (as a new task), then the delivery is dropped; a
+ * connection error or timeout is not retried.
  */
 export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, docId = true): WorkflowWebhook {
   let config: WorkflowWebhookConfig | null = null;
-  const stats: WebhookStats = { queued: 0, attempts: 0, delivered: 0, failed: 0 };
+  const stats: WebhookStats = { queued: 0, attempts: 0, delivered: 0, failed: 0, retryWaitsMs: [] };
   const tasks: EchoTask[] = [];
   let busy = 0;
   let wake: NodeJS.Timeout | undefined;
@@ -194,8 +217,9 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
       void attempt(task)
         .then((result) => {
           if (result === 'retry' && !controller.signal.aborted) {
-            const ceiling = (task.cfg.retryBaseMs ?? 1000) * 2 ** task.attempt;
-            tasks.push({ ...task, attempt: task.attempt + 1, dueAt: Date.now() + Math.random() * ceiling });
+            const wait = retryWait(task.cfg, task.attempt);
+            if (stats.retryWaitsMs.length < 1000) stats.retryWaitsMs.push(wait);
+            tasks.push({ ...task, attempt: task.attempt + 1, dueAt: Date.now() + wait });
           }
         })
         .finally(() => {
@@ -225,9 +249,9 @@ export function createWorkflowWebhook(store: SimStore, ownUrl: () => string, doc
       // Queued like a Celery task: sent after the request that caused it has answered.
       setImmediate(pump);
     },
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, retryWaitsMs: [...stats.retryWaitsMs] }),
     resetStats() {
-      Object.assign(stats, { queued: 0, attempts: 0, delivered: 0, failed: 0 });
+      Object.assign(stats, { queued: 0, attempts: 0, delivered: 0, failed: 0, retryWaitsMs: [] });
     },
     pending: () => tasks.length + busy,
     release() {

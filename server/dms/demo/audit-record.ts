@@ -3,8 +3,14 @@ import type { SimDocument } from './sim-types.js';
 import type { SimStore } from './store.js';
 
 // What each kind of change writes to the audit log, following the code paths of Paperless-ngx 3.0.5 (and 2.16+):
-// a save through the serializer (auditlog's middleware and signals), a bulk edit (`BulkEditView.post` logs one entry
-// per document itself), notes (`DocumentViewSet.notes`), document creation. Entries use the store's clock.
+// a save through the serializer (auditlog's signals), a bulk edit (`BulkEditView.post` logs one entry per document
+// itself), notes (`DocumentViewSet.notes`), document creation. Entries use the store's clock.
+//
+// Who is named: auditlog's middleware picks the actor from `request.user` before DRF authenticates, so for a token
+// (or Basic) request it is null. Only code that names the user itself logs it: `DocumentSerializer.update` wraps
+// the save in `set_actor(self.user)`, `BulkEditView.post` passes `actor=user`. Everything else a request writes (a
+// note's `log_create`, the values bulk `modify_custom_fields` stores, link mirrors outside the save) carries the
+// middleware's actor: null from the API, the person in a browser session. Callers pass that one as `sessionActor`.
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -36,20 +42,23 @@ function instanceRepr(store: SimStore, cf: { field: number; value: unknown }): s
 
 /**
  * Custom-field instances saved (`update_or_create`: create or update entry when the value changed) or deleted
- * (a delete entry; the instance is gone, so the entry leaves the document's history with it).
+ * (a delete entry; the instance is gone, so the entry leaves the document's history with it). Answers whether
+ * anything was logged.
  */
 export function recordInstances(
   store: SimStore,
   before: DocumentSnapshot,
   doc: SimDocument,
   actor: number | null,
-): void {
+): boolean {
   const old = new Map(before.custom_fields.map((cf) => [cf.field, cf.value]));
+  let logged = false;
   for (const cf of doc.custom_fields) {
     const existed = old.has(cf.field);
     if (existed && same(old.get(cf.field), cf.value)) continue;
     const instance = store.audit.instanceId(doc.id, cf.field);
     const changes = { value: [existed ? pyStr(old.get(cf.field)) : 'None', pyStr(cf.value)] };
+    logged = true;
     add(store, {
       action: existed ? 'update' : 'create',
       document: doc.id,
@@ -71,7 +80,9 @@ export function recordInstances(
       actor,
     });
     store.audit.dropInstance(doc.id, field);
+    logged = true;
   }
+  return logged;
 }
 
 // `Tag.Meta.ordering = ("name",)`, compared as the database collation does (case-insensitively, like the tag lists).
@@ -83,34 +94,59 @@ const byTagName = (store: SimStore) => (a: number, b: number) => {
 const tagNames = (store: SimStore, ids: number[]) =>
   [...ids].sort(byTagName(store)).map((id) => store.object('tags', id)?.name ?? String(id));
 
+export interface SaveOptions {
+  /** Whether a custom-field instance's post_save moves the document's `modified` (`update_filename_and_move_files`). */
+  instancesMoveModified: boolean;
+}
+
 /**
- * A save through `DocumentSerializer` (PATCH/PUT, or a person in the web UI): one update entry with the changed
- * fields as strings (`modified` excluded), then `tags` as m2m entries (removed, then added, by tag name), then
- * the custom-field instances. Nothing changed → no entry.
+ * A save through `DocumentSerializer` (PATCH/PUT, or a person in the web UI), in Paperless's order: the document's
+ * `update` entry with the changed fields as strings (`modified` excluded) at its pre_save, so stamped before the
+ * save's `modified`; the save (`modified` = now; post_save's `update_filename_and_move_files` refreshes the instance,
+ * then moves `modified` again in the database); the `tags` m2m entries (removed, then added, by tag name), each
+ * followed by the same refresh and move; then the custom-field instances, which drf-writable-nested saves after the
+ * document: their entries come after `modified` unless their post_save moves it too. Nothing changed → no entry,
+ * but `modified` moves all the same. Answers the `modified` the saved instance holds in memory (one move behind the
+ * stored one), which is what a 2.x PATCH answers.
  */
-export function recordSave(store: SimStore, before: DocumentSnapshot, doc: SimDocument, actor: number | null): void {
+export function recordSave(
+  store: SimStore,
+  before: DocumentSnapshot,
+  doc: SimDocument,
+  actor: number | null,
+  options: SaveOptions,
+): string {
   const changes: Record<string, [string, string]> = {};
   for (const field of LOGGED_FIELDS) {
     if (!same(before.fields[field], doc[field])) changes[field] = [pyStr(before.fields[field]), pyStr(doc[field])];
   }
   if (Object.keys(changes).length > 0) add(store, { action: 'update', document: doc.id, changes, actor });
+  let stored = store.now();
+  let inMemory = stored;
+  const refreshAndMove = () => {
+    inMemory = stored;
+    stored = store.now();
+  };
+  refreshAndMove();
   const removed = before.tags.filter((t) => !doc.tags.includes(t));
   const added = doc.tags.filter((t) => !before.tags.includes(t));
-  if (removed.length > 0)
+  for (const [operation, tags] of [
+    ['delete', removed],
+    ['add', added],
+  ] as const) {
+    if (tags.length === 0) continue;
     add(store, {
       action: 'update',
       document: doc.id,
-      changes: { tags: { type: 'm2m', operation: 'delete', objects: tagNames(store, removed) } },
+      changes: { tags: { type: 'm2m', operation, objects: tagNames(store, tags) } },
       actor,
     });
-  if (added.length > 0)
-    add(store, {
-      action: 'update',
-      document: doc.id,
-      changes: { tags: { type: 'm2m', operation: 'add', objects: tagNames(store, added) } },
-      actor,
-    });
-  recordInstances(store, before, doc, actor);
+    refreshAndMove();
+  }
+  // The instance's handler works on `instance.document`, not the serializer's object: nothing refreshed.
+  if (recordInstances(store, before, doc, actor) && options.instancesMoveModified) stored = store.now();
+  doc.modified = stored;
+  return inMemory;
 }
 
 /** A document made by consumption: auditlog's create entry, no actor (a Celery task). */
@@ -131,7 +167,10 @@ export function recordCreate(store: SimStore, doc: SimDocument): void {
   }
 }
 
-/** `DocumentViewSet.notes`: `{"Note Added": ["None", id]}` / `{"Note Deleted": [id, "None"]}`, logged for the request's user. */
+/**
+ * `DocumentViewSet.notes`: `{"Note Added": ["None", id]}` / `{"Note Deleted": [id, "None"]}` by `log_create`
+ * without an actor, so the middleware's: null for a token request, the person in a browser session.
+ */
 export function recordNote(
   store: SimStore,
   document: number,

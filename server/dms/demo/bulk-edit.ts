@@ -6,7 +6,7 @@ import { fail, SimHttpError, type SimHooks } from './http-kit.js';
 import type { SimUser } from './sim-users.js';
 import type { SimStore } from './store.js';
 import type { ObjectKind, SimDocument, SimObject } from './sim-types.js';
-import { documentLinkError } from './document-write.js';
+import { documentLinkError, instancesMoveModified } from './document-write.js';
 import { snapshot } from './audit-log.js';
 import { bulkSnapshot, recordBulk, recordInstances } from './audit-record.js';
 import { reflectDoclinks, removeDoclink } from './doc-links.js';
@@ -53,8 +53,11 @@ function authorize(user: SimUser, method: Method, targets: SimDocument[]): void 
 }
 
 export interface BulkOptions {
-  /** Logged as the actor (default the request's user). */
-  actor?: number | null;
+  /**
+   * The auditlog middleware's actor, for what the method saves outside `BulkEditView.post`'s own entry (custom-field
+   * values, link mirrors): null (default) for a token or Basic request, the person in a browser session.
+   */
+  sessionActor?: number | null;
   /** The release's behaviour (default 3.0.5). */
   behaviour?: SimBehaviour;
 }
@@ -63,9 +66,9 @@ export interface BulkOptions {
 const BULK_FAILED = { status: 400, text: 'Error performing bulk edit, check logs for more detail.' };
 
 /**
- * `POST /api/documents/bulk_edit/` (§4.8): queryset-style updates, so `modified` does not move;
- * "Document Updated" fires afterwards for each affected document. The audit log gets one entry per document
- * for `actor` (`BulkEditView.post`), except for `set_permissions` and `delete`.
+ * `POST /api/documents/bulk_edit/` (§4.8): queryset-style updates within the request, then one entry per document
+ * for the user (`BulkEditView.post`, `actor=user`), except for `set_permissions` and `delete`. The method queues
+ * `bulk_update_documents` for the affected documents: "Document Updated" and `modified` follow after the answer.
  */
 export function bulkEdit(
   store: SimStore,
@@ -74,7 +77,7 @@ export function bulkEdit(
   user: SimUser,
   options: BulkOptions = {},
 ): void {
-  const actor = options.actor === undefined ? user.id : options.actor;
+  const sessionActor = options.sessionActor ?? null;
   const behaviour = options.behaviour ?? SIM_PROFILES['3.0'].behaviour;
   const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const method = input.method as Method;
@@ -134,7 +137,7 @@ export function bulkEdit(
       touched.push(doc);
     }
   } else if (method === 'modify_custom_fields') {
-    modifyCustomFields(store, targets, params, allow, { actor, behaviour, user });
+    modifyCustomFields(store, targets, params, allow, { actor: sessionActor, behaviour, user });
     touched.push(...targets);
   } else if (method === 'set_permissions') {
     setPermissions(store, targets, params, allow);
@@ -144,8 +147,26 @@ export function bulkEdit(
     for (const doc of targets) moveToTrash(store, doc);
     return;
   }
-  recordBulk(store, before, targets, method, actor);
-  for (const doc of touched) hooks.documentUpdated(doc.id);
+  recordBulk(store, before, targets, method, user.id);
+  const affected = touched.map((doc) => doc.id);
+  (hooks.queueTask ?? ((_name, run) => setImmediate(run)))('bulk_update_documents', () =>
+    bulkUpdateDocuments(store, affected, hooks),
+  );
+}
+
+/**
+ * `bulk_update_documents` (documents/tasks.py), a Celery task: for each document still there, in the queryset's
+ * order (`Document.Meta.ordering = ("-created",)`), `document_updated` (the "Document Updated" workflows, whose
+ * webhook action queues one delivery per document), then `post_save`, whose `update_filename_and_move_files` sets
+ * `modified = now()` (a queryset update: no audit entry, no further signal).
+ */
+export function bulkUpdateDocuments(store: SimStore, ids: number[], hooks: SimHooks): void {
+  const docs = ids.map((id) => store.getDocument(id)).filter((doc): doc is SimDocument => doc !== undefined);
+  docs.sort((a, b) => (a.created < b.created ? 1 : a.created > b.created ? -1 : b.id - a.id));
+  for (const doc of docs) {
+    hooks.documentUpdated(doc.id);
+    doc.modified = store.now();
+  }
 }
 
 /**
@@ -182,6 +203,7 @@ function modifyCustomFields(
   allow();
   const isLink = (id: number) => store.object('custom_fields', id)!.data_type === 'documentlink';
   const befores = new Map(targets.map((doc) => [doc.id, snapshot(doc)]));
+  const saved = new Set<number>();
   try {
     for (const [id, value] of stored) {
       const field = store.object('custom_fields', id)!;
@@ -195,6 +217,7 @@ function modifyCustomFields(
         const existing = doc.custom_fields.find((cf) => cf.field === id);
         if (existing) existing.value = value;
         else doc.custom_fields.push({ value, field: id });
+        saved.add(doc.id);
         if (!isLink(id)) continue;
         // Before 2.20.13 a link to a missing document is stored, then mirroring it breaks the foreign key.
         if (Array.isArray(value) && value.some((target) => !store.getDocument(target as number)))
@@ -212,8 +235,12 @@ function modifyCustomFields(
     }
     for (const doc of targets) doc.custom_fields = doc.custom_fields.filter((cf) => !remove!.includes(cf.field));
   } finally {
-    // What was saved before a failure stays saved, and logged.
-    for (const doc of targets) recordInstances(store, befores.get(doc.id)!, doc, actor);
+    // What was saved before a failure stays saved, and logged. `update_or_create` saves even an unchanged value,
+    // and its post_save may move `modified` within the request.
+    for (const doc of targets) {
+      recordInstances(store, befores.get(doc.id)!, doc, actor);
+      if (saved.has(doc.id) && instancesMoveModified(store, doc, behaviour)) doc.modified = store.now();
+    }
   }
 }
 

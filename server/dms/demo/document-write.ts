@@ -40,11 +40,17 @@ function pk(store: SimStore, kind: ObjectKind | 'users', value: unknown): { id?:
  * Validates a PATCH/PUT body the way Paperless's serializer does and applies it to the document.
  * Throws a 400 with Paperless's error shape (or 403 when `user` may not change owner or permissions);
  * unknown and read-only keys are ignored. The save is logged in the audit log for `actor` (the request's user; null
- * for Paperless's own workflows) and document links are mirrored onto their targets.
+ * for Paperless's own workflows) and document links are mirrored onto their targets. Answers the `modified` the
+ * saved instance holds in memory (`recordSave`).
  */
 export interface WriteOptions {
-  /** Logged as the change's actor: the request's user by default; null for Paperless's own workflows. */
+  /** `set_actor(self.user)` around the save: the request's user by default; null for Paperless's own workflows. */
   actor?: number | null;
+  /**
+   * The auditlog middleware's actor, for what the serializer writes outside `set_actor` (a link field left out
+   * unmirrors first): null (default) for a token or Basic request, the person in a browser session.
+   */
+  sessionActor?: number | null;
   /** The release's behaviour (tag tree, document-link permission checks); default 3.0.5. */
   behaviour?: SimBehaviour;
 }
@@ -56,7 +62,7 @@ export function applyDocumentWrite(
   put: boolean,
   user: SimUser,
   options: WriteOptions = {},
-): void {
+): string {
   const actor = options.actor === undefined ? user.id : options.actor;
   const behaviour = options.behaviour ?? SIM_PROFILES['3.0'].behaviour;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -168,32 +174,43 @@ export function applyDocumentWrite(
   if (permissions) applyPermissionUpdate(store, doc.id, permissions, false);
 
   const before = snapshot(doc);
-  if (next.custom_fields) mirrorLinks(store, doc, next.custom_fields, actor);
+  if (next.custom_fields) mirrorLinks(store, doc, next.custom_fields, actor, options.sessionActor ?? null);
   Object.assign(doc, next);
   if (input.remove_inbox_tags === true) {
     const keep = new Set(Array.isArray(input.tags) ? (input.tags as unknown[]).map(Number) : []);
     const inbox = new Set(store.objects.tags.filter((t) => t.is_inbox_tag).map((t) => t.id));
     doc.tags = doc.tags.filter((t) => !inbox.has(t) || keep.has(t));
   }
-  doc.modified = store.now();
-  recordSave(store, before, doc, actor);
+  return recordSave(store, before, doc, actor, { instancesMoveModified: instancesMoveModified(store, doc, behaviour) });
+}
+
+/**
+ * `update_filename_and_move_files` runs on every custom-field instance's post_save and sets `modified = now()`:
+ * always before 2.20.2; from 2.20.2 only when the document's file-name template names `custom_fields` (its storage
+ * path's; `PAPERLESS_FILENAME_FORMAT` is not modelled).
+ */
+export function instancesMoveModified(store: SimStore, doc: SimDocument, behaviour: SimBehaviour): boolean {
+  if (behaviour.instanceSaveMovesModified) return true;
+  const path = doc.storage_path === null ? null : store.object('storage_paths', doc.storage_path)?.path;
+  return typeof path === 'string' && path.includes('custom_fields');
 }
 
 /**
  * `DocumentSerializer.update`: a link field left out of the new set drops the document from every target
- * (`remove_doclink`); each link value written is mirrored (`CustomFieldInstanceSerializer.create` →
- * `reflect_doclinks`, before the value is stored).
+ * (`remove_doclink`, before `set_actor`: the middleware's actor); each link value written is mirrored
+ * (`CustomFieldInstanceSerializer.create` → `reflect_doclinks`, inside `set_actor`, before the value is stored).
  */
 function mirrorLinks(
   store: SimStore,
   doc: SimDocument,
   incoming: SimDocument['custom_fields'],
   actor: number | null,
+  sessionActor: number | null,
 ): void {
   const isLink = (field: number) => store.object('custom_fields', field)?.data_type === 'documentlink';
   for (const cf of doc.custom_fields) {
     if (!isLink(cf.field) || incoming.some((i) => i.field === cf.field) || !Array.isArray(cf.value)) continue;
-    for (const target of cf.value as number[]) removeDoclink(store, doc.id, cf.field, target, actor);
+    for (const target of cf.value as number[]) removeDoclink(store, doc.id, cf.field, target, sessionActor);
   }
   for (const cf of incoming)
     if (isLink(cf.field)) reflectDoclinks(store, doc.id, cf.field, cf.value as number[] | null, actor);

@@ -21,8 +21,13 @@ export class SimHttpError extends Error {
 }
 
 export interface SimHooks {
-  /** A PATCH/PUT (even a no-op) or a bulk edit touched the document: Paperless fires "Document Updated". */
+  /** A PATCH/PUT (even a no-op) or a bulk edit's task touched the document: Paperless fires "Document Updated". */
   documentUpdated(id: number): void;
+  /**
+   * Queues a Celery task (`.delay()`): it runs a moment after the request that queued it, in another process.
+   * Absent: at `setImmediate`, i.e. right after the answer was written.
+   */
+  queueTask?(name: string, run: () => void): void;
   documentAdded(id: number): void;
   /** Between a PATCH/PUT's save and the read that builds its answer (tests make a concurrent change here). */
   afterSave?(id: number): void;

@@ -27,6 +27,8 @@ export interface SimBehaviour {
   webhookDocId: boolean;
   /** 3.0.5: bulk custom-field values go through `CustomFieldInstanceSerializer` (400 keyed by field id). Before, a bad value is stored, or the database refuses it → 400 text. */
   bulkValuesValidated: boolean;
+  /** 2.16–2.20.1: every custom-field instance's post_save moves the document's `modified` (`update_filename_and_move_files`; from 2.20.2 only when the file-name template names `custom_fields`), so bulk `modify_custom_fields` moves it within the request. */
+  instanceSaveMovesModified: boolean;
   /** 3.0: documents carry `duplicate_documents`, `root_document`, `versions`; lists drop `all` at API version 10 (2.x: `all` always). */
   v3Fields: boolean;
 }
@@ -38,12 +40,18 @@ const V3_0_5: SimBehaviour = {
   ownerChangeAnswers404: false,
   webhookDocId: true,
   bulkValuesValidated: true,
+  instanceSaveMovesModified: false,
   v3Fields: true,
 };
 const V3_0_4: SimBehaviour = { ...V3_0_5, bulkValuesValidated: false };
 const V2_20_13: SimBehaviour = { ...V3_0_4, ownerChangeAnswers404: true, webhookDocId: false, v3Fields: false };
 const V2_20_11: SimBehaviour = { ...V2_20_13, linkTargetsChecked: false };
-const V2_18: SimBehaviour = { ...V2_20_11, tagHierarchy: false, bulkNullLinkFails: true };
+const V2_18: SimBehaviour = {
+  ...V2_20_11,
+  tagHierarchy: false,
+  bulkNullLinkFails: true,
+  instanceSaveMovesModified: true,
+};
 
 /** The behaviour of a profile (a custom profile without one behaves as 3.0.5). */
 export function behaviourOf(profile: SimProfile): SimBehaviour {

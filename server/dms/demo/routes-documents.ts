@@ -124,7 +124,7 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
       ? Object.fromEntries(Object.entries(body).filter(([key]) => fields.has(key)))
       : body;
   const behaviour = behaviourOf(ctx.profile);
-  applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user, { behaviour });
+  const inMemoryModified = applyDocumentWrite(ctx.store, doc, read, ctx.method === 'PUT', ctx.user, { behaviour });
   const answer = () =>
     documentToWire(ctx.store, doc, {
       fullPerms: true,
@@ -135,7 +135,10 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
     });
   // 2.x answers with the saved instance (`UpdateModelMixin`): its own fields as written, tags, notes and custom fields
   // read again; 3.0 reads the whole document again after the save (`get_queryset().get(pk=…)`).
+  // Its `modified` is the instance's in memory, which `update_filename_and_move_files` refreshed before it moved the
+  // stored one: older than what any later read shows.
   const saved = behaviour.v3Fields ? null : answer();
+  if (saved && 'modified' in saved) saved.modified = inMemoryModified;
   ctx.hooks.afterSave?.(doc.id);
   // 2.x then calls `get_object()`, which filters by permission: a document the user just gave away is 404, after the
   // commit and before "Document Updated" (no webhook).
@@ -149,8 +152,8 @@ async function write(ctx: SimContext, doc: SimDocument): Promise<SimResult> {
 
 /**
  * `DocumentViewSet.notes`: looks the document up without the permission filter, then wants view permission to
- * read and change permission to add or delete (403 text otherwise). A note moves `modified` and is in the audit
- * log, but fires no workflow: no webhook.
+ * read and change permission to add or delete (403 text otherwise). A note moves `modified` (after its audit
+ * entry, which names no actor for a token request), but fires no workflow: no webhook.
  */
 const notes: SimHandler = async (ctx) => {
   const raw = ctx.match[1];
@@ -163,25 +166,26 @@ const notes: SimHandler = async (ctx) => {
   if (ctx.method === 'POST') {
     const body = (await ctx.json()) as Record<string, unknown>;
     if (typeof body?.note !== 'string') return json(200, { error: 'Error saving note, check logs for more detail.' });
-    addNote(ctx.store, doc, body.note, ctx.user.id);
+    // `log_create` without an actor: the middleware's, which a token request does not have.
+    addNote(ctx.store, doc, body.note, ctx.user.id, null);
   } else if (ctx.method === 'DELETE') {
     const id = ctx.params.get('id');
     if (!id) return json(400, { id: 'This field is required.' });
     if (!doc.notes.some((n) => n.id === Number(id))) return json(404, { detail: 'No Note matches the given query.' });
-    recordNote(ctx.store, doc.id, Number(id), false, ctx.user.id);
+    recordNote(ctx.store, doc.id, Number(id), false, null);
     doc.notes = doc.notes.filter((n) => n.id !== Number(id));
     doc.modified = ctx.store.now();
   }
   return json(200, structuredClone(doc.notes));
 };
 
-/** A note by `author`, logged for `actor` (the request's user; null when Paperless itself adds it). */
+/** A note by `author`, logged for `actor`: the auditlog middleware's (null for a token request, the person in a browser session). */
 export function addNote(
   store: SimContext['store'],
   doc: SimDocument,
   text: string,
   author: number,
-  actor: number | null = author,
+  actor: number | null,
 ): void {
   const note = store.newNote(text, author);
   doc.notes.push(note);

@@ -194,5 +194,13 @@ export const objectRoutes: SimRoute[] = [
       permission: (m: string) => permissionFor(m, kind),
     },
   ]),
-  { pattern: '/api/ui_settings/', regex: /^\/api\/ui_settings\/$/, methods: ['GET'], handler: uiSettings },
+  // UiSettingsView: `PaperlessObjectPermissions` maps GET to `documents.view_uisettings` (2.16 through 3.0.5), so a
+  // non-superuser without it gets DRF's 403, even for its own settings.
+  {
+    pattern: '/api/ui_settings/',
+    regex: /^\/api\/ui_settings\/$/,
+    methods: ['GET'],
+    handler: uiSettings,
+    permission: () => 'view_uisettings',
+  },
 ];

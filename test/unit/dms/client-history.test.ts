@@ -35,9 +35,10 @@ for (const profile of PROFILES) {
       await sim.close();
     });
 
-    test('documentHistory: the service’s own write, a person’s and a workflow’s, newest first, each with its actor', async () => {
+    test('documentHistory: the service’s own write, a person’s and a workflow’s, newest first, each with its actor as Paperless logs it', async () => {
       await dms.updateDocument(10, { title: 'Vom Dienst' });
       await clientFor(sim.tokenFor('carla')).addNote(10, 'Bitte prüfen');
+      sim.addNoteAs(10, 'Im Browser', 'carla');
       sim.editAs(10, { archive_serial_number: 501 }, null);
       const { entries, truncated } = await dms.documentHistory(10);
       assert.equal(truncated, false);
@@ -46,10 +47,12 @@ for (const profile of PROFILES) {
         [
           [null, 'update', ['archive_serial_number']],
           ['carla', 'update', ['Note Added']],
+          [null, 'update', ['Note Added']],
           ['anna', 'update', ['title']],
         ],
+        'a note added with a token names no actor; one added in a browser session names the person',
       );
-      assert.deepEqual(entries[2].changes.title, ['Telekom Rechnung März 2025', 'Vom Dienst']);
+      assert.deepEqual(entries[3].changes.title, ['Telekom Rechnung März 2025', 'Vom Dienst']);
       assert.deepEqual(entries[1].actor, { id: 5, username: 'carla' });
     });
 
@@ -92,6 +95,8 @@ for (const profile of PROFILES) {
         mayReadHistory: true,
       });
       const carla = clientFor(sim.tokenFor('carla'));
+      await assert.rejects(carla.serviceUser(), /403/, 'ui_settings wants view_uisettings from a non-superuser');
+      sim.store.groups.find((g) => g.id === 2)!.permissions.push('view_uisettings');
       assert.deepEqual(await carla.serviceUser(), {
         id: 5,
         username: 'carla',

@@ -170,13 +170,17 @@ for (const profile of PROFILES)
       assert.equal(sim.counts()['PATCH /api/documents/{id}/'], 1, '400 is not retried');
     });
 
-    test('bulkEdit applies modify_tags to several documents without moving modified', async () => {
+    test('bulkEdit applies modify_tags to several documents; modified moves only when the task has run', async () => {
       const before = await dms.getDocument(6);
+      sim.setTasks({ hold: true });
       await dms.bulkEdit([6, 7], 'modify_tags', { add_tags: [9], remove_tags: [1] });
       const [six, seven] = [await dms.getDocument(6), await dms.getDocument(7)];
       assert.ok(six.tags.includes(9) && !six.tags.includes(1));
       assert.deepEqual(seven.tags, [9]);
-      assert.equal(six.modified, before.modified);
+      assert.equal(six.modified, before.modified, 'queryset updates within the request');
+      sim.releaseTasks();
+      sim.setTasks(null);
+      assert.notEqual((await dms.getDocument(6)).modified, before.modified, 'bulk_update_documents moved it');
       await assert.rejects(dms.bulkEdit([6], 'modify_tags', { add_tags: [9] }), /remove_tags not specified/);
     });
 

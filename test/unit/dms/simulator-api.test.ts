@@ -69,13 +69,17 @@ describe('simulator API behaviour', () => {
     assert.deepEqual(await q(['NOT', [1, 'exists', true]]), [3, 4, 6, 7, 8, 9, 10]);
   });
 
-  test('modified__gt finds what changed after a moment; bulk edits do not move modified, PATCH and notes do', async () => {
+  test('modified__gt finds what changed after a moment: PATCH, notes and a bulk edit once its task ran', async () => {
     const mark = new Date(Date.now() - 1).toISOString();
     assert.deepEqual(await ids(`modified__gt=${encodeURIComponent(mark)}`), []);
     await request('POST', '/api/documents/bulk_edit/', { documents: [4], method: 'add_tag', parameters: { tag: 3 } });
     await request('PATCH', '/api/documents/8/', { title: 'Mietvertrag' });
     await request('POST', '/api/documents/9/notes/', { note: 'ok' });
-    assert.deepEqual(await ids(`modified__gt=${encodeURIComponent(mark)}`), [8, 9]);
+    assert.deepEqual(
+      await ids(`modified__gt=${encodeURIComponent(mark)}`),
+      [4, 8, 9],
+      'bulk_update_documents → post_save → update_filename_and_move_files moved 4',
+    );
     assert.ok((await ids('tags__id=3')).includes(4));
   });
 

@@ -20,6 +20,7 @@ interface Entry {
 
 for (const profile of PROFILES) {
   const rereads = behaviourOfProfile(profile).v3Fields;
+  const instanceSaveMoves = behaviourOfProfile(profile).instanceSaveMovesModified;
   describe(`profile ${profile}: the audit log (GET /api/documents/{id}/history/)`, () => {
     let sim: Simulator;
     let receiver: http.Server;
@@ -104,8 +105,9 @@ for (const profile of PROFILES) {
       );
     });
 
-    test('a bulk edit logs one entry per document (changed or not) for the user, with old value from .values() and the new list; modified stays', async () => {
+    test('a bulk edit logs one entry per document (changed or not) for the user, with old value from .values() and the new list; its task moves modified after the answer', async () => {
       const before = [3, 4].map((id) => sim.store.getDocument(id)!.modified);
+      sim.setTasks({ hold: true });
       assert.equal(
         (
           await call('POST', '/api/documents/bulk_edit/', {
@@ -119,7 +121,18 @@ for (const profile of PROFILES) {
       assert.deepEqual(
         [3, 4].map((id) => sim.store.getDocument(id)!.modified),
         before,
-        'bulk edits use queryset updates: modified does not move',
+        'queryset updates within the request: modified has not moved when the answer comes',
+      );
+      assert.deepEqual(sim.pendingTasks(), ['bulk_update_documents']);
+      sim.releaseTasks();
+      sim.setTasks(null);
+      assert.notEqual(sim.store.getDocument(3)!.modified, before[0], 'the task’s post_save moved it');
+      assert.equal(sim.store.getDocument(4)!.modified, before[1], 'document 4 already had the tag: not affected');
+      assert.ok(
+        sim.store.audit.entries
+          .filter((e) => e.document === 3)
+          .every((e) => e.timestamp < sim.store.getDocument(3)!.modified),
+        'the bulk entry is stamped before the task moves modified',
       );
       const [entry] = await history(4);
       assert.deepEqual(entry.changes, { tags: [4, [4]] }, 'document 4 held only tag 4: unchanged, logged all the same');
@@ -154,24 +167,68 @@ for (const profile of PROFILES) {
       assert.equal((await history(3)).length, count, 'object permissions are not in the audit log');
     });
 
-    test('bulk modify_custom_fields logs the instances and a custom_fields entry of instance pks', async () => {
+    test('bulk modify_custom_fields logs the values it stores without actor for a token request, and its own custom_fields entry of instance pks for the user', async () => {
+      const modified = sim.store.getDocument(3)!.modified;
+      sim.setTasks({ hold: true });
       await call('POST', '/api/documents/bulk_edit/', {
         documents: [3],
         method: 'modify_custom_fields',
         parameters: { add_custom_fields: { 4: 'B-1' }, remove_custom_fields: [] },
       });
+      const inRequest = sim.store.getDocument(3)!.modified;
+      sim.releaseTasks();
+      sim.setTasks(null);
       const entries = await history(3);
       assert.equal(entries.length, 2);
       assert.deepEqual(entries[0].changes.custom_fields, [
         null,
         [(entries[0].changes.custom_fields as [null, number[]])[1][0]],
       ]);
+      assert.equal(entries[0].actor?.username, 'anna', 'BulkEditView.post: actor=user');
       assert.deepEqual(entries[1].changes, {
         custom_fields: { type: 'custom_field', field: 'Rechnungsnummer', value: 'B-1' },
       });
+      assert.equal(entries[1].actor, null, 'update_or_create outside set_actor');
+      if (instanceSaveMoves) {
+        assert.ok(inRequest > entries[1].timestamp, 'before 2.20.2 the instance’s post_save moves modified at once');
+      } else assert.equal(inRequest, modified, 'from 2.20.2 only the task moves it');
+      assert.ok(sim.store.getDocument(3)!.modified > inRequest, 'and the task moves it again');
     });
 
-    test('a note moves modified, fires no webhook, is logged for its author, and needs change permission (403 text)', async () => {
+    test('a PATCH’s entries and modified: the document entry before the save, custom-field entries after it (before 2.20.2 followed by another move)', async () => {
+      await call('PATCH', '/api/documents/3/', { title: 'Zeitfolge', custom_fields: [{ field: 4, value: 'Z-1' }] });
+      const modified = sim.store.getDocument(3)!.modified;
+      const [title, field] = sim.store.audit.entries.filter((e) => e.document === 3);
+      assert.deepEqual([title.instance, field.instance !== null], [null, true]);
+      assert.ok(title.timestamp < field.timestamp, 'the reverse relation is saved after the document');
+      assert.ok(title.timestamp < modified, 'pre_save: stamped before the save’s modified');
+      assert.equal(
+        field.timestamp < modified,
+        instanceSaveMoves,
+        instanceSaveMoves
+          ? 'the instance’s post_save moved modified after its entry'
+          : 'nothing moves modified after it',
+      );
+    });
+
+    test('the PATCH answer’s modified: on 3.0 the stored one, on 2.x the instance’s in memory, one move behind', async () => {
+      const answer = await call('PATCH', '/api/documents/3/', { title: 'Antwort', tags: [2] });
+      const stored = (await call('GET', '/api/documents/3/')).json.modified as string;
+      if (rereads) assert.equal(answer.json.modified, stored, 'read again after the save');
+      else assert.ok((answer.json.modified as string) < stored, 'update_filename_and_move_files moved it after');
+    });
+
+    test('a PATCH that leaves a link field out unmirrors before set_actor: the target’s entry has no actor', async () => {
+      const field = (await call('POST', '/api/custom_fields/', { name: 'Verweis', data_type: 'documentlink' })).json
+        .id as number;
+      await call('PATCH', '/api/documents/3/', { custom_fields: [{ field, value: [8] }] });
+      await call('PATCH', '/api/documents/3/', { custom_fields: [] });
+      assert.deepEqual(sim.store.getDocument(8)!.custom_fields, [{ value: [], field }]);
+      const [removal] = await history(8);
+      assert.equal(removal.actor, null, 'remove_doclink runs in DocumentSerializer.update before set_actor');
+    });
+
+    test('a note moves modified, fires no webhook, is logged without actor for a token request, and needs change permission (403 text)', async () => {
       const carla = sim.tokenFor('carla');
       const modified = sim.store.getDocument(7)!.modified;
       const added = await call('POST', '/api/documents/7/notes/', { note: 'von Carla' }, carla);
@@ -180,7 +237,15 @@ for (const profile of PROFILES) {
       const noteId = (added.json as Array<{ id: number }>).at(-1)!.id;
       const [entry] = await history(7);
       assert.deepEqual(entry.changes, { 'Note Added': ['None', noteId] });
-      assert.deepEqual(entry.actor, { id: 5, username: 'carla' });
+      assert.equal(entry.actor, null, 'log_create without actor: the middleware saw no user before DRF read the token');
+      assert.deepEqual(
+        (added.json as Array<{ user: { id: number } }>).at(-1)!.user.id,
+        5,
+        'the note itself is by carla',
+      );
+      assert.ok(sim.store.audit.entries.at(-1)!.timestamp < sim.store.getDocument(7)!.modified, 'logged, then saved');
+      sim.addNoteAs(7, 'im Browser', 'carla');
+      assert.deepEqual((await history(7))[0].actor, { id: 5, username: 'carla' }, 'a browser session names the person');
 
       // carla may see document 8 (a view grant) but not change it.
       sim.store.grants.set(8, { view: { users: [5], groups: [] }, change: { users: [], groups: [] } });
@@ -253,6 +318,13 @@ for (const profile of PROFILES) {
         return { status: res.status, json: (text ? JSON.parse(text) : null) as Record<string, unknown> };
       };
       const { token } = (await control('GET', 'tokens/carla')).json as { token: string };
+      const refused = await call('GET', '/api/ui_settings/', undefined, token);
+      assert.deepEqual(
+        [refused.status, refused.json],
+        [403, { detail: 'You do not have permission to perform this action.' }],
+        'UiSettingsView wants documents.view_uisettings from a non-superuser',
+      );
+      sim.store.groups.find((g) => g.id === 2)!.permissions.push('view_uisettings');
       const settings = (await call('GET', '/api/ui_settings/', undefined, token)).json as unknown as {
         user: { username: string };
       };

@@ -158,7 +158,14 @@ for (const profile of ['3.0', '2.20'] as const) {
       }
     });
 
-    test('ui_settings names the caller with its groups and its permissions without the app label', async () => {
+    test('ui_settings wants view_uisettings from a non-superuser, then names the caller with its groups and its permissions without the app label', async () => {
+      const refused = await call(sim, limited, 'GET', '/api/ui_settings/');
+      assert.deepEqual(
+        [refused.status, refused.body],
+        [403, { detail: 'You do not have permission to perform this action.' }],
+        'PaperlessObjectPermissions: GET → documents.view_uisettings',
+      );
+      sim.store.account(4)!.user_permissions.push('view_uisettings');
       const res = await call(sim, limited, 'GET', '/api/ui_settings/');
       assert.deepEqual(res.body.user, {
         id: 4,
@@ -169,7 +176,7 @@ for (const profile of ['3.0', '2.20'] as const) {
         first_name: 'Ben',
         last_name: 'Berger',
       });
-      assert.deepEqual(res.body.permissions, [...BEN_PERMISSIONS].sort());
+      assert.deepEqual(res.body.permissions, [...BEN_PERMISSIONS, 'view_uisettings'].sort());
     });
 
     test('startSimulator adds users and changes seeded ones by id', async () => {

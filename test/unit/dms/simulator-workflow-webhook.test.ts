@@ -164,6 +164,53 @@ describe('Paperless workflow webhook emulation', () => {
     await sim.webhooksIdle();
     assert.equal(received.length, 4);
     assert.equal(new Set(received.map((r) => r.body)).size, 1, 'the same payload each time');
-    assert.deepEqual(sim.webhookStats(), { queued: 1, attempts: 4, delivered: 0, failed: 1 });
+    const { retryWaitsMs, ...counts } = sim.webhookStats();
+    assert.deepEqual(counts, { queued: 1, attempts: 4, delivered: 0, failed: 1 });
+    assert.equal(retryWaitsMs.length, 3);
+    retryWaitsMs.forEach((wait, n) =>
+      assert.ok(Number.isInteger(wait) && wait >= 0 && wait <= 2 ** n, `full jitter: 0..${2 ** n} units, got ${wait}`),
+    );
+  });
+
+  test('retries wait 1, 2, 4 backoff units whatever Retry-After says, then the delivery is dropped for good', async () => {
+    const retryAfter = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(503, { 'retry-after': '3600' }).end());
+    });
+    await new Promise<void>((resolve) => retryAfter.listen(0, '127.0.0.1', resolve));
+    sim.setWorkflowWebhook({
+      url: `http://127.0.0.1:${(retryAfter.address() as AddressInfo).port}/`,
+      shape: 'json',
+      retryBaseMs: 2,
+      retryJitter: false,
+      echoDelayMs: 0,
+    });
+    await dms.updateDocument(3, { title: 'Kfz-Versicherung Police 2025' });
+    await sim.webhooksIdle();
+    await new Promise<void>((resolve) => retryAfter.close(() => resolve()));
+    const stats = sim.webhookStats();
+    assert.deepEqual(stats.retryWaitsMs, [2, 4, 8], 'Celery retry_backoff: 1, 2, 4 units; Retry-After: 3600 ignored');
+    assert.deepEqual([stats.attempts, stats.delivered, stats.failed], [4, 0, 1], 'then dropped, nothing waits');
+  });
+
+  test('a bulk edit’s deliveries come from its task: after the answer, one per document, newest created first', async () => {
+    sim.setWorkflowWebhook({ url: receiverUrl, shape: 'json', triggers: ['updated'], echoDelayMs: 0 });
+    sim.setTasks({ hold: true });
+    try {
+      await dms.bulkEdit([10, 1, 3], 'modify_tags', { add_tags: [7], remove_tags: [] });
+      assert.deepEqual(sim.pendingTasks(), ['bulk_update_documents']);
+      assert.equal(sim.webhookStats().queued, 0, 'nothing fires before the task runs');
+      assert.equal(sim.releaseTasks(), 1);
+      await sim.webhooksIdle();
+      const created = (id: number) => sim.store.getDocument(id)!.created;
+      const expected = [10, 1, 3].sort((a, b) => (created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : b - a));
+      assert.deepEqual(
+        received.map((r) => Number((JSON.parse(r.body) as { doc_id: string }).doc_id)),
+        expected,
+        'Document.Meta.ordering = ("-created",)',
+      );
+    } finally {
+      sim.setTasks(null);
+    }
   });
 });
