@@ -13,6 +13,7 @@ import {
   type TestServer,
   WITH_EXAMPLES,
 } from '../helpers/test-server.js';
+import { waitForEvent } from './support/jobs-kit.js';
 
 interface RunBody {
   ok: boolean;
@@ -161,7 +162,7 @@ describe('POST /api/run with the example rules on the demo documents', () => {
     assert.equal(res.body.rule_id, 'receipt-de');
     assert.equal(res.body.dry_run, true);
     assert.ok(Number.isInteger(res.body.event_id));
-    await server.services.jobs.idle();
+    await waitForEvent(server.url, res.body.event_id);
     const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&limit=1000`, {
       token: API_TOKEN,
     });
@@ -316,7 +317,7 @@ describe('POST /api/run with hand-written rules', () => {
       token: API_TOKEN,
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    await server.services.jobs.idle();
+    await waitForEvent(server.url, res.body.event_id);
     const event = await call<{ errors: number; status: string }>(server.url, `/api/events/${res.body.event_id}`, {
       token: API_TOKEN,
     });
@@ -337,7 +338,7 @@ describe('POST /api/run with hand-written rules', () => {
       method: 'POST',
       token: API_TOKEN,
     });
-    await server.services.jobs.idle();
+    await waitForEvent(server.url, again.body.event_id);
     const second = await call<{ errors: number }>(server.url, `/api/events/${again.body.event_id}`, {
       token: API_TOKEN,
     });
