@@ -393,7 +393,10 @@ describe('the trace history of real runs', () => {
     const env = { ...dmsEnv(sim), SVC_TRACE_RETENTION: '100' };
     let server = await startTestServer(env, { dataDir, rulesDir }, WITH_EXAMPLES);
     try {
-      const rules = server.services.rules.loadedRules().length;
+      const listed = await call<{ loaded: Record<string, string | null> }>(server.url, '/api/ui/rules', {
+        cookie: await login(server.url),
+      });
+      const rules = Object.keys(listed.body.loaded).length;
       assert.ok(rules > 1);
       const runs = Math.ceil(110 / rules) + 1;
       let last: Trace[] = [];
