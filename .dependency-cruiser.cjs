@@ -54,6 +54,21 @@ module.exports = {
       },
     },
     {
+      name: 'shared-leaves-stay-leaves',
+      severity: 'error',
+      comment:
+        'The shared leaves at server/ (config, log, atomic writes, errors, …) are used by every layer, so they import no ' +
+        'feature, service or dms code at run time; what they need lives beside them. Types are fine.',
+      from: {
+        path: '^server/[^/]+[.]ts$',
+        pathNot: '^server/(app|compose|server|main|services|process-hooks)[.]ts$',
+      },
+      to: {
+        path: '^server/(dms|http|history|rules|runs|settings|auth|cli|eval|engine)/',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'engine-no-io-modules',
       severity: 'error',
       comment: 'server/engine/ reads no files and talks to no network; the clock is injected.',

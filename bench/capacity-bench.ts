@@ -7,7 +7,7 @@ import { bareRead } from './limit-bench.js';
 import { startService, type ServiceProcess } from './service-process.js';
 import { percentile, round, type Row } from './stats.js';
 
-// Issue 28: run-all against the dms's capacity, i.e. the same dms's own time for reading every document once
+// Run-all against the dms's capacity, i.e. the same dms's own time for reading every document once
 // at its best page size. Slow profile: computed from its pacing (worker time of that read over its workers);
 // fast realistic profile: the best of bare paged reads at several page sizes from a second process. The slow
 // profile also prints what a bare client actually gets from it (`plainParallelRead`) and each job against that.

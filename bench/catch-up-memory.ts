@@ -1,4 +1,4 @@
-// Live heap during a catch-up over many changed documents (issue 13: it must stream with flat memory).
+// Live heap during a catch-up over many changed documents (it must stream with flat memory).
 // Run: node --expose-gc --import tsx bench/catch-up-memory.ts [sizes…]   (prints figures, asserts nothing)
 import fs from 'node:fs';
 import path from 'node:path';

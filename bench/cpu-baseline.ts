@@ -6,7 +6,7 @@ import { startRigService } from './capacity-bench.js';
 import type { ServiceProcess } from './service-process.js';
 import { percentile, round, type Row } from './stats.js';
 
-// Issue 28's "service CPU per document halved from today": the figure moves by a fifth with the host's state
+// Service CPU per document against another build: the figure moves by a fifth with the host's state
 // within minutes (docs/performance.md), so it is compared with another build's job by job: both builds' services
 // run on one simulator and corpus (fast dms, realistic documents), and each mode's two jobs run back to back,
 // seconds apart, the build that goes first alternating from round to round.

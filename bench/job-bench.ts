@@ -83,7 +83,7 @@ export async function benchJobs(size: number): Promise<Row[]> {
 }
 
 // Every document asks how many other documents its correspondent has: a question per document, answered once per
-// distinct correspondent for the whole job (issue 26).
+// distinct correspondent for the whole job.
 const QUERY_RULES = `rules:
   - id: bench-query
     extract:

@@ -1,6 +1,6 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
 // Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
-// --capacity-sizes 1000,10000 (issue 28's comparison with the dms's capacity; --with-100k adds 100,000 documents,
+// --capacity-sizes 1000,10000 (the comparison with the dms's capacity; --with-100k adds 100,000 documents,
 // which takes several minutes per profile), --capacity-profiles slow,fast-realistic (also slow-one-worker: the slow profile with one web worker), --cpu-prof <dir>, --skip capacity,limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
 // build against this one, alternating in one run (build it first: `npm run build` there); --cpu-baseline <checkout>
 // adds service CPU per document of that checkout's build against this one (fast realistic, 10,000 documents)
@@ -40,10 +40,7 @@ if (!skip.has('capacity')) {
   const rows: Row[] = [];
   for (const kind of capacityProfiles)
     for (const size of capacitySizes) rows.push(...(await benchCapacity(size, kind, { nodeArgs: profileArgs })));
-  printTable(
-    `Run-all against the dms's capacity (issue 28; load average at start ${os.loadavg()[0].toFixed(1)})`,
-    rows,
-  );
+  printTable(`Run-all against the dms's capacity (load average at start ${os.loadavg()[0].toFixed(1)})`, rows);
 }
 if (!skip.has('limit')) {
   const rows: Row[] = [];

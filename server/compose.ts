@@ -241,7 +241,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       retry,
     },
   );
-  // Catch-up and polling: documents changed while the service was not listening (issue 13); one cursor per dms.
+  // Catch-up and polling: documents changed while the service was not listening; one cursor per dms.
   const cursors = openDmsCursors(config.dataDir, dmsConnection.key(), logger);
   const catchUp = catchUpPerDms(() =>
     createCatchUpService({

@@ -3,7 +3,7 @@ import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
-import { parseNotifyTargets, type NotifyTarget } from './settings/notify-targets.js';
+import { parseNotifyTargets, type NotifyTarget } from './notify-targets.js';
 import { errorMessage } from './error-message.js';
 
 /** Everything the service can be configured with. The only reader of process.env (docs/configuration.md). */

@@ -1,7 +1,7 @@
 import type { Transport } from './http-transport.js';
 import type { DmsClient, ProbeRound } from './types.js';
 
-// How many requests the dms serves at once (issue 28). Paperless runs one granian worker unless told otherwise
+// How many requests the dms serves at once. Paperless runs one granian worker unless told otherwise
 // (PAPERLESS_WEBSERVER_WORKERS), and requests kept waiting in its queue read nothing faster: they hold a person's
 // clicks in Paperless behind them (docs/decisions.md). Identical requests sent together answer in waves of as many
 // as the dms serves at once: one worker answers them at 1, 2, 3 and 4 times the quickest, four all at once.

@@ -153,7 +153,7 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     slowMs: SLOW_PING_MS,
   });
   // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms;
-  // then, within the same wait, the vocabulary, so the first job after start finds it cached (issue 28). Not beside
+  // then, within the same wait, the vocabulary, so the first job after start finds it cached. Not beside
   // the ping: lists that wait in a small dms's queue behind it would mislead the page size learnt from their times.
   // Last, alone, how many requests the dms serves at once.
   const ready = Date.now() + SLOW_PING_MS;

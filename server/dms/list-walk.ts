@@ -1,7 +1,7 @@
 import { DmsError } from './errors.js';
 import type { Transport } from './http-transport.js';
 
-// Nothing a dms says about sizes may size an allocation or a loop (docs/decisions.md#a-hostile-dms-and-hostile-document-text-issues-22-and-24): every answer is checked against
+// Nothing a dms says about sizes may size an allocation or a loop (docs/decisions.md#the-dms): every answer is checked against
 // what was asked, and every walk has a hard end. A dms that lies ends the read with an error naming its answer.
 
 /** Pages of one vocabulary list the service reads at most (1000 items each: 100,000 tags is far past any real archive). */

@@ -44,6 +44,8 @@ export interface PaperlessClientOptions {
   maxRetryAfterMs?: number;
   /** The vocabulary cache is refetched when older than this, so objects made in Paperless show up. Default 60 s. */
   vocabularyTtlMs?: number;
+  /** The clock the vocabulary's age is read from (`fetchedSince` is on it too). Default `Date.now`. */
+  now?: () => number;
   logger?: Logger;
   /** An answer came after an attempt found no dms (refused, cut, a proxy's 502): it may have restarted. */
   onReachedAgain?: () => void;
@@ -73,6 +75,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
   let cached: DmsVocabulary | null = null;
   let cachedAt = 0;
   const ttl = options.vocabularyTtlMs ?? 60_000;
+  const now = options.now ?? Date.now;
   let loading: Promise<DmsVocabulary> | null = null;
   let loadingAskedAt = 0;
 
@@ -88,13 +91,13 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     if (loading && loadingAskedAt < since) await loading.catch(() => undefined);
     // While a fetch is under way every caller waits for it: a refresh means the cached copy may be out of date,
     // and a document evaluated meanwhile must not be read with it (a job refreshes beside its first pages).
-    const usable = cached && !loading && !opts.refresh && Date.now() - cachedAt <= ttl && cachedAt >= since;
+    const usable = cached && !loading && !opts.refresh && now() - cachedAt <= ttl && cachedAt >= since;
     let current = usable ? cached : null;
     if (!current) {
       // Concurrent callers share one fetch instead of each listing five endpoints. Its age counts from when it
       // was asked for: an object created while the lists were read may be missing from it.
       if (!loading) {
-        const askedAt = (loadingAskedAt = Date.now());
+        const askedAt = (loadingAskedAt = now());
         loading = fetchVocabulary(transport)
           .then((v) => {
             cachedAt = askedAt;

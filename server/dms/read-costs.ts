@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 
-// What a list read costs this dms, learnt from its own answers (issue 28): the time of each list answer against
+// What a list read costs this dms, learnt from its own answers: the time of each list answer against
 // its rows gives a cost per request and a cost per row; the page size of a document read follows from them.
 // A slow host (60 ms per request, 2 ms per row) wants large pages; a fast one wants pages only as large as
 // memory and parallelism allow. Nothing here is a timeout or a limit: only how many rows one request asks for.

@@ -1,6 +1,6 @@
 import { budgetRows, DEFAULT_READ_PAGE, planPageSize, type PagePlanInput, type ReadCosts } from './read-costs.js';
 
-// The sizes of a read's requests, in order (issue 28). A first round that ramps up, so its answers do not all
+// The sizes of a read's requests, in order. A first round that ramps up, so its answers do not all
 // arrive together; full pages while the dms is the bottleneck; then halving pages towards the end: the requests
 // in flight finish closer together (no worker left idle while the last large page is read) and the last pages to
 // arrive are small, so the evaluation after the dms's last answer is short. Plain pages are addressed by number

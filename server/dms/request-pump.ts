@@ -1,4 +1,4 @@
-// Keeps a dms's workers busy while the consumer works (issue 28). A generator that sends its next request only
+// Keeps a dms's workers busy while the consumer works. A generator that sends its next request only
 // when the consumer asks for the next answer leaves the dms idle whenever the consumer is slower for a moment:
 // on the slow profile the four requests of a round finished together and sat unread while the service evaluated
 // the first of them, and the next round went out only then. Here an answer that arrives frees its slot at once.

@@ -24,7 +24,7 @@ import { templateDocument, templateValue, diffDocuments, ruleChanges } from './d
 import { describeValue } from './describe.js';
 import { errorMessage } from '../error-message.js';
 import { QueryPending, type QueryQuestion, type QuerySource } from './document-queries.js';
-import { runQuery } from './run-query.js';
+import { runQuery } from './evaluate-query.js';
 
 export interface RuleInput {
   compiled: CompiledRule;

@@ -1,4 +1,4 @@
-// Shortcuts for rule regexes whose answer a plain substring search gives (issue 28: re2js scanning 2–20 KB of
+// Shortcuts for rule regexes whose answer a plain substring search gives (re2js scanning 2–20 KB of
 // OCR text was half the evaluation's CPU). Each shortcut answers exactly as RE2 would, or declines.
 
 const META = new Set(['\\', '^', '$', '.', '|', '?', '*', '+', '(', ')', '[', ']', '{', '}']);

@@ -6,7 +6,7 @@ export const TRACE_LIMIT_DEFAULT = 100;
 export const TRACE_LIMIT_MAX = 1000;
 export const TRACE_STATUSES: readonly TraceStatus[] = ['matched', 'not_matched', 'error', 'skipped', 'timeout'];
 
-/** Filters of `GET /api/traces` (docs/decisions.md#trace-history); every filter given must match. */
+/** Filters of `GET /api/traces` (docs/decisions.md#stored-data); every filter given must match. */
 export interface TraceQuery {
   limit: number;
   document?: number;

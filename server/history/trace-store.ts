@@ -4,7 +4,7 @@ import { traceMatches, type TraceQuery } from './trace-query.js';
 import { loadSegments, newSegment, removeSegment, type Segment } from './trace-segments.js';
 import { errorMessage } from '../error-message.js';
 
-/** The persistent execution history (docs/decisions.md#trace-history). Appends are buffered and written in batches. */
+/** The persistent execution history (docs/decisions.md#stored-data). Appends are buffered and written in batches. */
 export interface TraceStore {
   /** Queues traces for the next batch write; they are visible to `query` at once. */
   append(traces: Trace[]): void;

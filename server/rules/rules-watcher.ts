@@ -6,6 +6,17 @@ import { errorMessage } from '../error-message.js';
 /** Quiet time after the last change before reloading: editors write a file in several steps. */
 export const WATCH_DEBOUNCE_MS = 200;
 
+/** The timers the quiet time runs on; tests pass a manual clock. */
+export interface WatchTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_TIMERS: WatchTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
 export interface RulesWatcher {
   /** Re-reads the folder list (package folders come and go) and watches each. */
   sync(): void;
@@ -22,21 +33,21 @@ export function watchRulesDir(
   onChange: () => void,
   logger: Logger,
   debounceMs = WATCH_DEBOUNCE_MS,
+  timers: WatchTimers = REAL_TIMERS,
 ): RulesWatcher {
   const watchers = new Map<string, fs.FSWatcher>();
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
   let closed = false;
 
   const changed = (filename: string | Buffer | null) => {
     const name = filename === null ? '' : String(filename);
     if (name.startsWith('.') || closed) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
+    timers.clearTimeout(timer);
+    timer = timers.setTimeout(() => {
       if (closed) return;
       sync();
       onChange();
     }, debounceMs);
-    timer.unref?.();
   };
 
   const watch = (dir: string) => {
@@ -84,7 +95,7 @@ export function watchRulesDir(
     sync,
     close() {
       closed = true;
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       for (const watcher of watchers.values()) watcher.close();
       watchers.clear();
     },

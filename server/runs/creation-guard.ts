@@ -3,7 +3,7 @@ import type { CreatableKind } from '../dms/types.js';
 // Names the service creates (`create_missing: true`) are rendered from rule templates, so their text can come
 // from a document. Paperless renders a storage path's `path` as a Jinja template (and the service's default path
 // is `<name>/{{ title }}`), so a document could write `{{ document.owner.password }}` or `../../x` into a template
-// Paperless renders and a path it files under. These checks refuse such a creation (issue 24 item 3).
+// Paperless renders and a path it files under. These checks refuse such a creation.
 
 const LABEL: Record<CreatableKind, string> = {
   tags: 'Tag',

@@ -24,7 +24,7 @@ export interface EchoLedgerOptions {
 }
 
 /**
- * The echo guard by state (issue 12): per document, the state the service last left it in (written, or
+ * The echo guard by state: per document, the state the service last left it in (written, or
  * handled without writing). A webhook or catch-up that finds the document in exactly that state is the
  * service's own echo, or a change already handled, however late it comes; any other state is a change
  * someone else made, however soon. On top, a loop breaker stops writing a document written too often.

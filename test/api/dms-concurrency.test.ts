@@ -6,7 +6,7 @@ import { servesAtOnce } from '../helpers/dms-health.js';
 import { API_TOKEN, call, startTestServer, TEST_TIMINGS, type TestServer } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
-// A run-all keeps no more requests at the dms than it was seen to serve at once, and one waiting (issue 28):
+// A run-all keeps no more requests at the dms than it was seen to serve at once, and one waiting:
 // Paperless runs one web worker unless told otherwise, and requests waiting in its queue read nothing faster
 // while a person's clicks in Paperless wait behind them. The answers are paced slowly enough (200 ms each) that the
 // waves of the start-up probe stand far apart from anything this process's event loop does.

@@ -11,7 +11,7 @@ interface HealthDms {
   error?: string | null;
 }
 
-describe('health does not wait on a dms that never answers (issue 24, item 5)', () => {
+describe('health does not wait on a dms that never answers', () => {
   let dms: HungDms;
   let server: TestServer;
   before(async () => {

@@ -7,7 +7,7 @@ import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
 
-// Issue 24 item 3: text extracted from a document became the name of a storage path the service created, and
+// Text extracted from a document became the name of a storage path the service created, and
 // Paperless renders a storage path as a Jinja template. With `create_missing: true` a document could send
 // `POST /api/storage_paths/ {"name": "SP {{document.owner.password}}/../../x", "path": "SP {{…}}/../../x/{{ title }}"}`,
 // and 50 documents created 50 storage paths.

@@ -8,7 +8,7 @@ import { startHostilePaperless, type HostilePaperless, type ListLie } from '../h
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
 
-// Issue 22 "bounded reads" and issue 24 item 1: a dms that lies about its lists ends the job, the catch-up or the
+// Bounded reads: a dms that lies about its lists ends the job, the catch-up or the
 // run with an error naming its answer, and the service stays up. Before the fix, `count: 5e9` queued ten million
 // page requests at once (out of memory) and a never-ending `next` on the tag list was followed without end.
 

@@ -5,7 +5,7 @@ import { SLOW_DMS } from '../../tools/paperless-sim/slow-dms.js';
 import { TEST_TIMINGS } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
-// What a run-all over 1,000 documents asks of a slow dms (issue 28): the requests and their order, never their
+// What a run-all over 1,000 documents asks of a slow dms: the requests and their order, never their
 // time. The vocabulary is read at start and kept while it is fresh, so a job's requests are the document read.
 
 const RULES = `

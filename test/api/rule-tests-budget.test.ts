@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 
-// Eight heavy `tests:` examples in one file (issue 24, item 4): a counted repetition over one long run of
+// Eight heavy `tests:` examples in one file: a counted repetition over one long run of
 // word characters takes RE2 seconds per 100 KB. One 300 KB document, shared through a YAML anchor.
 function heavyRules(id: string, count = 8): string {
   const tests = Array.from(

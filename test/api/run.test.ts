@@ -13,6 +13,7 @@ import {
   type TestServer,
   WITH_EXAMPLES,
 } from '../helpers/test-server.js';
+import { waitForEvent } from './support/jobs-kit.js';
 
 interface RunBody {
   ok: boolean;
@@ -161,7 +162,7 @@ describe('POST /api/run with the example rules on the demo documents', () => {
     assert.equal(res.body.rule_id, 'receipt-de');
     assert.equal(res.body.dry_run, true);
     assert.ok(Number.isInteger(res.body.event_id));
-    await server.services.jobs.idle();
+    await waitForEvent(server.url, res.body.event_id);
     const traces = await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${res.body.event_id}&limit=1000`, {
       token: API_TOKEN,
     });
@@ -316,7 +317,7 @@ describe('POST /api/run with hand-written rules', () => {
       token: API_TOKEN,
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    await server.services.jobs.idle();
+    await waitForEvent(server.url, res.body.event_id);
     const event = await call<{ errors: number; status: string }>(server.url, `/api/events/${res.body.event_id}`, {
       token: API_TOKEN,
     });
@@ -337,7 +338,7 @@ describe('POST /api/run with hand-written rules', () => {
       method: 'POST',
       token: API_TOKEN,
     });
-    await server.services.jobs.idle();
+    await waitForEvent(server.url, again.body.event_id);
     const second = await call<{ errors: number }>(server.url, `/api/events/${again.body.event_id}`, {
       token: API_TOKEN,
     });
@@ -392,7 +393,10 @@ describe('the trace history of real runs', () => {
     const env = { ...dmsEnv(sim), SVC_TRACE_RETENTION: '100' };
     let server = await startTestServer(env, { dataDir, rulesDir }, WITH_EXAMPLES);
     try {
-      const rules = server.services.rules.loadedRules().length;
+      const listed = await call<{ loaded: Record<string, string | null> }>(server.url, '/api/ui/rules', {
+        cookie: await login(server.url),
+      });
+      const rules = Object.keys(listed.body.loaded).length;
       assert.ok(rules > 1);
       const runs = Math.ceil(110 / rules) + 1;
       let last: Trace[] = [];

@@ -28,7 +28,7 @@ function postWithHost(base: string, route: string, headers: Record<string, strin
   });
 }
 
-describe('issue 24, item 7: small ones', () => {
+describe('small hardenings', () => {
   test('a session token issued in the future is refused; a clock a few seconds ahead is not', async () => {
     const server = await startTestServer();
     try {
@@ -111,7 +111,7 @@ describe('issue 24, item 7: small ones', () => {
   });
 });
 
-describe('issue 24, item 6: a short or garbled session-secret', () => {
+describe('a short or garbled session-secret', () => {
   for (const [kind, content] of [
     ['short', 'too-short-secret'],
     ['garbled', `${'A'.repeat(40)}\u0000\u0000\u0000\uFFFD${'B'.repeat(20)}`],

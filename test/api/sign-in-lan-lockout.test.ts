@@ -52,7 +52,7 @@ function signIn(base: string, address: string, password: string): Promise<SignIn
   });
 }
 
-describe('a LAN attacker cannot keep the LAN admin out (issue 24, item 2)', () => {
+describe('a LAN attacker cannot keep the LAN admin out', () => {
   test('four addresses guessing for 240 s: the admin at a fifth address signs in at every try, the guessers are slowed', async () => {
     let now = 1_700_000_000_000;
     const server = await startTestServer({ SVC_TRUST_PROXY: 'loopback' }, {}, { now: () => now });

@@ -182,7 +182,7 @@ function title(kind: Kind, c: Company, date: Date, number: string, item: string)
   return c.lang === 'de' ? `Schreiben ${short} ${month} ${date.getUTCFullYear()}` : `Letter from ${short}`;
 }
 
-// Realistic documents (the benchmark's "fast realistic" profile, issue 28): what a scanned archive looks like to
+// Realistic documents (the benchmark's "fast realistic" profile): what a scanned archive looks like to
 // the service, 2–20 KB of OCR text, 5–10 tags, 3–6 custom fields and a few notes. The simulator adds the
 // vocabulary they name (REALISTIC_TAGS, REALISTIC_FIELDS) when it generates them.
 export const REALISTIC_TAG_COUNT = 24;
@@ -269,7 +269,7 @@ function realistic(doc: SimDocument, rnd: () => number, amount: number, noteId: 
 
 /**
  * `n` deterministic synthetic documents (same `seed` → same documents), ids from `startId` on. With
- * `realistic`, each is as large and rich as a scanned archive's (issue 28); `noteId` numbers their notes.
+ * `realistic`, each is as large and rich as a scanned archive's; `noteId` numbers their notes.
  */
 export function generateDocuments(
   n: number,

@@ -13,7 +13,7 @@ export interface SlowDmsProfile {
   workers: number;
 }
 
-/** The profile the benchmark calls "slow dms" (issue 28): 60 ms per request, 2 ms per document row, 4 workers, like a small host. */
+/** The profile the benchmark calls "slow dms": 60 ms per request, 2 ms per document row, 4 workers, like a small host. */
 export const SLOW_DMS: SlowDmsProfile = { latencyMs: 60, perDocumentMs: 2, workers: 4 };
 
 export interface SlowDms {

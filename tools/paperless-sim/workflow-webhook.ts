@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { SimStore } from '../../server/dms/demo/store.js';
 
 /**
- * Body shapes of Paperless's webhook action (`fixtures/webhook-examples.json`):
+ * Body shapes of Paperless's webhook action (`test/fixtures/webhook/webhook-examples.json`):
  * json = A (params as JSON), raw = B (body template, Content-Type from headers), form = C,
  * json-string = D (body JSON-encoded again), multipart = E (params + file), empty = F (no params).
  */

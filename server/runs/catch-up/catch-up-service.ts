@@ -80,7 +80,7 @@ const MAX_RETRY_MS = 15 * 60_000;
 const POLLING = 'polling';
 
 /**
- * Catch-up and polling (issue 13): documents added or changed in the dms since the cursor are read with a
+ * Catch-up and polling: documents added or changed in the dms since the cursor are read with a
  * filter query (`modified__gte`, paged, never a scan of everything) and run like a webhook delivery, with
  * `added` for documents added since the cursor and `updated` for the rest. A document exactly as the
  * service last wrote or handled it is skipped (the echo ledger), so overlaps never run anything twice.

@@ -11,7 +11,7 @@ const unknownIn = (rule: LoadedRule, vocabulary: DmsVocabulary): string[] =>
   findUnknownNames([rule.definition], createVocabularyIndex(vocabulary)).map((p) => JSON.stringify(p.path));
 
 /**
- * The vocabulary a job's documents are evaluated with (issue 28): the client's copy while it is younger than its
+ * The vocabulary a job's documents are evaluated with: the client's copy while it is younger than its
  * time-to-live (60 s, as for webhook runs; the service reads it at start), else read now. When the rule names
  * something that copy does not know (a tag a person created a second ago), the lists are read again, unless the
  * copy was itself asked for after the job started. Documents that name ids the copy lacks refresh it themselves

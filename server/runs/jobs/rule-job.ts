@@ -66,7 +66,7 @@ export async function runRuleJob(
   try {
     const startedAt = Date.now();
     // A prefilter that maps names to ids needs the dms's names as they are now, before the first page. Any other
-    // job takes the cached copy or reads it beside its first pages (issue 28: five lists before them cost 0.15× of
+    // job takes the cached copy or reads it beside its first pages (five lists before them cost 0.15× of
     // a 1,000-document read on a slow dms), and planning waits for it.
     const early = prefilterNeedsNames(when)
       ? await dms.vocabulary({ principals: needsPrincipals([rule]), fetchedSince: startedAt })
@@ -148,8 +148,7 @@ type JobCounts = { total: number | null; processed: number; matched: number; cha
 /**
  * The record step for each document of a page, counted and added to the report. Its own function, not a loop
  * inside `runRuleJob`: resumed once per document, it is what gets optimised, and it stays optimised from job to
- * job. Inside the job function, the whole job was optimised mid-job and thrown away at its end (code after the
- * loop had not run yet), so every job paid one or two compiles of it (~85 ms each; docs/performance.md).
+ * job; inside the job function, V8 optimised the whole job mid-job and threw that away at its end, once per job.
  */
 async function recordPage(
   pipeline: RunPipeline,

@@ -72,7 +72,7 @@ export interface WebhookService {
  * next delivery's, or within the store's flush interval) instead of an fsync of their own. Only the acceptance must
  * be on disk before the 202; after a crash a delivery whose end was not written yet runs again, exactly as one that
  * was running does (the echo ledger and the intents keep that from writing or sending twice). Their own fsyncs
- * made an arriving delivery wait behind a run's write as well as its own (docs/decisions.md, "Webhook acceptance").
+ * made an arriving delivery wait behind a run's write as well as its own (docs/decisions.md, "The events journal is the durable webhook queue").
  */
 const AFTER_ACCEPTANCE = { soon: true } as const;
 

@@ -217,25 +217,32 @@ for (const profile of PROFILES)
     });
 
     test('fetchedSince: a copy asked for before then is read again, one asked for since is served', async () => {
-      await dms.vocabulary({ refresh: true });
-      const lists = () => sim.counts()['GET /api/tags/'] ?? 0;
-      const before = lists();
-      const since = Date.now() + 1;
-      while (Date.now() < since) await new Promise((resolve) => setTimeout(resolve, 1));
-      const fresh = await dms.vocabulary({ fetchedSince: since });
-      assert.equal(lists(), before + 1, 'the cached copy was older than asked');
-      assert.equal(await dms.vocabulary({ fetchedSince: since }), fresh);
-      assert.equal(lists(), before + 1, 'the copy read since then serves');
+      let clock = 1_000_000;
+      const clocked = createPaperlessClient({ url: sim.url, token: sim.token, now: () => clock });
+      try {
+        await clocked.vocabulary();
+        const lists = () => sim.counts()['GET /api/tags/'] ?? 0;
+        const before = lists();
+        const since = ++clock;
+        const fresh = await clocked.vocabulary({ fetchedSince: since });
+        assert.equal(lists(), before + 1, 'the cached copy was older than asked');
+        assert.equal(await clocked.vocabulary({ fetchedSince: since }), fresh);
+        assert.equal(lists(), before + 1, 'the copy read since then serves');
+      } finally {
+        await clocked.close();
+      }
     });
 
     test('a cached vocabulary older than its time-to-live is fetched again', async () => {
-      const short = createPaperlessClient({ url: sim.url, token: sim.token, vocabularyTtlMs: 1000 });
+      let clock = 1_000_000;
+      const short = createPaperlessClient({ url: sim.url, token: sim.token, vocabularyTtlMs: 1000, now: () => clock });
       try {
         await short.vocabulary();
         const fetched = sim.counts()['GET /api/custom_fields/'];
+        clock += 1000;
         await short.vocabulary();
-        assert.equal(sim.counts()['GET /api/custom_fields/'], fetched);
-        await new Promise((resolve) => setTimeout(resolve, 1100));
+        assert.equal(sim.counts()['GET /api/custom_fields/'], fetched, 'still within its time-to-live');
+        clock += 1;
         await short.vocabulary();
         assert.equal(sim.counts()['GET /api/custom_fields/'], fetched + 1);
       } finally {

@@ -16,7 +16,7 @@ interface Received {
 }
 
 const examples = JSON.parse(
-  fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'paperless', 'webhook-examples.json'), 'utf8'),
+  fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'fixtures', 'webhook', 'webhook-examples.json'), 'utf8'),
 ) as {
   examples: Array<{ name: string; parsed_body?: Record<string, unknown> }>;
 };

@@ -20,6 +20,43 @@ const file = (p: string): RuleFilePath => {
 };
 const NOW = new Date('2025-03-10T00:00:00Z');
 
+/** Timers that run only when the test advances them. */
+function manualTimers() {
+  let now = 0;
+  const waiting = new Map<number, { at: number; fn: () => void }>();
+  let next = 0;
+  return {
+    setTimeout: (fn: () => void, ms: number) => (waiting.set(++next, { at: now + ms, fn }), next),
+    clearTimeout: (handle: unknown) => void waiting.delete(handle as number),
+    pending: () => waiting.size,
+    advance(ms: number) {
+      now += ms;
+      for (const [id, t] of [...waiting].sort((a, b) => a[1].at - b[1].at))
+        if (t.at <= now) {
+          waiting.delete(id);
+          t.fn();
+        }
+    },
+  };
+}
+
+/**
+ * Writes a file and resolves once a watcher of the same folder has seen it: Linux delivers one inotify event to
+ * every watcher of a folder in the same turn, so the rules watcher has seen it too by the next turn.
+ */
+async function written(dir: string, name: string, text: string): Promise<void> {
+  const seen = new Promise<void>((resolve) => {
+    const probe = fs.watch(dir, (_event, file) => {
+      if (file !== name) return;
+      probe.close();
+      resolve();
+    });
+  });
+  fs.writeFileSync(path.join(dir, name), text);
+  await seen;
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('rules dir listing', () => {
   it('lists top-level files and one level of package folders, in path order, skipping the rest', async () => {
     const root = tempDir();
@@ -162,24 +199,25 @@ describe('loading', () => {
 describe('watching and seeding', () => {
   it('calls back once per burst of changes, ignoring dot files, and stops when closed', async () => {
     const root = tempDir();
+    const clock = manualTimers();
     let calls = 0;
-    const watcher = watchRulesDir(root, () => calls++, createMemoryLogger(), 100);
+    const watcher = watchRulesDir(root, () => calls++, createMemoryLogger(), 100, clock);
     try {
-      fs.writeFileSync(path.join(root, '.temp.tmp'), 'x');
-      await new Promise((r) => setTimeout(r, 300));
-      assert.equal(calls, 0, 'dot files are ignored');
-      for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(root, 'a.yml'), String(i));
-      for (let waited = 0; calls === 0 && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-      await new Promise((r) => setTimeout(r, 400));
-      // One burst, one reload; a heavily loaded machine may split it, but never into one call per write.
-      assert.ok(calls >= 1 && calls < 5, `${calls} callbacks for 5 writes`);
+      await written(root, '.temp.tmp', 'x');
+      assert.equal(clock.pending(), 0, 'dot files are ignored');
+      for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(root, 'a.yml'), String(i));
+      await written(root, 'a.yml', '4');
+      assert.equal(clock.pending(), 1, 'each change replaces the waiting reload');
+      clock.advance(99);
+      assert.equal(calls, 0, 'not before the quiet time has passed');
+      clock.advance(1);
+      assert.equal(calls, 1, 'one burst, one reload');
     } finally {
       watcher.close();
     }
-    const before = calls;
-    fs.writeFileSync(path.join(root, 'b.yml'), 'x');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(calls, before, 'no callback after close');
+    await written(root, 'b.yml', 'x');
+    clock.advance(1000);
+    assert.equal(calls, 1, 'no callback after close');
   });
 
   it('copies examples only into an empty rules dir', () => {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, describeConfig, loadConfig } from '../../../server/config.js';
-import { parseNotifyTargets } from '../../../server/settings/notify-targets.js';
-import { tempDir } from '../../helpers/temp-dir.js';
+import { ConfigError, describeConfig, loadConfig } from '../../server/config.js';
+import { parseNotifyTargets } from '../../server/notify-targets.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 test('HTTP and e-mail targets parse with their defaults', () => {
   assert.deepEqual(
