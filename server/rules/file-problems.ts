@@ -45,15 +45,19 @@ export function positionedError(position: Position, message: string): Validation
 export class ProblemList {
   readonly items: FileProblem[] = [];
   add(position: Position, message: string): void {
-    const problem = problemAt(position, message);
-    const same = (p: FileProblem) => p.line === problem.line && p.column === problem.column && p.message === message;
+    this.push(problemAt(position, message));
+  }
+  /** Adds a problem unless the same message already stands at the same place. */
+  push(problem: FileProblem): void {
+    const same = (p: FileProblem) =>
+      p.line === problem.line && p.column === problem.column && p.message === problem.message;
     if (!this.items.some(same)) this.items.push(problem);
   }
   /** Keeps the problems a ValidationError carries (a stage that still throws), or rethrows anything else. */
   addError(err: unknown): void {
     if (!(err instanceof ValidationError)) throw err;
-    if (err.problems.length > 0) this.items.push(...err.problems);
-    else this.items.push(problemAt({ line: err.line ?? 1, column: err.column ?? 1 }, err.message));
+    if (err.problems.length > 0) err.problems.forEach((p) => this.push(p));
+    else this.push(problemAt({ line: err.line ?? 1, column: err.column ?? 1 }, err.message));
   }
   throwIfAny(): void {
     if (this.items.length > 0) throw problemsError(this.items);
