@@ -71,7 +71,6 @@ export function createSaveValidator(
         problems.add(placeOf(source, unknown), unknown.message);
     }
     await collectTestProblems(source, inspected.compiled, { now: context.now, vars: context.vars, runTests }, problems);
-    problems.throwIfAny();
     const warnings = findConditionTemplates(inspected.checked).map((use) => {
       const { line, column } = source.positionOf(use.path);
       return `line ${line}, column ${column}: ${use.message}`;
@@ -82,12 +81,15 @@ export function createSaveValidator(
       (f) =>
         `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
     );
-    return error
+    const all = error
       ? [
           `${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`,
           ...warnings,
         ]
       : [...forbidden, ...warnings];
+    // A refused file still shows its warnings beside its problems (in a draft or check answer).
+    problems.throwIfAny(all);
+    return all;
   }
 
   return { validate, fetchVocabulary };

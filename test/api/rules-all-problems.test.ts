@@ -18,7 +18,8 @@ const TWO_MISTAKES = [
   '    actions:',
   '      - add_tags: [Stuer]',
   '    tests:',
-  '      - document: { title: x }',
+  '      - name: Rechnung #1',
+  '        document: { title: x }',
   '        expect: { matched: true }',
 ].join('\n');
 
@@ -62,9 +63,9 @@ describe('a rule file with mistakes of different kinds in different rules', () =
     assert.equal(fs.readFileSync(path.join(server.rulesDir, 'mixed.yml'), 'utf8'), GOOD, 'the file is unchanged');
   });
 
-  it('answers a check of the editor text with the same problems, and runs the tests of the sound rule', async () => {
+  it("answers a check of the editor text with the same problems and its warnings, and runs the sound rule's tests", async () => {
     const res = await call<{
-      validation: { ok: boolean; problems: FileProblem[] };
+      validation: { ok: boolean; problems: FileProblem[]; warnings: string[] };
       tests: Array<{ rule_id: string; ok: boolean }>;
     }>(server.url, `/api/ui/rules/${id}/check`, { cookie, method: 'POST', rawBody: TWO_MISTAKES });
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -73,6 +74,9 @@ describe('a rule file with mistakes of different kinds in different rules', () =
       res.body.validation.problems.map((p) => p.line),
       [3, 8],
     );
+    assert.deepEqual(res.body.validation.warnings, [
+      'line 10, column 24: the test name stops before "#1", which YAML reads as a comment; quote the name; # starts a comment: name: "Rechnung #1"',
+    ]);
     assert.deepEqual(
       res.body.tests.map((t) => [t.rule_id, t.ok]),
       [['second', true]],
