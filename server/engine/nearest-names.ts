@@ -1,12 +1,17 @@
 /** "Did you mean": the known names nearest to a misspelt one, by edit distance (case ignored). */
 
-/** Levenshtein distance: insertions, deletions and substitutions each count one. */
+/** Edit distance: insertions, deletions, substitutions and swaps of two neighbours (`titel`) each count one. */
 export function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++)
+    for (let j = 1; j <= b.length; j++) {
       row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        row[j] = Math.min(row[j], before[j - 2] + 1);
+    }
+    before = prev;
     prev = row;
   }
   return prev[b.length];

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { closest, didYouMean, editDistance, nearestNames } from '../../../server/engine/nearest-names.js';
 
 describe('did you mean', () => {
-  it('counts insertions, deletions and substitutions', () => {
+  it('counts insertions, deletions, substitutions and swapped neighbours', () => {
+    assert.equal(editDistance('titel', 'title'), 1);
     assert.equal(editDistance('Betrg', 'Betrag'), 1);
     assert.equal(editDistance('corespondent', 'correspondent'), 1);
     assert.equal(editDistance('kitten', 'sitting'), 3);

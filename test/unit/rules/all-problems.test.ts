@@ -91,6 +91,24 @@ describe('every problem of a rule file at once', () => {
     );
   });
 
+  it('suggests the document field meant wherever a rule names one', async () => {
+    const err = await refusal([
+      'rules:',
+      '  - id: reads',
+      '    extract:',
+      '      a: { from: titel, regex: "x" }',
+      '  - id: compares',
+      '    when: { created: { equals: { field: addd } } }',
+      '  - id: asks',
+      '    extract:',
+      '      n: { query: count, where: { titel: { contains: x } } }',
+    ]);
+    assert.deepEqual(
+      err.problems.map((p) => /did you mean "[^"]+"\?/.exec(p.message)?.[0]),
+      ['did you mean "title"?', 'did you mean "added"?', 'did you mean "title"?'],
+    );
+  });
+
   it('reports every bad regex of one rule, each at its place, in file order', async () => {
     const err = await refusal([
       'rules:',
