@@ -139,8 +139,26 @@ function describe(
           message: `this ${quote} is never closed: add the closing ${quote} at the end of the value`,
         };
       }
+      if (/Comments must be separated/.test(error.message))
+        return {
+          offset,
+          message: `${raw(error)}; put a space before the #, or ${quoteHint(line.text)} if the # is part of it`,
+        };
       return { offset, message: raw(error) };
     }
+    case 'BAD_DQ_ESCAPE': {
+      // Regexes in double quotes: "\d+" is an unknown escape, not a digit class.
+      const seq = /sequence (\\.)/.exec(error.message)?.[1] ?? '\\d';
+      return {
+        offset,
+        message: `${raw(error)}: inside double quotes a backslash starts an escape; write the value in single quotes ('${seq}' keeps its backslash) or double the backslash ("\\${seq}")`,
+      };
+    }
+    case 'BAD_ALIAS':
+      return {
+        offset,
+        message: `${raw(error)}: a value starting with * or & is a YAML alias or anchor; ${quoteHint(line.text)}`,
+      };
     case 'BAD_SCALAR_START':
       return { offset, message: `${raw(error)}; ${quoteHint(line.text)}` };
     case 'UNEXPECTED_TOKEN':
@@ -148,6 +166,12 @@ function describe(
         return {
           offset,
           message: `a value that starts with a quote, { or [ ends at its closing character; to write text around it, ${quoteHint(line.text)}`,
+        };
+      if (/block-seq-ind on same line/.test(error.message))
+        return {
+          offset,
+          message:
+            'a list cannot start on the line of its key: put each "- item" on a line of its own below the key, or write [a, b]',
         };
       return { offset, message: `${raw(error)}; look for a missing quote, colon or bracket` };
     default:

@@ -81,6 +81,14 @@ describe('YAML syntax errors with hints', () => {
     );
   });
 
+  it('explains a regex backslash in double quotes, and a list begun on the line of its key', () => {
+    const [escape] = yamlProblems(['rules:', '  - id: a', '    when: { content: { matches: "Nr (\\d+)" } }']);
+    assert.equal(place(escape), '3:38');
+    assert.match(escape.message, /Invalid escape sequence \\d: .*single quotes \('\\d' keeps its backslash\)/);
+    const [list] = yamlProblems(['rules:', '  - id: a', '    actions: - set_title: x']);
+    assert.match(list.message, /a list cannot start on the line of its key/);
+  });
+
   it('says to quote a value that starts with a reserved character or a template followed by text', () => {
     assert.match(
       yamlProblems(['rules:', '  - id: a', '    description: @home'])[0].message,
