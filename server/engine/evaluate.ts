@@ -25,6 +25,7 @@ import { describeValue } from './describe.js';
 import { errorMessage } from '../error-message.js';
 import { QueryPending, type QueryQuestion, type QuerySource } from './document-queries.js';
 import { runQuery } from './evaluate-query.js';
+import { triggerSkipReason } from './trigger-skip.js';
 
 export interface RuleInput {
   compiled: CompiledRule;
@@ -118,7 +119,7 @@ function evaluateAll(input: EvaluateInput): Evaluation {
       : !rule.enabled
         ? 'skipped: the rule is disabled (enabled: false)'
         : input.trigger !== 'job' && !rule.on.includes(input.trigger)
-          ? `skipped: the rule runs on ${rule.on.join(', ')}, not on ${input.trigger}`
+          ? triggerSkipReason(rule.on, input.trigger)
           : null;
     if (skip) {
       results.push({ ...base, error: skip });

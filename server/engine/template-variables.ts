@@ -9,6 +9,7 @@ import type { ExtractionType } from './model.js';
 import { DOCUMENT_FIELDS } from './rule-schema.js';
 import { RuleCompileError, type RulePath } from './errors.js';
 import type { CompiledTemplate } from './templates.js';
+import { closest } from './nearest-names.js';
 
 /** What an extracted value is, so its members can be checked: its type, and a list for `pick: all`. */
 export interface ValueShape {
@@ -174,25 +175,4 @@ function describeShape(shape: Shape): string {
   if (shape === 'number') return 'a number, which has no members';
   if (shape === 'bool') return 'true or false, which has no members';
   return 'a value';
-}
-
-/** The candidate within two edits of `name`, for "did you mean". */
-function closest(name: string, candidates: readonly string[]): string | null {
-  let best: { word: string; distance: number } | null = null;
-  for (const word of candidates) {
-    const distance = editDistance(name.toLowerCase(), word.toLowerCase());
-    if (distance <= 2 && (!best || distance < best.distance)) best = { word, distance };
-  }
-  return best?.word ?? null;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length];
 }

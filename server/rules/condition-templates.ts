@@ -12,7 +12,7 @@ export interface ConditionTemplateUse {
   message: string;
 }
 
-export function findConditionTemplates(rules: RuleDefinition[]): ConditionTemplateUse[] {
+export function findConditionTemplates(rules: ReadonlyArray<RuleDefinition | null>): ConditionTemplateUse[] {
   const found: ConditionTemplateUse[] = [];
   const operand = (value: unknown, path: YamlPath, field: string) => {
     if (Array.isArray(value)) return value.forEach((v, i) => operand(v, [...path, i], field));
@@ -34,6 +34,6 @@ export function findConditionTemplates(rules: RuleDefinition[]): ConditionTempla
       else operand(value, here, key);
     }
   };
-  rules.forEach((rule, r) => rule.when && walk(rule.when, ['rules', r, 'when']));
+  rules.forEach((rule, r) => rule?.when && walk(rule.when, ['rules', r, 'when']));
   return found;
 }

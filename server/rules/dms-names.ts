@@ -1,5 +1,6 @@
 import type { VocabularyIndex, VocabularyKind } from '../dms/vocabulary-index.js';
 import type { Action, Condition, FieldTest, RuleDefinition } from '../engine/model.js';
+import { didYouMean } from '../engine/nearest-names.js';
 import { isTemplateText } from '../engine/templates.js';
 import type { YamlPath } from './yaml-source.js';
 
@@ -41,18 +42,21 @@ const MONEY_MEMBER = /doc\.custom_fields(?:\.([\p{L}_][\p{L}\d_]*)|\[\s*(['"])(.
 // Operators whose operands are names (the others compare text, numbers or dates).
 const NAME_OPERATORS = new Set(['equals', 'in', 'contains', 'contains_any', 'any', 'all', 'none']);
 
-function suggestion(index: VocabularyIndex, kind: VocabularyKind): string {
+/** The names the dms has that are near `name` ("did you mean"), else a sample of what it has. */
+function suggestion(index: VocabularyIndex, kind: VocabularyKind, name: string): string {
   const names = index.names(kind);
   if (names.length === 0) return ` The dms has no ${KIND_LABEL[kind]}s yet.`;
+  const near = didYouMean(name, names);
+  if (near) return ` ${near[0].toUpperCase()}${near.slice(1)}`;
   const shown = names
     .slice(0, 12)
     .map((n) => `"${n}"`)
     .join(', ');
-  return ` Known ${KIND_LABEL[kind]}s: ${shown}${names.length > 12 ? ', …' : ''}.`;
+  return ` Known ${KIND_LABEL[kind]}s: ${shown}${names.length > 12 ? `, … (${names.length} in all)` : ''}.`;
 }
 
 /** Names the file's actions create with `create_missing: true`, by kind, lower-cased. */
-function createdNames(rules: RuleDefinition[]): Map<VocabularyKind, Set<string>> {
+function createdNames(rules: ReadonlyArray<RuleDefinition | null>): Map<VocabularyKind, Set<string>> {
   const out = new Map<VocabularyKind, Set<string>>();
   const add = (kind: VocabularyKind, value: unknown) => {
     for (const name of Array.isArray(value) ? value : [value]) {
@@ -62,7 +66,7 @@ function createdNames(rules: RuleDefinition[]): Map<VocabularyKind, Set<string>>
       }
     }
   };
-  for (const action of rules.flatMap((r) => r.actions ?? [])) {
+  for (const action of rules.flatMap((r) => r?.actions ?? [])) {
     if (action.create_missing !== true) continue;
     add('tags', action.add_tags);
     add('tags', action.set_tags);
@@ -73,8 +77,8 @@ function createdNames(rules: RuleDefinition[]): Map<VocabularyKind, Set<string>>
   return out;
 }
 
-/** Lists the names in `rules` that the dms does not know, with where each one is. */
-export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex): NameProblem[] {
+/** Lists the names in `rules` that the dms does not know, with where each one is; null rules are skipped. */
+export function findUnknownNames(rules: ReadonlyArray<RuleDefinition | null>, index: VocabularyIndex): NameProblem[] {
   const problems: NameProblem[] = [];
   const created = createdNames(rules);
   const check = (
@@ -96,7 +100,7 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
       CREATABLE.has(kind) && path.includes('actions') ? ' Add "create_missing: true" to the action to create it.' : '';
     problems.push({
       path,
-      message: `the dms has no ${KIND_LABEL[kind]} "${name}".${hint}${suggestion(index, kind)}`,
+      message: `the dms has no ${KIND_LABEL[kind]} "${name}".${hint}${suggestion(index, kind, name.trim())}`,
       ...place,
     });
   };
@@ -176,6 +180,7 @@ export function findUnknownNames(rules: RuleDefinition[], index: VocabularyIndex
   };
 
   rules.forEach((rule, r) => {
+    if (!rule) return;
     const base: YamlPath = ['rules', r];
     if (rule.when) walkCondition(rule.when, [...base, 'when']);
     for (const [name, extraction] of Object.entries(rule.extract ?? {})) {

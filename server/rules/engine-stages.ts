@@ -9,6 +9,8 @@ import {
   type RuleTestOptions,
   type RuleTestOutcome,
 } from '../engine/index.js';
+import { didYouMean } from '../engine/nearest-names.js';
+import { DOCUMENT_FIELDS } from '../engine/rule-schema.js';
 import type { FileProblem } from '../errors.js';
 import { errorMessage } from '../error-message.js';
 import { problemAt } from './file-problems.js';
@@ -31,9 +33,17 @@ export function compileAt(definition: RuleDefinition, index: number, source: Yam
     const word = inner.length > 0 ? templateWord(errorMessage(err)) : null;
     throw positionedError(
       word ? source.wordPositionOf(path, word) : source.positionOf(path),
-      `rule "${definition.id}": ${errorMessage(err)}`,
+      `rule "${definition.id}": ${withFieldSuggestion(errorMessage(err))}`,
     );
   }
+}
+
+/** A compile error naming a document field that does not exist gets the nearest field names. */
+function withFieldSuggestion(message: string): string {
+  return message.replace(/^((?:cannot read from|unknown field) "([^"]+)")/, (whole, _lead: string, name: string) => {
+    const near = name.startsWith('custom_fields.') ? '' : didYouMean(name, DOCUMENT_FIELDS);
+    return near ? `${whole} (${near})` : whole;
+  });
 }
 
 /** The name a template error is about ("names "doc.titel"", "undefined filter: upcase2"), to underline it alone. */

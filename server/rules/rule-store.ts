@@ -3,6 +3,7 @@ import YAML from 'yaml';
 import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
 import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
 import { inlineRuleTests } from './engine-stages.js';
+import { FileValidationError } from './file-problems.js';
 import { createDraftStore } from './drafts.js';
 import { fileIdOf, isRuleFilePath, parseRuleFilePath, pathOfFileId, type RuleFilePath } from './file-names.js';
 import { loadRulesDir, type LoadedRule, type LoadState } from './rules-loader.js';
@@ -114,7 +115,7 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
         line: err.line,
         column: err.column,
         problems: err.problems,
-        warnings: [],
+        warnings: err instanceof FileValidationError ? [...err.warnings] : [],
       };
     }
   }

@@ -3,6 +3,7 @@ import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import { errorMessage } from '../error-message.js';
 import { findUnknownNames, type NameProblem } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
+import { testNameComments } from './test-name-comments.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import { collectTestProblems, inspectRuleFile, renderVarsFile, type NotifyTargetKinds } from './validate-file.js';
@@ -66,28 +67,38 @@ export function createSaveValidator(
     const { problems, source } = inspected;
     const { vocabulary, error } = await fetchVocabulary();
     if (vocabulary) {
-      for (const unknown of findUnknownNames(inspected.definitions, createVocabularyIndex(vocabulary)))
+      for (const unknown of findUnknownNames(inspected.checked, createVocabularyIndex(vocabulary)))
         problems.add(placeOf(source, unknown), unknown.message);
     }
     await collectTestProblems(source, inspected.compiled, { now: context.now, vars: context.vars, runTests }, problems);
-    problems.throwIfAny();
-    const warnings = findConditionTemplates(inspected.definitions).map((use) => {
+    const warnings = findConditionTemplates(inspected.checked).map((use) => {
       const { line, column } = source.positionOf(use.path);
       return `line ${line}, column ${column}: ${use.message}`;
     });
+    warnings.push(...testNameComments(inspected.checked, source));
+    warnings.sort((a, b) => placeKey(a) - placeKey(b));
     const forbidden = (vocabulary?.forbidden ?? []).map(
       (f) =>
         `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
     );
-    return error
+    const all = error
       ? [
           `${error}. Tag, correspondent, document type, storage path and custom field names were not checked.`,
           ...warnings,
         ]
       : [...forbidden, ...warnings];
+    // A refused file still shows its warnings beside its problems (in a draft or check answer).
+    problems.throwIfAny(all);
+    return all;
   }
 
   return { validate, fetchVocabulary };
+}
+
+/** A "line L, column C: …" warning's place as one sortable number, so warnings come in file order. */
+function placeKey(warning: string): number {
+  const m = /^line (\d+), column (\d+):/.exec(warning);
+  return m ? Number(m[1]) * 100_000 + Number(m[2]) : 0;
 }
 
 /** An unknown custom field underlines its key; a name inside a check, that name; anything else, the value. */

@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { RULE_FILE_SCHEMA, VARS_FILE_SCHEMA } from '../engine/rule-schema.js';
-import { ProblemList } from './file-problems.js';
+import { didYouMean } from '../engine/nearest-names.js';
+import type { FileProblem } from '../errors.js';
+import { ProblemList, problemAt } from './file-problems.js';
 import type { Span, YamlPath, YamlSource } from './yaml-source.js';
 
 /**
@@ -86,15 +88,22 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties': {
+      const unknown = String(params.additionalProperty);
       const allowed = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-      const hint = allowed.length ? `; expected one of: ${allowed.join(', ')}` : '';
-      return `unknown key "${String(params.additionalProperty)}"${hint}`;
+      const near = didYouMean(unknown, allowed);
+      const hint = near ? `; ${near}` : allowed.length ? `; expected one of: ${allowed.join(', ')}` : '';
+      return `unknown key "${unknown}"${hint}`;
     }
     case 'required':
       return `missing required key ${samePlace.map((e) => `"${(e.params as { missingProperty: string }).missingProperty}"`).join(' or ')}`;
-    case 'enum':
-      return `must be one of: ${list((params.allowedValues as unknown[]) ?? [])}`;
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]) ?? [];
+      const near = typeof error.data === 'string' ? didYouMean(error.data, allowed.map(String)) : '';
+      return `must be one of: ${list(allowed)}${near ? `; ${near}` : ''}`;
+    }
     case 'type': {
+      const template = unquotedTemplate(error.data);
+      if (template) return `${template} is read as a YAML mapping because it is not quoted; quote it: "${template}"`;
       const types = [
         ...new Set(samePlace.flatMap((e) => String((e.params as { type: string | string[] }).type).split(','))),
       ];
@@ -115,6 +124,17 @@ function describeError(error: ErrorObject, all: ErrorObject[]): string {
     default:
       return error.message ?? `fails the schema (${error.keyword})`;
   }
+}
+
+/**
+ * `{{ ref }}` written without quotes is a YAML flow mapping whose only key is the mapping `{ ref }`, which
+ * toJS turns into `{"{ ref }": null}`: the template as written, or null for any other value.
+ */
+function unquotedTemplate(data: unknown): string | null {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return null;
+  const entries = Object.entries(data);
+  if (entries.length !== 1 || entries[0][1] !== null || !/^\{.*\}$/s.test(entries[0][0])) return null;
+  return `{${entries[0][0]}}`;
 }
 
 /** `a` is `b` or lies inside it. */
@@ -139,7 +159,11 @@ function groupErrors(errors: ErrorObject[]): ErrorObject[][] {
   return [...groups.values()];
 }
 
-function describeGroup(errors: ErrorObject[], source: YamlSource, value: unknown): { at: Span; message: string } {
+function describeGroup(
+  errors: ErrorObject[],
+  source: YamlSource,
+  value: unknown,
+): { at: Span; message: string; path: YamlPath } {
   const error = pickError(errors);
   const path = pointerToPath(error.instancePath);
   const at =
@@ -153,29 +177,46 @@ function describeGroup(errors: ErrorObject[], source: YamlSource, value: unknown
     const inner = describePath(path.slice(2));
     where = typeof id === 'string' ? `rule "${id}"${inner ? ` at ${inner}` : ''}` : where;
   }
-  return { at, message: `${where ? `${where}: ` : ''}${describeError(error, errors)}` };
+  return { at, message: `${where ? `${where}: ` : ''}${describeError(error, errors)}`, path };
 }
 
-function check(validate: ValidateFunction, source: YamlSource, value: unknown): void {
-  if (validate(value)) return;
-  const problems = new ProblemList();
+/** A schema problem and the place in the value it is about (to tell which rule it belongs to). */
+export interface SchemaProblem {
+  problem: FileProblem;
+  path: YamlPath;
+}
+
+function problemsOf(validate: ValidateFunction, source: YamlSource, value: unknown): SchemaProblem[] {
+  if (validate(value)) return [];
+  const found: SchemaProblem[] = [];
   for (const group of groupErrors(validate.errors ?? [])) {
     // Several unknown keys in one mapping are several problems, each underlined at its own key.
     const parts = group.every((e) => e.keyword === 'additionalProperties') ? group.map((e) => [e]) : [group];
     for (const part of parts) {
-      const { at, message } = describeGroup(part, source, value);
-      problems.add(at, message);
+      const { at, message, path } = describeGroup(part, source, value);
+      found.push({ problem: problemAt(at, message), path });
     }
   }
+  return found;
+}
+
+/** Every place a rule file's content breaks the rule file schema (empty when it is valid). */
+export function ruleFileSchemaProblems(source: YamlSource, value: unknown): SchemaProblem[] {
+  return problemsOf(compiled().ruleFile, source, value);
+}
+
+function throwAll(found: SchemaProblem[]): void {
+  const problems = new ProblemList();
+  for (const { problem } of found) problems.push(problem);
   problems.throwIfAny();
 }
 
 /** Throws a positioned ValidationError when a rule file's content breaks the rule file schema. */
 export function checkRuleFileSchema(source: YamlSource, value: unknown): void {
-  check(compiled().ruleFile, source, value);
+  throwAll(ruleFileSchemaProblems(source, value));
 }
 
 /** Throws a positioned ValidationError when a `_vars.yml` is not a mapping. */
 export function checkVarsFileSchema(source: YamlSource, value: unknown): void {
-  check(compiled().varsFile, source, value);
+  throwAll(problemsOf(compiled().varsFile, source, value));
 }

@@ -2,7 +2,8 @@ import type { RuleDefinition } from '../engine/model.js';
 import { ValidationError } from '../errors.js';
 import { compileAt, renderVarsAt, testProblemAt, type CompiledRule, type TestContext } from './engine-stages.js';
 import { ProblemList } from './file-problems.js';
-import { checkRuleFileSchema, checkVarsFileSchema } from './schema-check.js';
+import { regexProblems } from './regex-problems.js';
+import { checkRuleFileSchema, checkVarsFileSchema, ruleFileSchemaProblems } from './schema-check.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
 /**
@@ -41,15 +42,21 @@ function checkSize(text: string): void {
 export interface RuleFileInspection {
   source: YamlSource;
   definitions: RuleDefinition[];
+  /** One entry per rule; null where the rule broke the schema (the later stages skip it). */
+  checked: Array<RuleDefinition | null>;
   /** One entry per rule; null where the rule did not compile (its problem is in `problems`). */
   compiled: Array<CompiledRule | null>;
   problems: ProblemList;
 }
 
+const ruleIndexOf = (path: ReadonlyArray<string | number>) =>
+  path[0] === 'rules' && typeof path[1] === 'number' ? path[1] : null;
+
 /**
- * Stages 1–5: YAML, schema, compile, unique ids (and notify targets). YAML and schema problems end it (every one
- * of them in the thrown error: nothing after them can be read); compile, id and target problems of every rule are
- * collected, so one look shows all of them. An empty file is a valid file without rules.
+ * Stages 1–5: YAML, schema, compile, unique ids (and notify targets). A YAML problem ends it, as does a schema
+ * problem outside the rules (nothing after them can be read). A rule that breaks the schema is left out of the
+ * later stages while the other rules go through them, so one look shows every problem of every rule.
+ * An empty file is a valid file without rules.
  */
 export function inspectRuleFile(text: string, context: RuleFileContext): RuleFileInspection {
   checkSize(text);
@@ -58,10 +65,16 @@ export function inspectRuleFile(text: string, context: RuleFileContext): RuleFil
   // `rules:` with nothing under it is how a new file starts; treat it as an empty list.
   if (typeof value === 'object' && !Array.isArray(value) && (value as { rules?: unknown }).rules === null)
     value = { ...value, rules: [] };
-  checkRuleFileSchema(source, value);
+  const schema = ruleFileSchemaProblems(source, value);
+  if (schema.some((p) => ruleIndexOf(p.path) === null)) checkRuleFileSchema(source, value);
+  const broken = new Set(schema.map((p) => ruleIndexOf(p.path)));
   const definitions = (value as { rules: RuleDefinition[] }).rules;
+  const checked = definitions.map((definition, index) => (broken.has(index) ? null : definition));
   const problems = new ProblemList();
-  const compiled = definitions.map((definition, index) => {
+  schema.forEach(({ problem }) => problems.push(problem));
+  const compiled = checked.map((definition, index) => {
+    if (!definition) return null;
+    regexProblems(definition, index, source).forEach((p) => problems.push(p));
     try {
       return compileAt(definition, index, source);
     } catch (err) {
@@ -71,7 +84,8 @@ export function inspectRuleFile(text: string, context: RuleFileContext): RuleFil
   });
 
   const seen = new Set<string>();
-  definitions.forEach((definition, index) => {
+  checked.forEach((definition, index) => {
+    if (!definition) return;
     const position = source.positionOf(['rules', index, 'id']);
     const other = context.takenIds.get(definition.id);
     if (seen.has(definition.id))
@@ -87,7 +101,7 @@ export function inspectRuleFile(text: string, context: RuleFileContext): RuleFil
     seen.add(definition.id);
   });
   if (context.notifyTargets) checkNotifyTargets(compiled, source, context.notifyTargets, problems);
-  return { source, definitions, compiled, problems };
+  return { source, definitions, checked, compiled, problems };
 }
 
 /** Stages 1–5 for a file that must pass them: throws one ValidationError naming every problem found. */
@@ -143,7 +157,7 @@ export async function collectTestProblems(
   for (const [index, rule] of compiled.entries()) {
     if (!rule) continue;
     const problem = await testProblemAt(rule, index, source, context);
-    if (problem) problems.items.push(problem);
+    if (problem) problems.push(problem);
   }
 }
 

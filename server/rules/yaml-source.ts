@@ -11,7 +11,8 @@ import {
   type Node,
 } from 'yaml';
 import { errorMessage } from '../error-message.js';
-import { positionedError, problemAt, problemsError, type Position } from './file-problems.js';
+import { positionedError, problemsError, type Position } from './file-problems.js';
+import { yamlProblems } from './yaml-hints.js';
 
 export { positionedError, type Position } from './file-problems.js';
 
@@ -43,6 +44,11 @@ export interface YamlSource {
    * `positionOf`: a template typo underlines the name, not the whole value.
    */
   wordPositionOf(path: YamlPath, word: string): Span;
+  /**
+   * The comment right after an unquoted value at `path` on its own line (`name: Rechnung #1` is the value
+   * "Rechnung" and the comment "#1"), with its text, or null.
+   */
+  trailingComment(path: YamlPath): (Span & { text: string }) | null;
 }
 
 /**
@@ -66,16 +72,7 @@ export function parseYamlSource(text: string): YamlSource {
     const end = at(Math.max(to, from + 1));
     return { ...at(from), endLine: end.line, endColumn: end.column };
   };
-  if (doc.errors.length > 0) {
-    throw problemsError(
-      doc.errors.map((problem) =>
-        problemAt(
-          span(problem.pos[0], problem.pos[1]),
-          `YAML syntax error: ${problem.message.replace(/ at line \d+, column \d+$/, '')}`,
-        ),
-      ),
-    );
-  }
+  if (doc.errors.length > 0) throw problemsError(yamlProblems(text, doc.errors, at));
   checkDepth(doc, at);
   let value: unknown;
   try {
@@ -129,8 +126,23 @@ export function parseYamlSource(text: string): YamlSource {
     return pair && isNode(pair.key) ? spanOfNode(pair.key) : null;
   };
 
+  const trailingComment = (path: YamlPath): (Span & { text: string }) | null => {
+    const { node } = nodeAt(path);
+    if (!isScalar(node) || node.type !== 'PLAIN' || !node.range || path.length === 0) return null;
+    // nodeAt stops at the deepest node it finds: only the value at `path` itself counts.
+    if (nodeAt(path.slice(0, -1)).node === node) return null;
+    const end = node.range[1];
+    const lineEnd = text.indexOf('\n', end);
+    const rest = text.slice(end, lineEnd === -1 ? text.length : lineEnd);
+    const m = /^[ \t]+(#.*?)\s*$/.exec(rest);
+    if (!m) return null;
+    const from = end + rest.indexOf('#');
+    return { ...span(from, from + m[1].length), text: m[1] };
+  };
+
   return {
     value,
+    trailingComment,
     positionOf: (path) => spanOfNode(nodeAt(path).node),
     keyPositionOf: (path, key) => keySpan(path, key) ?? spanOfNode(nodeAt(path).node),
     wordPositionOf(path, word) {

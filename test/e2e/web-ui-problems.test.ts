@@ -6,8 +6,9 @@ import type { Page } from 'playwright-core';
 import type { UiPage } from './browser.js';
 import { startSignedIn, type UiSession } from './session.js';
 
-// Three problems in three rules: the list shows them all at once, each underlined on its own word.
-const THREE_PROBLEMS = [
+// Four problems of four kinds in four rules (dms name, template, regex, schema): the list shows them all at once,
+// each underlined on its own word.
+const FOUR_PROBLEMS = [
   'rules:',
   '  - id: unknown-field',
   '    when: { custom_fields.Unbekannt: { exists: true } }',
@@ -16,6 +17,8 @@ const THREE_PROBLEMS = [
   '      - set_title: "Rechnung {{ doc.titel }}"',
   '  - id: bad-regex',
   '    when: { content: { matches: "(" } }',
+  '  - id: misspelt-key',
+  '    whenn: { title: { contains: x } }',
   '',
 ].join('\n');
 
@@ -29,7 +32,7 @@ describe('the problems list and the strict CSP in the browser', () => {
   before(async () => {
     session = await startSignedIn(); // the demo dms: its custom fields are known, "Unbekannt" is not
     ({ ui, page } = session);
-    fs.writeFileSync(path.join(session.server.rulesDir, 'problems.yml'), THREE_PROBLEMS);
+    fs.writeFileSync(path.join(session.server.rulesDir, 'problems.yml'), FOUR_PROBLEMS);
     await page.evaluate("fetch('/api/reload', { method: 'POST' })");
     await page.goto('/rules');
   });
@@ -40,14 +43,15 @@ describe('the problems list and the strict CSP in the browser', () => {
   it('lists every problem of the file at once and underlines exactly the key or name', async () => {
     await page.click('.tree li[data-path="problems.yml"] a');
     const items = page.locator('#problems .problem.error');
-    await items.nth(2).waitFor();
+    await items.nth(3).waitFor();
     const texts = await items.allTextContents();
-    assert.equal(texts.length, 3, texts.join('\n'));
+    assert.equal(texts.length, 4, texts.join('\n'));
     assert.match(texts[0], /^✗ Line 3, column 13: the dms has no custom field "Unbekannt"/);
     assert.match(texts[1], /^✗ Line 6, column 33: rule "template-typo": template names "doc.titel"/);
     assert.match(texts[2], /^✗ Line 8, column 33: rule "bad-regex": invalid regular expression/);
+    assert.match(texts[3], /^✗ Line 10, column 5: rule "misspelt-key": unknown key "whenn"; did you mean "when"\?/);
     const underlined = await page.locator('.cm-lintRange-error').allTextContents();
-    assert.deepEqual(underlined, ['custom_fields.Unbekannt', 'doc.titel', '"("']);
+    assert.deepEqual(underlined, ['custom_fields.Unbekannt', 'doc.titel', '"("', 'whenn']);
 
     // A click on a problem puts the cursor on its line.
     await items.nth(2).click();

@@ -37,9 +37,25 @@ export function problemsOf(result: SaveResult | ApiError): Problem[] {
   else if (result.error)
     out.push({ message: result.error, line: result.line, column: result.column, severity: 'error' });
   for (const w of [...(result.warnings ?? []), ...(v?.warnings ?? [])]) {
-    out.push(typeof w === 'string' ? { message: w, severity: 'warning' } : { ...w, severity: 'warning' });
+    out.push(typeof w === 'string' ? warningOf(w) : { ...w, severity: 'warning' });
   }
-  return out;
+  return inFileOrder(out);
+}
+
+/** A warning the server placed as "line 3, column 5: …" is listed and underlined at that place. */
+function warningOf(text: string): Problem {
+  const m = /^line (\d+), column (\d+): ([\s\S]*)$/.exec(text);
+  if (!m) return { message: text, severity: 'warning' };
+  return { message: m[3], line: Number(m[1]), column: Number(m[2]), severity: 'warning' };
+}
+
+/** Errors and warnings together by line and column, as the file reads; those about the whole file come last. */
+function inFileOrder(problems: Problem[]): Problem[] {
+  const key = (p: Problem) => (p.line === undefined ? Infinity : p.line * 100_000 + (p.column ?? 0));
+  return problems
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => key(a.p) - key(b.p) || a.i - b.i)
+    .map(({ p }) => p);
 }
 
 function fromServer(p: FileProblem, severity: Problem['severity']): Problem {

@@ -179,3 +179,32 @@ describe('draft sync (the editor without its DOM)', () => {
     );
   });
 });
+
+describe('the problems list in file order', () => {
+  it('places a positioned warning at its line among the errors, and file-wide notes last', () => {
+    const result: SaveResult = {
+      ok: true,
+      validation: {
+        ok: false,
+        error: 'first',
+        problems: [
+          { message: 'unknown key "whenn"', line: 3, column: 5, end_line: 3, end_column: 10 },
+          { message: 'the dms has no tag "Stuer"', line: 12, column: 20, end_line: 12, end_column: 25 },
+        ],
+        warnings: [
+          'the dms could not be reached',
+          'line 7, column 24: the test name stops before "#1", which YAML reads as a comment',
+        ],
+      },
+    };
+    assert.deepEqual(
+      problemsOf(result).map((p) => [p.severity, p.line ?? null, p.message]),
+      [
+        ['error', 3, 'unknown key "whenn"'],
+        ['warning', 7, 'the test name stops before "#1", which YAML reads as a comment'],
+        ['error', 12, 'the dms has no tag "Stuer"'],
+        ['warning', null, 'the dms could not be reached'],
+      ],
+    );
+  });
+});

@@ -38,7 +38,7 @@ describe('schema stage', () => {
     [
       'an unknown operator',
       'rules:\n  - id: a\n    when:\n      all:\n        - content: { matchez: x }\n',
-      /^line 5, column 22: rule "a" at when\.all\[0\]\.content: unknown key "matchez"; expected one of: equals/,
+      /^line 5, column 22: rule "a" at when\.all\[0\]\.content: unknown key "matchez"; did you mean "matches"\?$/,
     ],
     [
       'a wrongly typed operand',
@@ -66,11 +66,11 @@ describe('schema stage', () => {
       /^line 3, column 10: rule "a" at on\[0\]: must be one of: "added", "updated", "manual"/,
     ],
     ['rules that are not a list', 'rules: 5\n', /^line 1, column 8: rules: must be a list, not 5/],
-    ['a misspelt top-level key', 'ruls: []\n', /^line 1, column 1: unknown key "ruls"; expected one of: rules/],
+    ['a misspelt top-level key', 'ruls: []\n', /^line 1, column 1: unknown key "ruls"; did you mean "rules"\?$/],
     [
       'a misspelt action',
       'rules:\n  - id: a\n    actions:\n      - set_titel: x\n',
-      /^line 4, column 9: rule "a" at actions\[0\]: unknown key "set_titel"; expected one of: set_title/,
+      /^line 4, column 9: rule "a" at actions\[0\]: unknown key "set_titel"; did you mean "set_title"\?$/,
     ],
   ];
   for (const [label, text, expected] of cases) {
