@@ -1,6 +1,5 @@
 import net from 'node:net';
 import type { Request, RequestHandler } from 'express';
-import { isLoopbackAddress } from '../../auth/loopback.js';
 import type { Config } from '../../config.js';
 import { MisdirectedRequestError } from '../../errors.js';
 
@@ -73,16 +72,6 @@ export function isAllowedOrigin(origin: string, req: Request, policy: HostPolicy
     const allowed = splitHost(entry);
     return allowed !== null && allowed.name === name && (allowed.port ?? own) === port;
   });
-}
-
-/**
- * True when the request comes from this computer, straight (not through a proxy), to an allowed Host:
- * what a page that must only ever be used locally (e.g. first-start setup) should require.
- */
-export function isRequestFromThisMachine(req: Request, policy: HostPolicy): boolean {
-  const remote = req.socket.remoteAddress;
-  const local = isLoopbackAddress(remote) || (remote !== undefined && remote === req.socket.localAddress);
-  return local && !hasForwardingHeaders(req) && isAllowedHost(req, policy);
 }
 
 /** True when a proxy (or someone pretending to be one) says the request was forwarded for another client. */
