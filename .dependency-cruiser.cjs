@@ -188,7 +188,7 @@ module.exports = {
       severity: 'error',
       comment:
         'A service uses another only through its public modules: rules/index.ts; history/trace-store, event-store, ' +
-        "event-types, trace-query; auth/auth-service, passwords, same-machine; settings/notify-targets; runs/attribution-mode. Anything else is that service's own business.",
+        "event-types, trace-query; auth/auth-service, passwords, setup-code; settings/notify-targets; runs/attribution-mode. Anything else is that service's own business.",
       from: { path: '^server/(rules|runs|history|settings|auth)/' },
       to: {
         path: '^server/(rules|runs|history|settings|auth)/',
@@ -196,7 +196,7 @@ module.exports = {
           '^server/$1/',
           '^server/rules/index[.]ts$',
           '^server/history/(trace-store|event-store|event-types|trace-query)[.]ts$',
-          '^server/auth/(auth-service|passwords|same-machine)[.]ts$',
+          '^server/auth/(auth-service|passwords|setup-code)[.]ts$',
           '^server/settings/notify-targets[.]ts$',
           '^server/runs/attribution-mode[.]ts$',
         ],

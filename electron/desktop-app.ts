@@ -66,9 +66,11 @@ export async function createDesktopApp(electron: ElectronLike, options: DesktopA
       if (window === created) window = null;
     });
     window = created;
-    // Every new window signs in afresh, so a closed-and-reopened window never meets an expired session.
+    // Every new window signs in afresh, so a closed-and-reopened window never meets an expired session. While no
+    // admin exists the setup code rides along in the fragment (kept across the sign-in redirect, never sent).
+    const code = server.setupCode();
     created
-      .loadURL(server.signInUrl())
+      .loadURL(code === null ? server.signInUrl() : `${server.signInUrl()}#setup-code=${encodeURIComponent(code)}`)
       .catch((err: unknown) => logger.error(`the window could not load the service: ${String(err)}`));
   };
 

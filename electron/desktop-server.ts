@@ -15,6 +15,8 @@ export interface DesktopServer {
   dataDir: string;
   /** A URL that signs the window in once, within a minute, without the admin password. */
   signInUrl(): string;
+  /** The first start's setup code while no admin account exists (handed to the window), else null. */
+  setupCode(): string | null;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startDesktopServer(options: DesktopServerOptions): Promise
     dataDir: config.dataDir,
     signInUrl: () =>
       `${running.url}/api/auth/desktop?token=${encodeURIComponent(running.services.desktopSignIn.issue())}`,
+    setupCode: () => running.services.firstStart.code(),
     close: () => running.close(),
   };
 }

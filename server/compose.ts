@@ -315,7 +315,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       currentUrl: config.dmsUrl,
       currentToken: config.dmsToken,
     })),
-    firstStart: createFirstStart({ auth, settings }),
+    firstStart: createFirstStart({ auth, settings, dataDir: config.dataDir }),
     startedAt: Date.now(),
     async close() {
       for (const close of closers.reverse()) await close();

@@ -18,6 +18,8 @@ export interface Config {
   apiToken: string | null;
   dmsUrl: string | null;
   dmsToken: string | null;
+  /** The largest dms answer read, in MB: a larger one is cut off and the call fails, naming its size and URL. */
+  dmsMaxAnswerMb: number;
   jwtSecret: string | null;
   traceRetention: number;
   webhookDryRun: boolean;
@@ -277,6 +279,13 @@ export const CONFIG_KEYS = [
     default: () => null,
     parse: nullableText,
     secret: true,
+  },
+  {
+    field: 'dmsMaxAnswerMb',
+    env: 'SVC_DMS_MAX_ANSWER_MB',
+    doc: 'The largest answer read from the dms, in MB; a larger one is cut off and the run fails',
+    default: () => 64,
+    parse: integer(1, 4096),
   },
   {
     field: 'jwtSecret',

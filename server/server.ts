@@ -78,6 +78,13 @@ function logStartup(logger: Logger, url: string, services: Services): void {
   logger.info(
     `admin account: ${auth.adminConfigured ? `"${config.adminUser}"` : 'none configured (every sign-in is refused; set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD)'}`,
   );
+  const setupCode = services.firstStart.code();
+  if (setupCode !== null) {
+    // The code travels in the fragment, which the browser never sends (no proxy or access log sees it).
+    logger.info(
+      `first start: create the admin account at ${url}/login#setup-code=${setupCode} (setup code ${setupCode}, also in ${services.firstStart.codeFile})`,
+    );
+  }
   logger.info(
     `API token: ${auth.apiTokenConfigured ? 'configured' : 'none (bearer access to the shared routes refused; set SVC_API_TOKEN)'}`,
   );

@@ -11,7 +11,14 @@ import { renderSetup } from './pages/setup-page.js';
 import { renderShell, updateShell } from './pages/shell.js';
 import { renderTracesPage } from './pages/traces-page.js';
 import { navigate, startRouter } from './router.js';
-import { currentUser, forgetSession, refreshConfig, setupState, uiConfig } from './session.js';
+import {
+  currentUser,
+  forgetSession,
+  refreshConfig,
+  setupState,
+  takeSetupCodeFromAddress,
+  uiConfig,
+} from './session.js';
 
 const root = document.getElementById('app') as HTMLElement;
 /** Pages with timers (job polling, autosave) register a cleanup that runs when the page changes. */
@@ -46,7 +53,7 @@ async function route(path: string): Promise<void> {
     const setup = await setupState();
     if (setup.needed) {
       setTitle('setup');
-      renderSetup(root, setup.allowed, () => navigate(nextPath(), { replace: true, force: true }));
+      renderSetup(root, () => navigate(nextPath(), { replace: true, force: true }));
       return;
     }
     renderLogin(root, () => navigate(nextPath(), { replace: true, force: true }));
@@ -106,4 +113,5 @@ onReconnect(() => {
   if (failed || root.querySelector('[data-load-failed]')) void fresh.then(() => show(location.pathname));
 });
 
+takeSetupCodeFromAddress();
 startRouter(show);

@@ -34,9 +34,28 @@ export function setupState(): Promise<{ needed: boolean; allowed: boolean }> {
   return request('/api/setup');
 }
 
-/** Creates the admin account on a fresh install (this machine only) and signs in as it. */
-export async function createAdmin(username: string, password: string): Promise<void> {
-  await request('/api/setup', { json: { username, password }, quiet401: true });
+const SETUP_CODE_KEY = 'dms-rules.setup-code';
+
+/**
+ * Keeps a setup code that came in the address (`#setup-code=…`: the start log's link, the desktop window) for this
+ * tab, and takes it off the address bar so it is not bookmarked or shared with the URL.
+ */
+export function takeSetupCodeFromAddress(): void {
+  const code = new URLSearchParams(location.hash.slice(1)).get('setup-code');
+  if (!code) return;
+  sessionStorage.setItem(SETUP_CODE_KEY, code);
+  history.replaceState(history.state, '', location.pathname + location.search);
+}
+
+/** The setup code this tab was handed, or ''. */
+export function handedSetupCode(): string {
+  return sessionStorage.getItem(SETUP_CODE_KEY) ?? '';
+}
+
+/** Creates the admin account on a fresh install (with the setup code) and signs in as it. */
+export async function createAdmin(code: string, username: string, password: string): Promise<void> {
+  await request('/api/setup', { json: { code, username, password }, quiet401: true });
+  sessionStorage.removeItem(SETUP_CODE_KEY);
   forgetSession();
 }
 

@@ -81,14 +81,59 @@ export function decodeBody(bytes: Buffer): string {
   return body.toString('utf8');
 }
 
-/** Reads a response body to the end and decodes it as `decodeBody` does. */
-export async function readBodyText(body: AsyncIterable<Buffer>): Promise<string> {
+/** A body cut off at the byte limit: how much was announced or read when it was. */
+export class BodyTooLargeError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly seen: number,
+    readonly announced: boolean,
+  ) {
+    super(`larger than ${limit} bytes`);
+  }
+}
+
+/** A body read to the end (at most `maxBytes`), still in the chunks it arrived in. */
+export interface BodyBytes {
+  chunks: Buffer[];
+  length: number;
+}
+
+/**
+ * Reads a body, counting bytes as they arrive: past `maxBytes` (or when Content-Length already says so) it stops,
+ * the stream is destroyed (the connection with it) and a BodyTooLargeError says how far it got.
+ */
+export async function readBodyBytes(
+  body: AsyncIterable<Buffer>,
+  maxBytes: number,
+  announced: number | null = null,
+): Promise<BodyBytes> {
   const chunks: Buffer[] = [];
   let length = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    length += chunk.length;
+  if (announced !== null && announced > maxBytes) {
+    // Ending the iteration at once destroys the stream: nothing of the body is read.
+    await body[Symbol.asyncIterator]().return?.();
+    throw new BodyTooLargeError(maxBytes, announced, true);
   }
+  for await (const chunk of body) {
+    length += chunk.length;
+    if (length > maxBytes) throw new BodyTooLargeError(maxBytes, length, false);
+    chunks.push(chunk);
+  }
+  return { chunks, length };
+}
+
+/** The bytes as one buffer of their own (for handing to a worker). */
+export function ownBuffer(bytes: BodyBytes): Buffer {
+  return Buffer.concat(bytes.chunks, bytes.length);
+}
+
+/** Decodes what `readBodyBytes` read, as `decodeBody` does. */
+export function bodyText(bytes: BodyBytes): string {
   // Joined and decoded in one synchronous step: the reused buffer is free again when this returns.
-  return decodeBody(joined(chunks, length));
+  return decodeBody(joined(bytes.chunks, bytes.length));
+}
+
+/** Reads a response body to the end (at most `maxBytes`) and decodes it as `decodeBody` does. */
+export async function readBodyText(body: AsyncIterable<Buffer>, maxBytes = Infinity): Promise<string> {
+  return bodyText(await readBodyBytes(body, maxBytes));
 }

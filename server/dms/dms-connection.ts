@@ -127,6 +127,7 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     retryBaseMs: config.timings?.dmsRetryBaseMs,
     vocabularyTtlMs: config.timings?.vocabularyTtlMs,
     onReachedAgain: probeAfresh,
+    maxAnswerBytes: config.dmsMaxAnswerMb * 1024 * 1024,
   });
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({

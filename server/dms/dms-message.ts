@@ -1,4 +1,5 @@
-// Turns a dms error answer into one line a person can act on, keeping the dms's own words.
+// Turns a dms error answer into one line a person can act on, keeping the dms's own words (secrets it echoes redacted).
+import { redact } from '../redaction.js';
 
 const MAX_TEXT = 300;
 
@@ -18,8 +19,16 @@ function flatten(value: unknown, prefix: string): string[] {
   });
 }
 
-/** The dms's own message from a response body: `detail`, field errors (`tags: Invalid pk …`) or plain text. */
+/**
+ * The dms's own message from a response body: `detail`, field errors (`tags: Invalid pk …`) or plain text. Redacted
+ * before it is cut short, so a token the dms echoes (a proxy's error page that quotes the request's headers) is
+ * never stored in a trace, event, log line or answer, whole or in part.
+ */
 export function dmsMessage(body: string): string {
+  return redact(fullMessage(body).slice(0, MAX_TEXT * 4)).slice(0, MAX_TEXT);
+}
+
+function fullMessage(body: string): string {
   const text = body.trim();
   // Paperless labels some plain-text errors text/html, so judge by the body, not the header.
   if (text.startsWith('<')) {
@@ -31,9 +40,9 @@ export function dmsMessage(body: string): string {
   try {
     const parsed: unknown = JSON.parse(text);
     const parts = flatten(parsed, '');
-    if (parts.length > 0) return parts.join('; ').slice(0, MAX_TEXT);
+    if (parts.length > 0) return parts.join('; ');
   } catch {
     // Not JSON: Paperless answers some errors as plain text (bulk edit, 5xx from a proxy).
   }
-  return text.replace(/\s+/g, ' ').slice(0, MAX_TEXT);
+  return text.slice(0, MAX_TEXT * 8).replace(/\s+/g, ' ');
 }

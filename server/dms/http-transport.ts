@@ -12,7 +12,9 @@ import { dmsMessage } from './dms-message.js';
 import { forbiddenHint } from './permission-hint.js';
 import { DmsError, DmsNotFoundError } from './errors.js';
 import { readCapped } from './file-download.js';
-import { readBodyText } from './body-text.js';
+import { bodyText, BodyTooLargeError, decodeBody, ownBuffer, readBodyBytes } from './body-text.js';
+import { parseJsonOffThread } from './json-off-thread.js';
+import { registerSecrets, redact } from '../redaction.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
 import { createReadCosts, type ReadCosts } from './read-costs.js';
 import { createSemaphore } from './semaphore.js';
@@ -33,7 +35,19 @@ export interface TransportOptions {
    * 502): the dms may have restarted meanwhile, with another number of web workers (dms-connection.ts).
    */
   onReachedAgain?: () => void;
+  /** The largest answer read (default DEFAULT_MAX_ANSWER_BYTES): a larger one is cut off and the call fails. */
+  maxAnswerBytes?: number;
 }
+
+/** The default byte limit of one dms answer (SVC_DMS_MAX_ANSWER_MB): a page of 100 documents with 640 KB of text each. */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** Answers above this are decoded and parsed in a worker thread (json-off-thread.ts), not on the main thread. */
+export const OFF_THREAD_BYTES = 16 * 1024 * 1024;
+
+const ERROR_TEXT_BYTES = 64 * 1024;
+
+const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 export interface DmsRequest {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -115,6 +129,9 @@ export function createTransport(options: TransportOptions): Transport {
   let underWay = 0;
   const idleWaiters: Array<() => void> = [];
   let noDmsSeen = false;
+  const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  // Whatever the dms echoes of its token never reaches a trace, an event, a log line or an answer.
+  const forgetToken = registerSecrets(() => [options.token]);
 
   /** Counts an attempt while it is under way (`attempts`, `whenIdle`). */
   async function counted<T>(task: () => Promise<T>): Promise<T> {
@@ -155,12 +172,32 @@ export function createTransport(options: TransportOptions): Transport {
     const flat: Record<string, string> = {};
     for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
     if (request.maxBytes !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
-      const announced = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
-      const bytes = await readCapped(res.body, request.maxBytes, announced, label);
-      return { status: res.statusCode, headers: flat, json: null, bytes };
+      const announcedFile = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
+      const file = await readCapped(res.body, request.maxBytes, announcedFile, label);
+      return { status: res.statusCode, headers: flat, json: null, bytes: file };
     }
-    const text = await readBodyText(res.body);
+    const announced = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
+    const fullUrl = `${base.origin}${basePath}${request.path}${query ? `?${query}` : ''}`;
+    const bytes = await readBodyBytes(res.body, maxAnswerBytes, announced).catch((err: unknown) => {
+      if (!(err instanceof BodyTooLargeError)) throw err;
+      throw new DmsError(
+        `dms answer to ${label} (${fullUrl}) is ${err.announced ? megabytes(err.seen) : `over ${megabytes(err.limit)}`}, larger than the limit of ${megabytes(err.limit)}: cut off; raise SVC_DMS_MAX_ANSWER_MB to accept it`,
+        label,
+        res.statusCode,
+      );
+    });
     const contentType = flat['content-type'] ?? '';
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    if (ok && bytes.length > OFF_THREAD_BYTES && contentType.includes('json')) {
+      const json = await parseJsonOffThread(ownBuffer(bytes));
+      if (request.method === 'GET') recordListCost(request, json, bytes.length, performance.now() - started);
+      return { status: res.statusCode, headers: flat, json };
+    }
+    // An error's message is its first lines; a huge error page is not decoded (or parsed) whole.
+    const text =
+      ok || bytes.length <= ERROR_TEXT_BYTES
+        ? bodyText(bytes)
+        : decodeBody(ownBuffer(bytes).subarray(0, ERROR_TEXT_BYTES));
     const told = versionFacts(flat);
     if (told.version || told.maxApiVersion) {
       facts = { ...facts, ...told };
@@ -183,7 +220,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (res.statusCode >= 300 && res.statusCode < 400) {
       // Paperless redirects unknown paths to its login page; following it would hand us HTML.
       throw new DmsError(
-        `dms redirected ${label} to ${flat.location ?? '?'}: check that the dms URL is the Paperless base URL`,
+        `dms redirected ${label} to ${redact(flat.location ?? '?')}: check that the dms URL is the Paperless base URL`,
         label,
         res.statusCode,
       );
@@ -307,6 +344,7 @@ export function createTransport(options: TransportOptions): Transport {
     attempts: () => attempts,
     whenIdle: () => (underWay === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
     async close() {
+      forgetToken();
       await pool.close();
     },
   };

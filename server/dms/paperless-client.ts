@@ -49,6 +49,21 @@ export interface PaperlessClientOptions {
   logger?: Logger;
   /** An answer came after an attempt found no dms (refused, cut, a proxy's 502): it may have restarted. */
   onReachedAgain?: () => void;
+  /** The largest answer read (SVC_DMS_MAX_ANSWER_MB). Default 64 MB. */
+  maxAnswerBytes?: number;
+}
+
+/** The dms's answer for document `id`, which must be that document: another id (a cache, a proxy) is an error. */
+function checkAnswerFor(json: unknown, id: number, request: string): void {
+  const got = typeof json === 'object' && json !== null ? (json as { id?: unknown }).id : undefined;
+  if (got !== id) {
+    const named = typeof got === 'number' ? `document ${got}` : 'no document id';
+    throw new DmsError(
+      `dms answered ${request} with ${named}, not document ${id}: a cache or proxy in front of Paperless may mix up answers`,
+      request,
+      200,
+    );
+  }
 }
 
 const PATHS: Record<CreatableKind, string> = {
@@ -71,6 +86,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
     logger: options.logger,
     onReachedAgain: options.onReachedAgain,
+    maxAnswerBytes: options.maxAnswerBytes,
   });
   let cached: DmsVocabulary | null = null;
   let cachedAt = 0;
@@ -216,6 +232,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
         idempotent: true,
         notFound: notFound(id),
       });
+      checkAnswerFor(res.json, id, `GET /api/documents/${id}/`);
       return res.json as DmsDocument;
     },
 
@@ -254,6 +271,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
         idempotent: true,
         notFound: notFound(id),
       });
+      checkAnswerFor(res.json, id, `GET /api/documents/${id}/`);
       return res.json as DocumentWriteState;
     },
 

@@ -3,8 +3,8 @@ import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS } from '../auth/sessions.js';
 
 /**
  * Secure when the browser reached the service over https: directly (`req.secure`, which believes
- * X-Forwarded-Proto only from SVC_TRUST_PROXY), or through SVC_PUBLIC_URL=https://… as its Host or the
- * page's Origin says, so the public https setup needs no SVC_TRUST_PROXY for it. Plain http to the
+ * X-Forwarded-Proto only from SVC_TRUST_PROXY), or through SVC_PUBLIC_URL=https://… as its Host name (any port)
+ * or the page's Origin says, so the public https setup needs no SVC_TRUST_PROXY for it. Plain http to the
  * service's own address keeps a cookie without Secure, which the browser would not send back there.
  */
 function isHttpsForBrowser(req: Request, publicUrl: string | null): boolean {
@@ -13,7 +13,17 @@ function isHttpsForBrowser(req: Request, publicUrl: string | null): boolean {
   const pub = new URL(publicUrl);
   if (pub.protocol !== 'https:') return false;
   const origin = req.get('origin');
-  return req.get('host')?.toLowerCase() === pub.host || (origin !== undefined && origin.toLowerCase() === pub.origin);
+  // The name alone: a proxy may write the https port (or another) into Host, and the browser still used https.
+  return hostNameOf(req.get('host')) === pub.hostname || (origin !== undefined && origin.toLowerCase() === pub.origin);
+}
+
+function hostNameOf(host: string | undefined): string | null {
+  if (!host) return null;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
 }
 
 /** The one place the session cookie's attributes are decided (HttpOnly, SameSite=Strict, Secure on https). */

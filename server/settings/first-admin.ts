@@ -1,59 +1,65 @@
 import type { AuthService } from '../auth/auth-service.js';
-import { isSameMachineRequest } from '../auth/same-machine.js';
+import { createSetupCode, SETUP_CODE_FILE, type SetupCode } from '../auth/setup-code.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
 import { parseSettingsPatch } from './settings-input.js';
 import type { SettingsService } from './settings-service.js';
 
-export interface RequestOrigin {
-  remoteAddress: string | undefined;
-  host: string | undefined;
-  /** The request carries proxy forwarding headers (X-Forwarded-For, Forwarded, …). */
-  forwarded?: boolean;
-}
-
-/** Whether the one-time setup page applies (no admin yet) and whether this request may use it. */
+/** Whether the one-time setup page applies (no admin yet). `allowed` is kept for older pages: the code decides now. */
 export interface FirstStartState {
   needed: boolean;
   allowed: boolean;
 }
 
-/** The first start's one-time setup (no admin yet, this machine only). */
+/** The first start's one-time setup (no admin yet; the setup code from the machine proves presence). */
 export interface FirstStart {
-  state(origin: RequestOrigin): FirstStartState;
-  createAdmin(body: unknown, origin: RequestOrigin): Promise<{ username: string; session: string }>;
+  state(): FirstStartState;
+  /** The current setup code (for the start log and the desktop window), or null when no setup is needed. */
+  code(): string | null;
+  /** The file that holds the code while it is needed. */
+  readonly codeFile: string;
+  createAdmin(body: unknown): Promise<{ username: string; session: string }>;
 }
 
-export function createFirstStart(deps: { auth: AuthService; settings: SettingsService }): FirstStart {
+export function createFirstStart(deps: { auth: AuthService; settings: SettingsService; dataDir: string }): FirstStart {
+  const setupCode = createSetupCode(deps.dataDir, !deps.auth.adminConfigured);
+  // An admin configured some other way (SVC_ADMIN_USER after a restart is the only one) spends the code too.
+  const current = () => {
+    if (deps.auth.adminConfigured && setupCode.current() !== null) setupCode.discard();
+    return setupCode.current();
+  };
   return {
-    state: (origin) => firstStartState(deps.auth, origin),
-    createAdmin: (body, origin) => createFirstAdmin(deps, body, origin),
+    state: () => {
+      const needed = !deps.auth.adminConfigured;
+      return { needed, allowed: needed };
+    },
+    code: current,
+    codeFile: setupCode.file,
+    createAdmin: (body) => createFirstAdmin({ ...deps, setupCode }, body),
   };
 }
 
-export function firstStartState(auth: AuthService, origin: RequestOrigin): FirstStartState {
-  const needed = !auth.adminConfigured;
-  return { needed, allowed: needed && isSameMachineRequest(origin) };
-}
+const WHERE_THE_CODE_IS =
+  `The setup code is in the file ${SETUP_CODE_FILE} in the service's data directory and in its start log ` +
+  '(the link printed there fills it in); the desktop app fills it in by itself.';
 
 /**
- * Creates the admin account on a fresh install, from this machine only, and returns a session for it.
+ * Creates the admin account on a fresh install, for whoever presents the setup code, and returns a session for it.
  * Stored like the settings page stores it: the name and an scrypt hash in the data dir's config.yml.
  */
 export async function createFirstAdmin(
-  deps: { auth: AuthService; settings: SettingsService },
+  deps: { auth: AuthService; settings: SettingsService; setupCode: SetupCode },
   body: unknown,
-  origin: RequestOrigin,
 ): Promise<{ username: string; session: string }> {
   if (deps.auth.adminConfigured)
     throw new ConflictError('An admin account already exists; sign in with it (or change it on the settings page).');
-  if (!isSameMachineRequest(origin)) {
+  const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  if (!deps.setupCode.matches(input.code)) {
     throw new ForbiddenError(
-      'The admin account can only be created from the machine the service runs on: open http://localhost:<port>/ there.',
+      `${input.code === undefined || input.code === '' ? 'Creating the admin account needs the setup code.' : 'That setup code is not right.'} ${WHERE_THE_CODE_IS}`,
     );
   }
-  const input = (body ?? {}) as Record<string, unknown>;
   if (typeof input.username !== 'string' || typeof input.password !== 'string') {
-    throw new BadRequestError('Send JSON {"username": "...", "password": "..."}.');
+    throw new BadRequestError('Send JSON {"code": "...", "username": "...", "password": "..."}.');
   }
   const patch = parseSettingsPatch({ admin_user: input.username, admin_password: input.password });
   await deps.settings.update(patch);
@@ -62,5 +68,6 @@ export async function createFirstAdmin(
       'The account was stored in config.yml, but an environment variable (SVC_ADMIN_USER or SVC_ADMIN_PASSWORD*) overrides it; set the account there.',
     );
   }
+  deps.setupCode.discard();
   return { username: patch.admin_user ?? input.username, session: deps.auth.issueSession() };
 }

@@ -121,6 +121,50 @@ describe('DNS rebinding: the Host allow-list', () => {
       'an allowed Host does not make any Origin ok',
     );
   });
+
+  test('with SVC_PUBLIC_URL set, a cookie write is accepted from exactly that origin (default port normalised)', async () => {
+    const cookie = await login(server.url);
+    const write = (origin: string) =>
+      rawRequest(server.url, '/api/reload', { method: 'POST', headers: { cookie, origin, host: 'rules.example.com' } });
+    assert.equal((await write('https://rules.example.com:443')).status, 200);
+    for (const origin of [
+      'http://rules.example.com',
+      'http://rules.example.com:8080',
+      'https://rules.example.com:8443',
+      'https://sub.rules.example.com',
+      `http://rules.lan:${new URL(server.url).port}`,
+      `http://localhost:${Number(new URL(server.url).port) + 1}`,
+    ]) {
+      assert.equal((await write(origin)).status, 403, origin);
+    }
+  });
+});
+
+describe('Origin without SVC_PUBLIC_URL: loopback and allowed hosts at the service own port', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ SVC_ALLOWED_HOSTS: 'rules.lan,proxy.lan:8443' });
+  });
+  after(() => server.close());
+
+  test('accepts them at our port (or the listed one) and refuses every other port and scheme', async () => {
+    const cookie = await login(server.url);
+    const port = Number(new URL(server.url).port);
+    const write = (origin: string) =>
+      rawRequest(server.url, '/api/reload', { method: 'POST', headers: { cookie, origin } });
+    for (const origin of [`http://localhost:${port}`, `http://rules.lan:${port}`, 'https://proxy.lan:8443']) {
+      assert.equal((await write(origin)).status, 200, origin);
+    }
+    for (const origin of [
+      'http://rules.lan',
+      `http://rules.lan:${port + 1}`,
+      `http://localhost:${port + 1}`,
+      'http://localhost',
+      'https://proxy.lan',
+    ]) {
+      assert.equal((await write(origin)).status, 403, origin);
+    }
+  });
 });
 
 describe('sign-in behind a reverse proxy', () => {

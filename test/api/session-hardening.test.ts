@@ -82,6 +82,15 @@ describe('small hardenings', () => {
         /;\s*Secure/i,
         'the https page origin is enough when the proxy rewrites Host',
       );
+      const httpsPortInHost = await postWithHost(
+        server.url,
+        '/api/auth',
+        { host: 'rules.example.com:443', origin: 'https://rules.example.com' },
+        ADMIN,
+      );
+      assert.match(String(httpsPortInHost.headers['set-cookie']), /;\s*Secure/i, 'a proxy writing :443 into Host');
+      const otherPortNoOrigin = await postWithHost(server.url, '/api/auth', { host: 'rules.example.com:8443' }, ADMIN);
+      assert.match(String(otherPortNoOrigin.headers['set-cookie']), /;\s*Secure/i, 'whatever port the proxy writes');
       const direct = await call(server.url, '/api/auth', { body: ADMIN });
       assert.equal(direct.status, 200);
       assert.doesNotMatch(

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import type { EventRecord } from '../../server/history/event-types.js';
@@ -182,8 +184,8 @@ describe('the edit → try loop, event links and first start', () => {
   });
 });
 
-describe('first start: creating the admin account from this machine only', () => {
-  it('offers setup to a loopback request with a loopback Host, refuses a rebound name, then stores a hash', async () => {
+describe('first start: creating the admin account with the setup code', () => {
+  it('refuses a rebound name and a request without the code, then stores a hash for the code from the data dir', async () => {
     const server = await startTestServer({
       SVC_ADMIN_USER: '',
       SVC_ADMIN_PASSWORD: '',
@@ -192,28 +194,32 @@ describe('first start: creating the admin account from this machine only', () =>
     try {
       const state = await call(server.url, '/api/setup');
       assert.deepEqual(state.body, { needed: true, allowed: true });
-      // A rebound name never gets past the Host allow-list; an allowed LAN name is still not "this machine".
+      // What a person at the machine reads: the file in the data dir.
+      const code = fs.readFileSync(path.join(server.dataDir, 'setup-code'), 'utf8').trim();
+      // A rebound name never gets past the Host allow-list; without the code, no address is enough.
       assert.equal(
         await postWithHost(server.url, '/api/setup', 'evil.example:8484', {
+          code,
           username: 'boss',
           password: 'long enough pw',
         }),
         421,
       );
-      assert.equal(
-        await postWithHost(server.url, '/api/setup', `rules.lan:${new URL(server.url).port}`, {
-          username: 'boss',
-          password: 'long enough pw',
-        }),
-        403,
-      );
-      const created = await call(server.url, '/api/setup', { body: { username: 'boss', password: 'long enough pw' } });
+      const noCode = await call(server.url, '/api/setup', { body: { username: 'boss', password: 'long enough pw' } });
+      assert.equal(noCode.status, 403);
+      assert.match(String(noCode.body.error), /setup-code.*data directory/);
+      const created = await call(server.url, '/api/setup', {
+        body: { code, username: 'boss', password: 'long enough pw' },
+      });
       assert.equal(created.status, 200, JSON.stringify(created.body));
       assert.match(created.headers.get('set-cookie') ?? '', /svc_session=/);
-      const config = (await import('node:fs')).readFileSync(`${server.dataDir}/config.yml`, 'utf8');
+      const config = fs.readFileSync(`${server.dataDir}/config.yml`, 'utf8');
       assert.match(config, /admin_password_hash: .*scrypt/);
       assert.doesNotMatch(config, /long enough pw/);
-      const second = await call(server.url, '/api/setup', { body: { username: 'other', password: 'long enough pw' } });
+      assert.equal(fs.existsSync(path.join(server.dataDir, 'setup-code')), false, 'the code is spent');
+      const second = await call(server.url, '/api/setup', {
+        body: { code, username: 'other', password: 'long enough pw' },
+      });
       assert.equal(second.status, 409);
       assert.equal((await call(server.url, '/api/setup')).body.needed, false);
       await login(server.url, { username: 'boss', password: 'long enough pw' });

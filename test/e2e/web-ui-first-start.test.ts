@@ -23,7 +23,7 @@ after(async () => {
   await browser?.close();
 });
 
-describe('first start in the browser: the setup page on this machine only', () => {
+describe('first start in the browser: the setup page with the setup code', () => {
   let server: TestServer;
   before(async () => {
     server = await startTestServer({ SVC_ADMIN_USER: '', SVC_ADMIN_PASSWORD: '', SVC_ALLOWED_HOSTS: LAN_NAME });
@@ -48,13 +48,14 @@ describe('first start in the browser: the setup page on this machine only', () =
     }
   });
 
-  it('refuses the setup to a page reached under another (allowed) name, even though it arrives over loopback', async () => {
+  it('under another (allowed) name the page asks for the setup code, and the service refuses a setup without it', async () => {
     const port = new URL(server.url).port;
     const ui = await openPage(browser, `http://${LAN_NAME}:${port}`);
     try {
       await ui.page.goto('/rules');
-      await ui.page.locator('#setup-refused').waitFor();
-      assert.equal(await ui.page.locator('#setup-form').count(), 0);
+      await ui.page.locator('#setup-form').waitFor();
+      assert.match((await ui.page.locator('#setup-code-help').textContent()) ?? '', /setup code proves/);
+      assert.equal(await ui.page.locator('#setup-code').inputValue(), '');
       const status = await ui.page.evaluate(
         "fetch('/api/setup', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'evil', password: 'evil password' }) }).then((r) => r.status)",
       );
@@ -69,14 +70,24 @@ describe('first start in the browser: the setup page on this machine only', () =
     }
   });
 
-  it('creates the admin account from localhost, signs in, keeps the deep link, and is not offered again', async () => {
+  it('the start log link fills the code in; creates the admin, signs in, keeps the deep link, is not offered again', async () => {
     const ui = await openPage(browser, server.url.replace('127.0.0.1', 'localhost'));
     try {
       const { page } = ui;
+      // What a person at the machine clicks: the link printed in the start log.
+      const link = /(http\S+#setup-code=\S+)/.exec(server.logs.find((l) => l.includes('#setup-code=')) ?? '')?.[1];
+      assert.ok(link);
+      await page.goto(link.replace('127.0.0.1', 'localhost'));
+      await page.locator('#setup-form').waitFor();
+      assert.equal(new URL(page.url()).hash, '', 'the code leaves the address bar');
       await page.goto('/traces?status=error');
       await page.waitForURL(/\/login\?next=%2Ftraces%3Fstatus%3Derror$/);
       await page.locator('#setup-form').waitFor();
       assert.equal(await page.title(), 'Set up · dms-rules');
+      assert.equal(
+        await page.locator('#setup-code').inputValue(),
+        fs.readFileSync(path.join(server.dataDir, 'setup-code'), 'utf8').trim(),
+      );
       await screenshot(page, '10-first-start');
       await page.fill('#setup-user', 'owner');
       await page.fill('#setup-password', 'a good long password');

@@ -17,6 +17,10 @@ export interface HostilePaperlessOptions {
   lies?: Record<string, ListLie>;
   /** Honest documents, ids 1..n (default 3). */
   documents?: number;
+  /** Answers `GET /api/documents/<id>/` itself when it returns true (a huge body, another id, an echo…). */
+  answerDocument?: (id: number, req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+  /** A wrong token's 401 quotes the Authorization header it came with, as some proxies' error pages do. */
+  echoAuthorization?: boolean;
 }
 
 export interface HostilePaperless {
@@ -79,8 +83,12 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
       res.writeHead(status, { 'content-type': 'application/json', 'x-version': '2.18.4', 'x-api-version': '9' });
       res.end(JSON.stringify(body));
     };
-    if (req.headers.authorization !== `Token ${TOKEN}`) return send(401, { detail: 'Invalid token.' });
+    if (req.headers.authorization !== `Token ${TOKEN}`)
+      return send(401, {
+        detail: options.echoAuthorization ? `Invalid token in ${req.headers.authorization}` : 'Invalid token.',
+      });
     const one = /^\/api\/documents\/(\d+)\/$/.exec(url.pathname);
+    if (one && options.answerDocument?.(Number(one[1]), req, res)) return;
     if (one)
       return Number(one[1]) <= honest
         ? send(200, document(Number(one[1])))

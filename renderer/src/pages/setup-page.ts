@@ -1,34 +1,19 @@
-// First start without a terminal: no admin account yet. From this machine the page creates it; from
-// anywhere else it says where to go instead.
+// First start: no admin account yet. Whoever shows the setup code (only readable at the machine) creates it.
 import { errorMessage } from '../api.js';
 import { h, say } from '../dom.js';
-import { createAdmin } from '../session.js';
+import { createAdmin, handedSetupCode } from '../session.js';
 
-export function renderSetup(root: HTMLElement, allowed: boolean, onCreated: () => void): void {
-  if (!allowed) {
-    root.replaceChildren(
-      h(
-        'main',
-        { class: 'login-page' },
-        h(
-          'section',
-          { class: 'login-card', attrs: { id: 'setup-refused' } },
-          h('h1', {}, 'dms-rules is not set up yet'),
-          h(
-            'p',
-            {},
-            'No admin account exists. For safety it can only be created on the machine the service runs on: open http://localhost:<port>/ there.',
-          ),
-          h(
-            'p',
-            { class: 'muted small' },
-            'Or set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD for the service and restart it.',
-          ),
-        ),
-      ),
-    );
-    return;
-  }
+export function renderSetup(root: HTMLElement, onCreated: () => void): void {
+  const code = h('input', {
+    attrs: {
+      id: 'setup-code',
+      name: 'code',
+      autocomplete: 'off',
+      required: true,
+      spellcheck: 'false',
+      value: handedSetupCode(),
+    },
+  });
   const user = h('input', {
     attrs: { id: 'setup-user', name: 'username', autocomplete: 'username', required: true, value: 'admin' },
   });
@@ -54,8 +39,15 @@ export function renderSetup(root: HTMLElement, allowed: boolean, onCreated: () =
     h(
       'p',
       { class: 'muted' },
-      'Create the admin account. It is stored (the password as a hash) in config.yml in the data directory; this page is shown only once, and only on this machine.',
+      'Create the admin account. It is stored (the password as a hash) in config.yml in the data directory; this page is shown only once.',
     ),
+    h(
+      'p',
+      { class: 'muted small', attrs: { id: 'setup-code-help' } },
+      'The setup code proves you are at the machine the service runs on: it is in the file setup-code in its data directory and in its start log, whose link fills it in here (the desktop app does so by itself).',
+    ),
+    h('label', { attrs: { for: 'setup-code' } }, 'Setup code'),
+    code,
     h('label', { attrs: { for: 'setup-user' } }, 'User name'),
     user,
     h('label', { attrs: { for: 'setup-password' } }, 'Password (at least 8 characters)'),
@@ -88,11 +80,11 @@ export function renderSetup(root: HTMLElement, allowed: boolean, onCreated: () =
     event.preventDefault();
     if (pass.value !== again.value) return say(status, 'The two passwords differ.', 'error');
     submit.disabled = true;
-    createAdmin(user.value.trim(), pass.value)
+    createAdmin(code.value.trim(), user.value.trim(), pass.value)
       .then(onCreated)
       .catch((err: unknown) => say(status, errorMessage(err), 'error'))
       .finally(() => (submit.disabled = false));
   });
   root.replaceChildren(h('main', { class: 'login-page' }, form));
-  pass.focus();
+  (code.value ? pass : code).focus();
 }

@@ -1,6 +1,5 @@
 import net from 'node:net';
 import type { Request, RequestHandler } from 'express';
-import { isLoopbackAddress } from '../../auth/loopback.js';
 import type { Config } from '../../config.js';
 import { MisdirectedRequestError } from '../../errors.js';
 
@@ -49,7 +48,13 @@ export function isAllowedHost(req: Request, policy: HostPolicy): boolean {
   return host !== null && namesThisService(host, req.secure ? '443' : '80', req, policy);
 }
 
-/** True when a browser's Origin header is one of the service's own origins (parsed, never substring-matched). */
+/**
+ * True when a browser's Origin header is one of the service's own origins (parsed, never substring-matched).
+ * With SVC_PUBLIC_URL set: exactly its origin (scheme, host, port; default ports normalised), plain http or
+ * another port on that name being somebody else's page. Otherwise an allowed host, at its listed port or the
+ * service's own. Either way a loopback name (or the address the request came to) at the port we listen on:
+ * only this service can serve a page there.
+ */
 export function isAllowedOrigin(origin: string, req: Request, policy: HostPolicy): boolean {
   let url: URL;
   try {
@@ -58,23 +63,15 @@ export function isAllowedOrigin(origin: string, req: Request, policy: HostPolicy
     return false;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  if (policy.publicUrl && url.origin === new URL(policy.publicUrl).origin) return true;
-  return namesThisService(
-    { name: url.hostname, port: url.port || null },
-    url.protocol === 'https:' ? '443' : '80',
-    req,
-    policy,
-  );
-}
-
-/**
- * True when the request comes from this computer, straight (not through a proxy), to an allowed Host:
- * what a page that must only ever be used locally (e.g. first-start setup) should require.
- */
-export function isRequestFromThisMachine(req: Request, policy: HostPolicy): boolean {
-  const remote = req.socket.remoteAddress;
-  const local = isLoopbackAddress(remote) || (remote !== undefined && remote === req.socket.localAddress);
-  return local && !hasForwardingHeaders(req) && isAllowedHost(req, policy);
+  const own = String(req.socket.localPort);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const name = url.hostname.toLowerCase();
+  if ((LOOPBACK_NAMES.has(name) || name === ownAddressName(req)) && port === own) return true;
+  if (policy.publicUrl) return url.origin === new URL(policy.publicUrl).origin;
+  return policy.allowedHosts.some((entry) => {
+    const allowed = splitHost(entry);
+    return allowed !== null && allowed.name === name && (allowed.port ?? own) === port;
+  });
 }
 
 /** True when a proxy (or someone pretending to be one) says the request was forwarded for another client. */

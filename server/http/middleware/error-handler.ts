@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DmsError, DmsNotFoundError, DmsQueryError, DmsValueError } from '../../dms/errors.js';
 import { AppError, BadRequestError, NotFoundError, UpstreamError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import { redact } from '../../redaction.js';
 
 /** Unknown API paths answer JSON, never an HTML page. */
 export function apiNotFound(): RequestHandler {
@@ -36,6 +37,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
+    // A body not read to the end (refused early, or too large) is not drained for keep-alive: the connection closes.
+    if (!req.complete) res.setHeader('Connection', 'close');
     const err = httpErrorOf(thrown);
     if (err instanceof AppError) {
       for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
@@ -54,7 +57,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     logger.error(
-      `${req.method} ${req.originalUrl.split('?')[0]} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      redact(
+        `${req.method} ${req.originalUrl.split('?')[0]} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      ),
     );
     res.status(500).json({ ok: false, error: 'Internal error; the service log has the details.' });
   };

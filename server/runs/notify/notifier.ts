@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { NotifyTarget } from '../../settings/notify-targets.js';
 import { errorMessage } from '../../error-message.js';
+import { registerSecrets, redact } from '../../redaction.js';
 
 export interface NotifyMessage {
   title: string;
@@ -91,12 +92,20 @@ async function postHttp(
       headers,
       body,
       signal: AbortSignal.timeout(TIMEOUT_MS),
-      redirect: 'error',
+      // Not followed: a redirect could lead the message (and the target's credentials) anywhere.
+      redirect: 'manual',
     });
   } catch (err) {
     throw networkFailure(err);
   }
   await res.body?.cancel();
+  if (res.status >= 300 && res.status < 400) {
+    // Permanent: the same URL redirects again next time; retrying would only delay the message for hours.
+    throw new Refusal(
+      `answered HTTP ${res.status} (a redirect${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}): redirects are not followed; put the final URL in the notify target`,
+      false,
+    );
+  }
   // Busy or down (429, 408, 5xx) may pass; any other refusal (400, 401, 404…) would be refused again.
   if (!res.ok)
     throw new Refusal(`answered HTTP ${res.status}`, res.status === 429 || res.status === 408 || res.status >= 500);
@@ -154,8 +163,21 @@ async function sendMail(
   }
 }
 
+const CREDENTIAL_NAME = /auth|token|key|secret|pass|cookie|session|signature/i;
+
+/** What of a target is a credential: URL passwords, and header and query values named like one (Authorization, …). */
+function credentialsOf(target: NotifyTarget): string[] {
+  const url = new URL(target.kind === 'http' ? target.url : target.smtp);
+  const named = (entries: Iterable<[string, string]>) =>
+    // `Bearer abc…`: the value alone too, as a target may echo it.
+    [...entries].filter(([name]) => CREDENTIAL_NAME.test(name)).flatMap(([, v]) => [v, v.replace(/^\S+\s+/, '')]);
+  const fromUrl = [decodeURIComponent(url.password), ...named(url.searchParams.entries())];
+  return target.kind === 'email' ? fromUrl : [...fromUrl, ...named(Object.entries(target.headers))];
+}
+
 /** Sends `notify` messages to the targets of the settings, read at each send so a settings change applies at once. */
 export function createNotifier(targets: () => Record<string, NotifyTarget> | null): Notifier {
+  registerSecrets(() => Object.values(targets() ?? {}).flatMap(credentialsOf));
   return {
     kinds: () => Object.fromEntries(Object.entries(targets() ?? {}).map(([name, t]) => [name, t.kind])),
     attachmentLimit(name) {
@@ -178,9 +200,9 @@ export function createNotifier(targets: () => Record<string, NotifyTarget> | nul
         else await sendMail(target, msg, options);
       } catch (err) {
         const retryable = err instanceof Refusal ? err.retryable : true;
-        throw new NotifyError(`notify target "${name}" failed: ${errorMessage(err)}`, retryable, errorMessage(err), {
-          cause: err,
-        });
+        // An SMTP server or an HTTP target may quote back the credentials it was sent.
+        const reason = redact(errorMessage(err));
+        throw new NotifyError(`notify target "${name}" failed: ${reason}`, retryable, reason, { cause: err });
       }
     },
   };

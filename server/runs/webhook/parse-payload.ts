@@ -47,7 +47,8 @@ const ADD_DOC_ID =
  */
 function missingIdMessage(fields: Record<string, unknown>): string {
   const keys = Object.keys(fields);
-  if ('doc_id' in fields && String(fields.doc_id ?? '').trim() === '') {
+  const docId = fields.doc_id;
+  if ('doc_id' in fields && (docId === null || (typeof docId === 'string' && docId.trim() === ''))) {
     return (
       'The webhook came with an empty doc_id: Paperless sends that for the "Consumption Started" trigger, before the document exists. ' +
       'Remove that trigger from the workflow; use "Document Added" and "Document Updated".'
@@ -60,7 +61,13 @@ function missingIdMessage(fields: Record<string, unknown>): string {
       ADD_DOC_ID
     );
   }
-  return `No document id in the webhook body (fields: ${keys.slice(0, 10).join(', ')}). ${ADD_DOC_ID}`;
+  const odd = ID_KEYS.filter((key) => key in fields && typeof fields[key] === 'object' && fields[key] !== null);
+  if (odd.length > 0)
+    return `The webhook's ${odd[0]} is ${Array.isArray(fields[odd[0]]) ? 'a list' : 'an object'}, not a document id (a number). ${ADD_DOC_ID}`;
+  return `No document id in the webhook body (fields: ${keys
+    .slice(0, 10)
+    .map((key) => key.slice(0, 40))
+    .join(', ')}). ${ADD_DOC_ID}`;
 }
 
 /**

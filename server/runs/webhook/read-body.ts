@@ -9,9 +9,15 @@ export interface BodyLimits {
   maxTextBytes: number;
   /** Largest single multipart field (the file part is drained, not kept). */
   maxFieldBytes: number;
+  /** Largest multipart body in all, the file of "Include document" included (it is drained, but read). */
+  maxMultipartBytes: number;
 }
 
-export const DEFAULT_BODY_LIMITS: BodyLimits = { maxTextBytes: 256 * 1024, maxFieldBytes: 64 * 1024 };
+export const DEFAULT_BODY_LIMITS: BodyLimits = {
+  maxTextBytes: 256 * 1024,
+  maxFieldBytes: 64 * 1024,
+  maxMultipartBytes: 128 * 1024 * 1024,
+};
 
 /**
  * Reads a webhook request body into fields, whatever form Paperless chose (§7.3): JSON (possibly a JSON
@@ -43,7 +49,6 @@ function readText(req: IncomingMessage, maxBytes: number): Promise<string> {
             `The webhook body is larger than ${Math.round(maxBytes / 1024)} KB; send only doc_id (and event).`,
           ),
         );
-        req.resume();
         return;
       }
       chunks.push(chunk);
@@ -69,6 +74,20 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits): Promise<Record
       reject(new BadRequestError(`The multipart webhook body is malformed: ${errorMessage(err)}`));
       return;
     }
+    let size = 0;
+    const countBytes = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limits.maxMultipartBytes) return;
+      // Not read further: the error handler answers 413 and closes the connection instead of draining it.
+      req.off('data', countBytes);
+      req.unpipe(parser);
+      reject(
+        new PayloadTooLargeError(
+          `The multipart webhook body is larger than ${Math.round(limits.maxMultipartBytes / (1024 * 1024))} MB. Turn off "Include document" in the Paperless workflow's webhook action: the service reads the document from Paperless.`,
+        ),
+      );
+    };
+    req.on('data', countBytes);
     parser.on('field', (name, value) => {
       fields[name] = value;
     });

@@ -92,6 +92,29 @@ describe('desktop app wiring', () => {
     }
   });
 
+  test('on the first start the window is handed the setup code, which creates the admin account once', async () => {
+    const fake = await launch();
+    try {
+      assert.ok(fake.desktop);
+      const code = new URLSearchParams(new URL(fake.windows[0].loaded[0]).hash.slice(1)).get('setup-code');
+      assert.ok(code);
+      assert.equal(code, fake.desktop.server.setupCode());
+      const create = (body: object) =>
+        fetch(`${fake.desktop?.server.url}/api/setup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      assert.equal((await create({ code, username: 'owner', password: 'a good long password' })).status, 200);
+      assert.equal(fake.desktop.server.setupCode(), null, 'spent');
+      fake.windows[0].emit('closed');
+      fake.app.emit('activate');
+      assert.equal(new URL(fake.windows[1].loaded[0]).hash, '', 'no code once the admin exists');
+    } finally {
+      await quitAndWait(fake);
+    }
+  });
+
   test('the window is guarded: off-origin navigation goes to the system browser, window.open is denied', async () => {
     const fake = await launch();
     try {

@@ -14,6 +14,7 @@ before(async () => {
     keys.push(req.headers['idempotency-key'] as string | undefined);
     req.resume();
     res.statusCode = Number(req.url?.slice(1)) || 200;
+    if (res.statusCode >= 300 && res.statusCode < 400) res.setHeader('location', '/200');
     res.end();
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -67,6 +68,31 @@ test('an unknown target is a final failure naming it', async () => {
   await assert.rejects(notifierFor(base).send('nope', { title: '', message: 'hi' }), (err: unknown) => {
     assert.ok(err instanceof NotifyError && !err.retryable);
     assert.match(err.message, /there is no notify target "nope"/);
+    return true;
+  });
+});
+
+test('a redirect fails at once, final, saying redirects are not followed', async () => {
+  for (const status of [301, 302, 307, 308]) {
+    const before = keys.length;
+    const err = await failure(`${base}/${status}`);
+    assert.equal(err.retryable, false, `HTTP ${status}`);
+    assert.match(
+      err.reason,
+      new RegExp(`answered HTTP ${status} \\(a redirect to /200\\): redirects are not followed`),
+    );
+    assert.equal(keys.length, before + 1, 'the redirect target was not asked');
+  }
+});
+
+test("a failure's message never holds the target's credentials", async () => {
+  const secret = 'pa55word-in-the-url';
+  const notifier = createNotifier(() => ({
+    t: { kind: 'http', url: `http://user:${secret}@127.0.0.1:${closedPort}/`, format: 'json', headers: {} },
+  }));
+  await assert.rejects(notifier.send('t', { title: '', message: 'hi' }), (err: unknown) => {
+    assert.ok(err instanceof NotifyError);
+    assert.ok(!err.message.includes(secret) && !err.reason.includes(secret), err.message);
     return true;
   });
 });
