@@ -96,6 +96,7 @@ export function createAttribution(
       const foreign = entries.find(
         (e) =>
           Date.parse(e.timestamp) > since &&
+          !isCreation(e) &&
           !(journal
             ? isOwnEntry(e, runs, self.id, field)
             : e.actor?.id === self.id && entryFields(e).every((f) => write.fields.includes(f))),
@@ -138,4 +139,12 @@ export async function alreadyHandled(
 ): Promise<boolean> {
   if (!echoes.isKnownState(doc)) return false;
   return !echoes.isOwnWrite(doc) || (await isServiceEcho(echoes, attribution, doc));
+}
+
+/**
+ * The document's own create entry (consumption): logged at `post_save`, so stamped after the `modified` of the
+ * very document the service read. A custom-field instance's create entry is a change like any other.
+ */
+function isCreation(entry: DmsHistoryEntry): boolean {
+  return entry.action === 'create' && !('custom_fields' in entry.changes);
 }

@@ -44,7 +44,9 @@ export interface EchoLedger extends EchoWrites {
    * A run of this state was applied in full: a failure recorded for the document is over, and when the run
    * wrote nothing (or was dry) this state is known as handled (a write's own state is known from `settle`).
    */
-  handled(doc: DmsDocument, wrote?: boolean): void;
+  handled(doc: DmsDocument, wrote?: boolean, added?: boolean): void;
+  /** True when an `added` arrival of this very document (same `added` time) was handled already: a duplicate. */
+  addedHandled(doc: DmsDocument): boolean;
   /**
    * A run of this state could not be applied (the dms refused a write): the state is not handled, and the
    * attempts at it are counted (a new state starts again at 1). Returns the count so far.
@@ -92,6 +94,8 @@ interface Entry {
   own: boolean;
   /** Times of the service's writes within the loop window. */
   writes: number[];
+  /** The `added` time of the document whose `added` arrival was handled. */
+  added?: string;
 }
 
 type StoredEntry = [
@@ -100,7 +104,8 @@ type StoredEntry = [
   writes: number[],
   own: boolean,
   failure?: Failure | null,
-  write?: OwnWrite,
+  write?: OwnWrite | null,
+  added?: string,
 ];
 
 const READ_BACK_BATCH = 100;
@@ -121,8 +126,9 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
           version: 1,
           documents: [...entries].map(([id, e]): StoredEntry => {
             const stored: StoredEntry = [id, e.state, e.writes, e.own];
-            if (e.failure || e.write) stored.push(e.failure ?? null);
-            if (e.write) stored.push(e.write);
+            if (e.failure || e.write || e.added) stored.push(e.failure ?? null);
+            if (e.write || e.added) stored.push(e.write ?? null);
+            if (e.added) stored.push(e.added);
             return stored;
           }),
         }),
@@ -281,6 +287,9 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     adopt(doc) {
       record(doc, true);
     },
+    addedHandled(doc) {
+      return entries.get(doc.id)?.added === doc.added;
+    },
     isKnownState(doc) {
       const entry = entries.get(doc.id);
       return entry?.state != null && entry.state === documentState(doc);
@@ -293,7 +302,11 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       const entry = entries.get(doc.id);
       return entry?.own === true && entry.state === documentState(doc) ? (entry.write ?? null) : null;
     },
-    handled(doc, wrote = false) {
+    handled(doc, wrote = false, added = false) {
+      if (added) {
+        touch(doc.id).added = doc.added;
+        persistSoon();
+      }
       const entry = entries.get(doc.id);
       if (entry?.failure) {
         delete entry.failure;
@@ -361,13 +374,14 @@ function loadEntries(file: string, logger: Logger): Map<number, Entry> {
   try {
     const parsed = JSON.parse(text) as { version?: number; documents?: StoredEntry[] };
     if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
-    for (const [id, state, writes, own, failure, write] of parsed.documents) {
+    for (const [id, state, writes, own, failure, write, added] of parsed.documents) {
       entries.set(id, {
         state,
         own: own,
         writes: Array.isArray(writes) ? writes : [],
         ...(failure ? { failure } : {}),
         ...(write ? { write } : {}),
+        ...(typeof added === 'string' ? { added } : {}),
       });
     }
   } catch (err) {

@@ -168,7 +168,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
                   });
                   await deps.echoes.settled(current.id);
                   if (failure !== null) throw new Error(failure);
-                  deps.echoes.handled(current, !dryRun && counts.changed > 0);
+                  deps.echoes.handled(current, !dryRun && counts.changed > 0, trigger === 'added');
                   tally.matched += counts.matched > 0 ? 1 : 0;
                   tally.changed += counts.changed;
                   tally.errors += counts.errors > 0 ? 1 : 0;

@@ -113,8 +113,13 @@ export function createWebhookService(
       const fetched = await fetchOnce(deps.dms, delivery, options);
       if ('retryInMs' in fetched) return fetched;
       const document = fetched.document;
-      // A document added is a new arrival whoever wrote it first (a job, another delivery): never an echo.
-      if (delivery.trigger !== 'added' && (await isServiceEcho(echoes, deps.attribution, document))) {
+      // A document added is a new arrival whoever wrote it first (a job, another delivery): never an echo; only a
+      // repeat of an `added` arrival the service handled (Paperless's retry, catch-up's copy) is dropped.
+      const repeat =
+        delivery.trigger === 'added'
+          ? echoes.addedHandled(document) && echoes.isKnownState(document)
+          : await isServiceEcho(echoes, deps.attribution, document);
+      if (repeat) {
         // Exactly as the service's own write left it: its echo, however late.
         echoesSkipped++;
         events.discard(delivery.event_id);
@@ -128,7 +133,7 @@ export function createWebhookService(
       await echoes.settled(document.id);
       if (failure === null) {
         // Applied in full (or dry): this state is handled; catch-up need not run it again.
-        echoes.handled(document, !dryRun && counts.changed > 0);
+        echoes.handled(document, !dryRun && counts.changed > 0, delivery.trigger !== 'updated');
         progress(delivery.event_id, {
           ...counts,
           processed: 1,
