@@ -208,7 +208,8 @@ function extractOne(
     }
     return runExtraction(e, work, scope);
   } catch (err) {
-    if (needs.length === 0 || !(err instanceof TemplateError) || err.timeout) throw err;
+    // Only a stop at one of the missing values means "not found"; any other failure is the template's own error.
+    if (!(err instanceof TemplateError) || err.undefinedName === null || !needs.includes(err.undefinedName)) throw err;
     const value = e.default;
     return {
       value,

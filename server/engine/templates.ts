@@ -275,7 +275,8 @@ export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknow
         true,
       );
     }
-    throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${message}`);
+    const undefinedName = /^undefined variable: ([^,.[\s]+)/.exec(errorMessage(err))?.[1] ?? null;
+    throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${message}`, false, undefinedName);
   }
 }
 
