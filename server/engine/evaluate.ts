@@ -302,6 +302,7 @@ function evaluateOne(
       doc: templateDocument(work),
       vars,
       now: now.toISOString(),
+      today: now.toISOString().slice(0, 10),
       rule: { id: rule.id, description: rule.description ?? '', file },
     };
     for (const [k, v] of Object.entries(extracted)) s[k] = templateValue(v);

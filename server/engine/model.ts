@@ -164,6 +164,8 @@ export type Action = ActionBodies & ActionModifiers;
 export interface RuleTestCase {
   name?: string;
   trigger?: RunTrigger;
+  /** The time the test runs at (`2025-03-01` or an ISO date-time); without it, the caller's clock. */
+  now?: string;
   /** Permissions may give any of their four lists. */
   document: Partial<Omit<RuleDocumentInput, 'permissions'>> & { permissions?: PartialPermissions };
   vars?: Record<string, unknown>;

@@ -451,6 +451,12 @@ const ruleTest = {
   properties: {
     name: { type: 'string' },
     trigger: { enum: [...TRIGGERS, 'job'] },
+    now: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
+      description:
+        'The time this test runs at (now, today, relative dates), e.g. 2025-03-01 or 2025-03-01T09:30:00Z; default: the real time',
+    },
     document: { $ref: '#/definitions/testDocument' },
     vars: { type: 'object' },
     documents: {

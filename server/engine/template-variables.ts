@@ -95,7 +95,13 @@ function offers(shape: Shape): string {
 }
 
 /** What `now` and the context names are, member-wise; `vars` is open (a test or `default:` may supply anything). */
-const CONTEXT_SHAPES: Record<string, Shape> = { doc: DOC_SHAPE, vars: 'open', now: 'text', rule: RULE_SHAPE };
+const CONTEXT_SHAPES: Record<string, Shape> = {
+  doc: DOC_SHAPE,
+  vars: 'open',
+  now: 'text',
+  today: 'text',
+  rule: RULE_SHAPE,
+};
 const CONTEXT_NAMES = Object.keys(CONTEXT_SHAPES);
 
 /**
@@ -144,7 +150,7 @@ function memberError(
 ): RuleCompileError {
   const whole = [...walked, segment].join('.');
   // The first level of doc, rule and now keeps its old wording ("doc has title, content, …").
-  if (walked.length === 1 && name !== 'doc' && name !== 'rule' && name !== 'now') {
+  if (walked.length === 1 && name !== 'doc' && name !== 'rule' && name !== 'now' && name !== 'today') {
     return new RuleCompileError(
       path,
       `template names "${whole}"${at}, which does not exist: ${name} is ${describeShape(shape)}`,
@@ -156,7 +162,7 @@ function memberError(
       ? closest(segment, fields.length ? fields : ['amount', 'currency', 'size', 'first', 'last'])
       : null;
   const offer =
-    walked.length === 1 && name === 'now'
+    walked.length === 1 && (name === 'now' || name === 'today')
       ? `; ${name} is a date text (format it with | date)`
       : fields.length
         ? `; ${walked.join('.')} has ${fields.join(', ')}`
