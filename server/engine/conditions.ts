@@ -118,10 +118,10 @@ function compileFieldTest(field: string, kind: FieldKind, body: FieldTest, path:
 }
 
 function compileOperator(field: string, kind: FieldKind, op: Operator, operand: unknown, path: RulePath): CompiledTest {
-  if ((TAG_OPERATORS as readonly string[]).includes(op) && field !== 'tags') {
+  if ((TAG_OPERATORS as readonly string[]).includes(op) && field !== 'tags' && !field.startsWith('permissions.')) {
     throw new RuleCompileError(
       path,
-      `"${op}" tests the tag list and works only on tags; on ${field} use contains_any, in or matches`,
+      `"${op}" tests a list of names and works only on tags and permissions.<view|change>.<users|groups>; on ${field} use contains_any, in or matches`,
     );
   }
   if (isFieldRef(operand)) {

@@ -18,6 +18,7 @@ import { evaluateCondition } from './conditions.js';
 import { runExtraction, type CompiledExtraction, type ExtractedValue, type ExtractionOutcome } from './extraction.js';
 import { runGroupExtraction } from './extraction-groups.js';
 import { applyAction, type PlannedNotification } from './apply-actions.js';
+import { actionSkippedBy } from './action-condition.js';
 import { cloneDocument } from './fields.js';
 import { formatPath, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
@@ -362,6 +363,17 @@ function evaluateOne(
     if (!rule.extractFirst && !extractAll()) return result;
     inActions = true;
     for (const a of rule.actions) {
+      const skipped = actionSkippedBy(a, { doc: work, now, scope }, result.conditions);
+      if (skipped) {
+        result.actions.push({
+          path: formatPath(a.path),
+          action: a.name,
+          status: 'skipped',
+          detail: skipped,
+          writes: [],
+        });
+        continue;
+      }
       const out = applyAction(a, work, {
         scope,
         extracted,

@@ -35,6 +35,12 @@ const DOC_SHAPE: Shape = {
     ...Object.fromEntries(DOCUMENT_FIELDS.map((f) => [f, DOC_FIELD_SHAPES[f] ?? 'text'])),
     id: 'number',
     custom_fields: 'open',
+    permissions: {
+      record: {
+        view: { record: { users: { list: 'text' }, groups: { list: 'text' } } },
+        change: { record: { users: { list: 'text' }, groups: { list: 'text' } } },
+      },
+    },
   },
 };
 const RULE_SHAPE: Shape = { record: { id: 'text', description: 'text', file: 'text' } };
