@@ -21,13 +21,16 @@ import {
   tagSet,
   type OpContext,
 } from './condition-ops.js';
-import { describeValue, shortenValue } from './describe.js';
+import { describeValue, shortenValue, textAround } from './describe.js';
 import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
 import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
 import type { KnownValues } from './template-variables.js';
 import { errorMessage } from '../error-message.js';
 
 type Operator = (typeof OPERATORS)[number];
+
+/** Texts up to this length are shown whole in a trace; a longer one shows where a word was found. */
+const MAX_SHOWN = 120;
 
 interface CompiledTest {
   op: Operator;
@@ -289,15 +292,6 @@ function describeOperand(t: CompiledTest): string {
   return describeValue(t.operand);
 }
 
-/** Returns whether the test holds and a short phrase saying what was seen. */
-/** The matched text with some of the text on either side of it, so a trace shows where a regex hit. */
-function textAround(text: string, index: number, length: number): string {
-  const start = Math.max(0, index - MATCH_CONTEXT);
-  const end = Math.min(text.length, index + length + MATCH_CONTEXT);
-  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
-}
-const MATCH_CONTEXT = 50;
-
 /** Paperless's word and fuzzy matching over the field's text (a list's elements one per line). */
 function applyWords(
   op: 'any_word' | 'all_words' | 'fuzzy',
@@ -342,9 +336,20 @@ function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocum
     case 'in':
       return seen((t.operand as Scalar[]).some((x) => equalsValue(v, x, c)));
     case 'contains':
-      return seen(containsValue(v, t.operand, c));
-    case 'contains_any':
-      return seen((t.operand as string[]).some((x) => containsValue(v, x, c)));
+    case 'contains_any': {
+      const wanted = t.op === 'contains' ? [t.operand] : (t.operand as string[]);
+      const found = wanted.find((x) => containsValue(v, x, c));
+      if (found === undefined) return seen(false);
+      // In a text, show where the word was found (as matches does); a list shows its elements.
+      const text = Array.isArray(v) ? null : asText(v);
+      if (text === null || text.length <= MAX_SHOWN) return [true, `true (saw ${describeValue(shortenValue(v))})`];
+      const at = fold(text, c.caseSensitive).indexOf(fold(String(found), c.caseSensitive));
+      return [
+        true,
+        `true (found ${describeValue(String(found))} at character ${(at + 1).toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')})`,
+        textAround(text, at, String(found).length),
+      ];
+    }
     case 'starts_with':
     case 'ends_with':
       return seen(affixValue(v, String(t.operand), c, t.op === 'ends_with'));
