@@ -3,6 +3,7 @@ import { createVocabularyIndex } from '../dms/vocabulary-index.js';
 import { errorMessage } from '../error-message.js';
 import { findUnknownNames, type NameProblem } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
+import { findStoragePathTemplates } from './storage-path-warnings.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import { collectTestProblems, inspectRuleFile, renderVarsFile, type NotifyTargetKinds } from './validate-file.js';
@@ -71,7 +72,8 @@ export function createSaveValidator(
     }
     await collectTestProblems(source, inspected.compiled, { now: context.now, vars: context.vars, runTests }, problems);
     problems.throwIfAny();
-    const warnings = findConditionTemplates(inspected.definitions).map((use) => {
+    const uses = [...findConditionTemplates(inspected.definitions), ...findStoragePathTemplates(inspected.definitions)];
+    const warnings = uses.map((use) => {
       const { line, column } = source.positionOf(use.path);
       return `line ${line}, column ${column}: ${use.message}`;
     });
