@@ -55,6 +55,8 @@ const JINJA_WORDS = new Set(
 export interface PathTemplateReading {
   /** `{{ … }}` and `{% … %}` parts Paperless fills in, as written. */
   rendered: string[];
+  /** Parts Paperless cannot render (an unknown name or filter, Liquid syntax): it refuses the whole path. */
+  refused: string[];
   /** Text between them, kept as written (slashes become folders). */
   literal: string[];
   /** Variables Paperless does not have (a rule's extracted value, a typo). */
@@ -72,6 +74,7 @@ const STRING = /'[^']*'|"[^"]*"/g;
 export function readPathTemplate(path: string): PathTemplateReading | null {
   const reading: PathTemplateReading = {
     rendered: [],
+    refused: [],
     literal: [],
     unknownVariables: [],
     unknownFilters: [],
@@ -84,7 +87,7 @@ export function readPathTemplate(path: string): PathTemplateReading | null {
     if (before.trim()) reading.literal.push(before);
     last = (m.index ?? 0) + m[0].length;
     if (m[0].startsWith('{#')) continue;
-    reading.rendered.push(m[3] !== undefined ? `{{ ${m[3]} }}` : m[0]);
+    const problemsBefore = problemCount(reading);
     const body = (m[1] ?? m[2] ?? m[3] ?? '').replace(STRING, "''");
     for (const f of body.matchAll(/\|\s*([A-Za-z_]\w*)(\s*:)?/g)) {
       if (f[2]) add(reading.liquidFilters, f[1]);
@@ -99,12 +102,17 @@ export function readPathTemplate(path: string): PathTemplateReading | null {
       if (afterBar || JINJA_WORDS.has(name) || loopNames.has(name)) continue;
       if (!(PAPERLESS_PATH_VARIABLES as readonly string[]).includes(name)) add(reading.unknownVariables, name);
     }
+    const part = m[3] !== undefined ? `{{ ${m[3]} }}` : m[0];
+    (problemCount(reading) > problemsBefore ? reading.refused : reading.rendered).push(part);
   }
-  if (reading.rendered.length === 0) return null;
+  if (reading.rendered.length + reading.refused.length === 0) return null;
   const after = path.slice(last);
   if (after.trim()) reading.literal.push(after);
   return reading;
 }
+
+const problemCount = (r: PathTemplateReading): number =>
+  r.unknownVariables.length + r.unknownFilters.length + r.liquidFilters.length;
 
 function add(list: string[], name: string): void {
   if (!list.includes(name)) list.push(name);
@@ -114,7 +122,7 @@ function add(list: string[], name: string): void {
 export function describePathTemplate(path: string, r: PathTemplateReading): string {
   const parts = [
     `the storage path this action creates has the path template ${JSON.stringify(path)}, which Paperless renders itself for each document with its own variables (the rule renders only the name, never path):`,
-    `Paperless fills in ${r.rendered.join(', ')}`,
+    r.rendered.length ? `Paperless fills in ${r.rendered.join(', ')}` : 'Paperless fills in nothing',
     r.literal.length
       ? `and keeps ${r.literal.map((l) => JSON.stringify(l)).join(', ')} as written`
       : 'and keeps no other text',
@@ -133,7 +141,7 @@ export function describePathTemplate(path: string, r: PathTemplateReading): stri
       `${r.liquidFilters.map((v) => `"${v}: …"`).join(', ')} is Liquid's filter form; Paperless's Jinja writes ${r.liquidFilters[0]}(…)`,
     );
   const tail = refused.length
-    ? `. Paperless will refuse to create this storage path ("Invalid variable detected."): ${refused.join('; ')}. To put a rule's value into the path, write it into a custom field and use {{ custom_fields | get_cf_value('Name') }}.`
+    ? `. Paperless cannot render ${r.refused.join(', ')} and will refuse to create this storage path ("Invalid variable detected."): ${refused.join('; ')}. To put a rule's value into the path, write it into a custom field and use {{ custom_fields | get_cf_value('Name') }}.`
     : '.';
   return `${parts.join(' ')}${tail}`;
 }

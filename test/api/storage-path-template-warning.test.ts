@@ -22,11 +22,11 @@ describe('a rule that creates a storage path with a Paperless path template', ()
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const warnings = (res.body.warnings as string[]).join('\n');
     assert.match(warnings, /^line 7, column 15: the storage path this action creates has the path template/m);
-    assert.match(warnings, /Paperless fills in \{\{ ref \}\}, \{\{ created_year \}\}, \{\{ title \}\}/);
+    assert.match(warnings, /Paperless fills in \{\{ created_year \}\}, \{\{ title \}\}/);
     assert.match(warnings, /keeps "Vendor\/", "\/", "\/" as written/);
     assert.match(
       warnings,
-      /Paperless will refuse to create this storage path \("Invalid variable detected\."\): "ref" is no Paperless variable/,
+      /Paperless cannot render \{\{ ref \}\} and will refuse to create this storage path \("Invalid variable detected\."\): "ref" is no Paperless variable/,
     );
   });
 
