@@ -11,10 +11,10 @@ import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { isRelativeDate, parseDateAuto } from './parse-date.js';
 import {
   affixValue,
+  applyContains,
   asText,
   comparableOperand,
   compareValues,
-  containsValue,
   equalsValue,
   fold,
   isEmptyValue,
@@ -28,9 +28,6 @@ import type { KnownValues } from './template-variables.js';
 import { errorMessage } from '../error-message.js';
 
 type Operator = (typeof OPERATORS)[number];
-
-/** Texts up to this length are shown whole in a trace; a longer one shows where a word was found. */
-const MAX_SHOWN = 120;
 
 interface CompiledTest {
   op: Operator;
@@ -336,20 +333,8 @@ function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocum
     case 'in':
       return seen((t.operand as Scalar[]).some((x) => equalsValue(v, x, c)));
     case 'contains':
-    case 'contains_any': {
-      const wanted = t.op === 'contains' ? [t.operand] : (t.operand as string[]);
-      const found = wanted.find((x) => containsValue(v, x, c));
-      if (found === undefined) return seen(false);
-      // In a text, show where the word was found (as matches does); a list shows its elements.
-      const text = Array.isArray(v) ? null : asText(v);
-      if (text === null || text.length <= MAX_SHOWN) return [true, `true (saw ${describeValue(shortenValue(v))})`];
-      const at = fold(text, c.caseSensitive).indexOf(fold(String(found), c.caseSensitive));
-      return [
-        true,
-        `true (found ${describeValue(String(found))} at character ${(at + 1).toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')})`,
-        textAround(text, at, String(found).length),
-      ];
-    }
+    case 'contains_any':
+      return applyContains(t.op === 'contains' ? [t.operand] : (t.operand as string[]), v, c);
     case 'starts_with':
     case 'ends_with':
       return seen(affixValue(v, String(t.operand), c, t.op === 'ends_with'));
