@@ -53,7 +53,7 @@ describe("notify to a target named by the document (the owner's own target)", ()
     assert.equal(first.status, 'matched', JSON.stringify(first));
     assert.equal((await runRule(server, unowned, 'tell-owner', false)).status, 'matched');
     assert.deepEqual(
-      receiver.received.map((p) => [p.path, JSON.parse(p.body).message]),
+      receiver.received.map((p) => [p.path, (JSON.parse(p.body) as { message: string }).message]),
       [
         ['/anna', 'Kontoauszug is yours'],
         ['/office', 'Flyer is yours'],
