@@ -70,7 +70,9 @@ function renderOrMissing(
   try {
     return { text: render(t, env, path) };
   } catch (err) {
-    if (err instanceof TemplateError && !err.timeout) return { missing };
+    // Only a stop at one of the missing values means "not found"; any other failure is the template's own error.
+    if (err instanceof TemplateError && err.undefinedName !== null && missing.includes(err.undefinedName))
+      return { missing };
     throw err;
   }
 }

@@ -99,11 +99,14 @@ export function evaluateCheck(c: CompiledCheck, scope: Record<string, unknown>, 
   };
 }
 
+/** What the expression saw at `segments`, with Liquid's own members of lists and texts (size, first, last). */
 function lookup(scope: Record<string, unknown>, segments: string[]): unknown {
   let v: unknown = scope;
   for (const s of segments) {
-    if (v === null || typeof v !== 'object' || !Object.prototype.hasOwnProperty.call(v, s)) return undefined;
-    v = (v as Record<string, unknown>)[s];
+    if ((Array.isArray(v) || typeof v === 'string') && s === 'size') v = v.length;
+    else if (Array.isArray(v) && (s === 'first' || s === 'last')) v = s === 'first' ? v[0] : v[v.length - 1];
+    else if (v === null || typeof v !== 'object' || !Object.prototype.hasOwnProperty.call(v, s)) return undefined;
+    else v = (v as Record<string, unknown>)[s];
   }
   return v;
 }

@@ -7,6 +7,7 @@ import { checkTemplateVariables, type KnownValues } from './template-variables.j
 import { PERMISSION_KINDS, PERMISSION_TARGETS } from './permissions.js';
 import { compileNotify, type NotifyPayload } from './notify-action.js';
 import type { PermissionKind, PermissionTarget } from './model.js';
+import { compileCondition, type CompiledCondition } from './conditions.js';
 
 export interface CustomFieldAssignment {
   field: string;
@@ -41,6 +42,8 @@ export interface CompiledAction {
   ifEmpty: boolean;
   createMissing: boolean;
   ifChanged: boolean;
+  /** `if:` — the action runs only when this holds. */
+  condition: CompiledCondition | null;
   /** The Paperless path template for a storage path this action creates; passed on as it is. */
   storagePathTemplate: string | null;
   payload: ActionPayload;
@@ -193,6 +196,7 @@ export function compileAction(action: Action, path: RulePath, extractNames: Know
     ifEmpty: action.if_empty === true,
     createMissing: action.create_missing === true,
     ifChanged: action.if_changed === true,
+    condition: action.if === undefined ? null : compileCondition(action.if, [...path, 'if'], extractNames),
     storagePathTemplate: action.path ?? null,
     payload,
   };

@@ -2,6 +2,7 @@
 import type { FieldKind } from './fields.js';
 import { isMoneyValue, parseBool, parseMoney, parseNumber } from './parse-number.js';
 import { parseDateAuto, resolveRelativeDate } from './parse-date.js';
+import { describeValue, shortenValue, textAround } from './describe.js';
 
 export interface OpContext {
   kind: FieldKind;
@@ -56,6 +57,20 @@ export function containsValue(v: unknown, x: unknown, c: OpContext): boolean {
   if (Array.isArray(v)) return v.some((e) => equalsValue(e, x, c));
   const text = asText(v);
   return text !== null && fold(text, c.caseSensitive).includes(fold(String(x), c.caseSensitive));
+}
+
+/** Texts up to this length are shown whole in a trace; a longer one shows where a word was found. */
+const MAX_SHOWN = 120;
+
+/** `contains` / `contains_any`: whether one holds, what was seen, and in a long text where the word was found. */
+export function applyContains(wanted: unknown[], v: unknown, c: OpContext): [boolean, string, string?] {
+  const found = wanted.find((x) => containsValue(v, x, c));
+  if (found === undefined) return [false, `false (saw ${describeValue(shortenValue(v))})`];
+  const text = Array.isArray(v) ? null : asText(v);
+  if (text === null || text.length <= MAX_SHOWN) return [true, `true (saw ${describeValue(shortenValue(v))})`];
+  const at = fold(text, c.caseSensitive).indexOf(fold(String(found), c.caseSensitive));
+  const where = `at character ${(at + 1).toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')}`;
+  return [true, `true (found ${describeValue(String(found))} ${where})`, textAround(text, at, String(found).length)];
 }
 
 export function affixValue(v: unknown, x: string, c: OpContext, end: boolean): boolean {

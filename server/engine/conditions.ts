@@ -11,17 +11,17 @@ import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { isRelativeDate, parseDateAuto } from './parse-date.js';
 import {
   affixValue,
+  applyContains,
   asText,
   comparableOperand,
   compareValues,
-  containsValue,
   equalsValue,
   fold,
   isEmptyValue,
   tagSet,
   type OpContext,
 } from './condition-ops.js';
-import { describeValue, shortenValue } from './describe.js';
+import { describeValue, shortenValue, textAround } from './describe.js';
 import { compileCheck, evaluateCheck, type CompiledCheck } from './check-condition.js';
 import { applyFieldRef, checkFieldRef, isFieldRef } from './field-comparison.js';
 import type { KnownValues } from './template-variables.js';
@@ -118,10 +118,10 @@ function compileFieldTest(field: string, kind: FieldKind, body: FieldTest, path:
 }
 
 function compileOperator(field: string, kind: FieldKind, op: Operator, operand: unknown, path: RulePath): CompiledTest {
-  if ((TAG_OPERATORS as readonly string[]).includes(op) && field !== 'tags') {
+  if ((TAG_OPERATORS as readonly string[]).includes(op) && field !== 'tags' && !field.startsWith('permissions.')) {
     throw new RuleCompileError(
       path,
-      `"${op}" tests the tag list and works only on tags; on ${field} use contains_any, in or matches`,
+      `"${op}" tests a list of names and works only on tags and permissions.<view|change>.<users|groups>; on ${field} use contains_any, in or matches`,
     );
   }
   if (isFieldRef(operand)) {
@@ -289,15 +289,6 @@ function describeOperand(t: CompiledTest): string {
   return describeValue(t.operand);
 }
 
-/** Returns whether the test holds and a short phrase saying what was seen. */
-/** The matched text with some of the text on either side of it, so a trace shows where a regex hit. */
-function textAround(text: string, index: number, length: number): string {
-  const start = Math.max(0, index - MATCH_CONTEXT);
-  const end = Math.min(text.length, index + length + MATCH_CONTEXT);
-  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
-}
-const MATCH_CONTEXT = 50;
-
 /** Paperless's word and fuzzy matching over the field's text (a list's elements one per line). */
 function applyWords(
   op: 'any_word' | 'all_words' | 'fuzzy',
@@ -342,9 +333,8 @@ function applyOperator(t: CompiledTest, v: unknown, c: OpContext, doc: RuleDocum
     case 'in':
       return seen((t.operand as Scalar[]).some((x) => equalsValue(v, x, c)));
     case 'contains':
-      return seen(containsValue(v, t.operand, c));
     case 'contains_any':
-      return seen((t.operand as string[]).some((x) => containsValue(v, x, c)));
+      return applyContains(t.op === 'contains' ? [t.operand] : (t.operand as string[]), v, c);
     case 'starts_with':
     case 'ends_with':
       return seen(affixValue(v, String(t.operand), c, t.op === 'ends_with'));

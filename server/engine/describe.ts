@@ -23,3 +23,11 @@ export function describeValue(v: unknown): string {
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }
+
+/** The matched text with some of the text on either side of it, so a trace shows where a word or a regex hit. */
+export function textAround(text: string, index: number, length: number): string {
+  const start = Math.max(0, index - MATCH_CONTEXT);
+  const end = Math.min(text.length, index + length + MATCH_CONTEXT);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end)}${end < text.length ? '…' : ''}`;
+}
+const MATCH_CONTEXT = 50;

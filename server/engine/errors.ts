@@ -17,11 +17,14 @@ export class TemplateError extends Error {
   readonly path: RulePath;
   /** True when rendering ran out of its time budget: the trace status is `timeout`, not a plain error. */
   readonly timeout: boolean;
-  constructor(path: RulePath, message: string, timeout = false) {
+  /** The variable a render stopped at because it does not exist (`total` for `{{ total.amount }}`). */
+  readonly undefinedName: string | null;
+  constructor(path: RulePath, message: string, timeout = false, undefinedName: string | null = null) {
     super(message);
     this.name = 'TemplateError';
     this.path = path;
     this.timeout = timeout;
+    this.undefinedName = undefinedName;
   }
 }
 

@@ -18,6 +18,8 @@ import { evaluateCondition } from './conditions.js';
 import { runExtraction, type CompiledExtraction, type ExtractedValue, type ExtractionOutcome } from './extraction.js';
 import { runGroupExtraction } from './extraction-groups.js';
 import { applyAction, type PlannedNotification } from './apply-actions.js';
+import { actionSkippedBy } from './action-condition.js';
+import { mergeCreateMissing, stillUsed } from './create-missing.js';
 import { cloneDocument } from './fields.js';
 import { formatPath, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
@@ -160,38 +162,6 @@ function evaluateAll(input: EvaluateInput): Evaluation {
   };
 }
 
-function mergeCreateMissing(into: CreateMissing, from: CreateMissing): void {
-  if (from.storage_path_templates)
-    into.storage_path_templates = { ...into.storage_path_templates, ...from.storage_path_templates };
-  for (const key of ['tags', 'correspondents', 'document_types', 'storage_paths'] as const) {
-    for (const name of from[key] ?? []) {
-      const list = (into[key] ??= []);
-      if (!list.some((n) => n.toLocaleLowerCase() === name.toLocaleLowerCase())) list.push(name);
-    }
-  }
-}
-
-/** Only names the final document still uses: a tag a later rule removed need not be created. */
-function stillUsed(wanted: CreateMissing, doc: RuleDocument): CreateMissing {
-  const same = (a: string | null) => (b: string) => a !== null && a.toLocaleLowerCase() === b.toLocaleLowerCase();
-  const out: CreateMissing = {};
-  const tags = wanted.tags?.filter((t) => doc.tags.some((d) => same(d)(t)));
-  const correspondents = wanted.correspondents?.filter(same(doc.correspondent));
-  const documentTypes = wanted.document_types?.filter(same(doc.document_type));
-  const storagePaths = wanted.storage_paths?.filter(same(doc.storage_path));
-  if (storagePaths?.length) {
-    out.storage_paths = storagePaths;
-    const templates = Object.entries(wanted.storage_path_templates ?? {}).filter(([name]) =>
-      storagePaths.some(same(name)),
-    );
-    if (templates.length) out.storage_path_templates = Object.fromEntries(templates);
-  }
-  if (tags?.length) out.tags = tags;
-  if (correspondents?.length) out.correspondents = correspondents;
-  if (documentTypes?.length) out.document_types = documentTypes;
-  return out;
-}
-
 /** A `value` template built from an earlier value that found nothing has no value either (not an error). */
 function extractOne(
   e: CompiledExtraction,
@@ -209,7 +179,8 @@ function extractOne(
     }
     return runExtraction(e, work, scope);
   } catch (err) {
-    if (needs.length === 0 || !(err instanceof TemplateError) || err.timeout) throw err;
+    // Only a stop at one of the missing values means "not found"; any other failure is the template's own error.
+    if (!(err instanceof TemplateError) || err.undefinedName === null || !needs.includes(err.undefinedName)) throw err;
     const value = e.default;
     return {
       value,
@@ -302,6 +273,7 @@ function evaluateOne(
       doc: templateDocument(work),
       vars,
       now: now.toISOString(),
+      today: now.toISOString().slice(0, 10),
       rule: { id: rule.id, description: rule.description ?? '', file },
     };
     for (const [k, v] of Object.entries(extracted)) s[k] = templateValue(v);
@@ -361,6 +333,17 @@ function evaluateOne(
     if (!rule.extractFirst && !extractAll()) return result;
     inActions = true;
     for (const a of rule.actions) {
+      const skipped = actionSkippedBy(a, { doc: work, now, scope }, result.conditions);
+      if (skipped) {
+        result.actions.push({
+          path: formatPath(a.path),
+          action: a.name,
+          status: 'skipped',
+          detail: skipped,
+          writes: [],
+        });
+        continue;
+      }
       const out = applyAction(a, work, {
         scope,
         extracted,

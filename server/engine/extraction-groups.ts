@@ -65,7 +65,12 @@ export function runGroupExtraction(e: CompiledExtraction, doc: RuleDocument): Gr
             : 'the group took no part in the match',
         );
       }
-      const value = e.pick === 'all' ? parsed : parsed[0];
+      // `pick: all` keeps one entry per match, so word[i] and day[i] belong to the same match: a group that
+      // matched an empty string is "" there (a string) and one that took no part or did not parse is nil.
+      const value =
+        e.pick === 'all'
+          ? raws.map((r) => (r !== undefined && g.type === 'string' ? r.trim() : typed(r, g)))
+          : parsed[0];
       return { name: g.name, value, detail: `${seen} → ${JSON.stringify(value)}`, required: g.required };
     });
     return { detail: `/${re.source}/ matched`, values };

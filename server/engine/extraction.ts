@@ -50,7 +50,7 @@ export interface CompiledExtraction extends ValueSpec {
   query: CompiledQuery | null;
 }
 
-export const RESERVED_NAMES = ['doc', 'vars', 'now', 'rule', 'env'];
+export const RESERVED_NAMES = ['doc', 'vars', 'now', 'today', 'rule', 'env'];
 
 /** Parses raw text to the extraction's type; null when it does not fit. With a `locale`, numbers and dates are read as that language writes them. */
 export function parseTyped(

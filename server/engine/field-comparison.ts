@@ -51,6 +51,8 @@ export function checkFieldRef(field: string, kind: FieldKind, op: string, ref: F
     );
 }
 
+const isDateText = (v: unknown): v is string => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v);
+
 /** The other field's value as an operand: money as its amount, dates as their day. */
 function comparable(v: unknown): number | string | null {
   if (typeof v === 'number') return v;
@@ -71,6 +73,12 @@ export function applyFieldRef(
   const saw = `saw ${describeValue(shortenValue(v))} and ${other} ${describeValue(shortenValue(theirs))}`;
   if (op === 'equals') {
     const operand = Array.isArray(theirs) ? null : isMoneyValue(theirs) ? theirs.amount : theirs;
+    // Either side a date: both compare by calendar day, whichever of the two carries a time.
+    const otherKind = fieldKind(other);
+    if ((otherKind === 'date' || c.kind === 'date') && isDateText(v) && isDateText(operand)) {
+      const ok = v.slice(0, 10) === operand.slice(0, 10);
+      return [ok, `${ok} (${saw}; compared by day)`];
+    }
     const ok =
       Array.isArray(theirs) && Array.isArray(v)
         ? theirs.length === v.length && theirs.every((t) => equalsValue(v, t, c))

@@ -1,5 +1,5 @@
 /** What each document field holds, so operators can be checked at compile time and applied consistently. */
-import type { CustomFieldValue, RuleDocument } from './model.js';
+import type { CustomFieldValue, PermissionKind, PermissionTarget, RuleDocument } from './model.js';
 import { clonePermissions, emptyPermissions } from './permissions.js';
 
 export type FieldKind = 'text' | 'list' | 'date' | 'number' | 'custom';
@@ -21,6 +21,10 @@ const KINDS: Record<string, FieldKind> = {
   archive_serial_number: 'number',
   page_count: 'number',
   owner: 'text',
+  'permissions.view.users': 'list',
+  'permissions.view.groups': 'list',
+  'permissions.change.users': 'list',
+  'permissions.change.groups': 'list',
 };
 
 export const CUSTOM_PREFIX = 'custom_fields.';
@@ -37,8 +41,13 @@ export function readField(doc: RuleDocument, field: string): unknown {
     const name = field.slice(CUSTOM_PREFIX.length);
     return Object.prototype.hasOwnProperty.call(doc.custom_fields, name) ? doc.custom_fields[name] : undefined;
   }
+  const permission = PERMISSION_FIELD.exec(field);
+  // Read without its permissions (no rule needed them): nothing is known, which no test mistakes for "nobody".
+  if (permission) return doc.permissions?.[permission[1] as PermissionKind][permission[2] as PermissionTarget];
   return (doc as unknown as Record<string, unknown>)[field];
 }
+
+const PERMISSION_FIELD = /^permissions\.(view|change)\.(users|groups)$/;
 
 /** A blank document, for rule tests that give only some fields. */
 export function emptyDocument(): RuleDocument {

@@ -91,6 +91,8 @@ export type QueryKind = (typeof QUERY_KIND_NAMES)[number];
 export type ExtractionGroup = Pick<Extraction, 'type' | 'format' | 'currency' | 'locale' | 'default' | 'required'>;
 
 export interface ActionModifiers {
+  /** Any action: only when this condition holds (the language of `when:`), evaluated when the action's turn comes. */
+  if?: Condition;
   /** `set_custom_fields`: only fill fields that are empty, never overwrite what a person set. */
   if_empty?: boolean;
   /** Create tags, correspondents or document types that the dms does not have yet. */
@@ -164,6 +166,8 @@ export type Action = ActionBodies & ActionModifiers;
 export interface RuleTestCase {
   name?: string;
   trigger?: RunTrigger;
+  /** The time the test runs at (`2025-03-01` or an ISO date-time); without it, the caller's clock. */
+  now?: string;
   /** Permissions may give any of their four lists. */
   document: Partial<Omit<RuleDocumentInput, 'permissions'>> & { permissions?: PartialPermissions };
   vars?: Record<string, unknown>;

@@ -3,7 +3,7 @@
  * planned notification. The engine only renders; `server/runs/notify/` decides whether it goes out.
  */
 import { ConversionError, RuleCompileError, formatPath, type RulePath } from './errors.js';
-import type { CompiledTemplate } from './templates.js';
+import { isTemplateText, type CompiledTemplate } from './templates.js';
 
 /** Which real runs send: see docs/rules.md#notify. */
 export const NOTIFY_WHEN = ['on_change', 'always', 'once'] as const;
@@ -41,6 +41,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e\xa0-\xff]*$/;
 export interface NotifyPayload {
   kind: 'notify';
   to: string;
+  /** `to: "{{ doc.owner }}"`: the target's name comes from the document; still one of the settings' targets. */
+  toTemplate: CompiledTemplate | null;
   when: NotifyWhen;
   attach: NotifyAttach | null;
   title: CompiledTemplate | null;
@@ -99,6 +101,7 @@ export function compileNotify(body: unknown, at: RulePath, template: CompileTemp
   return {
     kind: 'notify',
     to: n.to.trim(),
+    toTemplate: isTemplateText(n.to) ? template(n.to, [...at, 'to'], 'the notify target') : null,
     when: when as NotifyWhen,
     attach: attach as NotifyAttach | null,
     title: n.title === undefined ? null : template(n.title, [...at, 'title'], 'the notify title'),
@@ -140,9 +143,14 @@ export function renderNotify(
   path: RulePath,
   render: (t: CompiledTemplate, at: RulePath) => string,
 ): PlannedNotification {
+  const target = p.toTemplate ? render(p.toTemplate, [...path, 'notify', 'to']).trim() : p.to;
+  if (!target)
+    throw new ConversionError(
+      `notify to ${JSON.stringify(p.to)} rendered no target name; give a default, e.g. {{ doc.owner | default: 'office' }}`,
+    );
   const planned: PlannedNotification = {
     path: formatPath(path),
-    target: p.to,
+    target,
     when: p.when,
     title: p.title ? render(p.title, [...path, 'notify', 'title']).trim() : '',
     message: p.message ? render(p.message, [...path, 'notify', 'message']).trim() : '',

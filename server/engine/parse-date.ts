@@ -143,11 +143,22 @@ export function resolveRelativeDate(text: string, now: Date): string | null {
   const m = RELATIVE.exec(text.trim());
   if (!m) return null;
   const n = (m[1] === '-' ? -1 : 1) * Number(m[2]);
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  if (m[3] === 'd') d.setUTCDate(d.getUTCDate() + n);
-  else if (m[3] === 'w') d.setUTCDate(d.getUTCDate() + 7 * n);
+  return shiftDate(now, n, m[3] as DateUnit);
+}
+
+export type DateUnit = 'd' | 'w' | 'm' | 'y';
+
+/**
+ * The calendar day `n` units after `from` (before, when negative), as ISO `yyyy-MM-dd`. Months and years keep
+ * the day of the month where it exists and otherwise end on the month's last day: 31 January + 1 month is 28 (or
+ * 29) February, 29 February 2024 + 1 year is 28 February 2025.
+ */
+export function shiftDate(from: Date, n: number, unit: DateUnit): string {
+  const d = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
+  if (unit === 'd') d.setUTCDate(d.getUTCDate() + n);
+  else if (unit === 'w') d.setUTCDate(d.getUTCDate() + 7 * n);
   else {
-    const months = m[3] === 'm' ? n : 12 * n;
+    const months = unit === 'm' ? n : 12 * n;
     const day = d.getUTCDate();
     d.setUTCDate(1);
     d.setUTCMonth(d.getUTCMonth() + months);

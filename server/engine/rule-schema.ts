@@ -26,6 +26,14 @@ export const DOCUMENT_FIELDS = [
 
 export const CUSTOM_FIELD_PATTERN = '^custom_fields\\..+$';
 
+/** Who may view or change a document besides its owner, as condition fields (lists of user and group names). */
+export const PERMISSION_FIELDS = [
+  'permissions.view.users',
+  'permissions.view.groups',
+  'permissions.change.users',
+  'permissions.change.groups',
+] as const;
+
 /** Paperless's matching algorithms "any word", "all words" and "fuzzy" (documents/matching.py). */
 export const WORD_OPERATORS = ['any_word', 'all_words', 'fuzzy'] as const;
 export const TEXT_OPERATORS = [
@@ -69,7 +77,7 @@ export const ACTIONS = [
   'move_to_trash',
 ] as const;
 
-export const ACTION_MODIFIERS = ['if_empty', 'create_missing', 'if_changed', 'path'] as const;
+export const ACTION_MODIFIERS = ['if', 'if_empty', 'create_missing', 'if_changed', 'path'] as const;
 export const EXTRACTION_TYPES = ['string', 'int', 'number', 'money', 'date', 'bool'] as const;
 /** Which matches an extraction keeps. */
 export const EXTRACTION_PICKS = ['first', 'last', 'all'] as const;
@@ -154,7 +162,9 @@ const operatorTest = {
 
 const fieldTest = { oneOf: [scalar, { $ref: '#/definitions/operatorTest' }] };
 
-const fieldProperties = Object.fromEntries(DOCUMENT_FIELDS.map((f) => [f, { $ref: '#/definitions/fieldTest' }]));
+const fieldProperties = Object.fromEntries(
+  [...DOCUMENT_FIELDS, ...PERMISSION_FIELDS].map((f) => [f, { $ref: '#/definitions/fieldTest' }]),
+);
 
 const condition = {
   type: 'object',
@@ -394,6 +404,11 @@ const action = {
       description:
         "Move the document to the dms's trash (restorable there, and by undoing the job) after the rule's other changes",
     },
+    if: {
+      $ref: '#/definitions/condition',
+      description:
+        'Only when this condition holds (the language of when:, extracted values included); else the action is skipped',
+    },
     if_empty: { type: 'boolean', default: false, description: 'Only set fields that have no value yet' },
     create_missing: {
       type: 'boolean',
@@ -451,6 +466,12 @@ const ruleTest = {
   properties: {
     name: { type: 'string' },
     trigger: { enum: [...TRIGGERS, 'job'] },
+    now: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
+      description:
+        'The time this test runs at (now, today, relative dates), e.g. 2025-03-01 or 2025-03-01T09:30:00Z; default: the real time',
+    },
     document: { $ref: '#/definitions/testDocument' },
     vars: { type: 'object' },
     documents: {

@@ -36,6 +36,12 @@ const DOC_SHAPE: Shape = {
     ...Object.fromEntries(DOCUMENT_FIELDS.map((f) => [f, DOC_FIELD_SHAPES[f] ?? 'text'])),
     id: 'number',
     custom_fields: 'open',
+    permissions: {
+      record: {
+        view: { record: { users: { list: 'text' }, groups: { list: 'text' } } },
+        change: { record: { users: { list: 'text' }, groups: { list: 'text' } } },
+      },
+    },
   },
 };
 const RULE_SHAPE: Shape = { record: { id: 'text', description: 'text', file: 'text' } };
@@ -96,7 +102,13 @@ function offers(shape: Shape): string {
 }
 
 /** What `now` and the context names are, member-wise; `vars` is open (a test or `default:` may supply anything). */
-const CONTEXT_SHAPES: Record<string, Shape> = { doc: DOC_SHAPE, vars: 'open', now: 'text', rule: RULE_SHAPE };
+const CONTEXT_SHAPES: Record<string, Shape> = {
+  doc: DOC_SHAPE,
+  vars: 'open',
+  now: 'text',
+  today: 'text',
+  rule: RULE_SHAPE,
+};
 const CONTEXT_NAMES = Object.keys(CONTEXT_SHAPES);
 
 /**
@@ -145,7 +157,7 @@ function memberError(
 ): RuleCompileError {
   const whole = [...walked, segment].join('.');
   // The first level of doc, rule and now keeps its old wording ("doc has title, content, …").
-  if (walked.length === 1 && name !== 'doc' && name !== 'rule' && name !== 'now') {
+  if (walked.length === 1 && name !== 'doc' && name !== 'rule' && name !== 'now' && name !== 'today') {
     return new RuleCompileError(
       path,
       `template names "${whole}"${at}, which does not exist: ${name} is ${describeShape(shape)}`,
@@ -157,7 +169,7 @@ function memberError(
       ? closest(segment, fields.length ? fields : ['amount', 'currency', 'size', 'first', 'last'])
       : null;
   const offer =
-    walked.length === 1 && name === 'now'
+    walked.length === 1 && (name === 'now' || name === 'today')
       ? `; ${name} is a date text (format it with | date)`
       : fields.length
         ? `; ${walked.join('.')} has ${fields.join(', ')}`

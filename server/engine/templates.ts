@@ -9,6 +9,7 @@ import { parseDate, parseDateWithFormat, resolveRelativeDate } from './parse-dat
 import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
 import { TemplateError, type RulePath } from './errors.js';
 import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
+import { DATE_FILTERS, registerDateFilters } from './date-filters.js';
 import { MoneyDrop } from './money-drop.js';
 import { errorMessage } from '../error-message.js';
 
@@ -165,13 +166,7 @@ liquid.registerFilter('parse_date', (v: unknown, format?: unknown, locale?: unkn
   return iso;
 });
 
-/** `{{ issued | shift_date: '+30d' }}` → the ISO date 30 days later (d, w, m, y). */
-liquid.registerFilter('shift_date', function (this: FilterThis, v: unknown, offset?: unknown) {
-  const base = toDate(this, v);
-  const shifted = resolveRelativeDate(String(offset ?? ''), base);
-  if (!shifted) throw new Error(`shift_date: "${String(offset)}" is no offset such as +30d, -2w, +1m or -1y`);
-  return shifted;
-});
+registerDateFilters(liquid, (self, v) => toDate(self as FilterThis, v));
 
 function checkedLocale(locale: string): string {
   const problem = checkLocale(locale);
@@ -191,7 +186,7 @@ export const CUSTOM_TEMPLATE_FILTERS = [
   'money',
   'parse_number',
   'parse_date',
-  'shift_date',
+  ...DATE_FILTERS,
   ...LANGUAGE_FILTERS,
 ] as const;
 
@@ -275,7 +270,8 @@ export function renderTemplate(t: CompiledTemplate, scope: Record<string, unknow
         true,
       );
     }
-    throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${message}`);
+    const undefinedName = /^undefined variable: ([^,.[\s]+)/.exec(errorMessage(err))?.[1] ?? null;
+    throw new TemplateError(path, `template "${shorten(t.source)}" failed: ${message}`, false, undefinedName);
   }
 }
 
@@ -312,6 +308,6 @@ function cleanLiquidMessage(err: unknown): string {
   const msg = errorMessage(err);
   return msg.replace(
     /^undefined variable: (\S+?),/,
-    'undefined variable "$1" (extracted values, doc, vars, now and rule are available),',
+    'undefined variable "$1" (extracted values, doc, vars, now, today and rule are available),',
   );
 }

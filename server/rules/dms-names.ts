@@ -34,6 +34,10 @@ const FIELD_KINDS: Record<string, VocabularyKind> = {
   document_type: 'document_types',
   storage_path: 'storage_paths',
   owner: 'users',
+  'permissions.view.users': 'users',
+  'permissions.view.groups': 'groups',
+  'permissions.change.users': 'users',
+  'permissions.change.groups': 'groups',
 };
 
 const CREATABLE = new Set<VocabularyKind>(['tags', 'correspondents', 'document_types', 'storage_paths']);
@@ -194,7 +198,10 @@ export function findUnknownNames(rules: ReadonlyArray<RuleDefinition | null>, in
       for (const [key, test] of Object.entries(extraction.where ?? {}))
         walkCondition({ [key]: test }, [...base, 'extract', name, 'where']);
     }
-    (rule.actions ?? []).forEach((action, a) => walkAction(action, [...base, 'actions', a]));
+    (rule.actions ?? []).forEach((action, a) => {
+      if (action.if) walkCondition(action.if, [...base, 'actions', a, 'if']);
+      walkAction(action, [...base, 'actions', a]);
+    });
   });
   return problems;
 }

@@ -4,6 +4,7 @@ import { errorMessage } from '../error-message.js';
 import { findUnknownNames, type NameProblem } from './dms-names.js';
 import { findConditionTemplates } from './condition-templates.js';
 import { testNameComments } from './test-name-comments.js';
+import { findStoragePathTemplates } from './storage-path-warnings.js';
 import type { RuleFilePath } from './file-names.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import { collectTestProblems, inspectRuleFile, renderVarsFile, type NotifyTargetKinds } from './validate-file.js';
@@ -71,7 +72,8 @@ export function createSaveValidator(
         problems.add(placeOf(source, unknown), unknown.message);
     }
     await collectTestProblems(source, inspected.compiled, { now: context.now, vars: context.vars, runTests }, problems);
-    const warnings = findConditionTemplates(inspected.checked).map((use) => {
+    const uses = [...findConditionTemplates(inspected.checked), ...findStoragePathTemplates(inspected.checked)];
+    const warnings = uses.map((use) => {
       const { line, column } = source.positionOf(use.path);
       return `line ${line}, column ${column}: ${use.message}`;
     });

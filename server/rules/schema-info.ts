@@ -100,7 +100,7 @@ export function schemaInfo(dms: DmsNames, varNames: string[] = []): SchemaInfo {
       extraction_types: [...EXTRACTION_TYPES],
       triggers: [...TRIGGERS],
       template_filters: [...TEMPLATE_FILTERS],
-      template_context: ['doc', 'vars', 'now', 'rule'],
+      template_context: ['doc', 'vars', 'now', 'today', 'rule'],
       vars: varNames,
       dms,
     },

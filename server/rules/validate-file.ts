@@ -125,7 +125,8 @@ function checkNotifyTargets(
   compiled.forEach((rule, index) => {
     for (const action of rule?.actions ?? []) {
       const p = action.payload;
-      if (p.kind !== 'notify') continue;
+      // A target chosen by the document (`to: "{{ doc.owner }}"`) is one of the settings' targets or fails at send.
+      if (p.kind !== 'notify' || p.toTemplate) continue;
       const at = (key: string) => source.positionOf(['rules', index, ...action.path, 'notify', key]);
       const kind = targets[p.to];
       if (kind === undefined) {

@@ -55,6 +55,7 @@ function conditionKinds(condition: Condition | undefined, kinds: Set<DmsVocabula
     // A computed condition is a Liquid expression as a whole (or a template): every word in it counts.
     else if (key === 'check' && typeof value === 'string')
       for (const word of value.matchAll(FIELD_WORD)) words.add(word[1]);
+    else if (key.startsWith('permissions.')) words.add('permissions');
     else {
       const kind = fieldKind(key);
       if (kind) kinds.add(kind);
@@ -86,7 +87,9 @@ function scan(rule: RuleDefinition): { kinds: Set<DmsVocabularyKind>; words: Set
     stringsIn(extraction.value, (text) => templateWords(text, words));
   }
   for (const action of rule.actions ?? []) {
+    conditionKinds(action.if, kinds, words);
     for (const [name, body] of Object.entries(action)) {
+      if (name === 'if') continue;
       const kind = ACTION_KINDS[name as keyof Action];
       if (kind) kinds.add(kind);
       if (PERMISSION_ACTIONS.has(name)) words.add('permissions');

@@ -85,7 +85,7 @@ test('TEMPLATE_FILTERS lists built-in and own filters, without the random sample
 const impossible: Array<[string, RegExp]> = [
   [
     '{{ totl }}',
-    /template names "totl" \(template line 1, column 4\), which does not exist; did you mean "total"\? Available: total, doc, vars, now, rule/,
+    /template names "totl" \(template line 1, column 4\), which does not exist; did you mean "total"\? Available: total, doc, vars, now, today, rule/,
   ],
   ['{{ doc.titel | upcase }}', /"doc.titel" .*did you mean "doc.title"/],
   ['{{ doc.constructor }}', /"doc.constructor" .*which does not exist/],

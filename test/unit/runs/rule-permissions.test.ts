@@ -63,6 +63,16 @@ describe('which vocabulary kinds a rule needs', () => {
       false,
     );
     assert.deepEqual(kinds({ actions: [{ add_note: '{{ doc.permissions.view.users }}' }] }), ['groups', 'users']);
+    // A permission list as a condition field, in when: or in an action's if:.
+    assert.equal(usesPermissions({ id, when: { 'permissions.view.groups': { none: ['Familie'] } } }), true);
+    assert.equal(
+      usesPermissions({ id, actions: [{ add_tags: 'x', if: { check: "doc.permissions.view.users contains 'ben'" } }] }),
+      true,
+    );
+    assert.deepEqual(kinds({ actions: [{ add_tags: 'x', if: { correspondent: 'ACME' } }] }), [
+      'correspondents',
+      'tags',
+    ]);
   });
 
   test('plain text that happens to say "tags" needs nothing, nor does a title-only rule', () => {
