@@ -7,6 +7,7 @@ import { onReconnect } from '../connection.js';
 import { h } from '../dom.js';
 import { createEditor, replaceContent, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import { createDraftSync, type DraftStore, type EditorVersion } from '../editor/draft-sync.js';
+import { browserStorage, localCopy } from '../editor/local-copy.js';
 import type { CheckResult } from '../editor/problems.js';
 import type { CompletionData } from '../editor/schema-completion.js';
 import type { RuleFileContent, RuleFileEntry, SaveResult } from '../types.js';
@@ -140,6 +141,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     draft,
     text: () => view?.state.doc.toString() ?? sync.storedText,
     timers: browserTimers,
+    local: localCopy(file.id, browserStorage()),
     view: {
       problems: renderProblems,
       status: (note) => renderState(note),
@@ -152,7 +154,8 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       stored: (deleted) => options.onStored(deleted),
     },
   });
-  const startText = sync.storedText === '' && !file.is_vars ? NEW_FILE_TEMPLATE : sync.storedText;
+  const startText =
+    sync.restoredText ?? (sync.storedText === '' && !file.is_vars ? NEW_FILE_TEMPLATE : sync.storedText);
 
   function renderState(note = ''): void {
     const status = sync.status(note);
@@ -226,6 +229,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     },
   });
   renderState();
+  if (sync.restoredText !== null) {
+    void sync.saveDraft('unsaved text kept in this browser, saved as a draft');
+  }
   // Show why the published file did not load, at its place, until the check of the open text says more.
   if (file.error && typeof file.error === 'object' && file.error.line) {
     renderProblems([
