@@ -82,6 +82,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     );
   }
   let view: EditorView | null = null;
+  const loadError = fileError(file);
+  /** The published file failed to load on the service (until a publish replaces it). */
+  let brokenOnDisk = loadError !== null;
 
   const state = h('span', { class: 'save-state', attrs: { id: 'save-state', role: 'status', 'aria-live': 'polite' } });
   const problemsBox = h('div', {
@@ -152,6 +155,10 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       },
       replace: (text) => view && replaceContent(view, text),
       stored: (deleted) => options.onStored(deleted),
+      published: () => {
+        brokenOnDisk = false;
+        loadErrorBox?.remove();
+      },
     },
   });
   const startText =
@@ -161,6 +168,16 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     const status = sync.status(note);
     state.textContent = status.label;
     state.dataset.kind = status.dirty ? 'dirty' : 'clean';
+    if (brokenOnDisk && !status.dirty) {
+      // The file on disk did not load: its rules do not run, so it is not "saved" or "published" in any useful sense.
+      state.textContent = '✗ The published file does not load: its rules do not run until it is fixed and saved';
+      state.dataset.kind = 'error';
+      saveButton.textContent = 'Save';
+      saveButton.disabled = true;
+      draftBanner.hidden = !status.showDraftBanner;
+      discardButton.disabled = !status.canDiscard;
+      return;
+    }
     draftBanner.hidden = !status.showDraftBanner;
     discardButton.disabled = !status.canDiscard;
     discardButton.title = status.canDiscard
@@ -195,7 +212,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   };
   window.addEventListener('keydown', onKey);
 
-  const loadError = fileError(file);
+  const loadErrorBox = loadError
+    ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`)
+    : null;
   const element = h(
     'section',
     { class: 'editor-pane', attrs: { 'aria-labelledby': 'editor-title' } },
@@ -210,9 +229,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     h('div', { class: 'editor-status' }, state, testSummary),
     problemsBox,
     draftBanner,
-    loadError
-      ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`)
-      : null,
+    loadErrorBox,
     host,
   );
 

@@ -46,6 +46,8 @@ export interface SyncView {
   replace(text: string): void;
   /** The file was published, its draft discarded, or it was deleted: the file list needs a refresh. */
   stored(deleted?: boolean): void;
+  /** The editor's text is now the published file (a publish the service accepted). */
+  published?(): void;
 }
 
 export interface DraftSyncOptions {
@@ -181,6 +183,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
         stored(content);
         hasDraft = false;
         view.problems(problemsOf(result));
+        view.published?.();
         view.status(`saved ${time()}`);
         view.stored();
         if (testsRan) await check(true); // the badge tells about the published text
