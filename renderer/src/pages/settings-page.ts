@@ -7,6 +7,7 @@ import { dmsConnectionStatus } from './dms-connection-status.js';
 import { updateShell } from './shell.js';
 import { refreshConfig } from '../session.js';
 import { connectionTest, describeReport, testConnection } from '../components/connection-test.js';
+import { notifyTargetsSection } from '../components/notify-targets.js';
 
 const ENV_NAMES: Record<string, string> = {
   dms_url: 'SVC_DMS_URL',
@@ -208,6 +209,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
   }
   section.append(
     form,
+    notifyTargetsSection(),
     h(
       'section',
       { class: 'service-log' },
