@@ -81,7 +81,7 @@ describe('notification targets in the settings', () => {
     await page.locator('.notify-targets', { hasText: 'No targets yet.' }).waitFor();
     assert.equal(await focusedId(page), 'add-http-target');
     // Chromium's own contenteditable editing puts a style attribute on an editor line now and then; the strict
-    // CSP blocks it and CodeMirror redraws the line (docs/web-ui.md). Anything else is a page problem.
+    // CSP blocks it and CodeMirror redraws the line. Anything else is a page problem.
     assert.deepEqual(
       ui.problems.filter((p) => !/style-src/.test(p)),
       [],
