@@ -95,7 +95,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       await catchUp.replace();
     },
   };
-  const settings = createSettingsService(config, logger, liveDms);
+  const settings = createSettingsService(config, logger, liveDms, (target, msg) => notifier.send(target, msg));
 
   const history = await openTraceStore({
     dir: path.join(config.dataDir, 'traces'),

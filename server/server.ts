@@ -76,7 +76,7 @@ function logStartup(logger: Logger, url: string, services: Services): void {
   logger.info(`rules dir: ${config.rulesDir}`);
   logger.info(`data dir:  ${config.dataDir}`);
   logger.info(
-    `admin account: ${auth.adminConfigured ? `"${config.adminUser}"` : 'none configured (every sign-in is refused; set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD)'}`,
+    `admin account: ${auth.adminConfigured ? `"${config.adminUser}"` : 'none yet: the first page opened on this machine offers to create one (or set SVC_ADMIN_USER and SVC_ADMIN_PASSWORD)'}`,
   );
   const setupCode = services.firstStart.code();
   if (setupCode !== null) {

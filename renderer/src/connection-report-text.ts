@@ -21,7 +21,21 @@ const KNOWN = new Set([
   'releaseGroup',
   'releaseDifferences',
   'attribution',
+  'apiVersion',
+  'serverApiVersion',
+  'supportedVersions',
+  'forbidden',
+  'checkedAt',
+  'reachable',
 ]);
+
+const KIND_WORDS: Record<string, string> = {
+  tags: 'tags',
+  correspondents: 'correspondents',
+  document_types: 'document types',
+  storage_paths: 'storage paths',
+  custom_fields: 'custom fields',
+};
 
 interface Attribution {
   mode: 'audit-log' | 'state';
@@ -48,6 +62,21 @@ export function describeReport(r: ConnectionReport): string[] {
   if (r.visible) {
     const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`);
     lines.push(`The token may see ${parts.join(', ')}.`);
+  }
+  if (typeof r.apiVersion === 'number') {
+    const newest = typeof r.serverApiVersion === 'number' ? ` (Paperless allows up to ${r.serverApiVersion})` : '';
+    lines.push(`The service speaks API version ${r.apiVersion} with it${newest}.`);
+  }
+  if (typeof r.supportedVersions === 'string') lines.push(`Supported: Paperless-ngx ${r.supportedVersions}.`);
+  if (Array.isArray(r.forbidden)) {
+    const kinds = (r.forbidden as Array<{ kind?: string; permission?: string } | string>).map((f) =>
+      typeof f === 'string' ? (KIND_WORDS[f] ?? f) : `${KIND_WORDS[f.kind ?? ''] ?? f.kind} (${f.permission})`,
+    );
+    lines.push(
+      kinds.length === 0
+        ? 'The token may view everything the rules use.'
+        : `The token may not view ${kinds.join(', ')}: rules that use them fail with a trace that says so.`,
+    );
   }
   if (r.vocabulary_error) lines.push(`The names could not be read: ${r.vocabulary_error}`);
   const differences = Array.isArray(r.releaseDifferences) ? (r.releaseDifferences as string[]) : [];

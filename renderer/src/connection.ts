@@ -14,6 +14,11 @@ export function onReconnect(listener: Listener): () => void {
   return () => listeners.delete(listener);
 }
 
+/** Tells every listener the service may be used again (it answers, or the person signed in again). */
+export function announceReconnect(): void {
+  for (const l of [...listeners]) l();
+}
+
 async function check(): Promise<void> {
   try {
     const res = await fetch('/api/health', { cache: 'no-store' });
@@ -21,7 +26,7 @@ async function check(): Promise<void> {
       banner?.remove();
       banner = null;
       timer = undefined;
-      for (const l of [...listeners]) l();
+      announceReconnect();
       return;
     }
   } catch {

@@ -1,7 +1,8 @@
 // Entry point: decides which page a path shows and keeps the signed-out person on the login page.
 import './styles/app.css';
 import { errorMessage, onUnauthorized, onUnreachable } from './api.js';
-import { onReconnect, reportUnreachable } from './connection.js';
+import { signInOverPage } from './components/sign-in-dialog.js';
+import { announceReconnect, onReconnect, reportUnreachable } from './connection.js';
 import { h } from './dom.js';
 import { renderJobsPage } from './pages/jobs-page.js';
 import { renderLogin } from './pages/login-page.js';
@@ -90,6 +91,8 @@ async function route(path: string): Promise<void> {
 
 onUnauthorized(() => {
   forgetSession();
+  // On a signed-in page the sign-in comes over it, so nothing on the page (an editor's text) is lost.
+  if (root.querySelector('header.topbar')) return signInOverPage(announceReconnect);
   navigate(`/login?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true, force: true });
 });
 

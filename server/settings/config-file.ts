@@ -12,12 +12,15 @@ export const CONFIG_FILE_NAME = 'config.yml';
  * Edits `<dataDir>/config.yml` in place: keeps comments and settings it does not touch, refuses to
  * overwrite a file it could not read or parse, and writes atomically with 0600 (it holds secrets).
  */
-export function updateConfigFile(dataDir: string, changes: Record<string, string | boolean | null>): void {
+export function updateConfigFile(
+  dataDir: string,
+  changes: Record<string, string | boolean | Record<string, unknown> | null>,
+): void {
   const file = path.join(dataDir, CONFIG_FILE_NAME);
   const doc = readDocument(file);
   for (const [key, value] of Object.entries(changes)) {
     removeAliases(doc, envNameOf(key));
-    if (value !== null) doc.set(key, value);
+    if (value !== null) doc.set(key, typeof value === 'object' ? doc.createNode(value) : value);
   }
   writeFileAtomicSync(file, doc.toString(), { mode: 0o600 });
 }

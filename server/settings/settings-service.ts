@@ -6,6 +6,7 @@ import { errorMessage } from '../error-message.js';
 import type { Logger } from '../log.js';
 import { CONFIG_FILE_NAME, updateConfigFile } from './config-file.js';
 import type { LiveDms } from './dms-change.js';
+import { createNotifyTargetSettings, type NotifyTargetSettings, type SendTest } from './notify-target-settings.js';
 import type { SettingName, SettingsPatch } from './settings-input.js';
 
 /** What the settings page shows: never a secret's value, only whether it is set. */
@@ -39,6 +40,8 @@ export interface SettingsUpdate {
 
 export interface SettingsService {
   get(): SettingsView;
+  /** The notify targets: list, add, change, remove and a test send. */
+  notifyTargets: NotifyTargetSettings;
   /**
    * `confirmPassword` throws unless `current_password` is right; it is asked only for the admin password and the
    * API token. A new dms URL or token is applied to the running service (with `liveDms`) before this resolves.
@@ -66,7 +69,12 @@ const NEED_CURRENT_PASSWORD: SettingName[] = ['admin_password', 'api_token'];
 const COMPARED: ConfigField[] = NAMES.flatMap((name) => SETTINGS[name].fields);
 
 /** Reads and changes the settings kept in `<dataDir>/config.yml`, applying what it can to the live `config`. */
-export function createSettingsService(config: Config, logger: Logger, liveDms?: LiveDms): SettingsService {
+export function createSettingsService(
+  config: Config,
+  logger: Logger,
+  liveDms?: LiveDms,
+  sendTest: SendTest = () => Promise.reject(new Error('this service sends no notifications')),
+): SettingsService {
   const file = path.join(config.dataDir, CONFIG_FILE_NAME);
   const overridden = (name: SettingName) =>
     SETTINGS[name].fields.some((f) => config.sources?.[f] === 'env' || config.sources?.[f] === 'override');
@@ -107,6 +115,7 @@ export function createSettingsService(config: Config, logger: Logger, liveDms?: 
   }
 
   return {
+    notifyTargets: createNotifyTargetSettings(config, logger, sendTest),
     get() {
       const next = nextStart();
       return {

@@ -16,6 +16,8 @@ export const UI_TIMERS = {
   jobsRefresh: 2000,
   /** connection.ts: RETRY_MS between checks while the service is unreachable. */
   reconnect: 2000,
+  /** pages/shell.ts: DMS_RECHECK_MS between dms checks while the "does not answer" banner shows. */
+  dmsRecheck: 3000,
   /** components/vars-preview.ts: DEBOUNCE_MS after the last keystroke. */
   varsPreview: 400,
   /** components/document-picker.ts: the search runs 250 ms after the last keystroke. */

@@ -1,5 +1,6 @@
 // "Test connection" on the settings page: tries the dms URL and token as typed, before they are saved.
-import { errorMessage, request } from '../api.js';
+import { ApiError, errorMessage, request } from '../api.js';
+import { onReconnect } from '../connection.js';
 import { describeReport, type ConnectionReport } from '../connection-report-text.js';
 import { h, say } from '../dom.js';
 
@@ -24,7 +25,15 @@ export function connectionTest(values: () => { url: string; token: string }): HT
         result.dataset.kind = r.ok ? 'ok' : 'error';
         result.hidden = false;
       })
-      .catch((err: unknown) => say(result, errorMessage(err), 'error'))
+      .catch((err: unknown) => {
+        say(result, errorMessage(err), 'error');
+        // "The service cannot be reached" is about this page's link, not the dms: it goes once the service is back.
+        if (!(err instanceof ApiError && err.status === 0)) return;
+        const stop = onReconnect(() => {
+          stop();
+          if (result.textContent === errorMessage(err)) say(result, '');
+        });
+      })
       .finally(() => (button.disabled = false));
   });
   return h('div', { class: 'connection-test' }, h('h3', {}, 'Test the URL and token typed above'), button, result);

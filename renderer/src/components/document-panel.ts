@@ -2,7 +2,7 @@
 // permissions, its text with each rule's matches marked). Given a run's changes it shows before and after.
 import '../styles/document-panel.css';
 import { errorMessage, request } from '../api.js';
-import { formatTime, h } from '../dom.js';
+import { focusedElement, formatTime, h } from '../dom.js';
 import { latestOnly } from '../latest-only.js';
 import type { DocumentView, FieldChange } from '../types.js';
 import { formatValue } from '../value-format.js';
@@ -271,10 +271,17 @@ function ensureDrawer(): Drawer {
   dialog.addEventListener('click', (event) => {
     if (event.target === dialog) dialog.close();
   });
+  // The keyboard goes back to what opened the drawer.
+  dialog.addEventListener('close', () => {
+    if (drawerOpener?.isConnected) drawerOpener.focus();
+    drawerOpener = null;
+  });
   document.body.append(dialog);
   drawer = { dialog, heading, link, body };
   return drawer;
 }
+
+let drawerOpener: HTMLElement | null = null;
 
 /** Opens the drawer on document `id` (over any other panel) and loads it from the dms through the service. */
 export function openDocumentPanel(id: number, options: DocumentPanelOptions = {}): void {
@@ -285,7 +292,10 @@ export function openDocumentPanel(id: number, options: DocumentPanelOptions = {}
   d.link.hidden = true;
   d.body.setAttribute('aria-busy', 'true');
   d.body.replaceChildren(h('p', { class: 'muted' }, 'Loading the document from the dms…'));
-  if (!d.dialog.open) d.dialog.showModal();
+  if (!d.dialog.open) {
+    drawerOpener = focusedElement();
+    d.dialog.showModal();
+  }
   request<DocumentView>(`/api/ui/documents/${id}`)
     .then((view) => {
       if (!mine.isLatest()) return;

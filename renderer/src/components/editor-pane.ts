@@ -7,6 +7,7 @@ import { onReconnect } from '../connection.js';
 import { h } from '../dom.js';
 import { createEditor, replaceContent, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import { createDraftSync, type DraftStore, type EditorVersion } from '../editor/draft-sync.js';
+import { browserStorage, localCopy } from '../editor/local-copy.js';
 import type { CheckResult } from '../editor/problems.js';
 import type { CompletionData } from '../editor/schema-completion.js';
 import type { RuleFileContent, RuleFileEntry, SaveResult } from '../types.js';
@@ -81,6 +82,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     );
   }
   let view: EditorView | null = null;
+  const loadError = fileError(file);
+  /** The published file failed to load on the service (until a publish replaces it). */
+  let brokenOnDisk = loadError !== null;
 
   const state = h('span', { class: 'save-state', attrs: { id: 'save-state', role: 'status', 'aria-live': 'polite' } });
   const problemsBox = h('div', {
@@ -140,6 +144,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     draft,
     text: () => view?.state.doc.toString() ?? sync.storedText,
     timers: browserTimers,
+    local: localCopy(file.id, browserStorage()),
     view: {
       problems: renderProblems,
       status: (note) => renderState(note),
@@ -150,14 +155,29 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
       },
       replace: (text) => view && replaceContent(view, text),
       stored: (deleted) => options.onStored(deleted),
+      published: () => {
+        brokenOnDisk = false;
+        loadErrorBox?.remove();
+      },
     },
   });
-  const startText = sync.storedText === '' && !file.is_vars ? NEW_FILE_TEMPLATE : sync.storedText;
+  const startText =
+    sync.restoredText ?? (sync.storedText === '' && !file.is_vars ? NEW_FILE_TEMPLATE : sync.storedText);
 
   function renderState(note = ''): void {
     const status = sync.status(note);
     state.textContent = status.label;
     state.dataset.kind = status.dirty ? 'dirty' : 'clean';
+    if (brokenOnDisk && !status.dirty) {
+      // The file on disk did not load: its rules do not run, so it is not "saved" or "published" in any useful sense.
+      state.textContent = '✗ The published file does not load: its rules do not run until it is fixed and saved';
+      state.dataset.kind = 'error';
+      saveButton.textContent = 'Save';
+      saveButton.disabled = true;
+      draftBanner.hidden = !status.showDraftBanner;
+      discardButton.disabled = !status.canDiscard;
+      return;
+    }
     draftBanner.hidden = !status.showDraftBanner;
     discardButton.disabled = !status.canDiscard;
     discardButton.title = status.canDiscard
@@ -192,7 +212,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   };
   window.addEventListener('keydown', onKey);
 
-  const loadError = fileError(file);
+  const loadErrorBox = loadError
+    ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`)
+    : null;
   const element = h(
     'section',
     { class: 'editor-pane', attrs: { 'aria-labelledby': 'editor-title' } },
@@ -207,9 +229,7 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     h('div', { class: 'editor-status' }, state, testSummary),
     problemsBox,
     draftBanner,
-    loadError
-      ? h('p', { class: 'error-box', attrs: { role: 'alert' } }, `The published file did not load: ${loadError}`)
-      : null,
+    loadErrorBox,
     host,
   );
 
@@ -226,6 +246,9 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     },
   });
   renderState();
+  if (sync.restoredText !== null) {
+    void sync.saveDraft('unsaved text kept in this browser, saved as a draft');
+  }
   // Show why the published file did not load, at its place, until the check of the open text says more.
   if (file.error && typeof file.error === 'object' && file.error.line) {
     renderProblems([

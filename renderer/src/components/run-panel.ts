@@ -146,7 +146,10 @@ export function runPanel(source?: RunSource): RunPanel {
         const note = ran ? h('p', { class: 'ran-what', attrs: { id: 'run-ran' } }, ran) : null;
         results.replaceChildren(h('p', {}, heading), ...(note ? [note.cloneNode(true) as HTMLElement] : []));
         const reopen = h('button', { attrs: { type: 'button' } }, 'Show the traces again');
-        reopen.addEventListener('click', () => dialog.element.showModal());
+        reopen.addEventListener('click', () => {
+          dialog.returnTo(reopen);
+          dialog.element.showModal();
+        });
         const changes = mergedChanges(traces.map((t) => t.changes ?? {}));
         const beforeAfter = () => documentButton(document, title, { changes, dryRun: r.dry_run });
         const docLine = () =>
@@ -158,6 +161,7 @@ export function runPanel(source?: RunSource): RunPanel {
             Object.keys(changes).length ? ' (before and after)' : '',
           );
         results.append(reopen, docLine());
+        dialog.returnTo(run); // disabled while it ran, so it had lost the keyboard
         dialog.show(
           heading,
           ...(note ? [note] : []),

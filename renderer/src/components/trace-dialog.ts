@@ -1,11 +1,13 @@
 // A wide panel over the page for a run's traces, so a before → after table has room to be read.
-import { h } from '../dom.js';
+import { focusedElement, h } from '../dom.js';
 
 export interface TraceDialog {
   element: HTMLDialogElement;
   /** Replaces the content and opens the panel (the page behind stays as it was). */
   show(title: string, ...content: HTMLElement[]): void;
   close(): void;
+  /** Where the keyboard goes when the panel closes, when not the element focused at show (e.g. a button disabled meanwhile). */
+  returnTo(element: HTMLElement): void;
 }
 
 export function traceDialog(id: string): TraceDialog {
@@ -19,6 +21,12 @@ export function traceDialog(id: string): TraceDialog {
     body,
   );
   close.addEventListener('click', () => element.close());
+  // The keyboard goes back to what opened the panel (Escape, Close or a click outside alike).
+  let opener: HTMLElement | null = null;
+  element.addEventListener('close', () => {
+    if (opener?.isConnected) opener.focus();
+    opener = null;
+  });
   // A click on the backdrop (outside the panel's box) closes it too.
   element.addEventListener('click', (event) => {
     if (event.target === element) element.close();
@@ -28,8 +36,12 @@ export function traceDialog(id: string): TraceDialog {
     show(title, ...content) {
       heading.textContent = title;
       body.replaceChildren(...content);
-      if (!element.open) element.showModal();
+      if (!element.open) {
+        opener ??= focusedElement();
+        element.showModal();
+      }
     },
     close: () => element.close(),
+    returnTo: (target) => (opener = target),
   };
 }

@@ -3,6 +3,7 @@
 // editor pane renders what this tells it, and unit tests drive it with a fake store and a fake clock.
 import { ApiError, errorMessage } from '../api.js';
 import type { SaveResult } from '../types.js';
+import type { LocalCopy } from './local-copy.js';
 import { problemsOf, testOutcome, type CheckResult, type Problem, type TestBadge } from './problems.js';
 
 const AUTOSAVE_MS = 1200;
@@ -45,6 +46,8 @@ export interface SyncView {
   replace(text: string): void;
   /** The file was published, its draft discarded, or it was deleted: the file list needs a refresh. */
   stored(deleted?: boolean): void;
+  /** The editor's text is now the published file (a publish the service accepted). */
+  published?(): void;
 }
 
 export interface DraftSyncOptions {
@@ -58,11 +61,15 @@ export interface DraftSyncOptions {
   view: SyncView;
   timers: Timers;
   now?: () => Date;
+  /** Where unsaved text is kept in the browser until the service has it. */
+  local?: LocalCopy;
 }
 
 export interface DraftSync {
   /** What the server holds for the file (draft or published): the text the editor opens with. */
   readonly storedText: string;
+  /** Text kept in this browser that the service never got (an expired session, a reload, a dead service), or null. */
+  readonly restoredText: string | null;
   status(note?: string): SyncStatus;
   version(): EditorVersion;
   isDirty(): boolean;
@@ -87,6 +94,14 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
   /** "Run tests" was used on this file: a publish runs them again so the badge matches the published text. */
   let testsRan = false;
   let stopped = false;
+  const local = options.local;
+  const kept = local?.read() ?? null;
+  const restoredText = kept !== null && kept !== storedText ? kept : null;
+  if (kept !== null && restoredText === null) local?.clear();
+  /** The service has `content`: the browser's copy goes unless the text moved on since. */
+  const stored = (content: string): void => {
+    if (text() === content) local?.clear();
+  };
 
   const time = () => now().toLocaleTimeString();
 
@@ -113,6 +128,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
     try {
       const result = await store.saveDraft(content);
       storedText = content;
+      stored(content);
       const hadDraft = hasDraft;
       hasDraft = content !== publishedText;
       view.problems(problemsOf(result));
@@ -144,10 +160,12 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
     get storedText() {
       return storedText;
     },
+    restoredText,
     status,
     version: () => (text() !== storedText ? 'unsaved' : text() !== publishedText ? 'draft' : 'published'),
     isDirty: () => text() !== storedText,
     edited() {
+      local?.write(text());
       view.badge(null);
       timers.clear(timer);
       timer = timers.set(() => void saveDraft(), AUTOSAVE_MS);
@@ -162,8 +180,10 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
         const result = await store.publish(content);
         publishedText = content;
         storedText = content;
+        stored(content);
         hasDraft = false;
         view.problems(problemsOf(result));
+        view.published?.();
         view.status(`saved ${time()}`);
         view.stored();
         if (testsRan) await check(true); // the badge tells about the published text
@@ -184,6 +204,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
         hasDraft = false;
         storedText = publishedText;
         view.replace(publishedText);
+        local?.clear();
         view.problems([]);
         view.status('draft discarded');
         view.stored();
@@ -195,6 +216,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
     async deleteFile() {
       try {
         await store.deleteFile();
+        local?.clear();
         storedText = text(); // nothing left to guard
         view.stored(true);
       } catch (err) {

@@ -53,6 +53,7 @@ export function oneLine(description: string | undefined, max = 60): string | und
 
 export function vocabularyKind(path: string[]): keyof Vocabulary | null {
   for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i] === 'to' && path[i - 1] === 'notify') return 'notify_targets';
     const kind = VOCABULARY_FOR[path[i]];
     if (kind) return kind;
     if (!PASS_THROUGH.has(path[i])) return null;

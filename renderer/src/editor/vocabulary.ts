@@ -8,6 +8,8 @@ export interface Vocabulary {
   custom_fields: string[];
   users: string[];
   groups: string[];
+  /** Not the dms's: the notify targets from the settings, for `notify: { to: … }`. */
+  notify_targets: string[];
 }
 
 export const EMPTY_VOCABULARY: Vocabulary = {
@@ -18,6 +20,7 @@ export const EMPTY_VOCABULARY: Vocabulary = {
   custom_fields: [],
   users: [],
   groups: [],
+  notify_targets: [],
 };
 
 function names(value: unknown): string[] {
@@ -45,6 +48,7 @@ export function normalizeVocabulary(raw: unknown): Vocabulary {
     custom_fields: names(dms.custom_fields),
     users: names(dms.users),
     groups: names(dms.groups),
+    notify_targets: names(v.notify_targets),
   };
 }
 

@@ -3,6 +3,7 @@ import { errorMessage, request } from '../api.js';
 import { dmsStatusLines, type StatusLine } from '../dms-status-text.js';
 import { h } from '../dom.js';
 import type { DmsHealth } from '../types.js';
+import { DMS_BACK_EVENT } from './shell.js';
 
 const CLASSES: Record<StatusLine['kind'], string> = {
   ok: '',
@@ -11,11 +12,22 @@ const CLASSES: Record<StatusLine['kind'], string> = {
   note: 'muted small',
 };
 
-/** A block that fills itself once the health answer arrives. */
+/** A block that fills itself once the health answer arrives, and again when the dms answers after a failure. */
 export function dmsConnectionStatus(): HTMLElement {
   const block = h('div', { class: 'dms-status', attrs: { id: 'dms-status' } });
+  fill(block);
+  const onBack = (): void => {
+    if (!block.isConnected) return document.removeEventListener(DMS_BACK_EVENT, onBack);
+    fill(block);
+  };
+  document.addEventListener(DMS_BACK_EVENT, onBack);
+  return block;
+}
+
+function fill(block: HTMLElement): void {
   request<{ dms: DmsHealth }>('/api/health')
     .then((health) => {
+      block.replaceChildren();
       for (const line of dmsStatusLines(health.dms)) {
         block.append(
           h(
@@ -27,7 +39,6 @@ export function dmsConnectionStatus(): HTMLElement {
       }
     })
     .catch((err: unknown) =>
-      block.append(h('p', { class: 'error-box' }, `Cannot read the dms status: ${errorMessage(err)}`)),
+      block.replaceChildren(h('p', { class: 'error-box' }, `Cannot read the dms status: ${errorMessage(err)}`)),
     );
-  return block;
 }

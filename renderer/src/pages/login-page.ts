@@ -3,29 +3,36 @@ import { h, say } from '../dom.js';
 import { loginMessage } from '../login-message.js';
 import { signIn } from '../session.js';
 
-export function renderLogin(root: HTMLElement, onSignedIn: () => void): void {
+export interface LoginForm {
+  form: HTMLFormElement;
+  /** Puts the keyboard in the first empty field. */
+  focus(): void;
+}
+
+/** The form on its own: the login page shows it, and so does the sign-in over the page when a session ends. */
+export function loginForm(onSignedIn: () => void, intro: string, idPrefix = 'login'): LoginForm {
   const user = h('input', {
-    attrs: { id: 'login-user', name: 'username', autocomplete: 'username', required: true, autofocus: true },
+    attrs: { id: `${idPrefix}-user`, name: 'username', autocomplete: 'username', required: true },
   });
   const pass = h('input', {
     attrs: {
-      id: 'login-password',
+      id: `${idPrefix}-password`,
       name: 'password',
       type: 'password',
       autocomplete: 'current-password',
       required: true,
     },
   });
-  const status = h('p', { class: 'status', attrs: { role: 'alert', id: 'login-status', hidden: true } });
+  const status = h('p', { class: 'status', attrs: { role: 'alert', id: `${idPrefix}-status`, hidden: true } });
   const submit = h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Sign in');
   const form = h(
     'form',
-    { class: 'login-card', attrs: { 'aria-labelledby': 'login-title' } },
-    h('h1', { attrs: { id: 'login-title' } }, 'dms-rules'),
-    h('p', { class: 'muted' }, 'Sign in to edit and run your document rules.'),
-    h('label', { attrs: { for: 'login-user' } }, 'User name'),
+    { class: 'login-card', attrs: { 'aria-labelledby': `${idPrefix}-title` } },
+    h('h1', { attrs: { id: `${idPrefix}-title` } }, 'dms-rules'),
+    h('p', { class: 'muted' }, intro),
+    h('label', { attrs: { for: `${idPrefix}-user` } }, 'User name'),
     user,
-    h('label', { attrs: { for: 'login-password' } }, 'Password'),
+    h('label', { attrs: { for: `${idPrefix}-password` } }, 'Password'),
     pass,
     status,
     submit,
@@ -44,6 +51,11 @@ export function renderLogin(root: HTMLElement, onSignedIn: () => void): void {
         submit.disabled = false;
       });
   });
-  root.replaceChildren(h('main', { class: 'login-page' }, form));
-  user.focus();
+  return { form, focus: () => (user.value ? pass : user).focus() };
+}
+
+export function renderLogin(root: HTMLElement, onSignedIn: () => void): void {
+  const login = loginForm(onSignedIn, 'Sign in to edit and run your document rules.');
+  root.replaceChildren(h('main', { class: 'login-page' }, login.form));
+  login.focus();
 }

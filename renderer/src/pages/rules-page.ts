@@ -26,11 +26,18 @@ let dmsNamesProblem: string | null = null;
 /** Fetches the schema and the dms names; the editor works without them (no completion) if this fails. */
 async function loadCompletionData(): Promise<void> {
   try {
-    const r = await request<{ schema: SchemaNode; vocabulary: unknown }>('/api/ui/schema');
+    const [r, targets] = await Promise.all([
+      request<{ schema: SchemaNode; vocabulary: unknown }>('/api/ui/schema'),
+      // Read at every page load, so a target added in the settings is offered at once.
+      request<{ targets: Array<{ name: string }> }>('/api/ui/settings/notify-targets').catch(() => ({ targets: [] })),
+    ]);
     const vars = (r.vocabulary as { vars?: unknown } | null)?.vars;
     completionData = {
       schema: r.schema,
-      vocabulary: normalizeVocabulary(r.vocabulary),
+      vocabulary: {
+        ...normalizeVocabulary(r.vocabulary),
+        notify_targets: targets.targets.map((t) => t.name),
+      },
       language: normalizeLanguage(r.vocabulary),
       vars: Array.isArray(vars) ? vars.filter((v): v is string => typeof v === 'string') : [],
     };

@@ -7,6 +7,7 @@ import { dmsConnectionStatus } from './dms-connection-status.js';
 import { updateShell } from './shell.js';
 import { refreshConfig } from '../session.js';
 import { connectionTest, describeReport, testConnection } from '../components/connection-test.js';
+import { notifyTargetsSection } from '../components/notify-targets.js';
 
 const ENV_NAMES: Record<string, string> = {
   dms_url: 'SVC_DMS_URL',
@@ -38,18 +39,21 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const dmsUrl = h('input', {
     attrs: { type: 'url', value: s.dms_url ?? '', placeholder: 'https://paperless.example.lan' },
   });
-  const secret = (set: boolean) =>
-    h('input', {
-      attrs: {
-        type: 'password',
-        autocomplete: 'new-password',
-        placeholder: set ? 'set — leave empty to keep' : 'not set',
-      },
-    });
-  const dmsToken = secret(s.dms_token_set);
+  const secret = () => h('input', { attrs: { type: 'password', autocomplete: 'new-password' } });
+  const dmsToken = secret();
   const adminUser = h('input', { attrs: { value: s.admin_user ?? '', autocomplete: 'username' } });
-  const adminPassword = secret(s.admin_password_set);
-  const apiToken = secret(s.api_token_set);
+  const adminPassword = secret();
+  const apiToken = secret();
+  /** Whether each secret is stored, shown in its empty field (again after every save). */
+  const showSecrets = (): void => {
+    for (const [input, set] of [
+      [dmsToken, s.dms_token_set],
+      [adminPassword, s.admin_password_set],
+      [apiToken, s.api_token_set],
+    ] as const)
+      input.placeholder = set ? 'set — leave empty to keep' : 'not set';
+  };
+  showSecrets();
   const currentPassword = h('input', { attrs: { type: 'password', autocomplete: 'current-password' } });
   const dry = h('input', {
     attrs: { type: 'checkbox', role: 'switch', id: 'settings-webhook_dry_run', disabled: fixed('webhook_dry_run') },
@@ -75,6 +79,19 @@ function renderForm(section: HTMLElement, s: Settings): void {
     { class: 'banner', attrs: { hidden: !s.restart_required, role: 'note', id: 'settings-restart' } },
     'Saved, but the running service could not apply all of it (the service log says why): quit and start the desktop app, or restart the service, to apply it.',
   );
+  // Shown after a new dms URL failed its test: saves what was refused, untested.
+  const saveAnyway = h(
+    'button',
+    { attrs: { type: 'button', id: 'settings-save-anyway', hidden: true } },
+    'Save anyway',
+  );
+  let refused: Record<string, unknown> | null = null;
+  saveAnyway.addEventListener('click', () => {
+    saveAnyway.hidden = true;
+    if (refused) submit(refused);
+    refused = null;
+  });
+  dmsUrl.addEventListener('input', () => (saveAnyway.hidden = true));
   // What the running service uses, replaced after a save that switched the dms.
   let connected = dmsConnectionStatus();
   const testArea = connectionTest(() => ({ url: dmsUrl.value.trim(), token: dmsToken.value }));
@@ -126,6 +143,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
       'Needed to change the password or the API token. A new dms URL without a new token removes the stored token.',
     ),
     status,
+    saveAnyway,
     restart,
     s.config_file ? h('p', { class: 'muted small' }, `Stored in ${s.config_file}.`) : null,
     h('div', { class: 'buttons' }, h('button', { class: 'primary', attrs: { type: 'submit' } }, 'Save settings')),
@@ -149,19 +167,21 @@ function renderForm(section: HTMLElement, s: Settings): void {
     }
     if (Object.keys(body).length === 0) return say(status, 'Nothing changed.', 'info');
     if (currentPassword.value) body.current_password = currentPassword.value;
-    void warnIfUnreachable(body).then((save) => {
-      if (!save) return say(status, 'Not saved: the new dms URL does not answer. Correct it, or save anyway.', 'error');
-      submit(body);
+    saveAnyway.hidden = true;
+    void whyNotToSave(body).then((why) => {
+      if (why === null) return submit(body);
+      refused = body;
+      say(status, `Not saved: ${why} Correct the URL, or save it anyway.`, 'error');
+      saveAnyway.hidden = false;
     });
   });
 
-  // A new dms URL is tried before it is saved: saving one that does not answer takes a confirmation.
-  async function warnIfUnreachable(body: Record<string, unknown>): Promise<boolean> {
-    if (typeof body.dms_url !== 'string') return true;
+  // A new dms URL is tried before it is saved: one that does not answer is saved only by "Save anyway".
+  async function whyNotToSave(body: Record<string, unknown>): Promise<string | null> {
+    if (typeof body.dms_url !== 'string') return null;
     say(status, `Testing ${body.dms_url} before saving…`, 'info');
     const report = await testConnection(body.dms_url, dmsToken.value).catch(() => null);
-    if (!report || report.ok) return true;
-    return window.confirm(`${describeReport(report)[0]}\n\nSave this URL anyway?`);
+    return !report || report.ok ? null : describeReport(report)[0];
   }
 
   function submit(body: Record<string, unknown>): void {
@@ -180,12 +200,16 @@ function renderForm(section: HTMLElement, s: Settings): void {
           connected = fresh;
           void refreshConfig().then(updateShell, () => undefined);
         }
-        return request<Settings>('/api/ui/settings').then((fresh) => Object.assign(s, fresh));
+        return request<Settings>('/api/ui/settings').then((fresh) => {
+          Object.assign(s, fresh);
+          showSecrets();
+        });
       })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'));
   }
   section.append(
     form,
+    notifyTargetsSection(),
     h(
       'section',
       { class: 'service-log' },

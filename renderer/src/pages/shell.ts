@@ -72,14 +72,25 @@ export function updateShell(config: UiConfig | null): void {
 
 /** When this page first found the dms unusable (kept across pages, cleared once it answers). */
 let downSince: Date | null = null;
+/** While the banner shows, the dms is asked again this often, so the banner goes soon after it answers. */
+const DMS_RECHECK_MS = 3000;
+let recheck: number | undefined;
+
+/** Fired on `document` when a recheck finds the dms answering again (the settings' status block listens). */
+export const DMS_BACK_EVENT = 'dms-back';
 
 /** A prominent banner while the dms cannot be reached, in plain words and since when this page saw it. */
-async function showDmsProblem(target: HTMLElement): Promise<void> {
-  const health = await request<{ dms?: DmsHealth }>('/api/health').catch(() => null);
+async function showDmsProblem(target: HTMLElement, deep = false): Promise<void> {
+  window.clearTimeout(recheck);
+  const health = await request<{ dms?: DmsHealth }>('/api/health', { query: { deep: deep ? 1 : undefined } }).catch(
+    () => null,
+  );
   const problem = health?.dms ? dmsProblemText(health.dms) : null;
   if (!problem) {
+    const wasDown = !target.hidden;
     downSince = null;
     target.hidden = true;
+    if (wasDown && health) document.dispatchEvent(new CustomEvent(DMS_BACK_EVENT));
     return;
   }
   downSince ??= new Date();
@@ -87,6 +98,9 @@ async function showDmsProblem(target: HTMLElement): Promise<void> {
   // "… does not answer (connection refused) since 10:42. Is it running …": the time after the first sentence's claim.
   target.textContent = `${problem.replace(/\.(\s|$)/, ` since ${since}.$1`)} Rules cannot read or change documents until it answers.`;
   target.hidden = false;
+  recheck = window.setTimeout(() => {
+    if (target.isConnected) void showDmsProblem(target, true);
+  }, DMS_RECHECK_MS);
 }
 
 interface Arrival {

@@ -37,5 +37,20 @@ export function settingsRoutes({ settings, auth, config }: SettingsRoutesDeps): 
     });
   });
 
+  // Notify targets: secrets are write-only (see settings/notify-target-settings.ts).
+  router.get('/settings/notify-targets', (_req, res) => {
+    res.json(settings.notifyTargets.list());
+  });
+  router.put('/settings/notify-targets/:name', json, (req, res) => {
+    res.json({ ok: true, target: settings.notifyTargets.put(req.params.name, req.body) });
+  });
+  router.delete('/settings/notify-targets/:name', (req, res) => {
+    settings.notifyTargets.remove(req.params.name);
+    res.json({ ok: true });
+  });
+  router.post('/settings/notify-targets/:name/test', async (req, res) => {
+    res.json(await settings.notifyTargets.test(req.params.name));
+  });
+
   return router;
 }

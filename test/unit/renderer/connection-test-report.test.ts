@@ -53,3 +53,36 @@ describe('"Test connection" in words', () => {
     assert.ok(!state.some((line) => line.startsWith('attribution:')), 'not repeated as a raw fact');
   });
 });
+
+describe('"Test connection" says the version facts and permissions in words, never as raw keys', () => {
+  it('names the API version, the supported releases and that the token may view everything', () => {
+    const lines = describeReport({
+      ok: true,
+      url: 'http://p',
+      version: '2.18.4',
+      apiVersion: 7,
+      serverApiVersion: 9,
+      supportedVersions: '2.15–3.x',
+      forbidden: [],
+    });
+    assert.deepEqual(lines, [
+      'Reachable at http://p: Paperless-ngx 2.18.4.',
+      'The service speaks API version 7 with it (Paperless allows up to 9).',
+      'Supported: Paperless-ngx 2.15–3.x.',
+      'The token may view everything the rules use.',
+    ]);
+    assert.ok(lines.every((l) => !/supportedVersions|apiVersion|forbidden:/.test(l)));
+  });
+
+  it('names what the token may not view', () => {
+    const lines = describeReport({
+      ok: true,
+      url: 'http://p',
+      forbidden: [{ kind: 'custom_fields', permission: 'view_customfield' }],
+    });
+    assert.equal(
+      lines[1],
+      'The token may not view custom fields (view_customfield): rules that use them fail with a trace that says so.',
+    );
+  });
+});
