@@ -1,0 +1,128 @@
+import { and, andNot, bitsWhere, count, countAnd, or, emptyBits, type Bits } from './bitset.js';
+import type { Dataset } from './candidates.js';
+
+/** A condition of a clause: the candidate feature holds (or, negated, does not). */
+export interface Literal {
+  feature: number;
+  negated: boolean;
+}
+
+/** Conditions that must all hold; a rule set holds when any of its clauses does. */
+export type Clause = Literal[];
+
+export interface CoveringOptions {
+  /** A clause is kept only when at least this share of the training documents it matches carry the label. */
+  minPrecision: number;
+  maxClauses?: number;
+  maxLiterals?: number;
+}
+
+export interface CoveringResult {
+  clauses: Clause[];
+  /** The best clause grown, kept or not, with its training precision (what a person is told when nothing is kept). */
+  best: { clause: Clause; precision: number } | null;
+}
+
+/** A stable pseudo-random number per document id, so the same archive splits the same way on every run. */
+export function mixId(id: number): number {
+  let h = Math.imul(id ^ 0x9e3779b9, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** The documents a clause holds for. */
+export function clauseCover(data: Dataset, clause: Clause): Bits {
+  let cover = bitsWhere(data.n, () => true);
+  for (const literal of clause)
+    cover = literal.negated ? andNot(cover, data.bits[literal.feature]) : and(cover, data.bits[literal.feature]);
+  return cover;
+}
+
+export function ruleCover(data: Dataset, clauses: readonly Clause[]): Bits {
+  return clauses.reduce((cover, clause) => or(cover, clauseCover(data, clause)), emptyBits(data.n));
+}
+
+const laplace = (p: number, n: number): number => Math.log2((p + 1) / (p + n + 2));
+
+/** Adds the literal with the best FOIL gain until the clause matches no negative or nothing gains. */
+function growClause(data: Dataset, pos: Bits, neg: Bits, maxLiterals: number): Clause {
+  const clause: Clause = [];
+  let covPos = pos;
+  let covNeg = neg;
+  while (clause.length < maxLiterals) {
+    const p0 = count(covPos);
+    const n0 = count(covNeg);
+    if (n0 === 0 || p0 === 0) break;
+    const before = laplace(p0, n0);
+    let best: { literal: Literal; gain: number } | null = null;
+    for (let f = 0; f < data.features.length; f++) {
+      if (clause.some((l) => l.feature === f)) continue;
+      const pIn = countAnd(covPos, data.bits[f]);
+      const nIn = countAnd(covNeg, data.bits[f]);
+      // A negated condition only refines a clause (exceptions such as a sender merely mentioned).
+      const options: Array<[boolean, number, number]> = [[false, pIn, nIn]];
+      if (clause.length > 0) options.push([true, p0 - pIn, n0 - nIn]);
+      for (const [negated, p1, n1] of options) {
+        if (p1 < 1) continue;
+        const gain = p1 * (laplace(p1, n1) - before);
+        if (gain > (best?.gain ?? 1e-9)) best = { literal: { feature: f, negated }, gain };
+      }
+    }
+    if (!best) break;
+    clause.push(best.literal);
+    const bits = data.bits[best.literal.feature];
+    covPos = best.literal.negated ? andNot(covPos, bits) : and(covPos, bits);
+    covNeg = best.literal.negated ? andNot(covNeg, bits) : and(covNeg, bits);
+  }
+  return clause;
+}
+
+/** RIPPER's pruning: the prefix of the clause with the best (p − n) / (p + n) on the held-out documents. */
+function pruneClause(data: Dataset, clause: Clause, pos: Bits, neg: Bits): Clause {
+  if (count(pos) + count(neg) === 0) return clause;
+  let bestLength = clause.length;
+  let bestValue = -Infinity;
+  for (let k = 1; k <= clause.length; k++) {
+    const cover = clauseCover(data, clause.slice(0, k));
+    const p = countAnd(cover, pos);
+    const n = countAnd(cover, neg);
+    const value = p + n === 0 ? -1 : (p - n) / (p + n);
+    // Ties keep the longer prefix: a precise rule is what the floor asks for.
+    if (value >= bestValue) {
+      bestValue = value;
+      bestLength = k;
+    }
+  }
+  return clause.slice(0, bestLength);
+}
+
+/**
+ * Sequential covering over the training documents: grow a clause for precision on two thirds of them, prune it
+ * on the other third, keep it when its precision over all of them reaches the floor, then cover the rest.
+ */
+export function learnClauses(data: Dataset, train: Bits, options: CoveringOptions): CoveringResult {
+  const maxClauses = options.maxClauses ?? 5;
+  const maxLiterals = options.maxLiterals ?? 3;
+  const pruneSet = bitsWhere(data.n, (d) => mixId(data.ids[d] * 7 + 3) % 3 === 0);
+  const trainPos = and(train, data.positive);
+  const trainNeg = andNot(train, data.positive);
+  const minNew = Math.max(2, Math.ceil(0.03 * count(trainPos)));
+  let remaining = trainPos;
+  const clauses: Clause[] = [];
+  let best: CoveringResult['best'] = null;
+  while (clauses.length < maxClauses && count(remaining) >= minNew) {
+    const grown = growClause(data, andNot(remaining, pruneSet), andNot(trainNeg, pruneSet), maxLiterals);
+    if (grown.length === 0) break;
+    const clause = pruneClause(data, grown, and(remaining, pruneSet), and(trainNeg, pruneSet));
+    const cover = clauseCover(data, clause);
+    const p = countAnd(cover, trainPos);
+    const n = countAnd(cover, trainNeg);
+    const precision = p + n === 0 ? 0 : p / (p + n);
+    if (!best || precision > best.precision) best = { clause, precision };
+    if (precision < options.minPrecision || countAnd(cover, remaining) < minNew) break;
+    clauses.push(clause);
+    remaining = andNot(remaining, cover);
+  }
+  return { clauses, best };
+}
