@@ -112,7 +112,10 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
   for (const [id, p] of [...identifierPos.entries()].sort((a, b) => a[0] - b[0])) {
     if (p < minSupport) continue;
     const found = index.identifiers[id];
-    byIdentifier.set(id, addFeature({ kind: 'identifier', values: [found.value], label: `${found.kind} ${found.value}` }));
+    byIdentifier.set(
+      id,
+      addFeature({ kind: 'identifier', values: [found.value], label: `${found.kind} ${found.value}` }),
+    );
   }
   if (!options.exclude.has('correspondent'))
     index.correspondents.forEach((name, id) =>

@@ -1,11 +1,4 @@
-import {
-  findIdentifiers,
-  guessLanguage,
-  isContentWord,
-  stem,
-  tokenize,
-  type Identifier,
-} from './text-features.js';
+import { findIdentifiers, guessLanguage, isContentWord, stem, tokenize, type Identifier } from './text-features.js';
 
 /** One document as the learner reads it: names, not ids, and whether it carries the target label. */
 export interface LearnDocument {

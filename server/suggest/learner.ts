@@ -28,7 +28,8 @@ export interface LearnOutcome {
 }
 
 const FOLDS = 3;
-export const HOLDOUT_METHOD = '3-fold cross-validation (documents split by id; each third judged by a rule learned on the other two)';
+export const HOLDOUT_METHOD =
+  '3-fold cross-validation (documents split by id; each third judged by a rule learned on the other two)';
 
 /** Learns up to three rules, from the most precise to the broadest; the same dataset gives the same rules. */
 export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
@@ -69,7 +70,10 @@ function crossValidate(data: Dataset, options: { minPrecision: number; maxLitera
   let fn = 0;
   for (let fold = 0; fold < FOLDS; fold++) {
     const test = bitsWhere(data.n, (d) => mixId(data.ids[d]) % FOLDS === fold);
-    const train = andNot(bitsWhere(data.n, () => true), test);
+    const train = andNot(
+      bitsWhere(data.n, () => true),
+      test,
+    );
     const cover = ruleCover(data, learnClauses(data, train, options).clauses);
     const testPos = and(test, data.positive);
     tp += countAnd(cover, testPos);

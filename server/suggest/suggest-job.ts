@@ -67,7 +67,8 @@ export async function runSuggestion(
         `(at least ${MIN_LABELLED}), or give the ids of documents that should match as "examples".`,
     );
   const exclude = new Set<'correspondent' | 'document_type'>();
-  if (request.target.kind === 'correspondent' || request.target.kind === 'document_type') exclude.add(request.target.kind);
+  if (request.target.kind === 'correspondent' || request.target.kind === 'document_type')
+    exclude.add(request.target.kind);
   const data = buildDataset(features, { exclude });
   const learned = learnRules(data, request.minPrecision);
   if (learned.rules.length === 0) {
@@ -122,7 +123,11 @@ export async function runSuggestion(
       recall: round(tally.recall),
       matched: tally.tp + tally.fp,
       labelled: tally.tp + tally.fn,
-      holdout: { precision: round(rule.holdout.precision), recall: round(rule.holdout.recall), method: rule.holdout.method },
+      holdout: {
+        precision: round(rule.holdout.precision),
+        recall: round(rule.holdout.recall),
+        method: rule.holdout.method,
+      },
       would_add: tally.wouldAdd,
       would_add_count: tally.fp,
       would_miss: tally.wouldMiss,
@@ -183,7 +188,15 @@ function loadedRule(deps: SuggestJobDeps, request: SuggestRequest, rule: Learned
     when: whenOfRule(rule),
     actions: [targetAction(request.target)],
   } as unknown as RuleDefinition;
-  return { id, description, file: '(suggestion)', package: null, definition, compiled: compileRule(definition), vars: {} };
+  return {
+    id,
+    description,
+    file: '(suggestion)',
+    package: null,
+    definition,
+    compiled: compileRule(definition),
+    vars: {},
+  };
 }
 
 const customFieldTypes = (vocabulary: DmsVocabulary) =>

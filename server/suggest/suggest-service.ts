@@ -55,7 +55,8 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
             },
           });
         } catch (err) {
-          if (!(err instanceof SuggestionError)) deps.logger.error(`suggestion ${eventId} failed: ${errorMessage(err)}`);
+          if (!(err instanceof SuggestionError))
+            deps.logger.error(`suggestion ${eventId} failed: ${errorMessage(err)}`);
           events.update(eventId, {
             status: signal.aborted ? (signal.reason === 'shutdown' ? 'interrupted' : 'cancelled') : 'failed',
             finished_at: deps.now().toISOString(),
