@@ -42,10 +42,12 @@ export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
   const rules: LearnedRule[] = [];
   const seen = new Set<string>();
   let best: LearnOutcome['best'] = null;
+  // Once a rule failed on held-out documents, that figure is the honest best, not its training precision.
+  let heldOut = false;
   for (const { variant, floor, maxLiterals } of variants) {
     const options = { minPrecision: floor, maxLiterals };
     const learned = learnClauses(data, all, options);
-    if (learned.best && (!best || learned.best.precision > best.precision))
+    if (learned.best && !heldOut && (!best || learned.best.precision > best.precision))
       best = {
         precision: learned.best.precision,
         label: describeClause(data, learned.best.clause),
@@ -55,10 +57,22 @@ export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
     const key = JSON.stringify(canonical(learned.clauses));
     if (seen.has(key)) continue;
     seen.add(key);
+    const holdout = crossValidate(data, options);
+    // A rule that fits the labels it saw and fails on the ones it did not is chance, not a rule.
+    if (holdout.precision < minPrecision - 0.3) {
+      if (!heldOut || (best && holdout.precision > best.precision))
+        best = {
+          precision: holdout.precision,
+          label: `${describeClause(data, learned.clauses[0])}, on documents it did not see`,
+          lookAlike: lookAlike(data, learned.clauses[0]),
+        };
+      heldOut = true;
+      continue;
+    }
     rules.push({
       variant,
       clauses: learned.clauses.map((c) => c.map((l) => ({ feature: data.features[l.feature], negated: l.negated }))),
-      holdout: { ...crossValidate(data, options), method: HOLDOUT_METHOD },
+      holdout: { ...holdout, method: HOLDOUT_METHOD },
     });
   }
   return { rules, best: rules.length > 0 ? null : best };
@@ -95,5 +109,9 @@ function lookAlike(data: Dataset, clause: Clause): Array<{ id: number; title: st
   const out: Array<{ id: number; title: string }> = [];
   for (let d = 0; d < data.n && out.length < 5; d++)
     if ((cover[d >>> 5] & (1 << (d & 31))) !== 0) out.push({ id: data.ids[d], title: data.titles[d] });
+  // It matches no unlabelled document: then the labelled ones it misses are what resembles the rest.
+  const missed = andNot(data.positive, ruleCover(data, [clause]));
+  for (let d = 0; d < data.n && out.length < 5; d++)
+    if ((missed[d >>> 5] & (1 << (d & 31))) !== 0) out.push({ id: data.ids[d], title: data.titles[d] });
   return out;
 }
