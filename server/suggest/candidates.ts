@@ -2,7 +2,7 @@ import { bitsWhere, countAnd, emptyBits, setBit, type Bits } from './bitset.js';
 import { pairWords, type FeatureIndex } from './feature-index.js';
 
 /** What a condition tests, in the rule language's terms (rule-yaml.ts writes it). */
-export type FeatureKind = 'words' | 'phrase' | 'part_word' | 'identifier' | 'correspondent' | 'document_type';
+export type FeatureKind = 'words' | 'phrase' | 'part_word' | 'fuzzy' | 'identifier' | 'correspondent' | 'document_type';
 
 export interface Feature {
   kind: FeatureKind;
@@ -31,6 +31,7 @@ const MAX_FORMS = 6;
 const STEMS_KEPT = 250;
 const PHRASES_KEPT = 200;
 const PART_WORD_STEMS = 60;
+const FUZZY_STEMS = 60;
 const FEATURES_KEPT = 200;
 
 /** FOIL's information gain of a condition holding for p labelled and q other documents, against the base rate. */
@@ -91,6 +92,24 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
     });
     if (!holding.some((id) => !s.top.includes(id))) continue;
     const feature = addFeature({ kind: 'part_word', values: [root], label: `part-word ${root}` });
+    for (const w of holding) link(w, feature);
+  }
+
+  // Long words with OCR slips: `fuzzy` (partial ratio ≥ 90) forgives one swapped pair of letters from ten letters on.
+  const wordIds = new Map(index.words.map((w, i) => [w, i]));
+  for (const s of stems.slice(0, FUZZY_STEMS)) {
+    const word = index.words[s.top[0]];
+    if (word.length < 10 || !/^\p{L}+$/u.test(word)) continue;
+    const holding = new Set<number>();
+    for (const variant of swaps(word)) {
+      const id = wordIds.get(variant);
+      if (id !== undefined) holding.add(id);
+    }
+    if (holding.size === 0) continue;
+    index.words.forEach((w, id) => {
+      if (w.includes(word)) holding.add(id);
+    });
+    const feature = addFeature({ kind: 'fuzzy', values: [word], label: `fuzzy ${word}` });
     for (const w of holding) link(w, feature);
   }
 
@@ -164,3 +183,11 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
 }
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+/** The word with each pair of neighbouring letters swapped. */
+function swaps(word: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < word.length; i++)
+    if (word[i] !== word[i + 1]) out.push(word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2));
+  return out;
+}

@@ -62,7 +62,8 @@ function growClause(data: Dataset, pos: Bits, neg: Bits, maxLiterals: number): C
       const nIn = countAnd(covNeg, data.bits[f]);
       // A negated condition only refines a clause (exceptions such as a sender merely mentioned).
       const options: Array<[boolean, number, number]> = [[false, pIn, nIn]];
-      if (clause.length > 0) options.push([true, p0 - pIn, n0 - nIn]);
+      // It must set aside at least two other documents: one is as likely a wrong label as an exception.
+      if (clause.length > 0 && nIn >= 2) options.push([true, p0 - pIn, n0 - nIn]);
       for (const [negated, p1, n1] of options) {
         if (p1 < 1) continue;
         const gain = p1 * (laplace(p1, n1) - before);
@@ -140,5 +141,6 @@ function judge(data: Dataset, clause: Clause, pos: Bits, neg: Bits): { cover: Bi
   const cover = clauseCover(data, clause);
   const p = countAnd(cover, pos);
   const n = countAnd(cover, neg);
-  return { cover, precision: p + n === 0 ? 0 : p / (p + n) };
+  // One disagreement is forgiven (the +1): in a few dozen documents, one wrong label must not sink a clean rule.
+  return { cover, precision: p + n === 0 ? 0 : (p + 1) / (p + n + 1) };
 }

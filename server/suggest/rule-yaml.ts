@@ -16,6 +16,9 @@ export function conditionOf({ feature, negated }: LearnedLiteral): Record<string
     case 'part_word':
       condition = { content: { matches: `(?i)${escapeRegex(value)}` } };
       break;
+    case 'fuzzy':
+      condition = { content: { fuzzy: value } };
+      break;
     case 'identifier':
       condition = { content: { contains: value } };
       break;
@@ -45,6 +48,7 @@ function patternOf({ feature }: LearnedLiteral): RegExp | null {
     case 'words':
     case 'phrase':
     case 'part_word':
+    case 'fuzzy':
     case 'identifier':
       return new RegExp(feature.values.map((v) => escapeRegex(v).replace(/ /g, '\\s+')).join('|'), 'giu');
     default:
