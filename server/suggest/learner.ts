@@ -40,7 +40,7 @@ export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
     { variant: 'broad', floor: minPrecision, maxLiterals: 1 },
   ];
   const rules: LearnedRule[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, LearnedRule>();
   let best: LearnOutcome['best'] = null;
   // Once a rule failed on held-out documents, that figure is the honest best, not its training precision.
   let heldOut = false;
@@ -55,9 +55,13 @@ export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
       };
     if (learned.clauses.length === 0) continue;
     const key = JSON.stringify(canonical(learned.clauses));
-    if (seen.has(key)) continue;
-    seen.add(key);
     const holdout = crossValidate(data, options);
+    const same = seen.get(key);
+    if (same) {
+      // The same rule from a second floor: its held-out figure is the better estimate when it is higher.
+      if (f1(holdout) > f1(same.holdout)) same.holdout = { ...holdout, method: HOLDOUT_METHOD };
+      continue;
+    }
     // A rule that fits the labels it saw and fails on the ones it did not is chance, not a rule.
     if (holdout.precision < minPrecision - 0.3) {
       if (!heldOut || (best && holdout.precision > best.precision))
@@ -69,11 +73,13 @@ export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
       heldOut = true;
       continue;
     }
-    rules.push({
+    const rule: LearnedRule = {
       variant,
       clauses: learned.clauses.map((c) => c.map((l) => ({ feature: data.features[l.feature], negated: l.negated }))),
       holdout: { ...holdout, method: HOLDOUT_METHOD },
-    });
+    };
+    seen.set(key, rule);
+    rules.push(rule);
   }
   return { rules, best: rules.length > 0 ? null : best };
 }
@@ -115,3 +121,6 @@ function lookAlike(data: Dataset, clause: Clause): Array<{ id: number; title: st
     if ((missed[d >>> 5] & (1 << (d & 31))) !== 0) out.push({ id: data.ids[d], title: data.titles[d] });
   return out;
 }
+
+const f1 = ({ precision, recall }: Figures): number =>
+  precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);

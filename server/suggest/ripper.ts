@@ -46,14 +46,15 @@ export function ruleCover(data: Dataset, clauses: readonly Clause[]): Bits {
 const laplace = (p: number, n: number): number => Math.log2((p + 1) / (p + n + 2));
 
 /** Adds the literal with the best FOIL gain until the clause matches no negative or nothing gains. */
-function growClause(data: Dataset, pos: Bits, neg: Bits, maxLiterals: number): Clause {
+function growClause(data: Dataset, pos: Bits, neg: Bits, maxLiterals: number, floor: number): Clause {
   const clause: Clause = [];
   let covPos = pos;
   let covNeg = neg;
   while (clause.length < maxLiterals) {
     const p0 = count(covPos);
     const n0 = count(covNeg);
-    if (n0 === 0 || p0 === 0) break;
+    // Precise enough: a further condition would only chase the odd wrong label and lose documents.
+    if (p0 === 0 || (clause.length > 0 && graced(p0, n0) >= floor)) break;
     const before = laplace(p0, n0);
     let best: { literal: Literal; gain: number } | null = null;
     for (let f = 0; f < data.features.length; f++) {
@@ -79,8 +80,11 @@ function growClause(data: Dataset, pos: Bits, neg: Bits, maxLiterals: number): C
   return clause;
 }
 
-/** RIPPER's pruning: the prefix of the clause with the best (p − n) / (p + n) on the held-out documents. */
-function pruneClause(data: Dataset, clause: Clause, pos: Bits, neg: Bits): Clause {
+/**
+ * Pruning on the held-out documents: the shortest prefix of the clause that is precise enough there, else
+ * RIPPER's choice, the prefix with the best (p − n) / (p + n).
+ */
+function pruneClause(data: Dataset, clause: Clause, pos: Bits, neg: Bits, floor: number): Clause {
   if (count(pos) + count(neg) === 0) return clause;
   let bestLength = clause.length;
   let bestValue = -Infinity;
@@ -88,8 +92,8 @@ function pruneClause(data: Dataset, clause: Clause, pos: Bits, neg: Bits): Claus
     const cover = clauseCover(data, clause.slice(0, k));
     const p = countAnd(cover, pos);
     const n = countAnd(cover, neg);
+    if (p > 0 && graced(p, n) >= floor) return clause.slice(0, k);
     const value = p + n === 0 ? -1 : (p - n) / (p + n);
-    // Ties keep the longer prefix: a precise rule is what the floor asks for.
     if (value >= bestValue) {
       bestValue = value;
       bestLength = k;
@@ -97,6 +101,9 @@ function pruneClause(data: Dataset, clause: Clause, pos: Bits, neg: Bits): Claus
   }
   return clause.slice(0, bestLength);
 }
+
+/** Precision with one disagreement forgiven: in a few dozen documents, one wrong label must not sink a clean rule. */
+const graced = (p: number, n: number): number => (p + n === 0 ? 0 : (p + 1) / (p + n + 1));
 
 /**
  * Sequential covering over the training documents: grow a clause for precision on two thirds of them, prune it
@@ -114,13 +121,19 @@ export function learnClauses(data: Dataset, train: Bits, options: CoveringOption
   let best: CoveringResult['best'] = null;
   let failures = 0;
   while (clauses.length < maxClauses && count(remaining) >= minNew) {
-    const grown = growClause(data, andNot(remaining, pruneSet), andNot(trainNeg, pruneSet), maxLiterals);
+    const grown = growClause(
+      data,
+      andNot(remaining, pruneSet),
+      andNot(trainNeg, pruneSet),
+      maxLiterals,
+      options.minPrecision,
+    );
     if (grown.length === 0) break;
-    let clause = pruneClause(data, grown, and(remaining, pruneSet), and(trainNeg, pruneSet));
+    let clause = pruneClause(data, grown, and(remaining, pruneSet), and(trainNeg, pruneSet), options.minPrecision);
     let { cover, precision } = judge(data, clause, trainPos, trainNeg);
     if (precision < options.minPrecision) {
       // The held-out third had the exceptions the grown two thirds lacked: grow once more on all of them.
-      const regrown = growClause(data, remaining, trainNeg, maxLiterals);
+      const regrown = growClause(data, remaining, trainNeg, maxLiterals, options.minPrecision);
       const second = judge(data, regrown, trainPos, trainNeg);
       if (regrown.length > 0 && second.precision > precision) (({ cover, precision } = second), (clause = regrown));
     }
@@ -141,6 +154,5 @@ function judge(data: Dataset, clause: Clause, pos: Bits, neg: Bits): { cover: Bi
   const cover = clauseCover(data, clause);
   const p = countAnd(cover, pos);
   const n = countAnd(cover, neg);
-  // One disagreement is forgiven (the +1): in a few dozen documents, one wrong label must not sink a clean rule.
-  return { cover, precision: p + n === 0 ? 0 : (p + 1) / (p + n + 1) };
+  return { cover, precision: graced(p, n) };
 }
