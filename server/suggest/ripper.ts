@@ -135,7 +135,11 @@ export function learnClauses(data: Dataset, train: Bits, options: CoveringOption
       // The held-out third had the exceptions the grown two thirds lacked: grow once more on all of them.
       const regrown = growClause(data, remaining, trainNeg, maxLiterals, options.minPrecision);
       const second = judge(data, regrown, trainPos, trainNeg);
-      if (regrown.length > 0 && second.precision > precision) (({ cover, precision } = second), (clause = regrown));
+      if (regrown.length > 0 && second.precision > precision) {
+        cover = second.cover;
+        precision = second.precision;
+        clause = regrown;
+      }
     }
     if (!best || precision > best.precision) best = { clause, precision };
     if (countAnd(cover, remaining) < minNew) break;

@@ -25,9 +25,10 @@ export function parseSuggestRequest(body: unknown): SuggestRequest {
     );
   const keys = Object.keys(raw);
   let target: SuggestTarget | null = null;
-  for (const kind of NAMED)
-    if (typeof raw[kind] === 'string' && (raw[kind] as string).trim() && keys.length === 1)
-      target = { kind, name: (raw[kind] as string).trim() };
+  for (const kind of NAMED) {
+    const name = raw[kind];
+    if (typeof name === 'string' && name.trim() && keys.length === 1) target = { kind, name: name.trim() };
+  }
   const field = raw.custom_field as Record<string, unknown> | undefined;
   if (keys.length === 1 && typeof field === 'object' && field !== null) {
     const value = field.value;

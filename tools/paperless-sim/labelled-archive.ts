@@ -42,7 +42,7 @@ const strom: Maker = (pick, rnd) =>
   `${pick(['Bitte überweisen Sie den Betrag', 'Der Betrag wird abgebucht', 'Vielen Dank für Ihre Zahlung'])}.`;
 const mentionsNordhafen: Maker = (pick) =>
   `Sparkasse Holstein\nKontoauszug\n${pick(['Lastschrift', 'Überweisung'])} an Stadtwerke Nordhafen GmbH\n` +
-  `${pick(['Miete Juni', 'Gehalt', 'Versicherung'])}`;
+  pick(['Miete Juni', 'Gehalt', 'Versicherung']);
 const IBAN = 'DE89 3704 0044 0532 0130 00';
 const hausbank: Maker = (pick, rnd) =>
   `${pick(['Kontoauszug', 'Umsatzübersicht', 'Mitteilung zu Ihrem Konto'])} Nr. ${Math.floor(rnd() * 90) + 1}\n` +

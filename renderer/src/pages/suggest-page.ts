@@ -8,7 +8,7 @@ import { navigate } from '../router.js';
 import type { JobEvent as EventRecord } from '../types.js';
 import type { SuggestionCandidate } from '../../../server/suggest/suggestion-types.js';
 
-const KINDS: Array<[keyof Vocabulary & string, string, string]> = [
+const KINDS: Array<[keyof Vocabulary, string, string]> = [
   ['tags', 'tag', 'Tag'],
   ['correspondents', 'correspondent', 'Correspondent'],
   ['document_types', 'document_type', 'Document type'],
