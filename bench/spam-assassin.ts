@@ -33,8 +33,10 @@ export function* mails(dir: string): Generator<Mail> {
   for (const group of fs.readdirSync(dir).sort()) {
     const groupDir = path.join(dir, group);
     if (!fs.statSync(groupDir).isDirectory()) continue;
+    // Each message is there twice: as raw mail (.txt) and wrapped in JSON; the raw one is read.
     for (const name of fs.readdirSync(groupDir).sort()) {
-      const { text } = JSON.parse(fs.readFileSync(path.join(groupDir, name), 'utf8')) as { text: string };
+      if (!name.endsWith('.txt')) continue;
+      const text = fs.readFileSync(path.join(groupDir, name), 'latin1');
       const split = text.indexOf('\n\n');
       const headers = split >= 0 ? text.slice(0, split) : text;
       const body = split >= 0 ? text.slice(split + 2) : '';

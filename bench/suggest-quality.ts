@@ -18,14 +18,20 @@ export interface LabelFigures {
 
 const f1 = (p: number, r: number): number => (p + r === 0 ? 0 : (2 * p * r) / (p + r));
 
-/** Builds the index once per label (labels are part of what it keeps) and learns that label's rules. */
+/** The archive read once; each label relabels it (FeatureIndex.relabel) and learns that label's rules. */
+export function indexOf(documents: Iterable<Omit<LearnDocument, 'positive'>>): FeatureIndex {
+  const index = new FeatureIndex();
+  for (const doc of documents) index.add({ ...doc, positive: false });
+  return index;
+}
+
 export function figuresFor(
-  documents: () => Iterable<Omit<LearnDocument, 'positive'> & { labels: readonly string[] }>,
+  index: FeatureIndex,
+  labels: ReadonlyArray<readonly string[]>,
   label: string,
   minPrecision = 0.95,
 ): LabelFigures {
-  const index = new FeatureIndex();
-  for (const doc of documents()) index.add({ ...doc, positive: doc.labels.includes(label) });
+  index.relabel(labels.map((l) => l.includes(label)));
   const data = buildDataset(index, { exclude: new Set() });
   const learned = learnRules(data, minPrecision);
   // The candidate with the best held-out F1 (what a person would pick from the list).

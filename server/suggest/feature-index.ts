@@ -91,6 +91,21 @@ export class FeatureIndex {
     this.docType.push(named(this.typeIds, this.documentTypes, doc.document_type));
   }
 
+  /**
+   * The same documents with other labels (one per document, in reading order): a second label of the same
+   * archive needs no second read of its text.
+   */
+  relabel(positive: readonly boolean[]): void {
+    this.positive.splice(0, this.positive.length, ...positive);
+    this.wordDfPos.fill(0);
+    this.pairDfPos.clear();
+    this.docWords.forEach((words, d) => {
+      if (!positive[d]) return;
+      for (const id of words) this.wordDfPos[id]++;
+      for (const key of this.docPairs[d]) this.pairDfPos.set(key, (this.pairDfPos.get(key) ?? 0) + 1);
+    });
+  }
+
   private wordId(word: string, language: 'de' | 'en'): number {
     let id = this.wordIds.get(word);
     if (id !== undefined) return id;

@@ -26,14 +26,16 @@ export interface Token {
 /** The document's words (Intl.Segmenter's word-like segments), lower-cased, with phrase joints. */
 export function tokenize(text: string, limit = MAX_WORDS): Token[] {
   const tokens: Token[] = [];
-  let gapIsSpace = false;
+  // What lies since the previous word: nothing, white space only, or more (", " comes as two segments).
+  let gap: 'none' | 'space' | 'other' = 'other';
   for (const segment of SEGMENTER.segment(text)) {
     if (!segment.isWordLike) {
-      gapIsSpace = /^\s+$/u.test(segment.segment) && tokens.length > 0;
+      if (!/^\s+$/u.test(segment.segment)) gap = 'other';
+      else if (gap === 'none') gap = 'space';
       continue;
     }
-    tokens.push({ word: segment.segment.toLowerCase(), joined: gapIsSpace });
-    gapIsSpace = false;
+    tokens.push({ word: segment.segment.toLowerCase(), joined: gap === 'space' });
+    gap = 'none';
     if (tokens.length >= limit) break;
   }
   // A word the engine would not see as one whole word (it splits at characters other than letters, digits
