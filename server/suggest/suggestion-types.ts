@@ -24,11 +24,3 @@ export interface SuggestionCandidate {
   would_miss: SuggestedDocument[];
   would_miss_count: number;
 }
-
-/** What a finished suggestion event holds beside the job report's counters. */
-export interface SuggestionReport {
-  target: string;
-  labelled: number;
-  documents: number;
-  suggestions: SuggestionCandidate[];
-}
