@@ -1,11 +1,9 @@
-import { createRequire } from 'node:module';
 import { newStemmer, type Stemmer } from 'snowball-stemmers';
+import stopwordLists from 'stopwords-iso' with { type: 'json' };
 
 /** The languages the learner stems and drops stop words for; documents in others are taken word for word. */
 export type Language = 'de' | 'en';
 
-// A package's data file, read once when the module loads (as an import would), not per document.
-const stopwordLists = createRequire(import.meta.url)('stopwords-iso') as Record<string, string[]>;
 const STOPWORDS: Record<Language, ReadonlySet<string>> = {
   de: new Set(stopwordLists.de),
   en: new Set(stopwordLists.en),

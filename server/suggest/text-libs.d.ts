@@ -5,3 +5,8 @@ declare module 'snowball-stemmers' {
   }
   export function newStemmer(algorithm: string): Stemmer;
 }
+
+declare module 'stopwords-iso' {
+  const lists: Record<string, string[]>;
+  export default lists;
+}
