@@ -1,7 +1,7 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
 // Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
 // --capacity-sizes 1000,10000 (the comparison with the dms's capacity; --with-100k adds 100,000 documents,
-// which takes several minutes per profile), --capacity-profiles slow,fast-realistic (also slow-one-worker: the slow profile with one web worker), --cpu-prof <dir>, --skip capacity,limit,jobs,latency,history,reload; --baseline <checkout> adds webhook acceptance of that checkout's
+// which takes several minutes per profile), --capacity-profiles slow,fast-realistic (also slow-one-worker: the slow profile with one web worker), --cpu-prof <dir>, --skip capacity,limit,jobs,latency,history,reload,suggest; --baseline <checkout> adds webhook acceptance of that checkout's
 // build against this one, alternating in one run (build it first: `npm run build` there); --cpu-baseline <checkout>
 // adds service CPU per document of that checkout's build against this one (fast realistic, 10,000 documents)
 import { execSync } from 'node:child_process';
@@ -15,6 +15,7 @@ import { benchLatency, benchReload } from './latency-bench.js';
 import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
 import { benchCpuBaseline } from './cpu-baseline.js';
 import { printTable, type Row } from './stats.js';
+import { benchGeneratedArchive, benchSpamAssassin, benchSuggestService } from './suggest-bench.js';
 
 function option(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -75,3 +76,10 @@ const cpuBaseline = option('cpu-baseline');
 if (cpuBaseline) printTable('Service CPU per document against a baseline build', await benchCpuBaseline(cpuBaseline));
 if (!skip.has('history')) printTable('Trace history', await benchHistory());
 if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));
+if (!skip.has('suggest')) {
+  printTable('Rule suggestions: generated archive, holdout precision / recall', benchGeneratedArchive(2000));
+  printTable('Rule suggestions: SpamAssassin corpus by mailing list, holdout precision / recall', benchSpamAssassin());
+  const rows: Row[] = [];
+  for (const size of [2500, 10_000]) rows.push(...(await benchSuggestService(size)));
+  printTable('Rule suggestions: the service end to end', rows);
+}

@@ -21,6 +21,7 @@ import { eventsRoutes } from './http/routes/events-routes.js';
 import { schedulesRoutes } from './http/routes/schedules-routes.js';
 import { webhookRoutes } from './http/routes/webhook-routes.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
+import { suggestionsRoutes } from './http/routes/suggestions-routes.js';
 import type { Services } from './services.js';
 
 /** Builds the Express app from already-created services, handing each route only what it uses. Never listens (see `startServer`). */
@@ -56,6 +57,7 @@ export function createApp(services: Services): express.Express {
   api.use(runRoutes({ auth, runs, jobs }));
   api.use(tracesRoutes({ auth, history: services.history }));
   api.use(eventsRoutes({ auth, jobs }));
+  api.use(suggestionsRoutes({ auth, suggestions: services.suggestions }));
   api.use(schedulesRoutes({ auth, schedules: services.schedules }));
   api.use(webhookRoutes({ auth, webhook: services.webhook }));
   api.use(reloadRoutes({ auth, rules }));

@@ -26,6 +26,7 @@ import { createArrivalJournal } from './runs/journal/arrival-journal.js';
 import { createCreationLimiter } from './runs/creation-guard.js';
 import { createRunService } from './runs/run-service.js';
 import { createJobService } from './runs/jobs/job-service.js';
+import { createSuggestionService } from './suggest/suggest-service.js';
 import { createRunPipeline } from './runs/pipeline/run-pipeline.js';
 import { createAutomaticRunner } from './runs/automatic-runner.js';
 import { createAttribution, type Attribution } from './runs/attribution.js';
@@ -203,6 +204,15 @@ export async function createServices(config: Config, logger: Logger, options: Se
     logger,
   });
   closers.push(() => jobs.stop());
+  const suggestions = createSuggestionService({
+    dms: dmsConnection.dms,
+    evaluator,
+    events,
+    ruleIdTaken: (id) => rules.getRule(id) !== undefined,
+    now: () => new Date(),
+    logger,
+  });
+  closers.push(() => suggestions.stop());
   const runner = createAutomaticRunner(pipeline, rules);
   // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
   let attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
@@ -293,6 +303,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     history,
     runs,
     jobs,
+    suggestions,
     webhook,
     schedules,
     catchUp,

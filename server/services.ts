@@ -18,6 +18,7 @@ import type { ArrivalReport } from './runs/arrival-status.js';
 import type { DmsConnectionTester } from './settings/dms-connection-test.js';
 import type { FirstStart } from './settings/first-admin.js';
 import type { SettingsService } from './settings/settings-service.js';
+import type { SuggestionService } from './suggest/suggest-service.js';
 
 /**
  * Everything the HTTP layer can reach. Built in one place (`compose.ts`) and handed to `createApp`,
@@ -35,6 +36,8 @@ export interface Services {
   runs: RunService;
   /** Background jobs (one rule over all documents, revert) and the event records. */
   jobs: JobService;
+  /** Rules learned from the documents a person labelled (`POST /api/suggestions`), as background events. */
+  suggestions: SuggestionService;
   /** The dms webhook: payload in, bounded de-duplicating queue, the echo ledger's check. */
   webhook: WebhookService;
   /** Rules with `schedule:`, run as background jobs at their times. */

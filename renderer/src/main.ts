@@ -7,6 +7,7 @@ import { h } from './dom.js';
 import { renderJobsPage } from './pages/jobs-page.js';
 import { renderLogin } from './pages/login-page.js';
 import { renderRulesPage } from './pages/rules-page.js';
+import { renderSuggestPage } from './pages/suggest-page.js';
 import { renderSettingsPage } from './pages/settings-page.js';
 import { renderSetup } from './pages/setup-page.js';
 import { renderShell, updateShell } from './pages/shell.js';
@@ -67,6 +68,9 @@ async function route(path: string): Promise<void> {
     const id = path.startsWith('/rules/') ? decodeURIComponent(path.slice('/rules/'.length)) : null;
     setTitle('rules');
     cleanup = await renderRulesPage(renderShell(root, me, config, 'rules'), id);
+  } else if (path === '/suggest') {
+    setTitle('rules');
+    cleanup = renderSuggestPage(renderShell(root, me, config, 'rules'));
   } else if (path === '/traces') {
     setTitle('traces');
     cleanup = renderTracesPage(renderShell(root, me, config, 'traces'));

@@ -25,7 +25,7 @@ export interface LoadedEvents {
   legacyFile: string | null;
 }
 
-const KINDS: ReadonlySet<string> = new Set(['job', 'revert', 'webhook', 'catchup']);
+const KINDS: ReadonlySet<string> = new Set(['job', 'revert', 'webhook', 'catchup', 'suggestion']);
 const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted']);
 
 export function isEventRecord(value: unknown): value is EventRecord {

@@ -1,12 +1,15 @@
+import type { SuggestionCandidate } from '../suggest/suggestion-types.js';
+
 /** The record of one background job or webhook delivery (docs/jobs-and-webhook.md), as `GET /api/events/{id}` returns it. */
 
 export type EventStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
 
 /**
  * `job`: one rule over all documents; `revert`: undo of a job; `webhook`: rules run for one document on a
- * dms call; `catchup`: the documents added or changed in the dms while the service was not listening.
+ * dms call; `catchup`: the documents added or changed in the dms while the service was not listening;
+ * `suggestion`: a rule learned from the documents a person labelled (docs/suggestions.md).
  */
-export type EventKind = 'job' | 'revert' | 'webhook' | 'catchup';
+export type EventKind = 'job' | 'revert' | 'webhook' | 'catchup' | 'suggestion';
 
 /** What a finished job found, for a person deciding whether to run it for real. */
 export interface JobReport {
@@ -24,6 +27,9 @@ export interface JobReport {
   reverted?: number;
   skipped_edited?: number;
   summary: string;
+  /** Suggestion events: what the rules were learned for, and the candidates, most precise first. */
+  target?: string;
+  suggestions?: SuggestionCandidate[];
 }
 
 export interface EventRecord {

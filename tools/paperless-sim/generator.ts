@@ -4,7 +4,7 @@ import type { SimDocument } from '../../server/dms/demo/sim-types.js';
 // and tax notices, consistent with the seed vocabulary (correspondents 1–5, types 1–4, tags 1–9, fields 1–4).
 
 /** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
-function random(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -206,7 +206,7 @@ let ocrPool: string[] | null = null;
 /** OCR-like text: 16 blocks of 20 KB made once, so 100,000 documents share them instead of holding 1 GB. */
 function ocrText(rnd: () => number, bytes: number): string {
   ocrPool ??= Array.from({ length: 16 }, (_, i) => {
-    const own = random(1000 + i);
+    const own = seededRandom(1000 + i);
     const lines: string[] = [];
     for (let size = 0; size < 20 * 1024;) {
       const words: string[] = [];
@@ -279,7 +279,7 @@ export function generateDocuments(
 ): SimDocument[] {
   let notes = 0;
   const noteId = options.noteId ?? (() => ++notes);
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)];
   const docs: SimDocument[] = [];
   const start = Date.UTC(2022, 0, 1);

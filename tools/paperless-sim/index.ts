@@ -16,3 +16,9 @@ export function generateDmsDocuments(n: number, seed = 1, startId = 1000): DmsDo
   const store = createStore({ seedDocuments: false });
   return generateDocuments(n, seed, startId).map((doc) => documentToWire(store, doc) as unknown as DmsDocument);
 }
+export {
+  generateLabelledArchive,
+  loadLabelledArchive,
+  HIDDEN_RULES,
+  type LabelledArchive,
+} from './labelled-archive.js';

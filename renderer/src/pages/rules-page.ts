@@ -64,6 +64,7 @@ export async function renderRulesPage(main: HTMLElement, fileId: string | null):
         h('summary', {}, h('h2', {}, 'Rule files')),
         treeHost,
         newFileForm((id) => navigate(`/rules/${encodeURIComponent(id)}`)),
+        h('a', { class: 'suggest-link', attrs: { href: '/suggest', 'data-nav': true } }, 'Suggest a rule'),
       ),
     ),
     center,

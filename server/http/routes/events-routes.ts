@@ -5,7 +5,7 @@ import type { AuthService } from '../../auth/auth-service.js';
 import type { JobService } from '../../runs/jobs/job-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
-const KINDS: readonly EventKind[] = ['job', 'revert', 'webhook', 'catchup'];
+const KINDS: readonly EventKind[] = ['job', 'revert', 'webhook', 'catchup', 'suggestion'];
 const STATUSES: readonly EventStatus[] = ['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted'];
 
 const eventId = (raw: string): number => positiveIntegerParam(raw, 'event id') as number;

@@ -1,0 +1,193 @@
+import { bitsWhere, countAnd, emptyBits, setBit, type Bits } from './bitset.js';
+import { pairWords, type FeatureIndex } from './feature-index.js';
+
+/** What a condition tests, in the rule language's terms (rule-yaml.ts writes it). */
+export type FeatureKind = 'words' | 'phrase' | 'part_word' | 'fuzzy' | 'identifier' | 'correspondent' | 'document_type';
+
+export interface Feature {
+  kind: FeatureKind;
+  /** Words for `any_word` (the forms of one stem), or the one phrase, part-word, identifier or name. */
+  values: string[];
+  /** For a person: `words rechnung/rechnungen`, `IBAN DE89…`. */
+  label: string;
+}
+
+/** The archive as the learner searches it: candidate conditions and, for each, the documents it holds for. */
+export interface Dataset {
+  n: number;
+  ids: readonly number[];
+  titles: readonly string[];
+  positive: Bits;
+  features: Feature[];
+  bits: Bits[];
+}
+
+export interface CandidateOptions {
+  /** Conditions on these fields are left out: the target itself must not explain the target. */
+  exclude: ReadonlySet<'correspondent' | 'document_type'>;
+}
+
+const MAX_FORMS = 6;
+const STEMS_KEPT = 250;
+const PHRASES_KEPT = 200;
+const PART_WORD_STEMS = 60;
+const FUZZY_STEMS = 60;
+const FEATURES_KEPT = 200;
+
+/** FOIL's information gain of a condition holding for p labelled and q other documents, against the base rate. */
+export function foilScore(p: number, q: number, base: number): number {
+  if (p === 0) return 0;
+  return p * (Math.log2((p + 1) / (p + q + 2)) - Math.log2(base));
+}
+
+/**
+ * The conditions worth trying: words (a stem's forms), two-word phrases, part-words (a stem inside longer
+ * words, as German compounds hold it), identifiers, correspondents and document types that hold for far more
+ * labelled documents than the base rate predicts. Deterministic: ties are broken by the condition's text.
+ */
+export function buildDataset(index: FeatureIndex, options: CandidateOptions): Dataset {
+  const n = index.size;
+  const positives = index.positives;
+  const base = Math.max(positives, 1) / Math.max(n, 1);
+  const minSupport = Math.max(2, Math.ceil(0.03 * positives));
+  const features: Feature[] = [];
+  const byWord = new Map<number, number[]>();
+  const byPair = new Map<number, number>();
+  const byIdentifier = new Map<number, number>();
+  const byCorrespondent = new Map<number, number>();
+  const byType = new Map<number, number>();
+  const addFeature = (feature: Feature): number => features.push(feature) - 1;
+  const link = (word: number, feature: number) => byWord.set(word, [...(byWord.get(word) ?? []), feature]);
+
+  // Stems, scored by their forms' summed counts (an estimate; exact counts come from the bitsets below).
+  const forms = new Map<number, number[]>();
+  index.wordStem.forEach((stemId, word) => {
+    if (index.wordDfPos[word] === 0) return;
+    forms.set(stemId, [...(forms.get(stemId) ?? []), word]);
+  });
+  const stems = [...forms.entries()]
+    .map(([stemId, words]) => {
+      const top = [...words].sort((a, b) => index.wordDfAll[b] - index.wordDfAll[a] || a - b).slice(0, MAX_FORMS);
+      const p = Math.min(positives, sum(top.map((w) => index.wordDfPos[w])));
+      const all = sum(top.map((w) => index.wordDfAll[w]));
+      return { stemId, top, p, score: foilScore(p, Math.max(0, all - p), base) };
+    })
+    .filter((s) => s.p >= minSupport && s.score > 0)
+    .sort((a, b) => b.score - a.score || a.stemId - b.stemId)
+    .slice(0, STEMS_KEPT);
+  for (const s of stems) {
+    const words = s.top.map((w) => index.words[w]).sort();
+    const feature = addFeature({ kind: 'words', values: words, label: `word ${words.join('/')}` });
+    for (const w of s.top) link(w, feature);
+  }
+
+  // Part-words: a stem of five letters or more inside other words ("versicherung" in "kfz-versicherungsschein").
+  for (const s of stems.slice(0, PART_WORD_STEMS)) {
+    const root = index.stems[s.stemId];
+    if (root.length < 5 || !/^\p{L}+$/u.test(root)) continue;
+    // `matches` finds the root anywhere, so the condition holds for every word that contains it.
+    const holding: number[] = [];
+    index.words.forEach((word, id) => {
+      if (word.includes(root)) holding.push(id);
+    });
+    if (!holding.some((id) => !s.top.includes(id))) continue;
+    const feature = addFeature({ kind: 'part_word', values: [root], label: `part-word ${root}` });
+    for (const w of holding) link(w, feature);
+  }
+
+  // Long words with OCR slips: `fuzzy` (partial ratio ≥ 90) forgives one swapped pair of letters from ten letters on.
+  const wordIds = new Map(index.words.map((w, i) => [w, i]));
+  for (const s of stems.slice(0, FUZZY_STEMS)) {
+    const word = index.words[s.top[0]];
+    if (word.length < 10 || !/^\p{L}+$/u.test(word)) continue;
+    const holding = new Set<number>();
+    for (const variant of swaps(word)) {
+      const id = wordIds.get(variant);
+      if (id !== undefined) holding.add(id);
+    }
+    if (holding.size === 0) continue;
+    index.words.forEach((w, id) => {
+      if (w.includes(word)) holding.add(id);
+    });
+    const feature = addFeature({ kind: 'fuzzy', values: [word], label: `fuzzy ${word}` });
+    for (const w of holding) link(w, feature);
+  }
+
+  const phrases = [...index.pairDfPos.entries()]
+    .filter(([, p]) => p >= minSupport)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, PHRASES_KEPT);
+  for (const [key] of phrases) {
+    const text = pairWords(key)
+      .map((w) => index.words[w])
+      .join(' ');
+    byPair.set(key, addFeature({ kind: 'phrase', values: [text], label: `phrase "${text}"` }));
+  }
+
+  const identifierPos = new Map<number, number>();
+  index.docIdentifiers.forEach((ids, d) => {
+    if (index.positive[d]) for (const id of ids) identifierPos.set(id, (identifierPos.get(id) ?? 0) + 1);
+  });
+  for (const [id, p] of [...identifierPos.entries()].sort((a, b) => a[0] - b[0])) {
+    if (p < minSupport) continue;
+    const found = index.identifiers[id];
+    byIdentifier.set(
+      id,
+      addFeature({ kind: 'identifier', values: [found.value], label: `${found.kind} ${found.value}` }),
+    );
+  }
+  if (!options.exclude.has('correspondent'))
+    index.correspondents.forEach((name, id) =>
+      byCorrespondent.set(id, addFeature({ kind: 'correspondent', values: [name], label: `correspondent ${name}` })),
+    );
+  if (!options.exclude.has('document_type'))
+    index.documentTypes.forEach((name, id) =>
+      byType.set(id, addFeature({ kind: 'document_type', values: [name], label: `document type ${name}` })),
+    );
+
+  const bits = features.map(() => emptyBits(n));
+  for (let d = 0; d < n; d++) {
+    for (const w of index.docWords[d]) for (const f of byWord.get(w) ?? []) setBit(bits[f], d);
+    for (const key of index.docPairs[d]) {
+      const f = byPair.get(key);
+      if (f !== undefined) setBit(bits[f], d);
+    }
+    for (const id of index.docIdentifiers[d]) {
+      const f = byIdentifier.get(id);
+      if (f !== undefined) setBit(bits[f], d);
+    }
+    const c = byCorrespondent.get(index.docCorrespondent[d]);
+    if (c !== undefined) setBit(bits[c], d);
+    const t = byType.get(index.docType[d]);
+    if (t !== undefined) setBit(bits[t], d);
+  }
+
+  const positive = bitsWhere(n, (d) => index.positive[d]);
+  const ranked = features
+    .map((feature, i) => {
+      const p = countAnd(bits[i], positive);
+      const all = countAnd(bits[i], bits[i]);
+      return { i, p, score: foilScore(p, all - p, base) };
+    })
+    .filter((r) => r.p >= minSupport && r.score > 0)
+    .sort((a, b) => b.score - a.score || features[a.i].label.localeCompare(features[b.i].label))
+    .slice(0, FEATURES_KEPT);
+  return {
+    n,
+    ids: index.ids,
+    titles: index.titles,
+    positive,
+    features: ranked.map((r) => features[r.i]),
+    bits: ranked.map((r) => bits[r.i]),
+  };
+}
+
+const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+/** The word with each pair of neighbouring letters swapped. */
+function swaps(word: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < word.length; i++)
+    if (word[i] !== word[i + 1]) out.push(word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2));
+  return out;
+}

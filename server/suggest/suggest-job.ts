@@ -1,0 +1,213 @@
+import { compileRule, type RuleDefinition, type RuleDocument } from '../engine/index.js';
+import { capContent } from '../eval/content-budget.js';
+import type { Evaluator } from '../eval/eval-pool.js';
+import { createVocabularyIndex, type VocabularyIndex, type VocabularyKind } from '../dms/vocabulary-index.js';
+import type { DmsClient, DmsVocabulary } from '../dms/types.js';
+import type { EventStore } from '../history/event-store.js';
+import type { LoadedRule } from '../rules/index.js';
+import { toRuleDocument } from '../runs/rule-document.js';
+import { buildDataset } from './candidates.js';
+import { CandidateTally } from './evaluate-candidates.js';
+import { FeatureIndex } from './feature-index.js';
+import { learnRules, type LearnedRule } from './learner.js';
+import { describeTarget, hasTarget, ruleIdFor, targetAction, type SuggestRequest } from './target.js';
+import { whenOf } from './rule-yaml.js';
+import { validatedRuleFile } from './validate-suggestion.js';
+import type { SuggestionCandidate } from './suggestion-types.js';
+import { SuggestionError } from './suggestion-error.js';
+
+export interface SuggestJobDeps {
+  dms: DmsClient;
+  evaluator: Evaluator;
+  events: EventStore;
+  /** Whether a loaded rule already has this id (a suggestion gets one no file uses). */
+  ruleIdTaken(id: string): boolean;
+  now: () => Date;
+}
+
+/** Fewer labelled documents than this give no rule worth trusting. */
+export const MIN_LABELLED = 5;
+const PAGES_AHEAD = 2;
+
+const KIND_OF: Record<string, VocabularyKind> = {
+  tag: 'tags',
+  correspondent: 'correspondents',
+  document_type: 'document_types',
+  storage_path: 'storage_paths',
+  custom_field: 'custom_fields',
+};
+
+/**
+ * Reads the archive twice with the job's streaming read: once to learn (only each document's word ids are kept),
+ * once to judge each candidate rule with the engine a job uses. Throws SuggestionError with what a person can do.
+ */
+export async function runSuggestion(
+  deps: SuggestJobDeps,
+  eventId: number,
+  request: SuggestRequest,
+  signal: AbortSignal,
+): Promise<{ candidates: SuggestionCandidate[]; labelled: number; documents: number }> {
+  const { dms, events } = deps;
+  const vocabulary = await dms.vocabulary({ refresh: true });
+  const index = createVocabularyIndex(vocabulary);
+  checkTargetExists(index, request);
+  const examples = new Set(request.examples);
+  const labelled = (doc: RuleDocument) => hasTarget(doc, request.target) || examples.has(doc.id);
+
+  const features = new FeatureIndex();
+  let read = 0;
+  for await (const doc of documents(dms, index, signal, (total) => events.update(eventId, { total: total * 2 }))) {
+    features.add({ ...doc, positive: labelled(doc) });
+    if (++read % 200 === 0) events.update(eventId, { processed: read });
+  }
+  const positives = features.positives;
+  if (positives < MIN_LABELLED)
+    throw new SuggestionError(
+      `Only ${positives} of ${features.size} documents carry the ${describeTarget(request.target)}; label a few more ` +
+        `(at least ${MIN_LABELLED}), or give the ids of documents that should match as "examples".`,
+    );
+  const exclude = new Set<'correspondent' | 'document_type'>();
+  if (request.target.kind === 'correspondent' || request.target.kind === 'document_type')
+    exclude.add(request.target.kind);
+  const data = buildDataset(features, { exclude });
+  const learned = learnRules(data, request.minPrecision);
+  if (learned.rules.length === 0) {
+    const best = learned.best;
+    throw new SuggestionError(
+      best
+        ? `No rule separates the ${describeTarget(request.target)} at precision ${request.minPrecision}: best found: precision ` +
+            `${best.precision.toFixed(2)} (${best.label}) — these documents look alike: ` +
+            best.lookAlike.map((d) => `#${d.id} "${d.title}"`).join(', ')
+        : `No condition is more frequent in the ${positives} documents with the ${describeTarget(request.target)} than in the others.`,
+    );
+  }
+
+  const tallies = learned.rules.map((rule) => new CandidateTally(loadedRule(deps, request, rule), termsOf(rule)));
+  const rules = tallies.map((t) => t.rule);
+  for await (const doc of documents(dms, index, signal)) {
+    const evaluation = await deps.evaluator.evaluate({
+      document: capContent(doc).document,
+      rules,
+      trigger: 'job',
+      now: deps.now(),
+      customFieldTypes: customFieldTypes(vocabulary),
+      tags: vocabulary.tags,
+    });
+    const isLabelled = labelled(doc);
+    for (const tally of tallies) {
+      const result = evaluation.results.find((r) => r.rule_id === tally.rule.id);
+      tally.add(doc, isLabelled, result?.status === 'matched');
+    }
+    if (++read % 200 === 0) events.update(eventId, { processed: read });
+  }
+
+  const candidates: SuggestionCandidate[] = [];
+  for (const [i, tally] of tallies.entries()) {
+    if (tally.precision < request.minPrecision) continue;
+    const rule = learned.rules[i];
+    const yaml = await validatedRuleFile({
+      id: tally.rule.id,
+      description: tally.rule.description ?? '',
+      clauses: rule.clauses,
+      action: targetAction(request.target),
+      matching: tally.matching,
+      notMatching: tally.notMatching,
+      now: deps.now(),
+    });
+    if (!yaml) continue;
+    candidates.push({
+      yaml,
+      rule_id: tally.rule.id,
+      variant: rule.variant,
+      precision: round(tally.precision),
+      recall: round(tally.recall),
+      matched: tally.tp + tally.fp,
+      labelled: tally.tp + tally.fn,
+      holdout: {
+        precision: round(rule.holdout.precision),
+        recall: round(rule.holdout.recall),
+        method: rule.holdout.method,
+      },
+      would_add: tally.wouldAdd,
+      would_add_count: tally.fp,
+      would_miss: tally.wouldMiss,
+      would_miss_count: tally.fn,
+    });
+  }
+  if (candidates.length === 0) {
+    const best = [...tallies].sort((a, b) => b.precision - a.precision)[0];
+    throw new SuggestionError(
+      `No rule separates the ${describeTarget(request.target)} at precision ${request.minPrecision}: best found: precision ` +
+        `${best.precision.toFixed(2)} over the whole archive — these documents look alike: ` +
+        best.wouldAdd
+          .slice(0, 5)
+          .map((d) => `#${d.id} "${d.title}"`)
+          .join(', '),
+    );
+  }
+  candidates.sort((a, b) => b.precision - a.precision || a.recall - b.recall || a.rule_id.localeCompare(b.rule_id));
+  return { candidates: candidates.slice(0, 3), labelled: positives, documents: features.size };
+}
+
+async function* documents(
+  dms: DmsClient,
+  index: VocabularyIndex,
+  signal: AbortSignal,
+  onTotal?: (total: number) => void,
+): AsyncGenerator<RuleDocument> {
+  let first = true;
+  for await (const page of dms.pages({ pageSize: 'auto', ahead: PAGES_AHEAD })) {
+    if (first) onTotal?.(page.count);
+    first = false;
+    for (const doc of page.documents) yield toRuleDocument(doc, index);
+    if (signal.aborted) throw new SuggestionError('Cancelled on request.');
+  }
+}
+
+function checkTargetExists(index: VocabularyIndex, request: SuggestRequest): void {
+  const { target } = request;
+  const kind = KIND_OF[target.kind];
+  const known = target.kind === 'custom_field' ? index.field(target.name) : index.idOf(kind, target.name);
+  if (known !== undefined || request.examples.length > 0) return;
+  const names = index.names(kind).slice(0, 12);
+  throw new SuggestionError(
+    `The dms has no ${describeTarget({ kind: target.kind, name: target.name } as SuggestRequest['target']).replace(/ .*$/, '')} named "${target.name}"` +
+      (names.length ? `; it has ${names.map((n) => `"${n}"`).join(', ')}` : '') +
+      '. Pick one of these, or give "examples" for a new one.',
+  );
+}
+
+function loadedRule(deps: SuggestJobDeps, request: SuggestRequest, rule: LearnedRule): LoadedRule {
+  let id = ruleIdFor(request.target, rule.variant);
+  for (let n = 2; deps.ruleIdTaken(id); n++) id = `${ruleIdFor(request.target, rule.variant)}-${n}`;
+  const description = `Suggested for the ${describeTarget(request.target)} from the documents labelled so far (${rule.variant})`;
+  const definition = {
+    id,
+    description,
+    on: ['added', 'manual'],
+    when: whenOfRule(rule),
+    actions: [targetAction(request.target)],
+  } as unknown as RuleDefinition;
+  return {
+    id,
+    description,
+    file: '(suggestion)',
+    package: null,
+    definition,
+    compiled: compileRule(definition),
+    vars: {},
+  };
+}
+
+const customFieldTypes = (vocabulary: DmsVocabulary) =>
+  Object.fromEntries(vocabulary.custom_fields.map((f) => [f.name, f.data_type]));
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+const termsOf = (rule: LearnedRule): string[] =>
+  rule.clauses
+    .flat()
+    .filter((l) => !['correspondent', 'document_type'].includes(l.feature.kind))
+    .flatMap((l) => l.feature.values.map((v) => v.toLowerCase()));
+
+const whenOfRule = (rule: LearnedRule) => whenOf(rule.clauses);

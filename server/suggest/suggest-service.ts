@@ -1,0 +1,71 @@
+import { errorMessage } from '../error-message.js';
+import type { EventRecord, EventStore } from '../history/event-store.js';
+import type { Logger } from '../log.js';
+import { createJobQueue } from '../runs/jobs/job-queue.js';
+import { runSuggestion, type SuggestJobDeps } from './suggest-job.js';
+import { SuggestionError } from './suggestion-error.js';
+import { describeTarget, parseSuggestRequest } from './target.js';
+
+/** Rule suggestions as background events (`POST /api/suggestions`). Exposed as `services.suggestions`. */
+export interface SuggestionService {
+  /** Validates the request (400 on bad input) and queues it; answers at once with the event. */
+  start(body: unknown): EventRecord;
+  /** Resolves when no suggestion is queued or running (tests). */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface SuggestionServiceDeps extends SuggestJobDeps {
+  logger: Logger;
+}
+
+/**
+ * Suggestions run one at a time in their own queue: they only read, so they need not wait for a rule job,
+ * and two at once would only share the same two cores.
+ */
+export function createSuggestionService(deps: SuggestionServiceDeps): SuggestionService {
+  const events: EventStore = deps.events;
+  const queue = createJobQueue(events, deps.logger, { maxQueued: 5 });
+  return {
+    start(body) {
+      const request = parseSuggestRequest(body);
+      const event = events.create({ kind: 'suggestion', rule_id: null, dry_run: true });
+      return queue.submit(event, async (eventId, signal) => {
+        events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+        try {
+          const result = await runSuggestion(deps, eventId, request, signal);
+          const first = result.candidates[0];
+          events.update(eventId, {
+            status: 'done',
+            finished_at: deps.now().toISOString(),
+            matched: first.matched,
+            report: {
+              matched: first.matched,
+              changed: 0,
+              unchanged: 0,
+              fields: {},
+              samples: [],
+              prefilter: {},
+              target: describeTarget(request.target),
+              suggestions: result.candidates,
+              summary:
+                `${result.candidates.length} ${result.candidates.length === 1 ? 'rule' : 'rules'} for the ` +
+                `${describeTarget(request.target)} from ${result.labelled} labelled of ${result.documents} documents; ` +
+                `the most precise: precision ${first.precision}, recall ${first.recall}.`,
+            },
+          });
+        } catch (err) {
+          if (!(err instanceof SuggestionError))
+            deps.logger.error(`suggestion ${eventId} failed: ${errorMessage(err)}`);
+          events.update(eventId, {
+            status: signal.aborted ? (signal.reason === 'shutdown' ? 'interrupted' : 'cancelled') : 'failed',
+            finished_at: deps.now().toISOString(),
+            error: errorMessage(err),
+          });
+        }
+      });
+    },
+    idle: () => queue.idle(),
+    stop: () => queue.stop(),
+  };
+}

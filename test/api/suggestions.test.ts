@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import type { EventRecord } from '../../server/history/event-types.js';
+import { loadLabelledArchive } from '../../tools/paperless-sim/labelled-archive.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+
+const LIMIT_MS = 120_000;
+
+async function suggest(rig: Rig, body: unknown): Promise<EventRecord> {
+  const res = await call(rig.server.url, '/api/suggestions', { method: 'POST', token: API_TOKEN, body });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  return waitForEvent(rig.server.url, res.body.event_id as number, undefined, LIMIT_MS);
+}
+
+describe('rule suggestions from labelled documents', () => {
+  let rig: Rig;
+  let tagIds: Record<string, number>;
+  before(async () => {
+    rig = await startRig('rules: []\n');
+    ({ tagIds } = loadLabelledArchive(rig.sim.store, 400, { seed: 3 }));
+  });
+  after(async () => rig?.close());
+
+  it('finds the two-word rule behind a tag, and a dry-run job of its file gives the same figures', async () => {
+    const event = await suggest(rig, { target: { tag: 'Garten' } });
+    assert.equal(event.status, 'done', JSON.stringify(event));
+    assert.equal(event.kind, 'suggestion');
+    const suggestions = event.report?.suggestions ?? [];
+    assert.ok(suggestions.length >= 1 && suggestions.length <= 3);
+    for (let i = 1; i < suggestions.length; i++) assert.ok(suggestions[i - 1].precision >= suggestions[i].precision);
+    const best = suggestions[0];
+    assert.ok(best.precision >= 0.95, `precision ${best.precision}`);
+    assert.match(best.yaml, /garten/i);
+    assert.match(best.yaml, /rechnung/i);
+    const rule = (parse(best.yaml) as { rules: Array<{ tests: Array<{ expect: { matched: boolean } }> }> }).rules[0];
+    assert.deepEqual(
+      rule.tests.map((t) => t.expect.matched),
+      [true, false],
+      'one real example that must match and one that must not',
+    );
+    assert.ok(best.holdout.method.includes('cross-validation'));
+    assert.equal(best.would_add.length, Math.min(best.would_add_count, 20));
+
+    // The same file saved as a rule and run as a dry-run job matches the same documents.
+    fs.writeFileSync(path.join(rig.server.rulesDir, 'suggested.yml'), best.yaml);
+    const reload = await call(rig.server.url, '/api/reload', { method: 'POST', token: API_TOKEN });
+    assert.equal(reload.status, 200, JSON.stringify(reload.body));
+    const started = await startJob(rig.server.url, `rule_id=${best.rule_id}&dry_run=true`);
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const job = await waitForEvent(rig.server.url, started.body.event_id as number, undefined, LIMIT_MS);
+    assert.equal(job.status, 'done', JSON.stringify(job));
+    assert.equal(job.matched, best.matched);
+    const labelled = [...rig.sim.store.documents.values()].filter((d) => d.tags.includes(tagIds.Garten)).length;
+    assert.equal(best.labelled, labelled);
+    assert.equal(best.recall, Math.round(((best.matched - best.would_add_count) / labelled) * 1000) / 1000);
+  });
+
+  it('gives the same rules for the same archive and request', async () => {
+    const first = await suggest(rig, { target: { tag: 'Strom' } });
+    const second = await suggest(rig, { target: { tag: 'Strom' } });
+    assert.equal(first.status, 'done', JSON.stringify(first));
+    assert.deepEqual(
+      second.report?.suggestions?.map((s) => s.yaml),
+      first.report?.suggestions?.map((s) => s.yaml),
+    );
+  });
+
+  it('asks for more labelled documents when fewer than five carry the label', async () => {
+    const event = await suggest(rig, { target: { tag: 'Versicherung' } });
+    assert.equal(event.status, 'failed');
+    assert.match(event.error ?? '', /label a few more/);
+  });
+
+  it('names the labels the dms has when the target is unknown', async () => {
+    const event = await suggest(rig, { target: { tag: 'Nirgendwo' } });
+    assert.equal(event.status, 'failed');
+    assert.match(event.error ?? '', /no tag named "Nirgendwo".*"Garten"/);
+  });
+
+  it('says which documents look alike when no rule separates a label', async () => {
+    const docs = [...rig.sim.store.documents.values()].sort((a, b) => a.id - b.id);
+    // Every seventh ordinary document: a label with no reason behind it.
+    for (const doc of docs.filter((_, i) => i % 7 === 0)) doc.tags = [...doc.tags, tagIds.Reisen + 100];
+    rig.sim.store.insertObject('tags', { name: 'Zufall', is_inbox_tag: false, parent: null, owner: null });
+    const zufall = rig.sim.store.objects.tags.find((t) => t.name === 'Zufall')?.id as number;
+    for (const doc of docs) doc.tags = doc.tags.map((t) => (t === tagIds.Reisen + 100 ? zufall : t));
+    const event = await suggest(rig, { target: { tag: 'Zufall' } });
+    assert.equal(event.status, 'failed', JSON.stringify(event.report?.suggestions?.[0]));
+    assert.match(event.error ?? '', /best found: precision 0\.\d+.*look alike: #\d+/);
+  });
+
+  it('refuses a request without a target with 400 and what to send', async () => {
+    const res = await call(rig.server.url, '/api/suggestions', { method: 'POST', token: API_TOKEN, body: {} });
+    assert.equal(res.status, 400);
+    assert.match(String(res.body.error), /target/);
+    const unauthenticated = await call(rig.server.url, '/api/suggestions', { method: 'POST', body: {} });
+    assert.equal(unauthenticated.status, 401);
+  });
+});

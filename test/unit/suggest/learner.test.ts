@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildDataset } from '../../../server/suggest/candidates.js';
+import { FeatureIndex, type LearnDocument } from '../../../server/suggest/feature-index.js';
+import { learnRules } from '../../../server/suggest/learner.js';
+import { whenOf } from '../../../server/suggest/rule-yaml.js';
+import { findIdentifiers, isContentWord, stem, tokenize } from '../../../server/suggest/text-features.js';
+
+/** 120 documents: the labelled ones carry "Kraftwerkstraße" and a shared word; the others vary. */
+function archive(): LearnDocument[] {
+  const others = ['Telekom Rechnung Mobilfunk', 'Allianz Versicherung Beitrag', 'REWE Kassenbon Lebensmittel'];
+  return Array.from({ length: 120 }, (_, i) => {
+    const positive = i % 6 === 0;
+    return {
+      id: 1000 + i,
+      title: `Dokument ${i}`,
+      content: positive
+        ? `Stadtwerke Nordhafen Kraftwerkstraße 3 Abrechnung Nummer ${i}`
+        : `${others[i % 3]} Nummer ${i} Stadtwerke ${i % 5 === 0 ? 'erwähnt' : ''}`,
+      correspondent: null,
+      document_type: null,
+      positive,
+    };
+  });
+}
+
+function learn() {
+  const index = new FeatureIndex();
+  for (const doc of archive()) index.add(doc);
+  return learnRules(buildDataset(index, { exclude: new Set() }), 0.95);
+}
+
+describe('the rule learner', () => {
+  it('splits text into lower-case words and knows which are worth a condition', () => {
+    assert.deepEqual(
+      tokenize('Ihre Stromrechnung, bitte!').map((t) => t.word),
+      ['ihre', 'stromrechnung', 'bitte'],
+    );
+    assert.equal(tokenize('Stadtwerke Nordhafen')[1].joined, true);
+    assert.equal(tokenize('Stadtwerke, Nordhafen')[1].joined, false);
+    assert.equal(isContentWord('und'), false, 'a German stop word');
+    assert.equal(isContentWord('the'), false, 'an English stop word');
+    assert.equal(isContentWord('rechnung'), true);
+    assert.equal(stem('rechnungen', 'de'), stem('rechnung', 'de'));
+  });
+
+  it('finds IBANs, VAT ids and customer numbers as printed', () => {
+    const found = findIdentifiers('IBAN: DE89 3704 0044 0532 0130 00\nUSt-IdNr. DE123456789\nKundennummer: 4711-0815');
+    assert.deepEqual(
+      found.map((f) => [f.kind, f.value]),
+      [
+        ['iban', 'DE89 3704 0044 0532 0130 00'],
+        ['vat_id', 'DE123456789'],
+        ['customer_number', '4711-0815'],
+      ],
+    );
+  });
+
+  it('learns a condition that separates the labelled documents, the same on every run', () => {
+    const first = learn();
+    assert.ok(first.rules.length >= 1);
+    const when = JSON.stringify(whenOf(first.rules[0].clauses));
+    assert.match(when, /kraftwerkstraße|nordhafen|abrechnung/, 'a condition only the labelled documents meet');
+    assert.ok(first.rules[0].holdout.precision >= 0.95 && first.rules[0].holdout.recall >= 0.9);
+    assert.equal(JSON.stringify(learn()), JSON.stringify(first));
+  });
+});
