@@ -7,7 +7,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { errorMessage } from '../error-message.js';
 import type { Logger } from '../log.js';
 import { updateConfigFile } from './config-file.js';
-import { parseNotifyTargets, type NotifyTarget } from './notify-targets.js';
+import { parseNotifyTargets, type NotifyTarget } from '../notify-targets.js';
 
 /** Stands for a stored password in a URL the page shows; sent back, it keeps that password. */
 export const MASK = '********';

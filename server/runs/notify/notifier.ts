@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { NotifyTarget } from '../../settings/notify-targets.js';
+import type { NotifyTarget } from '../../notify-targets.js';
 import { errorMessage } from '../../error-message.js';
 import { registerSecrets, redact } from '../../redaction.js';
 
