@@ -61,21 +61,24 @@ describe('completion where rules are written', () => {
     const actions = labels(`${RULE}    actions:\n      - ‸`);
     assert.ok(actions.includes('set_custom_fields'));
     assert.ok(!actions.includes('if_empty') && !actions.includes('create_missing'));
-    // if_changed fits every action; the others only theirs.
+    // if and if_changed fit every action; the others only theirs.
     assert.deepEqual(labels(`${RULE}    actions:\n      - set_custom_fields: { Amount: "1" }\n        ‸`).sort(), [
+      'if',
       'if_changed',
       'if_empty',
     ]);
     assert.deepEqual(labels(`${RULE}    actions:\n      - add_tags: [x]\n        ‸`).sort(), [
       'create_missing',
+      'if',
       'if_changed',
     ]);
     assert.deepEqual(labels(`${RULE}    actions:\n      - set_storage_path: x\n        ‸`).sort(), [
       'create_missing',
+      'if',
       'if_changed',
       'path',
     ]);
-    assert.deepEqual(labels(`${RULE}    actions:\n      - set_title: x\n        ‸`), ['if_changed']);
+    assert.deepEqual(labels(`${RULE}    actions:\n      - set_title: x\n        ‸`).sort(), ['if', 'if_changed']);
   });
 
   it('offers extracted names, doc fields, vars and filters inside {{ }}', () => {

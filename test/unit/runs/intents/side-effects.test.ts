@@ -110,7 +110,7 @@ test('a kill after the note and before the notification: after the restart the n
   const dms = dmsWith();
   const first = open(file, { notifier: target().notifier, dms: dms.dms });
   const run = first.effects.forRun(documentWith(), 'updated', [RESULT], NOTIFICATIONS);
-  assert.deepEqual(await run.writeNotes(['Checked'], ['tags']), { added: 1, skipped: null });
+  assert.deepEqual(await run.writeNotes(['Checked'], ['tags']), { added: 1, skipped: null, noteIds: {} });
   // Killed here: send() never runs, nothing is closed.
 
   const { notifier, received } = target();
