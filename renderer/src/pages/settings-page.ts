@@ -62,11 +62,11 @@ function renderForm(section: HTMLElement, s: Settings): void {
   const poll = h('input', {
     attrs: { type: 'number', min: 0, max: 1440, step: 1, value: s.poll_minutes ?? '', placeholder: 'automatic' },
   });
-  // Polling finds documents by their `modified` date; Paperless's bulk edits do not move it (docs/dms.md).
+  // Polling finds documents by their `modified` date, at its interval; the webhook reports each change at once.
   const pollingNote = h(
     'p',
     { class: 'banner small', attrs: { id: 'settings-polling-note', role: 'note' } },
-    "Polling sees only changes that move a document's modified date. Paperless's bulk edits (several documents edited at once in its document list) do not, so they are seen only through the webhook: add a Paperless workflow with a webhook action to this service (docs/jobs-and-webhook.md) to catch them.",
+    'Polling finds changed documents by their modified date, so a change waits up to the polling interval. A Paperless workflow with a webhook action to this service (docs/jobs-and-webhook.md) reports each change at once.',
   );
   const showPollingNote = () => {
     const minutes = poll.value.trim() === '' ? null : Number(poll.value);
