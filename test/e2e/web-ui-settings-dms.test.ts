@@ -27,7 +27,7 @@ describe('settings: a new dms applies at once, and the page says so', () => {
     // The test server has an API token, so automatic polling is off.
     assert.equal(await page.locator('#settings-polling-note').isVisible(), false);
     await page.fill('#settings-poll_minutes', '5');
-    await page.locator('#settings-polling-note', { hasText: 'seen only through the webhook' }).waitFor();
+    await page.locator('#settings-polling-note', { hasText: 'reports each change at once' }).waitFor();
     await page.fill('#settings-poll_minutes', '');
     assert.equal(await page.locator('#settings-polling-note').isVisible(), false);
   });
