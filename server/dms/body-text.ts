@@ -3,7 +3,7 @@ import { isAscii, isUtf8, transcode } from 'node:buffer';
 // A page of whole documents is megabytes of OCR text, mostly ASCII with a few umlauts: V8's UTF-8 decoder
 // leaves its fast path at the first non-ASCII byte and decodes the rest byte by byte, so one page of 1,000
 // documents (12.6 MB) took 50–120 ms to decode, more than parsing its JSON. ICU's converter (`transcode` to
-// UTF-16) and a copy into the string take 12–22 ms for the same page (docs/performance.md, issue 28).
+// UTF-16) and a copy into the string take 12–22 ms for the same page (docs/performance.md).
 //
 // Memory outside the V8 heap (buffers, external strings) started nearly every full garbage collection during a
 // job: V8 starts one whenever it grows 64 MB past its level at the last one, and a page cost 66 MB of it (socket

@@ -41,7 +41,7 @@ function service(
   return startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token, ...env }, { dataDir, rulesDir });
 }
 
-describe('catch-up after downtime (issue 13)', () => {
+describe('catch-up after downtime', () => {
   it('runs documents added and edited while the service was stopped, each once, with the matching trigger', async () => {
     const sim = await startSimulator();
     const dataDir = tempDir();

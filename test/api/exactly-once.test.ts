@@ -37,7 +37,7 @@ const tracesOfEvent = async (rig: Rig, eventId: number) =>
   (await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${eventId}`, { token: API_TOKEN })).body
     .traces;
 
-describe('exactly once, person first (issue 22)', () => {
+describe('exactly once, person first', () => {
   it('a write the dms refuses is not handled: it is tried again with backoff and then written once', async () => {
     const rig = await startRig(BANG);
     try {
