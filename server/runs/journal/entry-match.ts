@@ -66,6 +66,8 @@ export function isOwnEntry(
     if (key === 'Note Deleted') return false;
     if (key === 'tags') return sent.tags;
     if (key === 'custom_fields') {
+      // The bulk edit's own entry names instance ids (`[old pk, [new pks]]`), not values: any value sent matches.
+      if (Array.isArray(change)) return sent.customFields.length > 0;
       const logged = change as { field?: string; value?: unknown };
       return sent.customFields.some((cf) => {
         const known = field(cf.field);

@@ -64,6 +64,9 @@ describe('audit entries matched against the write journal', () => {
       true,
     );
     assert.equal(isOwnEntry(logged('EUR12.00'), runs, SELF, fields), false, 'another value: a workflow or a person');
+    const bulkEntry = entry({ custom_fields: [null, [17]] }, { id: SELF, username: 'svc' });
+    assert.equal(isOwnEntry(bulkEntry, runs, SELF, fields), true, "the bulk edit's own entry names instance ids");
+    assert.equal(isOwnEntry(bulkEntry, journaled([note], { 0: 41 }), SELF, fields), false);
   });
 
   it("never takes another user's entry for its own, whatever it changed", () => {

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DmsHistoryEntry } from '../../server/dms/types.js';
+import type { Trace } from '../../server/engine/model.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { startRig, type Rig } from './support/jobs-kit.js';
+
+// Not idempotent on purpose: a run on the service's own echo would add a second "+".
+const NOTE_AND_AMOUNT = `
+rules:
+  - id: checked
+    on: [updated]
+    when: { title: { contains: "" } }
+    actions:
+      - add_note: "Geprüft"
+      - set_custom_fields: { Betrag: "12.50" }
+      - set_title: "{{ doc.title }}+"
+`;
+
+/** Waits until the simulator has no webhook or task in flight and the service's queue is empty, twice in a row. */
+async function settle(rig: Rig): Promise<void> {
+  for (let quiet = 0; quiet < 2;) {
+    await rig.sim.webhooksIdle();
+    await rig.server.services.webhook.queue.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stats = rig.sim.webhookStats();
+    const busy = stats.queued > stats.delivered + stats.failed || rig.server.services.webhook.queue.waiting > 0;
+    quiet = busy ? 0 : quiet + 1;
+  }
+}
+
+async function history(rig: Rig, id: number): Promise<DmsHistoryEntry[]> {
+  const res = await fetch(`${rig.sim.url}/api/documents/${id}/history/`, {
+    headers: { authorization: `Token ${rig.sim.token}` },
+  });
+  return (await res.json()) as DmsHistoryEntry[];
+}
+
+describe("the service's own writes logged with no actor", () => {
+  it('a note and a bulk custom-field value the service wrote run nothing again: one run, one "+"', async () => {
+    const rig = await startRig(NOTE_AND_AMOUNT);
+    try {
+      // Paperless's "Document Updated" workflow with a webhook action: every write of the service echoes back.
+      rig.sim.setWorkflowWebhook({
+        url: `${rig.server.url}/api/webhook/dms`,
+        headers: { Authorization: `Bearer ${API_TOKEN}` },
+        triggers: ['updated'],
+        shape: 'json',
+        retryBaseMs: 10,
+        echoDelayMs: 0,
+      });
+      const title = rig.sim.store.getDocument(10)?.title;
+      rig.sim.editAs(10, { archive_serial_number: 4242 }, 'ben'); // a person's edit: its webhook runs the rule
+      await settle(rig);
+
+      const doc = rig.sim.store.getDocument(10);
+      assert.equal(doc?.title, `${title}+`, 'the rule ran once: its echoes were recognised');
+      assert.deepEqual(
+        doc?.notes.map((n) => n.note),
+        ['Geprüft'],
+      );
+      const entries = await history(rig, 10);
+      // The premise, as Paperless logs a token request: the note and the bulk value name no actor.
+      assert.ok(
+        entries.some((e) => 'Note Added' in e.changes && e.actor === null),
+        JSON.stringify(entries),
+      );
+      assert.ok(
+        entries.some((e) => 'custom_fields' in e.changes && e.actor === null),
+        JSON.stringify(entries),
+      );
+      const traces = (
+        await call<{ traces: Trace[] }>(rig.server.url, '/api/traces?document=10&rule_id=checked', { token: API_TOKEN })
+      ).body.traces;
+      assert.equal(traces.filter((t) => t.status === 'matched').length, 1, "one trace: the person's change");
+    } finally {
+      await rig.close();
+    }
+  });
+});
