@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { DmsHistoryEntry } from '../../server/dms/types.js';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
-import { startRig, type Rig } from './support/jobs-kit.js';
+import { emulateWorkflow, settle, startRig, type Rig } from './support/jobs-kit.js';
 
 // Not idempotent on purpose: a run on the service's own echo would add a second "+".
 const NOTE_AND_AMOUNT = `
@@ -17,18 +17,6 @@ rules:
       - set_title: "{{ doc.title }}+"
 `;
 
-/** Waits until the simulator has no webhook or task in flight and the service's queue is empty, twice in a row. */
-async function settle(rig: Rig): Promise<void> {
-  for (let quiet = 0; quiet < 2;) {
-    await rig.sim.webhooksIdle();
-    await rig.server.services.webhook.queue.idle();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const stats = rig.sim.webhookStats();
-    const busy = stats.queued > stats.delivered + stats.failed || rig.server.services.webhook.queue.waiting > 0;
-    quiet = busy ? 0 : quiet + 1;
-  }
-}
-
 async function history(rig: Rig, id: number): Promise<DmsHistoryEntry[]> {
   const res = await fetch(`${rig.sim.url}/api/documents/${id}/history/`, {
     headers: { authorization: `Token ${rig.sim.token}` },
@@ -41,14 +29,7 @@ describe("the service's own writes logged with no actor", () => {
     const rig = await startRig(NOTE_AND_AMOUNT);
     try {
       // Paperless's "Document Updated" workflow with a webhook action: every write of the service echoes back.
-      rig.sim.setWorkflowWebhook({
-        url: `${rig.server.url}/api/webhook/dms`,
-        headers: { Authorization: `Bearer ${API_TOKEN}` },
-        triggers: ['updated'],
-        shape: 'json',
-        retryBaseMs: 10,
-        echoDelayMs: 0,
-      });
+      emulateWorkflow(rig, { echoDelayMs: 0 });
       const title = rig.sim.store.getDocument(10)?.title;
       rig.sim.editAs(10, { archive_serial_number: 4242 }, 'ben'); // a person's edit: its webhook runs the rule
       await settle(rig);

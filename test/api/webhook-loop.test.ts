@@ -2,34 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventRecord } from '../../server/history/event-types.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
-import { bulkEdits, editInDms, patches, startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+import {
+  bulkEdits,
+  editInDms,
+  emulateWorkflow,
+  patches,
+  settle,
+  startJob,
+  startRig,
+  waitForEvent,
+  type Rig,
+} from './support/jobs-kit.js';
 
 const PROCESSED = 9;
-
-/** Waits until the simulator has no webhook in flight and the service's queue is empty, twice in a row. */
-async function settle(rig: Rig): Promise<void> {
-  for (let quiet = 0; quiet < 2;) {
-    await rig.sim.webhooksIdle();
-    await rig.server.services.webhook.queue.idle();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const busy =
-      rig.sim.webhookStats().queued > rig.sim.webhookStats().delivered + rig.sim.webhookStats().failed ||
-      rig.server.services.webhook.queue.waiting > 0;
-    quiet = busy ? 0 : quiet + 1;
-  }
-}
-
-/** Paperless's "Document Updated" workflow with a webhook action, pointed at the service, on every update. */
-function emulateWorkflow(rig: Rig, timing: { echoDelayMs?: number; hold?: boolean } = { echoDelayMs: 50 }): void {
-  rig.sim.setWorkflowWebhook({
-    url: `${rig.server.url}/api/webhook/dms`,
-    headers: { Authorization: `Bearer ${API_TOKEN}` },
-    triggers: ['updated'],
-    shape: 'json',
-    retryBaseMs: 10,
-    ...timing,
-  });
-}
 
 async function webhookEvents(rig: Rig): Promise<EventRecord[]> {
   return (

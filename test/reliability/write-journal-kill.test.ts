@@ -28,6 +28,24 @@ async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean,
   throw new Error(`gave up waiting: ${what}`);
 }
 
+/** A "Document Updated" delivery for the document, accepted (202); its event id. */
+async function deliver(server: ChildServer, doc: number): Promise<number> {
+  const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+    token: API_TOKEN,
+    body: { event: 'document_updated', doc_id: String(doc) },
+  });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  return res.body.event_id;
+}
+
+/** The delivery's event once it ended (done or failed) in the restarted service. */
+const ended = (server: ChildServer, id: number) =>
+  until(
+    () => event(server, id),
+    (e) => e.status === 'done' || e.status === 'failed',
+    'the restored delivery to end',
+  );
+
 const event = async (server: ChildServer, id: number) =>
   (await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN })).body;
 
@@ -52,11 +70,7 @@ describe('a kill between the dms applying a write and answering', () => {
     server = await startChildServer(dirs);
     const title = sim.store.getDocument(3)?.title;
     const hold = sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'hold', after: true, times: 1 });
-    const accepted = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
-      token: API_TOKEN,
-      body: { event: 'document_updated', doc_id: '3' },
-    });
-    assert.equal(accepted.status, 202);
+    const accepted = await deliver(server, 3);
     // Paperless has the new title; its answer has not left.
     await until(
       () => sim.store.getDocument(3)?.title,
@@ -67,15 +81,11 @@ describe('a kill between the dms applying a write and answering', () => {
     sim.faults.release(hold.id);
 
     server = await startChildServer(dirs);
-    const done = await until(
-      () => event(server!, accepted.body.event_id),
-      (e) => e.status === 'done' || e.status === 'failed',
-      'the restored delivery to end',
-    );
+    const done = await ended(server, accepted);
     assert.equal(done.status, 'done', JSON.stringify(done));
     assert.equal(sim.store.getDocument(3)?.title, `${title}+`, 'the write was not sent a second time');
     const traces = (
-      await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${accepted.body.event_id}`, {
+      await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${accepted}`, {
         token: API_TOKEN,
       })
     ).body.traces;
@@ -94,10 +104,7 @@ describe('a kill between the dms applying a write and answering', () => {
     const title = sim.store.getDocument(5)?.title;
     // Held before it is applied: the journal has the write, Paperless never got it.
     const hold = sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'hold', times: 1 });
-    const accepted = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
-      token: API_TOKEN,
-      body: { event: 'document_updated', doc_id: '5' },
-    });
+    const accepted = await deliver(server, 5);
     await until(
       () => hold.hits,
       (hits) => hits > 0,
@@ -106,11 +113,7 @@ describe('a kill between the dms applying a write and answering', () => {
     await server.kill('SIGKILL');
     sim.faults.remove(hold.id);
     server = await startChildServer(dirs);
-    const done = await until(
-      () => event(server!, accepted.body.event_id),
-      (e) => e.status === 'done' || e.status === 'failed',
-      'the restored delivery to end',
-    );
+    const done = await ended(server, accepted);
     assert.equal(done.status, 'done', JSON.stringify(done));
     sim.faults.release(hold.id);
     assert.equal(sim.store.getDocument(5)?.title, `${title}+`, 'written once, after the restart');

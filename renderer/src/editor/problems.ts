@@ -81,38 +81,29 @@ export function testOutcome(result: CheckResult): { problems: Problem[]; badge: 
   const others = problems.filter((p) => !failed.some((t) => p.line === t.line) && !/failed its test/.test(p.message));
   const passed = result.tests.length - failed.length;
   const n = result.tests.length;
+  const listed = [
+    ...failed.map((t): Problem => ({
+      message: `${t.rule_id}: ${t.message}`,
+      line: t.line,
+      column: t.column,
+      severity: 'error',
+    })),
+    ...others,
+  ];
+  const counts = `${n} test${n === 1 ? '' : 's'}: ${passed} passed`;
   // The tests of the sound rules ran, but the file does not save until its other errors are fixed.
   const unsaved = result.validation?.ok === false ? others.find((p) => p.severity === 'error') : undefined;
   if (unsaved) {
     const where = unsaved.line ? ` (line ${unsaved.line})` : '';
-    return {
-      problems: [
-        ...failed.map((t): Problem => ({
-          message: `${t.rule_id}: ${t.message}`,
-          line: t.line,
-          column: t.column,
-          severity: 'error',
-        })),
-        ...others,
-      ],
-      badge: { text: `${n} test${n === 1 ? '' : 's'}: ${passed} passed; fix the error first${where}`, kind: 'error' },
-    };
+    return { problems: listed, badge: { text: `${counts}; fix the error first${where}`, kind: 'error' } };
   }
   return {
-    problems: [
-      ...failed.map((t): Problem => ({
-        message: `${t.rule_id}: ${t.message}`,
-        line: t.line,
-        column: t.column,
-        severity: 'error',
-      })),
-      ...others,
-    ],
+    problems: listed,
     badge: {
       text:
         n === 0
           ? 'No tests in this file: add examples under tests:.'
-          : `${n} test${n === 1 ? '' : 's'}: ${passed} passed${failed.length ? `, ${failed.length} failed` : ''}`,
+          : `${counts}${failed.length ? `, ${failed.length} failed` : ''}`,
       kind: failed.length ? 'error' : 'ok',
     },
   };

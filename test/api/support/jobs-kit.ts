@@ -81,3 +81,31 @@ export async function editInDms(sim: Simulator, id: number, patch: Record<string
 
 export const bulkEdits = (sim: Simulator) => sim.counts()['POST /api/documents/bulk_edit/'] ?? 0;
 export const patches = (sim: Simulator) => sim.counts()['PATCH /api/documents/{id}/'] ?? 0;
+
+/** Waits until the simulator has no webhook in flight and the service's queue is empty, twice in a row. */
+export async function settle(rig: Rig): Promise<void> {
+  for (let quiet = 0; quiet < 2;) {
+    await rig.sim.webhooksIdle();
+    await rig.server.services.webhook.queue.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const busy =
+      rig.sim.webhookStats().queued > rig.sim.webhookStats().delivered + rig.sim.webhookStats().failed ||
+      rig.server.services.webhook.queue.waiting > 0;
+    quiet = busy ? 0 : quiet + 1;
+  }
+}
+
+/** Paperless's "Document Updated" workflow with a webhook action, pointed at the service, on every update. */
+export function emulateWorkflow(
+  rig: Rig,
+  timing: { echoDelayMs?: number; hold?: boolean } = { echoDelayMs: 50 },
+): void {
+  rig.sim.setWorkflowWebhook({
+    url: `${rig.server.url}/api/webhook/dms`,
+    headers: { Authorization: `Bearer ${API_TOKEN}` },
+    triggers: ['updated'],
+    shape: 'json',
+    retryBaseMs: 10,
+    ...timing,
+  });
+}
