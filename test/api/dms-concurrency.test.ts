@@ -74,7 +74,9 @@ for (const { dms, workers, seen } of CASES)
       const served = await servesAtOnce(rig.server.url);
       assert.ok(seen(served), `${workers} worker(s) seen as ${served}`);
       const reads = await dryJob(rig);
-      assert.equal(mostAtOnce(reads), served + 1, JSON.stringify(reads));
+      // Never more than it serves and one waiting; a loaded host may leave the waiting slot unused for a moment.
+      const most = mostAtOnce(reads);
+      assert.ok(most >= served && most <= served + 1, `${most} at once for ${served} served: ${JSON.stringify(reads)}`);
     });
   });
 
