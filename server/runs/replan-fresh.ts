@@ -5,7 +5,8 @@ import { unknownName } from '../dms/vocabulary-index.js';
 import { planDocument, type ChangeField, type DocumentPlan } from './plan-changes.js';
 import { dateOnly } from './rule-document.js';
 
-const SCALARS = [
+/** The scalar fields the service writes by PATCH, compared one by one. */
+export const SCALARS = [
   'title',
   'correspondent',
   'document_type',
@@ -15,7 +16,8 @@ const SCALARS = [
   'owner',
 ] as const;
 
-const sameScalar = (field: (typeof SCALARS)[number], a: unknown, b: unknown): boolean =>
+/** Two values of a scalar field alike as the dms stores them (a date by its day). */
+export const sameScalar = (field: (typeof SCALARS)[number], a: unknown, b: unknown): boolean =>
   field === 'created'
     ? dateOnly(a as string | null) === dateOnly(b as string | null)
     : isDeepStrictEqual(a ?? null, b ?? null);

@@ -1,26 +1,14 @@
-import type { DmsDocument, DocumentPatch } from '../../dms/types.js';
-import type { JournalWrite, ReadValues } from './journal-records.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { DmsDocument } from '../../dms/types.js';
+import { SCALARS, sameScalar } from '../replan-fresh.js';
+import { contentDigest, readValuesOf, type JournalWrite, type ReadValues } from './journal-records.js';
 
-/** A value as the dms stores it, for comparison: null and undefined alike, numbers and strings by text. */
-const same = (a: unknown, b: unknown) =>
-  JSON.stringify(a ?? null) === JSON.stringify(b ?? null) || String(a) === String(b);
-const day = (value: unknown) => String(value ?? '').slice(0, 10);
-
-type PatchKey = keyof DocumentPatch;
-const patchValue = (doc: DmsDocument | ReadValues, key: PatchKey): unknown =>
-  key === 'created' ? day(doc.created) : (doc as unknown as Record<string, unknown>)[key];
-const patchTarget = (patch: DocumentPatch, key: PatchKey): unknown =>
-  key === 'created' ? day(patch.created) : patch[key];
-/** Keys whose stored value a plain read shows (permissions need `full_perms`; tags and fields go by bulk edit). */
-const COMPARABLE: PatchKey[] = [
-  'title',
-  'correspondent',
-  'document_type',
-  'storage_path',
-  'created',
-  'archive_serial_number',
-  'owner',
-];
+type Scalar = (typeof SCALARS)[number];
+/** The scalar keys of a PATCH whose stored value a plain read shows (permissions need `full_perms`). */
+const scalarsOf = (write: JournalWrite & { kind: 'patch' }): Scalar[] => SCALARS.filter((key) => key in write.patch);
+const fieldValues = (doc: Pick<DmsDocument, 'custom_fields'>) =>
+  new Map((doc.custom_fields ?? []).map((f) => [f.field, f.value]));
+const sameValue = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null) || String(a) === String(b);
 
 /**
  * Whether one journaled request is in the document as the dms holds it now: a restart asks this of a request
@@ -32,18 +20,18 @@ export function isApplied(write: JournalWrite, doc: DmsDocument | null, read: Re
   if (doc === null) return null;
   switch (write.kind) {
     case 'patch': {
-      const keys = COMPARABLE.filter((key) => key in write.patch);
+      const keys = scalarsOf(write);
       if (keys.length === 0) return null;
-      return keys.every((key) => same(patchValue(doc, key), patchTarget(write.patch, key)));
+      return keys.every((key) => sameScalar(key, doc[key], write.patch[key]));
     }
     case 'tags': {
       const tags = new Set(doc.tags ?? []);
       return write.add.every((t) => tags.has(t)) && write.remove.every((t) => !tags.has(t));
     }
     case 'custom_fields': {
-      const values = new Map((doc.custom_fields ?? []).map((f) => [f.field, f.value]));
+      const values = fieldValues(doc);
       return (
-        write.set.every((f) => values.has(f.field) && same(values.get(f.field), f.value)) &&
+        write.set.every((f) => values.has(f.field) && sameValue(values.get(f.field), f.value)) &&
         write.remove.every((field) => !values.has(field))
       );
     }
@@ -59,18 +47,16 @@ export function isApplied(write: JournalWrite, doc: DmsDocument | null, read: Re
 export function untouchedSinceRead(write: JournalWrite, doc: DmsDocument, read: ReadValues): boolean {
   switch (write.kind) {
     case 'patch':
-      return COMPARABLE.filter((key) => key in write.patch).every((key) =>
-        same(patchValue(doc, key), patchValue(read, key)),
-      );
+      return scalarsOf(write).every((key) => sameScalar(key, doc[key], read[key]));
     case 'tags': {
       const now = new Set(doc.tags ?? []);
       return [...write.add, ...write.remove].every((t) => now.has(t) === read.tags.includes(t));
     }
     case 'custom_fields': {
       const before = new Map(read.custom_fields);
-      const now = new Map((doc.custom_fields ?? []).map((f) => [f.field, f.value]));
+      const now = fieldValues(doc);
       return [...write.set.map((f) => f.field), ...write.remove].every(
-        (field) => now.has(field) === before.has(field) && same(now.get(field), before.get(field)),
+        (field) => now.has(field) === before.has(field) && sameValue(now.get(field), before.get(field)),
       );
     }
     case 'note':
@@ -79,8 +65,29 @@ export function untouchedSinceRead(write: JournalWrite, doc: DmsDocument, read: 
   }
 }
 
-/** The note Paperless added for this text (the newest not there at the read): its audit entry names this id. */
-export function addedNoteId(doc: Pick<DmsDocument, 'notes'>, read: ReadValues, text: string): number | undefined {
-  const added = (doc.notes ?? []).filter((n) => !read.notes.includes(n.id) && n.note === text);
-  return added.length > 0 ? Math.max(...added.map((n) => n.id)) : undefined;
+const WRITTEN_BY: Record<JournalWrite['kind'], Array<keyof ReadValues>> = {
+  patch: [],
+  tags: ['tags'],
+  custom_fields: ['custom_fields'],
+  note: ['notes'],
+  trash: [],
+};
+
+/** True when every field the run did not write still holds what it read (text included): nobody else changed it. */
+export function unchangedBesides(doc: DmsDocument, read: ReadValues, writes: readonly JournalWrite[]): boolean {
+  const written = new Set<string>(['modified', 'content']);
+  for (const write of writes) {
+    for (const key of WRITTEN_BY[write.kind]) written.add(key);
+    if (write.kind === 'patch') for (const key of Object.keys(write.patch)) written.add(key);
+  }
+  if (contentDigest(doc.content) !== read.content) return false;
+  const now = readValuesOf(doc);
+  return (Object.keys(read) as Array<keyof ReadValues>)
+    .filter((key) => !written.has(key))
+    .every((key) => isDeepStrictEqual(now[key], read[key]));
+}
+
+/** The document is exactly as this run left it: every request in it, and nothing else changed since its read. */
+export function leftAsWritten(doc: DmsDocument, read: ReadValues, writes: readonly JournalWrite[]): boolean {
+  return writes.every((write) => isApplied(write, doc, read) !== false) && unchangedBesides(doc, read, writes);
 }

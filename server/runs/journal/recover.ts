@@ -2,8 +2,8 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { DmsNotFoundError } from '../../dms/errors.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
-import { contentDigest, readValuesOf, type JournalWrite, type ReadValues } from './journal-records.js';
-import { isApplied, untouchedSinceRead } from './reconcile.js';
+import type { JournalWrite } from './journal-records.js';
+import { isApplied, unchangedBesides, untouchedSinceRead } from './reconcile.js';
 import type { JournalRun, WriteJournal } from './write-journal.js';
 
 export interface RecoveryDeps {
@@ -125,26 +125,4 @@ async function send(dms: RecoveryDeps['dms'], id: number, write: JournalWrite): 
     case 'note':
       return;
   }
-}
-
-const WRITTEN_BY: Record<JournalWrite['kind'], Array<keyof ReadValues>> = {
-  patch: [],
-  tags: ['tags'],
-  custom_fields: ['custom_fields'],
-  note: ['notes'],
-  trash: [],
-};
-
-/** True when every field the run did not write still holds what it read (text included): nobody else changed it. */
-function unchangedBesides(doc: DmsDocument, read: ReadValues, writes: readonly JournalWrite[]): boolean {
-  const written = new Set<string>(['modified']);
-  for (const write of writes) {
-    for (const key of WRITTEN_BY[write.kind]) written.add(key);
-    if (write.kind === 'patch') for (const key of Object.keys(write.patch)) written.add(key);
-  }
-  const now = readValuesOf(doc);
-  if (read.content !== undefined && contentDigest(doc.content) !== read.content) return false;
-  return (Object.keys(read) as Array<keyof ReadValues>)
-    .filter((key) => !written.has(key) && key !== 'content')
-    .every((key) => JSON.stringify(now[key]) === JSON.stringify(read[key]));
 }
