@@ -12,8 +12,11 @@ export interface JournalFile {
   append(record: object, durable: boolean): Promise<void>;
   /** Every line read at open, in order; a torn last line (a kill mid-write) is left out. */
   readonly loaded: unknown[];
-  /** Replaces the file with these records (atomically) and goes on appending to the new file. */
-  rewrite(records: readonly object[]): Promise<void>;
+  /**
+   * Replaces the file (atomically) with the records `records()` gives once every line in flight is written, and
+   * goes on appending to the new file.
+   */
+  rewrite(records: () => readonly object[]): Promise<void>;
   readonly bytes: number;
   /** fdatasync calls made since open (for the docs' figure and the bench). */
   readonly syncs: number;
@@ -82,7 +85,9 @@ export function openJournalFile(file: string, logger: Logger): JournalFile {
     async rewrite(records) {
       await flush();
       const temp = `${file}.${process.pid}.tmp`;
-      const text = records.map((r) => JSON.stringify(r) + '\n').join('');
+      const text = records()
+        .map((r) => JSON.stringify(r) + '\n')
+        .join('');
       fs.writeFileSync(temp, text, { mode: 0o600 });
       const tfd = fs.openSync(temp, 'r');
       fs.fsyncSync(tfd);

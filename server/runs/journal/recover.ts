@@ -12,7 +12,7 @@ export interface RecoveryDeps {
   dmsKey: string;
   logger: Logger;
   /** A run found applied in full, on a document nobody else changed since: its state is the service's own. */
-  ownState?(doc: DmsDocument): void;
+  ownState?(doc: DmsDocument, run: JournalRun): void;
 }
 
 export interface RecoveryReport {
@@ -32,8 +32,8 @@ export interface RecoveryReport {
  */
 export async function recoverJournal(deps: RecoveryDeps, only?: number): Promise<RecoveryReport> {
   const report: RecoveryReport = { applied: 0, notApplied: 0, completed: 0, left: 0 };
-  for (const run of deps.journal.unfinished()) {
-    if (only !== undefined && run.entry.doc !== only) continue;
+  const runs = only === undefined ? deps.journal.unfinished() : deps.journal.unfinished(deps.dmsKey, only);
+  for (const run of runs) {
     if (run.entry.dms !== deps.dmsKey) {
       report.left++;
       continue;
@@ -79,7 +79,7 @@ async function reconcileRun(
   });
   if (found.every(Boolean)) {
     handle.end('applied', true);
-    if (doc && unchangedBesides(doc, read, writes)) deps.ownState?.(doc);
+    if (doc && unchangedBesides(doc, read, writes)) deps.ownState?.(doc, run);
     return 'applied';
   }
   if (!found.some(Boolean) || doc === null) {

@@ -48,8 +48,8 @@ export interface WriteJournal {
   appliedFor(event: number, dms: string, doc: number): JournalRun | null;
   /** The document's runs, newest first (as many as the journal keeps per document). */
   runsOf(dms: string, doc: number): JournalRun[];
-  /** Runs begun and never ended: a kill came between. */
-  unfinished(): JournalRun[];
+  /** Runs begun and never ended (a kill came between), of one document or of all. */
+  unfinished(dms?: string, doc?: number): JournalRun[];
   /** A handle to finish a run found unfinished at start. */
   resume(run: JournalRun): RunHandle;
   stats(): { runs: number; bytes: number; syncs: number };
@@ -61,42 +61,55 @@ export interface WriteJournalOptions {
   logger: Logger;
   /** Runs kept per document for echo recognition (the newest; older ones go at compaction). */
   perDocument?: number;
-  /** Compaction starts beyond this many runs held (the file is rewritten with what is kept). */
+  /** Documents whose runs are kept for echo recognition (those written most recently; like the echo ledger's). */
+  documents?: number;
+  /** Compaction starts beyond this many runs held, and beyond twice what the last compaction kept. */
   maxRuns?: number;
-  /** Runs of these events are kept however old (jobs that may still be undone or resumed). */
+  /** Runs of these events are kept however old (real jobs still listed: undo and resume need them). */
   keepEvent?: (event: number) => boolean;
   now?: () => number;
 }
 
 const docKey = (dms: string, doc: number) => `${dms}#${doc}`;
+const eventKey = (event: number, dms: string, doc: number) => `${event}#${dms}#${doc}`;
 
 export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
   const now = options.now ?? Date.now;
-  const perDocument = options.perDocument ?? 8;
+  const perDocument = options.perDocument ?? 2;
+  const documents = options.documents ?? 20_000;
   const maxRuns = options.maxRuns ?? 50_000;
   const file: JournalFile = openJournalFile(options.file, options.logger);
   const runs = new Map<string, JournalRun>();
+  /** Per document, its runs newest first. */
   const byDoc = new Map<string, JournalRun[]>();
-  const byEvent = new Map<number, JournalRun[]>();
+  /** Per event and document, its newest run. */
+  const byEvent = new Map<string, JournalRun>();
+  const open = new Set<JournalRun>();
+  let compactAbove = maxRuns;
 
   const index = (run: JournalRun) => {
+    if (runs.has(run.entry.run)) return;
     runs.set(run.entry.run, run);
     const key = docKey(run.entry.dms, run.entry.doc);
-    const list = byDoc.get(key) ?? [];
-    list.unshift(run);
-    byDoc.set(key, list);
-    if (run.entry.event !== null) {
-      const events = byEvent.get(run.entry.event) ?? [];
-      events.unshift(run);
-      byEvent.set(run.entry.event, events);
-    }
+    byDoc.set(key, [run, ...(byDoc.get(key) ?? [])]);
+    if (run.entry.event !== null) byEvent.set(eventKey(run.entry.event, run.entry.dms, run.entry.doc), run);
+    if (run.end === null) open.add(run);
+  };
+  const clear = () => {
+    runs.clear();
+    byDoc.clear();
+    byEvent.clear();
+    open.clear();
   };
   const apply = (entry: JournalEntry) => {
     if (entry.t === 'run') return index({ entry, outcomes: entry.writes.map(() => undefined), end: null });
     const run = runs.get(entry.run);
     if (!run) return;
     if (entry.t === 'out') run.outcomes[entry.i] = entry;
-    else run.end = entry;
+    else {
+      run.end = entry;
+      open.delete(run);
+    }
   };
   for (const line of file.loaded) if (isJournalEntry(line)) apply(line);
 
@@ -111,34 +124,37 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
       const entry: EndEntry = { t: 'end', run: run.entry.run, status, ...(reconciled ? { reconciled } : {}) };
       apply(entry);
       void file.append(entry, false).catch(() => undefined);
-      if (runs.size > maxRuns) void compact();
+      if (runs.size > compactAbove) void compact();
     },
   });
 
-  /** Keeps unfinished runs, the newest per document, and those of events that must stay; rewrites the file. */
+  /** What compaction keeps: unfinished runs, runs of kept events, and the newest runs of the newest documents. */
+  const kept = (): JournalRun[] => {
+    const keep = new Set<JournalRun>(open);
+    for (const run of runs.values())
+      if (run.entry.event !== null && options.keepEvent?.(run.entry.event)) keep.add(run);
+    const newest = [...byDoc.values()].sort((a, b) => b[0].entry.at - a[0].entry.at).slice(0, documents);
+    for (const list of newest) for (const run of list.slice(0, perDocument)) keep.add(run);
+    return [...keep].sort((a, b) => a.entry.at - b.entry.at);
+  };
+
   let compacting = false;
   const compact = async () => {
     if (compacting) return;
     compacting = true;
     try {
-      const keep = new Set<JournalRun>();
-      for (const list of byDoc.values()) for (const run of list.slice(0, perDocument)) keep.add(run);
-      for (const run of runs.values()) {
-        if (run.end === null) keep.add(run);
-        else if (run.entry.event !== null && options.keepEvent?.(run.entry.event)) keep.add(run);
-      }
-      const kept = [...runs.values()].filter((run) => keep.has(run));
-      runs.clear();
-      byDoc.clear();
-      byEvent.clear();
-      for (const run of kept.sort((a, b) => a.entry.at - b.entry.at)) index(run);
-      await file.rewrite(
-        kept.flatMap((run) => [
+      // What is kept is taken once every line in flight is written, and the file replaced at once after.
+      await file.rewrite(() => {
+        const keep = kept();
+        clear();
+        for (const run of keep) index(run);
+        compactAbove = Math.max(maxRuns, keep.length * 2);
+        return keep.flatMap((run) => [
           run.entry,
           ...run.outcomes.filter((o): o is OutcomeEntry => o !== undefined),
           ...(run.end ? [run.end] : []),
-        ]),
-      );
+        ]);
+      });
     } catch (err) {
       options.logger.warn(`the write journal could not be compacted: ${String(err)}`);
     } finally {
@@ -149,22 +165,25 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
   return {
     async begin(newRuns) {
       const entries: RunEntry[] = newRuns.map((r) => ({ t: 'run', run: randomUUID(), at: now(), ...r }));
-      // One sync for all of them; the first request leaves only after it.
-      await Promise.all(entries.map((entry, i) => file.append(entry, i === entries.length - 1)));
-      return entries.map((entry) => {
-        apply(entry);
-        return handle(runs.get(entry.run) as JournalRun);
-      });
+      // Known in memory at once (a compaction meanwhile keeps them); sent only once on disk, one sync for all.
+      for (const entry of entries) apply(entry);
+      const begun = entries.map((entry) => runs.get(entry.run) as JournalRun);
+      try {
+        await Promise.all(entries.map((entry, i) => file.append(entry, i === entries.length - 1)));
+      } catch (err) {
+        // Not on disk, so never sent.
+        for (const run of begun) apply({ t: 'end', run: run.entry.run, status: 'not_applied' });
+        throw err;
+      }
+      return begun.map(handle);
     },
     appliedFor(event, dms, doc) {
-      for (const run of byEvent.get(event) ?? []) {
-        if (run.entry.dms !== dms || run.entry.doc !== doc) continue;
-        if (run.end?.status === 'applied' || run.end?.status === 'partial') return run;
-      }
-      return null;
+      const run = byEvent.get(eventKey(event, dms, doc));
+      return run?.end?.status === 'applied' || run?.end?.status === 'partial' ? run : null;
     },
     runsOf: (dms, doc) => byDoc.get(docKey(dms, doc)) ?? [],
-    unfinished: () => [...runs.values()].filter((run) => run.end === null),
+    unfinished: (dms, doc) =>
+      [...open].filter((run) => dms === undefined || (run.entry.dms === dms && run.entry.doc === doc)),
     resume: handle,
     stats: () => ({ runs: runs.size, bytes: file.bytes, syncs: file.syncs }),
     close: () => file.close(),
