@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import { attributionFor, stateOnlyReason, type AttributionStatus } from './attribution-mode.js';
 import type { EchoLedger, OwnWrite } from './echo-ledger.js';
 import { errorMessage } from '../error-message.js';
-import { isOwnEntry } from './journal/entry-match.js';
+import { ownEntryTest, type FieldNames } from './journal/entry-match.js';
 import type { WriteJournal } from './journal/write-journal.js';
 
 export type { AttributionStatus } from './attribution-mode.js';
@@ -36,7 +36,7 @@ export function entryFields(entry: DmsHistoryEntry): string[] {
 export function createAttribution(
   dms: Pick<DmsClient, 'serviceUser' | 'documentHistory' | 'vocabulary'>,
   logger: Logger,
-  journal?: { runs: Pick<WriteJournal, 'runsOf'>; dmsKey: () => string },
+  journal: { runs: Pick<WriteJournal, 'runsOf'>; dmsKey: () => string },
 ): Attribution {
   let user: DmsServiceUser | null = null;
   let fallback: string | null = null;
@@ -85,22 +85,16 @@ export function createAttribution(
         return false;
       }
       // Paperless stamps a save's entry before the save sets `modified` (pre_save): the save the rules read is
-      // logged before `readAt`, every later change after it. Each later entry must be a value the journal sent.
+      // logged before `readAt`, every later change after it. Each later entry must be a value the service's runs
+      // since that read sent (an older run's value does not explain a newer entry).
       const since = Date.parse(write.readAt);
-      const runs = journal?.runs.runsOf(journal.dmsKey(), doc.id) ?? [];
-      const fields = (await dms.vocabulary().catch(() => null))?.custom_fields ?? [];
-      const field = (id: number) => {
-        const found = fields.find((f) => f.id === id);
-        return found ? { name: found.name, select: found.data_type === 'select' } : undefined;
-      };
-      const foreign = entries.find(
-        (e) =>
-          Date.parse(e.timestamp) > since &&
-          !isCreation(e) &&
-          !(journal
-            ? isOwnEntry(e, runs, self.id, field)
-            : e.actor?.id === self.id && entryFields(e).every((f) => write.fields.includes(f))),
-      );
+      const later = entries.filter((e) => Date.parse(e.timestamp) > since && !isCreation(e));
+      if (later.length === 0) return true;
+      const runs = journal.runs
+        .runsOf(journal.dmsKey(), doc.id)
+        .filter((run) => Date.parse(run.entry.read.modified) >= since);
+      const isOwn = ownEntryTest(runs, self.id, await fieldNames(dms, later));
+      const foreign = later.find((e) => !isOwn(e));
       if (foreign) {
         const who = foreign.actor ? `the dms user "${foreign.actor.username}"` : 'a Paperless workflow';
         logger.info(
@@ -139,6 +133,19 @@ export async function alreadyHandled(
 ): Promise<boolean> {
   if (!echoes.isKnownState(doc)) return false;
   return !echoes.isOwnWrite(doc) || (await isServiceEcho(echoes, attribution, doc));
+}
+
+/** Custom-field names (from the vocabulary, cached by the client), read only when an entry names a custom field. */
+async function fieldNames(
+  dms: Pick<DmsClient, 'vocabulary'>,
+  entries: readonly DmsHistoryEntry[],
+): Promise<FieldNames> {
+  if (!entries.some((e) => 'custom_fields' in e.changes)) return () => undefined;
+  const fields = (await dms.vocabulary().catch(() => null))?.custom_fields ?? [];
+  return (id) => {
+    const found = fields.find((f) => f.id === id);
+    return found ? { name: found.name, select: found.data_type === 'select' } : undefined;
+  };
 }
 
 /**

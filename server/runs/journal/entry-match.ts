@@ -28,6 +28,7 @@ interface Written {
 function written(runs: readonly JournalRun[]): Written {
   const out: Written = { fields: new Map(), tags: false, customFields: [], notes: new Set() };
   for (const run of runs) {
+    if (run.end?.status === 'not_applied') continue;
     run.entry.writes.forEach((write, i) => {
       if (run.outcomes[i]?.ok === false) return;
       if (write.kind === 'patch')
@@ -44,34 +45,33 @@ function written(runs: readonly JournalRun[]): Written {
   return out;
 }
 
+/** A custom field as the audit log names it: by name, a select option by its label (the journal holds its id). */
+export type FieldNames = (id: number) => { name: string; select: boolean } | undefined;
+
 /**
- * Whether an audit-log entry is the service's own (docs/jobs-and-webhook.md#echoes-by-content): by its content, not
- * by its actor alone. Paperless logs a token request's notes and bulk custom-field values with no actor, so an entry
- * of the service's own user or of none is the service's when every change in it is a value the write journal sent
- * to this document (a note by the id Paperless gave it, a custom field by name and value). Another user's entry is
- * never the service's.
+ * The test of whether an audit-log entry is the service's own (docs/jobs-and-webhook.md#the-write-journal), by its
+ * content, not by its actor alone: Paperless logs a token request's notes and bulk custom-field values with no
+ * actor. An entry of the service's own user or of none is the service's when every change in it is a value these
+ * runs sent to the document — a note by the id Paperless gave it, a custom field by name and value, a field by its
+ * new value. The bulk edit's own entry (`[old pk, [new pks]]`, always naming the user) is the service's when it
+ * sent that kind of change. Tags logged as an m2m change come from a save (a person's or a workflow's): the service
+ * sends tags only by bulk edit. Another user's entry is never the service's.
  */
-export function isOwnEntry(
-  entry: DmsHistoryEntry,
+export function ownEntryTest(
   runs: readonly JournalRun[],
   self: number,
-  field: (id: number) => { name: string; select: boolean } | undefined,
-): boolean {
-  if (entry.actor !== null && entry.actor.id !== self) return false;
+  field: FieldNames,
+): (entry: DmsHistoryEntry) => boolean {
   const sent = written(runs);
-  const changes = Object.entries(entry.changes);
-  if (changes.length === 0) return entry.actor !== null;
-  return changes.every(([key, change]) => {
+  const own = (entry: DmsHistoryEntry, key: string, change: unknown): boolean => {
+    const bulk = Array.isArray(change) && entry.actor?.id === self;
     if (key === 'Note Added') return Array.isArray(change) && sent.notes.has(Number(change[1]));
-    if (key === 'Note Deleted') return false;
-    if (key === 'tags') return sent.tags;
+    if (key === 'tags') return bulk && sent.tags;
     if (key === 'custom_fields') {
-      // The bulk edit's own entry names instance ids (`[old pk, [new pks]]`), not values: any value sent matches.
-      if (Array.isArray(change)) return sent.customFields.length > 0;
+      if (Array.isArray(change)) return bulk && sent.customFields.length > 0;
       const logged = change as { field?: string; value?: unknown };
       return sent.customFields.some((cf) => {
         const known = field(cf.field);
-        // A select option is logged by its label; the journal holds its id.
         return (
           known !== undefined && known.name === logged.field && (known.select || sameLogged(logged.value, cf.value))
         );
@@ -84,5 +84,11 @@ export function isOwnEntry(
       to === undefined ||
       values.some((value) => sameLogged(to, value) || (key === 'created' && String(value).startsWith(String(to))))
     );
-  });
+  };
+  return (entry) => {
+    if (entry.actor !== null && entry.actor.id !== self) return false;
+    const changes = Object.entries(entry.changes);
+    if (changes.length === 0) return entry.actor !== null;
+    return changes.every(([key, change]) => own(entry, key, change));
+  };
 }

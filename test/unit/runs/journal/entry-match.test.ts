@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DmsHistoryEntry } from '../../../../server/dms/types.js';
 import { readValuesOf, type JournalWrite } from '../../../../server/runs/journal/journal-records.js';
-import { isOwnEntry } from '../../../../server/runs/journal/entry-match.js';
+import { ownEntryTest } from '../../../../server/runs/journal/entry-match.js';
 import type { JournalRun } from '../../../../server/runs/journal/write-journal.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
 
@@ -45,6 +45,9 @@ const entry = (changes: Record<string, unknown>, actor: DmsHistoryEntry['actor']
   actor,
 });
 
+const isOwnEntry = (entry: DmsHistoryEntry, runs: JournalRun[], self: number, names: typeof fields) =>
+  ownEntryTest(runs, self, names)(entry);
+
 describe('audit entries matched against the write journal', () => {
   const note: JournalWrite = { kind: 'note', text: 'Checked' };
   const amount: JournalWrite = { kind: 'custom_fields', set: [{ field: 1, value: 'EUR39.95' }], remove: [] };
@@ -79,6 +82,14 @@ describe('audit entries matched against the write journal', () => {
     const runs = journaled([{ kind: 'patch', patch: { title: 'X+' } }]);
     assert.equal(isOwnEntry(entry({ correspondent: ['None', '4'] }, null), runs, SELF, fields), false);
     assert.equal(isOwnEntry(entry({ 'Note Deleted': [5, 'None'] }, null), runs, SELF, fields), false);
+  });
+
+  it("takes tags logged by a save (a workflow's, a person's) for a change, the bulk edit's own entry for the service's", () => {
+    const runs = journaled([{ kind: 'tags', add: [7], remove: [] }]);
+    const m2m = { tags: { type: 'm2m', operation: 'add', objects: ['Steuer'] } };
+    assert.equal(isOwnEntry(entry(m2m, null), runs, SELF, fields), false, 'the service sends tags only by bulk edit');
+    assert.equal(isOwnEntry(entry({ tags: [3, [3, 7]] }, { id: SELF, username: 'svc' }), runs, SELF, fields), true);
+    assert.equal(isOwnEntry(entry({ tags: [3, [3, 7]] }, { id: SELF, username: 'svc' }), [], SELF, fields), false);
   });
 
   it('does not count a write the dms refused', () => {
