@@ -32,8 +32,8 @@ export interface EchoLedgerOptions {
 export interface EchoLedger extends EchoWrites {
   /** Resolves once no write to the document is in flight (or after `maxWaitMs`). */
   settled(documentId: number, maxWaitMs?: number): Promise<void>;
-  /** The document is as a write of the service left it (found so at start, from the write journal). */
-  adopt(doc: DmsDocument): void;
+  /** The document is as this write of the service left it (found so from the write journal after a kill). */
+  adopt(doc: DmsDocument, write: OwnWrite): void;
   /** True when the document is exactly as the service last wrote or handled it. */
   isKnownState(doc: DmsDocument): boolean;
   /** True when the document is exactly as the service's own last write left it (its echo). */
@@ -284,8 +284,8 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
         waiters.set(id, list);
       });
     },
-    adopt(doc) {
-      record(doc, true);
+    adopt(doc, write) {
+      record(doc, true, write);
     },
     addedHandled(doc) {
       return entries.get(doc.id)?.added === doc.added;

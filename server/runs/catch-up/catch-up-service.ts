@@ -39,7 +39,7 @@ export interface CatchUpDeps {
   /** Whether the dms answers (cached by the connection); a down → up change starts a catch-up. */
   dmsReachable(): Promise<boolean>;
   /** Writes a kill cut short are reconciled before a document they touched is taken as changed. */
-  journal?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
+  journal?: Pick<ArrivalJournal, 'ready' | 'reconcile' | 'recognise'>;
   concurrency?: number;
   pageSize?: number;
   /** First retry pause after a failed catch-up; doubles up to 15 minutes. */
@@ -149,6 +149,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
                   !reconciled && deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
                 // A write's state (or a link it mirrored onto this document) still being recorded is waited for.
                 if (current) await deps.echoes.settled(current.id);
+                if (current) deps.journal?.recognise(current);
                 if (!current || (await alreadyHandled(deps.echoes, deps.attribution, current))) {
                   found.skipped++;
                   return;

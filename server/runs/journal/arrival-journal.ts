@@ -2,7 +2,10 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
+import type { EchoLedger, OwnWrite } from '../echo-ledger.js';
+import { fieldsOf } from './journal-records.js';
 import { tracesFromJournal } from './journal-traces.js';
+import { leftAsWritten } from './reconcile.js';
 import { recoverJournal } from './recover.js';
 import type { JournalRun, WriteJournal } from './write-journal.js';
 
@@ -12,6 +15,11 @@ export interface ArrivalJournal {
   readonly ready: Promise<void>;
   /** Reconciles the document's runs still unfinished (the dms was away at start), before it is run again; true when there were any. */
   reconcile(doc: number): Promise<boolean>;
+  /**
+   * The document is exactly as the service's newest journaled run left it, which the echo ledger does not know (its
+   * file lost the state to a kill): the ledger learns it as the service's own, so its echo is not run again.
+   */
+  recognise(doc: DmsDocument): void;
   /** The run of this event that already reached the dms for this document: the arrival is done, not run again. */
   completed(event: number, doc: number): JournalRun | null;
   /** Rebuilds the run's traces from the journal when the history has none for its event and document. */
@@ -24,15 +32,24 @@ export interface ArrivalJournalDeps {
   dmsKey: () => string;
   history: { query(q: { limit: number; event_id: number; document: number }): Trace[]; append(t: Trace[]): void };
   ruleFile: (rule: string) => string;
-  ownState: (doc: DmsDocument) => void;
+  echoes: Pick<EchoLedger, 'isKnownState' | 'adopt'>;
   logger: Logger;
   now?: () => Date;
 }
 
+/** What a run wrote, as the echo ledger keeps a write: what it read, and the fields it changed. */
+const ownWriteOf = (run: JournalRun): OwnWrite => ({
+  readAt: run.entry.read.modified,
+  fields: [...new Set(run.entry.writes.flatMap(fieldsOf))],
+});
+
 export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
+  const ownState = (doc: DmsDocument, run: JournalRun) => {
+    if (!deps.echoes.isKnownState(doc)) deps.echoes.adopt(doc, ownWriteOf(run));
+  };
   const recover = (only?: number) =>
     recoverJournal(
-      { journal: deps.journal, dms: deps.dms, dmsKey: deps.dmsKey(), logger: deps.logger, ownState: deps.ownState },
+      { journal: deps.journal, dms: deps.dms, dmsKey: deps.dmsKey(), logger: deps.logger, ownState },
       only,
     ).catch((err: unknown) => {
       deps.logger.warn(`write journal: interrupted writes could not be reconciled: ${errorMessage(err)}`);
@@ -41,9 +58,19 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
   return {
     ready,
     async reconcile(doc) {
-      if (!deps.journal.unfinished().some((run) => run.entry.doc === doc)) return false;
+      if (deps.journal.unfinished(deps.dmsKey(), doc).length === 0) return false;
       await recover(doc);
       return true;
+    },
+    recognise(doc) {
+      if (deps.echoes.isKnownState(doc)) return;
+      const [newest] = deps.journal.runsOf(deps.dmsKey(), doc.id);
+      if (
+        newest?.end &&
+        newest.end.status !== 'not_applied' &&
+        leftAsWritten(doc, newest.entry.read, newest.entry.writes)
+      )
+        ownState(doc, newest);
     },
     completed: (event, doc) => deps.journal.appliedFor(event, deps.dmsKey(), doc),
     ensureTraces(run) {

@@ -70,8 +70,8 @@ export interface WebhookService {
 /**
  * A delivery's later status changes (running, done, failed, queued for a retry) ride the next group commit (the
  * next delivery's, or within the store's flush interval) instead of an fsync of their own. Only the acceptance must
- * be on disk before the 202; after a crash a delivery whose end was not written yet runs again, exactly as one that
- * was running does (the echo ledger and the intents keep that from writing or sending twice). Their own fsyncs
+ * be on disk before the 202; after a crash a delivery whose end was not written yet is looked up in the write journal:
+ * done if its writes reached the dms, run again if they did not (the intents keep notifications from going twice). Their own fsyncs
  * made an arriving delivery wait behind a run's write as well as its own (docs/decisions.md, "The events journal is the durable webhook queue").
  */
 const AFTER_ACCEPTANCE = { soon: true } as const;
@@ -96,16 +96,21 @@ export function createWebhookService(
         await deps.journal.reconcile(delivery.document);
         const earlier = deps.journal.completed(delivery.event_id, delivery.document);
         if (earlier) {
-          // Its writes reached the dms before the stop: recorded as done (with its traces), never sent again.
+          // Its writes reached the dms before the stop: recorded (with its traces), never sent again. A run that
+          // reached it only in part is failed, with what did not go through, not taken as done.
           deps.journal.ensureTraces(earlier);
+          const missed = earlier.outcomes.filter((o) => o?.ok === false).map((o) => o?.error);
           progress(delivery.event_id, {
             processed: 1,
             matched: earlier.entry.rules.length > 0 ? 1 : 0,
             changed: 1,
-            errors: 0,
-            status: 'done',
+            errors: missed.length > 0 ? 1 : 0,
+            status: missed.length > 0 ? 'failed' : 'done',
             finished_at: new Date().toISOString(),
-            error: null,
+            error:
+              missed.length > 0
+                ? `Its writes reached the dms only in part before the service stopped: ${missed.join('; ')}`
+                : null,
           });
           return;
         }
@@ -113,6 +118,7 @@ export function createWebhookService(
       const fetched = await fetchOnce(deps.dms, delivery, options);
       if ('retryInMs' in fetched) return fetched;
       const document = fetched.document;
+      deps.journal?.recognise(document);
       // A document added is a new arrival whoever wrote it first (a job, another delivery): never an echo; only a
       // repeat of an `added` arrival the service handled (Paperless's retry, catch-up's copy) is dropped.
       const repeat =
