@@ -4,6 +4,26 @@ import type { ActionName, ActionTrace, Trace, TraceSource } from '../engine/mode
 import type { ChangeField } from './plan-changes.js';
 
 /** The document field each action writes, so a field's fate (written, unchanged, failed) reaches its actions. */
+const FIELD_ACTION: Record<string, ActionName> = {
+  title: 'set_title',
+  tags: 'set_tags',
+  correspondent: 'set_correspondent',
+  document_type: 'set_document_type',
+  storage_path: 'set_storage_path',
+  custom_fields: 'set_custom_fields',
+  created: 'set_created',
+  archive_serial_number: 'set_archive_serial_number',
+  owner: 'set_owner',
+  permissions: 'set_permissions',
+  notes: 'add_note',
+  trash: 'move_to_trash',
+};
+
+/** The action a trace names for a field written without the rule's own actions at hand (undo, the journal). */
+export function actionForField(field: string): ActionName {
+  return FIELD_ACTION[field.split('.')[0]] ?? 'set_title';
+}
+
 export const ACTION_FIELDS: Record<Exclude<ActionName, 'notify'>, ChangeField> = {
   set_title: 'title',
   add_tags: 'tags',

@@ -1,6 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
 import type {
-  ActionName,
   CustomFieldValue,
   DocumentChanges,
   PermissionKind,
@@ -43,23 +42,6 @@ export interface RevertDecision {
   changes: DocumentChanges;
   /** Field → whether it still held the job's value (and so is restored). */
   checked: Record<string, { expected: unknown; actual: unknown; restore: boolean }>;
-}
-
-const FIELD_ACTION: Record<string, ActionName> = {
-  title: 'set_title',
-  tags: 'set_tags',
-  correspondent: 'set_correspondent',
-  document_type: 'set_document_type',
-  storage_path: 'set_storage_path',
-  custom_fields: 'set_custom_fields',
-  created: 'set_created',
-  archive_serial_number: 'set_archive_serial_number',
-  owner: 'set_owner',
-  permissions: 'set_permissions',
-};
-
-export function actionForField(field: string): ActionName {
-  return FIELD_ACTION[field.split('.')[0]] ?? 'set_title';
 }
 
 /**

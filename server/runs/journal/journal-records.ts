@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DmsCustomFieldValue, DmsDocument, DocumentPatch } from '../../dms/types.js';
+import type { DmsCustomFieldValue, DmsDocument, DmsNote, DocumentPatch } from '../../dms/types.js';
 
 /** One request the service sends to write a document, with the values it sends. */
 export type JournalWrite =
@@ -98,4 +98,16 @@ export function contentDigest(text: string | undefined): string {
     .update(text ?? '')
     .digest('base64url')
     .slice(0, 16);
+}
+
+/** The fields one request writes, as plans and traces name them. */
+export const fieldsOf = (write: JournalWrite): string[] =>
+  write.kind === 'patch'
+    ? Object.keys(write.patch).map((key) => (key === 'set_permissions' ? 'permissions' : key))
+    : [write.kind === 'note' ? 'notes' : write.kind];
+
+/** The id Paperless gave a note of this text, among the notes it answered, that was not there before: its audit entry names it. */
+export function newNoteId(notes: readonly DmsNote[], before: ReadonlySet<number>, text: string): number | undefined {
+  const ids = notes.filter((n) => !before.has(n.id) && n.note === text).map((n) => n.id);
+  return ids.length > 0 ? Math.max(...ids) : undefined;
 }

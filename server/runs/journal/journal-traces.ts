@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ActionName, ActionTrace, FieldChange, Trace, TraceSource } from '../../engine/model.js';
-import type { JournalWrite } from './journal-records.js';
+import type { ActionTrace, FieldChange, Trace, TraceSource } from '../../engine/model.js';
+import { actionForField } from '../trace-outcome.js';
+import { fieldsOf } from './journal-records.js';
 import type { JournalRun } from './write-journal.js';
-
-const ACTION_OF: Record<JournalWrite['kind'], ActionName> = {
-  patch: 'set_title',
-  tags: 'add_tags',
-  custom_fields: 'set_custom_fields',
-  note: 'add_note',
-  trash: 'move_to_trash',
-};
 
 /** What one recorded request changed, field by field, as a trace names it. */
 function changesOf(run: JournalRun): Record<string, FieldChange> {
@@ -36,13 +29,16 @@ function changesOf(run: JournalRun): Record<string, FieldChange> {
  */
 export function tracesFromJournal(run: JournalRun, file: (rule: string) => string, at: Date): Trace[] {
   const changes = changesOf(run);
-  const actions: ActionTrace[] = run.entry.writes.map((write, i) => ({
-    path: `actions/${i}`,
-    action: ACTION_OF[write.kind],
-    status: run.outcomes[i]?.ok === true ? 'applied' : 'failed',
-    detail: 'recorded from the write journal after a restart',
-    ...(run.outcomes[i]?.ok === true ? {} : { error: run.outcomes[i]?.error ?? 'not applied' }),
-  }));
+  const actions: ActionTrace[] = run.entry.writes.flatMap((write, i) => {
+    const ok = run.outcomes[i]?.ok === true;
+    return fieldsOf(write).map((field) => ({
+      path: `actions/${i}`,
+      action: actionForField(field),
+      status: ok ? ('applied' as const) : ('failed' as const),
+      detail: 'recorded from the write journal after a restart',
+      ...(ok ? {} : { error: run.outcomes[i]?.error ?? 'not applied' }),
+    }));
+  });
   return run.entry.rules.map((rule) => ({
     id: randomUUID(),
     at: at.toISOString(),
