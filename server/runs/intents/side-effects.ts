@@ -8,6 +8,8 @@ import { ACTION_FIELDS } from '../trace-outcome.js';
 import { changeBasis, intentKey, notificationKey, type RunIdentity } from './intent-keys.js';
 import type { Intent, IntentEffect, IntentStore, NotifyEffect } from './intent-store.js';
 import { tryIntent, type TryResult } from './try-intent.js';
+import { newNoteId } from '../journal/journal-records.js';
+import type { WriteJournal } from '../journal/write-journal.js';
 import { errorMessage } from '../../error-message.js';
 
 export interface SideEffectsOptions {
@@ -18,6 +20,8 @@ export interface SideEffectsOptions {
   /** Pauses before the second, third… try of a send that failed; its length bounds the tries. */
   retryDelaysMs: readonly number[];
   now?: () => number;
+  /** Where a note the retrier adds is recorded before it is sent, so its audit entry is known as the service's. */
+  journal?: { journal: Pick<WriteJournal, 'begin'>; dmsKey: () => string };
   /** Intents the retrier tries at once (after a restart many may be due). */
   concurrency?: number;
 }
@@ -137,7 +141,13 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const tryOne = (intent: Intent): Promise<TryResult> =>
-    tryIntent(intent, { dms: options.dms, notifier: options.notifier, retryDelaysMs: options.retryDelaysMs, now });
+    tryIntent(intent, {
+      dms: options.dms,
+      notifier: options.notifier,
+      retryDelaysMs: options.retryDelaysMs,
+      now,
+      journal: options.journal,
+    });
 
   /** Stores a try's result; a retry hands the intent to the retrier. */
   const settle = async (key: string, change: TryResult['change']): Promise<void> => {
@@ -272,8 +282,8 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
             try {
               if (effect.kind === 'note') {
                 const after = await options.dms.addNote(doc.id, effect.note);
-                const fresh = after.filter((n) => !before.has(n.id) && n.note === effect.note);
-                if (fresh.length > 0) noteIds[effect.note] = Math.max(...fresh.map((n) => n.id));
+                const id = newNoteId(after, before, effect.note);
+                if (id !== undefined) noteIds[effect.note] = id;
                 for (const n of after) before.add(n.id);
               }
             } catch (err) {

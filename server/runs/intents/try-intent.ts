@@ -1,9 +1,11 @@
 import { DmsNotFoundError } from '../../dms/errors.js';
 import { DmsFileTooLargeError, formatBytes } from '../../dms/file-download.js';
-import type { DmsClient } from '../../dms/types.js';
+import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { errorMessage } from '../../error-message.js';
 import { NotifyError, type Notifier, type NotifyAttachment } from '../notify/notifier.js';
 import type { Intent } from './intent-store.js';
+import { newNoteId, readValuesOf } from '../journal/journal-records.js';
+import type { WriteJournal } from '../journal/write-journal.js';
 
 /** What one try did to an intent: the change to store, and a line for the trace or the log. */
 export interface TryResult {
@@ -17,6 +19,8 @@ export interface TryDeps {
   /** Pauses before the second, third… try; its length bounds the tries. */
   retryDelaysMs: readonly number[];
   now: () => number;
+  /** Where a note is recorded before it is added (runs/journal/). */
+  journal?: { journal: Pick<WriteJournal, 'begin'>; dmsKey: () => string };
 }
 
 const describe = (intent: Intent) => `document ${intent.document}, rule ${intent.rule}`;
@@ -49,7 +53,7 @@ export async function tryIntent(intent: Intent, deps: TryDeps): Promise<TryResul
       const doc = await deps.dms.getDocument(intent.document);
       if (doc.notes.some((n) => n.note.trim() === intent.note.trim()))
         return done(`note for ${describe(intent)} was already there; not added again`);
-      await deps.dms.addNote(intent.document, intent.note);
+      await addJournaledNote(deps, intent, doc);
       return done(`note for ${describe(intent)} added`);
     } catch (err) {
       if (err instanceof DmsNotFoundError)
@@ -110,5 +114,32 @@ export async function tryIntent(intent: Intent, deps: TryDeps): Promise<TryResul
     const reason = err instanceof NotifyError ? err.reason : errorMessage(err);
     if (retryable && attempts < maxTries) return retry(`notify pending: target "${intent.target}" refused (${reason})`);
     return failed(gaveUp(errorMessage(err)));
+  }
+}
+
+/** Adds the intent's note, recorded in the write journal before it is sent and with the id Paperless gave it after. */
+async function addJournaledNote(deps: TryDeps, intent: Intent & { kind: 'note' }, doc: DmsDocument): Promise<void> {
+  const read = readValuesOf(doc);
+  const [run] = deps.journal
+    ? await deps.journal.journal.begin([
+        {
+          dms: deps.journal.dmsKey(),
+          doc: intent.document,
+          event: null,
+          source: 'intent',
+          rules: [intent.rule],
+          read,
+          writes: [{ kind: 'note', text: intent.note }],
+        },
+      ])
+    : [];
+  try {
+    const after = await deps.dms.addNote(intent.document, intent.note);
+    run?.outcome(0, { ok: true, note: newNoteId(after, new Set(read.notes), intent.note) });
+    run?.end('applied');
+  } catch (err) {
+    run?.outcome(0, { ok: false, error: errorMessage(err) });
+    run?.end('not_applied');
+    throw err;
   }
 }

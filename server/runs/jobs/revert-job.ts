@@ -5,13 +5,15 @@ import type { ActionTrace, ConditionTrace, Trace } from '../../engine/model.js';
 import { customFieldChange } from '../../engine/document-views.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { writePlan } from '../pipeline/write-plan.js';
+import type { WriteJournal } from '../journal/write-journal.js';
 import { isEmptyPlan, planDocument } from '../plan-changes.js';
 import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import { toRuleDocument } from '../rule-document.js';
 import { createReportBuilder } from './job-report.js';
 import { mapBounded } from '../map-bounded.js';
-import { actionForField, decideRevert, writtenChanges, type WrittenChange } from './revert-plan.js';
+import { decideRevert, writtenChanges, type WrittenChange } from './revert-plan.js';
+import { actionForField } from '../trace-outcome.js';
 import { untrash } from './revert-trash.js';
 import { errorMessage } from '../../error-message.js';
 
@@ -21,6 +23,9 @@ export interface RevertDeps {
   /** Traces of the job being undone (newest first) and where the revert's own traces go. */
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
   echoes: EchoWrites;
+  /** Every restoring write is recorded here before it is sent, like a rule's (runs/journal/). */
+  journal?: Pick<WriteJournal, 'begin'>;
+  dmsKey?: () => string;
   /** Each document is read and restored holding its lane, like every other path that writes it. */
   lane: DocumentLane;
   concurrency: number;
@@ -168,7 +173,15 @@ async function revertOne(
     }
     let failures: Record<string, string> = { ...plan.failures };
     if (!dryRun && !isEmptyPlan(plan)) {
-      const outcome = await writePlan(deps.dms, plan, deps.echoes);
+      const outcome = await writePlan(deps.dms, plan, deps.echoes, {
+        journal: deps.journal && {
+          journal: deps.journal,
+          dms: deps.dmsKey?.() ?? 'dms',
+          event: eventId,
+          source: 'job',
+          rules: [written.rule_id],
+        },
+      });
       failures = { ...failures, ...(outcome.failures as Record<string, string>) };
     }
     trace.actions = [

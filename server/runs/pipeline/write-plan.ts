@@ -9,7 +9,7 @@ import type { EchoWrites } from '../echo-writes.js';
 import { rebaseOnFresh, unchangedSince } from '../replan-fresh.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import type { JournalWrite } from '../journal/journal-records.js';
-import { readValuesOf } from '../journal/journal-records.js';
+import { newNoteId, readValuesOf } from '../journal/journal-records.js';
 import type { RunHandle, WriteJournal } from '../journal/write-journal.js';
 
 const FIELDS_OF_KIND: Record<string, ChangeField> = {
@@ -257,10 +257,12 @@ async function addNotes(
   notes: readonly string[],
 ): Promise<{ added: number; skipped: null; noteIds: Record<string, number> }> {
   const noteIds: Record<string, number> = {};
+  const before = new Set<number>();
   for (const note of notes) {
     const after = await dms.addNote(document, note);
-    const ids = after.filter((n) => n.note === note).map((n) => n.id);
-    if (ids.length > 0) noteIds[note] = Math.max(...ids);
+    const id = newNoteId(after, before, note);
+    if (id !== undefined) noteIds[note] = id;
+    for (const n of after) before.add(n.id);
   }
   return { added: notes.length, skipped: null, noteIds };
 }
