@@ -161,6 +161,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dms: dmsConnection.dms,
     logger,
     retryDelaysMs: config.notifyRetrySeconds.map((s) => s * 1000),
+    journal: { journal, dmsKey },
   });
   closers.push(() => sideEffects.stop());
   sideEffects.resume();
@@ -191,6 +192,16 @@ export async function createServices(config: Config, logger: Logger, options: Se
   const events = await openEventStore(config.dataDir, logger);
   closers.push(() => events.close());
   eventsOpened.current = events;
+  // What a kill cut short is reconciled before any arrival or resumed job runs a document it touched.
+  const arrivalJournal = createArrivalJournal({
+    journal,
+    dms: dmsConnection.dms,
+    dmsKey,
+    history,
+    ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
+    echoes,
+    logger,
+  });
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
@@ -198,6 +209,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     echoes,
     journal,
     dmsKey,
+    recovery: arrivalJournal,
     lane,
     traces: history,
     getRule: (id) => rules.getRule(id),
@@ -220,16 +232,6 @@ export async function createServices(config: Config, logger: Logger, options: Se
     onlyOwnChanges: (doc, write) => attributionNow.onlyOwnChanges(doc, write),
     status: () => attributionNow.status(),
   };
-  // What a kill cut short is reconciled before any arrival runs a document it touched.
-  const arrivalJournal = createArrivalJournal({
-    journal,
-    dms: dmsConnection.dms,
-    dmsKey,
-    history,
-    ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
-    ownState: (doc) => echoes.adopt(doc),
-    logger,
-  });
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
   const webhook = createWebhookService(
     {

@@ -123,7 +123,7 @@ describe('a kill between the dms applying a write and answering', () => {
     server ??= await startChildServer(dirs);
     const ids = [...sim.store.documents.keys()];
     const before = new Map(ids.map((id) => [id, sim.store.getDocument(id)?.title]));
-    // The tenth PATCH is applied and its answer held: the job dies with writes of its page applied and unrecorded.
+    // Every PATCH is applied and its answer held: the job dies with writes of its page applied and unrecorded.
     const hold = sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'hold', after: true });
     const started = await call<{ event_id: number }>(server.url, '/api/run?rule_id=plus&dry_run=false', {
       method: 'POST',
@@ -137,6 +137,8 @@ describe('a kill between the dms applying a write and answering', () => {
     );
     await server.kill('SIGKILL');
     sim.faults.release(hold.id);
+    // The restart's reconciliation reads each document; held, so the job is resumed before it has finished.
+    const reading = sim.faults.inject({ route: 'GET /api/documents/{id}/', kind: 'hold' });
 
     server = await startChildServer(dirs);
     const interrupted = await until(
@@ -149,6 +151,14 @@ describe('a kill between the dms applying a write and answering', () => {
       token: API_TOKEN,
     });
     assert.ok(resumed.status < 300, JSON.stringify(resumed.body));
+    // The resumed job has its first page: it would decide now what the interrupted one wrote, were it not waiting.
+    const pagesBefore = sim.requests().length;
+    await until(
+      () => sim.requests().slice(pagesBefore),
+      (requests) => requests.some((r) => /^GET \/api\/documents\/\?.*page=1/.test(r)),
+      'the resumed job to read its first page',
+    );
+    sim.faults.release(reading.id);
     await until(
       () => event(server!, resumed.body.event_id),
       (e) => e.status === 'done',

@@ -12,6 +12,7 @@ import { createJobQueue, type JobQueue } from './job-queue.js';
 import { runRevertJob } from './revert-job.js';
 import { runRuleJob } from './rule-job.js';
 import type { WriteJournal } from '../journal/write-journal.js';
+import type { ArrivalJournal } from '../journal/arrival-journal.js';
 
 export interface JobServiceDeps {
   dms: DmsClient;
@@ -22,6 +23,8 @@ export interface JobServiceDeps {
   /** Every write recorded before it is sent; a resumed job skips what the jobs it continues wrote. */
   journal?: Pick<WriteJournal, 'begin' | 'appliedFor'>;
   dmsKey?: () => string;
+  /** A resumed job waits for the writes a kill cut short to be reconciled before it decides what is done. */
+  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
   /** Jobs hold the lanes of the documents they write while they write them (docs/jobs-and-webhook.md). */
   lane: DocumentLane;
   traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
@@ -73,6 +76,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     echoes: deps.echoes,
     journal: deps.journal,
     dmsKey: deps.dmsKey,
+    recovery: deps.recovery,
     lane: deps.lane,
     concurrency,
     pageSize: deps.pageSize ?? ('auto' as const),
@@ -181,6 +185,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
             events,
             traces: deps.traces,
             echoes: deps.echoes,
+            journal: deps.journal,
+            dmsKey: deps.dmsKey,
             lane: deps.lane,
             concurrency,
             now,

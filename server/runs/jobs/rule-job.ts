@@ -10,11 +10,14 @@ import type { RunPipeline } from '../pipeline/run-pipeline.js';
 import { needsPrincipals, usesPermissions } from '../rule-permissions.js';
 import { createReportBuilder } from './job-report.js';
 import { writePageHeld, type PageWriteDeps } from './page-writes.js';
+import type { ArrivalJournal } from '../journal/arrival-journal.js';
 import { jobVocabulary } from './job-vocabulary.js';
 import { fieldsWrittenBy, prefilterFor, prefilterNeedsNames } from './prefilter.js';
 
 export interface RuleJobDeps extends PageWriteDeps {
   pipeline: RunPipeline;
+  /** A resumed job waits for the writes a kill cut short to be reconciled before it decides what is done. */
+  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
   events: EventStore;
   pageSize: DocumentQuery['pageSize'];
   now: () => Date;
@@ -95,6 +98,11 @@ export async function runRuleJob(
         : documents;
     const planPage = async (page: DmsDocument[]) => {
       await vocabulary;
+      // Whether a continued job wrote a document is known only once its interrupted writes are reconciled.
+      if (continues.length > 0) {
+        await deps.recovery?.ready;
+        for (const doc of page) await deps.recovery?.reconcile(doc.id);
+      }
       return mapBounded(
         unreached(page),
         page.length,
