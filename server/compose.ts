@@ -133,19 +133,22 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   closers.push(() => echoes.close());
 
+  // Events (jobs, deliveries, catch-ups) persist in the data dir.
+  const events = await openEventStore(config.dataDir, logger);
+  closers.push(() => events.close());
+
   // The write journal: every write recorded (and synced) before it is sent; what a kill cut short is reconciled
   // at start (docs/jobs-and-webhook.md#the-write-journal). Real jobs' records are kept while the job is listed.
   const journal = openWriteJournal({
     file: path.join(config.dataDir, 'write-journal.jsonl'),
     logger,
     keepEvent: (id) => {
-      const event = eventsOpened.current?.get(id);
+      const event = events.get(id);
       return event !== undefined && event.kind === 'job' && !event.dry_run;
     },
   });
   closers.push(() => journal.close());
   const dmsKey = () => dmsConnection.key();
-  const eventsOpened: { current?: { get(id: number): { kind: string; dry_run: boolean } | undefined } } = {};
 
   // At most one run of a document in flight, whichever path brought it (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees).
   const lane = createDocumentLane();
@@ -187,11 +190,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, echoes, lane });
 
-  // Background jobs and the dms webhook. Events persist in the data dir; at shutdown the webhook queue
-  // stops taking work and a running job ends as `interrupted` (closers run in reverse, before the history closes).
-  const events = await openEventStore(config.dataDir, logger);
-  closers.push(() => events.close());
-  eventsOpened.current = events;
+  // Background jobs and the dms webhook. At shutdown the webhook queue stops taking work and a running job ends
+  // as `interrupted` (closers run in reverse, before the events and the history close).
   // What a kill cut short is reconciled before any arrival or resumed job runs a document it touched.
   const arrivalJournal = createArrivalJournal({
     journal,
