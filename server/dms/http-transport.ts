@@ -170,15 +170,15 @@ export function createTransport(options: TransportOptions): Transport {
       body,
       signal,
     });
-    if (res.statusCode >= 200 && res.statusCode < 300) request.onAnswer?.();
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    if (ok) request.onAnswer?.();
     const flat: Record<string, string> = {};
     for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
-    if (request.maxBytes !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
-      const announcedFile = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
-      const file = await readCapped(res.body, request.maxBytes, announcedFile, label);
+    const announced = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
+    if (request.maxBytes !== undefined && ok) {
+      const file = await readCapped(res.body, request.maxBytes, announced, label);
       return { status: res.statusCode, headers: flat, json: null, bytes: file };
     }
-    const announced = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
     const fullUrl = `${base.origin}${basePath}${request.path}${query ? `?${query}` : ''}`;
     const bytes = await readBodyBytes(res.body, maxAnswerBytes, announced).catch((err: unknown) => {
       if (!(err instanceof BodyTooLargeError)) throw err;
@@ -189,7 +189,11 @@ export function createTransport(options: TransportOptions): Transport {
       );
     });
     const contentType = flat['content-type'] ?? '';
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    const told = versionFacts(flat);
+    if (told.version || told.maxApiVersion) {
+      facts = { ...facts, ...told };
+      if (version !== null) apiVersion = pickApiVersion(told.maxApiVersion, apiVersion);
+    }
     if (ok && bytes.length > OFF_THREAD_BYTES && contentType.includes('json')) {
       const json = await parseJsonOffThread(ownBuffer(bytes));
       if (request.method === 'GET') recordListCost(request, json, bytes.length, performance.now() - started);
@@ -199,14 +203,9 @@ export function createTransport(options: TransportOptions): Transport {
     const text =
       ok || bytes.length <= ERROR_TEXT_BYTES
         ? bodyText(bytes)
-        : decodeBody(ownBuffer(bytes).subarray(0, ERROR_TEXT_BYTES));
-    const told = versionFacts(flat);
-    if (told.version || told.maxApiVersion) {
-      facts = { ...facts, ...told };
-      if (version !== null) apiVersion = pickApiVersion(told.maxApiVersion, apiVersion);
-    }
+        : decodeBody(Buffer.concat(bytes.chunks, ERROR_TEXT_BYTES));
     if (isVersionRejection(res.statusCode, text)) throw new VersionRejected(version, label);
-    if (res.statusCode >= 200 && res.statusCode < 300) {
+    if (ok) {
       if (!contentType.includes('json')) {
         if (res.statusCode === 204) return { status: 204, headers: flat, json: null };
         throw new DmsError(
@@ -216,7 +215,7 @@ export function createTransport(options: TransportOptions): Transport {
         );
       }
       const json: unknown = text === '' ? null : JSON.parse(text);
-      if (request.method === 'GET') recordListCost(request, json, text.length, performance.now() - started);
+      if (request.method === 'GET') recordListCost(request, json, bytes.length, performance.now() - started);
       return { status: res.statusCode, headers: flat, json };
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
