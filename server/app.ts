@@ -23,6 +23,7 @@ import { webhookRoutes } from './http/routes/webhook-routes.js';
 import { uiRoutes } from './http/routes/ui-routes.js';
 import { suggestionsRoutes } from './http/routes/suggestions-routes.js';
 import type { Services } from './services.js';
+import { serviceSecrets } from './redaction.js';
 
 /** Builds the Express app from already-created services, handing each route only what it uses. Never listens (see `startServer`). */
 export function createApp(services: Services): express.Express {
@@ -66,6 +67,6 @@ export function createApp(services: Services): express.Express {
   app.use('/api', api);
   app.use(rendererRoutes(RENDERER_DIST_DIR));
 
-  app.use(errorHandler(logger));
+  app.use(errorHandler(logger, serviceSecrets(config)));
   return app;
 }

@@ -1,5 +1,4 @@
 import type { Config } from '../config.js';
-import { registerSecrets } from '../redaction.js';
 import { ForbiddenError, TooManyRequestsError } from '../errors.js';
 import crypto from 'node:crypto';
 import { safeEqual } from './constant-time.js';
@@ -44,8 +43,6 @@ export function createAuthService(config: AuthConfig, secret: string, options: A
   const throttle = options.throttle ?? createLoginThrottle();
   const revocations = options.revocations ?? openSessionRevocations(null);
   const signer = createSessionSigner(secret);
-  // Read at each use, like the rest: a token changed on the settings page is redacted from then on.
-  registerSecrets(() => [config.apiToken, config.webhookToken, config.adminPassword]);
   const isAdminConfigured = () => Boolean(config.adminUser && (config.adminPassword || config.adminPasswordHash));
 
   // Sessions carry this fingerprint: changing the admin's name or password signs every other session out.

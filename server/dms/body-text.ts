@@ -98,25 +98,39 @@ export interface BodyBytes {
   length: number;
 }
 
+/** A response body: its chunks as they arrive; destroying it (when it can be) drops the connection. */
+export type BodyStream = AsyncIterable<Buffer> & {
+  destroy?(error?: Error): unknown;
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+};
+
+/** Stops a read: the connection is dropped; the abort it reports is expected, not an error to surface. */
+function abandon(body: BodyStream): void {
+  body.on?.('error', () => undefined);
+  body.destroy?.();
+}
+
 /**
  * Reads a body, counting bytes as they arrive: past `maxBytes` (or when Content-Length already says so) it stops,
  * the stream is destroyed (the connection with it) and a BodyTooLargeError says how far it got.
  */
 export async function readBodyBytes(
-  body: AsyncIterable<Buffer>,
+  body: BodyStream,
   maxBytes: number,
   announced: number | null = null,
 ): Promise<BodyBytes> {
-  const chunks: Buffer[] = [];
-  let length = 0;
   if (announced !== null && announced > maxBytes) {
-    // Ending the iteration at once destroys the stream: nothing of the body is read.
-    await body[Symbol.asyncIterator]().return?.();
+    abandon(body);
     throw new BodyTooLargeError(maxBytes, announced, true);
   }
+  const chunks: Buffer[] = [];
+  let length = 0;
   for await (const chunk of body) {
     length += chunk.length;
-    if (length > maxBytes) throw new BodyTooLargeError(maxBytes, length, false);
+    if (length > maxBytes) {
+      abandon(body);
+      throw new BodyTooLargeError(maxBytes, length, false);
+    }
     chunks.push(chunk);
   }
   return { chunks, length };
@@ -133,7 +147,7 @@ export function bodyText(bytes: BodyBytes): string {
   return decodeBody(joined(bytes.chunks, bytes.length));
 }
 
-/** Reads a response body to the end (at most `maxBytes`) and decodes it as `decodeBody` does. */
-export async function readBodyText(body: AsyncIterable<Buffer>, maxBytes = Infinity): Promise<string> {
-  return bodyText(await readBodyBytes(body, maxBytes));
+/** Reads a response body to the end and decodes it as `decodeBody` does. */
+export async function readBodyText(body: BodyStream): Promise<string> {
+  return bodyText(await readBodyBytes(body, Infinity));
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import { startDemoDms } from './demo/demo-dms.js';
 import { createPaperlessClient } from './paperless-client.js';
+import { serviceSecrets, type Secrets } from '../redaction.js';
 import { trackLiveness } from './dms-liveness.js';
 import { concurrencyLearner } from './dms-concurrency.js';
 import type { DmsClient, DmsForbiddenKind } from './types.js';
@@ -99,7 +100,11 @@ const SLOW_PING_MS = 2000;
 const PING_CLOSE_GRACE_MS = 1000;
 
 /** SVC_DMS_URL set → the Paperless client; unset → the demo dms (server/dms/demo/, in process, on loopback). */
-export async function createDmsConnection(config: Config, logger: Logger): Promise<DmsConnection> {
+export async function createDmsConnection(
+  config: Config,
+  logger: Logger,
+  secrets: Secrets = serviceSecrets(config),
+): Promise<DmsConnection> {
   let url = config.dmsUrl;
   let token = config.dmsToken;
   let stopDemo: (() => Promise<void>) | null = null;
@@ -128,6 +133,7 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     vocabularyTtlMs: config.timings?.vocabularyTtlMs,
     onReachedAgain: probeAfresh,
     maxAnswerBytes: config.dmsMaxAnswerMb * 1024 * 1024,
+    secrets,
   });
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
   const pinger = createPaperlessClient({
@@ -137,6 +143,7 @@ export async function createDmsConnection(config: Config, logger: Logger): Promi
     retries: 0,
     maxInFlight: 1,
     onReachedAgain: probeAfresh,
+    secrets,
   });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
   // How many requests the dms serves at once, which bounds a read's requests in flight (dms-concurrency.ts). The demo

@@ -24,8 +24,8 @@ function flatten(value: unknown, prefix: string): string[] {
  * before it is cut short, so a token the dms echoes (a proxy's error page that quotes the request's headers) is
  * never stored in a trace, event, log line or answer, whole or in part.
  */
-export function dmsMessage(body: string): string {
-  return redact(fullMessage(body).slice(0, MAX_TEXT * 4)).slice(0, MAX_TEXT);
+export function dmsMessage(body: string, secrets: ReadonlyArray<string | null | undefined> = []): string {
+  return redact(fullMessage(body).slice(0, MAX_TEXT * 4), secrets).slice(0, MAX_TEXT);
 }
 
 function fullMessage(body: string): string {

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
+import { serviceSecrets } from '../redaction.js';
 import { createDmsConnection, type DmsConnection, type DmsInfo } from './dms-connection.js';
 import type { DmsClient } from './types.js';
 
@@ -25,8 +26,10 @@ export interface SwitchableDms extends DmsConnection {
 
 /** `dmsUrl` unset: the demo dms; else the Paperless client (see createDmsConnection). */
 export async function createSwitchableDms(config: Config, logger: Logger): Promise<SwitchableDms> {
+  // The settings' own secrets stay live (not the copy's): a token changed later is redacted from then on.
+  const secrets = serviceSecrets(config);
   const connect = (target: DmsTarget) =>
-    createDmsConnection({ ...config, dmsUrl: target.url, dmsToken: target.token }, logger);
+    createDmsConnection({ ...config, dmsUrl: target.url, dmsToken: target.token }, logger, secrets);
   let current: DmsConnection = await connect({ url: config.dmsUrl, token: config.dmsToken });
   let switching: Promise<void> = Promise.resolve();
 

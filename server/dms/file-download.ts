@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { BodyTooLargeError, ownBuffer, readBodyBytes, type BodyStream } from './body-text.js';
 import { DmsError } from './errors.js';
 import type { DmsFile } from './types.js';
 
@@ -27,34 +27,18 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** Stops a download: the connection is dropped; the abort it reports is expected, not an error to surface. */
-function abandon(body: Readable & { destroy(error?: Error): void }): void {
-  body.on('error', () => undefined);
-  body.destroy();
-}
-
 /** Reads a response body up to `maxBytes`; one byte more stops the read (the rest is not downloaded). */
 export async function readCapped(
-  body: Readable & { destroy(error?: Error): void },
+  body: BodyStream,
   maxBytes: number,
   announced: number | null,
   request: string,
 ): Promise<Buffer> {
-  if (announced !== null && announced > maxBytes) {
-    abandon(body);
-    throw new DmsFileTooLargeError(request, maxBytes, announced);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      abandon(body);
-      throw new DmsFileTooLargeError(request, maxBytes, null);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
+  const bytes = await readBodyBytes(body, maxBytes, announced).catch((err: unknown) => {
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    throw new DmsFileTooLargeError(request, maxBytes, err.announced ? err.seen : null);
+  });
+  return ownBuffer(bytes);
 }
 
 /** The file name of a Content-Disposition header: RFC 5987 `filename*` first (Paperless sends both), else `filename`. */

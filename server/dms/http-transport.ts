@@ -14,7 +14,7 @@ import { DmsError, DmsNotFoundError } from './errors.js';
 import { readCapped } from './file-download.js';
 import { bodyText, BodyTooLargeError, decodeBody, ownBuffer, readBodyBytes } from './body-text.js';
 import { parseJsonOffThread } from './json-off-thread.js';
-import { registerSecrets, redact } from '../redaction.js';
+import { redact, type Secrets } from '../redaction.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
 import { createReadCosts, type ReadCosts } from './read-costs.js';
 import { createSemaphore } from './semaphore.js';
@@ -37,6 +37,8 @@ export interface TransportOptions {
   onReachedAgain?: () => void;
   /** The largest answer read (default DEFAULT_MAX_ANSWER_BYTES): a larger one is cut off and the call fails. */
   maxAnswerBytes?: number;
+  /** The service's other secrets, redacted (with the token) from whatever the dms echoes back. */
+  secrets?: Secrets;
 }
 
 /** The default byte limit of one dms answer (SVC_DMS_MAX_ANSWER_MB): a page of 100 documents with 640 KB of text each. */
@@ -131,7 +133,7 @@ export function createTransport(options: TransportOptions): Transport {
   let noDmsSeen = false;
   const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   // Whatever the dms echoes of its token never reaches a trace, an event, a log line or an answer.
-  const forgetToken = registerSecrets(() => [options.token]);
+  const secrets = () => [options.token, ...(options.secrets?.() ?? [])];
 
   /** Counts an attempt while it is under way (`attempts`, `whenIdle`). */
   async function counted<T>(task: () => Promise<T>): Promise<T> {
@@ -168,15 +170,15 @@ export function createTransport(options: TransportOptions): Transport {
       body,
       signal,
     });
-    if (res.statusCode >= 200 && res.statusCode < 300) request.onAnswer?.();
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    if (ok) request.onAnswer?.();
     const flat: Record<string, string> = {};
     for (const name of Object.keys(res.headers)) flat[name] = header(res.headers, name);
-    if (request.maxBytes !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
-      const announcedFile = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
-      const file = await readCapped(res.body, request.maxBytes, announcedFile, label);
+    const announced = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
+    if (request.maxBytes !== undefined && ok) {
+      const file = await readCapped(res.body, request.maxBytes, announced, label);
       return { status: res.statusCode, headers: flat, json: null, bytes: file };
     }
-    const announced = /^\d+$/.test(flat['content-length'] ?? '') ? Number(flat['content-length']) : null;
     const fullUrl = `${base.origin}${basePath}${request.path}${query ? `?${query}` : ''}`;
     const bytes = await readBodyBytes(res.body, maxAnswerBytes, announced).catch((err: unknown) => {
       if (!(err instanceof BodyTooLargeError)) throw err;
@@ -187,7 +189,11 @@ export function createTransport(options: TransportOptions): Transport {
       );
     });
     const contentType = flat['content-type'] ?? '';
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    const told = versionFacts(flat);
+    if (told.version || told.maxApiVersion) {
+      facts = { ...facts, ...told };
+      if (version !== null) apiVersion = pickApiVersion(told.maxApiVersion, apiVersion);
+    }
     if (ok && bytes.length > OFF_THREAD_BYTES && contentType.includes('json')) {
       const json = await parseJsonOffThread(ownBuffer(bytes));
       if (request.method === 'GET') recordListCost(request, json, bytes.length, performance.now() - started);
@@ -197,38 +203,34 @@ export function createTransport(options: TransportOptions): Transport {
     const text =
       ok || bytes.length <= ERROR_TEXT_BYTES
         ? bodyText(bytes)
-        : decodeBody(ownBuffer(bytes).subarray(0, ERROR_TEXT_BYTES));
-    const told = versionFacts(flat);
-    if (told.version || told.maxApiVersion) {
-      facts = { ...facts, ...told };
-      if (version !== null) apiVersion = pickApiVersion(told.maxApiVersion, apiVersion);
-    }
+        : decodeBody(Buffer.concat(bytes.chunks, ERROR_TEXT_BYTES));
     if (isVersionRejection(res.statusCode, text)) throw new VersionRejected(version, label);
-    if (res.statusCode >= 200 && res.statusCode < 300) {
+    if (ok) {
       if (!contentType.includes('json')) {
         if (res.statusCode === 204) return { status: 204, headers: flat, json: null };
         throw new DmsError(
-          `dms answered ${res.statusCode} to ${label} with ${contentType || 'no content type'}, not JSON: ${dmsMessage(text)}`,
+          `dms answered ${res.statusCode} to ${label} with ${contentType || 'no content type'}, not JSON: ${dmsMessage(text, secrets())}`,
           label,
           res.statusCode,
         );
       }
       const json: unknown = text === '' ? null : JSON.parse(text);
-      if (request.method === 'GET') recordListCost(request, json, text.length, performance.now() - started);
+      if (request.method === 'GET') recordListCost(request, json, bytes.length, performance.now() - started);
       return { status: res.statusCode, headers: flat, json };
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
       // Paperless redirects unknown paths to its login page; following it would hand us HTML.
       throw new DmsError(
-        `dms redirected ${label} to ${redact(flat.location ?? '?')}: check that the dms URL is the Paperless base URL`,
+        `dms redirected ${label} to ${redact(flat.location ?? '?', secrets())}: check that the dms URL is the Paperless base URL`,
         label,
         res.statusCode,
       );
     }
     if (res.statusCode === 404 && request.notFound) throw new DmsNotFoundError(request.notFound, label);
-    const hint = res.statusCode === 403 ? forbiddenHint(request.method, request.path, dmsMessage(text)) : '';
+    const message = dmsMessage(text, secrets());
+    const hint = res.statusCode === 403 ? forbiddenHint(request.method, request.path, message) : '';
     throw Object.assign(
-      new DmsError(`dms answered ${res.statusCode} to ${label}: ${dmsMessage(text)}${hint}`, label, res.statusCode),
+      new DmsError(`dms answered ${res.statusCode} to ${label}: ${message}${hint}`, label, res.statusCode),
       {
         retryAfter: flat['retry-after'],
       },
@@ -344,7 +346,6 @@ export function createTransport(options: TransportOptions): Transport {
     attempts: () => attempts,
     whenIdle: () => (underWay === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
     async close() {
-      forgetToken();
       await pool.close();
     },
   };

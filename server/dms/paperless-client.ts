@@ -27,6 +27,7 @@ import { WRITE_STATE_FIELDS } from './types.js';
 import { checkedArray, checkedPage, MAX_NOTES } from './list-walk.js';
 import { fetchPrincipals, fetchVocabulary, probeForbidden } from './vocabulary-fetch.js';
 import { errorMessage } from '../error-message.js';
+import type { Secrets } from '../redaction.js';
 
 export interface PaperlessClientOptions {
   /** Paperless base URL, e.g. http://paperless.lan:8000 (a path prefix is kept). */
@@ -51,6 +52,8 @@ export interface PaperlessClientOptions {
   onReachedAgain?: () => void;
   /** The largest answer read (SVC_DMS_MAX_ANSWER_MB). Default 64 MB. */
   maxAnswerBytes?: number;
+  /** The service's other secrets, redacted (with the token) from the dms's error messages. */
+  secrets?: Secrets;
 }
 
 /** The dms's answer for document `id`, which must be that document: another id (a cache, a proxy) is an error. */
@@ -87,6 +90,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     logger: options.logger,
     onReachedAgain: options.onReachedAgain,
     maxAnswerBytes: options.maxAnswerBytes,
+    secrets: options.secrets,
   });
   let cached: DmsVocabulary | null = null;
   let cachedAt = 0;

@@ -22,7 +22,7 @@ export interface FirstStart {
 
 export function createFirstStart(deps: { auth: AuthService; settings: SettingsService; dataDir: string }): FirstStart {
   const setupCode = createSetupCode(deps.dataDir, !deps.auth.adminConfigured);
-  // An admin configured some other way (SVC_ADMIN_USER after a restart is the only one) spends the code too.
+  // An admin set some other way (the settings page, from the desktop window's password-free session) spends it too.
   const current = () => {
     if (deps.auth.adminConfigured && setupCode.current() !== null) setupCode.discard();
     return setupCode.current();

@@ -37,14 +37,6 @@ async function startPlainProxy(upstream: string): Promise<{ url: string; close()
   };
 }
 
-function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> }));
-}
-
 const adminInConfig = (dataDir: string) => {
   const file = path.join(dataDir, 'config.yml');
   return fs.existsSync(file) && /admin_user/.test(fs.readFileSync(file, 'utf8'));
@@ -73,7 +65,7 @@ describe('first start: the admin account needs the setup code from the machine',
   });
 
   it('refuses a LAN client through a plain loopback proxy: 403 naming where the code is, no admin stored', async () => {
-    const res = await postJson(`${proxy.url}/api/setup`, { username: 'attacker', password: 'attacker password' });
+    const res = await call(proxy.url, '/api/setup', { body: { username: 'attacker', password: 'attacker password' } });
     assert.equal(res.status, 403);
     assert.match(String(res.body.error), /setup code.*setup-code.*data directory.*start log/);
     assert.equal(adminInConfig(server.dataDir), false);
@@ -98,10 +90,8 @@ describe('first start: the admin account needs the setup code from the machine',
     });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     assert.equal(fs.existsSync(path.join(server.dataDir, 'setup-code')), false);
-    const again = await postJson(`${proxy.url}/api/setup`, {
-      code,
-      username: 'attacker',
-      password: 'attacker password',
+    const again = await call(proxy.url, '/api/setup', {
+      body: { code, username: 'attacker', password: 'attacker password' },
     });
     assert.equal(again.status, 409);
     assert.match(fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8'), /admin_user: owner/);

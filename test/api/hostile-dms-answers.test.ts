@@ -1,47 +1,19 @@
 import '../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import type http from 'node:http';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startHostilePaperless, type HostilePaperless } from '../helpers/hostile-paperless.js';
-import { API_TOKEN, call, login, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import {
+  PAPERLESS_HEADERS,
+  paperlessDocument,
+  startHostilePaperless,
+  startServiceAgainst,
+  type HostilePaperless,
+} from '../helpers/hostile-paperless.js';
+import { API_TOKEN, call, login, type TestServer } from '../helpers/test-server.js';
 
 // A dms (or whatever sits in front of it) that answers too much, the wrong document, or quotes back the token.
 
-const RULES = `
-rules:
-  - id: retitle
-    when: { title: { contains: "" } }
-    actions:
-      - set_title: "{{ doc.title }}!"
-`;
 const WEBHOOK_TOKEN = 'webhook-secret-token-4711';
-
-function documentJson(id: number, content = `content of ${id}`) {
-  return {
-    id,
-    title: `Document ${id}`,
-    content,
-    correspondent: null,
-    document_type: null,
-    storage_path: null,
-    tags: [],
-    created: '2024-01-01',
-    modified: '2024-01-01T00:00:00Z',
-    added: '2024-01-01T00:00:00Z',
-    archive_serial_number: null,
-    original_file_name: `${id}.pdf`,
-    owner: null,
-    notes: [],
-    custom_fields: [],
-    page_count: 1,
-    mime_type: 'application/pdf',
-    permissions: { view: { users: [], groups: [] }, change: { users: [], groups: [] } },
-  };
-}
-
-const HEADERS = { 'content-type': 'application/json', 'x-version': '2.18.4', 'x-api-version': '9' };
 
 /** A dry run of the rule on one document, as the API token, whose dms read fails: the error it answered (502). */
 async function failedRunOn(server: TestServer, id: number): Promise<string> {
@@ -65,28 +37,28 @@ describe('dms answers that are too large, for another document, or quote the tok
       answerDocument(id: number, req: http.IncomingMessage, res: http.ServerResponse) {
         if (id === 10) {
           // 3 MB, in two halves: the second only when the test says so (the read is under way meanwhile).
-          res.writeHead(200, HEADERS);
-          const body = Buffer.from(JSON.stringify(documentJson(10, 'x'.repeat(3 * 1024 * 1024))));
+          res.writeHead(200, PAPERLESS_HEADERS);
+          const body = Buffer.from(JSON.stringify(paperlessDocument(10, 'x'.repeat(3 * 1024 * 1024))));
           res.write(body.subarray(0, 600 * 1024), () => heldStarted());
           const held = new Promise<void>((resolve) => (releaseHeld = resolve));
           void held.then(() => res.end(body.subarray(600 * 1024)));
           return true;
         }
         if (id === 11) {
-          res.writeHead(200, { ...HEADERS, 'content-length': String(500 * 1024 * 1024) });
+          res.writeHead(200, { ...PAPERLESS_HEADERS, 'content-length': String(500 * 1024 * 1024) });
           res.write('{"id": 11, "content": "');
           return true;
         }
         if (id === 12) {
-          res.writeHead(200, HEADERS);
-          res.end(JSON.stringify(documentJson(7)));
+          res.writeHead(200, PAPERLESS_HEADERS);
+          res.end(JSON.stringify(paperlessDocument(7)));
           return true;
         }
         if (id === 13) {
           // What a proxy's error page may say: the request's headers, whole, encoded and cut short.
           const auth = req.headers.authorization ?? '';
           const token = auth.replace(/^Token /, '');
-          res.writeHead(400, HEADERS);
+          res.writeHead(400, PAPERLESS_HEADERS);
           res.end(
             JSON.stringify({
               detail: `refused ${auth}; as sent: ${encodeURIComponent(auth)}; cut: ${token.slice(0, 10)}…; also ${API_TOKEN} and Bearer ${WEBHOOK_TOKEN}`,
@@ -97,17 +69,7 @@ describe('dms answers that are too large, for another document, or quote the tok
         return false;
       },
     });
-    const rulesDir = tempDir();
-    fs.writeFileSync(path.join(rulesDir, 'rules.yml'), RULES);
-    server = await startTestServer(
-      {
-        SVC_DMS_URL: fake.url,
-        SVC_DMS_TOKEN: fake.token,
-        SVC_DMS_MAX_ANSWER_MB: '1',
-        SVC_WEBHOOK_TOKEN: WEBHOOK_TOKEN,
-      },
-      { rulesDir },
-    );
+    server = await startServiceAgainst(fake, { SVC_DMS_MAX_ANSWER_MB: '1', SVC_WEBHOOK_TOKEN: WEBHOOK_TOKEN });
   });
   after(async () => {
     releaseHeld();

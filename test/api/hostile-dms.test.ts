@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { MAX_LIST_PAGES } from '../../server/dms/list-walk.js';
 import type { EventRecord } from '../../server/history/event-types.js';
-import { startHostilePaperless, type HostilePaperless, type ListLie } from '../helpers/hostile-paperless.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import {
+  startHostilePaperless,
+  startServiceAgainst,
+  type HostilePaperless,
+  type ListLie,
+} from '../helpers/hostile-paperless.js';
+import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
 
 // Bounded reads: a dms that lies about its lists ends the job, the catch-up or the
 // run with an error naming its answer, and the service stays up. Before the fix, `count: 5e9` queued ten million
 // page requests at once (out of memory) and a never-ending `next` on the tag list was followed without end.
-
-const RULES = `
-rules:
-  - id: retitle
-    when: { title: { contains: "" } }
-    actions:
-      - set_title: "{{ doc.title }}!"
-`;
-
-async function serviceAgainst(fake: HostilePaperless, env: Record<string, string> = {}): Promise<TestServer> {
-  const rulesDir = tempDir();
-  fs.writeFileSync(path.join(rulesDir, 'rules.yml'), RULES);
-  return startTestServer({ SVC_DMS_URL: fake.url, SVC_DMS_TOKEN: fake.token, ...env }, { rulesDir });
-}
 
 async function withLyingDms(
   lies: Record<string, ListLie>,
@@ -32,7 +21,7 @@ async function withLyingDms(
   body: (server: TestServer, fake: HostilePaperless) => Promise<void>,
 ) {
   const fake = await startHostilePaperless({ lies });
-  const server = await serviceAgainst(fake, env);
+  const server = await startServiceAgainst(fake, env);
   try {
     await body(server, fake);
   } finally {

@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { startTestServer, tempDir, type TestServer } from './test-server.js';
 
 /**
  * How one list lies. `count` replaces the true count; `next` makes the `next` link never end (`endless`),
@@ -35,11 +38,15 @@ export interface HostilePaperless {
 
 const TOKEN = 'hostile-token';
 
-function document(id: number) {
+/** The headers of every answer: JSON, as Paperless 2.18.4 at API version 9. */
+export const PAPERLESS_HEADERS = { 'content-type': 'application/json', 'x-version': '2.18.4', 'x-api-version': '9' };
+
+/** A whole document as the fake answers it (`content` may be replaced, e.g. by megabytes of text). */
+export function paperlessDocument(id: number, content = `content of ${id}`) {
   return {
     id,
     title: `Document ${id}`,
-    content: `content of ${id}`,
+    content,
     correspondent: null,
     document_type: null,
     storage_path: null,
@@ -80,7 +87,7 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
     const key = `${req.method} ${url.pathname}`;
     counts[key] = (counts[key] ?? 0) + 1;
     const send = (status: number, body: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'x-version': '2.18.4', 'x-api-version': '9' });
+      res.writeHead(status, PAPERLESS_HEADERS);
       res.end(JSON.stringify(body));
     };
     if (req.headers.authorization !== `Token ${TOKEN}`)
@@ -91,7 +98,7 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
     if (one && options.answerDocument?.(Number(one[1]), req, res)) return;
     if (one)
       return Number(one[1]) <= honest
-        ? send(200, document(Number(one[1])))
+        ? send(200, paperlessDocument(Number(one[1])))
         : send(404, { detail: 'No Document matches the given query.' });
     if (!/^\/api\/[a-z_]+\/$/.test(url.pathname)) return send(404, { detail: 'Not found.' });
 
@@ -103,7 +110,12 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
     const idIn = url.searchParams.get('id__in');
     if (isDocuments && idIn !== null) {
       const ids = idIn.split(',').map(Number);
-      return send(200, { count: ids.length, next: null, previous: null, results: ids.map(document) });
+      return send(200, {
+        count: ids.length,
+        next: null,
+        previous: null,
+        results: ids.map((id) => paperlessDocument(id)),
+      });
     }
     const total = lie.count ?? (isDocuments ? honest : 0);
     const pages = lie.next ? Infinity : Math.max(1, Math.ceil(total / size));
@@ -113,7 +125,7 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
     const descending = url.searchParams.get('ordering') === '-id';
     const ids = Array.from({ length }, (_, i) => (descending ? total - first - i + 1 : first + i));
     const results = isDocuments
-      ? ids.map((id) => (url.searchParams.get('fields') === 'id' ? { id } : document(id)))
+      ? ids.map((id) => (url.searchParams.get('fields') === 'id' ? { id } : paperlessDocument(id)))
       : ids.map((id) => item(url.pathname, id));
     const own = `http://${req.headers.host}${url.pathname}`;
     const link = (p: number) => {
@@ -139,4 +151,23 @@ export async function startHostilePaperless(options: HostilePaperlessOptions = {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A rule that changes every document it sees (a title with "!" appended). */
+const RETITLE_RULES = `
+rules:
+  - id: retitle
+    when: { title: { contains: "" } }
+    actions:
+      - set_title: "{{ doc.title }}!"
+`;
+
+/** The real service, its rules one that retitles every document, against `fake` as its dms. */
+export async function startServiceAgainst(
+  fake: HostilePaperless,
+  env: Record<string, string> = {},
+): Promise<TestServer> {
+  const rulesDir = tempDir();
+  fs.writeFileSync(path.join(rulesDir, 'rules.yml'), RETITLE_RULES);
+  return startTestServer({ SVC_DMS_URL: fake.url, SVC_DMS_TOKEN: fake.token, ...env }, { rulesDir });
 }

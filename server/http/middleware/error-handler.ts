@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DmsError, DmsNotFoundError, DmsQueryError, DmsValueError } from '../../dms/errors.js';
 import { AppError, BadRequestError, NotFoundError, UpstreamError, ValidationError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { redact } from '../../redaction.js';
+import { redact, type Secrets } from '../../redaction.js';
 
 /** Unknown API paths answer JSON, never an HTML page. */
 export function apiNotFound(): RequestHandler {
@@ -30,8 +30,11 @@ export function httpErrorOf(err: unknown): unknown {
   return err;
 }
 
-/** The one error handler, registered last: every error becomes `{ok:false, error}` with its status. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * The one error handler, registered last: every error becomes `{ok:false, error}` with its status. The log line of
+ * an unknown error has the service's `secrets` redacted.
+ */
+export function errorHandler(logger: Logger, secrets: Secrets = () => []): ErrorRequestHandler {
   return (thrown: unknown, req, res, _next) => {
     if (res.headersSent) {
       res.destroy();
@@ -59,6 +62,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     logger.error(
       redact(
         `${req.method} ${req.originalUrl.split('?')[0]} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+        secrets(),
       ),
     );
     res.status(500).json({ ok: false, error: 'Internal error; the service log has the details.' });

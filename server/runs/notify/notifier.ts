@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { NotifyTarget } from '../../notify-targets.js';
 import { errorMessage } from '../../error-message.js';
-import { registerSecrets, redact } from '../../redaction.js';
+import { redact, targetCredentials } from '../../redaction.js';
 
 export interface NotifyMessage {
   title: string;
@@ -163,21 +163,8 @@ async function sendMail(
   }
 }
 
-const CREDENTIAL_NAME = /auth|token|key|secret|pass|cookie|session|signature/i;
-
-/** What of a target is a credential: URL passwords, and header and query values named like one (Authorization, …). */
-function credentialsOf(target: NotifyTarget): string[] {
-  const url = new URL(target.kind === 'http' ? target.url : target.smtp);
-  const named = (entries: Iterable<[string, string]>) =>
-    // `Bearer abc…`: the value alone too, as a target may echo it.
-    [...entries].filter(([name]) => CREDENTIAL_NAME.test(name)).flatMap(([, v]) => [v, v.replace(/^\S+\s+/, '')]);
-  const fromUrl = [decodeURIComponent(url.password), ...named(url.searchParams.entries())];
-  return target.kind === 'email' ? fromUrl : [...fromUrl, ...named(Object.entries(target.headers))];
-}
-
 /** Sends `notify` messages to the targets of the settings, read at each send so a settings change applies at once. */
 export function createNotifier(targets: () => Record<string, NotifyTarget> | null): Notifier {
-  registerSecrets(() => Object.values(targets() ?? {}).flatMap(credentialsOf));
   return {
     kinds: () => Object.fromEntries(Object.entries(targets() ?? {}).map(([name, t]) => [name, t.kind])),
     attachmentLimit(name) {
@@ -201,7 +188,7 @@ export function createNotifier(targets: () => Record<string, NotifyTarget> | nul
       } catch (err) {
         const retryable = err instanceof Refusal ? err.retryable : true;
         // An SMTP server or an HTTP target may quote back the credentials it was sent.
-        const reason = redact(errorMessage(err));
+        const reason = redact(errorMessage(err), targetCredentials(target));
         throw new NotifyError(`notify target "${name}" failed: ${reason}`, retryable, reason, { cause: err });
       }
     },

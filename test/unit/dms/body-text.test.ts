@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { decodeBody, readBodyText } from '../../../server/dms/body-text.js';
+import { BodyTooLargeError, decodeBody, readBodyBytes, readBodyText } from '../../../server/dms/body-text.js';
 
 /** What undici's `text()` gives: UTF-8 with a leading BOM skipped (its `chunksDecode`). */
 const undiciText = (bytes: Buffer) =>
@@ -57,4 +58,38 @@ test('a body of megabytes, read in chunks that split characters, decodes exactly
     }
   }
   assert.equal(await readBodyText((async function* () {})()), '');
+});
+
+test('a body whose Content-Length is over the limit is not read, and its stream is destroyed (the connection freed)', async () => {
+  let pulled = 0;
+  const body = Readable.from(
+    (function* () {
+      pulled++;
+      yield Buffer.alloc(10);
+    })(),
+  );
+  await assert.rejects(readBodyBytes(body, 1024, 500 * 1024 * 1024), (err: unknown) => {
+    assert.ok(err instanceof BodyTooLargeError && err.announced && err.seen === 500 * 1024 * 1024);
+    return true;
+  });
+  assert.equal(body.destroyed, true);
+  assert.equal(pulled, 0);
+});
+
+test('a body that grows past the limit while read stops there, its stream destroyed', async () => {
+  let pulled = 0;
+  const body = Readable.from(
+    (function* () {
+      for (let i = 0; i < 100; i++) {
+        pulled++;
+        yield Buffer.alloc(1000);
+      }
+    })(),
+  );
+  await assert.rejects(readBodyBytes(body, 2500), (err: unknown) => {
+    assert.ok(err instanceof BodyTooLargeError && !err.announced && err.seen === 3000);
+    return true;
+  });
+  assert.equal(body.destroyed, true);
+  assert.ok(pulled < 10, `read ${pulled} chunks`);
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createTransport, type Transport } from '../../../server/dms/http-transport.js';
+import { createTransport, OFF_THREAD_BYTES, type Transport } from '../../../server/dms/http-transport.js';
 
 // `onAnswer` tells the read's pump that the dms's worker is free: when the answer's head arrives, not once its
 // body was read and parsed.
@@ -32,6 +32,13 @@ before(async () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"count":1,"results":[');
       stalled.push(res);
+      return;
+    }
+    if (req.url?.startsWith('/api/large/')) {
+      // Past OFF_THREAD_BYTES: parsed in a worker thread. Paperless 2.18 names itself on every answer.
+      const content = 'Grüße '.repeat(Math.ceil((OFF_THREAD_BYTES + 1024) / 7));
+      res.writeHead(200, { 'content-type': 'application/json', 'x-version': '2.18.4', 'x-api-version': '9' });
+      res.end(JSON.stringify({ count: 1, next: null, previous: null, results: [{ id: 1, content }] }));
       return;
     }
     if (req.url?.startsWith('/api/missing/')) {
@@ -91,5 +98,20 @@ test('a body that stops arriving fails the request as a timeout, after its answe
     assert.equal(announced, 1, 'the head had arrived: the slot was freed, the read still fails');
   } finally {
     await impatient.close();
+  }
+});
+
+test('an answer too large for the main thread is parsed off it, as the same JSON, and still names the release', async () => {
+  const { port } = server.address() as AddressInfo;
+  const fresh = transportTo(port, 60_000);
+  try {
+    const res = await fresh.send({ method: 'GET', path: '/api/large/', idempotent: true });
+    const results = (res.json as { results: Array<{ id: number; content: string }> }).results;
+    assert.equal(results[0].id, 1);
+    assert.ok(Buffer.byteLength(results[0].content) > OFF_THREAD_BYTES);
+    assert.ok(results[0].content.startsWith('Grüße Grüße'));
+    assert.deepEqual(fresh.versions(), { apiVersion: 9, version: '2.18.4', maxApiVersion: 9 });
+  } finally {
+    await fresh.close();
   }
 });
