@@ -1,5 +1,9 @@
 /** The schema of a rule's `tests:` entries and the documents they give (definitions of the rule file schema). */
 
+/** A date, or a date and time with an optional zone, as a test's `now` and its documents' dates are written. */
+export const TEST_DATE_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$';
+
 const nameArray = { type: 'array', items: { type: 'string' } };
 const testPermissionLists = {
   type: 'object',
@@ -47,7 +51,7 @@ export function ruleTestDefinitions(triggers: readonly string[]) {
       trigger: { enum: [...triggers, 'job'] },
       now: {
         type: 'string',
-        pattern: '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
+        pattern: TEST_DATE_PATTERN,
         description:
           'The time this test runs at (now, today, relative dates), e.g. 2025-03-01 or 2025-03-01T09:30:00Z; default: the real time',
       },
