@@ -6,7 +6,7 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { CreateMissing, CustomFieldValue, RuleDocument, TagHierarchy } from './model.js';
 import type { CompiledAction } from './compile-actions.js';
 import type { ExtractedValue, TypedValue } from './extraction.js';
-import { ConversionError, TemplateError, type RulePath } from './errors.js';
+import { ConversionError, stoppedAtMissing, type RulePath } from './errors.js';
 import { renderTemplate, type CompiledTemplate } from './templates.js';
 import { parseDate } from './parse-date.js';
 import { parseInteger } from './parse-number.js';
@@ -70,9 +70,7 @@ function renderOrMissing(
   try {
     return { text: render(t, env, path) };
   } catch (err) {
-    // Only a stop at one of the missing values means "not found"; any other failure is the template's own error.
-    if (err instanceof TemplateError && err.undefinedName !== null && missing.includes(err.undefinedName))
-      return { missing };
+    if (stoppedAtMissing(err, missing)) return { missing };
     throw err;
   }
 }

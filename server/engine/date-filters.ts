@@ -44,10 +44,14 @@ function describe(v: unknown): string {
   return JSON.stringify(typeof v === 'string' && v.length > 40 ? `${v.slice(0, 40)}…` : v);
 }
 
-function shifted(filter: string, base: Date, n: number, unit: DateUnit): string {
-  const iso = shiftDate(base, n, unit);
+/** `iso` when it is a date of the years 1000 to 9999; else an error (`toISOString` writes others as +10000-…). */
+function inRange(filter: string, iso: string): string {
   if (!/^\d{4}-/.test(iso)) throw new Error(`${filter}: the result lies outside the years 1000 to 9999`);
   return iso;
+}
+
+function shifted(filter: string, base: Date, n: number, unit: DateUnit): string {
+  return inRange(filter, shiftDate(base, n, unit));
 }
 
 /** Registers the date arithmetic filters; `toDate` reads any date form the `date` filter takes. */
@@ -68,7 +72,7 @@ export function registerDateFilters(liquid: Liquid, toDate: (self: unknown, v: u
       throw new Error(
         `shift_date: "${String(offset)}" is no offset such as +30d, -2w, +1m or -1y; for a computed amount give it and a unit: shift_date: term, 'days'`,
       );
-    return relative;
+    return inRange('shift_date', relative);
   });
   const units: Array<[string, DateUnit]> = [
     ['add_days', 'd'],

@@ -28,6 +28,14 @@ export class TemplateError extends Error {
   }
 }
 
+/**
+ * Whether a render stopped at one of `names` because it has no value: that means "not found" (a default applies,
+ * a field is kept); any other failure is the template's own error.
+ */
+export function stoppedAtMissing(err: unknown, names: readonly string[]): boolean {
+  return err instanceof TemplateError && err.undefinedName !== null && names.includes(err.undefinedName);
+}
+
 /** A value that could not be converted (a date that is no date, a money amount that is no number). */
 export class ConversionError extends Error {
   constructor(message: string) {

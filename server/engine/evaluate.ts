@@ -21,7 +21,7 @@ import { applyAction, type PlannedNotification } from './apply-actions.js';
 import { actionSkippedBy } from './action-condition.js';
 import { mergeCreateMissing, stillUsed } from './create-missing.js';
 import { cloneDocument } from './fields.js';
-import { formatPath, TemplateError } from './errors.js';
+import { formatPath, stoppedAtMissing, TemplateError } from './errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
 import { describeValue } from './describe.js';
 import { errorMessage } from '../error-message.js';
@@ -179,8 +179,7 @@ function extractOne(
     }
     return runExtraction(e, work, scope);
   } catch (err) {
-    // Only a stop at one of the missing values means "not found"; any other failure is the template's own error.
-    if (!(err instanceof TemplateError) || err.undefinedName === null || !needs.includes(err.undefinedName)) throw err;
+    if (!stoppedAtMissing(err, needs)) throw err;
     const value = e.default;
     return {
       value,

@@ -17,16 +17,6 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** The candidate within `maxDistance` edits of `name` (the nearest, the first of equals), or null. */
-export function closest(name: string, candidates: readonly string[], maxDistance = 2): string | null {
-  let best: { word: string; distance: number } | null = null;
-  for (const word of candidates) {
-    const distance = editDistance(name.toLowerCase(), word.toLowerCase());
-    if (distance <= maxDistance && (!best || distance < best.distance)) best = { word, distance };
-  }
-  return best?.word ?? null;
-}
-
 /**
  * Up to `limit` candidates near enough to `name` to be what was meant, nearest first. Short names allow one
  * edit, longer ones up to three (`Betrg` → `Betrag`, `corespondent` → `correspondent`), so `tax` never

@@ -45,9 +45,9 @@ const PAPERLESS_FILTERS = new Set([
   ),
 ]);
 
-/** Words of Jinja statements and expressions that are no variables. */
+/** Words of Jinja statements and expressions that are no variables, and Jinja's global functions. */
 const JINJA_WORDS = new Set(
-  'if elif else endif for in endfor set endset not and or is none None true True false False loop defined undefined break continue with endwith filter endfilter'.split(
+  'if elif else endif for in endfor set endset not and or is none None true True false False loop break continue with endwith filter endfilter range dict lipsum cycler joiner namespace'.split(
     ' ',
   ),
 );
@@ -81,7 +81,7 @@ export function readPathTemplate(path: string): PathTemplateReading | null {
     liquidFilters: [],
   };
   let last = 0;
-  const loopNames = new Set<string>();
+  const boundNames = new Set<string>();
   for (const m of path.matchAll(TAG)) {
     const before = path.slice(last, m.index);
     if (before.trim()) reading.literal.push(before);
@@ -93,13 +93,17 @@ export function readPathTemplate(path: string): PathTemplateReading | null {
       if (f[2]) add(reading.liquidFilters, f[1]);
       else if (!PAPERLESS_FILTERS.has(f[1])) add(reading.unknownFilters, f[1]);
     }
-    const forLoop = /^\s*for\s+([\w\s,]+?)\s+in\b/.exec(m[2] ?? '');
-    for (const name of forLoop?.[1].split(',') ?? []) loopNames.add(name.trim());
-    // Names that start an expression: not after a dot or a filter bar, not a call's keyword argument.
-    for (const v of body.matchAll(/(?<![\w.|'"])([A-Za-z_]\w*)(?!\s*=[^=])/g)) {
+    // Names the template binds itself: `{% for a, b in … %}`, `{% set year = … %}`.
+    const bound = /^\s*(?:for\s+([\w\s,]+?)\s+in\b|set\s+([\w\s,]+?)\s*=)/.exec(m[2] ?? '');
+    for (const name of (bound?.[1] ?? bound?.[2])?.split(',') ?? []) boundNames.add(name.trim());
+    // Names that start an expression: not after a dot or a filter bar, not a call's keyword argument, not a
+    // Jinja test (`is defined`, `is not string`).
+    for (const v of body.matchAll(/(?<![\w.|'"])([A-Za-z_]\w*)\b(?!\s*=[^=])/g)) {
       const name = v[1];
-      const afterBar = /\|\s*$/.test(body.slice(0, v.index));
-      if (afterBar || JINJA_WORDS.has(name) || loopNames.has(name)) continue;
+      const before = body.slice(0, v.index);
+      const afterBar = /\|\s*$/.test(before);
+      const isTest = /\bis\s+(?:not\s+)?$/.test(before);
+      if (afterBar || isTest || JINJA_WORDS.has(name) || boundNames.has(name)) continue;
       if (!(PAPERLESS_PATH_VARIABLES as readonly string[]).includes(name)) add(reading.unknownVariables, name);
     }
     const part = m[3] !== undefined ? `{{ ${m[3]} }}` : m[0];

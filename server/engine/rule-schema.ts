@@ -4,6 +4,7 @@
  * Semantics that JSON Schema cannot say well (exactly one action key, regex safety, templates,
  * unique ids, dms names) are checked by the later validation stages.
  */
+import { ruleTestDefinitions } from './rule-test-schema.js';
 
 export const DOCUMENT_FIELDS = [
   'id',
@@ -298,12 +299,6 @@ const permissionLists = (verb: string) => ({
     groups: { ...stringOrList, description: `Group names ${verb}` },
   },
 });
-const nameArray = { type: 'array', items: { type: 'string' } };
-const testPermissionLists = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { users: nameArray, groups: nameArray },
-};
 const permissions = (verb: string, description: string) => ({
   type: 'object',
   minProperties: 1,
@@ -430,80 +425,6 @@ const action = {
   },
 };
 
-const testDocument = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    id: { type: 'integer', minimum: 1 },
-    title: { type: 'string' },
-    content: { type: 'string' },
-    tags: { type: 'array', items: { type: 'string' } },
-    correspondent: { type: ['string', 'null'] },
-    document_type: { type: ['string', 'null'] },
-    storage_path: { type: ['string', 'null'] },
-    custom_fields: { type: 'object' },
-    created: { type: ['string', 'null'] },
-    added: { type: ['string', 'null'] },
-    modified: { type: ['string', 'null'] },
-    archive_serial_number: { type: ['integer', 'null'] },
-    original_file_name: { type: ['string', 'null'] },
-    mime_type: { type: ['string', 'null'] },
-    page_count: { type: ['integer', 'null'] },
-    notes: { type: 'array', items: { type: 'string' } },
-    owner: { type: ['string', 'null'], description: "The owner's user name" },
-    permissions: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { view: testPermissionLists, change: testPermissionLists },
-    },
-  },
-};
-
-const ruleTest = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['document', 'expect'],
-  properties: {
-    name: { type: 'string' },
-    trigger: { enum: [...TRIGGERS, 'job'] },
-    now: {
-      type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}([T ]\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:?\\d{2})?)?$',
-      description:
-        'The time this test runs at (now, today, relative dates), e.g. 2025-03-01 or 2025-03-01T09:30:00Z; default: the real time',
-    },
-    document: { $ref: '#/definitions/testDocument' },
-    vars: { type: 'object' },
-    documents: {
-      type: 'array',
-      items: { $ref: '#/definitions/testDocument' },
-      description: "The other documents the rule's queries see in this test (each with its own id)",
-    },
-    expect: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['matched'],
-      properties: {
-        matched: { type: 'boolean' },
-        changes: { type: 'object', description: 'Field → expected new value; only the fields named are compared' },
-        extracted: { type: 'object' },
-        unchanged: {
-          type: 'array',
-          items: { type: 'string' },
-          minItems: 1,
-          description: 'Fields the rule must leave as they are, e.g. [custom_fields.Betrag, title]',
-        },
-        notify: {
-          type: 'array',
-          items: { type: 'string' },
-          description:
-            'The notify targets a real run of this test would send to ([] for none); when: once as if nothing was sent yet',
-        },
-      },
-    },
-  },
-};
-
 const rule = {
   type: 'object',
   additionalProperties: false,
@@ -583,8 +504,7 @@ export const RULE_FILE_SCHEMA = {
     extraction,
     extractionGroup,
     action,
-    ruleTest,
-    testDocument,
+    ...ruleTestDefinitions(TRIGGERS),
   },
 } as const;
 

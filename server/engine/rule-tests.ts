@@ -22,6 +22,7 @@ import { completePermissions, sameNameSet } from './permissions.js';
 import { errorMessage } from '../error-message.js';
 import { localQuerySource } from './query-local.js';
 import { parseDateAuto } from './parse-date.js';
+import { TEST_DATE_PATTERN } from './rule-test-schema.js';
 
 export interface RuleTestOutcome {
   name: string;
@@ -139,7 +140,7 @@ function checkNotify(
 const DMS_MONEY = /^[A-Z]{3}-?\d+(\.\d+)?$/;
 
 const DATE_FIELDS = ['created', 'added', 'modified'];
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_DATE = new RegExp(TEST_DATE_PATTERN);
 const TEMPLATE = /\{\{|\{%/;
 
 /**

@@ -9,7 +9,7 @@ import type { ExtractionType } from './model.js';
 import { DOCUMENT_FIELDS } from './rule-schema.js';
 import { RuleCompileError, type RulePath } from './errors.js';
 import type { CompiledTemplate } from './templates.js';
-import { closest } from './nearest-names.js';
+import { nearestNames } from './nearest-names.js';
 
 /** What an extracted value is, so its members can be checked: its type, and a list for `pick: all`. */
 export interface ValueShape {
@@ -124,7 +124,7 @@ export function checkTemplateVariables(t: CompiledTemplate, extracted: KnownValu
     const value = extracted.get(name);
     if (!CONTEXT_NAMES.includes(name) && !value) {
       const known = [...names, ...CONTEXT_NAMES];
-      const hint = closest(name, known);
+      const [hint] = nearestNames(name, known, 1);
       throw new RuleCompileError(
         path,
         `template names "${name}"${where}, which does not exist${hint ? `; did you mean "${hint}"?` : '.'} Available: ${known.join(', ')}${names.length ? '' : ' (this rule extracts no values here)'}`,
@@ -164,10 +164,10 @@ function memberError(
     );
   }
   const fields = typeof shape === 'object' && 'record' in shape ? Object.keys(shape.record) : [];
-  const hint =
+  const [hint] =
     typeof segment === 'string'
-      ? closest(segment, fields.length ? fields : ['amount', 'currency', 'size', 'first', 'last'])
-      : null;
+      ? nearestNames(segment, fields.length ? fields : ['amount', 'currency', 'size', 'first', 'last'], 1)
+      : [];
   const offer =
     walked.length === 1 && (name === 'now' || name === 'today')
       ? `; ${name} is a date text (format it with | date)`

@@ -73,12 +73,12 @@ export function createSaveValidator(
     }
     await collectTestProblems(source, inspected.compiled, { now: context.now, vars: context.vars, runTests }, problems);
     const uses = [...findConditionTemplates(inspected.checked), ...findStoragePathTemplates(inspected.checked)];
-    const warnings = uses.map((use) => {
-      const { line, column } = source.positionOf(use.path);
-      return `line ${line}, column ${column}: ${use.message}`;
-    });
-    warnings.push(...testNameComments(inspected.checked, source));
-    warnings.sort((a, b) => placeKey(a) - placeKey(b));
+    const warnings = [
+      ...uses.map((use) => ({ at: source.positionOf(use.path), message: use.message })),
+      ...testNameComments(inspected.checked, source),
+    ]
+      .sort((a, b) => a.at.line - b.at.line || a.at.column - b.at.column)
+      .map(({ at, message }) => `line ${at.line}, column ${at.column}: ${message}`);
     const forbidden = (vocabulary?.forbidden ?? []).map(
       (f) =>
         `The dms token may not view ${f.kind.replace('_', ' ')} (${f.permission}): those names were not checked, and rules that use them fail until the token has the permission.`,
@@ -95,12 +95,6 @@ export function createSaveValidator(
   }
 
   return { validate, fetchVocabulary };
-}
-
-/** A "line L, column C: …" warning's place as one sortable number, so warnings come in file order. */
-function placeKey(warning: string): number {
-  const m = /^line (\d+), column (\d+):/.exec(warning);
-  return m ? Number(m[1]) * 100_000 + Number(m[2]) : 0;
 }
 
 /** An unknown custom field underlines its key; a name inside a check, that name; anything else, the value. */

@@ -1,12 +1,16 @@
 import type { RuleDefinition } from '../engine/model.js';
+import type { Position } from './file-problems.js';
 import type { YamlSource } from './yaml-source.js';
 
 /**
  * `- name: Rechnung #1 wird erkannt` is the test name "Rechnung": YAML reads ` #` as the start of a comment.
- * Nothing fails, the name is only shorter than written, so a save warns (as "line L, column C: …").
+ * Nothing fails, the name is only shorter than written, so a save warns at the comment.
  */
-export function testNameComments(rules: ReadonlyArray<RuleDefinition | null>, source: YamlSource): string[] {
-  const warnings: string[] = [];
+export function testNameComments(
+  rules: ReadonlyArray<RuleDefinition | null>,
+  source: YamlSource,
+): Array<{ at: Position; message: string }> {
+  const warnings: Array<{ at: Position; message: string }> = [];
   rules.forEach((rule, r) => {
     (rule?.tests ?? []).forEach((test, t) => {
       if (typeof test?.name !== 'string') return;
@@ -14,9 +18,10 @@ export function testNameComments(rules: ReadonlyArray<RuleDefinition | null>, so
       if (!comment) return;
       const whole = `${test.name} ${comment.text}`;
       const quoted = whole.includes('"') ? `'${whole.replace(/'/g, "''")}'` : `"${whole}"`;
-      warnings.push(
-        `line ${comment.line}, column ${comment.column}: the test name stops before "${comment.text}", which YAML reads as a comment; quote the name; # starts a comment: name: ${quoted}`,
-      );
+      warnings.push({
+        at: comment,
+        message: `the test name stops before "${comment.text}", which YAML reads as a comment; quote the name; # starts a comment: name: ${quoted}`,
+      });
     });
   });
   return warnings;

@@ -3,7 +3,7 @@ import { ValidationError } from '../errors.js';
 import { compileAt, renderVarsAt, testProblemAt, type CompiledRule, type TestContext } from './engine-stages.js';
 import { ProblemList } from './file-problems.js';
 import { regexProblems } from './regex-problems.js';
-import { checkRuleFileSchema, checkVarsFileSchema, ruleFileSchemaProblems } from './schema-check.js';
+import { checkVarsFileSchema, ruleFileSchemaProblems } from './schema-check.js';
 import { parseYamlSource, type YamlSource } from './yaml-source.js';
 
 /**
@@ -66,12 +66,12 @@ export function inspectRuleFile(text: string, context: RuleFileContext): RuleFil
   if (typeof value === 'object' && !Array.isArray(value) && (value as { rules?: unknown }).rules === null)
     value = { ...value, rules: [] };
   const schema = ruleFileSchemaProblems(source, value);
-  if (schema.some((p) => ruleIndexOf(p.path) === null)) checkRuleFileSchema(source, value);
+  const problems = new ProblemList();
+  schema.forEach(({ problem }) => problems.push(problem));
+  if (schema.some((p) => ruleIndexOf(p.path) === null)) problems.throwIfAny();
   const broken = new Set(schema.map((p) => ruleIndexOf(p.path)));
   const definitions = (value as { rules: RuleDefinition[] }).rules;
   const checked = definitions.map((definition, index) => (broken.has(index) ? null : definition));
-  const problems = new ProblemList();
-  schema.forEach(({ problem }) => problems.push(problem));
   const compiled = checked.map((definition, index) => {
     if (!definition) return null;
     regexProblems(definition, index, source).forEach((p) => problems.push(p));

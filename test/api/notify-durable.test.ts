@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { DmsNote } from '../../server/dms/types.js';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
+import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
+import { startNotifyServer } from './support/notify-kit.js';
 
 const RULES = `
 rules:
@@ -70,24 +69,12 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const port = (receiver.address() as AddressInfo).port;
     sim = await startSimulator();
-    const dataDir = tempDir('dms-rules-notify-durable-data-');
-    const rulesDir = tempDir('dms-rules-notify-durable-rules-');
-    fs.writeFileSync(path.join(rulesDir, 'notify.yml'), RULES);
-    fs.writeFileSync(
-      path.join(dataDir, 'config.yml'),
-      [
-        'notify_targets:',
-        '  hook:',
-        `    url: http://127.0.0.1:${port}/hook`,
-        '  flaky:',
-        `    url: http://127.0.0.1:${port}/flaky`,
-        '',
-      ].join('\n'),
-    );
     // Pauses of 10 ms between tries: the test waits for the tries, never for a clock.
-    server = await startTestServer(
-      { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token },
-      { dataDir, rulesDir, notifyRetrySeconds: [0.01, 0.01, 0.01] },
+    server = await startNotifyServer(
+      sim,
+      RULES,
+      ['  hook:', `    url: http://127.0.0.1:${port}/hook`, '  flaky:', `    url: http://127.0.0.1:${port}/flaky`],
+      { notifyRetrySeconds: [0.01, 0.01, 0.01] },
     );
   });
   after(async () => {

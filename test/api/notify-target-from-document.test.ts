@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import { startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
-import { runRule, startReceiver } from './support/notify-kit.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { runRule, startNotifyServer, startReceiver } from './support/notify-kit.js';
 
 const RULES = `
 rules:
@@ -22,21 +20,12 @@ describe("notify to a target named by the document (the owner's own target)", ()
   before(async () => {
     receiver = await startReceiver(() => 200);
     sim = await startSimulator();
-    const dataDir = tempDir('dms-rules-notify-owner-data-');
-    const rulesDir = tempDir('dms-rules-notify-owner-rules-');
-    fs.writeFileSync(path.join(rulesDir, 'owner.yml'), RULES);
-    fs.writeFileSync(
-      path.join(dataDir, 'config.yml'),
-      [
-        'notify_targets:',
-        '  anna:',
-        `    url: ${receiver.url}/anna`,
-        '  office:',
-        `    url: ${receiver.url}/office`,
-        '',
-      ].join('\n'),
-    );
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
+    server = await startNotifyServer(sim, RULES, [
+      '  anna:',
+      `    url: ${receiver.url}/anna`,
+      '  office:',
+      `    url: ${receiver.url}/office`,
+    ]);
   });
   after(async () => {
     await server?.close();

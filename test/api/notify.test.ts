@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import type { Trace } from '../../server/engine/model.js';
-import {
-  API_TOKEN,
-  call,
-  login,
-  startTestServer,
-  tempDir,
-  type TestServer,
-  saveRuleFile,
-} from '../helpers/test-server.js';
+import { API_TOKEN, call, login, type TestServer, saveRuleFile } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
-import { runRule, startReceiver, startSmtp, type Received } from './support/notify-kit.js';
+import { runRule, startNotifyServer, startReceiver, startSmtp, type Received } from './support/notify-kit.js';
 
 const RULES = `
 rules:
@@ -61,28 +51,19 @@ describe('notify action: HTTP and SMTP targets from the settings', () => {
 
     sim = await startSimulator();
     doc = sim.addDocument({ title: 'Stromrechnung März', tags: [] }).id;
-    const dataDir = tempDir('dms-rules-notify-data-');
-    const rulesDir = tempDir('dms-rules-notify-rules-');
-    fs.writeFileSync(path.join(rulesDir, 'notify.yml'), RULES);
     // Targets live in config.yml as a mapping, like an administrator writes them.
-    fs.writeFileSync(
-      path.join(dataDir, 'config.yml'),
-      [
-        'notify_targets:',
-        '  phone:',
-        `    url: ${receiver.url}/topic`,
-        '    format: text',
-        '    headers: { Authorization: "Bearer secret-ntfy-token" }',
-        '  office:',
-        `    smtp: ${smtp.url}`,
-        '    from: dms-rules@example.org',
-        '    to: [office@example.org]',
-        '  failing:',
-        `    url: ${receiver.url}/fail`,
-        '',
-      ].join('\n'),
-    );
-    server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir });
+    server = await startNotifyServer(sim, RULES, [
+      '  phone:',
+      `    url: ${receiver.url}/topic`,
+      '    format: text',
+      '    headers: { Authorization: "Bearer secret-ntfy-token" }',
+      '  office:',
+      `    smtp: ${smtp.url}`,
+      '    from: dms-rules@example.org',
+      '    to: [office@example.org]',
+      '  failing:',
+      `    url: ${receiver.url}/fail`,
+    ]);
   });
   after(async () => {
     await server?.close();

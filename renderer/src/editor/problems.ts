@@ -49,13 +49,13 @@ function warningOf(text: string): Problem {
   return { message: m[3], line: Number(m[1]), column: Number(m[2]), severity: 'warning' };
 }
 
-/** Errors and warnings together by line and column, as the file reads; those about the whole file come last. */
+/**
+ * Errors and warnings together by line and column, as the file reads; those about the whole file come last.
+ * The sort is stable: problems at one place keep the order the server gave.
+ */
 function inFileOrder(problems: Problem[]): Problem[] {
-  const key = (p: Problem) => (p.line === undefined ? Infinity : p.line * 100_000 + (p.column ?? 0));
-  return problems
-    .map((p, i) => ({ p, i }))
-    .sort((a, b) => key(a.p) - key(b.p) || a.i - b.i)
-    .map(({ p }) => p);
+  const key = (p: Problem) => (p.line === undefined ? Number.MAX_VALUE : p.line * 100_000 + (p.column ?? 0));
+  return problems.sort((a, b) => key(a) - key(b));
 }
 
 function fromServer(p: FileProblem, severity: Problem['severity']): Problem {

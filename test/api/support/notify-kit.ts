@@ -1,14 +1,35 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Trace } from '../../../server/engine/model.js';
-import { API_TOKEN, call, type TestServer } from '../../helpers/test-server.js';
+import type { Config } from '../../../server/config.js';
+import type { Simulator } from '../../../tools/paperless-sim/simulator.js';
+import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../../helpers/test-server.js';
 
 export interface Received {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+}
+
+/**
+ * The app against `sim` with `rules` as its one rules file and the notify targets in config.yml, written as an
+ * administrator writes them: `targets` are the YAML lines under `notify_targets:`.
+ */
+export async function startNotifyServer(
+  sim: Simulator,
+  rules: string,
+  targets: string[],
+  overrides: Partial<Config> = {},
+): Promise<TestServer> {
+  const dataDir = tempDir('dms-rules-notify-data-');
+  const rulesDir = tempDir('dms-rules-notify-rules-');
+  fs.writeFileSync(path.join(rulesDir, 'notify.yml'), rules);
+  fs.writeFileSync(path.join(dataDir, 'config.yml'), ['notify_targets:', ...targets, ''].join('\n'));
+  return startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { dataDir, rulesDir, ...overrides });
 }
 
 /** Runs one rule on one document through the API and returns its trace. */

@@ -80,6 +80,7 @@ test('a wrong amount or unit is an error of the rule that says what to give', ()
   fails("{{ '2025-01-01' | shift_date: 2, 'fortnights' }}", /unit "fortnights" is none of days, weeks, months, years/);
   fails("{{ '2025-01-01' | shift_date: 2 }}", /for a computed amount give it and a unit/);
   fails("{{ '2025-01-01' | add_years: 9000 }}", /outside the years 1000 to 9999/);
+  fails("{{ '2025-01-01' | shift_date: '+9000y' }}", /shift_date: the result lies outside the years 1000 to 9999/);
 });
 
 test('today is the date of now, and an extraction may not be called today', () => {

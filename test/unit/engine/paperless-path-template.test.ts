@@ -25,3 +25,11 @@ test("a rule's value, a rule filter and Liquid's filter form are what Paperless 
   assert.deepEqual(r.rendered, ['{{ added_year }}']);
   assert.equal(r.refused.length, 3);
 });
+
+test("bound names, keyword arguments, Jinja's tests and its global functions are no unknown variables", () => {
+  const r = readPathTemplate(
+    "{{ custom_fields | get_cf_value('Ref', default='x') }}/{% set year = created_year %}{{ year }}/{% if correspondent is not none and title is string %}{{ title }}{% endif %}/{% for i in range(2) %}{{ i }}{% endfor %}",
+  );
+  assert.ok(r);
+  assert.deepEqual([r.unknownVariables, r.unknownFilters, r.refused], [[], [], []]);
+});
