@@ -79,6 +79,9 @@ describe('rule suggestions from labelled documents', () => {
     const event = await suggest(rig, { target: { tag: 'Nirgendwo' } });
     assert.equal(event.status, 'failed');
     assert.match(event.error ?? '', /no tag named "Nirgendwo".*"Garten"/);
+    const type = await suggest(rig, { target: { document_type: 'Nirgendwo' } });
+    assert.equal(type.status, 'failed');
+    assert.match(type.error ?? '', /no document type named "Nirgendwo"/);
   });
 
   it('says which documents look alike when no rule separates a label', async () => {
