@@ -1,13 +1,10 @@
 import { Router } from 'express';
 import { booleanParam, oneOfParam, positiveIntegerParam } from '../../query-params.js';
-import type { EventKind, EventStatus } from '../../history/event-store.js';
+import { EVENT_KINDS, EVENT_STATUSES } from '../../history/event-types.js';
 import type { AuthService } from '../../auth/auth-service.js';
 import type { JobService } from '../../runs/jobs/job-service.js';
 import type { SuggestionService } from '../../suggest/suggest-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
-
-const KINDS: readonly EventKind[] = ['job', 'revert', 'webhook', 'catchup', 'suggestion'];
-const STATUSES: readonly EventStatus[] = ['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted'];
 
 const eventId = (raw: string): number => positiveIntegerParam(raw, 'event id') as number;
 
@@ -28,8 +25,8 @@ export function eventsRoutes({
   router.get('/events', (req, res) => {
     const events = jobs.list({
       limit: positiveIntegerParam(req.query.limit, 'limit'),
-      kind: oneOfParam(req.query.kind, KINDS, 'kind'),
-      status: oneOfParam(req.query.status, STATUSES, 'status'),
+      kind: oneOfParam(req.query.kind, EVENT_KINDS, 'kind'),
+      status: oneOfParam(req.query.status, EVENT_STATUSES, 'status'),
     });
     res.json({ events });
   });
