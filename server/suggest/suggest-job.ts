@@ -11,7 +11,7 @@ import { CandidateTally } from './evaluate-candidates.js';
 import { FeatureIndex } from './feature-index.js';
 import { learnRules, type LearnedRule } from './learner.js';
 import { describeTarget, hasTarget, ruleIdFor, targetAction, type SuggestRequest } from './target.js';
-import { whenOf } from './rule-yaml.js';
+import { ruleDefinition } from './rule-yaml.js';
 import { validatedRuleFile } from './validate-suggestion.js';
 import type { SuggestionCandidate } from './suggestion-types.js';
 import { SuggestionError } from './suggestion-error.js';
@@ -182,13 +182,12 @@ function loadedRule(deps: SuggestJobDeps, request: SuggestRequest, rule: Learned
   let id = ruleIdFor(request.target, rule.variant);
   for (let n = 2; deps.ruleIdTaken(id); n++) id = `${ruleIdFor(request.target, rule.variant)}-${n}`;
   const description = `Suggested for the ${describeTarget(request.target)} from the documents labelled so far (${rule.variant})`;
-  const definition = {
+  const definition = ruleDefinition({
     id,
     description,
-    on: ['added', 'manual'],
-    when: whenOf(rule.clauses),
-    actions: [targetAction(request.target)],
-  } as unknown as RuleDefinition;
+    clauses: rule.clauses,
+    action: targetAction(request.target),
+  }) as unknown as RuleDefinition;
   return {
     id,
     description,
