@@ -90,6 +90,8 @@ module.exports = {
           // Request input parsers and limits: pure functions a route uses to validate before calling a service.
           '^server/runs/run-query[.]ts$',
           '^server/history/trace-query[.]ts$',
+          // The event kinds and statuses a listing may filter by.
+          '^server/history/event-types[.]ts$',
           '^server/settings/settings-input[.]ts$',
           '^server/runs/webhook/(read-body|parse-payload)[.]ts$',
           '^server/rules/validate-file[.]ts$',

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Logger } from '../log.js';
-import type { EventRecord } from './event-types.js';
+import { EVENT_KINDS, EVENT_STATUSES, type EventRecord } from './event-types.js';
 import { readJsonLines } from './journal-file.js';
 import { moveAside, setAside } from '../move-aside.js';
 import { salvageArray } from './salvage-json.js';
@@ -25,8 +25,8 @@ export interface LoadedEvents {
   legacyFile: string | null;
 }
 
-const KINDS: ReadonlySet<string> = new Set(['job', 'revert', 'webhook', 'catchup', 'suggestion']);
-const STATUSES: ReadonlySet<string> = new Set(['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted']);
+const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
+const STATUSES: ReadonlySet<string> = new Set(EVENT_STATUSES);
 
 export function isEventRecord(value: unknown): value is EventRecord {
   if (typeof value !== 'object' || value === null) return false;

@@ -2,14 +2,16 @@ import type { SuggestionCandidate } from '../suggest/suggestion-types.js';
 
 /** The record of one background job or webhook delivery (docs/jobs-and-webhook.md), as `GET /api/events/{id}` returns it. */
 
-export type EventStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+export const EVENT_STATUSES = ['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /**
  * `job`: one rule over all documents; `revert`: undo of a job; `webhook`: rules run for one document on a
  * dms call; `catchup`: the documents added or changed in the dms while the service was not listening;
  * `suggestion`: a rule learned from the documents a person labelled (docs/suggestions.md).
  */
-export type EventKind = 'job' | 'revert' | 'webhook' | 'catchup' | 'suggestion';
+export const EVENT_KINDS = ['job', 'revert', 'webhook', 'catchup', 'suggestion'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** What a finished job found, for a person deciding whether to run it for real. */
 export interface JobReport {

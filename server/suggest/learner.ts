@@ -1,4 +1,4 @@
-import { and, andNot, bitsWhere, count, countAnd, type Bits } from './bitset.js';
+import { and, andNot, bitsWhere, count, countAnd, hasBit } from './bitset.js';
 import type { Dataset, Feature } from './candidates.js';
 import { learnClauses, mixId, ruleCover, type Clause } from './ripper.js';
 
@@ -111,14 +111,12 @@ function describeClause(data: Dataset, clause: Clause): string {
 }
 
 function lookAlike(data: Dataset, clause: Clause): Array<{ id: number; title: string }> {
-  const cover: Bits = andNot(ruleCover(data, [clause]), data.positive);
+  const cover = ruleCover(data, [clause]);
   const out: Array<{ id: number; title: string }> = [];
-  for (let d = 0; d < data.n && out.length < 5; d++)
-    if ((cover[d >>> 5] & (1 << (d & 31))) !== 0) out.push({ id: data.ids[d], title: data.titles[d] });
-  // It matches no unlabelled document: then the labelled ones it misses are what resembles the rest.
-  const missed = andNot(data.positive, ruleCover(data, [clause]));
-  for (let d = 0; d < data.n && out.length < 5; d++)
-    if ((missed[d >>> 5] & (1 << (d & 31))) !== 0) out.push({ id: data.ids[d], title: data.titles[d] });
+  // The unlabelled documents it matches; when it matches none, the labelled ones it misses resemble the rest.
+  for (const bits of [andNot(cover, data.positive), andNot(data.positive, cover)])
+    for (let d = 0; d < data.n && out.length < 5; d++)
+      if (hasBit(bits, d)) out.push({ id: data.ids[d], title: data.titles[d] });
   return out;
 }
 

@@ -91,11 +91,19 @@ function widen(content: string, at: number, direction: -1 | 1): number {
   return i;
 }
 
-export interface RuleFileInput {
+export interface SuggestedRule {
   id: string;
   description: string;
   clauses: readonly LearnedLiteral[][];
   action: Record<string, unknown>;
+}
+
+/** The suggested rule as a rule file states it (the one the archive is judged with and the file offers). */
+export function ruleDefinition({ id, description, clauses, action }: SuggestedRule) {
+  return { id, description, on: ['added', 'manual'], when: whenOf(clauses), actions: [action] };
+}
+
+export interface RuleFileInput extends SuggestedRule {
   /** Real documents: one the rule must match, one it must not. */
   matching: RuleDocument;
   notMatching: RuleDocument;
@@ -115,11 +123,7 @@ export function ruleFileText(input: RuleFileInput): string {
     return document;
   };
   const rule = {
-    id: input.id,
-    description: input.description,
-    on: ['added', 'manual'],
-    when: whenOf(input.clauses),
-    actions: [input.action],
+    ...ruleDefinition(input),
     tests: [
       {
         name: `document ${input.matching.id}: ${input.matching.title}`.slice(0, 120),

@@ -2,7 +2,7 @@ import { compileRule, type RuleDefinition, type RuleDocument } from '../engine/i
 import { capContent } from '../eval/content-budget.js';
 import type { Evaluator } from '../eval/eval-pool.js';
 import { createVocabularyIndex, type VocabularyIndex, type VocabularyKind } from '../dms/vocabulary-index.js';
-import type { DmsClient, DmsVocabulary } from '../dms/types.js';
+import type { DmsClient } from '../dms/types.js';
 import type { EventStore } from '../history/event-store.js';
 import type { LoadedRule } from '../rules/index.js';
 import { toRuleDocument } from '../runs/rule-document.js';
@@ -11,7 +11,7 @@ import { CandidateTally } from './evaluate-candidates.js';
 import { FeatureIndex } from './feature-index.js';
 import { learnRules, type LearnedRule } from './learner.js';
 import { describeTarget, hasTarget, ruleIdFor, targetAction, type SuggestRequest } from './target.js';
-import { whenOf } from './rule-yaml.js';
+import { ruleDefinition } from './rule-yaml.js';
 import { validatedRuleFile } from './validate-suggestion.js';
 import type { SuggestionCandidate } from './suggestion-types.js';
 import { SuggestionError } from './suggestion-error.js';
@@ -82,6 +82,7 @@ export async function runSuggestion(
     );
   }
 
+  const fieldTypes = Object.fromEntries(vocabulary.custom_fields.map((f) => [f.name, f.data_type]));
   const tallies = learned.rules.map((rule) => new CandidateTally(loadedRule(deps, request, rule), termsOf(rule)));
   const rules = tallies.map((t) => t.rule);
   for await (const doc of documents(dms, index, signal)) {
@@ -90,7 +91,7 @@ export async function runSuggestion(
       rules,
       trigger: 'job',
       now: deps.now(),
-      customFieldTypes: customFieldTypes(vocabulary),
+      customFieldTypes: fieldTypes,
       tags: vocabulary.tags,
     });
     const isLabelled = labelled(doc);
@@ -171,7 +172,7 @@ function checkTargetExists(index: VocabularyIndex, request: SuggestRequest): voi
   if (known !== undefined || request.examples.length > 0) return;
   const names = index.names(kind).slice(0, 12);
   throw new SuggestionError(
-    `The dms has no ${describeTarget({ kind: target.kind, name: target.name } as SuggestRequest['target']).replace(/ .*$/, '')} named "${target.name}"` +
+    `The dms has no ${target.kind.replace('_', ' ')} named "${target.name}"` +
       (names.length ? `; it has ${names.map((n) => `"${n}"`).join(', ')}` : '') +
       '. Pick one of these, or give "examples" for a new one.',
   );
@@ -181,13 +182,12 @@ function loadedRule(deps: SuggestJobDeps, request: SuggestRequest, rule: Learned
   let id = ruleIdFor(request.target, rule.variant);
   for (let n = 2; deps.ruleIdTaken(id); n++) id = `${ruleIdFor(request.target, rule.variant)}-${n}`;
   const description = `Suggested for the ${describeTarget(request.target)} from the documents labelled so far (${rule.variant})`;
-  const definition = {
+  const definition = ruleDefinition({
     id,
     description,
-    on: ['added', 'manual'],
-    when: whenOfRule(rule),
-    actions: [targetAction(request.target)],
-  } as unknown as RuleDefinition;
+    clauses: rule.clauses,
+    action: targetAction(request.target),
+  }) as unknown as RuleDefinition;
   return {
     id,
     description,
@@ -199,9 +199,6 @@ function loadedRule(deps: SuggestJobDeps, request: SuggestRequest, rule: Learned
   };
 }
 
-const customFieldTypes = (vocabulary: DmsVocabulary) =>
-  Object.fromEntries(vocabulary.custom_fields.map((f) => [f.name, f.data_type]));
-
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 const termsOf = (rule: LearnedRule): string[] =>
@@ -209,5 +206,3 @@ const termsOf = (rule: LearnedRule): string[] =>
     .flat()
     .filter((l) => !['correspondent', 'document_type'].includes(l.feature.kind))
     .flatMap((l) => l.feature.values.map((v) => v.toLowerCase()));
-
-const whenOfRule = (rule: LearnedRule) => whenOf(rule.clauses);

@@ -10,6 +10,8 @@ import { describeTarget, parseSuggestRequest } from './target.js';
 export interface SuggestionService {
   /** Validates the request (400 on bad input) and queues it; answers at once with the event. */
   start(body: unknown): EventRecord;
+  /** Cancels a queued or running suggestion (`POST /api/events/{id}/cancel`); a finished one is a 409. */
+  cancel(eventId: number): EventRecord;
   /** Resolves when no suggestion is queued or running (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -55,16 +57,21 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
             },
           });
         } catch (err) {
-          if (!(err instanceof SuggestionError))
+          const stopped = signal.aborted ? (signal.reason === 'shutdown' ? 'interrupted' : 'cancelled') : null;
+          if (!stopped && !(err instanceof SuggestionError))
             deps.logger.error(`suggestion ${eventId} failed: ${errorMessage(err)}`);
           events.update(eventId, {
-            status: signal.aborted ? (signal.reason === 'shutdown' ? 'interrupted' : 'cancelled') : 'failed',
+            status: stopped ?? 'failed',
             finished_at: deps.now().toISOString(),
-            error: errorMessage(err),
+            error:
+              stopped === 'interrupted'
+                ? 'The service stopped while this suggestion ran; ask for it again.'
+                : errorMessage(err),
           });
         }
       });
     },
+    cancel: (eventId) => queue.cancel(eventId),
     idle: () => queue.idle(),
     stop: () => queue.stop(),
   };

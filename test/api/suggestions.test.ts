@@ -79,6 +79,9 @@ describe('rule suggestions from labelled documents', () => {
     const event = await suggest(rig, { target: { tag: 'Nirgendwo' } });
     assert.equal(event.status, 'failed');
     assert.match(event.error ?? '', /no tag named "Nirgendwo".*"Garten"/);
+    const type = await suggest(rig, { target: { document_type: 'Nirgendwo' } });
+    assert.equal(type.status, 'failed');
+    assert.match(type.error ?? '', /no document type named "Nirgendwo"/);
   });
 
   it('says which documents look alike when no rule separates a label', async () => {
@@ -91,6 +94,26 @@ describe('rule suggestions from labelled documents', () => {
     const event = await suggest(rig, { target: { tag: 'Zufall' } });
     assert.equal(event.status, 'failed', JSON.stringify(event.report?.suggestions?.[0]));
     assert.match(event.error ?? '', /best found: precision 0\.\d+.*look alike: #\d+/);
+  });
+
+  it('cancels a running suggestion from the events route; a second cancel is a 409', async () => {
+    const hold = rig.sim.faults.inject({ route: 'GET /api/documents/', kind: 'hold' });
+    const res = await call(rig.server.url, '/api/suggestions', {
+      method: 'POST',
+      token: API_TOKEN,
+      body: { target: { tag: 'Strom' } },
+    });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    const id = res.body.event_id as number;
+    await waitForEvent(rig.server.url, id, (e) => e.status === 'running');
+    const cancel = await call(rig.server.url, `/api/events/${id}/cancel`, { method: 'POST', token: API_TOKEN });
+    assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+    rig.sim.faults.release(hold.id);
+    const event = await waitForEvent(rig.server.url, id, undefined, LIMIT_MS);
+    assert.equal(event.status, 'cancelled', JSON.stringify(event));
+    assert.equal(event.report, null);
+    const again = await call(rig.server.url, `/api/events/${id}/cancel`, { method: 'POST', token: API_TOKEN });
+    assert.equal(again.status, 409);
   });
 
   it('refuses a request without a target with 400 and what to send', async () => {

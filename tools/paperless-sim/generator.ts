@@ -1,4 +1,5 @@
-import type { SimDocument } from '../../server/dms/demo/sim-types.js';
+import { slugify } from '../../server/dms/demo/routes-objects.js';
+import type { SimDocument, SimObject } from '../../server/dms/demo/sim-types.js';
 
 // Synthetic documents for benchmarks and the demo: German/English invoices, receipts, letters, contracts
 // and tax notices, consistent with the seed vocabulary (correspondents 1–5, types 1–4, tags 1–9, fields 1–4).
@@ -192,6 +193,22 @@ export const REALISTIC_FIELDS = [
   { id: 6, name: 'Seiten geprüft', data_type: 'integer' },
   { id: 7, name: 'Steuerrelevant', data_type: 'boolean' },
 ] as const;
+
+/** A tag as generated archives add it: no matching of Paperless's own, not an inbox tag, unowned. */
+export function plainTag(name: string): Omit<SimObject, 'id'> & Pick<SimObject, 'name'> {
+  return {
+    name,
+    slug: slugify(name),
+    color: '#a6cee3',
+    text_color: '#000000',
+    match: '',
+    matching_algorithm: 0,
+    is_insensitive: true,
+    is_inbox_tag: false,
+    owner: null,
+    parent: null,
+  };
+}
 const SELECT_OPTIONS = ['Kq3ZP8rWmTn2xYbD', 'h7LcV2sQe9RkBw4M', 'Zt5yN1gUo8XjFa6P'];
 const FILLER = (
   'Sehr geehrte Kundin sehr geehrter Kunde gemäß unseren Allgemeinen Geschäftsbedingungen berechnen wir die ' +

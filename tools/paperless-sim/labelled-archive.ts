@@ -1,6 +1,6 @@
 import type { SimDocument } from '../../server/dms/demo/sim-types.js';
 import type { SimStore } from '../../server/dms/demo/store.js';
-import { generateDocuments, seededRandom } from './generator.js';
+import { generateDocuments, plainTag, seededRandom } from './generator.js';
 
 // An archive whose tags follow hidden rules a learner should find again (docs/suggestions.md): a letterhead, an
 // identifier, a combination of two words and a tag that spans correspondents, with OCR noise, a few wrong labels
@@ -138,20 +138,7 @@ export function loadLabelledArchive(store: SimStore, n: number, options: Omit<La
   const tagIds: Record<string, number> = {};
   for (const name of Object.keys(HIDDEN_RULES)) {
     const existing = store.objects.tags.find((t) => t.name === name);
-    tagIds[name] =
-      existing?.id ??
-      store.insertObject('tags', {
-        name,
-        slug: name.toLowerCase(),
-        color: '#a6cee3',
-        text_color: '#000000',
-        match: '',
-        matching_algorithm: 0,
-        is_insensitive: true,
-        is_inbox_tag: false,
-        owner: null,
-        parent: null,
-      }).id;
+    tagIds[name] = existing?.id ?? store.insertObject('tags', plainTag(name)).id;
   }
   const archive = generateLabelledArchive(n, { ...options, tagIds });
   for (const doc of archive.documents) store.insertDocument(doc);

@@ -6,7 +6,7 @@ import { listen } from '../../server/dms/demo/demo-dms.js';
 import { handleControl } from './control-routes.js';
 import { playFaults } from './play-faults.js';
 import { createFaultInjector, type FaultInjector } from './faults.js';
-import { generateDocuments, REALISTIC_FIELDS, REALISTIC_TAG_COUNT } from './generator.js';
+import { generateDocuments, plainTag, REALISTIC_FIELDS, REALISTIC_TAG_COUNT } from './generator.js';
 import type { SimHooks } from '../../server/dms/demo/http-kit.js';
 import { recordCreate } from '../../server/dms/demo/audit-record.js';
 import { createPersonEdits, type EditOptions, type SimActor } from './person-edits.js';
@@ -281,20 +281,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 function addRealisticVocabulary(store: SimStore): void {
   for (let id = 1; id <= REALISTIC_TAG_COUNT; id++) {
     if (store.object('tags', id)) continue;
-    const name = `Ablage ${id}`;
-    store.objects.tags.push({
-      id,
-      slug: name.toLowerCase().replace(' ', '-'),
-      name,
-      color: '#a6cee3',
-      text_color: '#000000',
-      match: '',
-      matching_algorithm: 0,
-      is_insensitive: true,
-      is_inbox_tag: false,
-      owner: null,
-      parent: null,
-    });
+    store.objects.tags.push({ id, ...plainTag(`Ablage ${id}`) });
   }
   for (const field of REALISTIC_FIELDS) {
     if (store.object('custom_fields', field.id)) continue;

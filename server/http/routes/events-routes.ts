@@ -1,25 +1,32 @@
 import { Router } from 'express';
 import { booleanParam, oneOfParam, positiveIntegerParam } from '../../query-params.js';
-import type { EventKind, EventStatus } from '../../history/event-store.js';
+import { EVENT_KINDS, EVENT_STATUSES } from '../../history/event-types.js';
 import type { AuthService } from '../../auth/auth-service.js';
 import type { JobService } from '../../runs/jobs/job-service.js';
+import type { SuggestionService } from '../../suggest/suggest-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
-
-const KINDS: readonly EventKind[] = ['job', 'revert', 'webhook', 'catchup', 'suggestion'];
-const STATUSES: readonly EventStatus[] = ['queued', 'running', 'done', 'failed', 'cancelled', 'interrupted'];
 
 const eventId = (raw: string): number => positiveIntegerParam(raw, 'event id') as number;
 
-/** Background jobs, webhook runs and catch-ups (shared tier): list, one record, cancel, resume, revert. */
-export function eventsRoutes({ auth, jobs }: { auth: AuthService; jobs: JobService }): Router {
+/** Background jobs, suggestions, webhook runs and catch-ups (shared tier): list, one record, cancel, resume, revert. */
+export function eventsRoutes({
+  auth,
+  jobs,
+  suggestions,
+}: {
+  auth: AuthService;
+  jobs: JobService;
+  /** Suggestions run in their own queue, so only it can cancel them. */
+  suggestions: Pick<SuggestionService, 'cancel'>;
+}): Router {
   const router = Router();
   router.use('/events', requireSessionOrToken(auth));
 
   router.get('/events', (req, res) => {
     const events = jobs.list({
       limit: positiveIntegerParam(req.query.limit, 'limit'),
-      kind: oneOfParam(req.query.kind, KINDS, 'kind'),
-      status: oneOfParam(req.query.status, STATUSES, 'status'),
+      kind: oneOfParam(req.query.kind, EVENT_KINDS, 'kind'),
+      status: oneOfParam(req.query.status, EVENT_STATUSES, 'status'),
     });
     res.json({ events });
   });
@@ -29,7 +36,9 @@ export function eventsRoutes({ auth, jobs }: { auth: AuthService; jobs: JobServi
   });
 
   router.post('/events/:id/cancel', (req, res) => {
-    res.json({ ok: true, event: jobs.cancel(eventId(req.params.id)) });
+    const id = eventId(req.params.id);
+    const event = jobs.get(id).kind === 'suggestion' ? suggestions.cancel(id) : jobs.cancel(id);
+    res.json({ ok: true, event });
   });
 
   router.post('/events/:id/resume', (req, res) => {
