@@ -9,7 +9,7 @@ import type {
 } from '../../../server/settings/notify-target-settings.js';
 import { confirmDialog } from './confirm-dialog.js';
 
-/** The service's stand-in for a stored password in a URL; sent back, it keeps that password. */
+/** The service's stand-in for a stored secret in a URL (password, `?token=`); sent back, it keeps that secret. */
 const MASK = '********';
 const API = '/api/ui/settings/notify-targets';
 const targetUrl = (name: string) => `${API}/${encodeURIComponent(name)}`;
