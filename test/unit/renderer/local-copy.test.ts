@@ -47,6 +47,15 @@ describe('the editor text kept in the browser', () => {
     assert.equal(storage.map.get('dms-rules.unsaved.f1'), 'one\ntwo\n');
   });
 
+  it('forgets the copy when the text is edited back to what the service has', () => {
+    const storage = mapStorage();
+    const session = open(storage);
+    session.type('rules: [] # mine\n');
+    assert.equal(storage.map.size, 1);
+    session.type('rules: []\n');
+    assert.equal(storage.map.size, 0);
+  });
+
   it('forgets a kept copy that equals what the service already has', () => {
     const storage = mapStorage();
     storage.setItem('dms-rules.unsaved.f1', 'rules: []\n');
