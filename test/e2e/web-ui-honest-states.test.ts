@@ -47,6 +47,14 @@ describe('honest states: what the page says follows what is true', () => {
       await advanceUntil(page, banner, UI_TIMERS.dmsRecheck, 'detached');
       await page.locator('#dms-status-error').waitFor({ state: 'detached' });
       await page.locator('#dms-status', { hasText: sim.url }).waitFor();
+      // With no banner, nothing asks the dms again however much time passes.
+      const rechecks: string[] = [];
+      page.on('request', (r) => {
+        if (/\/api\/health\?deep=1/.test(r.url())) rechecks.push(r.url());
+      });
+      await page.clock.fastForward(UI_TIMERS.dmsRecheck * 5);
+      await page.evaluate("fetch('/api/health').then((r) => r.status)"); // requests are seen in order: any recheck came before
+      assert.deepEqual(rechecks, []);
       assert.deepEqual(
         ui.problems.filter((p) => !/status of 5\d\d/.test(p)),
         [],
