@@ -29,13 +29,8 @@ const KNOWN = new Set([
   'reachable',
 ]);
 
-const KIND_WORDS: Record<string, string> = {
-  tags: 'tags',
-  correspondents: 'correspondents',
-  document_types: 'document types',
-  storage_paths: 'storage paths',
-  custom_fields: 'custom fields',
-};
+/** `document_types` → `document types`. */
+const words = (key: string): string => key.replace(/_/g, ' ');
 
 interface Attribution {
   mode: 'audit-log' | 'state';
@@ -60,7 +55,7 @@ export function describeReport(r: ConnectionReport): string[] {
   }
   const lines = [`Reachable at ${r.url}${r.version ? `: Paperless-ngx ${r.version}` : ''}.`];
   if (r.visible) {
-    const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`);
+    const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${words(kind)}`);
     lines.push(`The token may see ${parts.join(', ')}.`);
   }
   if (typeof r.apiVersion === 'number') {
@@ -69,8 +64,9 @@ export function describeReport(r: ConnectionReport): string[] {
   }
   if (typeof r.supportedVersions === 'string') lines.push(`Supported: Paperless-ngx ${r.supportedVersions}.`);
   if (Array.isArray(r.forbidden)) {
-    const kinds = (r.forbidden as Array<{ kind?: string; permission?: string } | string>).map((f) =>
-      typeof f === 'string' ? (KIND_WORDS[f] ?? f) : `${KIND_WORDS[f.kind ?? ''] ?? f.kind} (${f.permission})`,
+    // The service names each kind the token may not list with the Paperless permission it lacks.
+    const kinds = (r.forbidden as Array<{ kind: string; permission: string }>).map(
+      (f) => `${words(f.kind)} (${f.permission})`,
     );
     lines.push(
       kinds.length === 0
@@ -86,7 +82,7 @@ export function describeReport(r: ConnectionReport): string[] {
   if (attribution && typeof attribution.note === 'string') lines.push(attributionLine(attribution));
   for (const [fact, value] of Object.entries(r)) {
     if (KNOWN.has(fact) || value === undefined || value === null) continue;
-    lines.push(`${fact.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+    lines.push(`${words(fact)}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
   }
   return lines;
 }
