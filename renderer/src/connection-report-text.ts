@@ -1,4 +1,6 @@
 // What "Test connection" found, as plain lines (pure, so it is unit-tested).
+import { notViewable } from './dms-status-text.js';
+import type { DmsHealth } from './types.js';
 
 export interface ConnectionReport {
   ok: boolean;
@@ -64,15 +66,8 @@ export function describeReport(r: ConnectionReport): string[] {
   }
   if (typeof r.supportedVersions === 'string') lines.push(`Supported: Paperless-ngx ${r.supportedVersions}.`);
   if (Array.isArray(r.forbidden)) {
-    // The service names each kind the token may not list with the Paperless permission it lacks.
-    const kinds = (r.forbidden as Array<{ kind: string; permission: string }>).map(
-      (f) => `${words(f.kind)} (${f.permission})`,
-    );
-    lines.push(
-      kinds.length === 0
-        ? 'The token may view everything the rules use.'
-        : `The token may not view ${kinds.join(', ')}: rules that use them fail with a trace that says so.`,
-    );
+    const forbidden = r.forbidden as DmsHealth['forbidden'];
+    lines.push(forbidden.length === 0 ? 'The token may view everything the rules use.' : notViewable(forbidden));
   }
   if (r.vocabulary_error) lines.push(`The names could not be read: ${r.vocabulary_error}`);
   const differences = Array.isArray(r.releaseDifferences) ? (r.releaseDifferences as string[]) : [];
