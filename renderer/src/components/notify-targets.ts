@@ -66,9 +66,11 @@ function targetForm(kind: 'http' | 'email', existing: NotifyTargetView | null, d
     );
     format.value = t?.format ?? 'json';
     const headers = h('div', { class: 'headers' });
+    let rows = 0; // ids stay unique when a row is removed and another added
     const addHeader = (headerName = '', stored = false): void => {
-      const key = input(`target-header-name-${headers.children.length}`, headerName, { placeholder: 'Authorization' });
-      const value = input(`target-header-value-${headers.children.length}`, '', {
+      const n = rows++;
+      const key = input(`target-header-name-${n}`, headerName, { placeholder: 'Authorization' });
+      const value = input(`target-header-value-${n}`, '', {
         type: 'password',
         autocomplete: 'new-password',
         placeholder: stored ? 'set — leave empty to keep' : 'value',
