@@ -25,6 +25,9 @@ export interface EmailTarget {
 /** Most mail servers refuse messages over 10 to 25 MB, and base64 makes an attachment a third larger. */
 export const DEFAULT_ATTACHMENT_MAX_MB = 10;
 
+/** A header or URL query parameter named like this holds a credential (`Authorization`, Gotify's `?token=`). */
+export const CREDENTIAL_NAME = /auth|token|key|secret|pass|cookie|session|signature/i;
+
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

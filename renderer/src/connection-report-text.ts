@@ -1,4 +1,6 @@
 // What "Test connection" found, as plain lines (pure, so it is unit-tested).
+import { notViewable } from './dms-status-text.js';
+import type { DmsHealth } from './types.js';
 
 export interface ConnectionReport {
   ok: boolean;
@@ -29,13 +31,8 @@ const KNOWN = new Set([
   'reachable',
 ]);
 
-const KIND_WORDS: Record<string, string> = {
-  tags: 'tags',
-  correspondents: 'correspondents',
-  document_types: 'document types',
-  storage_paths: 'storage paths',
-  custom_fields: 'custom fields',
-};
+/** `document_types` → `document types`. */
+const words = (key: string): string => key.replace(/_/g, ' ');
 
 interface Attribution {
   mode: 'audit-log' | 'state';
@@ -60,7 +57,7 @@ export function describeReport(r: ConnectionReport): string[] {
   }
   const lines = [`Reachable at ${r.url}${r.version ? `: Paperless-ngx ${r.version}` : ''}.`];
   if (r.visible) {
-    const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${kind.replace(/_/g, ' ')}`);
+    const parts = Object.entries(r.visible).map(([kind, n]) => `${n} ${words(kind)}`);
     lines.push(`The token may see ${parts.join(', ')}.`);
   }
   if (typeof r.apiVersion === 'number') {
@@ -69,14 +66,8 @@ export function describeReport(r: ConnectionReport): string[] {
   }
   if (typeof r.supportedVersions === 'string') lines.push(`Supported: Paperless-ngx ${r.supportedVersions}.`);
   if (Array.isArray(r.forbidden)) {
-    const kinds = (r.forbidden as Array<{ kind?: string; permission?: string } | string>).map((f) =>
-      typeof f === 'string' ? (KIND_WORDS[f] ?? f) : `${KIND_WORDS[f.kind ?? ''] ?? f.kind} (${f.permission})`,
-    );
-    lines.push(
-      kinds.length === 0
-        ? 'The token may view everything the rules use.'
-        : `The token may not view ${kinds.join(', ')}: rules that use them fail with a trace that says so.`,
-    );
+    const forbidden = r.forbidden as DmsHealth['forbidden'];
+    lines.push(forbidden.length === 0 ? 'The token may view everything the rules use.' : notViewable(forbidden));
   }
   if (r.vocabulary_error) lines.push(`The names could not be read: ${r.vocabulary_error}`);
   const differences = Array.isArray(r.releaseDifferences) ? (r.releaseDifferences as string[]) : [];
@@ -86,7 +77,7 @@ export function describeReport(r: ConnectionReport): string[] {
   if (attribution && typeof attribution.note === 'string') lines.push(attributionLine(attribution));
   for (const [fact, value] of Object.entries(r)) {
     if (KNOWN.has(fact) || value === undefined || value === null) continue;
-    lines.push(`${fact.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+    lines.push(`${words(fact)}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
   }
   return lines;
 }

@@ -13,13 +13,11 @@ export interface StatusLine {
   text: string;
 }
 
-const KIND_LABELS: Record<string, string> = {
-  tags: 'tags',
-  correspondents: 'correspondents',
-  document_types: 'document types',
-  storage_paths: 'storage paths',
-  custom_fields: 'custom fields',
-};
+/** "The token may not view custom fields (view_customfield): …", for the settings' status and "Test connection". */
+export function notViewable(forbidden: DmsHealth['forbidden']): string {
+  const names = forbidden.map((f) => `${f.kind.replace(/_/g, ' ')} (${f.permission})`).join(', ');
+  return `The token may not view ${names}: rules that use them fail with a trace that says so.`;
+}
 
 /**
  * Why the dms cannot be used, in plain words, or null when it can: "Paperless at http://p does not answer
@@ -62,11 +60,10 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
     lines.push({ id: 'dms-status-error', kind: 'error', text: `Not connected: ${dmsProblemText(dms)}` });
   }
   if (dms.forbidden.length > 0) {
-    const names = dms.forbidden.map((f) => `${KIND_LABELS[f.kind] ?? f.kind} (${f.permission})`).join(', ');
     lines.push({
       id: 'dms-status-forbidden',
       kind: 'warning',
-      text: `The token may not view ${names}: rules that use them fail with a trace that says so. Grant the permission in Paperless to use them.`,
+      text: `${notViewable(dms.forbidden)} Grant the permission in Paperless to use them.`,
     });
   }
   if (dms.reachable && dms.release_group && (dms.release_differences ?? []).length > 0) {

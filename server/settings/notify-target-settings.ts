@@ -1,15 +1,16 @@
 // The settings page's notify targets: list, add or change, remove and try one. config.yml stays the store
 // (its `notify_targets:` mapping); a change applies to the running service at once, since the notifier and the
-// rule checks read the live config. Secrets never leave: a password in a URL reads as MASK, header values are
-// only named, and sending MASK (or an empty header value) back keeps what is stored.
+// rule checks read the live config. Secrets never leave: a password in a URL and a query parameter named like a
+// credential (`?token=…`) read as MASK, header values are only named, and sending MASK (or an empty header value)
+// back keeps what is stored.
 import type { Config } from '../config.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { errorMessage } from '../error-message.js';
 import type { Logger } from '../log.js';
 import { updateConfigFile } from './config-file.js';
-import { parseNotifyTargets, type NotifyTarget } from '../notify-targets.js';
+import { CREDENTIAL_NAME, parseNotifyTargets, type NotifyTarget } from '../notify-targets.js';
 
-/** Stands for a stored password in a URL the page shows; sent back, it keeps that password. */
+/** Stands for a stored secret in a URL the page shows (password, `?token=`); sent back, it keeps that secret. */
 export const MASK = '********';
 
 export type NotifyTargetView =
@@ -53,10 +54,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function masked(raw: string): string {
   const url = new URL(raw);
   if (url.password) url.password = MASK;
+  for (const name of new Set(url.searchParams.keys())) if (CREDENTIAL_NAME.test(name)) url.searchParams.set(name, MASK);
   return url.toString();
 }
 
-/** `typed` with the stored password put back where the page sent MASK. */
+/** `typed` with the stored secrets put back where the page sent MASK. */
 function unmasked(typed: string, stored: string | undefined): string {
   let url: URL;
   try {
@@ -64,9 +66,14 @@ function unmasked(typed: string, stored: string | undefined): string {
   } catch {
     return typed; // the parser names the bad URL
   }
-  if (url.password !== MASK) return typed;
   const old = stored ? new URL(stored) : null;
-  url.password = old && old.username === url.username ? old.password : '';
+  if (url.password === MASK) url.password = old && old.username === url.username ? old.password : '';
+  for (const [name, value] of [...url.searchParams]) {
+    if (value !== MASK) continue;
+    const kept = old?.searchParams.get(name);
+    if (kept === null || kept === undefined) throw new BadRequestError(`the URL's "${name}" needs a value.`);
+    url.searchParams.set(name, kept);
+  }
   return url.toString();
 }
 

@@ -110,6 +110,25 @@ describe('notify targets in the settings: config.yml is the store, secrets are w
     assert.deepEqual(stored.office.to, ['b@example.org']);
   });
 
+  test("a credential in the URL's query (Gotify's ?token=) reads as the mask; sending the mask back keeps it", async () => {
+    assert.equal(
+      (await put('gotify', { kind: 'http', url: `${receiver.url}/message?token=t0ken&priority=5` })).status,
+      200,
+    );
+    const gotify = (await list()).find((t) => t.name === 'gotify')!;
+    assert.equal(gotify.url, `${receiver.url}/message?token=********&priority=5`);
+    assert.doesNotMatch(JSON.stringify(await list()), /t0ken/);
+    const res = await put('gotify', { kind: 'http', url: gotify.url, format: 'text' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.doesNotMatch(JSON.stringify(res.body), /t0ken/);
+    await call(server.url, '/api/ui/settings/notify-targets/gotify/test', { method: 'POST', cookie });
+    assert.equal(receiver.received.at(-1)?.path, '/message?token=t0ken&priority=5');
+    // The mask with nothing stored behind it is refused, never stored as the token.
+    const fresh = await put('fresh', { kind: 'http', url: `${receiver.url}/message?token=********` });
+    assert.equal(fresh.status, 400);
+    assert.match((fresh.body as { error: string }).error, /"token" needs a value/);
+  });
+
   test('refuses a bad target with a message naming the key, and leaves config.yml as it was', async () => {
     const before = fs.readFileSync(path.join(server.dataDir, 'config.yml'), 'utf8');
     const res = await put('broken', { kind: 'http', url: 'ftp://x' });

@@ -1,4 +1,5 @@
 // The set-up most browser tests share: a fresh test server, Chromium, and one page signed in as the admin.
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 import { launchBrowser, openPage, type UiPage } from './browser.js';
@@ -22,6 +23,52 @@ export async function signIn(page: Page, next = '/rules'): Promise<void> {
 }
 
 /**
+ * One Chromium for the whole test file, each test opening its own context (a Chromium start is most of a small
+ * test's CPU). Call it at the top of the file; the browser is there from the file's first `before` on.
+ */
+export function browserForFile(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the browser starts in the test file’s first before hook');
+    return browser;
+  };
+}
+
+/** A fresh 1280×800 page on `baseUrl`, signed in and landed on `next`; steps wait up to 15 s each (a loaded machine is slow). */
+export async function openSignedIn(browser: Browser, baseUrl: string, next?: string): Promise<UiPage> {
+  const ui = await openPage(browser, baseUrl);
+  try {
+    ui.page.setDefaultTimeout(15_000);
+    await signIn(ui.page, next);
+    return ui;
+  } catch (err) {
+    await ui.context.close();
+    throw err;
+  }
+}
+
+/** Runs `body` on a page as openSignedIn gives it, and closes the page's context after, whatever happens. */
+export async function withSignedInPage(
+  browser: Browser,
+  baseUrl: string,
+  next: string,
+  body: (ui: UiPage) => Promise<void>,
+): Promise<void> {
+  const ui = await openSignedIn(browser, baseUrl, next);
+  try {
+    await body(ui);
+  } finally {
+    await ui.context.close();
+  }
+}
+
+/**
  * Starts a test server (`env` as for startTestServer), opens a 1280×800 page on it and signs in, landing on
  * `next`; `ready` is a selector to wait for there. Steps wait up to 15 s each (a loaded machine is slow).
  */
@@ -32,9 +79,7 @@ export async function startSignedIn(
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();
-    const ui = await openPage(browser, server.url);
-    ui.page.setDefaultTimeout(15_000);
-    await signIn(ui.page, options.next);
+    const ui = await openSignedIn(browser, server.url, options.next);
     if (options.ready) await ui.page.locator(options.ready).waitFor();
     const opened = browser;
     return {

@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
 import { servesAtOnce } from '../helpers/dms-health.js';
 import { startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot } from './browser.js';
-import { signIn } from './session.js';
+import { screenshot } from './browser.js';
+import { browserForFile, withSignedInPage } from './session.js';
 import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
-// One browser for the file (each test opens its own context): a Chromium start is most of a small test's CPU.
-let browser: Browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe('an honest dms connection: a dms that does not answer is said so, in plain words', () => {
   let sim: Simulator;
@@ -32,11 +24,8 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
   });
 
   it('shows a banner naming the dms and why, on every page; the settings say the same and offer the service log', async () => {
-    const ui = await openPage(browser, server.url);
-    try {
+    await withSignedInPage(browser(), server.url, '/jobs', async (ui) => {
       const { page } = ui;
-      page.setDefaultTimeout(15_000);
-      await signIn(page, '/jobs');
       const banner = page.locator('#dms-down:not([hidden])');
       await banner.waitFor();
       const text = (await banner.textContent()) ?? '';
@@ -64,15 +53,12 @@ describe('an honest dms connection: a dms that does not answer is said so, in pl
         ui.problems.filter((p) => !/status of 5\d\d/.test(p)),
         [],
       );
-    } finally {
-      await ui.context.close();
-    }
+    });
   });
 });
 
 describe('after the service restarts with another dms, the page says so once it reconnects', () => {
   let sim: Simulator | undefined;
-  let first: TestServer | undefined;
   let second: TestServer | undefined;
   after(async () => {
     await second?.close();
@@ -81,12 +67,9 @@ describe('after the service restarts with another dms, the page says so once it 
 
   it('the header badge and the demo notice follow the dms the service uses now', async () => {
     const dirs = { dataDir: tempDir(), rulesDir: tempDir() };
-    first = await startTestServer({}, dirs); // the demo dms
-    const ui = await openPage(browser, first.url);
-    try {
+    const first = await startTestServer({}, dirs); // the demo dms
+    await withSignedInPage(browser(), first.url, '/jobs', async (ui) => {
       const { page } = ui;
-      page.setDefaultTimeout(15_000);
-      await signIn(page, '/jobs');
       await page.locator('#demo-banner:not([hidden])').waitFor();
       assert.equal(await page.locator('#dms-badge').textContent(), 'demo dms');
 
@@ -106,9 +89,7 @@ describe('after the service restarts with another dms, the page says so once it 
         ui.problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to fetch|status of 5\d\d/.test(p)),
         [],
       );
-    } finally {
-      await ui.context.close();
-    }
+    });
   });
 });
 
@@ -127,11 +108,7 @@ describe('a Paperless with one web worker: the settings say how many requests it
   });
 
   it('says what health says: how many it answered at once, and one more kept at it', async () => {
-    const ui = await openPage(browser, server.url);
-    try {
-      const { page } = ui;
-      page.setDefaultTimeout(15_000);
-      await signIn(page, '/settings');
+    await withSignedInPage(browser(), server.url, '/settings', async ({ page }) => {
       const line = page.locator('#dms-status-concurrency');
       await line.waitFor();
       // One worker is seen as fewer than four (a stall of the service can show two of its waves together).
@@ -141,8 +118,6 @@ describe('a Paperless with one web worker: the settings say how many requests it
         await line.textContent(),
         `Paperless answered ${atOnce} when the service last measured it: a run-all keeps ${served + 1} requests at it at most (one waiting), so a click in Paperless waits behind no more of them.`,
       );
-    } finally {
-      await ui.context.close();
-    }
+    });
   });
 });

@@ -2,20 +2,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage } from './browser.js';
-import { signIn } from './session.js';
+import { browserForFile, withSignedInPage } from './session.js';
 import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe('honest states: what the page says follows what is true', () => {
   let sim: Simulator | undefined;
@@ -32,11 +24,8 @@ describe('honest states: what the page says follows what is true', () => {
     const dead = await startSimulator();
     const { port } = new URL(dead.url);
     await dead.close(); // its port refuses connections
-    const ui = await openPage(browser, server.url);
-    try {
+    await withSignedInPage(browser(), server.url, '/settings', async (ui) => {
       const { page } = ui;
-      page.setDefaultTimeout(15_000);
-      await signIn(page, '/settings');
       assert.equal(await page.locator('#settings-dms_token').getAttribute('placeholder'), 'not set');
       await page.fill('#settings-dms_url', dead.url);
       await page.fill('#settings-dms_token', dead.token);
@@ -58,22 +47,24 @@ describe('honest states: what the page says follows what is true', () => {
       await advanceUntil(page, banner, UI_TIMERS.dmsRecheck, 'detached');
       await page.locator('#dms-status-error').waitFor({ state: 'detached' });
       await page.locator('#dms-status', { hasText: sim.url }).waitFor();
+      // With no banner, nothing asks the dms again however much time passes.
+      const rechecks: string[] = [];
+      page.on('request', (r) => {
+        if (/\/api\/health\?deep=1/.test(r.url())) rechecks.push(r.url());
+      });
+      await page.clock.fastForward(UI_TIMERS.dmsRecheck * 5);
+      await page.evaluate("fetch('/api/health').then((r) => r.status)"); // requests are seen in order: any recheck came before
+      assert.deepEqual(rechecks, []);
       assert.deepEqual(
         ui.problems.filter((p) => !/status of 5\d\d/.test(p)),
         [],
       );
-    } finally {
-      await ui.context.close();
-    }
+    });
   });
 
   it('a rule file that does not load never reads as saved or published', async () => {
     fs.writeFileSync(path.join(server.rulesDir, 'broken.yml'), 'rules:\n  - id: broken\n    when: [unclosed\n');
-    const ui = await openPage(browser, server.url);
-    try {
-      const { page } = ui;
-      page.setDefaultTimeout(15_000);
-      await signIn(page, '/rules');
+    await withSignedInPage(browser(), server.url, '/rules', async ({ page }) => {
       await page.evaluate("fetch('/api/reload', { method: 'POST' })");
       await page.goto('/rules');
       await page.click('.tree li[data-path="broken.yml"] a');
@@ -82,8 +73,6 @@ describe('honest states: what the page says follows what is true', () => {
       assert.doesNotMatch(state, /^Published|Saved/);
       assert.match(state, /does not load/);
       assert.notEqual(await page.locator('#save-button').textContent(), 'Saved');
-    } finally {
-      await ui.context.close();
-    }
+    });
   });
 });

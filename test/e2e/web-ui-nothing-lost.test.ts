@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ADMIN, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, type UiPage } from './browser.js';
-import { signIn } from './session.js';
+import type { UiPage } from './browser.js';
+import { browserForFile, openSignedIn, signIn } from './session.js';
 import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
 const FILE = 'keep.yml';
@@ -33,13 +33,7 @@ async function openAtEnd(page: Page): Promise<void> {
 
 const line = (page: Page, text: string) => page.locator('.cm-line', { hasText: text });
 
-let browser: Browser;
-before(async () => {
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 describe('nothing typed in the editor is lost', () => {
   const dirs = { dataDir: tempDir(), rulesDir: tempDir() };
@@ -49,10 +43,8 @@ describe('nothing typed in the editor is lost', () => {
   before(async () => {
     fs.writeFileSync(path.join(dirs.rulesDir, FILE), TEXT);
     server = await startTestServer({}, dirs);
-    ui = await openPage(browser, server.url);
+    ui = await openSignedIn(browser(), server.url, '/rules');
     page = ui.page;
-    page.setDefaultTimeout(15_000);
-    await signIn(page, '/rules');
   });
   after(async () => {
     await ui?.context.close();

@@ -166,25 +166,19 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
 
   function renderState(note = ''): void {
     const status = sync.status(note);
-    state.textContent = status.label;
-    state.dataset.kind = status.dirty ? 'dirty' : 'clean';
-    if (brokenOnDisk && !status.dirty) {
-      // The file on disk did not load: its rules do not run, so it is not "saved" or "published" in any useful sense.
-      state.textContent = '✗ The published file does not load: its rules do not run until it is fixed and saved';
-      state.dataset.kind = 'error';
-      saveButton.textContent = 'Save';
-      saveButton.disabled = true;
-      draftBanner.hidden = !status.showDraftBanner;
-      discardButton.disabled = !status.canDiscard;
-      return;
-    }
+    // The file on disk did not load: its rules do not run, so it is not "saved" or "published" in any useful sense.
+    const broken = brokenOnDisk && !status.dirty;
+    state.textContent = broken
+      ? '✗ The published file does not load: its rules do not run until it is fixed and saved'
+      : status.label;
+    state.dataset.kind = broken ? 'error' : status.dirty ? 'dirty' : 'clean';
     draftBanner.hidden = !status.showDraftBanner;
     discardButton.disabled = !status.canDiscard;
     discardButton.title = status.canDiscard
       ? 'Throw the draft away and go back to the published file'
       : 'There is no draft to discard';
-    saveButton.textContent = status.saveLabel;
-    saveButton.disabled = !status.canSave;
+    saveButton.textContent = broken ? 'Save' : status.saveLabel;
+    saveButton.disabled = !status.canSave; // nothing to save while the text is the published one
   }
 
   const stopReconnect = onReconnect(() => void sync.saveDraft());

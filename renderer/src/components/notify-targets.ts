@@ -9,7 +9,7 @@ import type {
 } from '../../../server/settings/notify-target-settings.js';
 import { confirmDialog } from './confirm-dialog.js';
 
-/** The service's stand-in for a stored password in a URL; sent back, it keeps that password. */
+/** The service's stand-in for a stored secret in a URL (password, `?token=`); sent back, it keeps that secret. */
 const MASK = '********';
 const API = '/api/ui/settings/notify-targets';
 const targetUrl = (name: string) => `${API}/${encodeURIComponent(name)}`;
@@ -66,9 +66,11 @@ function targetForm(kind: 'http' | 'email', existing: NotifyTargetView | null, d
     );
     format.value = t?.format ?? 'json';
     const headers = h('div', { class: 'headers' });
+    let rows = 0; // ids stay unique when a row is removed and another added
     const addHeader = (headerName = '', stored = false): void => {
-      const key = input(`target-header-name-${headers.children.length}`, headerName, { placeholder: 'Authorization' });
-      const value = input(`target-header-value-${headers.children.length}`, '', {
+      const n = rows++;
+      const key = input(`target-header-name-${n}`, headerName, { placeholder: 'Authorization' });
+      const value = input(`target-header-value-${n}`, '', {
         type: 'password',
         autocomplete: 'new-password',
         placeholder: stored ? 'set — leave empty to keep' : 'value',

@@ -165,7 +165,9 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
     version: () => (text() !== storedText ? 'unsaved' : text() !== publishedText ? 'draft' : 'published'),
     isDirty: () => text() !== storedText,
     edited() {
-      local?.write(text());
+      const current = text();
+      if (current === storedText) local?.clear();
+      else local?.write(current);
       view.badge(null);
       timers.clear(timer);
       timer = timers.set(() => void saveDraft(), AUTOSAVE_MS);

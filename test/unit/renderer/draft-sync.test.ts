@@ -1,60 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../renderer/src/api.js';
-import { createDraftSync, type DraftStore } from '../../../renderer/src/editor/draft-sync.js';
-import { problemsOf, type CheckResult, type Problem, type TestBadge } from '../../../renderer/src/editor/problems.js';
-import type { SaveResult } from '../../../renderer/src/types.js';
-
-/** A fake clock: timers run only when the test says so. */
-function fakeTimers() {
-  let next = 1;
-  const pending = new Map<number, { run: () => void; ms: number }>();
-  return {
-    set: (run: () => void, ms: number) => (pending.set(next, { run, ms }), next++),
-    clear: (handle: number | undefined) => {
-      if (handle !== undefined) pending.delete(handle);
-    },
-    delays: () => [...pending.values()].map((t) => t.ms),
-    async fire() {
-      const due = [...pending.values()];
-      pending.clear();
-      for (const t of due) t.run();
-      await new Promise((resolve) => setImmediate(resolve));
-    },
-  };
-}
-
-function harness(store: Partial<DraftStore>, start = { published: 'rules: []\n', draft: null as string | null }) {
-  const shown = { problems: [] as Problem[], notes: [] as string[], badge: null as TestBadge | null, stored: 0 };
-  let text = start.draft ?? start.published;
-  const timers = fakeTimers();
-  const calls: string[] = [];
-  const full: DraftStore = {
-    saveDraft: async (t) => (calls.push(`draft:${t}`), { ok: true }),
-    publish: async (t) => (calls.push(`publish:${t}`), { ok: true }),
-    check: async () => ({ validation: { ok: true }, tests: [] }),
-    discardDraft: async () => void calls.push('discard'),
-    deleteFile: async () => void calls.push('delete'),
-    ...store,
-  };
-  const sync = createDraftSync({
-    store: full,
-    isVars: false,
-    published: start.published,
-    draft: start.draft,
-    text: () => text,
-    timers,
-    now: () => new Date(0),
-    view: {
-      problems: (p) => (shown.problems = p),
-      status: (note) => shown.notes.push(note),
-      badge: (b) => (shown.badge = b),
-      replace: (t) => (text = t),
-      stored: () => shown.stored++,
-    },
-  });
-  return { sync, shown, timers, calls, type: (t: string) => ((text = t), sync.edited()), text: () => text };
-}
+import { problemsOf, type CheckResult } from '../../../renderer/src/editor/problems.js';
+import { at, draftAnswer, harness } from './draft-sync-harness.js';
 
 describe('draft sync (the editor without its DOM)', () => {
   it('autosaves an edit as a draft after a pause, then counts it as a draft, not published', async () => {
@@ -161,18 +109,7 @@ describe('draft sync (the editor without its DOM)', () => {
   });
 
   it('reads a draft answer: every validation problem, then the warnings', () => {
-    const result: SaveResult = {
-      ok: true,
-      validation: {
-        ok: false,
-        error: 'first',
-        problems: [
-          { message: 'a', line: 1, column: 1, end_line: 1, end_column: 2 },
-          { message: 'b', line: 4, column: 7, end_line: 4, end_column: 9 },
-        ],
-        warnings: ['the dms could not be reached'],
-      },
-    };
+    const result = draftAnswer([at('a', 1, 1, 2), at('b', 4, 7, 9)], ['the dms could not be reached']);
     assert.deepEqual(
       problemsOf(result).map((p) => `${p.severity}:${p.message}`),
       ['error:a', 'error:b', 'warning:the dms could not be reached'],
@@ -182,21 +119,13 @@ describe('draft sync (the editor without its DOM)', () => {
 
 describe('the problems list in file order', () => {
   it('places a positioned warning at its line among the errors, and file-wide notes last', () => {
-    const result: SaveResult = {
-      ok: true,
-      validation: {
-        ok: false,
-        error: 'first',
-        problems: [
-          { message: 'unknown key "whenn"', line: 3, column: 5, end_line: 3, end_column: 10 },
-          { message: 'the dms has no tag "Stuer"', line: 12, column: 20, end_line: 12, end_column: 25 },
-        ],
-        warnings: [
-          'the dms could not be reached',
-          'line 7, column 24: the test name stops before "#1", which YAML reads as a comment',
-        ],
-      },
-    };
+    const result = draftAnswer(
+      [at('unknown key "whenn"', 3, 5, 10), at('the dms has no tag "Stuer"', 12, 20, 25)],
+      [
+        'the dms could not be reached',
+        'line 7, column 24: the test name stops before "#1", which YAML reads as a comment',
+      ],
+    );
     assert.deepEqual(
       problemsOf(result).map((p) => [p.severity, p.line ?? null, p.message]),
       [

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDraftSync, type DraftStore } from '../../../renderer/src/editor/draft-sync.js';
+import type { DraftStore } from '../../../renderer/src/editor/draft-sync.js';
 import { localCopy, type TextStorage } from '../../../renderer/src/editor/local-copy.js';
+import { harness } from './draft-sync-harness.js';
 
 function mapStorage(): TextStorage & { map: Map<string, string> } {
   const map = new Map<string, string>();
@@ -13,33 +14,9 @@ function mapStorage(): TextStorage & { map: Map<string, string> } {
   };
 }
 
-function open(storage: TextStorage, store: Partial<DraftStore> = {}) {
-  let text = 'rules: []\n';
-  const sync = createDraftSync({
-    store: {
-      saveDraft: async () => ({ ok: true }),
-      publish: async () => ({ ok: true }),
-      check: async () => ({ validation: { ok: true }, tests: [] }),
-      discardDraft: async () => undefined,
-      deleteFile: async () => undefined,
-      ...store,
-    },
-    isVars: false,
-    published: 'rules: []\n',
-    draft: null,
-    text: () => text,
-    timers: { set: () => 0, clear: () => undefined },
-    local: localCopy('f1', storage),
-    view: {
-      problems: () => undefined,
-      status: () => undefined,
-      badge: () => undefined,
-      replace: (t) => (text = t),
-      stored: () => undefined,
-    },
-  });
-  return { sync, type: (t: string) => ((text = t), sync.edited()), set: (t: string) => (text = t) };
-}
+/** Opens the file `f1` (published `rules: []`) with `storage` as the browser's storage. */
+const open = (storage: TextStorage, store: Partial<DraftStore> = {}) =>
+  harness(store, undefined, localCopy('f1', storage));
 
 describe('the editor text kept in the browser', () => {
   it('keeps every edit until the service stored it, then forgets it', async () => {
@@ -68,6 +45,15 @@ describe('the editor text kept in the browser', () => {
     release();
     await saving;
     assert.equal(storage.map.get('dms-rules.unsaved.f1'), 'one\ntwo\n');
+  });
+
+  it('forgets the copy when the text is edited back to what the service has', () => {
+    const storage = mapStorage();
+    const session = open(storage);
+    session.type('rules: [] # mine\n');
+    assert.equal(storage.map.size, 1);
+    session.type('rules: []\n');
+    assert.equal(storage.map.size, 0);
   });
 
   it('forgets a kept copy that equals what the service already has', () => {
