@@ -49,6 +49,13 @@ export const OFF_THREAD_BYTES = 16 * 1024 * 1024;
 
 const ERROR_TEXT_BYTES = 64 * 1024;
 
+/**
+ * How long close() lets requests under way finish before it cuts them off. By then the HTTP server and the jobs
+ * have stopped, so what is left is a read for a caller that is going away: a dms hanging mid-answer must not
+ * hold the process until its timeout.
+ */
+const CLOSE_GRACE_MS = 1000;
+
 const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 export interface DmsRequest {
@@ -131,6 +138,7 @@ export function createTransport(options: TransportOptions): Transport {
   let underWay = 0;
   const idleWaiters: Array<() => void> = [];
   let noDmsSeen = false;
+  let closed = false;
   const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   // Whatever the dms echoes of its token never reaches a trace, an event, a log line or an answer.
   const secrets = () => [options.token, ...(options.secrets?.() ?? [])];
@@ -292,6 +300,12 @@ export function createTransport(options: TransportOptions): Transport {
         return response;
       } catch (err) {
         if (err instanceof DmsNotFoundError) throw err;
+        if (closed)
+          throw new DmsError(
+            `dms ${label} cut off: the connection to this dms was closed (the service is stopping or now uses another dms)`,
+            label,
+            null,
+          );
         if (err instanceof VersionRejected) {
           // Not a retry: the request never reached Paperless's views.
           if (++rejections > CLIENT_API_VERSIONS.length)
@@ -346,7 +360,14 @@ export function createTransport(options: TransportOptions): Transport {
     attempts: () => attempts,
     whenIdle: () => (underWay === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
     async close() {
-      await pool.close();
+      closed = true;
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([
+        pool.close().then(() => false),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), CLOSE_GRACE_MS))),
+      ]);
+      clearTimeout(timer);
+      if (late) await pool.destroy();
     },
   };
 }

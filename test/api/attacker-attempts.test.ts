@@ -122,11 +122,13 @@ describe('DNS rebinding: the Host allow-list', () => {
     );
   });
 
-  test('with SVC_PUBLIC_URL set, a cookie write is accepted from exactly that origin (default port normalised)', async () => {
+  test('with SVC_PUBLIC_URL set, a cookie write is accepted from exactly that origin or the service own loopback page', async () => {
     const cookie = await login(server.url);
     const write = (origin: string) =>
       rawRequest(server.url, '/api/reload', { method: 'POST', headers: { cookie, origin, host: 'rules.example.com' } });
     assert.equal((await write('https://rules.example.com:443')).status, 200);
+    // The page the service itself serves at loopback (first-start link, desktop window) still saves.
+    assert.equal((await write(`http://127.0.0.1:${new URL(server.url).port}`)).status, 200);
     for (const origin of [
       'http://rules.example.com',
       'http://rules.example.com:8080',

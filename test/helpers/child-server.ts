@@ -6,7 +6,8 @@ import { ADMIN, API_TOKEN } from './test-server.js';
 export interface ChildServer {
   url: string;
   output(): string;
-  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Sends the signal and resolves when the process has exited, with its exit code (null when a signal ended it). */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -52,9 +53,9 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     url,
     output: () => out,
     kill: (signal = 'SIGKILL') =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
+      new Promise<number | null>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
         child.kill(signal);
       }),
   };
