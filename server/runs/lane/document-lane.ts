@@ -1,11 +1,16 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 /**
- * The per-document lane (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees): every path that reads a document to write it (webhook deliveries,
- * catch-up and polling, jobs and schedules, undo, manual runs) holds the document's lane while it does,
- * so at most one run of a document is in flight and two paths never read the same document concurrently
- * and both write. Holders queue in arrival order per document.
+ * The per-document lane (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees). The rule it keeps:
+ * every write to a document happens inside a hold of that document's lane, and holds of one document never
+ * overlap; holders queue in arrival order per document. Webhook deliveries and manual runs also read the
+ * document inside the hold. Jobs and catch-up read their pages outside it and take the hold only to write, so
+ * their copy may be stale by then: a job rebases its plan on what the dms holds now (page-writes.ts), catch-up
+ * compares the document's generation (each finished hold bumps it) and reads again when a hold ended since.
+ * Dry runs take no hold.
  *
- * Each finished hold bumps the document's generation: a path that read the document before waiting (a
- * catch-up page, a job page) compares generations to know whether its copy is still the latest.
+ * Holds are not re-entrant: asking for a lane the caller already holds would wait for itself forever, so it
+ * throws at once instead (the holder's async context remembers what it holds).
  */
 export interface DocumentLane {
   /** Runs `work` once no other holder of the document is in flight; resolves or rejects with it. */
@@ -21,6 +26,12 @@ export interface DocumentLane {
   readonly busy: number;
 }
 
+/** What the current async context holds; `active` turns false when the hold ends (later callbacks keep the store). */
+interface Held {
+  documents: ReadonlySet<number>;
+  active: boolean;
+}
+
 interface Lane {
   /** Resolves when the last holder queued so far has finished. */
   tail: Promise<void>;
@@ -30,6 +41,7 @@ interface Lane {
 
 export function createDocumentLane(): DocumentLane {
   const lanes = new Map<number, Lane>();
+  const holding = new AsyncLocalStorage<readonly Held[]>();
   // Generations outlive their lanes (a lane is dropped when idle), bounded like any per-document memory.
   const generations = new Map<number, number>();
   const GENERATIONS_KEPT = 50_000;
@@ -58,11 +70,19 @@ export function createDocumentLane(): DocumentLane {
 
   const exclusiveAll = async <T>(documents: readonly number[], work: () => Promise<T>): Promise<T> => {
     const ids = [...new Set(documents)].sort((a, b) => a - b);
+    const outer = (holding.getStore() ?? []).filter((held) => held.active);
+    const again = ids.filter((id) => outer.some((held) => held.documents.has(id)));
+    if (again.length > 0)
+      throw new Error(
+        `document lane: a holder of document ${again.join(', ')} asked for it again; holds are not re-entrant and this would wait for itself forever`,
+      );
     const releases: Array<() => void> = [];
+    const held: Held = { documents: new Set(ids), active: true };
     try {
       for (const id of ids) releases.push(await acquire(id));
-      return await work();
+      return await holding.run([...outer, held], work);
     } finally {
+      held.active = false;
       for (const release of releases) release();
     }
   };

@@ -82,3 +82,40 @@ test('holding several documents at once takes them in id order and cannot deadlo
   assert.deepEqual(log, ['single 5 done', 'bulk holds 1, 3, 5']);
   assert.equal(oneFree, true);
 });
+
+test('a holder asking for its own document again fails at once instead of waiting for itself', async () => {
+  const lane = createDocumentLane();
+  let nested: unknown;
+  const outcome = await lane.exclusive(5, async () => {
+    nested = await lane.exclusive(5, () => Promise.resolve('ran')).catch((err: unknown) => err);
+    return 'outer finished';
+  });
+  assert.equal(outcome, 'outer finished', 'the outer hold ends normally');
+  assert.ok(nested instanceof Error, 'the nested hold is refused');
+  assert.match(nested.message, /holder of document 5 asked for it again; holds are not re-entrant/);
+  assert.equal(lane.busy, 0);
+});
+
+test('a bulk holder asking again for one of its documents fails too; other documents may be held inside', async () => {
+  const lane = createDocumentLane();
+  await lane.exclusiveAll([3, 9], async () => {
+    await assert.rejects(
+      lane.exclusiveAll([1, 9], () => Promise.resolve()),
+      /document 9 asked for it again/,
+    );
+    assert.equal(await lane.exclusive(4, () => Promise.resolve('other')), 'other');
+  });
+  assert.equal(lane.busy, 0);
+});
+
+test('work a hold set off that asks for the document after the hold ended gets the lane', async () => {
+  const lane = createDocumentLane();
+  let later!: Promise<string>;
+  const ended = gate();
+  await lane.exclusive(6, async () => {
+    // Started inside the hold (it inherits the hold's async context), asks only once the hold is over.
+    later = ended.opened.then(() => lane.exclusive(6, () => Promise.resolve('later ran')));
+  });
+  ended.open();
+  assert.equal(await later, 'later ran');
+});
