@@ -8,6 +8,7 @@ import type { ArrivalStatus } from '../../server/runs/arrival-status.js';
 import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+import { arrivalsSettled, catchUpNow } from '../helpers/arrivals.js';
 
 // Not idempotent on purpose: every run that writes adds one "!", so a second run of one change shows.
 const BANG = `
@@ -85,7 +86,7 @@ describe('exactly once, person first', () => {
       rig.sim.duringNextWrite(6, { correspondent: 1 }, 'ben', { webhook: false });
       assert.equal((await waitForEvent(rig.server.url, await deliver(rig, 6))).status, 'done');
       const personal = await deliver(rig, 6);
-      await rig.server.services.webhook.queue.idle();
+      await arrivalsSettled(rig.server.url);
       const event = await call<EventRecord>(rig.server.url, `/api/events/${personal}`, { token: API_TOKEN });
       assert.equal(event.status, 200, "the person's delivery was not dropped as the service's own echo");
       assert.equal(event.body.status, 'done');
@@ -117,7 +118,7 @@ describe('exactly once, person first', () => {
         rig.sim.faults.release(hold.id);
         assert.equal((await waitForEvent(rig.server.url, first)).status, 'done');
         const personal = await deliver(rig, 8);
-        await rig.server.services.webhook.queue.idle();
+        await arrivalsSettled(rig.server.url);
         const status = (await call(rig.server.url, `/api/events/${personal}`, { token: API_TOKEN })).status;
         const { attribution } = await arrival(rig);
         if (auditLog) {
@@ -203,7 +204,7 @@ describe('exactly once, person first', () => {
         'Paperless mirrored the link onto document 8 (its modified moved, no webhook)',
       );
 
-      for (let pass = 0; pass < 2; pass++) await server.services.catchUp.runNow('test');
+      for (let pass = 0; pass < 2; pass++) await catchUpNow(server);
       assert.equal(
         sim.store.getDocument(8)!.title,
         `${b}!`,
@@ -217,7 +218,7 @@ describe('exactly once, person first', () => {
 
       // A person's change to the target afterwards still runs its rules.
       sim.editAs(8, { archive_serial_number: 4711 }, 'ben', { webhook: false });
-      await server.services.catchUp.runNow('test');
+      await catchUpNow(server);
       assert.equal(sim.store.getDocument(8)!.title, `${b}!!`, "a person's change to the target runs its rules");
     } finally {
       await server?.close();

@@ -6,6 +6,7 @@ import { startSimulator, type Simulator } from '../../tools/paperless-sim/simula
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
+import { arrivalsSettled } from '../helpers/arrivals.js';
 
 // Text extracted from a document became the name of a storage path the service created, and
 // Paperless renders a storage path as a Jinja template. With `create_missing: true` a document could send
@@ -180,7 +181,7 @@ describe('many uploaded documents through the webhook', () => {
         });
         assert.equal(res.status, 202, JSON.stringify(res.body));
       }
-      await server.services.webhook.queue.idle();
+      await arrivalsSettled(server.url);
       assert.equal(sim.store.objects.storage_paths.length, before + JOB_CAP);
       const traces = (
         await call<{ traces: Trace[] }>(server.url, '/api/traces?rule_id=sp-from-content&limit=100', {

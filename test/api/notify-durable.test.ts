@@ -8,6 +8,7 @@ import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { waitForEvent } from './support/jobs-kit.js';
 import { startNotifyServer } from './support/notify-kit.js';
+import { arrivalsSettled } from '../helpers/arrivals.js';
 
 const RULES = `
 rules:
@@ -97,7 +98,7 @@ describe('notify: at-least-once delivery with an Idempotency-Key, and once per c
     assert.equal((await waitForEvent(server.url, await deliver())).status, 'done');
     // The repeat finds the document exactly as the service's note left it: its own echo, dropped with its event.
     const repeat = await deliver();
-    await server.services.webhook.queue.idle();
+    await arrivalsSettled(server.url);
     assert.equal((await call(server.url, `/api/events/${repeat}`, { token: API_TOKEN })).status, 404);
 
     assert.deepEqual(

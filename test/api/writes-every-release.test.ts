@@ -7,6 +7,7 @@ import { PROFILES, behaviourOfProfile, releaseOf } from '../helpers/profiles.js'
 import { API_TOKEN, call, type TestServer } from '../helpers/test-server.js';
 import { bulkEdits, editInDms, patches, startJob, waitForEvent } from './support/jobs-kit.js';
 import { runReal, serverWithRules, tracesOf as tracesOfDocument } from './support/real-run-kit.js';
+import { arrivalsSettled, catchUpNow } from '../helpers/arrivals.js';
 
 // The writing scenarios on every release profile, one simulator and one service per profile: a run, a job (dry
 // report, applied, then nothing left), its undo, custom fields with document links and empty values, notes, the tag tree,
@@ -278,10 +279,10 @@ for (const profile of PROFILES) {
     it("catch-up runs a person's change once, and the workflow webhook (with doc_url only before 3.0) runs the next one once", async () => {
       const title = doc(3).title;
       await editInDms(sim, 3, { title: `${title} A` });
-      const caught = await server.services.catchUp.runNow('test');
+      const caught = await catchUpNow(server);
       assert.deepEqual([caught?.status, caught?.changed], ['done', 1], JSON.stringify(caught));
       assert.equal(doc(3).title, `${title} A!`);
-      assert.equal((await server.services.catchUp.runNow('test'))?.changed, 0, 'the own write is not run again');
+      assert.equal((await catchUpNow(server))?.changed, 0, 'the own write is not run again');
 
       sim.setWorkflowWebhook({
         url: `${server.url}/api/webhook/dms`,
@@ -298,7 +299,7 @@ for (const profile of PROFILES) {
         // and not run again. Each step waits for the queue it fills, not for a time.
         for (const step of ['person', 'echo']) {
           await sim.webhooksIdle();
-          await server.services.webhook.queue.idle();
+          await arrivalsSettled(server.url);
           assert.equal(doc(3).title, `${title} B!`, step);
         }
         assert.deepEqual([sim.webhookStats().delivered, sim.webhookStats().failed], [2, 0]);

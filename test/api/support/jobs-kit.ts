@@ -4,6 +4,7 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../../
 import type { Config } from '../../../server/config.js';
 import type { EventRecord } from '../../../server/history/event-types.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../../helpers/test-server.js';
+import { arrivalsSettled, arrivalsWaiting } from '../../helpers/arrivals.js';
 
 export interface Rig {
   sim: Simulator;
@@ -86,11 +87,11 @@ export const patches = (sim: Simulator) => sim.counts()['PATCH /api/documents/{i
 export async function settle(rig: Rig): Promise<void> {
   for (let quiet = 0; quiet < 2;) {
     await rig.sim.webhooksIdle();
-    await rig.server.services.webhook.queue.idle();
+    await arrivalsSettled(rig.server.url);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const busy =
       rig.sim.webhookStats().queued > rig.sim.webhookStats().delivered + rig.sim.webhookStats().failed ||
-      rig.server.services.webhook.queue.waiting > 0;
+      (await arrivalsWaiting(rig.server.url)) > 0;
     quiet = busy ? 0 : quiet + 1;
   }
 }
