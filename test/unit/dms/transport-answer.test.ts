@@ -115,3 +115,23 @@ test('an answer too large for the main thread is parsed off it, as the same JSON
     await fresh.close();
   }
 });
+
+test('closing cuts a read whose body never comes, without retrying it', async () => {
+  const { port } = server.address() as AddressInfo;
+  const closing = createTransport({
+    url: `http://127.0.0.1:${port}`,
+    token: 'token',
+    timeoutMs: 60_000,
+    maxInFlight: 2,
+    retries: 3,
+    retryBaseMs: 1,
+    maxRetryAfterMs: 0,
+  });
+  let announced = 0;
+  const read = closing.send({ method: 'GET', path: '/api/stalled/', idempotent: true, onAnswer: () => announced++ });
+  read.catch(() => undefined);
+  await until(() => announced > 0);
+  await closing.close();
+  await assert.rejects(read, /cut off: the connection to this dms was closed/);
+  assert.equal(closing.attempts(), 1, 'not sent again after the cut');
+});
