@@ -109,8 +109,8 @@ export function createAttribution(
 
 /**
  * True when the document is the service's own echo: exactly as its last write left it and, where the audit log can
- * be read, changed since the service read it by nobody else. A write recorded without what it was based on (a job's
- * bulk edit) is judged by its state alone.
+ * be read, changed since the service read it by nobody else. A state recorded without the read it was based on is
+ * judged by the state alone.
  */
 export async function isServiceEcho(
   echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>,
