@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { DmsHistoryEntry } from '../../server/dms/types.js';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
+import { startReceiver } from './support/notify-kit.js';
 import { bulkEdits, emulateWorkflow, settle, startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 // Not idempotent on purpose: a run on the service's own echo would add a second "+".
@@ -15,6 +16,7 @@ rules:
       - add_note: "Geprüft"
       - set_custom_fields: { Betrag: "12.50" }
       - set_title: "{{ doc.title }}+"
+      - notify: { to: hook, when: always, message: "Document {{ doc.id }} checked" }
 `;
 
 async function history(rig: Rig, id: number): Promise<DmsHistoryEntry[]> {
@@ -26,7 +28,15 @@ async function history(rig: Rig, id: number): Promise<DmsHistoryEntry[]> {
 
 describe("the service's own writes logged with no actor", () => {
   it('a note and a bulk custom-field value the service wrote run nothing again: one run, one "+"', async () => {
-    const rig = await startRig(NOTE_AND_AMOUNT);
+    const receiver = await startReceiver();
+    const rig = await startRig(
+      NOTE_AND_AMOUNT,
+      {},
+      {},
+      {
+        notifyTargets: { hook: { kind: 'http', url: `${receiver.url}/hook`, format: 'json', headers: {} } },
+      },
+    );
     try {
       // Paperless's "Document Updated" workflow with a webhook action: every write of the service echoes back.
       emulateWorkflow(rig, { echoDelayMs: 0 });
@@ -54,8 +64,10 @@ describe("the service's own writes logged with no actor", () => {
         await call<{ traces: Trace[] }>(rig.server.url, '/api/traces?document=10&rule_id=checked', { token: API_TOKEN })
       ).body.traces;
       assert.equal(traces.filter((t) => t.status === 'matched').length, 1, "one trace: the person's change");
+      assert.equal(receiver.received.length, 1, 'one `always` notification: the echoes sent nothing');
     } finally {
       await rig.close();
+      await receiver.close();
     }
   });
 
