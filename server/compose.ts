@@ -39,10 +39,14 @@ import { EXAMPLE_RULES_DIR } from './project-paths.js';
 import { createRuleStore } from './rules/index.js';
 import type { Services } from './services.js';
 import { createSettingsService } from './settings/settings-service.js';
-import { dmsBusyReason, type LiveDms } from './settings/dms-change.js';
+import { dmsBusyReason, runsFinished, type LiveDms } from './settings/dms-change.js';
+import { ConflictError } from './errors.js';
 import { createNotifier } from './runs/notify/notifier.js';
 import { openIntentStore } from './runs/intents/intent-store.js';
 import { createSideEffects } from './runs/intents/side-effects.js';
+
+/** How long a dms switch waits for the runs in flight to finish (each ends within the dms client's timeouts). */
+const RUNS_FINISH_MS = 60_000;
 
 /** What tests may replace; production passes nothing. */
 export interface ServiceOptions {
@@ -89,12 +93,19 @@ export async function createServices(config: Config, logger: Logger, options: Se
         deliveries: webhook.queue.waiting + webhook.queue.running,
         notes: intents.pending().filter((intent) => intent.kind === 'note').length,
       }),
-    async switchTo(target) {
-      await dmsConnection.switchTo(target);
-      // What was learnt of the old dms goes: its Paperless user, and its catch-up (each dms keeps its own cursor).
-      attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
-      await catchUp.replace();
-    },
+    // Quiet first: the catch-up stops (a running one finishes), then nothing may be under way on the old dms, whose
+    // document ids mean other documents in the next one.
+    switchTo: (target) =>
+      catchUp.replace(async () => {
+        if (lane.busy > 0) logger.info(`dms switch: waiting for the runs of ${lane.busy} document(s) to finish`);
+        await runsFinished(lane, RUNS_FINISH_MS);
+        const busy = liveDms.busy() ?? dmsBusyReason({ jobs: 0, deliveries: 0, notes: 0, runs: lane.busy });
+        if (busy) throw new ConflictError(busy);
+        await dmsConnection.switchTo(target);
+        // What was learnt of the old dms goes: its Paperless user and its documents' states (each dms keeps its own cursor).
+        attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
+        echoes.forgetAll();
+      }),
   };
   const settings = createSettingsService(config, logger, liveDms, (target, msg) => notifier.send(target, msg));
 

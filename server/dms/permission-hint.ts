@@ -9,6 +9,8 @@ const MODELS: Record<string, string> = {
   custom_fields: 'customfield',
   users: 'user',
   groups: 'group',
+  // UiSettingsView is guarded by PaperlessObjectPermissions too (2.16–3.0.5): the token's own user needs it.
+  ui_settings: 'uisettings',
 };
 
 const ACTIONS: Record<string, string> = { GET: 'view', POST: 'add', PUT: 'change', PATCH: 'change', DELETE: 'delete' };

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { attributionFor, stateOnlyReason, type AttributionStatus } from './attribution-mode.js';
 import type { EchoLedger, OwnWrite } from './echo-ledger.js';
 import { errorMessage } from '../error-message.js';
+import { DmsError } from '../dms/errors.js';
 import { ownEntryTest, type FieldNames } from './journal/entry-match.js';
 import type { WriteJournal } from './journal/write-journal.js';
 
@@ -52,13 +53,16 @@ export function createAttribution(
       .serviceUser()
       .then((found) => {
         user = found;
+        fallback = null;
         const reason = stateOnlyReason(found);
         if (reason !== null) useState(reason);
       })
       .catch((err: unknown) => {
-        // Tried again at the next echo: the dms may be down for now.
+        // Tried again at the next echo: the dms may be down for now, or the permission granted meanwhile.
         checked = null;
-        logger.warn(`could not learn which dms user the service is: ${errorMessage(err)}`);
+        if (err instanceof DmsError && err.dmsStatus === 403)
+          useState(`the dms does not say which user the token belongs to: ${errorMessage(err)}`);
+        else logger.warn(`could not learn which dms user the service is: ${errorMessage(err)}`);
       }));
 
   void learnUser();
@@ -109,8 +113,8 @@ export function createAttribution(
 
 /**
  * True when the document is the service's own echo: exactly as its last write left it and, where the audit log can
- * be read, changed since the service read it by nobody else. A write recorded without what it was based on (a job's
- * bulk edit) is judged by its state alone.
+ * be read, changed since the service read it by nobody else. A state recorded without the read it was based on is
+ * judged by the state alone.
  */
 export async function isServiceEcho(
   echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>,

@@ -60,6 +60,11 @@ export interface EchoLedger extends EchoWrites {
   holdReason(documentId: number): string | null;
   /** A person asked for a run of this document: the loop breaker lets it be written again. */
   release(documentId: number): void;
+  /**
+   * The service now talks to another dms, where the same ids are other documents: every state is forgotten (the
+   * write journal, kept per dms, still recognises the service's own writes there).
+   */
+  forgetAll(): void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -301,6 +306,10 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
     ownWrite(doc) {
       const entry = entries.get(doc.id);
       return entry?.own === true && entry.state === documentState(doc) ? (entry.write ?? null) : null;
+    },
+    forgetAll() {
+      entries.clear();
+      void persist();
     },
     handled(doc, wrote = false, added = false) {
       if (added) {

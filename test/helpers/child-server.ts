@@ -35,7 +35,7 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
     const onData = () => {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {

@@ -20,7 +20,7 @@ rules:
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 2400; i++) {
     const value = await read();
     if (done(value)) return value;
     await sleep(50);

@@ -25,7 +25,7 @@ export interface PersonEdits {
   editAs(id: number, changes: Record<string, unknown>, actor: SimActor, options?: EditOptions): SimDocument;
   /** Adds a note as the actor (a workflow's note is by the superuser, logged without actor); no webhook. */
   addNoteAs(id: number, text: string, actor: SimActor): SimDocument;
-  /** The next PATCH/PUT of the document: `changes` land between its save and the read of its answer. */
+  /** The next PATCH/PUT or bulk edit of the document: `changes` land between its save and its answer. */
   duringNextWrite(id: number, changes: Record<string, unknown>, actor: SimActor, options?: EditOptions): void;
   /** Called by the API between a write's save and its answer. */
   afterSave(id: number): void;

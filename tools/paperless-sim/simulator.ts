@@ -95,7 +95,7 @@ export interface Simulator {
   /** A change made behind the service's back by a person (username) or by a Paperless workflow (null), in the audit log. */
   editAs(id: number, changes: Record<string, unknown>, actor: SimActor, options?: EditOptions): SimDocument;
   addNoteAs(id: number, text: string, actor: SimActor): SimDocument;
-  /** Makes `changes` happen inside the next PATCH/PUT of the document, after its save and before its answer. */
+  /** Makes `changes` happen inside the next PATCH/PUT or bulk edit of the document, after its save and before its answer. */
   duringNextWrite(id: number, changes: Record<string, unknown>, actor: SimActor, options?: EditOptions): void;
   /** Switches the audit log on or off (`PAPERLESS_AUDIT_LOG_ENABLED`). */
   setAuditLog(enabled: boolean): void;

@@ -148,6 +148,7 @@ export function bulkEdit(
     return;
   }
   recordBulk(store, before, targets, method, user.id);
+  for (const doc of targets) hooks.afterSave?.(doc.id);
   const affected = touched.map((doc) => doc.id);
   (hooks.queueTask ?? ((_name, run) => setImmediate(run)))('bulk_update_documents', () =>
     bulkUpdateDocuments(store, affected, hooks),

@@ -117,8 +117,12 @@ async function writePage(deps: PageWriteDeps, writing: PlannedRun[]): Promise<Ma
       for (const id of group.documents) deps.echoes.refused(id);
       continue;
     }
-    // A bulk edit answers nothing about the documents: the ledger reads their state back.
-    for (const id of group.documents) deps.echoes.settle(id);
+    // A bulk edit answers nothing about the documents: the ledger reads their state back, and what changed there
+    // besides the written fields (a person's edit, a workflow's reaction) keeps it from counting as the job's own.
+    for (const id of group.documents) {
+      const { plan } = byId.get(id) as PlannedRun;
+      deps.echoes.settle(id, undefined, { before: plan.source.document, fields: plan.changed });
+    }
   }
   await mapBounded([...single], deps.concurrency, async (id) => {
     const planned = byId.get(id) as PlannedRun;

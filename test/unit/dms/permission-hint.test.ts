@@ -11,7 +11,7 @@ test('names the permission Paperless checks for each request the client makes', 
     ['GET', '/api/documents/7/', 'view_document'],
     ['POST', '/api/documents/bulk_edit/', 'change_document'],
     ['POST', '/api/documents/7/notes/', 'add_note'],
-    ['GET', '/api/ui_settings/', null],
+    ['GET', '/api/ui_settings/', 'view_uisettings'],
     ['GET', '/api/documents/next_asn/', null],
   ];
   for (const [method, path, permission] of cases)
@@ -31,5 +31,12 @@ test('an object-level refusal on a document names the owner rule, not a model pe
     forbiddenHint('POST', '/api/documents/bulk_edit/', 'Insufficient permissions'),
     " (the Paperless token's user lacks the permission change_document)",
   );
-  assert.equal(forbiddenHint('GET', '/api/ui_settings/', 'You do not have permission to perform this action.'), '');
+  assert.equal(
+    forbiddenHint('GET', '/api/ui_settings/', 'You do not have permission to perform this action.'),
+    " (the Paperless token's user lacks the permission view_uisettings)",
+  );
+  assert.equal(
+    forbiddenHint('GET', '/api/documents/next_asn/', 'You do not have permission to perform this action.'),
+    '',
+  );
 });
