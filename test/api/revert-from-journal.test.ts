@@ -85,7 +85,11 @@ describe('undo from the write journal', () => {
         headers: { authorization: `Token ${rig.sim.token}` },
       });
       assert.ok(gone.ok, `DELETE ${deleted.id}: ${gone.status}`);
-      rig.sim.faults.inject({ route: new RegExp(`^PATCH /api/documents/${refused.id}/$`), kind: 'status', status: 403 });
+      rig.sim.faults.inject({
+        route: new RegExp(`^PATCH /api/documents/${refused.id}/$`),
+        kind: 'status',
+        status: 403,
+      });
 
       const undo = await revert(rig, job.event_id);
       assert.equal(undo.status, 'failed', JSON.stringify(undo));
@@ -121,7 +125,8 @@ describe('undo from the write journal', () => {
       const changed = all.filter((d) => betrag(d.id)?.value !== before.get(d.id)?.value);
       assert.ok(changed.length >= 4);
       assert.equal(job.changed, changed.length);
-      for (const d of changed) assert.equal(betrag(d.id)?.value, 'EUR39.95', 'Paperless holds the money with its currency');
+      for (const d of changed)
+        assert.equal(betrag(d.id)?.value, 'EUR39.95', 'Paperless holds the money with its currency');
       // The same money without its currency (Betrag's default currency is EUR), and other money.
       const [bare, dollars, ...untouched] = changed;
       const setBetrag = (id: number, value: string) =>

@@ -149,26 +149,29 @@ export async function revertDocument(
           rules: w.rules,
         },
       });
-      failures = outcome.failures as Record<string, string>;
-      superseded = outcome.superseded as Record<string, string>;
+      failures = outcome.failures;
+      superseded = outcome.superseded;
     }
     trace.actions.push(
-      ...decision.changed.map(
-        (f): ActionTrace => ({
-          path: `revert/${f}`,
-          action: actionForField(f),
-          status: failures[f] ? 'failed' : superseded[f] ? 'unchanged' : dryRun ? 'planned' : 'applied',
-          ...(failures[f] ? { error: failures[f] } : superseded[f] ? { detail: superseded[f] } : {}),
-        }),
-      ),
+      ...decision.changed.map((f): ActionTrace => ({
+        path: `revert/${f}`,
+        action: actionForField(f),
+        status: failures[f] ? 'failed' : superseded[f] ? 'unchanged' : dryRun ? 'planned' : 'applied',
+        ...(failures[f] ? { error: failures[f] } : superseded[f] ? { detail: superseded[f] } : {}),
+      })),
     );
     const failed = Object.values(failures);
     const wrote = decision.changed.some((f) => !failures[f] && !superseded[f]);
     trace.status = failed.length ? 'error' : wrote || trace.changes.trash ? 'matched' : 'skipped';
     trace.error = failed.length ? failed.join(' ') : null;
     const edited =
-      Object.keys(superseded).length > 0 || decision.checks.some((c) => c.verdict === 'edited' || c.verdict === 'unrecorded');
-    return done(failed.length ? 'refused' : edited ? 'edited' : null, wrote || trace.changes.trash !== undefined, doc.title);
+      Object.keys(superseded).length > 0 ||
+      decision.checks.some((c) => c.verdict === 'edited' || c.verdict === 'unrecorded');
+    return done(
+      failed.length ? 'refused' : edited ? 'edited' : null,
+      wrote || trace.changes.trash !== undefined,
+      doc.title,
+    );
   } catch (err) {
     trace.status = 'error';
     const gone = err instanceof DmsNotFoundError;

@@ -1,7 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type {
   DmsCustomField,
-  DmsCustomFieldValue,
   DmsDocument,
   DmsPermissions,
   DmsPermissionsPatch,
@@ -94,7 +93,10 @@ export function jobWrites(runs: readonly JournalRun[]): JobWrites[] {
       } else {
         for (const scalar of SCALARS) {
           if (!(scalar in write.patch)) continue;
-          first<{ before: unknown; sent: unknown }>(w.scalars, scalar, { before: read[scalar], sent: write.patch[scalar] });
+          first<{ before: unknown; sent: unknown }>(w.scalars, scalar, {
+            before: read[scalar],
+            sent: write.patch[scalar],
+          });
           w.scalars[scalar]!.sent = write.patch[scalar];
         }
         for (const list of LISTS) {
@@ -133,8 +135,7 @@ export interface Restoration {
   checks: FieldCheck[];
 }
 
-const sameSet = (a: readonly number[], b: readonly number[]) =>
-  a.length === b.length && a.every((x) => b.includes(x));
+const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
 
 const slotOf = (doc: DmsDocument, id: number): Slot => {
   const slot = (doc.custom_fields ?? []).find((f) => f.field === id);
@@ -148,7 +149,9 @@ const slotOf = (doc: DmsDocument, id: number): Slot => {
 export function sameSlot(field: DmsCustomField | undefined, a: Slot, b: Slot): boolean {
   if (!a.attached || !b.attached) return a.attached === b.attached;
   if (!field) return isDeepStrictEqual(a.value ?? null, b.value ?? null);
-  return sameWireValue(field, a.value ?? null, b.value ?? null) || sameWireValue(field, b.value ?? null, a.value ?? null);
+  return (
+    sameWireValue(field, a.value ?? null, b.value ?? null) || sameWireValue(field, b.value ?? null, a.value ?? null)
+  );
 }
 
 function verdict(now: boolean, asBefore: boolean): Verdict {
@@ -170,7 +173,9 @@ export function decideRestore(
     if (!out.changed.includes(field)) out.changed.push(field);
   };
 
-  for (const [key, { before, sent }] of Object.entries(w.scalars) as Array<[Scalar, { before: unknown; sent: unknown }]>) {
+  for (const [key, { before, sent }] of Object.entries(w.scalars) as Array<
+    [Scalar, { before: unknown; sent: unknown }]
+  >) {
     const v = verdict(sameScalar(key, doc[key], sent), sameScalar(key, doc[key], before));
     out.checks.push({ field: key, verdict: v });
     if (v !== 'restore') continue;
@@ -197,7 +202,7 @@ export function decideRestore(
     if (v !== 'restore') continue;
     out.customFields ??= { set: [], remove: [] };
     // Given back as Paperless had it (a field the event attached is detached again, not left empty).
-    if (before.attached) out.customFields.set.push({ field: id, value: before.value } as DmsCustomFieldValue);
+    if (before.attached) out.customFields.set.push({ field: id, value: before.value });
     else out.customFields.remove.push(id);
     change('custom_fields');
   }
@@ -219,10 +224,7 @@ export function decideRestore(
 }
 
 /** The document with a delta applied, as the dms would hold it after the write (for traces and reports). */
-export function withDelta(
-  doc: DmsDocument,
-  delta: Pick<Restoration, 'patch' | 'tags' | 'customFields'>,
-): DmsDocument {
+export function withDelta(doc: DmsDocument, delta: Pick<Restoration, 'patch' | 'tags' | 'customFields'>): DmsDocument {
   const { set_permissions: perms, ...scalars } = delta.patch;
   const next: DmsDocument = { ...doc, ...scalars };
   if (delta.tags) {
@@ -231,7 +233,9 @@ export function withDelta(
   }
   if (delta.customFields) {
     const { set, remove } = delta.customFields;
-    const kept = (doc.custom_fields ?? []).filter((f) => !remove.includes(f.field) && !set.some((s) => s.field === f.field));
+    const kept = (doc.custom_fields ?? []).filter(
+      (f) => !remove.includes(f.field) && !set.some((s) => s.field === f.field),
+    );
     next.custom_fields = [...kept, ...set];
   }
   if (perms && doc.permissions) {
@@ -256,13 +260,14 @@ export function sentDelta(w: JobWrites): Pick<Restoration, 'patch' | 'tags' | 'c
   return {
     patch,
     tags: tags.length
-      ? { add: tags.filter(([, t]) => t.sent).map(([id]) => Number(id)), remove: tags.filter(([, t]) => !t.sent).map(([id]) => Number(id)) }
+      ? {
+          add: tags.filter(([, t]) => t.sent).map(([id]) => Number(id)),
+          remove: tags.filter(([, t]) => !t.sent).map(([id]) => Number(id)),
+        }
       : null,
     customFields: fields.length
       ? {
-          set: fields.flatMap(([id, f]) =>
-            f.sent.attached ? [{ field: Number(id), value: f.sent.value } as DmsCustomFieldValue] : [],
-          ),
+          set: fields.flatMap(([id, f]) => (f.sent.attached ? [{ field: Number(id), value: f.sent.value }] : [])),
           remove: fields.filter(([, f]) => !f.sent.attached).map(([id]) => Number(id)),
         }
       : null,
