@@ -189,6 +189,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
             echoes: deps.echoes,
             journal,
             dmsKey: deps.dmsKey,
+            recovery: deps.recovery,
             lane: deps.lane,
             concurrency,
             now,

@@ -160,6 +160,11 @@ export async function revertDocument(
         ...(failures[f] ? { error: failures[f] } : superseded[f] ? { detail: superseded[f] } : {}),
       })),
     );
+    // The trace's changes are what was written: a field the dms refused, or found changed meanwhile, is not.
+    for (const key of Object.keys(trace.changes)) {
+      const field = key.split('.')[0];
+      if (failures[field] || superseded[field]) delete trace.changes[key];
+    }
     const failed = Object.values(failures);
     const wrote = decision.changed.some((f) => !failures[f] && !superseded[f]);
     trace.status = failed.length ? 'error' : wrote || trace.changes.trash ? 'matched' : 'skipped';

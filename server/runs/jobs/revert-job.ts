@@ -3,6 +3,7 @@ import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
 import type { Trace } from '../../engine/model.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import type { WriteJournal } from '../journal/write-journal.js';
+import type { ArrivalJournal } from '../journal/arrival-journal.js';
 import type { EchoWrites } from '../echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import { createReportBuilder } from './job-report.js';
@@ -20,6 +21,8 @@ export interface RevertDeps {
   /** What the event wrote (its runs, kept while it is listed), and where every restoring write is recorded first. */
   journal: Pick<WriteJournal, 'begin' | 'runsOfEvent'>;
   dmsKey?: () => string;
+  /** What a kill cut short is reconciled first, so a restart's recovery never finishes a run undo has just undone. */
+  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
   /** Each document is read and restored holding its lane, like every other path that writes it. */
   lane: DocumentLane;
   concurrency: number;
@@ -60,6 +63,9 @@ export async function runRevertJob(
   report.report.skipped_edited = 0;
   report.report.not_restored = not;
   try {
+    await deps.recovery?.ready;
+    const cut = deps.journal.runsOfEvent(target.event_id).filter((run) => run.end === null);
+    for (const doc of new Set(cut.map((run) => run.entry.doc))) await deps.recovery?.reconcile(doc);
     const written = jobWrites(deps.journal.runsOfEvent(target.event_id));
     if (written.length === 0 && target.changed > 0)
       throw new Error(
