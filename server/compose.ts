@@ -149,13 +149,14 @@ export async function createServices(config: Config, logger: Logger, options: Se
   closers.push(() => events.close());
 
   // The write journal: every write recorded (and synced) before it is sent; what a kill cut short is reconciled
-  // at start (docs/jobs-and-webhook.md#the-write-journal). Real jobs' records are kept while the job is listed.
+  // at start (docs/jobs-and-webhook.md#the-write-journal). The records of every real event that can be undone
+  // (jobs, deliveries, catch-ups) are kept while the event is listed: undo restores from them.
   const journal = openWriteJournal({
     file: path.join(config.dataDir, 'write-journal.jsonl'),
     logger,
     keepEvent: (id) => {
       const event = events.get(id);
-      return event !== undefined && event.kind === 'job' && !event.dry_run;
+      return event !== undefined && event.kind !== 'revert' && !event.dry_run;
     },
   });
   closers.push(() => journal.close());

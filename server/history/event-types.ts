@@ -28,6 +28,8 @@ export interface JobReport {
   /** Documents restored (revert) or skipped because a person changed the field since. */
   reverted?: number;
   skipped_edited?: number;
+  /** Revert: documents not given back in full, by why (a field edited since, the document gone, the dms refused). */
+  not_restored?: { edited: number; gone: number; refused: number };
   summary: string;
   /** Suggestion events: what the rules were learned for, and the candidates, most precise first. */
   target?: string;

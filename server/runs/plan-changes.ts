@@ -263,7 +263,7 @@ function planCustomFields(
 }
 
 /** Compared in canonical wire form, so a legacy "84.37" equals "EUR84.37" when that is the field's currency. */
-function sameWireValue(field: DmsCustomField, stored: unknown, encoded: unknown): boolean {
+export function sameWireValue(field: DmsCustomField, stored: unknown, encoded: unknown): boolean {
   let current: unknown = stored;
   try {
     current = stored === null ? null : encodeCustomFieldValue(field, decodeCustomFieldValue(field, stored));

@@ -41,6 +41,8 @@ export function createReportBuilder(prefilter: Record<string, string>) {
               `${documents(summary.processed)} checked`,
               `${report.reverted ?? 0} restored`,
               `${report.skipped_edited ?? 0} left alone because they were edited since`,
+              ...(report.not_restored?.gone ? [`${report.not_restored.gone} gone from the dms`] : []),
+              ...(report.not_restored?.refused ? [`${report.not_restored.refused} refused by the dms`] : []),
             ]
           : [
               `${documents(summary.processed)} read`,

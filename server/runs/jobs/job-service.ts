@@ -21,7 +21,7 @@ export interface JobServiceDeps {
   pipeline: RunPipeline;
   echoes: EchoWrites;
   /** Every write recorded before it is sent; a resumed job skips what the jobs it continues wrote. */
-  journal?: Pick<WriteJournal, 'begin' | 'appliedFor'>;
+  journal?: Pick<WriteJournal, 'begin' | 'appliedFor' | 'runsOfEvent'>;
   dmsKey?: () => string;
   /** A resumed job waits for the writes a kill cut short to be reconciled before it decides what is done. */
   recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
@@ -168,6 +168,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
         throw new ConflictError(
           `Event ${eventId} is still ${target.status}; cancel it or wait for it to end, then revert.`,
         );
+      const journal = deps.journal;
+      if (!journal) throw new ConflictError('Undo needs the write journal, which this service runs without.');
       if (!dryRun && stillStands(target.undone_by))
         throw new ConflictError(`Event ${eventId} was already undone by #${target.undone_by}.`);
       const event = events.create({
@@ -185,8 +187,9 @@ export function createJobService(deps: JobServiceDeps): JobService {
             events,
             traces: deps.traces,
             echoes: deps.echoes,
-            journal: deps.journal,
+            journal,
             dmsKey: deps.dmsKey,
+            recovery: deps.recovery,
             lane: deps.lane,
             concurrency,
             now,

@@ -1,142 +1,275 @@
 import { isDeepStrictEqual } from 'node:util';
 import type {
-  CustomFieldValue,
-  DocumentChanges,
-  PermissionKind,
-  PermissionTarget,
-  RuleDocument,
-  Trace,
-} from '../../engine/model.js';
+  DmsCustomField,
+  DmsDocument,
+  DmsPermissions,
+  DmsPermissionsPatch,
+  DocumentPatch,
+} from '../../dms/types.js';
+import type { PermissionKind, PermissionTarget } from '../../engine/model.js';
+import type { JournalRun } from '../journal/write-journal.js';
+import { sameWireValue, type ChangeField, type CustomFieldDelta, type TagDelta } from '../plan-changes.js';
+import { SCALARS, sameScalar } from '../replan-fresh.js';
 import { dateOnly } from '../rule-document.js';
-import { clonePermissions, sameNameSet } from '../../engine/permissions.js';
 
-/** What one job did to one document, merged over its traces: the first `from` and the last `to` per field. */
-export interface WrittenChange {
+type Scalar = (typeof SCALARS)[number];
+export type PermissionList = `${PermissionKind}.${PermissionTarget}`;
+const LISTS: readonly PermissionList[] = ['view.users', 'view.groups', 'change.users', 'change.groups'];
+
+/** A custom field on a document: not attached, or attached with its value as Paperless stores it. */
+export type Slot = { attached: false } | { attached: true; value: unknown };
+
+/**
+ * What one event wrote to one document, merged over its journal runs (oldest first): per field the state the
+ * first run that wrote it read (what undo restores) and the last value sent (what the document must still hold).
+ */
+export interface JobWrites {
   document: number;
-  rule_id: string;
-  /** Custom fields: null is "not attached"; `empty` names the sides where the field was attached with no value. */
-  fields: Record<string, { from: unknown; to: unknown; empty?: 'from' | 'to' | 'both' }>;
+  /** The dms (its key) the runs wrote to. */
+  dms: string;
+  rules: string[];
+  scalars: Partial<Record<Scalar, { before: unknown; sent: unknown }>>;
+  /** Tag id → present before, and present as sent. */
+  tags: Record<number, { before: boolean; sent: boolean }>;
+  /** Custom field id → its slot before, and as sent. */
+  fields: Record<number, { before: Slot; sent: Slot }>;
+  /** `before` null: the run did not read the permissions (a record written before they were kept). */
+  permissions: Partial<Record<PermissionList, { before: number[] | null; sent: number[] }>>;
+  trash: boolean;
 }
 
-/** The per-document changes a job really wrote (real runs, at least one action applied), oldest first. */
-export function writtenChanges(traces: Trace[]): WrittenChange[] {
-  const byDoc = new Map<number, WrittenChange>();
-  // The history answers newest first; merge oldest first so "from" is the value before the job.
-  for (const trace of [...traces].reverse()) {
-    if (trace.dry_run || !trace.actions.some((a) => a.status === 'applied')) continue;
-    const entry = byDoc.get(trace.document) ?? { document: trace.document, rule_id: trace.rule_id, fields: {} };
-    for (const [field, change] of Object.entries(trace.changes)) {
-      if (field === 'notes') continue; // notes are added, never replaced: nothing to restore
-      const prior = entry.fields[field];
-      const fromEmpty = prior ? prior.empty === 'from' || prior.empty === 'both' : change.empty === 'from';
-      const toEmpty = change.empty === 'to';
-      entry.fields[field] = { from: prior ? prior.from : change.from, to: change.to };
-      if (fromEmpty || toEmpty) entry.fields[field].empty = fromEmpty && toEmpty ? 'both' : fromEmpty ? 'from' : 'to';
-    }
-    if (Object.keys(entry.fields).length) byDoc.set(trace.document, entry);
+/** Keeps the first run's `before` for a field; the caller then moves `sent` on to the latest value. */
+function first<T>(record: Partial<Record<string | number, T>>, key: string | number, value: T): void {
+  if (!(key in record)) record[key] = value;
+}
+
+/**
+ * The writes of an event per document, from its journal runs (as `runsOfEvent` gives them): runs that never
+ * reached the dms and requests the dms refused are left out; a request whose answer a kill cut off counts (the
+ * document decides: undo restores a field only while it holds the value sent).
+ */
+export function jobWrites(runs: readonly JournalRun[]): JobWrites[] {
+  const byDoc = new Map<string, JobWrites>();
+  for (const run of runs) {
+    if (run.end?.status === 'not_applied') continue;
+    const { dms, doc, read } = run.entry;
+    const key = `${dms}#${doc}`;
+    const w = byDoc.get(key) ?? {
+      document: doc,
+      dms,
+      rules: [],
+      scalars: {},
+      tags: {},
+      fields: {},
+      permissions: {},
+      trash: false,
+    };
+    const readFields = new Map(read.custom_fields);
+    let wrote = false;
+    run.entry.writes.forEach((write, i) => {
+      if (run.outcomes[i]?.ok === false || write.kind === 'note') return; // notes are added, never taken back
+      wrote = true;
+      if (write.kind === 'trash') w.trash = true;
+      else if (write.kind === 'tags') {
+        for (const [ids, sent] of [
+          [write.add, true],
+          [write.remove, false],
+        ] as const) {
+          for (const id of ids) {
+            first(w.tags, id, { before: read.tags.includes(id), sent });
+            w.tags[id].sent = sent;
+          }
+        }
+      } else if (write.kind === 'custom_fields') {
+        const slots: Array<[number, Slot]> = [
+          ...write.set.map((f): [number, Slot] => [f.field, { attached: true, value: f.value }]),
+          ...write.remove.map((id): [number, Slot] => [id, { attached: false }]),
+        ];
+        for (const [id, sent] of slots) {
+          const before: Slot = readFields.has(id) ? { attached: true, value: readFields.get(id) } : { attached: false };
+          first(w.fields, id, { before, sent });
+          w.fields[id].sent = sent;
+        }
+      } else {
+        for (const scalar of SCALARS) {
+          if (!(scalar in write.patch)) continue;
+          first<{ before: unknown; sent: unknown }>(w.scalars, scalar, {
+            before: read[scalar],
+            sent: write.patch[scalar],
+          });
+          w.scalars[scalar]!.sent = write.patch[scalar];
+        }
+        for (const list of LISTS) {
+          const [kind, target] = list.split('.') as [PermissionKind, PermissionTarget];
+          const sent = write.patch.set_permissions?.[kind]?.[target];
+          if (!sent) continue;
+          first(w.permissions, list, { before: read.permissions ? read.permissions[kind][target] : null, sent });
+          w.permissions[list]!.sent = sent;
+        }
+      }
+    });
+    if (!wrote) continue;
+    for (const rule of run.entry.rules) if (!w.rules.includes(rule)) w.rules.push(rule);
+    byDoc.set(key, w);
   }
   return [...byDoc.values()];
 }
 
-export interface RevertDecision {
-  changes: DocumentChanges;
-  /** Field → whether it still held the job's value (and so is restored). */
-  checked: Record<string, { expected: unknown; actual: unknown; restore: boolean }>;
+/** `restore`: the field holds what the event sent, so it goes back; `as_before`: nothing to do; `edited`: changed since. */
+export type Verdict = 'restore' | 'as_before' | 'edited' | 'unrecorded';
+
+export interface FieldCheck {
+  /** As plans name it: `title`, `tags`, `custom_fields`, `permissions`, … */
+  field: ChangeField;
+  /** The tag, custom field or permission list the check is about. */
+  item?: number | PermissionList;
+  verdict: Verdict;
+}
+
+/** The writes that give the document back what the event found, in the form a plan writes them. */
+export interface Restoration {
+  patch: DocumentPatch;
+  tags: TagDelta | null;
+  customFields: CustomFieldDelta | null;
+  changed: ChangeField[];
+  checks: FieldCheck[];
+}
+
+const sameSet = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+const slotOf = (doc: DmsDocument, id: number): Slot => {
+  const slot = (doc.custom_fields ?? []).find((f) => f.field === id);
+  return slot ? { attached: true, value: slot.value } : { attached: false };
+};
+
+/**
+ * Two slots alike as Paperless stores them: money by amount and currency (a bare `39.95` is in the field's
+ * default currency, so it equals `EUR39.95` there), a select by its option, anything else by value.
+ */
+export function sameSlot(field: DmsCustomField | undefined, a: Slot, b: Slot): boolean {
+  if (!a.attached || !b.attached) return a.attached === b.attached;
+  if (!field) return isDeepStrictEqual(a.value ?? null, b.value ?? null);
+  return (
+    sameWireValue(field, a.value ?? null, b.value ?? null) || sameWireValue(field, b.value ?? null, a.value ?? null)
+  );
+}
+
+function verdict(now: boolean, asBefore: boolean): Verdict {
+  return asBefore ? 'as_before' : now ? 'restore' : 'edited';
 }
 
 /**
- * Decides what to restore on one document: a field goes back to its value before the job only while it
- * still holds exactly what the job wrote, so a later edit by a person is never overwritten. Tags are
- * undone one by one: a tag the job added is removed if still there, a tag it removed comes back.
+ * Decides, field by field, what to restore on the document as the dms holds it now: a field goes back to what
+ * the event found only while it still holds what the event sent, so a later edit by a person is never
+ * overwritten. Tags and custom fields are decided one by one (a tag a person added stays).
  */
-export function decideRevert(current: RuleDocument, written: WrittenChange): RevertDecision {
-  const changes: DocumentChanges = {};
-  const checked: RevertDecision['checked'] = {};
-  for (const [field, { from, to }] of Object.entries(written.fields)) {
-    if (field === 'tags') {
-      const lower = (xs: unknown) => (Array.isArray(xs) ? xs.map((x) => String(x).toLowerCase()) : []);
-      const added = new Set(lower(to).filter((t) => !lower(from).includes(t)));
-      const removed = (Array.isArray(from) ? (from as string[]) : []).filter(
-        (t) => !lower(to).includes(t.toLowerCase()),
-      );
-      const kept = current.tags.filter((t) => !added.has(t.toLowerCase()));
-      const restoredTags = [...kept, ...removed.filter((t) => !kept.some((k) => k.toLowerCase() === t.toLowerCase()))];
-      const restore = !sameTags(restoredTags, current.tags);
-      checked.tags = { expected: to, actual: current.tags, restore };
-      if (restore) changes.tags = restoredTags;
-      continue;
-    }
-    if (field === 'custom_fields' || field.startsWith('custom_fields.')) {
-      // [name, value before, attached before, value written, attached after]
-      const empty = written.fields[field].empty;
-      const pairs: Array<[string, unknown, boolean, unknown, boolean]> =
-        field === 'custom_fields'
-          ? Object.keys(asRecord(to)).map((name) => [
-              name,
-              asRecord(from)[name],
-              name in asRecord(from),
-              asRecord(to)[name],
-              true,
-            ])
-          : [
-              [
-                field.slice('custom_fields.'.length),
-                from,
-                from !== null || empty === 'from' || empty === 'both',
-                to,
-                to !== null || empty === 'to' || empty === 'both',
-              ],
-            ];
-      for (const [name, before, wasAttached, after, isAttached] of pairs) {
-        const attached = Object.prototype.hasOwnProperty.call(current.custom_fields, name);
-        const actual = current.custom_fields[name];
-        const holdsJobValue = attached === isAttached && isDeepStrictEqual(actual ?? null, after ?? null);
-        const restore =
-          holdsJobValue && (wasAttached !== isAttached || !isDeepStrictEqual(before ?? null, after ?? null));
-        checked[`custom_fields.${name}`] = { expected: after, actual, restore };
-        if (!restore) continue;
-        // A field the job attached is detached again, not left attached with an empty value.
-        if (wasAttached) (changes.custom_fields ??= {})[name] = (before ?? null) as CustomFieldValue;
-        else (changes.remove_custom_fields ??= []).push(name);
-      }
-      continue;
-    }
-    const list = /^permissions\.(view|change)\.(users|groups)$/.exec(field);
-    if (list) {
-      const [kind, target] = [list[1] as PermissionKind, list[2] as PermissionTarget];
-      const actual = current.permissions?.[kind][target] ?? [];
-      const restore = current.permissions !== null && sameNameSet(actual, asNames(to));
-      checked[field] = { expected: to, actual, restore };
-      if (restore) (changes.permissions ??= clonePermissions(current.permissions!))[kind][target] = asNames(from);
-      continue;
-    }
-    const actual = (current as unknown as Record<string, unknown>)[field];
-    const restore = sameValue(field, actual, to);
-    checked[field] = { expected: to, actual, restore };
-    if (restore) (changes as Record<string, unknown>)[field] = from;
+export function decideRestore(
+  doc: DmsDocument,
+  w: JobWrites,
+  fieldById: (id: number) => DmsCustomField | undefined,
+): Restoration {
+  const out: Restoration = { patch: {}, tags: null, customFields: null, changed: [], checks: [] };
+  const change = (field: ChangeField) => {
+    if (!out.changed.includes(field)) out.changed.push(field);
+  };
+
+  for (const [key, { before, sent }] of Object.entries(w.scalars) as Array<
+    [Scalar, { before: unknown; sent: unknown }]
+  >) {
+    const v = verdict(sameScalar(key, doc[key], sent), sameScalar(key, doc[key], before));
+    out.checks.push({ field: key, verdict: v });
+    if (v !== 'restore') continue;
+    (out.patch as Record<string, unknown>)[key] = key === 'created' ? dateOnly(before as string | null) : before;
+    change(key);
   }
-  return { changes, checked };
-}
 
-function sameValue(field: string, a: unknown, b: unknown): boolean {
-  if (field === 'created') return dateOnly(a as string | null) === dateOnly(b as string | null);
-  if (
-    typeof a === 'string' &&
-    typeof b === 'string' &&
-    ['correspondent', 'document_type', 'storage_path', 'owner'].includes(field)
-  ) {
-    return a.trim().toLowerCase() === b.trim().toLowerCase();
+  for (const [id, { before, sent }] of Object.entries(w.tags)) {
+    const present = (doc.tags ?? []).includes(Number(id));
+    const v = verdict(present === sent, present === before);
+    out.checks.push({ field: 'tags', item: Number(id), verdict: v });
+    if (v !== 'restore') continue;
+    out.tags ??= { add: [], remove: [] };
+    (before ? out.tags.add : out.tags.remove).push(Number(id));
+    change('tags');
   }
-  return isDeepStrictEqual(a ?? null, b ?? null);
+
+  for (const [key, { before, sent }] of Object.entries(w.fields)) {
+    const id = Number(key);
+    const field = fieldById(id);
+    const now = slotOf(doc, id);
+    const v = verdict(sameSlot(field, now, sent), sameSlot(field, now, before));
+    out.checks.push({ field: 'custom_fields', item: id, verdict: v });
+    if (v !== 'restore') continue;
+    out.customFields ??= { set: [], remove: [] };
+    // Given back as Paperless had it (a field the event attached is detached again, not left empty).
+    if (before.attached) out.customFields.set.push({ field: id, value: before.value });
+    else out.customFields.remove.push(id);
+    change('custom_fields');
+  }
+
+  for (const [list, { before, sent }] of Object.entries(w.permissions) as Array<
+    [PermissionList, { before: number[] | null; sent: number[] }]
+  >) {
+    const [kind, target] = list.split('.') as [keyof DmsPermissions, PermissionTarget];
+    const now = doc.permissions?.[kind][target];
+    const v: Verdict =
+      before === null || now === undefined ? 'unrecorded' : verdict(sameSet(now, sent), sameSet(now, before));
+    out.checks.push({ field: 'permissions', item: list, verdict: v });
+    if (v !== 'restore' || before === null) continue;
+    const patch: DmsPermissionsPatch = (out.patch.set_permissions ??= {});
+    (patch[kind] ??= {})[target] = before;
+    change('permissions');
+  }
+  return out;
 }
 
-function sameTags(a: string[], b: string[]): boolean {
-  const norm = (xs: string[]) => [...new Set(xs.map((x) => x.toLowerCase()))].sort();
-  return isDeepStrictEqual(norm(a), norm(b));
+/** The document with a delta applied, as the dms would hold it after the write (for traces and reports). */
+export function withDelta(doc: DmsDocument, delta: Pick<Restoration, 'patch' | 'tags' | 'customFields'>): DmsDocument {
+  const { set_permissions: perms, ...scalars } = delta.patch;
+  const next: DmsDocument = { ...doc, ...scalars };
+  if (delta.tags) {
+    const { add, remove } = delta.tags;
+    next.tags = [...(doc.tags ?? []).filter((t) => !remove.includes(t)), ...add.filter((t) => !doc.tags.includes(t))];
+  }
+  if (delta.customFields) {
+    const { set, remove } = delta.customFields;
+    const kept = (doc.custom_fields ?? []).filter(
+      (f) => !remove.includes(f.field) && !set.some((s) => s.field === f.field),
+    );
+    next.custom_fields = [...kept, ...set];
+  }
+  if (perms && doc.permissions) {
+    next.permissions = {
+      view: { ...doc.permissions.view, ...perms.view },
+      change: { ...doc.permissions.change, ...perms.change },
+    };
+  }
+  return next;
 }
 
-const asNames = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+/** The values the event sent, as a delta (what the document held right after it). */
+export function sentDelta(w: JobWrites): Pick<Restoration, 'patch' | 'tags' | 'customFields'> {
+  const patch: DocumentPatch = {};
+  for (const [key, { sent }] of Object.entries(w.scalars)) (patch as Record<string, unknown>)[key] = sent;
+  for (const [list, { sent }] of Object.entries(w.permissions) as Array<[PermissionList, { sent: number[] }]>) {
+    const [kind, target] = list.split('.') as [keyof DmsPermissions, PermissionTarget];
+    ((patch.set_permissions ??= {})[kind] ??= {})[target] = sent;
+  }
+  const tags = Object.entries(w.tags);
+  const fields = Object.entries(w.fields);
+  return {
+    patch,
+    tags: tags.length
+      ? {
+          add: tags.filter(([, t]) => t.sent).map(([id]) => Number(id)),
+          remove: tags.filter(([, t]) => !t.sent).map(([id]) => Number(id)),
+        }
+      : null,
+    customFields: fields.length
+      ? {
+          set: fields.flatMap(([id, f]) => (f.sent.attached ? [{ field: Number(id), value: f.sent.value }] : [])),
+          remove: fields.filter(([, f]) => !f.sent.attached).map(([id]) => Number(id)),
+        }
+      : null,
+  };
 }

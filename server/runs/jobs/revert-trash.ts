@@ -3,26 +3,15 @@
  * all, until the trash is emptied) before its other fields are restored.
  */
 import type { DmsClient } from '../../dms/types.js';
+import { DmsNotFoundError } from '../../dms/errors.js';
 import type { Trace } from '../../engine/model.js';
-import type { WrittenChange } from './revert-plan.js';
 import { errorMessage } from '../../error-message.js';
 
-export interface Untrashed {
-  /** The job's other changes, still to restore. */
-  written: WrittenChange;
-  /** True when nothing else can be done now: a dry run cannot read a document that is still in the trash. */
-  stop: boolean;
-}
-
-export async function untrash(
-  dms: DmsClient,
-  written: WrittenChange,
-  trace: Trace,
-  dryRun: boolean,
-): Promise<Untrashed> {
-  if (!('trash' in written.fields)) return { written, stop: false };
-  const { trash: _trash, ...fields } = written.fields;
-  const rest = { ...written, fields };
+/**
+ * True when nothing else can be done now: a dry run cannot read a document that is still in the trash. Throws
+ * DmsNotFoundError when the document is neither in the trash nor back (the trash was emptied since).
+ */
+export async function untrash(dms: DmsClient, document: number, trace: Trace, dryRun: boolean): Promise<boolean> {
   trace.changes.trash = { from: true, to: false };
   const step = { path: 'revert/trash', action: 'move_to_trash' as const };
   if (dryRun) {
@@ -38,10 +27,10 @@ export async function untrash(
       status: 'planned',
       detail: 'would restore the document from the trash; its other fields are checked once it is back',
     });
-    return { written: rest, stop: true };
+    return true;
   }
   try {
-    await dms.restoreFromTrash([written.document]);
+    await dms.restoreFromTrash([document]);
     trace.conditions.push({
       path: 'revert/trash',
       description: 'the job moved the document to the trash: restore it',
@@ -52,7 +41,9 @@ export async function untrash(
     trace.actions.push({ ...step, status: 'applied', detail: 'restored from the trash' });
   } catch (err) {
     // Restored by a person already (Paperless: "not yet been deleted"): nothing to do, the document is there.
-    await dms.getDocument(written.document).catch(() => {
+    await dms.getDocument(document).catch((gone: unknown) => {
+      if (gone instanceof DmsNotFoundError)
+        throw new DmsNotFoundError(`it is no longer in the trash (emptied since): ${errorMessage(err)}`, gone.request);
       throw new Error(`it could not be restored from the trash: ${errorMessage(err)}`);
     });
     delete trace.changes.trash;
@@ -65,5 +56,5 @@ export async function untrash(
       result: false,
     });
   }
-  return { written: rest, stop: false };
+  return false;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DmsCustomFieldValue, DmsDocument, DmsNote, DocumentPatch } from '../../dms/types.js';
+import type { DmsCustomFieldValue, DmsDocument, DmsNote, DmsPermissions, DocumentPatch } from '../../dms/types.js';
 
 /** One request the service sends to write a document, with the values it sends. */
 export type JournalWrite =
@@ -24,6 +24,8 @@ export interface ReadValues {
   notes: number[];
   /** A digest of the text: a person's edit of it is a change the rules must see. */
   content: string;
+  /** When the run read them (`full_perms`): what undo gives back after a permission change. */
+  permissions?: DmsPermissions;
 }
 
 /**
@@ -82,8 +84,14 @@ export function readValuesOf(doc: DmsDocument): ReadValues {
     custom_fields: (doc.custom_fields ?? []).map((f) => [f.field, f.value]),
     notes: (doc.notes ?? []).map((n) => n.id),
     content: contentDigest(doc.content),
+    ...(doc.permissions ? { permissions: copyPermissions(doc.permissions) } : {}),
   };
 }
+
+const copyPermissions = (p: DmsPermissions): DmsPermissions => ({
+  view: { users: [...p.view.users], groups: [...p.view.groups] },
+  change: { users: [...p.change.users], groups: [...p.change.groups] },
+});
 
 export function isJournalEntry(value: unknown): value is JournalEntry {
   const e = value as JournalEntry;

@@ -75,7 +75,8 @@ const WRITTEN_BY: Record<JournalWrite['kind'], Array<keyof ReadValues>> = {
 
 /** True when every field the run did not write still holds what it read (text included): nobody else changed it. */
 export function unchangedBesides(doc: DmsDocument, read: ReadValues, writes: readonly JournalWrite[]): boolean {
-  const written = new Set<string>(['modified', 'content']);
+  // Permissions are in a read only when it asked for them: a plain read cannot say they changed.
+  const written = new Set<string>(['modified', 'content', 'permissions']);
   for (const write of writes) {
     for (const key of WRITTEN_BY[write.kind]) written.add(key);
     if (write.kind === 'patch') for (const key of Object.keys(write.patch)) written.add(key);

@@ -48,6 +48,8 @@ export interface WriteJournal {
   appliedFor(event: number, dms: string, doc: number): JournalRun | null;
   /** The document's runs, newest first (as many as the journal keeps per document). */
   runsOf(dms: string, doc: number): JournalRun[];
+  /** Every run of one event, oldest first, on any dms (all of them while `keepEvent` holds for it): what undo restores. */
+  runsOfEvent(event: number): JournalRun[];
   /** Runs begun and never ended (a kill came between), of one document or of all. */
   unfinished(dms?: string, doc?: number): JournalRun[];
   /** A handle to finish a run found unfinished at start. */
@@ -182,6 +184,8 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
       return run?.end?.status === 'applied' || run?.end?.status === 'partial' ? run : null;
     },
     runsOf: (dms, doc) => byDoc.get(docKey(dms, doc)) ?? [],
+    // A scan, once per undo: runs are held in the order they were begun (compaction keeps that order).
+    runsOfEvent: (event) => [...runs.values()].filter((run) => run.entry.event === event),
     unfinished: (dms, doc) =>
       [...open].filter((run) => dms === undefined || (run.entry.dms === dms && run.entry.doc === doc)),
     resume: handle,

@@ -1,167 +1,127 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { emptyDocument } from '../../../../server/engine/index.js';
-import type { RuleDocument, Trace } from '../../../../server/engine/model.js';
-import { decideRevert, writtenChanges } from '../../../../server/runs/jobs/revert-plan.js';
+import type { DmsCustomField, DmsDocument } from '../../../../server/dms/types.js';
+import { readValuesOf, type JournalWrite } from '../../../../server/runs/journal/journal-records.js';
+import type { JournalRun } from '../../../../server/runs/journal/write-journal.js';
+import { decideRestore, jobWrites, sameSlot } from '../../../../server/runs/jobs/revert-plan.js';
+import { dmsDocument } from '../../../helpers/dms-document.js';
 
-function current(over: Partial<RuleDocument>): RuleDocument {
-  return { ...emptyDocument(), id: 1, ...over };
-}
+const BETRAG: DmsCustomField = {
+  id: 1,
+  name: 'Betrag',
+  data_type: 'monetary',
+  extra_data: { select_options: [], default_currency: 'EUR' },
+};
+const fields = (id: number) => (id === BETRAG.id ? BETRAG : undefined);
 
-function trace(document: number, changes: Trace['changes'], over: Partial<Trace> = {}): Trace {
+function run(
+  doc: DmsDocument,
+  writes: JournalWrite[],
+  over: { ok?: boolean[]; end?: 'applied' | 'partial' | 'not_applied'; dms?: string } = {},
+): JournalRun {
   return {
-    id: String(Math.random()),
-    at: '',
-    duration_ms: 0,
-    source: 'job',
-    event_id: 1,
-    document,
-    rule_id: 'r',
-    file: 'f.yml',
-    dry_run: false,
-    status: 'matched',
-    conditions: [],
-    extracted: {},
-    changes,
-    actions: [{ path: 'actions/0', action: 'set_title', status: 'applied' }],
-    error: null,
-    ...over,
+    entry: {
+      t: 'run',
+      run: String(Math.random()),
+      dms: over.dms ?? 'dms',
+      doc: doc.id,
+      event: 7,
+      source: 'job',
+      rules: ['r'],
+      at: 0,
+      read: readValuesOf(doc),
+      writes,
+    },
+    outcomes: writes.map((_, i) => ({ t: 'out', run: '', i, ok: over.ok?.[i] ?? true })),
+    end: { t: 'end', run: '', status: over.end ?? 'applied' },
   };
 }
 
-test('only real, applied traces count, merged per document from the first "from" to the last "to"', () => {
-  const traces = [
-    // newest first, as the history answers
-    trace(1, { title: { from: 'B', to: 'C' } }),
-    trace(1, { title: { from: 'A', to: 'B' }, notes: { from: [], to: ['n'] } }),
-    trace(2, { title: { from: 'x', to: 'y' } }, { dry_run: true }),
-    trace(
-      3,
-      { title: { from: 'x', to: 'y' } },
-      { actions: [{ path: 'actions/0', action: 'set_title', status: 'unchanged' }] },
-    ),
-  ];
-  assert.deepEqual(writtenChanges(traces), [{ document: 1, rule_id: 'r', fields: { title: { from: 'A', to: 'C' } } }]);
-});
-
-test('a field still holding what the job wrote is restored; one a person edited since is left alone', () => {
-  const written = {
-    document: 1,
-    rule_id: 'r',
-    fields: { title: { from: 'Scan 1', to: 'ACME #1' }, correspondent: { from: null, to: 'ACME' } },
-  };
-  const untouched = decideRevert(current({ title: 'ACME #1', correspondent: 'acme' }), written);
-  assert.deepEqual(untouched.changes, { title: 'Scan 1', correspondent: null });
-  const edited = decideRevert(current({ title: 'Renamed by hand', correspondent: 'ACME' }), written);
-  assert.deepEqual(edited.changes, { correspondent: null });
-  assert.equal(edited.checked.title.restore, false);
-  assert.equal(edited.checked.title.actual, 'Renamed by hand');
-});
-
-test('tags are undone one by one, keeping tags a person added since', () => {
-  const written = {
-    document: 1,
-    rule_id: 'r',
-    fields: { tags: { from: ['inbox', 'scan'], to: ['scan', 'processed'] } },
-  };
-  const decision = decideRevert(current({ tags: ['scan', 'processed', 'urgent'] }), written);
-  assert.deepEqual(decision.changes.tags, ['scan', 'urgent', 'inbox']);
-  const alreadyUndone = decideRevert(current({ tags: ['scan', 'inbox'] }), written);
-  assert.equal(alreadyUndone.changes.tags, undefined);
-});
-
-test('custom fields are compared per field, in either trace shape', () => {
-  const mapShape = {
-    document: 1,
-    rule_id: 'r',
-    fields: {
-      custom_fields: { from: { Amount: null }, to: { Amount: { amount: 9.5, currency: 'EUR' }, Number: '17' } },
-    },
-  };
-  const decision = decideRevert(
-    current({ custom_fields: { Amount: { amount: 9.5, currency: 'EUR' }, Number: '18' } }),
-    mapShape,
-  );
-  assert.deepEqual(decision.changes.custom_fields, { Amount: null });
-  const dotted = { document: 1, rule_id: 'r', fields: { 'custom_fields.Number': { from: '1', to: '17' } } };
-  assert.deepEqual(decideRevert(current({ custom_fields: { Number: '17' } }), dotted).changes.custom_fields, {
-    Number: '1',
-  });
-});
-
-test('created compares by date only', () => {
-  const written = { document: 1, rule_id: 'r', fields: { created: { from: '2024-01-01', to: '2024-03-05' } } };
-  assert.deepEqual(decideRevert(current({ created: '2024-03-05' }), written).changes, { created: '2024-01-01' });
-});
-
-test('undo detaches a custom field the job attached, instead of leaving it attached and empty', () => {
-  const written = writtenChanges([
-    trace(
-      1,
-      { 'custom_fields.Number': { from: null, to: '17' } },
-      { actions: [{ path: 'actions/0', action: 'set_custom_fields', status: 'applied' }] },
-    ),
-  ])[0];
-  const decision = decideRevert(current({ custom_fields: { Number: '17', Other: 'x' } }), written);
-  assert.deepEqual(decision.changes, { remove_custom_fields: ['Number'] });
-  const wasEmpty = {
-    document: 1,
-    rule_id: 'r',
-    fields: { 'custom_fields.Number': { from: null, to: '17', empty: 'from' as const } },
-  };
-  assert.deepEqual(
-    decideRevert(current({ custom_fields: { Number: '17' } }), wasEmpty).changes,
-    { custom_fields: { Number: null } },
-    'attached and empty before: cleared, still attached',
-  );
-});
-
-test('undo re-attaches a field the job detached, with its value, and detaches one the job attached empty', () => {
-  const detached = { document: 1, rule_id: 'r', fields: { 'custom_fields.Number': { from: '17', to: null } } };
-  assert.deepEqual(decideRevert(current({}), detached).changes, { custom_fields: { Number: '17' } });
-  assert.deepEqual(
-    decideRevert(current({ custom_fields: { Number: '3' } }), detached).changes,
-    {},
-    'a value a person attached since stays',
-  );
-  const attachedEmpty = {
-    document: 1,
-    rule_id: 'r',
-    fields: { 'custom_fields.Number': { from: null, to: null, empty: 'to' as const } },
-  };
-  assert.deepEqual(decideRevert(current({ custom_fields: { Number: null } }), attachedEmpty).changes, {
-    remove_custom_fields: ['Number'],
-  });
-});
-
-test('undo of tags the dms added through the hierarchy restores the tag set as it was', () => {
-  const written = {
-    document: 1,
-    rule_id: 'r',
-    fields: { tags: { from: ['Rechnung'], to: ['Rechnung', 'Steuer 2025', 'Steuer'] } },
-  };
-  assert.deepEqual(decideRevert(current({ tags: ['Rechnung', 'Steuer 2025', 'Steuer'] }), written).changes.tags, [
-    'Rechnung',
+test('the state before is the first run’s read, the value to find is the last one sent; refused requests do not count', () => {
+  const doc = dmsDocument(1, { title: 'Scan 1', tags: [3] });
+  const [w] = jobWrites([
+    run(doc, [
+      { kind: 'patch', patch: { title: 'A' } },
+      { kind: 'tags', add: [5], remove: [3] },
+    ]),
+    run({ ...doc, title: 'A' }, [{ kind: 'patch', patch: { title: 'B' } }]),
+    run(doc, [{ kind: 'patch', patch: { correspondent: 9 } }], { ok: [false] }),
+    run(doc, [{ kind: 'patch', patch: { document_type: 9 } }], { end: 'not_applied' }),
   ]);
+  assert.deepEqual(w.scalars, { title: { before: 'Scan 1', sent: 'B' } });
+  assert.deepEqual(w.tags, { 3: { before: true, sent: false }, 5: { before: false, sent: true } });
 });
 
-test('undo gives the owner back and restores each permission list that still holds what the job wrote', () => {
-  const written = {
-    document: 1,
-    rule_id: 'r',
-    fields: {
-      owner: { from: 'anna', to: 'ben' },
-      'permissions.view.groups': { from: [], to: ['Family'] },
-      'permissions.change.users': { from: [], to: ['ben'] },
-    },
-  };
-  const permissions = { view: { users: ['ben'], groups: ['family'] }, change: { users: ['ben', 'carla'], groups: [] } };
-  const decision = decideRevert(current({ owner: 'Ben', permissions }), written);
-  assert.equal(decision.changes.owner, 'anna');
-  // Family still holds what the job wrote (names compare case-insensitively); the change list gained carla since: left alone.
-  assert.deepEqual(decision.changes.permissions, {
-    view: { users: ['ben'], groups: [] },
-    change: { users: ['ben', 'carla'], groups: [] },
+test('a field still holding what was sent goes back; one edited since stays; one already as before needs nothing', () => {
+  const doc = dmsDocument(1, { title: 'Scan 1', correspondent: null, archive_serial_number: 4 });
+  const [w] = jobWrites([
+    run(doc, [{ kind: 'patch', patch: { title: 'ACME #1', correspondent: 2, archive_serial_number: 5 } }]),
+  ]);
+  const now = dmsDocument(1, { title: 'ACME #1', correspondent: 8, archive_serial_number: 4 });
+  const r = decideRestore(now, w, fields);
+  assert.deepEqual(r.patch, { title: 'Scan 1' });
+  assert.deepEqual(
+    r.checks.map((c) => [c.field, c.verdict]),
+    [
+      ['title', 'restore'],
+      ['correspondent', 'edited'],
+      ['archive_serial_number', 'as_before'],
+    ],
+  );
+});
+
+test('tags are undone one by one: a tag a person added since stays, one they removed is not forced back', () => {
+  const doc = dmsDocument(1, { tags: [1, 2] });
+  const [w] = jobWrites([run(doc, [{ kind: 'tags', add: [3, 4], remove: [1] }])]);
+  const r = decideRestore(dmsDocument(1, { tags: [2, 3, 9] }), w, fields);
+  assert.deepEqual(r.tags, { add: [1], remove: [3] });
+  assert.equal(r.checks.find((c) => c.item === 4)?.verdict, 'as_before');
+});
+
+test('money is the same money by amount and currency, a bare amount being in the field’s default currency', () => {
+  const slot = (value: unknown) => ({ attached: true as const, value });
+  assert.equal(sameSlot(BETRAG, slot('EUR39.95'), slot('39.95')), true);
+  assert.equal(sameSlot(BETRAG, slot('39.95'), slot('EUR39.95')), true);
+  assert.equal(sameSlot(BETRAG, slot('EUR39.95'), slot('USD39.95')), false);
+  assert.equal(sameSlot(BETRAG, slot('EUR39.95'), slot('EUR39.96')), false);
+  assert.equal(sameSlot(BETRAG, slot('EUR39.95'), { attached: false }), false);
+});
+
+test('a custom field goes back as Paperless had it; one the job attached is detached again', () => {
+  const doc = dmsDocument(1, { custom_fields: [{ field: 1, value: '12.5' }] });
+  const [w] = jobWrites([
+    run(doc, [
+      {
+        kind: 'custom_fields',
+        set: [
+          { field: 1, value: 'EUR39.95' },
+          { field: 4, value: 'offen' },
+        ],
+        remove: [],
+      },
+    ]),
+  ]);
+  const now = dmsDocument(1, {
+    custom_fields: [
+      { field: 1, value: '39.95' },
+      { field: 4, value: 'offen' },
+    ],
   });
-  assert.equal(decision.checked['permissions.change.users'].restore, false);
+  assert.deepEqual(decideRestore(now, w, fields).customFields, { set: [{ field: 1, value: '12.5' }], remove: [4] });
+});
+
+test('permission lists go back when the read kept them; a record without them is left alone and says so', () => {
+  const permissions = { view: { users: [2], groups: [] }, change: { users: [], groups: [] } };
+  const doc = dmsDocument(1, { owner: 2, permissions });
+  const [w] = jobWrites([
+    run(doc, [{ kind: 'patch', patch: { owner: 3, set_permissions: { view: { groups: [5] } } } }]),
+  ]);
+  const now = dmsDocument(1, { owner: 3, permissions: { ...permissions, view: { users: [2], groups: [5] } } });
+  assert.deepEqual(decideRestore(now, w, fields).patch, { owner: 2, set_permissions: { view: { groups: [] } } });
+
+  const older = run(doc, [{ kind: 'patch', patch: { set_permissions: { view: { groups: [5] } } } }]);
+  delete older.entry.read.permissions;
+  const r = decideRestore(now, jobWrites([older])[0], fields);
+  assert.deepEqual(r.patch, {});
+  assert.equal(r.checks[0].verdict, 'unrecorded');
 });

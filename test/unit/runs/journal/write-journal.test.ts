@@ -69,6 +69,22 @@ describe('write journal', () => {
     await reopened.close();
   });
 
+  it('gives every run of an event, oldest first, across a reopen: each run of a document, not only the newest', async () => {
+    const file = path.join(tempDir(), 'write-journal.jsonl');
+    const journal = openWriteJournal({ file, logger });
+    await journal.begin([run(1, 4), run(2, 4)]);
+    await journal.begin([run(3, 5)]);
+    await journal.begin([run(1, 4)]);
+    await journal.close();
+    const again = openWriteJournal({ file, logger });
+    assert.deepEqual(
+      again.runsOfEvent(4).map((r) => r.entry.doc),
+      [1, 2, 1],
+    );
+    assert.deepEqual(again.runsOfEvent(6), []);
+    await again.close();
+  });
+
   it('compacts to the newest runs per document, keeping unfinished runs and those of kept events', async () => {
     const file = path.join(tempDir(), 'write-journal.jsonl');
     const journal = openWriteJournal({ file, logger, maxRuns: 10, perDocument: 2, keepEvent: (e) => e === 99 });
