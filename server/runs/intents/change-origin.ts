@@ -9,17 +9,19 @@ import type { WriteJournal } from '../journal/write-journal.js';
  * state, or when the journal no longer holds that run. The retrier's note runs are not a change of their own.
  */
 export function changeOrigin(
-  echoes: Pick<EchoLedger, 'ownWrite'>,
+  echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>,
   journal: Pick<WriteJournal, 'runsOf'>,
   dmsKey: () => string,
 ): (doc: DmsDocument) => ReadValues | null {
   return (doc) => {
+    if (!echoes.isOwnWrite(doc)) return null;
     const write = echoes.ownWrite(doc);
-    if (!write) return null;
     const runs = journal
       .runsOf(dmsKey(), doc.id)
       .filter((run) => run.entry.source !== 'intent' && run.end?.status !== 'not_applied');
-    // Newest first: the newest run that read the state the ledger's write was planned on.
-    return runs.find((run) => run.entry.read.modified === write.readAt)?.entry.read ?? null;
+    // Newest first: the newest run that read the state the ledger's write was planned on (a bulk edit's write is
+    // recorded without it: then the newest run, the one that left the document as it is).
+    const run = write ? runs.find((r) => r.entry.read.modified === write.readAt) : runs[0];
+    return run?.entry.read ?? null;
   };
 }
