@@ -44,6 +44,7 @@ import { ConflictError } from './errors.js';
 import { createNotifier } from './runs/notify/notifier.js';
 import { openIntentStore } from './runs/intents/intent-store.js';
 import { createSideEffects } from './runs/intents/side-effects.js';
+import { changeOrigin } from './runs/intents/change-origin.js';
 
 /** How long a dms switch waits for the runs in flight to finish (each ends within the dms client's timeouts). */
 const RUNS_FINISH_MS = 60_000;
@@ -177,6 +178,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     logger,
     retryDelaysMs: config.notifyRetrySeconds.map((s) => s * 1000),
     journal: { journal, dmsKey },
+    origin: changeOrigin(echoes, journal, dmsKey),
   });
   closers.push(() => sideEffects.stop());
   sideEffects.resume();
@@ -242,6 +244,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
   let attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
   const attribution: Attribution = {
     onlyOwnChanges: (doc, write) => attributionNow.onlyOwnChanges(doc, write),
+    editedAfterAdded: (doc) => attributionNow.editedAfterAdded?.(doc) ?? Promise.resolve(null),
     status: () => attributionNow.status(),
   };
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.

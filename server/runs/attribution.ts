@@ -17,6 +17,11 @@ export interface Attribution {
    * comparison alone decides, as before). False: a person (or a Paperless workflow) changed it too.
    */
   onlyOwnChanges(doc: DmsDocument, write: OwnWrite): Promise<boolean>;
+  /**
+   * Whether someone other than the service changed the document after it was added, by the audit log: true, false,
+   * or null when the audit log cannot say (off, not readable): then `added` and `modified` decide (catch-up).
+   */
+  editedAfterAdded?(doc: DmsDocument): Promise<boolean | null>;
   status(): AttributionStatus;
 }
 
@@ -107,9 +112,30 @@ export function createAttribution(
       }
       return foreign === undefined;
     },
+    async editedAfterAdded(doc) {
+      await learnUser();
+      if (fallback !== null || user === null) return null;
+      const self = user;
+      let entries: DmsHistoryEntry[];
+      try {
+        entries = (await dms.documentHistory(doc.id)).entries;
+      } catch (err) {
+        if (err instanceof DmsAuditLogOffError) useState(err.message);
+        return null;
+      }
+      // Paperless's own saves during and right after consumption (matching, "Document Added" workflows, file
+      // names) are logged without an actor, like a Paperless workflow's: a change by someone names them, or is a note.
+      const later = entries.filter((e) => !isCreation(e) && (e.actor !== null || isNote(e)));
+      if (later.length === 0) return false;
+      const runs = journal.runs.runsOf(journal.dmsKey(), doc.id);
+      const isOwn = ownEntryTest(runs, self.id, await fieldNames(dms, later));
+      return later.some((e) => !isOwn(e));
+    },
     status: () => attributionFor(user, fallback),
   };
 }
+
+const isNote = (entry: DmsHistoryEntry) => 'Note Added' in entry.changes || 'Note Deleted' in entry.changes;
 
 /**
  * True when the document is the service's own echo: exactly as its last write left it and, where the audit log can

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DmsDocument } from '../dms/types.js';
+import { contentDigest } from './journal/journal-records.js';
 
 /**
  * A short digest of everything a person (or Paperless) can change on a document and a rule can read:
@@ -41,8 +42,10 @@ export interface WriteExpectation {
 }
 
 const sortedIds = (ids: readonly number[] | undefined) => JSON.stringify([...(ids ?? [])].sort((a, b) => a - b));
+// Every field a rule can read: with the audit log off this comparison alone tells a person's change from the service's.
 const CHECKED: Record<string, (doc: DmsDocument) => unknown> = {
   title: (d) => d.title,
+  content: (d) => contentDigest(d.content),
   correspondent: (d) => d.correspondent,
   document_type: (d) => d.document_type,
   storage_path: (d) => d.storage_path,
@@ -53,7 +56,21 @@ const CHECKED: Record<string, (doc: DmsDocument) => unknown> = {
   custom_fields: (d) =>
     JSON.stringify([...(d.custom_fields ?? [])].sort((a, b) => a.field - b.field).map((f) => [f.field, f.value])),
   notes: (d) => sortedIds((d.notes ?? []).map((n) => n.id)),
+  original_file_name: (d) => d.original_file_name ?? null,
+  mime_type: (d) => d.mime_type ?? null,
+  page_count: (d) => d.page_count ?? null,
 };
+
+/** Permissions as sets; `undefined` for a document read without them (nothing to compare then). */
+const permissionsOf = (d: DmsDocument): string | undefined =>
+  d.permissions
+    ? JSON.stringify(
+        (['view', 'change'] as const).map((k) => [
+          sortedIds(d.permissions![k].users),
+          sortedIds(d.permissions![k].groups),
+        ]),
+      )
+    : undefined;
 
 /**
  * The fields other than the written ones that differ between the document the write was planned on and
@@ -62,7 +79,11 @@ const CHECKED: Record<string, (doc: DmsDocument) => unknown> = {
  * the service's own state, or the person's webhook would be skipped as an echo.
  */
 export function changedBesides(expected: WriteExpectation, after: DmsDocument): string[] {
-  return Object.entries(CHECKED)
+  const changed = Object.entries(CHECKED)
     .filter(([field, read]) => !expected.fields.includes(field) && read(expected.before) !== read(after))
     .map(([field]) => field);
+  const [was, now] = [permissionsOf(expected.before), permissionsOf(after)];
+  if (!expected.fields.includes('permissions') && was !== undefined && now !== undefined && was !== now)
+    changed.push('permissions');
+  return changed;
 }

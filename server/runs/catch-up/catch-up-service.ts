@@ -11,13 +11,14 @@ import type { DocumentLane } from '../lane/document-lane.js';
 import type { CursorStore } from './cursor-store.js';
 import { errorMessage } from '../../error-message.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
+import { arrivalTriggers, type CatchUpTrigger } from './arrival-triggers.js';
 
 export interface CatchUpDeps {
   dms: Pick<DmsClient, 'pages' | 'getDocument'>;
   events: EventStore;
   echoes: Pick<
     EchoLedger,
-    'isKnownState' | 'isOwnWrite' | 'ownWrite' | 'handled' | 'failed' | 'failedAttempts' | 'settled'
+    'isKnownState' | 'isOwnWrite' | 'ownWrite' | 'addedHandled' | 'handled' | 'failed' | 'failedAttempts' | 'settled'
   >;
   /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
   attribution: Attribution;
@@ -82,7 +83,7 @@ const POLLING = 'polling';
 /**
  * Catch-up and polling: documents added or changed in the dms since the cursor are read with a
  * filter query (`modified__gte`, paged, never a scan of everything) and run like a webhook delivery, with
- * `added` for documents added since the cursor and `updated` for the rest. A document exactly as the
+ * the triggers the facts show (arrival-triggers.ts): `added`, `updated`, or both. A document exactly as the
  * service last wrote or handled it is skipped (the echo ledger), so overlaps never run anything twice.
  */
 export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
@@ -150,7 +151,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
                 // A write's state (or a link it mirrored onto this document) still being recorded is waited for.
                 if (current) await deps.echoes.settled(current.id);
                 if (current) deps.journal?.recognise(current);
-                if (!current || (await alreadyHandled(deps.echoes, deps.attribution, current))) {
+                if (!current || (await handledBefore(current))) {
                   found.skipped++;
                   return;
                 }
@@ -159,17 +160,10 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
                   found.failed_before++;
                   return;
                 }
-                const trigger = Date.parse(current.added) >= since ? 'added' : 'updated';
-                found[trigger]++;
+                const triggers = await arrivalTriggers(current, since, deps);
+                for (const trigger of triggers) found[trigger]++;
                 try {
-                  const { failure, ...counts } = await deps.run(current, trigger, {
-                    eventId: event.event_id,
-                    dryRun,
-                    source: 'catchup',
-                  });
-                  await deps.echoes.settled(current.id);
-                  if (failure !== null) throw new Error(failure);
-                  deps.echoes.handled(current, !dryRun && counts.changed > 0, trigger === 'added');
+                  const counts = await runTriggers(current, triggers, event.event_id, dryRun);
                   tally.matched += counts.matched > 0 ? 1 : 0;
                   tally.changed += counts.changed;
                   tally.errors += counts.errors > 0 ? 1 : 0;
@@ -259,6 +253,42 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       runningEvent = null;
       remaining = 0;
     }
+  };
+
+  /**
+   * A document needs no run when the service handled exactly this state, or it is its own echo; but a document
+   * added since the cursor whose `added` arrival was not handled is a new arrival whoever wrote it first.
+   */
+  const handledBefore = async (doc: DmsDocument): Promise<boolean> => {
+    const since = Date.parse(deps.cursor.read()?.since ?? '');
+    if (Date.parse(doc.added) >= since && !deps.echoes.addedHandled(doc)) return false;
+    return alreadyHandled(deps.echoes, deps.attribution, doc);
+  };
+
+  /**
+   * One run per trigger, `added` first: the runner takes one trigger, and a document added and edited while the
+   * service was away is both. The second run reads the document again when the first wrote it.
+   */
+  const runTriggers = async (
+    doc: DmsDocument,
+    triggers: readonly CatchUpTrigger[],
+    eventId: number,
+    dryRun: boolean,
+  ): Promise<{ matched: number; changed: number; errors: number }> => {
+    const total = { matched: 0, changed: 0, errors: 0 };
+    let current: DmsDocument | null = doc;
+    for (const trigger of triggers) {
+      if (!current) break;
+      const { failure, ...counts } = await deps.run(current, trigger, { eventId, dryRun, source: 'catchup' });
+      await deps.echoes.settled(current.id);
+      if (failure !== null) throw new Error(failure);
+      deps.echoes.handled(current, !dryRun && counts.changed > 0, trigger === 'added');
+      total.matched += counts.matched;
+      total.changed += counts.changed;
+      total.errors += counts.errors;
+      if (counts.changed > 0 && !dryRun && trigger !== triggers.at(-1)) current = await readAgain(doc.id);
+    }
+    return total;
   };
 
   /** The document as the dms holds it now; null when it is gone. */

@@ -1,21 +1,41 @@
 import { createHash } from 'node:crypto';
 import type { DmsDocument } from '../../dms/types.js';
 import type { RunTrigger } from '../../engine/index.js';
-import { documentState } from '../document-state.js';
+import { readValuesOf, type ReadValues } from '../journal/journal-records.js';
 
 const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
 
 /**
- * What "the change that triggered the run" is, for idempotency keys. A new document is added once, so its
- * arrival is named by its `added` time whatever the state: a second arrival of it (webhook and catch-up,
- * a redelivery) is the same change even after the service wrote it. Any other run is named by the whole
- * state the rules read — fields, notes (by id) and permissions — so a run of the same state is the same
- * change, and a person's change (deleting the note the rule added included) is a new one.
+ * What "the change that triggered the run" is, for idempotency keys: whichever path runs a change first (a job,
+ * a webhook delivery, catch-up), a later run of the same change has the same basis. A document exactly as the
+ * service's own write left it is still the change that write came from, so its basis is the state that write read
+ * (`origin`, from the write journal): the job's run and the `added` arrival after it share their keys. Otherwise a
+ * new document is added once, so an `added` arrival is named by its `added` time whatever the state (a second
+ * arrival of it, a redelivery, is the same change); any other run by the state the rules read — the fields, the
+ * text (by digest) and the notes by id — so a person's change (deleting the note the rule added included) is a new
+ * one. `modified` is left out: every save moves it.
  */
-export function changeBasis(doc: DmsDocument, trigger: RunTrigger): string {
+export function changeBasis(doc: DmsDocument, trigger: RunTrigger, origin: ReadValues | null = null): string {
+  if (origin) return `state:${stateDigest(origin)}`;
   if (trigger === 'added') return `added:${doc.added}`;
-  const notes = (doc.notes ?? []).map((n) => n.id).sort((a, b) => a - b);
-  return `state:${digest(JSON.stringify([documentState(doc), notes, doc.permissions ?? null]), 22)}`;
+  return `state:${stateDigest(readValuesOf(doc))}`;
+}
+
+function stateDigest(read: ReadValues): string {
+  const state = [
+    read.title,
+    read.correspondent,
+    read.document_type,
+    read.storage_path,
+    (read.created ?? '').slice(0, 10),
+    read.archive_serial_number,
+    read.owner,
+    [...read.tags].sort((a, b) => a - b),
+    [...read.custom_fields].sort((a, b) => a[0] - b[0]),
+    [...read.notes].sort((a, b) => a - b),
+    read.content,
+  ];
+  return digest(JSON.stringify(state), 22);
 }
 
 /**

@@ -8,7 +8,7 @@ import { ACTION_FIELDS } from '../trace-outcome.js';
 import { changeBasis, intentKey, notificationKey, type RunIdentity } from './intent-keys.js';
 import type { Intent, IntentEffect, IntentStore, NotifyEffect } from './intent-store.js';
 import { tryIntent, type TryResult } from './try-intent.js';
-import { newNoteId } from '../journal/journal-records.js';
+import { newNoteId, type ReadValues } from '../journal/journal-records.js';
 import type { WriteJournal } from '../journal/write-journal.js';
 import { errorMessage } from '../../error-message.js';
 
@@ -24,6 +24,8 @@ export interface SideEffectsOptions {
   journal?: { journal: Pick<WriteJournal, 'begin'>; dmsKey: () => string };
   /** Intents the retrier tries at once (after a restart many may be due). */
   concurrency?: number;
+  /** What the service read before its own write that left the document as it is (changeOrigin), or null. */
+  origin?: (doc: DmsDocument) => ReadValues | null;
 }
 
 /** How one notify of a run ended (or, in a dry run, would end), for its trace action. */
@@ -36,6 +38,12 @@ export type SendOutcome =
 
 /** The side effects of one run of one document (recorded before they are sent, marked done after: docs/jobs-and-webhook.md#side-effects-notes-and-notifications). */
 export interface RunSideEffects {
+  /**
+   * writePlan's step before the first request: records the notes and the `on_change` notifications this write
+   * sets off if these fields are written, so a kill after the writes neither loses them (the retrier sends them
+   * after the restart) nor sends them twice (the re-run finds them recorded under the same key).
+   */
+  prepare(notes: readonly string[], fields: readonly ChangeField[]): Promise<void>;
   /**
    * writePlan's note step, after the fields were written: records the notes and the notifications this
    * write sets off as intents (on disk before anything is sent), then adds the notes not yet added for this
@@ -200,7 +208,7 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
       const me = Symbol(`run of document ${doc.id}`);
       // Computed on first use: most runs (dry job runs over many documents included) have no side effects.
       let digest: string | undefined;
-      const basis = () => (digest ??= changeBasis(doc, trigger));
+      const basis = () => (digest ??= changeBasis(doc, trigger, options.origin?.(doc) ?? null));
       const keyOf = (rule: string, path: string) => intentKey(doc.id, basis(), rule, path);
       const identity: RunIdentity =
         run.eventId !== undefined && run.eventId !== null ? { eventId: run.eventId } : { nonce: randomUUID() };
@@ -247,27 +255,39 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
         return known?.status === 'done' || (known?.status === 'pending' && owners.has(key) && owners.get(key) !== me);
       };
 
+      /** The intents of this run's notes and of the `on_change` notifications a write of these fields sets off. */
+      const wantedFor = (notes: readonly string[], written: readonly ChangeField[]) => {
+        const sources = noteSources(results);
+        const planned: Wanted[] = notes.map((note) => {
+          const i = sources.findIndex((s) => s.note.trim() === note.trim());
+          const source = i >= 0 ? sources.splice(i, 1)[0] : { rule: '(notes)', path: `notes/${note}` };
+          return {
+            rule: source.rule,
+            path: source.path,
+            key: keyOf(source.rule, source.path),
+            effect: { kind: 'note', note },
+          };
+        });
+        // Only `on_change` ones depend on this write; `always` and `once` are recorded when they are sent.
+        const firing: Wanted[] = firingRules(results, trigger, written, notes.length > 0).flatMap((rule) =>
+          (notifications[rule] ?? [])
+            .filter((n) => n.when === 'on_change')
+            .map((n) => ({ rule, path: n.path, key: notifyKey(rule, n), effect: notifyEffect(n) })),
+        );
+        return { planned, firing };
+      };
+
       return {
+        async prepare(notes, fields) {
+          if (run.dryRun) return;
+          const { planned, firing } = wantedFor(notes, fields);
+          // One write to disk for all of them, before the first request of the run: a kill after it loses nothing.
+          await claim([...planned, ...firing]);
+        },
         async writeNotes(notes, written) {
           if (run.dryRun) throw new Error('a dry run writes no notes');
-          const sources = noteSources(results);
-          const planned: Wanted[] = notes.map((note) => {
-            const i = sources.findIndex((s) => s.note.trim() === note.trim());
-            const source = i >= 0 ? sources.splice(i, 1)[0] : { rule: '(notes)', path: `notes/${note}` };
-            return {
-              rule: source.rule,
-              path: source.path,
-              key: keyOf(source.rule, source.path),
-              effect: { kind: 'note', note },
-            };
-          });
-          // Only `on_change` ones depend on this write; `always` and `once` are recorded when they are sent.
-          const firing: Wanted[] = firingRules(results, trigger, written, notes.length > 0).flatMap((rule) =>
-            (notifications[rule] ?? [])
-              .filter((n) => n.when === 'on_change')
-              .map((n) => ({ rule, path: n.path, key: notifyKey(rule, n), effect: notifyEffect(n) })),
-          );
-          // One write to disk for all of them, before the first note: a kill after it loses nothing.
+          const { planned, firing } = wantedFor(notes, written);
+          // Claimed by `prepare` already when the run wrote fields first; a notes-only write claims them here.
           await claim([...planned, ...firing]);
           let added = 0;
           let skipped: string | null = null;

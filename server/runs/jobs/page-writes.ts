@@ -6,10 +6,10 @@ import { mapBounded } from '../map-bounded.js';
 import { bulkWrittenOutcome, refusedOutcome, type ApplyOutcome } from '../pipeline/apply-outcome.js';
 import type { PlannedRun, RunPlan } from '../pipeline/plan-run.js';
 import type { RunPipeline } from '../pipeline/run-pipeline.js';
-import { isEmptyPlan, type DocumentPlan } from '../plan-changes.js';
+import { isEmptyPlan, type ChangeField, type DocumentPlan } from '../plan-changes.js';
 import { groupWrites } from './bulk-plan.js';
 import { editedSinceRead } from './bulk-recheck.js';
-import { readValuesOf, type JournalWrite } from '../journal/journal-records.js';
+import { fieldsOf, readValuesOf, type JournalWrite } from '../journal/journal-records.js';
 import type { RunHandle, WriteJournal } from '../journal/write-journal.js';
 
 export interface PageWriteDeps {
@@ -72,6 +72,20 @@ async function writePage(deps: PageWriteDeps, writing: PlannedRun[]): Promise<Ma
 
   for (const group of groups) {
     if (group.documents.length === 0) continue;
+    try {
+      // The notifications these writes set off are recorded before they leave, as for single writes (write-plan.ts).
+      await Promise.all(
+        group.documents.flatMap((id) => {
+          const planned = byId.get(id) as PlannedRun;
+          const fields = bulkWrites(planned.plan).flatMap(fieldsOf) as ChangeField[];
+          return planned.effects ? [planned.effects.prepare([], fields)] : [];
+        }),
+      );
+    } catch (err) {
+      for (const id of group.documents)
+        outcomes.set(id, refusedOutcome((byId.get(id) as PlannedRun).plan, errorMessage(err)));
+      continue;
+    }
     let journaled: RunHandle[] = [];
     if (deps.journal) {
       try {

@@ -9,7 +9,7 @@ import type { EchoWrites } from '../echo-writes.js';
 import { rebaseOnFresh, unchangedSince } from '../replan-fresh.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import type { JournalWrite } from '../journal/journal-records.js';
-import { newNoteId, readValuesOf } from '../journal/journal-records.js';
+import { fieldsOf, newNoteId, readValuesOf } from '../journal/journal-records.js';
 import type { RunHandle, WriteJournal } from '../journal/write-journal.js';
 
 const FIELDS_OF_KIND: Record<string, ChangeField> = {
@@ -22,7 +22,7 @@ const FIELDS_OF_KIND: Record<string, ChangeField> = {
 /** What a run adds to the write: the cap on names it may create, and notes as durable intents. */
 export interface ApplyExtras {
   creations?: CreationGate;
-  sideEffects?: Pick<RunSideEffects, 'writeNotes'>;
+  sideEffects?: Pick<RunSideEffects, 'prepare' | 'writeNotes'>;
   /** Where the writes are recorded before they are sent; without it (tests of the write alone) nothing is. */
   journal?: JournalContext;
 }
@@ -81,7 +81,8 @@ export async function writePlan(
     }
   }
 
-  if (hasWrite(current)) {
+  // Notes too: another path (a job, the other arrival of the same change) may have added the note since the read.
+  if (hasWrite(current) || current.notes.length > 0) {
     try {
       const fresh = await dms.getWriteState(plan.document);
       if (!unchangedSince(current.source.document, fresh)) {
@@ -95,7 +96,7 @@ export async function writePlan(
         current = rebased.plan;
       }
     } catch (err) {
-      for (const field of current.changed) if (field !== 'notes') failed(field, err);
+      for (const field of current.changed) failed(field, err);
       return outcome;
     }
   }
@@ -129,6 +130,15 @@ export async function writePlan(
       ? slot({ kind: 'patch', patch: last })
       : -1;
   const trashAt = trash ? slot({ kind: 'trash' }) : -1;
+  if (sideEffects && requests.length > 0) {
+    try {
+      await sideEffects.prepare(notes, requests.flatMap(fieldsOf) as ChangeField[]);
+    } catch (err) {
+      // Nothing is sent before what it sets off is recorded.
+      for (const field of current.changed) failed(field, err);
+      return outcome;
+    }
+  }
   let journaled: RunHandle | null = null;
   if (extras.journal && requests.length > 0) {
     const { journal: store, ...names } = extras.journal;
