@@ -48,8 +48,6 @@ import { createSideEffects } from './runs/intents/side-effects.js';
 export interface ServiceOptions {
   /** The sign-in throttle's clock (tests play out minutes of an attack without waiting). */
   now?: () => number;
-  /** Deliveries the webhook queue holds before it answers 503 (default 200): a test floods a small queue. */
-  webhookCapacity?: number;
   /** Copy the shipped example rules into an empty rules dir on first start (default true; off in tests that
    * bring their own rules, which would otherwise load and test six example files at every start). */
   exampleRules?: boolean;
@@ -249,7 +247,6 @@ export async function createServices(config: Config, logger: Logger, options: Se
     {
       ...DEFAULT_WEBHOOK_OPTIONS,
       ...config.timings?.webhook,
-      capacity: options.webhookCapacity ?? DEFAULT_WEBHOOK_OPTIONS.capacity,
       retry,
     },
   );

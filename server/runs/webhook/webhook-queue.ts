@@ -10,11 +10,9 @@ export interface QueuedDelivery {
 }
 
 export interface WebhookQueueOptions {
-  /** Deliveries waiting (not running); one more is refused with 503. */
-  capacity: number;
   /** Documents processed at the same time. */
   concurrency: number;
-  /** Seconds a refused sender is asked to wait. */
+  /** Seconds a sender refused during shutdown is asked to wait. */
   retryAfterSeconds: number;
   /** How long `stop` waits for running deliveries (default 5 s). */
   stopGraceMs?: number;
@@ -30,7 +28,7 @@ export type EnqueueResult =
 export type DeliveryResult = void | { retryInMs: number };
 
 export interface WebhookQueue {
-  /** Queues a run for the document, or joins one already waiting; throws 503 when full. */
+  /** Queues a run for the document, or joins one already waiting; throws 503 only while stopping. */
   enqueue(document: number, trigger: WebhookTrigger, createEvent: () => number): EnqueueResult;
   /** Puts back a delivery accepted before a restart (never refused: it was already answered 202). */
   restore(delivery: QueuedDelivery): void;
@@ -50,8 +48,9 @@ export function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrig
 }
 
 /**
- * A bounded FIFO of per-document webhook runs. Paperless retries and duplicates deliveries, so a
- * document already waiting is never queued twice; a document whose run has started may be queued once
+ * A FIFO of per-document webhook runs, bounded by the archive, not by a burst: a document already waiting is
+ * never queued twice (Paperless retries and duplicates deliveries, a bulk edit sends one per document), so a
+ * delivery is never refused for want of room; a document whose run has started may be queued once
  * more (the person may have changed it after the run read it). A run waiting for a document that is not
  * in the dms yet goes back to the queue with a due time instead of holding one of the few run slots.
  */
@@ -128,12 +127,6 @@ export function createWebhookQueue(
       if (existing) {
         existing.trigger = mergeTriggers(existing.trigger, trigger);
         return { status: 'collapsed', delivery: { ...existing } };
-      }
-      if (waiting.size >= options.capacity) {
-        throw new ServiceUnavailableError(
-          `The webhook queue is full (${options.capacity} documents waiting); Paperless will retry.`,
-          options.retryAfterSeconds,
-        );
       }
       const delivery: QueuedDelivery = { document, trigger, event_id: createEvent() };
       waiting.set(document, delivery);

@@ -19,7 +19,6 @@ import { errorMessage } from '../../error-message.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
 
 export interface WebhookServiceOptions {
-  capacity: number;
   concurrency: number;
   /** After "added", how long a 404 or an empty content is waited out (Paperless may call before its commit). */
   arrivalWaitMs: number;
@@ -30,7 +29,6 @@ export interface WebhookServiceOptions {
 }
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookServiceOptions = {
-  capacity: 200,
   concurrency: 2,
   arrivalWaitMs: 10_000,
   arrivalPollMs: 250,
@@ -59,7 +57,7 @@ export interface WebhookDeps {
 export type WebhookAnswer = { ok: true; queued: true; document: number; event_id: number; duplicate: boolean };
 
 export interface WebhookService {
-  /** Persists the delivery, then answers; the run happens in the background. Throws 503 when the queue is full. */
+  /** Persists the delivery, then answers; the run happens in the background. Never refused for want of room. */
   receive(payload: WebhookPayload): Promise<WebhookAnswer>;
   readonly queue: WebhookQueue;
   /** Deliveries recognised as the service's own echo since start. */
@@ -186,7 +184,7 @@ export function createWebhookService(
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
   const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
   const queue = createWebhookQueue(
-    { capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 },
+    { concurrency: options.concurrency, retryAfterSeconds: 10 },
     runDelivery,
   );
 
@@ -262,7 +260,11 @@ async function fetchOnce(
   } catch (err) {
     if (err instanceof DmsNotFoundError) {
       if (canWait) return { retryInMs: pause };
-      throw new FetchFailed(`Document ${delivery.document} was not found in the dms.`);
+      throw new FetchFailed(
+        mayWait
+          ? `Document ${delivery.document} was not found in the dms (still answered 404 after ${Math.round(waited / 1000)} s).`
+          : `Document ${delivery.document} was not found in the dms (404): an updated delivery for a document the dms does not have ends here.`,
+      );
     }
     throw new FetchFailed(`The dms failed: ${errorMessage(err)}`);
   }
