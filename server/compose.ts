@@ -223,7 +223,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     logger,
   });
   closers.push(() => suggestions.stop());
-  const runner = createAutomaticRunner(pipeline, rules);
+  const runner = createAutomaticRunner(pipeline, rules, (id) => dmsConnection.dms.getDocument(id));
   // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
   let attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
   const attribution: Attribution = {

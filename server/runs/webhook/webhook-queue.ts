@@ -3,7 +3,8 @@ import type { WebhookTrigger } from './parse-payload.js';
 
 export interface QueuedDelivery {
   document: number;
-  trigger: WebhookTrigger;
+  /** Every trigger merged into this run (an `added` and an `updated` delivery: both, each run as itself). */
+  triggers: WebhookTrigger[];
   event_id: number;
   /** When the first attempt began (ms): the document-added wait is counted from there. */
   firstTriedAt?: number;
@@ -42,9 +43,14 @@ export interface WebhookQueue {
   stop(): Promise<QueuedDelivery[]>;
 }
 
-/** `added` and `updated` together mean both kinds of rules must run: the same as no trigger. */
-export function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrigger {
-  return a === b ? a : 'unknown';
+/** The triggers of two merged deliveries: both, each once. */
+export function mergeTriggers(a: readonly WebhookTrigger[], b: readonly WebhookTrigger[]): WebhookTrigger[] {
+  return [...new Set([...a, ...b])].sort();
+}
+
+/** The one trigger an event record keeps: the trigger itself, or `unknown` (both kinds) for several. */
+export function recordedTrigger(triggers: readonly WebhookTrigger[]): WebhookTrigger {
+  return triggers.length === 1 ? triggers[0] : 'unknown';
 }
 
 /**
@@ -125,19 +131,19 @@ export function createWebhookQueue(
         );
       const existing = waiting.get(document);
       if (existing) {
-        existing.trigger = mergeTriggers(existing.trigger, trigger);
-        return { status: 'collapsed', delivery: { ...existing } };
+        existing.triggers = mergeTriggers(existing.triggers, [trigger]);
+        return { status: 'collapsed', delivery: { ...existing, triggers: [...existing.triggers] } };
       }
-      const delivery: QueuedDelivery = { document, trigger, event_id: createEvent() };
+      const delivery: QueuedDelivery = { document, triggers: [trigger], event_id: createEvent() };
       waiting.set(document, delivery);
       // Start work after answering: the HTTP response must not wait for anything.
       setImmediate(pump);
-      return { status: 'queued', delivery: { ...delivery } };
+      return { status: 'queued', delivery: { ...delivery, triggers: [...delivery.triggers] } };
     },
     restore(delivery) {
       const existing = waiting.get(delivery.document);
-      if (existing) existing.trigger = mergeTriggers(existing.trigger, delivery.trigger);
-      else waiting.set(delivery.document, { ...delivery });
+      if (existing) existing.triggers = mergeTriggers(existing.triggers, delivery.triggers);
+      else waiting.set(delivery.document, { ...delivery, triggers: [...delivery.triggers] });
       setImmediate(pump);
     },
     has: (document) => waiting.has(document),

@@ -10,7 +10,7 @@ import { failedRunRetry, type FailedRunRetry } from '../failed-run-retry.js';
 import type { WebhookPayload } from './parse-payload.js';
 import {
   createWebhookQueue,
-  mergeTriggers,
+  recordedTrigger,
   type DeliveryResult,
   type QueuedDelivery,
   type WebhookQueue,
@@ -119,10 +119,9 @@ export function createWebhookService(
       deps.journal?.recognise(document);
       // A document added is a new arrival whoever wrote it first (a job, another delivery): never an echo; only a
       // repeat of an `added` arrival the service handled (Paperless's retry, catch-up's copy) is dropped.
-      const repeat =
-        delivery.trigger === 'added'
-          ? echoes.addedHandled(document) && echoes.isKnownState(document)
-          : await isServiceEcho(echoes, deps.attribution, document);
+      const repeat = delivery.triggers.includes('added')
+        ? echoes.addedHandled(document) && echoes.isKnownState(document)
+        : await isServiceEcho(echoes, deps.attribution, document);
       if (repeat) {
         // Exactly as the service's own write left it: its echo, however late.
         echoesSkipped++;
@@ -133,11 +132,15 @@ export function createWebhookService(
         return;
       }
       progress(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
-      const { failure, ...counts } = await deps.runner.run(document, delivery.trigger, ctx);
+      const { failure, ...counts } = await deps.runner.run(document, delivery.triggers, ctx);
       await echoes.settled(document.id);
       if (failure === null) {
         // Applied in full (or dry): this state is handled; catch-up need not run it again.
-        echoes.handled(document, !dryRun && counts.changed > 0, delivery.trigger !== 'updated');
+        echoes.handled(
+          document,
+          !dryRun && counts.changed > 0,
+          delivery.triggers.some((t) => t !== 'updated'),
+        );
         progress(delivery.event_id, {
           ...counts,
           processed: 1,
@@ -171,7 +174,7 @@ export function createWebhookService(
     } catch (err) {
       if (!(err instanceof FetchFailed))
         logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
-      else deps.runner.fail(delivery.document, delivery.trigger, ctx, err.message);
+      else deps.runner.fail(delivery.document, delivery.triggers, ctx, err.message);
       progress(delivery.event_id, {
         processed: 1,
         errors: 1,
@@ -183,10 +186,7 @@ export function createWebhookService(
   };
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
   const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
-  const queue = createWebhookQueue(
-    { concurrency: options.concurrency, retryAfterSeconds: 10 },
-    runDelivery,
-  );
+  const queue = createWebhookQueue({ concurrency: options.concurrency, retryAfterSeconds: 10 }, runDelivery);
 
   // The durable queue: deliveries accepted before a stop or crash run now, once each.
   const restored = events.unfinishedDeliveries();
@@ -198,7 +198,7 @@ export function createWebhookService(
       events.discard(e.event_id);
     } else if (e.status === 'running') events.update(e.event_id, { status: 'queued', started_at: null });
     restoredFor.add(e.document);
-    queue.restore({ document: e.document, trigger: e.trigger ?? 'unknown', event_id: e.event_id });
+    queue.restore({ document: e.document, triggers: [e.trigger ?? 'unknown'], event_id: e.event_id });
   }
   if (restored.length > 0)
     logger.info(`${restored.length} webhook delivery(ies) accepted before the last stop are queued again`);
@@ -216,9 +216,9 @@ export function createWebhookService(
         () => events.create({ kind: 'webhook', rule_id: null, dry_run: deps.dryRun(), document, trigger }).event_id,
       );
       const event = events.get(result.delivery.event_id);
-      if (result.status === 'collapsed' && event && event.trigger !== result.delivery.trigger) {
-        events.update(event.event_id, { trigger: mergeTriggers(event.trigger ?? 'unknown', trigger) });
-      }
+      const recorded = recordedTrigger(result.delivery.triggers);
+      if (result.status === 'collapsed' && event && event.trigger !== recorded)
+        events.update(event.event_id, { trigger: recorded });
       // Persisted before the 202: Paperless will not resend an accepted delivery.
       await events.flush();
       return {
@@ -249,7 +249,7 @@ async function fetchOnce(
   delivery: QueuedDelivery,
   options: WebhookServiceOptions,
 ): Promise<{ document: DmsDocument } | { retryInMs: number }> {
-  const mayWait = delivery.trigger !== 'updated';
+  const mayWait = delivery.triggers.some((t) => t !== 'updated');
   const waited = Date.now() - (delivery.firstTriedAt ?? Date.now());
   const attempts = Math.max(0, Math.floor(Math.log2(1 + waited / options.arrivalPollMs)));
   const pause = Math.min(options.arrivalPollMs * 2 ** attempts, 1000);

@@ -8,7 +8,7 @@ function gate() {
   return { open, opened };
 }
 
-test('deliveries for a document already waiting collapse into one run with merged triggers', async () => {
+test('deliveries for a document already waiting collapse into one run that keeps every trigger it merged', async () => {
   const runs: QueuedDelivery[] = [];
   const hold = gate();
   let nextId = 1;
@@ -30,10 +30,10 @@ test('deliveries for a document already waiting collapse into one run with merge
   hold.open();
   await queue.idle();
   assert.deepEqual(
-    runs.map((r) => [r.document, r.trigger]),
+    runs.map((r) => [r.document, r.triggers]),
     [
-      [1, 'updated'],
-      [2, 'unknown'],
+      [1, ['updated']],
+      [2, ['added', 'updated']],
     ],
   );
 });
@@ -111,12 +111,9 @@ test('stop returns the deliveries that never started and waits for running ones'
 test('stop gives up on a delivery still running after the grace time and returns it too', async () => {
   const never = gate();
   let id = 1;
-  const queue = createWebhookQueue(
-    { concurrency: 1, retryAfterSeconds: 5, stopGraceMs: 50 },
-    async () => {
-      await never.opened; // a document that never arrives
-    },
-  );
+  const queue = createWebhookQueue({ concurrency: 1, retryAfterSeconds: 5, stopGraceMs: 50 }, async () => {
+    await never.opened; // a document that never arrives
+  });
   queue.enqueue(7, 'added', () => id++);
   await new Promise((r) => setImmediate(r));
   const left = await queue.stop();
@@ -140,8 +137,8 @@ test('a run waiting for its document goes back to the queue with a due time and 
   });
   queue.enqueue(1, 'added', () => 1);
   await new Promise((r) => setImmediate(r));
-  queue.restore({ document: 2, trigger: 'updated', event_id: 2 });
-  queue.restore({ document: 3, trigger: 'updated', event_id: 3 });
+  queue.restore({ document: 2, triggers: ['updated'], event_id: 2 });
+  queue.restore({ document: 3, triggers: ['updated'], event_id: 3 });
   await queue.idle();
   assert.deepEqual(order, ['1 not there yet', '2 ran', '3 ran', '1 not there yet', '1 ran']);
 });
