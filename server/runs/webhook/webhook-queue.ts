@@ -17,6 +17,11 @@ export interface WebhookQueueOptions {
   retryAfterSeconds: number;
   /** How long `stop` waits for running deliveries (default 5 s). */
   stopGraceMs?: number;
+  /**
+   * A run that asked to be tried again found a newer delivery for its document waiting: that one runs the
+   * document (with both deliveries' triggers), and the older delivery's event is closed here.
+   */
+  onSuperseded?(older: QueuedDelivery, newer: QueuedDelivery): void;
 }
 
 export type EnqueueResult =
@@ -106,7 +111,12 @@ export function createWebhookQueue(
       void run(next)
         .catch(() => undefined)
         .then((result) => {
-          if (result && !stopped && !waiting.has(next.document)) {
+          if (!result || stopped) return;
+          const newer = waiting.get(next.document);
+          if (newer) {
+            newer.triggers = mergeTriggers(newer.triggers, next.triggers);
+            options.onSuperseded?.(next, newer);
+          } else {
             waiting.set(next.document, next);
             dueAt.set(next.document, Date.now() + result.retryInMs);
           }

@@ -172,6 +172,21 @@ export function createWebhookService(
       });
       return { retryInMs };
     } catch (err) {
+      if (err instanceof FetchFailed && err.dmsFailed) {
+        // The dms failed the read (down, restarting, a 5xx): tried again with backoff like a refused write.
+        const attempts = echoes.failedRead(delivery.document, err.message);
+        const retryInMs = options.retry.delayMs(attempts);
+        if (retryInMs !== null) {
+          const at = new Date(Date.now() + retryInMs).toISOString();
+          logger.warn(`${err.message}; tried ${attempts} time(s), trying again at ${at}`);
+          progress(delivery.event_id, {
+            status: 'queued',
+            error: `${err.message}; tried ${attempts} time(s), trying again at ${at}`,
+          });
+          return { retryInMs };
+        }
+        err.message = `${err.message} (tried ${attempts} times; run it by hand once the cause is fixed)`;
+      }
       if (!(err instanceof FetchFailed))
         logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
       else deps.runner.fail(delivery.document, delivery.triggers, ctx, err.message);
@@ -186,7 +201,20 @@ export function createWebhookService(
   };
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
   const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
-  const queue = createWebhookQueue({ concurrency: options.concurrency, retryAfterSeconds: 10 }, runDelivery);
+  const queue = createWebhookQueue(
+    {
+      concurrency: options.concurrency,
+      retryAfterSeconds: 10,
+      onSuperseded(older, newer) {
+        const note = `merged into webhook event ${newer.event_id}: a newer delivery for document ${older.document} runs it instead of this retry`;
+        logger.info(`webhook event ${older.event_id} ${note}`);
+        progress(older.event_id, { status: 'done', finished_at: new Date().toISOString(), error: `Merged: ${note}.` });
+        const recorded = recordedTrigger(newer.triggers);
+        if (events.get(newer.event_id)?.trigger !== recorded) progress(newer.event_id, { trigger: recorded });
+      },
+    },
+    runDelivery,
+  );
 
   // The durable queue: deliveries accepted before a stop or crash run now, once each.
   const restored = events.unfinishedDeliveries();
@@ -237,7 +265,15 @@ export function createWebhookService(
   };
 }
 
-class FetchFailed extends Error {}
+class FetchFailed extends Error {
+  /** True when the dms failed the read (not a 404): worth trying again later. */
+  constructor(
+    message: string,
+    readonly dmsFailed = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * One fetch of the document, waiting out the Document Added race: a 404 (not committed yet) or empty
@@ -266,7 +302,7 @@ async function fetchOnce(
           : `Document ${delivery.document} was not found in the dms (404): an updated delivery for a document the dms does not have ends here.`,
       );
     }
-    throw new FetchFailed(`The dms failed: ${errorMessage(err)}`);
+    throw new FetchFailed(`The dms failed to read document ${delivery.document}: ${errorMessage(err)}`, true);
   }
   if (document.content.trim() === '' && canWait) return { retryInMs: pause };
   return { document };
