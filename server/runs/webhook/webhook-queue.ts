@@ -8,6 +8,8 @@ export interface QueuedDelivery {
   event_id: number;
   /** When the first attempt began (ms): the document-added wait is counted from there. */
   firstTriedAt?: number;
+  /** Deliveries merged into this one so far (1 when none): a read made before the last one may be stale. */
+  arrivals?: number;
 }
 
 export interface WebhookQueueOptions {
@@ -22,6 +24,8 @@ export interface WebhookQueueOptions {
    * document (with both deliveries' triggers), and the older delivery's event is closed here.
    */
   onSuperseded?(older: QueuedDelivery, newer: QueuedDelivery): void;
+  /** After each round of starting runs: the service may read the next waiting documents together. */
+  onPump?(): void;
 }
 
 export type EnqueueResult =
@@ -38,6 +42,8 @@ export interface WebhookQueue {
   enqueue(document: number, trigger: WebhookTrigger, createEvent: () => number): EnqueueResult;
   /** Puts back a delivery accepted before a restart (never refused: it was already answered 202). */
   restore(delivery: QueuedDelivery): void;
+  /** The next deliveries to run, in order (at most `limit`): not deferred, their document not running. */
+  runnable(limit: number): QueuedDelivery[];
   /** True when a delivery for the document waits (not yet running): a run that will read it fresh. */
   has(document: number): boolean;
   readonly waiting: number;
@@ -129,6 +135,7 @@ export function createWebhookQueue(
         });
     }
     if (dueAt.size > 0) wakeAt(Math.min(...dueAt.values()));
+    options.onPump?.();
     checkIdle();
   };
 
@@ -142,6 +149,7 @@ export function createWebhookQueue(
       const existing = waiting.get(document);
       if (existing) {
         existing.triggers = mergeTriggers(existing.triggers, [trigger]);
+        existing.arrivals = (existing.arrivals ?? 1) + 1;
         return { status: 'collapsed', delivery: { ...existing, triggers: [...existing.triggers] } };
       }
       const delivery: QueuedDelivery = { document, triggers: [trigger], event_id: createEvent() };
@@ -152,9 +160,20 @@ export function createWebhookQueue(
     },
     restore(delivery) {
       const existing = waiting.get(delivery.document);
-      if (existing) existing.triggers = mergeTriggers(existing.triggers, delivery.triggers);
-      else waiting.set(delivery.document, { ...delivery, triggers: [...delivery.triggers] });
+      if (existing) {
+        existing.triggers = mergeTriggers(existing.triggers, delivery.triggers);
+        existing.arrivals = (existing.arrivals ?? 1) + 1;
+      } else waiting.set(delivery.document, { ...delivery, triggers: [...delivery.triggers] });
       setImmediate(pump);
+    },
+    runnable(limit) {
+      const now = Date.now();
+      const out: QueuedDelivery[] = [];
+      for (const d of waiting.values()) {
+        if (out.length >= limit) break;
+        if (!running.has(d.document) && (dueAt.get(d.document) ?? 0) <= now) out.push(d);
+      }
+      return out;
     },
     has: (document) => waiting.has(document),
     get waiting() {

@@ -16,6 +16,7 @@ import {
   type WebhookQueue,
 } from './webhook-queue.js';
 import { errorMessage } from '../../error-message.js';
+import { createBatchRead } from './batch-read.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
 
 export interface WebhookServiceOptions {
@@ -113,7 +114,7 @@ export function createWebhookService(
           return;
         }
       }
-      const fetched = await fetchOnce(deps.dms, delivery, options);
+      const fetched = await fetchOnce(deps.dms, delivery, options, await batch.take(delivery));
       if ('retryInMs' in fetched) return fetched;
       const document = fetched.document;
       deps.journal?.recognise(document);
@@ -199,12 +200,14 @@ export function createWebhookService(
       });
     }
   };
+  const batch = createBatchRead(deps.dms, deps.lane, (limit) => queue.runnable(limit));
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
   const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
   const queue = createWebhookQueue(
     {
       concurrency: options.concurrency,
       retryAfterSeconds: 10,
+      onPump: () => batch.readAhead(),
       onSuperseded(older, newer) {
         const note = `merged into webhook event ${newer.event_id}: a newer delivery for document ${older.document} runs it instead of this retry`;
         logger.info(`webhook event ${older.event_id} ${note}`);
@@ -284,6 +287,7 @@ async function fetchOnce(
   dms: DmsClient,
   delivery: QueuedDelivery,
   options: WebhookServiceOptions,
+  readAhead: DmsDocument | null,
 ): Promise<{ document: DmsDocument } | { retryInMs: number }> {
   const mayWait = delivery.triggers.some((t) => t !== 'updated');
   const waited = Date.now() - (delivery.firstTriedAt ?? Date.now());
@@ -292,7 +296,7 @@ async function fetchOnce(
   const canWait = mayWait && waited + pause <= options.arrivalWaitMs;
   let document: DmsDocument;
   try {
-    document = await dms.getDocument(delivery.document);
+    document = readAhead ?? (await dms.getDocument(delivery.document));
   } catch (err) {
     if (err instanceof DmsNotFoundError) {
       if (canWait) return { retryInMs: pause };
