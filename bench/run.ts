@@ -1,7 +1,7 @@
 // `npm run bench`: builds the service, then prints figures. Not part of `npm test`; nothing here asserts time.
 // Options: --sizes 1000,10000,100000 (corpus sizes for run-all jobs), --limit-sizes 2000,10000 (limit comparison),
 // --capacity-sizes 1000,10000 (the comparison with the dms's capacity; --with-100k adds 100,000 documents,
-// which takes several minutes per profile), --capacity-profiles slow,fast-realistic (also slow-one-worker: the slow profile with one web worker), --cpu-prof <dir>, --skip capacity,limit,jobs,latency,large-answer,history,reload,suggest; --baseline <checkout> adds webhook acceptance of that checkout's
+// which takes several minutes per profile), --capacity-profiles slow,fast-realistic (also slow-one-worker: the slow profile with one web worker), --cpu-prof <dir>, --skip capacity,limit,jobs,latency,large-answer,burst,history,reload,suggest; --baseline <checkout> adds webhook acceptance of that checkout's
 // build against this one, alternating in one run (build it first: `npm run build` there); --cpu-baseline <checkout>
 // adds service CPU per document of that checkout's build against this one (fast realistic, 10,000 documents)
 import { execSync } from 'node:child_process';
@@ -13,6 +13,7 @@ import { benchCapacity, type CapacityProfile } from './capacity-bench.js';
 import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
 import { benchLargeAnswer } from './large-answer-bench.js';
+import { benchBurst } from './burst-bench.js';
 import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
 import { benchCpuBaseline } from './cpu-baseline.js';
 import { printTable, type Row } from './stats.js';
@@ -68,6 +69,7 @@ if (!skip.has('jobs')) {
 }
 if (!skip.has('latency')) printTable('Latency', await benchLatency());
 if (!skip.has('large-answer')) printTable('Health while a large dms answer is read', await benchLargeAnswer());
+if (!skip.has('burst')) printTable('Webhook bursts against the slow dms', await benchBurst());
 const baseline = option('baseline');
 if (baseline)
   printTable('Webhook acceptance against a baseline build', [

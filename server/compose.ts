@@ -53,8 +53,6 @@ const RUNS_FINISH_MS = 60_000;
 export interface ServiceOptions {
   /** The sign-in throttle's clock (tests play out minutes of an attack without waiting). */
   now?: () => number;
-  /** Deliveries the webhook queue holds before it answers 503 (default 200): a test floods a small queue. */
-  webhookCapacity?: number;
   /** Copy the shipped example rules into an empty rules dir on first start (default true; off in tests that
    * bring their own rules, which would otherwise load and test six example files at every start). */
   exampleRules?: boolean;
@@ -239,7 +237,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     logger,
   });
   closers.push(() => suggestions.stop());
-  const runner = createAutomaticRunner(pipeline, rules);
+  const runner = createAutomaticRunner(pipeline, rules, (id) => dmsConnection.dms.getDocument(id));
   // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
   let attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
   const attribution: Attribution = {
@@ -264,7 +262,6 @@ export async function createServices(config: Config, logger: Logger, options: Se
     {
       ...DEFAULT_WEBHOOK_OPTIONS,
       ...config.timings?.webhook,
-      capacity: options.webhookCapacity ?? DEFAULT_WEBHOOK_OPTIONS.capacity,
       retry,
     },
   );

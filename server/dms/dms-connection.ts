@@ -3,9 +3,9 @@ import type { Logger } from '../log.js';
 import { startDemoDms } from './demo/demo-dms.js';
 import { createPaperlessClient } from './paperless-client.js';
 import { serviceSecrets, type Secrets } from '../redaction.js';
-import { trackLiveness } from './dms-liveness.js';
+import { trackLiveness, type LivenessTracker } from './dms-liveness.js';
 import { concurrencyLearner } from './dms-concurrency.js';
-import type { DmsClient, DmsForbiddenKind } from './types.js';
+import type { DmsClient, DmsForbiddenKind, DmsPing } from './types.js';
 
 export interface DmsInfo {
   /** The dms base URL in use (the demo dms's loopback address in demo mode). */
@@ -125,6 +125,8 @@ export async function createDmsConnection(
   const probeAfresh = () => {
     if (startedUp) void concurrency?.relearn();
   };
+  // Bound below: a failed request of the main client marks the dms unreachable at once, not at the next ping.
+  let liveness: LivenessTracker<DmsPing> | undefined = undefined;
   const dms = createPaperlessClient({
     url,
     token,
@@ -132,6 +134,7 @@ export async function createDmsConnection(
     retryBaseMs: config.timings?.dmsRetryBaseMs,
     vocabularyTtlMs: config.timings?.vocabularyTtlMs,
     onReachedAgain: probeAfresh,
+    onNoDms: (message) => liveness?.down(message),
     maxAnswerBytes: config.dmsMaxAnswerMb * 1024 * 1024,
     secrets,
   });
@@ -156,7 +159,7 @@ export async function createDmsConnection(
     if (outcome.ok && startedUp) void concurrency?.learn();
     return outcome;
   };
-  const liveness = trackLiveness(ping, {
+  liveness = trackLiveness(ping, {
     ttlMs: config.timings?.dmsStatusTtlMs ?? STATUS_TTL_MS,
     slowMs: SLOW_PING_MS,
   });

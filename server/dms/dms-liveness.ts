@@ -24,6 +24,8 @@ export interface LivenessTracker<T extends PingOutcome> {
   fresh(): Promise<T>;
   /** Sends the first ping and waits for it at most `waitMs` (at start, so health knows a quick dms at once). */
   warmUp(waitMs: number): Promise<void>;
+  /** A request found no dms: not reachable from now until a ping answers again (the next look pings). */
+  down(error: string): void;
 }
 
 export interface LivenessOptions {
@@ -46,9 +48,11 @@ export function trackLiveness<T extends PingOutcome>(
   let last: { result: T; at: number } | null = null;
   let pending: { startedAt: number; promise: Promise<T> } | null = null;
   let downSince: number | null = null;
+  let suspect = false;
 
   const refresh = (): Promise<T> => {
     if (pending) return pending.promise;
+    suspect = false;
     const startedAt = now();
     const promise = ping().then(
       (result) => {
@@ -66,7 +70,7 @@ export function trackLiveness<T extends PingOutcome>(
     pending = { startedAt, promise };
     return promise;
   };
-  const stale = () => !last || now() - last.at > options.ttlMs;
+  const stale = () => suspect || !last || now() - last.at > options.ttlMs;
 
   const snapshot = (): Liveness<T> => {
     const at = now();
@@ -100,6 +104,12 @@ export function trackLiveness<T extends PingOutcome>(
     },
     async fresh() {
       return !stale() && last ? last.result : refresh();
+    },
+    down(error) {
+      const at = now();
+      last = { result: { ...(last?.result as T), ok: false, error }, at };
+      downSince ??= at;
+      suspect = true;
     },
   };
 }

@@ -35,6 +35,8 @@ export interface TransportOptions {
    * 502): the dms may have restarted meanwhile, with another number of web workers (dms-connection.ts).
    */
   onReachedAgain?: () => void;
+  /** Called as an attempt finds no dms to talk to (connection refused or cut, a proxy's 502), before any retry. */
+  onNoDms?: (message: string) => void;
   /** The largest answer read (default DEFAULT_MAX_ANSWER_BYTES): a larger one is cut off and the call fails. */
   maxAnswerBytes?: number;
   /** The service's other secrets, redacted (with the token) from whatever the dms echoes back. */
@@ -139,6 +141,10 @@ export function createTransport(options: TransportOptions): Transport {
   const idleWaiters: Array<() => void> = [];
   let noDmsSeen = false;
   let closed = false;
+  const noDms = (message: string) => {
+    noDmsSeen = true;
+    options.onNoDms?.(message);
+  };
   const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   // Whatever the dms echoes of its token never reaches a trace, an event, a log line or an answer.
   const secrets = () => [options.token, ...(options.secrets?.() ?? [])];
@@ -317,7 +323,7 @@ export function createTransport(options: TransportOptions): Transport {
         const last = tried >= options.retries;
         if (err instanceof DmsError) {
           const status = err.dmsStatus ?? 0;
-          if (status === 502) noDmsSeen = true;
+          if (status === 502) noDms(`dms ${label} answered 502`);
           const retryable = status === 429 || (request.idempotent && (status >= 500 || status === 408));
           if (!retryable || last) throw annotate(err, tried);
           const retryAfter =
@@ -332,7 +338,7 @@ export function createTransport(options: TransportOptions): Transport {
           waitMs = retryAfter ?? backoffDelay(tried, options.retryBaseMs);
         } else {
           const code = errorCode(err);
-          if (NO_DMS.has(code)) noDmsSeen = true;
+          if (NO_DMS.has(code)) noDms(`dms ${label} failed (${code})`);
           const timedOut = (err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError';
           const reason = timedOut ? `timed out after ${options.timeoutMs} ms` : `failed (${code || errorMessage(err)})`;
           const retryable = NEVER_SENT.has(code) || request.idempotent;

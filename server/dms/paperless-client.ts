@@ -50,6 +50,8 @@ export interface PaperlessClientOptions {
   logger?: Logger;
   /** An answer came after an attempt found no dms (refused, cut, a proxy's 502): it may have restarted. */
   onReachedAgain?: () => void;
+  /** An attempt found no dms to talk to (health marks it unreachable at once, not at the next ping). */
+  onNoDms?: (message: string) => void;
   /** The largest answer read (SVC_DMS_MAX_ANSWER_MB). Default 64 MB. */
   maxAnswerBytes?: number;
   /** The service's other secrets, redacted (with the token) from the dms's error messages. */
@@ -89,6 +91,7 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
     logger: options.logger,
     onReachedAgain: options.onReachedAgain,
+    onNoDms: options.onNoDms,
     maxAnswerBytes: options.maxAnswerBytes,
     secrets: options.secrets,
   });

@@ -52,6 +52,11 @@ export interface EchoLedger extends EchoWrites {
    * attempts at it are counted (a new state starts again at 1). Returns the count so far.
    */
   failed(doc: DmsDocument, message: string): number;
+  /**
+   * The document could not even be read (the dms failed): listed with the failures like a refused write, counted
+   * per document until a run of it succeeds. Returns the count so far.
+   */
+  failedRead(documentId: number, message: string): number;
   /** The documents whose last run failed and whose state has not changed since, newest first. */
   failures(limit?: number): DocumentFailure[];
   /** How often runs of exactly this state have failed (0: never, or a new state since). */
@@ -331,6 +336,16 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       entry.own = false;
       const attempts = entry.failure?.state === state ? entry.failure.attempts + 1 : 1;
       entry.failure = { state, message, attempts, at: now() };
+      void persist();
+      return attempts;
+    },
+    failedRead(id, message) {
+      const entry = touch(id);
+      entry.state = null;
+      entry.own = false;
+      // No state was read: the empty state never equals a document's, so the next run that reads one starts afresh.
+      const attempts = entry.failure?.state === '' ? entry.failure.attempts + 1 : 1;
+      entry.failure = { state: '', message, attempts, at: now() };
       void persist();
       return attempts;
     },

@@ -15,13 +15,8 @@ describe('webhook deliveries and jobs across stops', () => {
     const sim = await startSimulator();
     // The wait for a document that is not there yet outlasts the test, however slow the machine: nothing races it.
     const timings = { ...TEST_TIMINGS, webhook: { arrivalWaitMs: 600_000, arrivalPollMs: 25 } };
-    // A queue of 20 (the default is 200) filled to one place short of its bound: the same jam with a tenth of the waits.
-    const capacity = 20;
-    const server = await startTestServer(
-      { SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token },
-      { timings },
-      { webhookCapacity: capacity },
-    );
+    const waits = 19;
+    const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { timings });
     try {
       // Documents 1 and 2 are held at the dms, so both run slots are busy while the deliveries below arrive.
       const hold = sim.faults.inject({ route: /^GET \/api\/documents\/[12]\/$/, kind: 'hold' });
@@ -30,7 +25,7 @@ describe('webhook deliveries and jobs across stops', () => {
         await post(server.url, { event: 'document_updated', doc_id: '2' }),
       ];
       while (server.services.webhook.queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 5));
-      const ids = Array.from({ length: capacity - 1 }, (_, i) => 90_000 + i);
+      const ids = Array.from({ length: waits }, (_, i) => 90_000 + i);
       const events: number[] = [];
       for (const id of ids) {
         events.push((await post(server.url, { event: 'document_added', doc_id: String(id) })).body.event_id);

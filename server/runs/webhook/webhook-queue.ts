@@ -3,21 +3,29 @@ import type { WebhookTrigger } from './parse-payload.js';
 
 export interface QueuedDelivery {
   document: number;
-  trigger: WebhookTrigger;
+  /** Every trigger merged into this run (an `added` and an `updated` delivery: both, each run as itself). */
+  triggers: WebhookTrigger[];
   event_id: number;
   /** When the first attempt began (ms): the document-added wait is counted from there. */
   firstTriedAt?: number;
+  /** Deliveries merged into this one so far (1 when none): a read made before the last one may be stale. */
+  arrivals?: number;
 }
 
 export interface WebhookQueueOptions {
-  /** Deliveries waiting (not running); one more is refused with 503. */
-  capacity: number;
   /** Documents processed at the same time. */
   concurrency: number;
-  /** Seconds a refused sender is asked to wait. */
+  /** Seconds a sender refused during shutdown is asked to wait. */
   retryAfterSeconds: number;
   /** How long `stop` waits for running deliveries (default 5 s). */
   stopGraceMs?: number;
+  /**
+   * A run that asked to be tried again found a newer delivery for its document waiting: that one runs the
+   * document (with both deliveries' triggers), and the older delivery's event is closed here.
+   */
+  onSuperseded?(older: QueuedDelivery, newer: QueuedDelivery): void;
+  /** After each round of starting runs: the service may read the next waiting documents together. */
+  onPump?(): void;
 }
 
 export type EnqueueResult =
@@ -30,10 +38,12 @@ export type EnqueueResult =
 export type DeliveryResult = void | { retryInMs: number };
 
 export interface WebhookQueue {
-  /** Queues a run for the document, or joins one already waiting; throws 503 when full. */
+  /** Queues a run for the document, or joins one already waiting; throws 503 only while stopping. */
   enqueue(document: number, trigger: WebhookTrigger, createEvent: () => number): EnqueueResult;
   /** Puts back a delivery accepted before a restart (never refused: it was already answered 202). */
   restore(delivery: QueuedDelivery): void;
+  /** The next deliveries to run, in order (at most `limit`): not deferred, their document not running. */
+  runnable(limit: number): QueuedDelivery[];
   /** True when a delivery for the document waits (not yet running): a run that will read it fresh. */
   has(document: number): boolean;
   readonly waiting: number;
@@ -44,14 +54,20 @@ export interface WebhookQueue {
   stop(): Promise<QueuedDelivery[]>;
 }
 
-/** `added` and `updated` together mean both kinds of rules must run: the same as no trigger. */
-export function mergeTriggers(a: WebhookTrigger, b: WebhookTrigger): WebhookTrigger {
-  return a === b ? a : 'unknown';
+/** The triggers of two merged deliveries: both, each once. */
+export function mergeTriggers(a: readonly WebhookTrigger[], b: readonly WebhookTrigger[]): WebhookTrigger[] {
+  return [...new Set([...a, ...b])].sort();
+}
+
+/** The one trigger an event record keeps: the trigger itself, or `unknown` (both kinds) for several. */
+export function recordedTrigger(triggers: readonly WebhookTrigger[]): WebhookTrigger {
+  return triggers.length === 1 ? triggers[0] : 'unknown';
 }
 
 /**
- * A bounded FIFO of per-document webhook runs. Paperless retries and duplicates deliveries, so a
- * document already waiting is never queued twice; a document whose run has started may be queued once
+ * A FIFO of per-document webhook runs, bounded by the archive, not by a burst: a document already waiting is
+ * never queued twice (Paperless retries and duplicates deliveries, a bulk edit sends one per document), so a
+ * delivery is never refused for want of room; a document whose run has started may be queued once
  * more (the person may have changed it after the run read it). A run waiting for a document that is not
  * in the dms yet goes back to the queue with a due time instead of holding one of the few run slots.
  */
@@ -101,7 +117,12 @@ export function createWebhookQueue(
       void run(next)
         .catch(() => undefined)
         .then((result) => {
-          if (result && !stopped && !waiting.has(next.document)) {
+          if (!result || stopped) return;
+          const newer = waiting.get(next.document);
+          if (newer) {
+            newer.triggers = mergeTriggers(newer.triggers, next.triggers);
+            options.onSuperseded?.(next, newer);
+          } else {
             waiting.set(next.document, next);
             dueAt.set(next.document, Date.now() + result.retryInMs);
           }
@@ -114,6 +135,7 @@ export function createWebhookQueue(
         });
     }
     if (dueAt.size > 0) wakeAt(Math.min(...dueAt.values()));
+    options.onPump?.();
     checkIdle();
   };
 
@@ -126,26 +148,32 @@ export function createWebhookQueue(
         );
       const existing = waiting.get(document);
       if (existing) {
-        existing.trigger = mergeTriggers(existing.trigger, trigger);
-        return { status: 'collapsed', delivery: { ...existing } };
+        existing.triggers = mergeTriggers(existing.triggers, [trigger]);
+        existing.arrivals = (existing.arrivals ?? 1) + 1;
+        return { status: 'collapsed', delivery: { ...existing, triggers: [...existing.triggers] } };
       }
-      if (waiting.size >= options.capacity) {
-        throw new ServiceUnavailableError(
-          `The webhook queue is full (${options.capacity} documents waiting); Paperless will retry.`,
-          options.retryAfterSeconds,
-        );
-      }
-      const delivery: QueuedDelivery = { document, trigger, event_id: createEvent() };
+      const delivery: QueuedDelivery = { document, triggers: [trigger], event_id: createEvent() };
       waiting.set(document, delivery);
       // Start work after answering: the HTTP response must not wait for anything.
       setImmediate(pump);
-      return { status: 'queued', delivery: { ...delivery } };
+      return { status: 'queued', delivery: { ...delivery, triggers: [...delivery.triggers] } };
     },
     restore(delivery) {
       const existing = waiting.get(delivery.document);
-      if (existing) existing.trigger = mergeTriggers(existing.trigger, delivery.trigger);
-      else waiting.set(delivery.document, { ...delivery });
+      if (existing) {
+        existing.triggers = mergeTriggers(existing.triggers, delivery.triggers);
+        existing.arrivals = (existing.arrivals ?? 1) + 1;
+      } else waiting.set(delivery.document, { ...delivery, triggers: [...delivery.triggers] });
       setImmediate(pump);
+    },
+    runnable(limit) {
+      const now = Date.now();
+      const out: QueuedDelivery[] = [];
+      for (const d of waiting.values()) {
+        if (out.length >= limit) break;
+        if (!running.has(d.document) && (dueAt.get(d.document) ?? 0) <= now) out.push(d);
+      }
+      return out;
     },
     has: (document) => waiting.has(document),
     get waiting() {

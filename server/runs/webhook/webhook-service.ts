@@ -10,16 +10,16 @@ import { failedRunRetry, type FailedRunRetry } from '../failed-run-retry.js';
 import type { WebhookPayload } from './parse-payload.js';
 import {
   createWebhookQueue,
-  mergeTriggers,
+  recordedTrigger,
   type DeliveryResult,
   type QueuedDelivery,
   type WebhookQueue,
 } from './webhook-queue.js';
 import { errorMessage } from '../../error-message.js';
+import { createBatchRead } from './batch-read.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
 
 export interface WebhookServiceOptions {
-  capacity: number;
   concurrency: number;
   /** After "added", how long a 404 or an empty content is waited out (Paperless may call before its commit). */
   arrivalWaitMs: number;
@@ -30,7 +30,6 @@ export interface WebhookServiceOptions {
 }
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookServiceOptions = {
-  capacity: 200,
   concurrency: 2,
   arrivalWaitMs: 10_000,
   arrivalPollMs: 250,
@@ -59,7 +58,7 @@ export interface WebhookDeps {
 export type WebhookAnswer = { ok: true; queued: true; document: number; event_id: number; duplicate: boolean };
 
 export interface WebhookService {
-  /** Persists the delivery, then answers; the run happens in the background. Throws 503 when the queue is full. */
+  /** Persists the delivery, then answers; the run happens in the background. Never refused for want of room. */
   receive(payload: WebhookPayload): Promise<WebhookAnswer>;
   readonly queue: WebhookQueue;
   /** Deliveries recognised as the service's own echo since start. */
@@ -115,16 +114,15 @@ export function createWebhookService(
           return;
         }
       }
-      const fetched = await fetchOnce(deps.dms, delivery, options);
+      const fetched = await fetchOnce(deps.dms, delivery, options, await batch.take(delivery));
       if ('retryInMs' in fetched) return fetched;
       const document = fetched.document;
       deps.journal?.recognise(document);
       // A document added is a new arrival whoever wrote it first (a job, another delivery): never an echo; only a
       // repeat of an `added` arrival the service handled (Paperless's retry, catch-up's copy) is dropped.
-      const repeat =
-        delivery.trigger === 'added'
-          ? echoes.addedHandled(document) && echoes.isKnownState(document)
-          : await isServiceEcho(echoes, deps.attribution, document);
+      const repeat = delivery.triggers.includes('added')
+        ? echoes.addedHandled(document) && echoes.isKnownState(document)
+        : await isServiceEcho(echoes, deps.attribution, document);
       if (repeat) {
         // Exactly as the service's own write left it: its echo, however late.
         echoesSkipped++;
@@ -135,11 +133,15 @@ export function createWebhookService(
         return;
       }
       progress(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
-      const { failure, ...counts } = await deps.runner.run(document, delivery.trigger, ctx);
+      const { failure, ...counts } = await deps.runner.run(document, delivery.triggers, ctx);
       await echoes.settled(document.id);
       if (failure === null) {
         // Applied in full (or dry): this state is handled; catch-up need not run it again.
-        echoes.handled(document, !dryRun && counts.changed > 0, delivery.trigger !== 'updated');
+        echoes.handled(
+          document,
+          !dryRun && counts.changed > 0,
+          delivery.triggers.some((t) => t !== 'updated'),
+        );
         progress(delivery.event_id, {
           ...counts,
           processed: 1,
@@ -171,9 +173,24 @@ export function createWebhookService(
       });
       return { retryInMs };
     } catch (err) {
+      if (err instanceof FetchFailed && err.dmsFailed) {
+        // The dms failed the read (down, restarting, a 5xx): tried again with backoff like a refused write.
+        const attempts = echoes.failedRead(delivery.document, err.message);
+        const retryInMs = options.retry.delayMs(attempts);
+        if (retryInMs !== null) {
+          const at = new Date(Date.now() + retryInMs).toISOString();
+          logger.warn(`${err.message}; tried ${attempts} time(s), trying again at ${at}`);
+          progress(delivery.event_id, {
+            status: 'queued',
+            error: `${err.message}; tried ${attempts} time(s), trying again at ${at}`,
+          });
+          return { retryInMs };
+        }
+        err.message = `${err.message} (tried ${attempts} times; run it by hand once the cause is fixed)`;
+      }
       if (!(err instanceof FetchFailed))
         logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
-      else deps.runner.fail(delivery.document, delivery.trigger, ctx, err.message);
+      else deps.runner.fail(delivery.document, delivery.triggers, ctx, err.message);
       progress(delivery.event_id, {
         processed: 1,
         errors: 1,
@@ -183,10 +200,22 @@ export function createWebhookService(
       });
     }
   };
+  const batch = createBatchRead(deps.dms, deps.lane, (limit) => queue.runnable(limit));
   // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
   const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
   const queue = createWebhookQueue(
-    { capacity: options.capacity, concurrency: options.concurrency, retryAfterSeconds: 10 },
+    {
+      concurrency: options.concurrency,
+      retryAfterSeconds: 10,
+      onPump: () => batch.readAhead(),
+      onSuperseded(older, newer) {
+        const note = `merged into webhook event ${newer.event_id}: a newer delivery for document ${older.document} runs it instead of this retry`;
+        logger.info(`webhook event ${older.event_id} ${note}`);
+        progress(older.event_id, { status: 'done', finished_at: new Date().toISOString(), error: `Merged: ${note}.` });
+        const recorded = recordedTrigger(newer.triggers);
+        if (events.get(newer.event_id)?.trigger !== recorded) progress(newer.event_id, { trigger: recorded });
+      },
+    },
     runDelivery,
   );
 
@@ -200,7 +229,7 @@ export function createWebhookService(
       events.discard(e.event_id);
     } else if (e.status === 'running') events.update(e.event_id, { status: 'queued', started_at: null });
     restoredFor.add(e.document);
-    queue.restore({ document: e.document, trigger: e.trigger ?? 'unknown', event_id: e.event_id });
+    queue.restore({ document: e.document, triggers: [e.trigger ?? 'unknown'], event_id: e.event_id });
   }
   if (restored.length > 0)
     logger.info(`${restored.length} webhook delivery(ies) accepted before the last stop are queued again`);
@@ -218,9 +247,9 @@ export function createWebhookService(
         () => events.create({ kind: 'webhook', rule_id: null, dry_run: deps.dryRun(), document, trigger }).event_id,
       );
       const event = events.get(result.delivery.event_id);
-      if (result.status === 'collapsed' && event && event.trigger !== result.delivery.trigger) {
-        events.update(event.event_id, { trigger: mergeTriggers(event.trigger ?? 'unknown', trigger) });
-      }
+      const recorded = recordedTrigger(result.delivery.triggers);
+      if (result.status === 'collapsed' && event && event.trigger !== recorded)
+        events.update(event.event_id, { trigger: recorded });
       // Persisted before the 202: Paperless will not resend an accepted delivery.
       await events.flush();
       return {
@@ -239,7 +268,15 @@ export function createWebhookService(
   };
 }
 
-class FetchFailed extends Error {}
+class FetchFailed extends Error {
+  /** True when the dms failed the read (not a 404): worth trying again later. */
+  constructor(
+    message: string,
+    readonly dmsFailed = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * One fetch of the document, waiting out the Document Added race: a 404 (not committed yet) or empty
@@ -250,21 +287,26 @@ async function fetchOnce(
   dms: DmsClient,
   delivery: QueuedDelivery,
   options: WebhookServiceOptions,
+  readAhead: DmsDocument | null,
 ): Promise<{ document: DmsDocument } | { retryInMs: number }> {
-  const mayWait = delivery.trigger !== 'updated';
+  const mayWait = delivery.triggers.some((t) => t !== 'updated');
   const waited = Date.now() - (delivery.firstTriedAt ?? Date.now());
   const attempts = Math.max(0, Math.floor(Math.log2(1 + waited / options.arrivalPollMs)));
   const pause = Math.min(options.arrivalPollMs * 2 ** attempts, 1000);
   const canWait = mayWait && waited + pause <= options.arrivalWaitMs;
   let document: DmsDocument;
   try {
-    document = await dms.getDocument(delivery.document);
+    document = readAhead ?? (await dms.getDocument(delivery.document));
   } catch (err) {
     if (err instanceof DmsNotFoundError) {
       if (canWait) return { retryInMs: pause };
-      throw new FetchFailed(`Document ${delivery.document} was not found in the dms.`);
+      throw new FetchFailed(
+        mayWait
+          ? `Document ${delivery.document} was not found in the dms (still answered 404 after ${Math.round(waited / 1000)} s).`
+          : `Document ${delivery.document} was not found in the dms (404): an updated delivery for a document the dms does not have ends here.`,
+      );
     }
-    throw new FetchFailed(`The dms failed: ${errorMessage(err)}`);
+    throw new FetchFailed(`The dms failed to read document ${delivery.document}: ${errorMessage(err)}`, true);
   }
   if (document.content.trim() === '' && canWait) return { retryInMs: pause };
   return { document };

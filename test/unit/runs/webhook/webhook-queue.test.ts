@@ -8,11 +8,11 @@ function gate() {
   return { open, opened };
 }
 
-test('deliveries for a document already waiting collapse into one run with merged triggers', async () => {
+test('deliveries for a document already waiting collapse into one run that keeps every trigger it merged', async () => {
   const runs: QueuedDelivery[] = [];
   const hold = gate();
   let nextId = 1;
-  const queue = createWebhookQueue({ capacity: 10, concurrency: 1, retryAfterSeconds: 5 }, async (d) => {
+  const queue = createWebhookQueue({ concurrency: 1, retryAfterSeconds: 5 }, async (d) => {
     await hold.opened;
     runs.push(d);
   });
@@ -30,10 +30,10 @@ test('deliveries for a document already waiting collapse into one run with merge
   hold.open();
   await queue.idle();
   assert.deepEqual(
-    runs.map((r) => [r.document, r.trigger]),
+    runs.map((r) => [r.document, r.triggers]),
     [
-      [1, 'updated'],
-      [2, 'unknown'],
+      [1, ['updated']],
+      [2, ['added', 'updated']],
     ],
   );
 });
@@ -42,7 +42,7 @@ test('a document whose run has started may be queued once more, and runs after t
   const order: string[] = [];
   const hold = gate();
   let id = 1;
-  const queue = createWebhookQueue({ capacity: 10, concurrency: 4, retryAfterSeconds: 5 }, async (d) => {
+  const queue = createWebhookQueue({ concurrency: 4, retryAfterSeconds: 5 }, async (d) => {
     order.push(`start ${d.event_id}`);
     if (d.event_id === 1) await hold.opened;
     order.push(`end ${d.event_id}`);
@@ -57,38 +57,37 @@ test('a document whose run has started may be queued once more, and runs after t
   assert.deepEqual(order, ['start 1', 'end 1', 'start 2', 'end 2']);
 });
 
-test('a full queue refuses with 503 and Retry-After; concurrency is bounded', async () => {
+test('a queue never refuses for want of room: a thousand documents wait at once; concurrency is bounded', async () => {
   const hold = gate();
   let active = 0;
   let peak = 0;
+  let ran = 0;
   let id = 1;
-  const queue = createWebhookQueue({ capacity: 3, concurrency: 2, retryAfterSeconds: 7 }, async () => {
+  const queue = createWebhookQueue({ concurrency: 2, retryAfterSeconds: 7 }, async () => {
     active++;
     peak = Math.max(peak, active);
     await hold.opened;
     active--;
+    ran++;
   });
   for (let doc = 1; doc <= 2; doc++) queue.enqueue(doc, 'updated', () => id++);
   await new Promise((r) => setImmediate(r)); // two running, none waiting
-  for (let doc = 3; doc <= 5; doc++) queue.enqueue(doc, 'updated', () => id++);
-  assert.equal(queue.waiting, 3);
-  assert.throws(
-    () => queue.enqueue(6, 'updated', () => id++),
-    (err: Error & { status?: number; headers?: Record<string, string> }) =>
-      err.status === 503 && err.headers?.['Retry-After'] === '7',
-  );
-  // A duplicate of a waiting document still collapses when full.
+  for (let doc = 3; doc <= 1002; doc++) assert.equal(queue.enqueue(doc, 'updated', () => id++).status, 'queued');
+  assert.equal(queue.waiting, 1000);
+  // A duplicate of a waiting document joins it.
   assert.equal(queue.enqueue(4, 'added', () => id++).status, 'collapsed');
+  assert.equal(queue.waiting, 1000);
   hold.open();
   await queue.idle();
   assert.equal(peak, 2);
+  assert.equal(ran, 1002);
 });
 
 test('stop returns the deliveries that never started and waits for running ones', async () => {
   const hold = gate();
   let finished = 0;
   let id = 1;
-  const queue = createWebhookQueue({ capacity: 10, concurrency: 1, retryAfterSeconds: 5 }, async () => {
+  const queue = createWebhookQueue({ concurrency: 1, retryAfterSeconds: 5 }, async () => {
     await hold.opened;
     finished++;
   });
@@ -112,12 +111,9 @@ test('stop returns the deliveries that never started and waits for running ones'
 test('stop gives up on a delivery still running after the grace time and returns it too', async () => {
   const never = gate();
   let id = 1;
-  const queue = createWebhookQueue(
-    { capacity: 10, concurrency: 1, retryAfterSeconds: 5, stopGraceMs: 50 },
-    async () => {
-      await never.opened; // a document that never arrives
-    },
-  );
+  const queue = createWebhookQueue({ concurrency: 1, retryAfterSeconds: 5, stopGraceMs: 50 }, async () => {
+    await never.opened; // a document that never arrives
+  });
   queue.enqueue(7, 'added', () => id++);
   await new Promise((r) => setImmediate(r));
   const left = await queue.stop();
@@ -129,10 +125,10 @@ test('stop gives up on a delivery still running after the grace time and returns
   never.open();
 });
 
-test('a run waiting for its document goes back to the queue with a due time and frees its slot; restored deliveries are never refused', async () => {
+test('a run waiting for its document goes back to the queue with a due time and frees its slot; restored deliveries run too', async () => {
   const order: string[] = [];
   let tries = 0;
-  const queue = createWebhookQueue({ capacity: 1, concurrency: 1, retryAfterSeconds: 5 }, async (d) => {
+  const queue = createWebhookQueue({ concurrency: 1, retryAfterSeconds: 5 }, async (d) => {
     if (d.document === 1 && tries++ < 2) {
       order.push('1 not there yet');
       return { retryInMs: 30 };
@@ -141,8 +137,8 @@ test('a run waiting for its document goes back to the queue with a due time and 
   });
   queue.enqueue(1, 'added', () => 1);
   await new Promise((r) => setImmediate(r));
-  queue.restore({ document: 2, trigger: 'updated', event_id: 2 }); // over capacity, but accepted before a restart
-  queue.restore({ document: 3, trigger: 'updated', event_id: 3 });
+  queue.restore({ document: 2, triggers: ['updated'], event_id: 2 });
+  queue.restore({ document: 3, triggers: ['updated'], event_id: 3 });
   await queue.idle();
   assert.deepEqual(order, ['1 not there yet', '2 ran', '3 ran', '1 not there yet', '1 ran']);
 });

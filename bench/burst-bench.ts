@@ -1,0 +1,136 @@
+// The `burst` part: webhook deliveries against the slow dms profile, as a bulk edit in Paperless sends them.
+import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
+import type { Simulator } from '../tools/paperless-sim/simulator.js';
+import { api, BENCH_TOKEN, withRig } from './service-process.js';
+import { percentile, round, type Row } from './stats.js';
+
+const RULES = `rules:
+  - id: burst-mark
+    on: [updated]
+    actions:
+      - add_tags: [rules-processed]
+  - id: job-mark
+    on: [manual]
+    actions:
+      - add_tags: [Steuer]
+`;
+
+const ONE = 10;
+const RATE = 100;
+const BULK = 500;
+
+const tagId = (sim: Simulator, name: string) => {
+  const tag = sim.store.objects.tags.find((t) => t.name === name);
+  if (!tag) throw new Error(`no tag ${name}`);
+  return tag.id;
+};
+
+/** One delivery, retried as Paperless's send_webhook does: 3 more tries after about 1, 2 and 4 s, then dropped. */
+async function deliver(url: string, doc: number): Promise<{ refused: number; dropped: boolean }> {
+  let refused = 0;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
+    const ok = await fetch(`${url}/api/webhook/dms`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ event: 'document_updated', doc_id: String(doc) }),
+    }).then(
+      (res) => res.status === 202,
+      () => false,
+    );
+    if (ok) return { refused, dropped: false };
+    refused++;
+  }
+  return { refused, dropped: true };
+}
+
+/** Resolves with the time (ms since `since`) each document first carries the tag; polls the simulator's store. */
+function writtenTimes(sim: Simulator, docs: number[], tag: number, since: number): Promise<number[]> {
+  const times = new Map<number, number>();
+  return new Promise((resolve) => {
+    const look = () => {
+      const now = performance.now();
+      for (const doc of docs)
+        if (!times.has(doc) && sim.store.documents.get(doc)?.tags.includes(tag)) times.set(doc, now - since);
+      if (times.size === docs.length) resolve(docs.map((d) => times.get(d) as number));
+      else setTimeout(look, 5);
+    };
+    look();
+  });
+}
+
+export async function benchBurst(): Promise<Row[]> {
+  const count = ONE + RATE + BULK;
+  return withRig(
+    { generate: { count, seed: 11 }, files: { 'burst.yml': RULES }, slow: SLOW_DMS },
+    async ({ sim, service }) => {
+      const tag = tagId(sim, 'rules-processed');
+      const ids = [...sim.store.documents.keys()].filter((id) => !sim.store.documents.get(id)?.tags.includes(tag));
+      const [one, rate, bulk] = [ids.slice(0, ONE), ids.slice(ONE, ONE + RATE), ids.slice(ONE + RATE, count)];
+
+      // One document at a time: webhook to write.
+      const single: number[] = [];
+      for (const doc of one) {
+        const start = performance.now();
+        const written = writtenTimes(sim, [doc], tag, start);
+        await deliver(service.url, doc);
+        single.push((await written)[0]);
+      }
+      const t1 = percentile(single, 50);
+
+      // 20 deliveries a second, each its own document.
+      const perDelivery: Promise<number>[] = [];
+      for (const [i, doc] of rate.entries()) {
+        await new Promise((resolve) => setTimeout(resolve, i === 0 ? 0 : 50));
+        const start = performance.now();
+        perDelivery.push(writtenTimes(sim, [doc], tag, start).then((t) => t[0]));
+        void deliver(service.url, doc);
+      }
+      const at20 = await Promise.all(perDelivery);
+
+      // A bulk edit of 500 documents: deliveries within 1 s, each retried like send_webhook.
+      const start = performance.now();
+      const allWritten = writtenTimes(sim, bulk, tag, start);
+      const sent = bulk.map(async (doc, i) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.floor((i * 1000) / bulk.length)));
+        return deliver(service.url, doc);
+      });
+      const outcomes = await Promise.all(sent);
+      const bulkMs = Math.max(...(await allWritten));
+      const refused = outcomes.reduce((n, o) => n + o.refused, 0);
+      const dropped = outcomes.filter((o) => o.dropped).length;
+
+      // A run-all job (real) over the whole archive, per document scaled to the bulk edit's 500.
+      const jobStart = performance.now();
+      const job = await api<{ event_id: number }>(service.url, '/api/run?rule_id=job-mark&dry_run=false', {
+        method: 'POST',
+      });
+      for (;;) {
+        const event = await api<{ status: string }>(service.url, `/api/events/${job.body.event_id}`);
+        if (['done', 'failed', 'cancelled', 'interrupted'].includes(event.body.status)) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const jobMs = ((performance.now() - jobStart) * bulk.length) / sim.store.documents.size;
+
+      return [
+        { measure: 'one document, webhook to write (p50)', value: `${round(t1, 0)} ms`, note: `${ONE} deliveries` },
+        {
+          measure: '20 deliveries/s, webhook to write p50 / one-document time',
+          value: `${round(percentile(at20, 50) / t1, 2)}×`,
+          note: `${round(percentile(at20, 50), 0)} ms, ${RATE} deliveries`,
+        },
+        {
+          measure: '20 deliveries/s, webhook to write p99 / one-document time',
+          value: `${round(percentile(at20, 99) / t1, 2)}×`,
+          note: `${round(percentile(at20, 99), 0)} ms`,
+        },
+        { measure: `bulk edit of ${BULK}: deliveries refused / dropped`, value: `${refused} / ${dropped}` },
+        {
+          measure: `bulk edit of ${BULK}: all written / run-all job for as many documents`,
+          value: `${round(bulkMs / jobMs, 2)}×`,
+          note: `${round(bulkMs / 1000, 1)} s; job ${round(jobMs / 1000, 1)} s per ${BULK} (${sim.store.documents.size} documents run)`,
+        },
+      ];
+    },
+  );
+}

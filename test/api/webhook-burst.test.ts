@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Trace } from '../../server/engine/model.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { startRig, type Rig } from './support/jobs-kit.js';
+
+const RULES = `
+rules:
+  - id: mark-edited
+    on: [updated]
+    actions:
+      - add_tags: [rules-processed]
+`;
+
+const post = (url: string, doc: number) =>
+  call<{ event_id: number }>(url, '/api/webhook/dms', {
+    token: API_TOKEN,
+    body: { event: 'document_updated', doc_id: String(doc) },
+  });
+
+describe('a burst of webhook deliveries', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig(RULES);
+  });
+  after(async () => rig?.close());
+
+  it('is read with list requests by ids, and a person’s change inside it is attributed as it is alone', async () => {
+    const { sim, server } = rig;
+    const queue = server.services.webhook.queue;
+    const docs = Array.from({ length: 12 }, (_, i) => sim.addDocument({ title: `Brief ${i}`, tags: [] }).id);
+    // The service writes every document once: Paperless's "Document Updated" for each is then its own echo.
+    for (const doc of docs) await post(server.url, doc);
+    await queue.idle();
+    const person = docs[5];
+    sim.editAs(person, { title: 'Brief 5, paid' }, 'anna', { webhook: false });
+
+    // Both run slots are busy with two other documents whose reads are held, so the burst waits as a whole.
+    const slots = [sim.addDocument({ title: 'A', tags: [] }).id, sim.addDocument({ title: 'B', tags: [] }).id];
+    const holds = slots.map((id) => sim.faults.inject({ route: `GET /api/documents/${id}/`, kind: 'hold', times: 1 }));
+    for (const id of slots) await post(server.url, id);
+    while (queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    const before = sim.counts();
+    const skippedBefore = server.services.webhook.echoesSkipped;
+    const events = await Promise.all(docs.map((doc) => post(server.url, doc)));
+    for (const hold of holds) sim.faults.release(hold.id);
+    await queue.idle();
+    const counts = sim.counts();
+    const delta = (key: string) => (counts[key] ?? 0) - (before[key] ?? 0);
+
+    // Without batching each of the 12 is one read of its own; read ahead, they come in a few lists by ids.
+    assert.ok(delta('GET /api/documents/{id}/') <= 3, `single reads: ${delta('GET /api/documents/{id}/')}`);
+    assert.ok(delta('GET /api/documents/') >= 1, 'the burst was read with list requests');
+
+    // Attribution as alone: the eleven echoes are skipped, the person's change runs the rules.
+    assert.equal(server.services.webhook.echoesSkipped - skippedBefore, 11);
+    const personEvent = events[5].body.event_id;
+    const traces = (
+      await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${personEvent}`, { token: API_TOKEN })
+    ).body.traces;
+    assert.deepEqual(
+      traces.map((t) => [t.document, t.rule_id]),
+      [[person, 'mark-edited']],
+    );
+  });
+});

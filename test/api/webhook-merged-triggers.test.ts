@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Trace } from '../../server/engine/model.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+import { startReceiver } from './support/notify-kit.js';
+
+const RULES = `
+rules:
+  - id: greet-new
+    on: [added]
+    actions:
+      - notify: { to: hook, message: "new {{ doc.id }}" }
+  - id: mark-edited
+    on: [updated]
+    actions:
+      - add_tags: [rules-processed]
+`;
+
+const post = (url: string, body: Record<string, string>) =>
+  call<{ event_id: number; duplicate: boolean }>(url, '/api/webhook/dms', { token: API_TOKEN, body });
+
+describe('merged webhook deliveries keep every trigger they merged', () => {
+  let rig: Rig;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  before(async () => {
+    receiver = await startReceiver();
+    rig = await startRig(RULES, { SVC_NOTIFY_TARGETS: JSON.stringify({ hook: { url: `${receiver.url}/hook` } }) });
+  });
+  after(async () => {
+    await rig?.close();
+    await receiver?.close();
+  });
+
+  it('an added and an updated delivery merged into one run fire the added notification and the updated rule', async () => {
+    const doc = rig.sim.addDocument({ title: 'Scan', content: 'Lieferschein', tags: [] }).id;
+    // The document's first run is held at its read, so the two deliveries below wait behind it and merge into one run.
+    const hold = rig.sim.faults.inject({ route: `GET /api/documents/${doc}/`, kind: 'hold', times: 1 });
+    const queue = rig.server.services.webhook.queue;
+    await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    while (queue.running < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    const added = await post(rig.server.url, { event: 'document_added', doc_id: String(doc) });
+    const updated = await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    assert.equal(updated.body.duplicate, true);
+    assert.equal(updated.body.event_id, added.body.event_id);
+    rig.sim.faults.release(hold.id);
+    await queue.idle();
+    assert.equal((await waitForEvent(rig.server.url, added.body.event_id)).status, 'done');
+
+    const traces = (
+      await call<{ traces: Trace[] }>(rig.server.url, `/api/traces?event_id=${added.body.event_id}`, {
+        token: API_TOKEN,
+      })
+    ).body.traces;
+    const byRule = new Map(traces.map((t) => [t.rule_id, t]));
+    assert.equal(byRule.get('greet-new')?.actions[0]?.status, 'applied', JSON.stringify(traces));
+    assert.notEqual(byRule.get('mark-edited')?.status, 'skipped', JSON.stringify(traces));
+    const news = receiver.received.filter((r) => r.body.includes(`new ${doc}`));
+    assert.equal(news.length, 1, 'the added notification is sent once for the merged run');
+  });
+});
