@@ -50,10 +50,12 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
               prefilter: {},
               target: describeTarget(request.target),
               suggestions: result.candidates,
+              visibility: result.visibility,
               summary:
                 `${result.candidates.length} ${result.candidates.length === 1 ? 'rule' : 'rules'} for the ` +
                 `${describeTarget(request.target)} from ${result.labelled} labelled of ${result.documents} documents; ` +
-                `the most precise: precision ${first.precision}, recall ${first.recall}.`,
+                `the most precise: precision ${first.precision}, recall ${first.recall}.` +
+                (result.visibility.warnings.length ? ' Not every document was visible: see the warnings.' : ''),
             },
           });
         } catch (err) {
