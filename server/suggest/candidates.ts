@@ -130,10 +130,7 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
     const root = index.stems[s.stemId];
     if (root.length < 5 || !/^\p{L}+$/u.test(root)) continue;
     // `matches` finds the root anywhere, so the condition holds for every word that contains it.
-    const holding: number[] = [];
-    index.words.forEach((word, id) => {
-      if (word.includes(root)) holding.push(id);
-    });
+    const holding = wordsContaining(index, root);
     if (!holding.some((id) => !s.top.includes(id))) continue;
     const feature = addFeature({ kind: 'part_word', values: [root], label: `part-word ${root}` });
     for (const w of holding) link(w, feature);
@@ -150,9 +147,7 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
       if (id !== undefined) holding.add(id);
     }
     if (holding.size === 0) continue;
-    index.words.forEach((w, id) => {
-      if (w.includes(word)) holding.add(id);
-    });
+    for (const id of wordsContaining(index, word)) holding.add(id);
     const feature = addFeature({ kind: 'fuzzy', values: [word], label: `fuzzy ${word}` });
     for (const w of holding) link(w, feature);
   }
@@ -229,6 +224,24 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
 }
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+// The archive's words holding a part-word, per index: the whole archive and each cross-validation fold ask for
+// mostly the same ones, and each answer scans every distinct word of the archive.
+// A document added since (new words) starts the memo afresh.
+const containing = new WeakMap<FeatureIndex, { words: number; ids: Map<string, number[]> }>();
+
+function wordsContaining(index: FeatureIndex, part: string): number[] {
+  let memo = containing.get(index);
+  if (memo?.words !== index.words.length) containing.set(index, (memo = { words: index.words.length, ids: new Map() }));
+  const known = memo.ids;
+  let ids = known.get(part);
+  if (!ids) {
+    ids = [];
+    for (let id = 0; id < index.words.length; id++) if (index.words[id].includes(part)) ids.push(id);
+    known.set(part, ids);
+  }
+  return ids;
+}
 
 /** The word with each pair of neighbouring letters swapped. */
 function swaps(word: string): string[] {

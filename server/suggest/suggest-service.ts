@@ -1,4 +1,7 @@
+import { parse } from 'yaml';
+import type { RuleDefinition } from '../engine/index.js';
 import { errorMessage } from '../error-message.js';
+import { NotFoundError } from '../errors.js';
 import type { EventRecord, EventStore } from '../history/event-store.js';
 import type { Logger } from '../log.js';
 import { createJobQueue } from '../runs/jobs/job-queue.js';
@@ -12,6 +15,8 @@ export interface SuggestionService {
   start(body: unknown): EventRecord;
   /** Cancels a queued or running suggestion (`POST /api/events/{id}/cancel`); a finished one is a 409. */
   cancel(eventId: number): EventRecord;
+  /** The rule of one candidate of a finished suggestion (404 when there is no such event or candidate). */
+  candidateRule(eventId: number, ruleId: string): RuleDefinition;
   /** Resolves when no suggestion is queued or running (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -74,6 +79,16 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
       });
     },
     cancel: (eventId) => queue.cancel(eventId),
+    candidateRule(eventId, ruleId) {
+      const event = events.get(eventId);
+      const candidate =
+        event?.kind === 'suggestion' ? event.report?.suggestions?.find((c) => c.rule_id === ruleId) : null;
+      if (!candidate)
+        throw new NotFoundError(
+          `No suggestion ${eventId} with a candidate "${ruleId}": ask for the suggestion again (events are pruned).`,
+        );
+      return (parse(candidate.yaml) as { rules: RuleDefinition[] }).rules[0];
+    },
     idle: () => queue.idle(),
     stop: () => queue.stop(),
   };
