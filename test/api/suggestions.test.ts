@@ -65,6 +65,35 @@ describe('rule suggestions from labelled documents', () => {
     assert.equal(best.recall, Math.round(((best.matched - best.would_add_count) / labelled) * 1000) / 1000);
   });
 
+  it("shows a document with a candidate's matches marked; an unknown candidate is a 404", async () => {
+    const event = await suggest(rig, { target: { tag: 'Garten' } });
+    const best = event.report?.suggestions?.[0];
+    assert.ok(best, JSON.stringify(event));
+    const missed = new Set(best.would_miss.map((d) => d.id));
+    const found = [...rig.sim.store.documents.values()].find(
+      (d) => d.tags.includes(tagIds.Garten) && !missed.has(d.id),
+    );
+    assert.ok(found && best.would_miss_count <= 20, 'a labelled document the rule matches');
+    const path = `/api/suggestions/${event.event_id}/documents/${found.id}`;
+    const res = await call<{
+      document: { content: string };
+      matches: Array<{ rule_id: string; start: number; end: number }>;
+    }>(rig.server.url, `${path}?rule_id=${best.rule_id}`, { token: API_TOKEN });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.ok(res.body.matches.length > 0, 'the words it found are marked');
+    for (const m of res.body.matches) {
+      assert.equal(m.rule_id, best.rule_id);
+      assert.ok(
+        best.yaml.toLowerCase().includes(res.body.document.content.slice(m.start, m.end).toLowerCase().split(/\s+/)[0]),
+      );
+    }
+    const unknown = await call(rig.server.url, `${path}?rule_id=nope`, { token: API_TOKEN });
+    assert.equal(unknown.status, 404);
+    assert.match(String(unknown.body.error), /ask for the suggestion again/);
+    const without = await call(rig.server.url, path, { token: API_TOKEN });
+    assert.equal(without.status, 400);
+  });
+
   it('gives the same rules for the same archive and request', async () => {
     const first = await suggest(rig, { target: { tag: 'Strom' } });
     const second = await suggest(rig, { target: { tag: 'Strom' } });
