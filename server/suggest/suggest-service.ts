@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import { contentMatches, type ContentMatch } from '../engine/content-matches.js';
 import type { RuleDefinition } from '../engine/index.js';
 import { errorMessage } from '../error-message.js';
 import { NotFoundError } from '../errors.js';
@@ -15,8 +16,8 @@ export interface SuggestionService {
   start(body: unknown): EventRecord;
   /** Cancels a queued or running suggestion (`POST /api/events/{id}/cancel`); a finished one is a 409. */
   cancel(eventId: number): EventRecord;
-  /** The rule of one candidate of a finished suggestion (404 when there is no such event or candidate). */
-  candidateRule(eventId: number, ruleId: string): RuleDefinition;
+  /** Where one candidate of a finished suggestion matches `text` (404 when there is no such event or candidate). */
+  candidateMatches(eventId: number, ruleId: string, text: string): ContentMatch[];
   /** Resolves when no suggestion is queued or running (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -79,7 +80,7 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
       });
     },
     cancel: (eventId) => queue.cancel(eventId),
-    candidateRule(eventId, ruleId) {
+    candidateMatches(eventId, ruleId, text) {
       const event = events.get(eventId);
       const candidate =
         event?.kind === 'suggestion' ? event.report?.suggestions?.find((c) => c.rule_id === ruleId) : null;
@@ -87,7 +88,7 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
         throw new NotFoundError(
           `No suggestion ${eventId} with a candidate "${ruleId}": ask for the suggestion again (events are pruned).`,
         );
-      return (parse(candidate.yaml) as { rules: RuleDefinition[] }).rules[0];
+      return contentMatches([(parse(candidate.yaml) as { rules: RuleDefinition[] }).rules[0]], text);
     },
     idle: () => queue.idle(),
     stop: () => queue.stop(),

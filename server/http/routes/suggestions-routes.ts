@@ -1,6 +1,5 @@
 import express, { Router } from 'express';
 import type { AuthService } from '../../auth/auth-service.js';
-import { contentMatches } from '../../engine/content-matches.js';
 import { BadRequestError } from '../../errors.js';
 import { positiveIntegerParam, singleParam } from '../../query-params.js';
 import type { DocumentService } from '../../runs/document-service.js';
@@ -31,9 +30,8 @@ export function suggestionsRoutes({
     const id = positiveIntegerParam(req.params.id, 'id', 'a document id (a positive whole number)');
     const ruleId = singleParam(req.query.rule_id, 'rule_id');
     if (!ruleId) throw new BadRequestError("Send ?rule_id= with the id of one of the suggestion's candidates.");
-    const rule = suggestions.candidateRule(eventId!, ruleId);
     const view = await documents.view(id!);
-    res.json({ ...view, matches: contentMatches([rule], view.document.content) });
+    res.json({ ...view, matches: suggestions.candidateMatches(eventId!, ruleId, view.document.content) });
   });
   return router;
 }
