@@ -80,9 +80,12 @@ function labelCounts(labelsOf: ReadonlyArray<readonly string[]>): Map<string, nu
   return counts;
 }
 
-/** The service end to end: `POST /api/suggestions` over `n` generated documents, two labels in a row. */
-export async function benchSuggestService(n: number): Promise<Row[]> {
-  return withRig({ files: { 'empty.yml': 'rules: []\n' } }, async ({ sim, service }) => {
+/**
+ * The service end to end: `POST /api/suggestions` over `n` generated documents, two labels in a row. `nodeArgs`
+ * go to the service's process (e.g. `--cpu-prof`, to find where the time goes).
+ */
+export async function benchSuggestService(n: number, nodeArgs: string[] = []): Promise<Row[]> {
+  return withRig({ files: { 'empty.yml': 'rules: []\n' }, nodeArgs }, async ({ sim, service }) => {
     loadLabelledArchive(sim.store, n, { seed: 5 });
     const rows: Row[] = [];
     for (const [i, tag] of ['Strom', 'Reisen'].entries()) {

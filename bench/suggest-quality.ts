@@ -33,7 +33,7 @@ export function figuresFor(
 ): LabelFigures {
   index.relabel(labels.map((l) => l.includes(label)));
   const data = buildDataset(index, { exclude: new Set() });
-  const learned = learnRules(data, minPrecision);
+  const learned = learnRules(data, minPrecision, (train) => buildDataset(index, { exclude: new Set(), train }));
   // The candidate with the best held-out F1 (what a person would pick from the list).
   const rule = [...learned.rules].sort(
     (a, b) => f1(b.holdout.precision, b.holdout.recall) - f1(a.holdout.precision, a.holdout.recall),

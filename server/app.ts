@@ -58,7 +58,7 @@ export function createApp(services: Services): express.Express {
   api.use(runRoutes({ auth, runs, jobs }));
   api.use(tracesRoutes({ auth, history: services.history }));
   api.use(eventsRoutes({ auth, jobs, suggestions: services.suggestions }));
-  api.use(suggestionsRoutes({ auth, suggestions: services.suggestions }));
+  api.use(suggestionsRoutes({ auth, suggestions: services.suggestions, documents: services.documents }));
   api.use(schedulesRoutes({ auth, schedules: services.schedules }));
   api.use(webhookRoutes({ auth, webhook: services.webhook }));
   api.use(reloadRoutes({ auth, rules }));

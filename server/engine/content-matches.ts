@@ -1,9 +1,11 @@
 /**
  * Where a rule's patterns hit a document's text: the `content` conditions (`matches`, `contains`,
- * `contains_any`) and the regex extractions that read `content`. The document panel highlights these spans.
+ * `contains_any`, `any_word`, `all_words`, `fuzzy`) and the regex extractions that read `content`. The document
+ * panel highlights these spans.
  */
 import type { Condition, RuleDefinition } from './model.js';
 import { compileRegex } from './regex.js';
+import { fuzzyClean, partialRatio, splitWords, wordPattern as wholeWord } from './word-match.js';
 
 /** One highlighted stretch of the text; `kind` says whether a condition or an extraction found it. */
 export interface ContentMatch {
@@ -59,6 +61,43 @@ function wordPattern(word: string, caseSensitive: boolean): Pattern | null {
   };
 }
 
+/** `any_word` / `all_words`: each word or phrase where it stands as a whole word, as the engine tests it. */
+function wholeWordPattern(word: string, caseSensitive: boolean): Pattern | null {
+  if (word === '' || isTemplate(word)) return null;
+  const re = wholeWord(word, caseSensitive);
+  const global = new RegExp(re.source, `${re.flags}g`);
+  return {
+    kind: 'condition',
+    label: word,
+    find(text) {
+      const out: Array<{ start: number; end: number }> = [];
+      for (const m of text.matchAll(global)) {
+        out.push({ start: m.index, end: m.index + m[0].length });
+        if (out.length >= MAX_SPANS) break;
+      }
+      return out;
+    },
+  };
+}
+
+/** `fuzzy`: the window Paperless's partial ratio scored best, mapped back from the cleaned text to the text. */
+function fuzzyPattern(needle: string, caseSensitive: boolean): Pattern | null {
+  if (needle === '' || isTemplate(needle)) return null;
+  return {
+    kind: 'condition',
+    label: `${needle} (fuzzy)`,
+    find(text) {
+      const kept: number[] = [];
+      for (let i = 0; i < text.length; i++) if (fuzzyClean(text[i], true) !== '') kept.push(i);
+      const hay = fuzzyClean(text, caseSensitive);
+      // Lower-casing can change lengths (rare: İ); then offsets would drift, so only highlight when they agree.
+      if (hay.length !== kept.length) return [];
+      const hit = partialRatio(fuzzyClean(needle, caseSensitive), hay);
+      return hit && hit.length > 0 ? [{ start: kept[hit.index], end: kept[hit.index + hit.length - 1] + 1 }] : [];
+    },
+  };
+}
+
 function conditionPatterns(condition: Condition | undefined, out: Pattern[]): void {
   if (!condition || typeof condition !== 'object') return;
   for (const [key, test] of Object.entries(condition)) {
@@ -69,12 +108,20 @@ function conditionPatterns(condition: Condition | undefined, out: Pattern[]): vo
         matches?: string | string[];
         contains?: string | number;
         contains_any?: string[];
+        any_word?: string | string[];
+        all_words?: string | string[];
+        fuzzy?: string | string[];
         case_sensitive?: boolean;
       };
       for (const p of op.matches === undefined ? [] : Array.isArray(op.matches) ? op.matches : [op.matches])
         out.push(regexPattern('condition', p, p)!);
       const words = [...(op.contains === undefined ? [] : [String(op.contains)]), ...(op.contains_any ?? [])];
       for (const w of words) out.push(wordPattern(w, op.case_sensitive === true)!);
+      for (const operand of [op.any_word, op.all_words])
+        if (operand !== undefined)
+          for (const w of splitWords(operand)) out.push(wholeWordPattern(w, op.case_sensitive === true)!);
+      for (const f of op.fuzzy === undefined ? [] : Array.isArray(op.fuzzy) ? op.fuzzy : [op.fuzzy])
+        out.push(fuzzyPattern(f, op.case_sensitive === true)!);
     }
   }
 }

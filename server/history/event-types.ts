@@ -1,4 +1,5 @@
 import type { SuggestionCandidate } from '../suggest/suggestion-types.js';
+import type { SuggestionVisibility } from '../suggest/visibility.js';
 
 /** The record of one background job or webhook delivery (docs/jobs-and-webhook.md), as `GET /api/events/{id}` returns it. */
 
@@ -34,6 +35,8 @@ export interface JobReport {
   /** Suggestion events: what the rules were learned for, and the candidates, most precise first. */
   target?: string;
   suggestions?: SuggestionCandidate[];
+  /** Suggestion events: how much of the archive the token saw, and the warnings when not all of it. */
+  visibility?: SuggestionVisibility;
 }
 
 export interface EventRecord {

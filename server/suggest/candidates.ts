@@ -25,6 +25,48 @@ export interface Dataset {
 export interface CandidateOptions {
   /** Conditions on these fields are left out: the target itself must not explain the target. */
   exclude: ReadonlySet<'correspondent' | 'document_type'>;
+  /**
+   * Only these documents (by position) choose the conditions: a cross-validation fold's training documents, so
+   * the held-out ones never pick what they are judged by. Every document still gets its bits. Default: all.
+   */
+  train?: (d: number) => boolean;
+}
+
+/** How often words and phrases hold, counted over the documents that choose the conditions. */
+interface Counts {
+  positives: number;
+  n: number;
+  wordDfAll: ArrayLike<number>;
+  wordDfPos: ArrayLike<number>;
+  pairDfPos: ReadonlyMap<number, number>;
+}
+
+function countsOver(index: FeatureIndex, train: ((d: number) => boolean) | undefined): Counts {
+  if (!train)
+    return {
+      positives: index.positives,
+      n: index.size,
+      wordDfAll: index.wordDfAll,
+      wordDfPos: index.wordDfPos,
+      pairDfPos: index.pairDfPos,
+    };
+  const wordDfAll = new Uint32Array(index.words.length);
+  const wordDfPos = new Uint32Array(index.words.length);
+  const pairDfPos = new Map<number, number>();
+  let positives = 0;
+  let n = 0;
+  for (let d = 0; d < index.size; d++) {
+    if (!train(d)) continue;
+    n++;
+    const positive = index.positive[d];
+    if (positive) positives++;
+    for (const w of index.docWords[d]) {
+      wordDfAll[w]++;
+      if (positive) wordDfPos[w]++;
+    }
+    if (positive) for (const key of index.docPairs[d]) pairDfPos.set(key, (pairDfPos.get(key) ?? 0) + 1);
+  }
+  return { positives, n, wordDfAll, wordDfPos, pairDfPos };
 }
 
 const MAX_FORMS = 6;
@@ -47,8 +89,10 @@ export function foilScore(p: number, q: number, base: number): number {
  */
 export function buildDataset(index: FeatureIndex, options: CandidateOptions): Dataset {
   const n = index.size;
-  const positives = index.positives;
-  const base = Math.max(positives, 1) / Math.max(n, 1);
+  const train = options.train;
+  const counts = countsOver(index, train);
+  const positives = counts.positives;
+  const base = Math.max(positives, 1) / Math.max(counts.n, 1);
   const minSupport = Math.max(2, Math.ceil(0.03 * positives));
   const features: Feature[] = [];
   const byWord = new Map<number, number[]>();
@@ -62,14 +106,14 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
   // Stems, scored by their forms' summed counts (an estimate; exact counts come from the bitsets below).
   const forms = new Map<number, number[]>();
   index.wordStem.forEach((stemId, word) => {
-    if (index.wordDfPos[word] === 0) return;
+    if (counts.wordDfPos[word] === 0) return;
     forms.set(stemId, [...(forms.get(stemId) ?? []), word]);
   });
   const stems = [...forms.entries()]
     .map(([stemId, words]) => {
-      const top = [...words].sort((a, b) => index.wordDfAll[b] - index.wordDfAll[a] || a - b).slice(0, MAX_FORMS);
-      const p = Math.min(positives, sum(top.map((w) => index.wordDfPos[w])));
-      const all = sum(top.map((w) => index.wordDfAll[w]));
+      const top = [...words].sort((a, b) => counts.wordDfAll[b] - counts.wordDfAll[a] || a - b).slice(0, MAX_FORMS);
+      const p = Math.min(positives, sum(top.map((w) => counts.wordDfPos[w])));
+      const all = sum(top.map((w) => counts.wordDfAll[w]));
       return { stemId, top, p, score: foilScore(p, Math.max(0, all - p), base) };
     })
     .filter((s) => s.p >= minSupport && s.score > 0)
@@ -86,10 +130,7 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
     const root = index.stems[s.stemId];
     if (root.length < 5 || !/^\p{L}+$/u.test(root)) continue;
     // `matches` finds the root anywhere, so the condition holds for every word that contains it.
-    const holding: number[] = [];
-    index.words.forEach((word, id) => {
-      if (word.includes(root)) holding.push(id);
-    });
+    const holding = wordsContaining(index, root);
     if (!holding.some((id) => !s.top.includes(id))) continue;
     const feature = addFeature({ kind: 'part_word', values: [root], label: `part-word ${root}` });
     for (const w of holding) link(w, feature);
@@ -106,14 +147,12 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
       if (id !== undefined) holding.add(id);
     }
     if (holding.size === 0) continue;
-    index.words.forEach((w, id) => {
-      if (w.includes(word)) holding.add(id);
-    });
+    for (const id of wordsContaining(index, word)) holding.add(id);
     const feature = addFeature({ kind: 'fuzzy', values: [word], label: `fuzzy ${word}` });
     for (const w of holding) link(w, feature);
   }
 
-  const phrases = [...index.pairDfPos.entries()]
+  const phrases = [...counts.pairDfPos.entries()]
     .filter(([, p]) => p >= minSupport)
     .sort((a, b) => b[1] - a[1] || a[0] - b[0])
     .slice(0, PHRASES_KEPT);
@@ -126,7 +165,8 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
 
   const identifierPos = new Map<number, number>();
   index.docIdentifiers.forEach((ids, d) => {
-    if (index.positive[d]) for (const id of ids) identifierPos.set(id, (identifierPos.get(id) ?? 0) + 1);
+    if (index.positive[d] && (!train || train(d)))
+      for (const id of ids) identifierPos.set(id, (identifierPos.get(id) ?? 0) + 1);
   });
   for (const [id, p] of [...identifierPos.entries()].sort((a, b) => a[0] - b[0])) {
     if (p < minSupport) continue;
@@ -163,10 +203,11 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
   }
 
   const positive = bitsWhere(n, (d) => index.positive[d]);
+  const chosenBy = train ? bitsWhere(n, train) : bitsWhere(n, () => true);
   const ranked = features
-    .map((feature, i) => {
-      const p = countAnd(bits[i], positive);
-      const all = countAnd(bits[i], bits[i]);
+    .map((_, i) => {
+      const p = countAnd(bits[i], positive, chosenBy);
+      const all = countAnd(bits[i], chosenBy);
       return { i, p, score: foilScore(p, all - p, base) };
     })
     .filter((r) => r.p >= minSupport && r.score > 0)
@@ -183,6 +224,24 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
 }
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+// The archive's words holding a part-word, per index: the whole archive and each cross-validation fold ask for
+// mostly the same ones, and each answer scans every distinct word of the archive.
+// A document added since (new words) starts the memo afresh.
+const containing = new WeakMap<FeatureIndex, { words: number; ids: Map<string, number[]> }>();
+
+function wordsContaining(index: FeatureIndex, part: string): number[] {
+  let memo = containing.get(index);
+  if (memo?.words !== index.words.length) containing.set(index, (memo = { words: index.words.length, ids: new Map() }));
+  const known = memo.ids;
+  let ids = known.get(part);
+  if (!ids) {
+    ids = [];
+    for (let id = 0; id < index.words.length; id++) if (index.words[id].includes(part)) ids.push(id);
+    known.set(part, ids);
+  }
+  return ids;
+}
 
 /** The word with each pair of neighbouring letters swapped. */
 function swaps(word: string): string[] {

@@ -1,4 +1,4 @@
-import { and, andNot, bitsWhere, count, countAnd, hasBit } from './bitset.js';
+import { and, andNot, bitsWhere, count, countAnd, hasBit, type Bits } from './bitset.js';
 import type { Dataset, Feature } from './candidates.js';
 import { learnClauses, mixId, ruleCover, type Clause } from './ripper.js';
 
@@ -29,10 +29,35 @@ export interface LearnOutcome {
 
 const FOLDS = 3;
 export const HOLDOUT_METHOD =
-  '3-fold cross-validation (documents split by id; each third judged by a rule learned on the other two)';
+  '3-fold cross-validation (documents split by id; each third judged by a rule learned, candidate conditions included, on the other two)';
 
-/** Learns up to three rules, from the most precise to the broadest; the same dataset gives the same rules. */
-export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
+/**
+ * The candidate conditions chosen by the training documents only (`buildDataset` with `train`), over the same
+ * documents in the same positions as the whole archive's dataset.
+ */
+export type FoldDataset = (train: (d: number) => boolean) => Dataset;
+
+/**
+ * Learns up to three rules, from the most precise to the broadest; the same dataset gives the same rules.
+ * `foldDataset` gives each cross-validation fold its own candidates, so held-out documents choose nothing.
+ */
+export function learnRules(data: Dataset, minPrecision: number, foldDataset: FoldDataset): LearnOutcome {
+  const folds: Array<{ data: Dataset; test: Bits; train: Bits }> = [];
+  const foldsOnce = () => {
+    for (let fold = folds.length; fold < FOLDS; fold++) {
+      const inTest = (d: number) => mixId(data.ids[d]) % FOLDS === fold;
+      const test = bitsWhere(data.n, inTest);
+      folds.push({
+        data: foldDataset((d) => !inTest(d)),
+        test,
+        train: andNot(
+          bitsWhere(data.n, () => true),
+          test,
+        ),
+      });
+    }
+    return folds;
+  };
   const all = bitsWhere(data.n, () => true);
   const variants: Array<{ variant: LearnedRule['variant']; floor: number; maxLiterals: number }> = [
     { variant: 'precise', floor: Math.min(0.995, minPrecision + (1 - minPrecision) / 2), maxLiterals: 3 },
@@ -55,7 +80,7 @@ export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
       };
     if (learned.clauses.length === 0) continue;
     const key = JSON.stringify(canonical(learned.clauses));
-    const holdout = crossValidate(data, options);
+    const holdout = crossValidate(foldsOnce(), options);
     const same = seen.get(key);
     if (same) {
       // The same rule from a second floor: its held-out figure is the better estimate when it is higher.
@@ -84,16 +109,14 @@ export function learnRules(data: Dataset, minPrecision: number): LearnOutcome {
   return { rules, best: rules.length > 0 ? null : best };
 }
 
-function crossValidate(data: Dataset, options: { minPrecision: number; maxLiterals: number }): Figures {
+function crossValidate(
+  folds: ReadonlyArray<{ data: Dataset; test: Bits; train: Bits }>,
+  options: { minPrecision: number; maxLiterals: number },
+): Figures {
   let tp = 0;
   let fp = 0;
   let fn = 0;
-  for (let fold = 0; fold < FOLDS; fold++) {
-    const test = bitsWhere(data.n, (d) => mixId(data.ids[d]) % FOLDS === fold);
-    const train = andNot(
-      bitsWhere(data.n, () => true),
-      test,
-    );
+  for (const { data, test, train } of folds) {
     const cover = ruleCover(data, learnClauses(data, train, options).clauses);
     const testPos = and(test, data.positive);
     tp += countAnd(cover, testPos);

@@ -15,6 +15,7 @@ import { ruleDefinition } from './rule-yaml.js';
 import { validatedRuleFile } from './validate-suggestion.js';
 import type { SuggestionCandidate } from './suggestion-types.js';
 import { SuggestionError } from './suggestion-error.js';
+import { tokenUser, visibility, type SuggestionVisibility } from './visibility.js';
 
 export interface SuggestJobDeps {
   dms: DmsClient;
@@ -46,9 +47,14 @@ export async function runSuggestion(
   eventId: number,
   request: SuggestRequest,
   signal: AbortSignal,
-): Promise<{ candidates: SuggestionCandidate[]; labelled: number; documents: number }> {
+): Promise<{
+  candidates: SuggestionCandidate[];
+  labelled: number;
+  documents: number;
+  visibility: SuggestionVisibility;
+}> {
   const { dms, events } = deps;
-  const vocabulary = await dms.vocabulary({ refresh: true });
+  const [vocabulary, user] = await Promise.all([dms.vocabulary({ refresh: true }), tokenUser(dms)]);
   const index = createVocabularyIndex(vocabulary);
   checkTargetExists(index, request);
   const examples = new Set(request.examples);
@@ -56,36 +62,48 @@ export async function runSuggestion(
 
   const features = new FeatureIndex();
   let read = 0;
-  for await (const doc of documents(dms, index, signal, (total) => events.update(eventId, { total: total * 2 }))) {
+  let listed = 0;
+  const onTotal = (total: number) => {
+    listed = total;
+    events.update(eventId, { total: total * 2 });
+  };
+  for await (const doc of documents(dms, index, signal, onTotal)) {
     features.add({ ...doc, positive: labelled(doc) });
     if (++read % 200 === 0) events.update(eventId, { processed: read });
   }
   const positives = features.positives;
+  // Told with every error too: a label may look rare, or inseparable, only because the token sees part of the archive.
+  const unseen = visibility(user, listed, features.size, features.size)
+    .warnings.map((w) => ` ${w}`)
+    .join('');
   if (positives < MIN_LABELLED)
     throw new SuggestionError(
       `Only ${positives} of ${features.size} documents carry the ${describeTarget(request.target)}; label a few more ` +
-        `(at least ${MIN_LABELLED}), or give the ids of documents that should match as "examples".`,
+        `(at least ${MIN_LABELLED}), or give the ids of documents that should match as "examples".${unseen}`,
     );
   const exclude = new Set<'correspondent' | 'document_type'>();
   if (request.target.kind === 'correspondent' || request.target.kind === 'document_type')
     exclude.add(request.target.kind);
   const data = buildDataset(features, { exclude });
-  const learned = learnRules(data, request.minPrecision);
+  const learned = learnRules(data, request.minPrecision, (train) => buildDataset(features, { exclude, train }));
   if (learned.rules.length === 0) {
     const best = learned.best;
     throw new SuggestionError(
       best
         ? `No rule separates the ${describeTarget(request.target)} at precision ${request.minPrecision}: best found: precision ` +
             `${best.precision.toFixed(2)} (${best.label}) — these documents look alike: ` +
-            best.lookAlike.map((d) => `#${d.id} "${d.title}"`).join(', ')
-        : `No condition is more frequent in the ${positives} documents with the ${describeTarget(request.target)} than in the others.`,
+            best.lookAlike.map((d) => `#${d.id} "${d.title}"`).join(', ') +
+            unseen
+        : `No condition is more frequent in the ${positives} documents with the ${describeTarget(request.target)} than in the others.${unseen}`,
     );
   }
 
   const fieldTypes = Object.fromEntries(vocabulary.custom_fields.map((f) => [f.name, f.data_type]));
   const tallies = learned.rules.map((rule) => new CandidateTally(loadedRule(deps, request, rule), termsOf(rule)));
   const rules = tallies.map((t) => t.rule);
+  let judged = 0;
   for await (const doc of documents(dms, index, signal)) {
+    judged++;
     const evaluation = await deps.evaluator.evaluate({
       document: capContent(doc).document,
       rules,
@@ -143,11 +161,17 @@ export async function runSuggestion(
         best.wouldAdd
           .slice(0, 5)
           .map((d) => `#${d.id} "${d.title}"`)
-          .join(', '),
+          .join(', ') +
+        unseen,
     );
   }
   candidates.sort((a, b) => b.precision - a.precision || a.recall - b.recall || a.rule_id.localeCompare(b.rule_id));
-  return { candidates: candidates.slice(0, 3), labelled: positives, documents: features.size };
+  return {
+    candidates: candidates.slice(0, 3),
+    labelled: positives,
+    documents: features.size,
+    visibility: visibility(user, listed, features.size, judged),
+  };
 }
 
 async function* documents(

@@ -1,4 +1,8 @@
+import { parse } from 'yaml';
+import { contentMatches, type ContentMatch } from '../engine/content-matches.js';
+import type { RuleDefinition } from '../engine/index.js';
 import { errorMessage } from '../error-message.js';
+import { NotFoundError } from '../errors.js';
 import type { EventRecord, EventStore } from '../history/event-store.js';
 import type { Logger } from '../log.js';
 import { createJobQueue } from '../runs/jobs/job-queue.js';
@@ -12,6 +16,8 @@ export interface SuggestionService {
   start(body: unknown): EventRecord;
   /** Cancels a queued or running suggestion (`POST /api/events/{id}/cancel`); a finished one is a 409. */
   cancel(eventId: number): EventRecord;
+  /** Where one candidate of a finished suggestion matches `text` (404 when there is no such event or candidate). */
+  candidateMatches(eventId: number, ruleId: string, text: string): ContentMatch[];
   /** Resolves when no suggestion is queued or running (tests). */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -50,10 +56,12 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
               prefilter: {},
               target: describeTarget(request.target),
               suggestions: result.candidates,
+              visibility: result.visibility,
               summary:
                 `${result.candidates.length} ${result.candidates.length === 1 ? 'rule' : 'rules'} for the ` +
                 `${describeTarget(request.target)} from ${result.labelled} labelled of ${result.documents} documents; ` +
-                `the most precise: precision ${first.precision}, recall ${first.recall}.`,
+                `the most precise: precision ${first.precision}, recall ${first.recall}.` +
+                (result.visibility.warnings.length ? ' Not every document was visible: see the warnings.' : ''),
             },
           });
         } catch (err) {
@@ -72,6 +80,16 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
       });
     },
     cancel: (eventId) => queue.cancel(eventId),
+    candidateMatches(eventId, ruleId, text) {
+      const event = events.get(eventId);
+      const candidate =
+        event?.kind === 'suggestion' ? event.report?.suggestions?.find((c) => c.rule_id === ruleId) : null;
+      if (!candidate)
+        throw new NotFoundError(
+          `No suggestion ${eventId} with a candidate "${ruleId}": ask for the suggestion again (events are pruned).`,
+        );
+      return contentMatches([(parse(candidate.yaml) as { rules: RuleDefinition[] }).rules[0]], text);
+    },
     idle: () => queue.idle(),
     stop: () => queue.stop(),
   };

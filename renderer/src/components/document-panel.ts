@@ -15,6 +15,10 @@ export interface DocumentPanelOptions {
   changes?: Record<string, FieldChange>;
   /** The changes were not written (dry run): the dms still holds "before". */
   dryRun?: boolean;
+  /** Where to read the view instead of `/api/ui/documents/{id}`: e.g. one with a suggested rule's matches. */
+  viewPath?: string;
+  /** Said when nothing in the text is highlighted (default: no loaded rule's pattern matches). */
+  noMatches?: string;
 }
 
 const FIELDS: Array<[string, string]> = [
@@ -138,7 +142,7 @@ function notesSection(
   );
 }
 
-function textSection(view: DocumentView): HTMLElement {
+function textSection(view: DocumentView, noMatches: string | undefined): HTMLElement {
   const text = highlightedText(view.document.content, view.matches);
   const legend = text.rules.length
     ? h(
@@ -153,7 +157,7 @@ function textSection(view: DocumentView): HTMLElement {
           ),
         ),
       )
-    : h('p', { class: 'muted small' }, 'No loaded rule has a pattern that matches this text.');
+    : h('p', { class: 'muted small' }, noMatches ?? 'No loaded rule has a pattern that matches this text.');
   const cut = view.content_cut
     ? h(
         'p',
@@ -232,7 +236,7 @@ function render(view: DocumentView, options: DocumentPanelOptions): HTMLElement[
         ),
         notesSection(view, changes, options.dryRun === true),
       ),
-      textSection(view),
+      textSection(view, options.noMatches),
     ),
   ];
 }
@@ -296,7 +300,7 @@ export function openDocumentPanel(id: number, options: DocumentPanelOptions = {}
     drawerOpener = focusedElement();
     d.dialog.showModal();
   }
-  request<DocumentView>(`/api/ui/documents/${id}`)
+  request<DocumentView>(options.viewPath ?? `/api/ui/documents/${id}`)
     .then((view) => {
       if (!mine.isLatest()) return;
       d.heading.textContent = `${view.document.title} #${id}`;

@@ -89,7 +89,11 @@ export function renderSuggestPage(main: HTMLElement): () => void {
       if (stopped) return;
       if (event.status !== 'done') return say(status, event.error ?? `The suggestion ended ${event.status}.`, 'error');
       say(status, event.report?.summary ?? '', 'ok');
-      results.replaceChildren(...(event.report?.suggestions ?? []).map(candidateCard));
+      const warnings = event.report?.visibility?.warnings ?? [];
+      results.replaceChildren(
+        ...warnings.map((w) => h('p', { class: 'suggest-warning', attrs: { role: 'note' } }, w)),
+        ...(event.report?.suggestions ?? []).map((c) => candidateCard(started.event_id, c)),
+      );
     } catch (err) {
       say(status, errorMessage(err), 'error');
     }
@@ -100,16 +104,27 @@ export function renderSuggestPage(main: HTMLElement): () => void {
   };
 }
 
-function documentList(heading: string, docs: SuggestionCandidate['would_add'], total: number): HTMLElement {
+/** Each listed document opens in the document panel with the suggested rule's matches marked in its text. */
+function documentList(
+  heading: string,
+  docs: SuggestionCandidate['would_add'],
+  total: number,
+  eventId: number,
+  ruleId: string,
+): HTMLElement {
+  const options = (id: number) => ({
+    viewPath: `/api/suggestions/${eventId}/documents/${id}?rule_id=${encodeURIComponent(ruleId)}`,
+    noMatches: 'The suggested rule finds none of its words in this text.',
+  });
   return h(
     'details',
     { class: 'suggest-docs' },
     h('summary', {}, `${heading}: ${total}`),
-    h('ul', {}, ...docs.map((d) => h('li', {}, documentButton(d.id, d.title)))),
+    h('ul', {}, ...docs.map((d) => h('li', {}, documentButton(d.id, d.title, options(d.id))))),
   );
 }
 
-function candidateCard(candidate: SuggestionCandidate): HTMLElement {
+function candidateCard(eventId: number, candidate: SuggestionCandidate): HTMLElement {
   const feedback = h('p', { class: 'suggest-feedback', attrs: { role: 'status' } });
   const save = h(
     'button',
@@ -153,8 +168,8 @@ function candidateCard(candidate: SuggestionCandidate): HTMLElement {
       ),
     ),
     h('pre', { class: 'suggest-yaml' }, candidate.yaml),
-    documentList('Would add the label to', candidate.would_add, candidate.would_add_count),
-    documentList('Would miss', candidate.would_miss, candidate.would_miss_count),
+    documentList('Would add the label to', candidate.would_add, candidate.would_add_count, eventId, candidate.rule_id),
+    documentList('Would miss', candidate.would_miss, candidate.would_miss_count, eventId, candidate.rule_id),
     save,
     feedback,
   );

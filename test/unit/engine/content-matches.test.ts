@@ -54,4 +54,27 @@ describe('contentMatches: where rules hit a document text', () => {
       ['early', 'late'],
     );
   });
+
+  it('finds any_word and all_words as whole words only, and the window a fuzzy condition scored best', () => {
+    const rule: RuleDefinition = {
+      id: 'w',
+      when: {
+        any: [
+          { content: { any_word: ['rechnung', 'märz 2025'] } },
+          { content: { all_words: 'fällig' } },
+          { content: { fuzzy: 'Rechnugsbetrag' } },
+        ],
+      },
+    };
+    assert.deepEqual(
+      contentMatches([rule], TEXT).map((m) => [m.label, slice(m)]),
+      [
+        ['rechnung', 'Rechnung'],
+        ['märz 2025', 'März 2025'],
+        ['Rechnugsbetrag (fuzzy)', 'Rechnungsbetra'], // the window as long as the needle
+        ['fällig', 'Fällig'],
+      ],
+      '"Rechnung" inside "Rechnungsbetrag" is no whole word',
+    );
+  });
 });

@@ -27,7 +27,9 @@ function archive(): LearnDocument[] {
 function learn() {
   const index = new FeatureIndex();
   for (const doc of archive()) index.add(doc);
-  return learnRules(buildDataset(index, { exclude: new Set() }), 0.95);
+  return learnRules(buildDataset(index, { exclude: new Set() }), 0.95, (train) =>
+    buildDataset(index, { exclude: new Set(), train }),
+  );
 }
 
 describe('the rule learner', () => {
@@ -63,5 +65,19 @@ describe('the rule learner', () => {
     assert.match(when, /kraftwerkstraße|nordhafen|abrechnung/, 'a condition only the labelled documents meet');
     assert.ok(first.rules[0].holdout.precision >= 0.95 && first.rules[0].holdout.recall >= 0.9);
     assert.equal(JSON.stringify(learn()), JSON.stringify(first));
+  });
+
+  it("lets only a fold's training documents choose its candidate conditions", () => {
+    const index = new FeatureIndex();
+    // "Zählerstand" is in the labelled documents of one half only; the other half has "Abrechnung".
+    for (const doc of archive())
+      index.add({ ...doc, content: doc.positive && doc.id < 1060 ? `${doc.content} Zählerstand` : doc.content });
+    const labels = (data: ReturnType<typeof buildDataset>) => data.features.map((f) => f.label).join(', ');
+    const whole = buildDataset(index, { exclude: new Set() });
+    assert.match(labels(whole), /zählerstand/);
+    const fold = buildDataset(index, { exclude: new Set(), train: (d) => index.ids[d] >= 1060 });
+    assert.doesNotMatch(labels(fold), /zählerstand/, 'held-out documents pick no condition');
+    assert.match(labels(fold), /abrechnung/);
+    assert.equal(fold.n, whole.n, 'every document still has its bits, to be judged');
   });
 });
