@@ -116,9 +116,11 @@ describe('seeing a document: the demo dms page and the document panel', () => {
       sampleTitles.join(','),
     );
     await dry.locator('button', { hasText: 'Apply for real' }).click();
+    await page.click('#confirm-yes');
     const real = page.locator('.run-jobs > .job-panel:first-child[data-status="done"]');
     await advanceUntil(page, real.locator('h3', { hasText: /: Run of invoice-de/ }), UI_TIMERS.jobPoll);
     await real.locator('button', { hasText: 'Undo these changes' }).click();
+    await page.click('#confirm-yes');
     const undo = page.locator('.run-jobs > .job-panel:first-child[data-status="done"]');
     await advanceUntil(page, undo.locator('h3', { hasText: /: Undo of job/ }), UI_TIMERS.jobPoll);
     const undoTitles = await undo.locator('.job-report .sample-doc .doc-title').allTextContents();
