@@ -137,6 +137,20 @@ export function runPanel(source?: RunSource): RunPanel {
     return { r, ran: source ? `Ran the published rules (a real run writes only what is published).` : null };
   }
 
+  /** The document's title for the heading, also when it was entered by id (the run answer may not carry it). */
+  async function pickedTitle(document: number): Promise<string | null> {
+    const picked = picker.title();
+    if (picked) return picked;
+    try {
+      const { titles } = await request<{ titles: Record<number, string> }>('/api/ui/documents/titles', {
+        query: { ids: document },
+      });
+      return titles[document] ?? null;
+    } catch {
+      return null; // the heading says "#10" alone; the run itself does not depend on it
+    }
+  }
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const document = picker.value();
@@ -145,10 +159,10 @@ export function runPanel(source?: RunSource): RunPanel {
     say(status, '');
     run.disabled = true;
     results.replaceChildren(h('p', { class: 'muted' }, 'Running…'));
-    Promise.all([runOnDocument(document), uiConfig().catch(() => null)])
-      .then(([{ r, ran }, config]) => {
+    Promise.all([runOnDocument(document), uiConfig().catch(() => null), pickedTitle(document)])
+      .then(([{ r, ran }, config, known]) => {
         const traces = r.traces ?? [];
-        const title = r.document_title ?? picker.title();
+        const title = r.document_title ?? known;
         const links = { dmsUrl: config?.dms_url ?? null, titles: title ? { [document]: title } : {} };
         const heading = `${traces.length} trace${traces.length === 1 ? '' : 's'} for #${document}${title ? ` ${title}` : ''}${r.dry_run ? ' (dry run)' : ''}`;
         const note = ran ? h('p', { class: 'ran-what', attrs: { id: 'run-ran' } }, ran) : null;
