@@ -158,7 +158,8 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.locator('.editor-pane .banner', { hasText: 'unpublished draft' }).waitFor();
     assert.equal(await page.locator('.tree li[data-path="finance/telekom.yml"] .tag.draft').count(), 1);
     assert.equal(await lines(page).nth(7).textContent(), '# draft note');
-    await page.click('#discard-button'); // confirm accepted
+    await page.click('#discard-button');
+    await page.click('#confirm-yes'); // the app's own question
     await page.locator('#save-state', { hasText: /^Published/ }).waitFor();
     assert.equal(await page.locator('.cm-line', { hasText: '# draft note' }).count(), 0);
     await page.locator('.tree li[data-path="finance/telekom.yml"]:not(:has(.tag.draft))').waitFor();
