@@ -7,7 +7,7 @@ import { uiConfig } from '../session.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { demoNameFix } from './demo-name-fix.js';
 import { onReconnect } from '../connection.js';
-import { h } from '../dom.js';
+import { h, readableTimes } from '../dom.js';
 import { createEditor, replaceContent, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import { createDraftSync, type DraftStore, type EditorVersion } from '../editor/draft-sync.js';
 import { browserStorage, localCopy } from '../editor/local-copy.js';
@@ -128,7 +128,8 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     problemsBox.replaceChildren(
       ...problems.map((p) => {
         const where = p.line ? `Line ${p.line}${p.column ? `, column ${p.column}` : ''}: ` : '';
-        const message = p.message.replace(/^line \d+(, column \d+)?:\s*/i, ''); // the server may name the place too
+        // The server may name the place too; times read as the reader writes them.
+        const message = readableTimes(p.message.replace(/^line \d+(, column \d+)?:\s*/i, ''));
         const item = h(
           'button',
           { class: `problem ${p.severity}`, attrs: { type: 'button', 'data-line': p.line ?? null } },

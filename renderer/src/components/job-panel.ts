@@ -1,6 +1,6 @@
 // A background job followed live: progress bar, counts, the dry-run report, and cancel / apply / undo.
 import { errorMessage, request } from '../api.js';
-import { focusedElement, formatTime, h, say } from '../dom.js';
+import { focusedElement, formatTime, h, readableTimes, say } from '../dom.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { documentButton } from './document-panel.js';
 import { diffTable } from './trace-view.js';
@@ -19,7 +19,7 @@ function reportView(report: JobReport, dryRun: boolean): HTMLElement {
   return h(
     'div',
     { class: 'job-report' },
-    h('p', {}, report.summary),
+    h('p', {}, readableTimes(report.summary)),
     ...(report.samples ?? []).flatMap((sample) => [
       h(
         'h4',
@@ -142,7 +142,7 @@ export function jobPanel(eventId: number, options: JobPanelOptions = {}): JobPan
       `${j.status} · ${j.processed}${j.total != null ? ` of ${j.total}` : ''} ${(j.total ?? j.processed) === 1 ? 'document' : 'documents'} · ${j.matched} matched · ` +
       `${j.changed} ${j.dry_run ? 'would change' : 'changed'} · ${j.errors} errors` +
       (j.finished_at ? ` · finished ${formatTime(j.finished_at)}` : '');
-    if (j.error) say(status, j.error, 'error');
+    if (j.error) say(status, readableTimes(j.error), 'error');
     cancel.hidden = FINISHED.has(j.status);
     const doneOk = j.status === 'done';
     apply.hidden = !(doneOk && j.dry_run && j.kind === 'job' && j.changed > 0 && j.rule_id && j.applied_as == null);

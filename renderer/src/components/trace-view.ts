@@ -167,9 +167,16 @@ export function diffTable(changes: Record<string, FieldChange>): HTMLElement {
 
 function changes(trace: Trace): HTMLElement | null {
   if (Object.keys(trace.changes ?? {}).length === 0) {
-    return trace.status === 'matched'
-      ? h('p', { class: 'muted' }, 'No changes: the document already is as the rule wants it.')
-      : null;
+    if (trace.status !== 'matched') return null;
+    // A rule that only notifies (or runs a webhook) changes no field by design: "already as it wants" would mislead.
+    const changesFields = (trace.actions ?? []).some((a) => /^(add|remove|set)_/.test(a.action));
+    return h(
+      'p',
+      { class: 'muted' },
+      changesFields || !trace.actions?.length
+        ? 'No changes: the document already is as the rule wants it.'
+        : 'No field changes: this rule’s actions do not change fields (see Actions).',
+    );
   }
   return diffTable(trace.changes);
 }
