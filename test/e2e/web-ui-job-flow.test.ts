@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { screenshot } from './browser.js';
 import { startSignedIn, type UiSession } from './session.js';
 import { advanceUntil, UI_TIMERS } from './ui-clock.js';
 
@@ -71,6 +72,7 @@ describe('the job flow and the ways between rules, traces and jobs', () => {
     );
     assert.ok(width > 700, `the report has ${width} px`);
     assert.equal(await page.title(), 'Jobs · dms-rules');
+    await screenshot(page, '24-job-page');
 
     await panel.locator('.job-links a', { hasText: `applied as job #${realJob}` }).click();
     await page.waitForURL((url) => url.pathname === `/jobs/${realJob}`);
