@@ -55,7 +55,7 @@ export function createApp(services: Services): express.Express {
   ui.use(rulesRoutes({ rules, runs }));
   ui.use(schemaRoutes({ rules }));
   ui.use(documentsRoutes({ documents: services.documents }));
-  ui.use(demoNamesRoutes({ dms: services.dms, dmsInfo: services.dmsInfo }));
+  ui.use(demoNamesRoutes({ demoNames: services.demoNames }));
   api.use('/ui', ui);
   api.use(runRoutes({ auth, runs, jobs }));
   api.use(tracesRoutes({ auth, history: services.history }));

@@ -52,13 +52,6 @@ export function formatTime(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
-/** A service message with the times in it as the reader writes them: "since 2026-03-01T08:00:00.000Z" → "since 3/1/2026, 9:00:00 AM". */
-export function readableTimes(text: string): string {
-  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/g, (iso) =>
-    formatTime(iso),
-  );
-}
-
 /** The element that has the keyboard, inside shadow roots too (the editor lives in one). */
 export function focusedElement(): HTMLElement | null {
   let active: Element | null = document.activeElement;

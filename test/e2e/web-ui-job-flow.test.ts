@@ -85,6 +85,12 @@ describe('the job flow and the ways between rules, traces and jobs', () => {
     const undo = page.locator('.job-page .job-panel[data-status="done"]');
     await advanceUntil(page, undo.locator('h3', { hasText: `Undo of job #${realJob}` }), UI_TIMERS.jobPoll);
     assert.match(await focusedText(page), new RegExp(`Undo of job #${realJob}`));
+    // The jobs table names both links of the applied job as separate words.
+    await page.goto('/jobs');
+    const realRow = page.locator(`table.jobs tbody tr[data-event-id="${realJob}"] .job-links`);
+    await realRow.waitFor();
+    assert.match((await realRow.textContent()) ?? '', new RegExp(`^applies dry run #${dryJob} · undone by #\\d+$`));
+    await page.goBack();
     // A reload of that address shows the same job.
     const url = page.url();
     await page.reload();

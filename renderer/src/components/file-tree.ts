@@ -2,6 +2,7 @@
 // files that failed to load are marked. Also the "new file" form with the same name rules as the server.
 import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
+import { withExtension } from '../file-name.js';
 import type { RuleFileEntry } from '../types.js';
 
 /** The file's load error as one line, when it has one. */
@@ -87,11 +88,6 @@ export function fileTree(files: RuleFileEntry[], selectedId: string | null): HTM
       ),
     ),
   );
-}
-
-/** "bills" and "finance/bills" mean bills.yml: a name with no extension gets ".yml"; another extension stays (and is refused). */
-export function withExtension(name: string): string {
-  return name === '' || /\.[^./]+$/.test(name) ? name : `${name}.yml`;
 }
 
 /** The "new file" form; calls `onCreated` with the new file's id. */

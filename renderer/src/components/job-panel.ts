@@ -1,6 +1,7 @@
 // A background job followed live: progress bar, counts, the dry-run report, and cancel / apply / undo.
 import { errorMessage, request } from '../api.js';
-import { focusedElement, formatTime, h, readableTimes, say } from '../dom.js';
+import { focusedElement, formatTime, h, say } from '../dom.js';
+import { readableTimes } from '../value-format.js';
 import { confirmDialog } from './confirm-dialog.js';
 import { documentButton } from './document-panel.js';
 import { diffTable } from './trace-view.js';

@@ -1,13 +1,11 @@
 import express, { Router } from 'express';
-import type { DmsInfo } from '../../dms/dms-connection.js';
-import { createDemoName } from '../../dms/demo-names.js';
-import type { DmsClient } from '../../dms/types.js';
+import type { DemoNames } from '../../settings/demo-names.js';
 
 /** `POST /api/ui/demo/names` (session only): `{kind, name}` created in the demo dms, from a validation error. */
-export function demoNamesRoutes(deps: { dms: DmsClient; dmsInfo: DmsInfo }): Router {
+export function demoNamesRoutes({ demoNames }: { demoNames: DemoNames }): Router {
   const router = Router();
   router.post('/demo/names', express.json({ limit: '4kb' }), async (req, res) => {
-    res.status(201).json({ ok: true, ...(await createDemoName(deps, req.body)) });
+    res.status(201).json({ ok: true, ...(await demoNames.create(req.body)) });
   });
   return router;
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatTime, readableTimes } from '../../../renderer/src/dom.js';
-import { withExtension } from '../../../renderer/src/components/file-tree.js';
+import { withExtension } from '../../../renderer/src/file-name.js';
+import { readableTimes } from '../../../renderer/src/value-format.js';
+
+const formatTime = (iso: string) => new Date(iso).toLocaleString();
 
 describe('service messages and names as a person reads and types them', () => {
   it('writes the ISO times inside a message as the reader writes times, and leaves the rest alone', () => {

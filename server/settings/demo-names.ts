@@ -1,15 +1,23 @@
 // The demo dms has no Paperless screens to add a tag in: a rule that names a tag it lacks would be stuck at its
 // validation error. The Web UI offers to create the name there; against a real Paperless the person adds it there.
 import { BadRequestError, ConflictError } from '../errors.js';
-import type { DmsInfo } from './dms-connection.js';
-import type { DmsClient, DmsNamedObject } from './types.js';
+import type { DmsInfo } from '../dms/dms-connection.js';
+import type { DmsClient, DmsNamedObject } from '../dms/types.js';
 
 /** The kinds a condition may name that the demo dms can create from the name alone (a storage path needs a path). */
 const KINDS = ['tags', 'correspondents', 'document_types'] as const;
 type DemoNameKind = (typeof KINDS)[number];
 
-/** Creates `{kind, name}` in the demo dms (an existing name is answered as it is); refused for any other dms. */
-export async function createDemoName(
+export interface DemoNames {
+  /** Creates `{kind, name}` in the demo dms (an existing name is answered as it is); refused for any other dms. */
+  create(body: unknown): Promise<{ kind: DemoNameKind; created: DmsNamedObject }>;
+}
+
+export function createDemoNames(deps: { dms: DmsClient; dmsInfo: DmsInfo }): DemoNames {
+  return { create: (body) => createDemoName(deps, body) };
+}
+
+async function createDemoName(
   deps: { dms: DmsClient; dmsInfo: DmsInfo },
   body: unknown,
 ): Promise<{ kind: DemoNameKind; created: DmsNamedObject }> {
