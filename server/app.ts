@@ -14,6 +14,7 @@ import { schemaRoutes } from './http/routes/schema-routes.js';
 import { settingsRoutes } from './http/routes/settings-routes.js';
 import { setupRoutes } from './http/routes/setup-routes.js';
 import { dmsTestRoutes } from './http/routes/dms-test-routes.js';
+import { demoNamesRoutes } from './http/routes/demo-names-routes.js';
 import { RENDERER_DIST_DIR } from './project-paths.js';
 import { runRoutes } from './http/routes/run-routes.js';
 import { tracesRoutes } from './http/routes/traces-routes.js';
@@ -54,6 +55,7 @@ export function createApp(services: Services): express.Express {
   ui.use(rulesRoutes({ rules, runs }));
   ui.use(schemaRoutes({ rules }));
   ui.use(documentsRoutes({ documents: services.documents }));
+  ui.use(demoNamesRoutes({ demoNames: services.demoNames }));
   api.use('/ui', ui);
   api.use(runRoutes({ auth, runs, jobs }));
   api.use(tracesRoutes({ auth, history: services.history }));

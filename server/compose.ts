@@ -1,3 +1,4 @@
+import { createDemoNames } from './settings/demo-names.js';
 import path from 'node:path';
 import { createAuthService } from './auth/auth-service.js';
 import { createDesktopSignIn } from './auth/desktop-sign-in.js';
@@ -335,6 +336,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     serviceLog: serviceLog(config.dataDir),
     arrival: createArrivalReport({ catchUp, webhook, echoes, attribution }),
     dmsHealth: createDmsHealthReport(dmsConnection),
+    demoNames: createDemoNames({ dms: dmsConnection.dms, dmsInfo: dmsConnection.info }),
     dmsTest: createDmsConnectionTester(() => ({
       current: dmsConnection.dms,
       currentUrl: config.dmsUrl,

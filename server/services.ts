@@ -16,6 +16,7 @@ import type { ScheduleService } from './runs/schedules/schedule-service.js';
 import type { CatchUpService } from './runs/catch-up/catch-up-service.js';
 import type { ArrivalReport } from './runs/arrival-status.js';
 import type { DmsConnectionTester } from './settings/dms-connection-test.js';
+import type { DemoNames } from './settings/demo-names.js';
 import type { FirstStart } from './settings/first-admin.js';
 import type { SettingsService } from './settings/settings-service.js';
 import type { SuggestionService } from './suggest/suggest-service.js';
@@ -64,6 +65,8 @@ export interface Services {
   dmsHealth: DmsHealthReport;
   /** The settings page's "Test connection": tries a dms URL and token before they are saved. */
   dmsTest: DmsConnectionTester;
+  /** Names created in the demo dms from a validation error (refused for any other dms). */
+  demoNames: DemoNames;
   /** The first start's one-time setup (no admin yet, this machine only). */
   firstStart: FirstStart;
   /** Flushes and stops everything long-lived, in reverse order of creation. */

@@ -4,6 +4,7 @@ import { errorMessage, onUnauthorized, onUnreachable } from './api.js';
 import { signInOverPage } from './components/sign-in-dialog.js';
 import { announceReconnect, onReconnect, reportUnreachable } from './connection.js';
 import { h } from './dom.js';
+import { jobIdIn, renderJobPage } from './pages/job-page.js';
 import { renderJobsPage } from './pages/jobs-page.js';
 import { renderLogin } from './pages/login-page.js';
 import { renderRulesPage } from './pages/rules-page.js';
@@ -77,6 +78,11 @@ async function route(path: string): Promise<void> {
   } else if (path === '/jobs') {
     setTitle('jobs');
     cleanup = renderJobsPage(renderShell(root, me, config, 'jobs'));
+  } else if (jobIdIn(path) !== null) {
+    setTitle('jobs');
+    const follow = new URLSearchParams(location.search).has('follow');
+    if (follow) history.replaceState(null, '', path); // a reload later is a plain visit
+    cleanup = renderJobPage(renderShell(root, me, config, 'jobs'), jobIdIn(path)!, follow);
   } else if (path === '/settings') {
     setTitle('settings');
     cleanup = renderSettingsPage(renderShell(root, me, config, 'settings'));

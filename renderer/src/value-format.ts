@@ -52,3 +52,11 @@ export function formatValue(value: unknown, locale?: string): string {
       .join(', ');
   return String(value);
 }
+
+/** A service message with the times in it as the reader writes them: "since 2026-03-01T08:00:00.000Z" → "since 3/1/2026, 9:00:00 AM". */
+export function readableTimes(text: string): string {
+  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})/g, (iso) => {
+    const d = new Date(iso);
+    return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  });
+}

@@ -6,16 +6,21 @@ export interface DocumentHit {
   created: string | null;
 }
 
-/** The first documents whose title contains `text`: one page only, a picker never scans the whole dms. */
+/**
+ * The documents a picker offers: the most recently added first (as Paperless lists them), those whose title contains
+ * `text` when there is one. One page only: a picker never scans the whole dms.
+ */
 export async function findDocumentsByTitle(
   dms: DmsClient,
   text: string,
   max = 20,
 ): Promise<{ count: number; documents: DocumentHit[] }> {
-  const pages = dms.pages({ filters: { title__icontains: text }, fields: ['id', 'title', 'created'], pageSize: max });
-  const first = await pages.next();
-  await pages.return(undefined);
-  const page = first.done ? { count: 0, documents: [] } : first.value;
+  const page = await dms.findDocuments({
+    filters: text ? { title__icontains: text } : {},
+    ordering: '-added',
+    pageSize: max,
+    fields: ['id', 'title', 'created'],
+  });
   return {
     count: page.count,
     documents: page.documents.slice(0, max).map((d) => ({ id: d.id, title: d.title, created: d.created ?? null })),

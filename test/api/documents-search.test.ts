@@ -40,10 +40,21 @@ describe('GET /api/ui/documents?search= (the run panel picks documents by title)
     assert.deepEqual(res.body.documents, []);
   });
 
-  it('refuses a search shorter than two characters with a message', async () => {
-    const res = await call<SearchBody>(server.url, '/api/ui/documents?search=a', { cookie });
+  it('offers the most recently added documents for no text, and searches one character too', async () => {
+    const latest = await call<SearchBody>(server.url, '/api/ui/documents?search=', { cookie });
+    assert.equal(latest.status, 200, JSON.stringify(latest.body));
+    const added = latest.body.documents.map((d) => sim.store.getDocument(d.id)!.added);
+    assert.ok(added.length > 1);
+    assert.deepEqual(added, [...added].sort().reverse(), 'newest first');
+    const one = await call<SearchBody>(server.url, '/api/ui/documents?search=z', { cookie });
+    assert.equal(one.status, 200);
+    assert.ok(one.body.documents.length > 0 && one.body.documents.every((d) => /z/i.test(d.title)));
+  });
+
+  it('refuses a search longer than 200 characters with a message', async () => {
+    const res = await call<SearchBody>(server.url, `/api/ui/documents?search=${'a'.repeat(201)}`, { cookie });
     assert.equal(res.status, 400);
-    assert.match(res.body.error ?? '', /2 to 200 characters/);
+    assert.match(res.body.error ?? '', /at most 200 characters/);
   });
 
   it('needs a session', async () => {

@@ -102,6 +102,31 @@ describe('seeing a document: the demo dms page and the document panel', () => {
     assert.deepEqual(ui.problems, []);
   });
 
+  it('strikes out under Before only the tags that go: a tag on both sides reads as kept', async () => {
+    await page.goto('/rules');
+    await page.click('.tree li[data-path="inbox.yml"] a');
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+a');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.insertText('rules:\n  - id: tax-too\n    actions:\n      - add_tags: [Steuer]\n');
+    await page.selectOption('#run-rule', 'tax-too');
+    await page.fill('#run-document', '10'); // tagged Posteingang and Rechnung
+    await page.click('#run-button');
+    await page.locator('dialog#run-results[open] .trace').first().waitFor();
+    await page.keyboard.press('Escape');
+    await page.locator('.run-results .run-document button.doc-open').click();
+    const tags = page.locator('dialog#document-panel[open] tr[data-field="tags"][data-changed]');
+    await tags.waitFor();
+    const before = await tags.locator('td').nth(0).locator('.chip').allTextContents();
+    const after = await tags.locator('td').nth(1).locator('.chip').allTextContents();
+    assert.deepEqual([...before].sort(), ['Posteingang', 'Rechnung']);
+    assert.deepEqual(await tags.locator('td').nth(0).locator('del .chip').allTextContents(), []);
+    assert.deepEqual(await tags.locator('td').nth(1).locator('ins .chip').allTextContents(), ['Steuer']);
+    assert.ok(after.includes('Rechnung'));
+    await page.keyboard.press('Escape');
+    await page.locator('dialog#document-panel[open]').waitFor({ state: 'detached' });
+  });
+
   it('names documents by title in the job report, the undo report and the trace list; undo traces read as undo', async () => {
     await page.goto('/rules');
     await page.click('.tree li[data-path="finance/invoices.yml"] a');
@@ -116,9 +141,11 @@ describe('seeing a document: the demo dms page and the document panel', () => {
       sampleTitles.join(','),
     );
     await dry.locator('button', { hasText: 'Apply for real' }).click();
+    await page.click('#confirm-yes');
     const real = page.locator('.run-jobs > .job-panel:first-child[data-status="done"]');
     await advanceUntil(page, real.locator('h3', { hasText: /: Run of invoice-de/ }), UI_TIMERS.jobPoll);
     await real.locator('button', { hasText: 'Undo these changes' }).click();
+    await page.click('#confirm-yes');
     const undo = page.locator('.run-jobs > .job-panel:first-child[data-status="done"]');
     await advanceUntil(page, undo.locator('h3', { hasText: /: Undo of job/ }), UI_TIMERS.jobPoll);
     const undoTitles = await undo.locator('.job-report .sample-doc .doc-title').allTextContents();

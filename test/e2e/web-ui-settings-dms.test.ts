@@ -49,6 +49,9 @@ describe('settings: a new dms applies at once, and the page says so', () => {
     assert.equal(await page.locator('#dms-badge').textContent(), new URL(sim.url).host);
     await page.locator('#dms-status', { hasText: sim.url }).waitFor();
     assert.equal(await page.locator('#settings-restart').isVisible(), false, 'no restart needed');
+    // The token just saved reads as set, without a reload; the field itself stays empty (write-only).
+    await page.locator('#settings-dms_token[placeholder="set — leave empty to keep"]').waitFor();
+    assert.equal(await page.inputValue('#settings-dms_token'), '');
     assert.deepEqual(ui.problems, [], ui.problems.join('\n'));
   });
 });

@@ -158,7 +158,8 @@ describe('the Web UI against the real service and the dms simulator', () => {
     await page.locator('.editor-pane .banner', { hasText: 'unpublished draft' }).waitFor();
     assert.equal(await page.locator('.tree li[data-path="finance/telekom.yml"] .tag.draft').count(), 1);
     assert.equal(await lines(page).nth(7).textContent(), '# draft note');
-    await page.click('#discard-button'); // confirm accepted
+    await page.click('#discard-button');
+    await page.click('#confirm-yes'); // the app's own question
     await page.locator('#save-state', { hasText: /^Published/ }).waitFor();
     assert.equal(await page.locator('.cm-line', { hasText: '# draft note' }).count(), 0);
     await page.locator('.tree li[data-path="finance/telekom.yml"]:not(:has(.tag.draft))').waitFor();
@@ -267,7 +268,8 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.ok(!sim.store.getDocument(2)!.tags.includes(steuer));
 
     const dryPanel = page.locator(`.job-panel[data-event-id="${await dry.getAttribute('data-event-id')}"]`);
-    await dryPanel.locator('button', { hasText: 'Apply for real' }).click(); // the confirm dialog is accepted
+    await dryPanel.locator('button', { hasText: 'Apply for real' }).click();
+    await page.click('#confirm-yes'); // the app's own question, not the browser's confirm()
     await advanceUntil(page, dryPanel.locator('.job-links', { hasText: /applied as job #\d+/ }), UI_TIMERS.jobPoll);
     assert.equal(await dryPanel.locator('button', { hasText: 'Apply for real' }).isVisible(), false, 'no second apply');
     await advanceUntil(
@@ -282,6 +284,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     assert.ok(sim.store.getDocument(2)!.tags.includes(steuer), 'apply wrote the tag');
 
     await real.locator('button', { hasText: 'Undo these changes' }).click();
+    await page.click('#confirm-yes');
     await advanceUntil(page, real.locator('.job-links', { hasText: /undone by #\d+/ }), UI_TIMERS.jobPoll);
     assert.equal(await real.locator('button', { hasText: 'Undo these changes' }).isVisible(), false);
     await advanceUntil(

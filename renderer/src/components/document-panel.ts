@@ -65,6 +65,23 @@ function shown(value: unknown, key: string): HTMLElement {
   return h('span', {}, plain(value));
 }
 
+/**
+ * One side of a changed list (tags): only the items that go are struck out under Before and only the new ones
+ * marked under After; a tag on both sides reads as kept, not as removed.
+ */
+function listSide(items: unknown[], other: unknown[], mark: 'del' | 'ins'): HTMLElement {
+  if (items.length === 0) return h('span', { class: 'muted' }, 'none');
+  const others = new Set(other.map((v) => plain(v)));
+  return h(
+    'span',
+    { class: 'chips' },
+    ...items.map((v) => {
+      const chip = h('span', { class: 'chip' }, plain(v));
+      return others.has(plain(v)) ? chip : h(mark, {}, chip);
+    }),
+  );
+}
+
 function plain(value: unknown): string {
   // Plain text as it is; money in Paperless's wire form (EUR84.37) and dates as formatValue writes them.
   return typeof value === 'string' && !/^[A-Z]{3}-?\d+(\.\d+)?$/.test(value) && !/^\d{4}-\d{2}-\d{2}/.test(value)
@@ -90,8 +107,12 @@ function fieldRows(
       'tr',
       { attrs },
       h('th', { attrs: { scope: 'row' } }, label),
-      h('td', {}, change ? h('del', {}, shown(before, key)) : shown(before, key)),
-      h('td', {}, change ? h('ins', {}, shown(after, key)) : shown(after, key)),
+      ...(change && Array.isArray(before) && Array.isArray(after)
+        ? [h('td', {}, listSide(before, after, 'del')), h('td', {}, listSide(after, before, 'ins'))]
+        : [
+            h('td', {}, change ? h('del', {}, shown(before, key)) : shown(before, key)),
+            h('td', {}, change ? h('ins', {}, shown(after, key)) : shown(after, key)),
+          ]),
     );
   });
 }

@@ -25,7 +25,10 @@ export function documentPicker(id: string): DocumentPicker {
       'aria-autocomplete': 'list',
     },
   });
-  const results = h('ul', { class: 'search-results', attrs: { id: `${id}-results`, role: 'listbox', hidden: true } });
+  const results = h('ul', {
+    class: 'search-results',
+    attrs: { id: `${id}-results`, role: 'listbox', hidden: true, 'aria-label': 'Documents, the latest first' },
+  });
   const chosen = h('span', { class: 'muted small', attrs: { 'aria-live': 'polite' } });
   let timer: number | undefined;
   let seq = 0;
@@ -46,6 +49,7 @@ export function documentPicker(id: string): DocumentPicker {
   }
 
   function close(): void {
+    seq++; // an answer still on its way no longer opens the list
     results.hidden = true;
     input.setAttribute('aria-expanded', 'false');
     input.removeAttribute('aria-activedescendant');
@@ -68,13 +72,19 @@ export function documentPicker(id: string): DocumentPicker {
     } catch (err) {
       problem = errorMessage(err);
     }
-    if (mine !== seq) return; // a newer search is under way
+    if (mine !== seq || document.activeElement !== input) return; // a newer search is under way, or the person left
     hits = problem ? [] : found;
     results.replaceChildren(
       ...(problem
         ? [h('li', { class: 'error-text' }, problem)]
         : hits.length === 0
-          ? [h('li', { class: 'muted' }, `No document title contains "${text}".`)]
+          ? [
+              h(
+                'li',
+                { class: 'muted' },
+                text ? `No document title contains "${text}".` : 'The dms has no documents yet.',
+              ),
+            ]
           : hits.map((d) => {
               const li = h(
                 'li',
@@ -100,8 +110,14 @@ export function documentPicker(id: string): DocumentPicker {
     const text = input.value.trim();
     chosen.textContent = '';
     hits = [];
-    if (/^\d*$/.test(text) || text.length < 2) return close();
+    close(); // the list shown was for the text before this keystroke
+    // A number is an id (nothing to look up); no text offers the latest documents again.
+    if (/^\d+$/.test(text)) return;
     timer = window.setTimeout(() => void search(text), 250);
+  });
+  // Before anything is typed: the latest documents, as Paperless lists them.
+  input.addEventListener('focus', () => {
+    if (input.value.trim() === '') void search('');
   });
   input.addEventListener('keydown', (e) => {
     const open = !results.hidden && hits.length > 0;

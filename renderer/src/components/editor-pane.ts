@@ -3,8 +3,12 @@
 // builds the toolbar, the problems list and the editor, and shows what the sync reports.
 import type { EditorView } from '@codemirror/view';
 import { request } from '../api.js';
+import { uiConfig } from '../session.js';
+import { confirmDialog } from './confirm-dialog.js';
+import { demoNameFix } from './demo-name-fix.js';
 import { onReconnect } from '../connection.js';
 import { h } from '../dom.js';
+import { readableTimes } from '../value-format.js';
 import { createEditor, replaceContent, revealPosition, showProblems, type Problem } from '../editor/create-editor.js';
 import { createDraftSync, type DraftStore, type EditorVersion } from '../editor/draft-sync.js';
 import { browserStorage, localCopy } from '../editor/local-copy.js';
@@ -73,7 +77,7 @@ const browserTimers = {
 
 export async function editorPane(options: EditorPaneOptions): Promise<EditorPane> {
   const { file } = options;
-  const published = await request<RuleFileContent>(url(file.id));
+  const [published, config] = await Promise.all([request<RuleFileContent>(url(file.id)), uiConfig().catch(() => null)]);
   let draft: string | null = null;
   if (file.has_draft) {
     draft = await request<RuleFileContent>(url(file.id), { query: { draft: true } }).then(
@@ -125,16 +129,24 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     problemsBox.replaceChildren(
       ...problems.map((p) => {
         const where = p.line ? `Line ${p.line}${p.column ? `, column ${p.column}` : ''}: ` : '';
-        const message = p.message.replace(/^line \d+(, column \d+)?:\s*/i, ''); // the server may name the place too
+        // The server may name the place too; times read as the reader writes them.
+        const message = readableTimes(p.message.replace(/^line \d+(, column \d+)?:\s*/i, ''));
         const item = h(
           'button',
           { class: `problem ${p.severity}`, attrs: { type: 'button', 'data-line': p.line ?? null } },
           `${p.severity === 'error' ? '✗' : '!'} ${where}${message}`,
         );
         item.addEventListener('click', () => view && p.line && revealPosition(view, p.line, p.column));
-        return item;
+        const fix = config?.demo && p.severity === 'error' ? demoNameFix(p.message, nameCreated) : null;
+        return fix ? h('div', { class: 'problem-with-fix' }, item, fix) : item;
       }),
     );
+  }
+
+  /** A name the demo dms lacked now exists: check again, so the problem goes and the next one shows. */
+  function nameCreated(note: string): void {
+    renderState(note);
+    void sync.check(false);
   }
 
   const sync = createDraftSync({
@@ -188,10 +200,13 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
   };
 
   discardButton.addEventListener('click', () => {
-    if (window.confirm('Discard the draft and go back to the published file?')) void sync.discard();
+    void confirmDialog('Discard the draft and go back to the published file?', 'Discard the draft').then((yes) =>
+      yes ? sync.discard() : undefined,
+    );
   });
   deleteButton.addEventListener('click', () => {
-    if (window.confirm(`Delete ${file.path}? Its rules stop running. This cannot be undone.`)) void sync.deleteFile();
+    const question = `Delete ${file.path}? Its rules stop running. This cannot be undone.`;
+    void confirmDialog(question, 'Delete the file').then((yes) => (yes ? sync.deleteFile() : undefined));
   });
   saveButton.addEventListener('click', publish);
   testButton.addEventListener('click', () => {

@@ -2,6 +2,7 @@
 // files that failed to load are marked. Also the "new file" form with the same name rules as the server.
 import { errorMessage, request } from '../api.js';
 import { h, say } from '../dom.js';
+import { withExtension } from '../file-name.js';
 import type { RuleFileEntry } from '../types.js';
 
 /** The file's load error as one line, when it has one. */
@@ -92,20 +93,21 @@ export function fileTree(files: RuleFileEntry[], selectedId: string | null): HTM
 /** The "new file" form; calls `onCreated` with the new file's id. */
 export function newFileForm(onCreated: (id: string) => void): HTMLElement {
   const input = h('input', {
-    attrs: { id: 'new-file-name', placeholder: 'package/name.yml', autocomplete: 'off', spellcheck: 'false' },
+    attrs: { id: 'new-file-name', placeholder: 'bills.yml', autocomplete: 'off', spellcheck: 'false' },
   });
   const status = h('p', { class: 'status', attrs: { role: 'alert', id: 'new-file-status', hidden: true } });
   const button = h('button', { attrs: { type: 'submit' } }, 'Create');
   const form = h(
     'form',
     { class: 'new-file' },
-    h('label', { attrs: { for: 'new-file-name' } }, 'New rule file'),
+    h('label', { attrs: { for: 'new-file-name' } }, 'New rule file (name.yml or folder/name.yml)'),
     h('div', { class: 'row' }, input, button),
     status,
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const name = input.value.trim();
+    const name = withExtension(input.value.trim());
+    input.value = name;
     const problem = fileNameProblem(name);
     if (problem) return say(status, problem, 'error');
     say(status, '');

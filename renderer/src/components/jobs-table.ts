@@ -3,7 +3,7 @@ import { errorMessage, request } from '../api.js';
 import { formatTime, h } from '../dom.js';
 import type { JobEvent } from '../types.js';
 import '../styles/narrow.css';
-import { eventLinks } from './job-panel.js';
+import { eventLinks, jobHref } from './job-panel.js';
 
 const REFRESH_MS = 2000;
 const HEADERS = ['#', 'Kind', 'Rule', 'Mode', 'Status', 'Processed', 'Matched', 'Changed', 'Errors', 'Started', ''];
@@ -14,8 +14,7 @@ export interface JobsTable {
 }
 
 function row(e: JobEvent, open: (id: number) => void): HTMLElement {
-  const details = h('button', { class: 'link', attrs: { type: 'button' } }, 'Details');
-  details.addEventListener('click', () => open(e.event_id));
+  const details = h('a', { attrs: { href: jobHref(e.event_id), 'data-nav': true } }, 'Details');
   const resume =
     e.kind === 'job' && e.status === 'interrupted'
       ? h('button', { class: 'link', attrs: { type: 'button', 'data-resume': e.event_id } }, 'Resume')

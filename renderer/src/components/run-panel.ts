@@ -6,10 +6,11 @@ import type { FieldChange, RunResult } from '../types.js';
 import { documentButton } from './document-panel.js';
 import { documentPicker } from './document-picker.js';
 import type { EditorVersion } from './editor-pane.js';
+import { confirmDialog } from './confirm-dialog.js';
 import { jobPanel, type JobPanel } from './job-panel.js';
 import { runSummary } from './run-summary.js';
 import { traceDialog } from './trace-dialog.js';
-import { traceList } from './trace-view.js';
+import { revealTrace, runTraceList } from './trace-view.js';
 
 /** The editor's text, which a dry run from the rules page runs instead of the published file. */
 export interface RunSource {
@@ -31,6 +32,11 @@ function mergedChanges(list: Array<Record<string, FieldChange>>): Record<string,
   for (const changes of list)
     for (const [field, c] of Object.entries(changes)) out[field] = out[field] ? { ...c, from: out[field].from } : c;
   return out;
+}
+
+/** The traces page filtered to one rule (its whole id, not every id that starts the same). */
+export function tracesOfRule(ruleId: string): string {
+  return `/traces?rule_id=${encodeURIComponent(ruleId)}&exact=1`;
 }
 
 export interface RunPanel {
@@ -64,6 +70,7 @@ export function runPanel(source?: RunSource): RunPanel {
   const results = h('div', { class: 'run-results', attrs: { 'aria-live': 'polite' } });
   const dialog = traceDialog('run-results');
   const jobs = h('div', { class: 'run-jobs' });
+  const ruleTraces = h('p', { class: 'rule-traces small', attrs: { hidden: true } });
   let panels: JobPanel[] = [];
 
   const form = h(
@@ -99,8 +106,9 @@ export function runPanel(source?: RunSource): RunPanel {
   dry.addEventListener('change', syncDry);
   syncDry();
 
-  function follow(eventId: number): void {
-    const panel = jobPanel(eventId, follow);
+  /** `opener`: the button that started it; the new panel then takes the keyboard (see jobPanel). */
+  function follow(eventId: number, opener?: HTMLElement): void {
+    const panel = jobPanel(eventId, { onNewJob: (id) => follow(id), takeFocus: true, opener });
     panels.push(panel);
     jobs.prepend(panel.element);
   }
@@ -129,6 +137,20 @@ export function runPanel(source?: RunSource): RunPanel {
     return { r, ran: source ? `Ran the published rules (a real run writes only what is published).` : null };
   }
 
+  /** The document's title for the heading, also when it was entered by id (the run answer may not carry it). */
+  async function pickedTitle(document: number): Promise<string | null> {
+    const picked = picker.title();
+    if (picked) return picked;
+    try {
+      const { titles } = await request<{ titles: Record<number, string> }>('/api/ui/documents/titles', {
+        query: { ids: document },
+      });
+      return titles[document] ?? null;
+    } catch {
+      return null; // the heading says "#10" alone; the run itself does not depend on it
+    }
+  }
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const document = picker.value();
@@ -137,10 +159,10 @@ export function runPanel(source?: RunSource): RunPanel {
     say(status, '');
     run.disabled = true;
     results.replaceChildren(h('p', { class: 'muted' }, 'Running…'));
-    Promise.all([runOnDocument(document), uiConfig().catch(() => null)])
-      .then(([{ r, ran }, config]) => {
+    Promise.all([runOnDocument(document), uiConfig().catch(() => null), pickedTitle(document)])
+      .then(([{ r, ran }, config, known]) => {
         const traces = r.traces ?? [];
-        const title = r.document_title ?? picker.title();
+        const title = r.document_title ?? known;
         const links = { dmsUrl: config?.dms_url ?? null, titles: title ? { [document]: title } : {} };
         const heading = `${traces.length} trace${traces.length === 1 ? '' : 's'} for #${document}${title ? ` ${title}` : ''}${r.dry_run ? ' (dry run)' : ''}`;
         const note = ran ? h('p', { class: 'ran-what', attrs: { id: 'run-ran' } }, ran) : null;
@@ -161,13 +183,18 @@ export function runPanel(source?: RunSource): RunPanel {
             Object.keys(changes).length ? ' (before and after)' : '',
           );
         results.append(reopen, docLine());
+        const list = runTraceList(
+          traces,
+          'No rule ran: no loaded rule applies to manual runs, or the file has errors.',
+          links,
+        );
         dialog.returnTo(run); // disabled while it ran, so it had lost the keyboard
         dialog.show(
           heading,
           ...(note ? [note] : []),
           docLine(),
-          ...(traces.length > 1 ? [runSummary(traces)] : []),
-          traceList(traces, 'No rule ran: no loaded rule applies to manual runs, or the file has errors.', true, links),
+          ...(traces.length > 1 ? [runSummary(traces, (ruleId) => revealTrace(list, ruleId))] : []),
+          list,
         );
       })
       .catch((err: unknown) => {
@@ -180,8 +207,15 @@ export function runPanel(source?: RunSource): RunPanel {
   runAll.addEventListener('click', () => {
     if (!rule.value) return say(status, 'Choose one rule to run on all documents.', 'error');
     const writeNow = !dry.checked && skipDry.checked;
-    if (writeNow && !window.confirm(`Write ${rule.value}'s changes to ALL documents now, without a dry report first?`))
-      return;
+    if (writeNow) {
+      const question = `Write ${rule.value}'s changes to ALL documents now, without a dry report first?`;
+      void confirmDialog(question, 'Write to all documents').then((yes) => {
+        if (yes) startJob(true);
+      });
+    } else startJob(false);
+  });
+
+  function startJob(writeNow: boolean): void {
     say(
       status,
       dry.checked || writeNow ? '' : 'A dry run first: read its report, then "Apply for real" writes.',
@@ -189,10 +223,12 @@ export function runPanel(source?: RunSource): RunPanel {
     );
     runAll.disabled = true;
     request<RunResult>('/api/run', { method: 'POST', query: { rule_id: rule.value, dry_run: !writeNow } })
-      .then((r) => (r.event_id != null ? follow(r.event_id) : say(status, 'The service did not start a job.', 'error')))
+      .then((r) =>
+        r.event_id != null ? follow(r.event_id, runAll) : say(status, 'The service did not start a job.', 'error'),
+      )
       .catch((err: unknown) => say(status, errorMessage(err), 'error'))
       .finally(syncDry);
-  });
+  }
 
   return {
     element: h(
@@ -200,11 +236,20 @@ export function runPanel(source?: RunSource): RunPanel {
       { class: 'run-panel', attrs: { 'aria-labelledby': 'run-title' } },
       h('h2', { attrs: { id: 'run-title' } }, 'Run'),
       form,
+      ruleTraces,
       results,
       jobs,
       dialog.element,
     ),
     setRules(fileRules, allRules) {
+      ruleTraces.replaceChildren(
+        'Past runs: ',
+        ...fileRules.flatMap((id, i) => [
+          i ? ' · ' : '',
+          h('a', { attrs: { href: tracesOfRule(id), 'data-nav': true, 'aria-label': `Traces of ${id}` } }, id),
+        ]),
+      );
+      ruleTraces.hidden = fileRules.length === 0;
       const previous = rule.value;
       const others = allRules.filter((r) => !fileRules.includes(r));
       rule.replaceChildren(

@@ -15,10 +15,19 @@ export function finalChanges(traces: Trace[]): Record<string, FieldChange> {
   return out;
 }
 
-export function runSummary(traces: Trace[]): HTMLElement {
+/** `reveal`: opens that rule's trace below (the rule names in the summary are links to their traces). */
+export function runSummary(traces: Trace[], reveal: (ruleId: string) => void): HTMLElement {
   const matched = traces.filter((t) => t.status === 'matched');
   const failed = traces.filter((t) => t.status === 'error' || t.status === 'timeout');
   const changes = finalChanges(traces);
+  const ruleLink = (ruleId: string) => {
+    const link = h('a', { class: 'rule-jump', attrs: { href: `#trace-${ruleId}` } }, h('code', {}, ruleId));
+    link.addEventListener('click', (event) => {
+      event.preventDefault(); // a hash change would reach the router as a navigation
+      reveal(ruleId);
+    });
+    return link;
+  };
   return h(
     'section',
     { class: 'run-summary', attrs: { 'aria-label': 'Summary of the run' } },
@@ -28,9 +37,21 @@ export function runSummary(traces: Trace[]): HTMLElement {
       {},
       `${matched.length} of ${traces.length} rule${traces.length === 1 ? '' : 's'} matched`,
       matched.length ? ': ' : '.',
-      ...matched.flatMap((t, i) => [i ? ', ' : '', h('code', {}, t.rule_id)]),
+      ...matched.flatMap((t, i) => [i ? ', ' : '', ruleLink(t.rule_id)]),
       failed.length
-        ? h('span', { class: 'error-text' }, ` · ${failed.length} failed: ${failed.map((t) => t.rule_id).join(', ')}`)
+        ? h(
+            'span',
+            { class: 'error-text' },
+            ` · ${failed.length} failed: `,
+            ...failed.flatMap((t, i) => [i ? ', ' : '', ruleLink(t.rule_id)]),
+          )
+        : null,
+      traces.length > matched.length + failed.length
+        ? h(
+            'span',
+            { class: 'muted' },
+            ` · the ${traces.length - matched.length - failed.length} others are folded below`,
+          )
         : null,
     ),
     Object.keys(changes).length

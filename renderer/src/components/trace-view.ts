@@ -167,9 +167,16 @@ export function diffTable(changes: Record<string, FieldChange>): HTMLElement {
 
 function changes(trace: Trace): HTMLElement | null {
   if (Object.keys(trace.changes ?? {}).length === 0) {
-    return trace.status === 'matched'
-      ? h('p', { class: 'muted' }, 'No changes: the document already is as the rule wants it.')
-      : null;
+    if (trace.status !== 'matched') return null;
+    // A rule that only notifies (or runs a webhook) changes no field by design: "already as it wants" would mislead.
+    const changesFields = (trace.actions ?? []).some((a) => /^(add|remove|set)_/.test(a.action));
+    return h(
+      'p',
+      { class: 'muted' },
+      changesFields || !trace.actions?.length
+        ? 'No changes: the document already is as the rule wants it.'
+        : 'No field changes: this rule’s actions do not change fields (see Actions).',
+    );
   }
   return diffTable(trace.changes);
 }
@@ -201,7 +208,7 @@ export function traceView(trace: Trace, open = false, links: TraceLinks = {}): H
   const undoOf = revertedJob(trace);
   const details = h('details', {
     class: `trace status-${trace.status}${undoOf !== null ? ' undo' : ''}`,
-    attrs: { open, 'data-trace-id': trace.id },
+    attrs: { open, 'data-trace-id': trace.id, 'data-rule-id': trace.rule_id },
   });
   const label =
     undoOf !== null ? (UNDO_LABEL[trace.status] ?? trace.status) : (STATUS_LABEL[trace.status] ?? trace.status);
@@ -266,4 +273,27 @@ export function traceView(trace: Trace, open = false, links: TraceLinks = {}): H
 export function traceList(traces: Trace[], empty: string, open = false, links: TraceLinks = {}): HTMLElement {
   if (traces.length === 0) return h('p', { class: 'empty-state' }, empty);
   return h('div', { class: 'trace-list' }, ...traces.map((t) => traceView(t, open, links)));
+}
+
+const RANK: Record<string, number> = { matched: 0, error: 1, timeout: 1 };
+
+/**
+ * One document's run of many rules: the rules that matched or failed first and open, the rest after them folded,
+ * so the few that did something are not buried under every rule that did not. Rule order is kept within each part.
+ */
+export function runTraceList(traces: Trace[], empty: string, links: TraceLinks = {}): HTMLElement {
+  if (traces.length <= 1) return traceList(traces, empty, true, links);
+  const rank = (t: Trace) => RANK[t.status] ?? 2;
+  const ordered = traces.map((t, i) => ({ t, i })).sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i);
+  return h('div', { class: 'trace-list' }, ...ordered.map(({ t }) => traceView(t, rank(t) < 2, links)));
+}
+
+/** Opens the trace of `ruleId` in `list`, scrolls to it and gives it the keyboard. */
+export function revealTrace(list: HTMLElement, ruleId: string): void {
+  const trace = list.querySelector<HTMLDetailsElement>(`details.trace[data-rule-id="${CSS.escape(ruleId)}"]`);
+  if (!trace) return;
+  trace.open = true;
+  const summary = trace.querySelector('summary');
+  summary?.scrollIntoView({ block: 'start' });
+  summary?.focus();
 }

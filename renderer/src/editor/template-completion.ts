@@ -31,6 +31,25 @@ export interface TemplateNames {
   vars: string[];
 }
 
+/** Liquid names a plain identifier may be; any other custom field name is written `custom_fields["Fällig am"]`. */
+const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * `doc.custom_fields.Betrag`, or `doc.custom_fields["Fällig am"]` for a name with spaces or letters Liquid does not
+ * take in a dotted path. Inside a double-quoted YAML string the Liquid quotes are single, so the YAML stays whole.
+ */
+export function customFieldPath(name: string, yamlQuote: '"' | "'" | null): string {
+  if (PLAIN_NAME.test(name)) return `doc.custom_fields.${name}`;
+  const q = yamlQuote === '"' ? "'" : '"';
+  return `doc.custom_fields[${q}${name.replaceAll(q, q === '"' ? '\\"' : "\\'")}${q}]`;
+}
+
+/** The YAML quote the template sits in on this line (`set_title: "Re {{`), or null for a plain or block scalar. */
+function yamlQuoteBefore(line: string): '"' | "'" | null {
+  const value = /^\s*(?:-\s+)*[^:#]*:\s+(["'])/.exec(line) ?? /^\s*-\s+(["'])/.exec(line);
+  return value ? (value[1] as '"' | "'") : null;
+}
+
 /** Options for a cursor inside an open `{{` on this line, or null when it is not in one. */
 export function templateOptions(
   text: string,
@@ -40,7 +59,20 @@ export function templateOptions(
   const open = before.lastIndexOf('{{');
   if (open === -1 || before.lastIndexOf('}}') > open) return null;
   const inside = before.slice(open + 2);
-  const word = /[\w.]*$/.exec(inside)?.[0] ?? '';
+  // Unicode letters too: a custom field named "Fällig" is typed as it is spelled.
+  const word = /[\p{L}\p{N}_.]*$/u.exec(inside)?.[0] ?? '';
+  const quote = yamlQuoteBefore(before);
+  // `doc.custom_fields["Fällig am"].` : the members of a money value, after a bracketed name.
+  const bracketed = /doc\.custom_fields\[(["'])(?:(?!\1).)*\1\]\.\w*$/.exec(inside)?.[0];
+  if (bracketed) {
+    const owner = bracketed.slice(0, bracketed.lastIndexOf('.'));
+    const members = ['amount', 'currency'].map((m): Completion => ({
+      label: `${owner}.${m}`,
+      type: 'property',
+      detail: 'money',
+    }));
+    return { back: bracketed.length, options: members };
+  }
   if (/\|\s*[\w]*$/.test(inside)) {
     return {
       back: word.length,
@@ -58,9 +90,14 @@ export function templateOptions(
     return { back: word.length, options: members };
   }
   if (word.startsWith('doc.custom_fields.')) {
+    // The label is the name as a person reads it (and filters by); the text inserted is valid Liquid.
     return {
       back: word.length,
-      options: names.customFields.map((n) => ({ label: `doc.custom_fields.${n}`, type: 'property' })),
+      options: names.customFields.map((n) => ({
+        label: `doc.custom_fields.${n}`,
+        type: 'property',
+        apply: customFieldPath(n, quote),
+      })),
     };
   }
   if (word.startsWith('doc.')) {

@@ -12,7 +12,7 @@ export function renderJobsPage(main: HTMLElement): () => void {
   function follow(id: number): void {
     if (followed.has(id)) return;
     followed.add(id);
-    const panel = jobPanel(id, follow);
+    const panel = jobPanel(id, { onNewJob: (next) => follow(next) });
     panels.push(panel);
     live.prepend(panel.element);
   }

@@ -203,6 +203,7 @@ function renderForm(section: HTMLElement, s: Settings): void {
         return request<Settings>('/api/ui/settings').then((fresh) => {
           Object.assign(s, fresh);
           showSecrets();
+          showPollingNote(); // "automatic" polling depends on whether an API token is set
         });
       })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'));

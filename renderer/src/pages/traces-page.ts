@@ -14,7 +14,9 @@ async function serviceQuery(
   const titles: Record<number, string> = {};
   delete out.document;
   delete out.rule_id;
-  if (query.rule_id) out.rule_prefix = query.rule_id;
+  delete out.exact;
+  if (query.rule_id && query.exact) out.rule_id = query.rule_id;
+  else if (query.rule_id) out.rule_prefix = query.rule_id;
   if (query.document && /^\d+$/.test(query.document)) out.document = query.document;
   else if (query.document) {
     const { documents } = await request<{ documents: DocumentHit[] }>('/api/ui/documents', {
@@ -62,6 +64,10 @@ export function renderTracesPage(main: HTMLElement): () => void {
   };
   const [docLabel, doc] = input('document', 'Document id or title');
   const [ruleLabel, rule] = input('rule_id', 'Rule id or its start');
+  // "Traces" from a rule asks for that rule alone, not every rule whose id starts the same.
+  const exact = h('input', {
+    attrs: { id: 'filter-exact', name: 'exact', type: 'checkbox', checked: params.has('exact') },
+  });
   const [eventLabel, eventId] = input('event_id', 'Job / event id', { inputmode: 'numeric', pattern: '\\d*' });
   const status = h(
     'select',
@@ -77,7 +83,13 @@ export function renderTracesPage(main: HTMLElement): () => void {
     'form',
     { class: 'filters', attrs: { role: 'search', 'aria-label': 'Filter traces' } },
     h('div', {}, docLabel, doc),
-    h('div', {}, ruleLabel, rule),
+    h(
+      'div',
+      {},
+      ruleLabel,
+      rule,
+      h('label', { class: 'check small', attrs: { for: 'filter-exact' } }, exact, ' whole id only'),
+    ),
     h('div', {}, h('label', { attrs: { for: 'filter-status' } }, 'Status'), status),
     h('div', {}, eventLabel, eventId),
     h(
@@ -97,6 +109,7 @@ export function renderTracesPage(main: HTMLElement): () => void {
       const value = (form.elements.namedItem(name) as HTMLInputElement | HTMLSelectElement).value.trim();
       if (value) query[name] = value;
     }
+    if (exact.checked && query.rule_id) query.exact = '1';
     const qs = new URLSearchParams(query).toString();
     history.replaceState(null, '', qs ? `/traces?${qs}` : '/traces');
     list.setAttribute('aria-busy', 'true');
@@ -134,6 +147,7 @@ export function renderTracesPage(main: HTMLElement): () => void {
   form.addEventListener('reset', () => {
     // After the browser has cleared the fields (reset restores value attributes: empty them first).
     for (const el of [doc, rule, eventId]) el.setAttribute('value', '');
+    exact.removeAttribute('checked');
     status.querySelectorAll('option').forEach((o) => o.removeAttribute('selected'));
     window.setTimeout(() => void load(), 0);
   });

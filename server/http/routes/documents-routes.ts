@@ -5,13 +5,14 @@ import type { DocumentService } from '../../runs/document-service.js';
 
 const MAX_TITLE_IDS = 200;
 
-/** The run panel's picker (`?search=`), titles for lists (`/titles?ids=`) and the document panel (`/:id`). */
+/** The run panel's picker (`?search=`, empty for the latest documents), titles for lists (`/titles?ids=`) and the document panel (`/:id`). */
 export function documentsRoutes({ documents }: { documents: DocumentService }): Router {
   const router = Router();
   router.get('/documents', async (req, res) => {
     const search = typeof req.query.search === 'string' ? req.query.search.trim() : '';
-    if (search.length < 2 || search.length > 200)
-      throw new BadRequestError('Send ?search= with 2 to 200 characters of a document title.');
+    // No text: the latest documents, which the picker offers before anything is typed.
+    if (search.length > 200)
+      throw new BadRequestError('Send ?search= with at most 200 characters of a document title.');
     res.json(await documents.find(search));
   });
   router.get('/documents/titles', async (req, res) => {
