@@ -81,8 +81,11 @@ if (cpuBaseline) printTable('Service CPU per document against a baseline build',
 if (!skip.has('history')) printTable('Trace history', await benchHistory());
 if (!skip.has('reload')) printTable('Rules reload', await benchReload(1000));
 if (!skip.has('suggest')) {
-  printTable('Rule suggestions: generated archive, holdout precision / recall', benchGeneratedArchive(2000));
-  printTable('Rule suggestions: SpamAssassin corpus by mailing list, holdout precision / recall', benchSpamAssassin());
+  printTable('Rule suggestions: generated archive, holdout precision / recall', await benchGeneratedArchive(2000));
+  printTable(
+    'Rule suggestions: SpamAssassin corpus by mailing list, holdout precision / recall',
+    await benchSpamAssassin(),
+  );
   const rows: Row[] = [];
   for (const size of [2500, 10_000]) rows.push(...(await benchSuggestService(size)));
   printTable('Rule suggestions: the service end to end', rows);

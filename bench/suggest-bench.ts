@@ -17,7 +17,7 @@ const row = (f: LabelFigures, note = ''): Row => ({
 });
 
 /** Holdout precision / recall per label with ≥ 10 documents of a generated archive (`n` documents). */
-export function benchGeneratedArchive(n: number): Row[] {
+export async function benchGeneratedArchive(n: number): Promise<Row[]> {
   const archive = generateLabelledArchive(n, { seed: 11, tagIds: HIDDEN_IDS });
   const names: Record<number, string> = {
     ...SEED_TAGS,
@@ -31,7 +31,7 @@ export function benchGeneratedArchive(n: number): Row[] {
   let labels = 0;
   for (const [label, c] of [...counts.entries()].sort()) {
     if (c < 10) continue;
-    const f = figuresFor(index, labelsOf, label);
+    const f = await figuresFor(index, labelsOf, label);
     labels++;
     const ok = f.holdoutPrecision >= 0.95 && f.holdoutRecall >= 0.9 && f.f1 > f.paperlessF1;
     if (ok) met++;
@@ -42,7 +42,7 @@ export function benchGeneratedArchive(n: number): Row[] {
 }
 
 /** Precision and recall ≥ 0.90 for how many of the 10 largest mailing lists of the SpamAssassin corpus. */
-export function benchSpamAssassin(): Row[] {
+export async function benchSpamAssassin(): Promise<Row[]> {
   const dir = corpusDir();
   // One streaming read, as the service reads an archive: only the labels stay besides the index, not the text.
   const labelsOf: string[][] = [];
@@ -62,7 +62,7 @@ export function benchSpamAssassin(): Row[] {
   const rows: Row[] = [];
   let met = 0;
   for (const [label] of largest) {
-    const f = figuresFor(index, labelsOf, label, 0.9);
+    const f = await figuresFor(index, labelsOf, label, 0.9);
     if (f.holdoutPrecision >= 0.9 && f.holdoutRecall >= 0.9) met++;
     rows.push(row(f));
   }

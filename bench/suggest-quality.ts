@@ -25,15 +25,15 @@ export function indexOf(documents: Iterable<Omit<LearnDocument, 'positive'>>): F
   return index;
 }
 
-export function figuresFor(
+export async function figuresFor(
   index: FeatureIndex,
   labels: ReadonlyArray<readonly string[]>,
   label: string,
   minPrecision = 0.95,
-): LabelFigures {
+): Promise<LabelFigures> {
   index.relabel(labels.map((l) => l.includes(label)));
   const data = buildDataset(index, { exclude: new Set() });
-  const learned = learnRules(data, minPrecision, (train) => buildDataset(index, { exclude: new Set(), train }));
+  const learned = await learnRules(data, minPrecision, (train) => buildDataset(index, { exclude: new Set(), train }));
   // The candidate with the best held-out F1 (what a person would pick from the list).
   const rule = [...learned.rules].sort(
     (a, b) => f1(b.holdout.precision, b.holdout.recall) - f1(a.holdout.precision, a.holdout.recall),

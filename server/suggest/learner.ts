@@ -28,6 +28,12 @@ export interface LearnOutcome {
 }
 
 const FOLDS = 3;
+
+/**
+ * Learning runs on the service's main thread: each fold's candidates and each clause search is one step, with the
+ * event loop's turn between them, so health and other requests are answered while a large archive is learnt.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const HOLDOUT_METHOD =
   '3-fold cross-validation (documents split by id; each third judged by a rule learned, candidate conditions included, on the other two)';
 
@@ -41,10 +47,11 @@ export type FoldDataset = (train: (d: number) => boolean) => Dataset;
  * Learns up to three rules, from the most precise to the broadest; the same dataset gives the same rules.
  * `foldDataset` gives each cross-validation fold its own candidates, so held-out documents choose nothing.
  */
-export function learnRules(data: Dataset, minPrecision: number, foldDataset: FoldDataset): LearnOutcome {
+export async function learnRules(data: Dataset, minPrecision: number, foldDataset: FoldDataset): Promise<LearnOutcome> {
   const folds: Array<{ data: Dataset; test: Bits; train: Bits }> = [];
-  const foldsOnce = () => {
+  const foldsOnce = async () => {
     for (let fold = folds.length; fold < FOLDS; fold++) {
+      await nextTurn();
       const inTest = (d: number) => mixId(data.ids[d]) % FOLDS === fold;
       const test = bitsWhere(data.n, inTest);
       folds.push({
@@ -71,6 +78,7 @@ export function learnRules(data: Dataset, minPrecision: number, foldDataset: Fol
   let heldOut = false;
   for (const { variant, floor, maxLiterals } of variants) {
     const options = { minPrecision: floor, maxLiterals };
+    await nextTurn();
     const learned = learnClauses(data, all, options);
     if (learned.best && !heldOut && (!best || learned.best.precision > best.precision))
       best = {
@@ -80,7 +88,7 @@ export function learnRules(data: Dataset, minPrecision: number, foldDataset: Fol
       };
     if (learned.clauses.length === 0) continue;
     const key = JSON.stringify(canonical(learned.clauses));
-    const holdout = crossValidate(foldsOnce(), options);
+    const holdout = await crossValidate(await foldsOnce(), options);
     const same = seen.get(key);
     if (same) {
       // The same rule from a second floor: its held-out figure is the better estimate when it is higher.
@@ -109,14 +117,15 @@ export function learnRules(data: Dataset, minPrecision: number, foldDataset: Fol
   return { rules, best: rules.length > 0 ? null : best };
 }
 
-function crossValidate(
+async function crossValidate(
   folds: ReadonlyArray<{ data: Dataset; test: Bits; train: Bits }>,
   options: { minPrecision: number; maxLiterals: number },
-): Figures {
+): Promise<Figures> {
   let tp = 0;
   let fp = 0;
   let fn = 0;
   for (const { data, test, train } of folds) {
+    await nextTurn();
     const cover = ruleCover(data, learnClauses(data, train, options).clauses);
     const testPos = and(test, data.positive);
     tp += countAnd(cover, testPos);

@@ -85,7 +85,7 @@ export async function runSuggestion(
   if (request.target.kind === 'correspondent' || request.target.kind === 'document_type')
     exclude.add(request.target.kind);
   const data = buildDataset(features, { exclude });
-  const learned = learnRules(data, request.minPrecision, (train) => buildDataset(features, { exclude, train }));
+  const learned = await learnRules(data, request.minPrecision, (train) => buildDataset(features, { exclude, train }));
   if (learned.rules.length === 0) {
     const best = learned.best;
     throw new SuggestionError(

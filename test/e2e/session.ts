@@ -44,7 +44,7 @@ export function browserForFile(): () => Browser {
 export async function openSignedIn(browser: Browser, baseUrl: string, next?: string): Promise<UiPage> {
   const ui = await openPage(browser, baseUrl);
   try {
-    ui.page.setDefaultTimeout(15_000);
+    ui.page.setDefaultTimeout(60_000);
     await signIn(ui.page, next);
     return ui;
   } catch (err) {

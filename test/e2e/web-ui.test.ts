@@ -44,7 +44,7 @@ describe('the Web UI against the real service and the dms simulator', () => {
     browser = await launchBrowser();
     ui = await openPage(browser, server.url);
     page = ui.page;
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(60_000);
   });
   after(async () => {
     await browser?.close();

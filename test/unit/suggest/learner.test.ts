@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildDataset } from '../../../server/suggest/candidates.js';
 import { FeatureIndex, type LearnDocument } from '../../../server/suggest/feature-index.js';
-import { learnRules } from '../../../server/suggest/learner.js';
+import { learnRules, type LearnOutcome } from '../../../server/suggest/learner.js';
 import { whenOf } from '../../../server/suggest/rule-yaml.js';
 import { findIdentifiers, isContentWord, stem, tokenize } from '../../../server/suggest/text-features.js';
 
@@ -24,7 +24,7 @@ function archive(): LearnDocument[] {
   });
 }
 
-function learn() {
+function learn(): Promise<LearnOutcome> {
   const index = new FeatureIndex();
   for (const doc of archive()) index.add(doc);
   return learnRules(buildDataset(index, { exclude: new Set() }), 0.95, (train) =>
@@ -58,13 +58,13 @@ describe('the rule learner', () => {
     );
   });
 
-  it('learns a condition that separates the labelled documents, the same on every run', () => {
-    const first = learn();
+  it('learns a condition that separates the labelled documents, the same on every run', async () => {
+    const first = await learn();
     assert.ok(first.rules.length >= 1);
     const when = JSON.stringify(whenOf(first.rules[0].clauses));
     assert.match(when, /kraftwerkstraße|nordhafen|abrechnung/, 'a condition only the labelled documents meet');
     assert.ok(first.rules[0].holdout.precision >= 0.95 && first.rules[0].holdout.recall >= 0.9);
-    assert.equal(JSON.stringify(learn()), JSON.stringify(first));
+    assert.equal(JSON.stringify(await learn()), JSON.stringify(first));
   });
 
   it("lets only a fold's training documents choose its candidate conditions", () => {
