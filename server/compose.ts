@@ -93,18 +93,23 @@ export async function createServices(config: Config, logger: Logger, options: Se
         deliveries: webhook.queue.waiting + webhook.queue.running,
         notes: intents.pending().filter((intent) => intent.kind === 'note').length,
       }),
-    // Quiet first: the catch-up stops (a running one finishes), then nothing may be under way on the old dms, whose
-    // document ids mean other documents in the next one.
+    // Quiet first: the catch-up stops (a running one finishes) and no delivery starts, the runs that hold a document
+    // finish, then nothing may be under way on the old dms, whose document ids mean other documents in the next one.
     switchTo: (target) =>
       catchUp.replace(async () => {
-        if (lane.busy > 0) logger.info(`dms switch: waiting for the runs of ${lane.busy} document(s) to finish`);
-        await runsFinished(lane, RUNS_FINISH_MS);
-        const busy = liveDms.busy() ?? dmsBusyReason({ jobs: 0, deliveries: 0, notes: 0, runs: lane.busy });
-        if (busy) throw new ConflictError(busy);
-        await dmsConnection.switchTo(target);
-        // What was learnt of the old dms goes: its Paperless user and its documents' states (each dms keeps its own cursor).
-        attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
-        echoes.forgetAll();
+        webhook.queue.pause();
+        try {
+          if (lane.busy > 0) logger.info(`dms switch: waiting for the runs of ${lane.busy} document(s) to finish`);
+          await runsFinished(lane, RUNS_FINISH_MS);
+          const busy = liveDms.busy() ?? dmsBusyReason({ jobs: 0, deliveries: 0, notes: 0, runs: lane.busy });
+          if (busy) throw new ConflictError(busy);
+          await dmsConnection.switchTo(target);
+          // What was learnt of the old dms goes: its Paperless user and its documents' states (each dms keeps its own cursor).
+          attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
+          echoes.forgetAll();
+        } finally {
+          webhook.queue.resume();
+        }
       }),
   };
   const settings = createSettingsService(config, logger, liveDms, (target, msg) => notifier.send(target, msg));

@@ -52,6 +52,9 @@ export interface WebhookQueue {
   idle(): Promise<void>;
   /** Stops taking work; returns the deliveries that never started or did not finish within the grace time. */
   stop(): Promise<QueuedDelivery[]>;
+  /** Starts no delivery until `resume` (deliveries are still accepted and wait): a dms switch in progress. */
+  pause(): void;
+  resume(): void;
 }
 
 /** The triggers of two merged deliveries: both, each once. */
@@ -80,6 +83,7 @@ export function createWebhookQueue(
   const running = new Map<number, QueuedDelivery>();
   let active = 0;
   let stopped = false;
+  let paused = false;
   let wakeTimer: NodeJS.Timeout | undefined;
   let idleWaiters: Array<() => void> = [];
 
@@ -97,7 +101,7 @@ export function createWebhookQueue(
   };
 
   const pump = () => {
-    if (stopped) return;
+    if (stopped || paused) return;
     const now = Date.now();
     while (active < options.concurrency) {
       // Skip documents whose run is still going (keeps per-document order) and deferred ones not yet due.
@@ -185,6 +189,13 @@ export function createWebhookQueue(
     idle() {
       if (waiting.size === 0 && active === 0) return Promise.resolve();
       return new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      setImmediate(pump);
     },
     async stop() {
       stopped = true;

@@ -142,3 +142,20 @@ test('a run waiting for its document goes back to the queue with a due time and 
   await queue.idle();
   assert.deepEqual(order, ['1 not there yet', '2 ran', '3 ran', '1 not there yet', '1 ran']);
 });
+
+test('a paused queue accepts deliveries and starts none of them until it resumes', async () => {
+  const ran: number[] = [];
+  let id = 1;
+  const queue = createWebhookQueue({ concurrency: 2, retryAfterSeconds: 5 }, async (d) => {
+    ran.push(d.document);
+  });
+  queue.pause();
+  assert.equal(queue.enqueue(3, 'updated', () => id++).status, 'queued');
+  assert.equal(queue.enqueue(4, 'added', () => id++).status, 'queued');
+  for (let turn = 0; turn < 5; turn++) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(ran, [], 'nothing started while paused');
+  assert.equal(queue.waiting, 2);
+  queue.resume();
+  await queue.idle();
+  assert.deepEqual(ran.sort(), [3, 4]);
+});
