@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
 import { startRig, type Rig } from './support/jobs-kit.js';
+import { TEST_TIMINGS } from '../helpers/test-server.js';
 
 const RULES = `
 rules:
@@ -21,7 +22,13 @@ const post = (url: string, doc: number) =>
 describe('a burst of webhook deliveries', () => {
   let rig: Rig;
   before(async () => {
-    rig = await startRig(RULES);
+    // Two deliveries at once, whatever the simulator serves: two held documents fill the run slots.
+    rig = await startRig(
+      RULES,
+      {},
+      {},
+      { timings: { ...TEST_TIMINGS, webhook: { ...TEST_TIMINGS.webhook, concurrency: 2 } } },
+    );
   });
   after(async () => rig?.close());
 

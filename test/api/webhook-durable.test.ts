@@ -14,7 +14,8 @@ describe('webhook deliveries and jobs across stops', () => {
   it('deliveries for ids the dms does not have wait side by side: a queue full of them does not jam it', async () => {
     const sim = await startSimulator();
     // The wait for a document that is not there yet outlasts the test, however slow the machine: nothing races it.
-    const timings = { ...TEST_TIMINGS, webhook: { arrivalWaitMs: 600_000, arrivalPollMs: 25 } };
+    // Two deliveries at once, whatever the simulator serves: two held documents fill the run slots.
+    const timings = { ...TEST_TIMINGS, webhook: { arrivalWaitMs: 600_000, arrivalPollMs: 25, concurrency: 2 } };
     const waits = 19;
     const server = await startTestServer({ SVC_DMS_URL: sim.url, SVC_DMS_TOKEN: sim.token }, { timings });
     try {

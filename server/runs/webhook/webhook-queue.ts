@@ -13,8 +13,8 @@ export interface QueuedDelivery {
 }
 
 export interface WebhookQueueOptions {
-  /** Documents processed at the same time. */
-  concurrency: number;
+  /** Documents processed at the same time: a number, or read at each start (it follows what the dms serves). */
+  concurrency: number | (() => number);
   /** Seconds a sender refused during shutdown is asked to wait. */
   retryAfterSeconds: number;
   /** How long `stop` waits for running deliveries (default 5 s). */
@@ -103,7 +103,8 @@ export function createWebhookQueue(
   const pump = () => {
     if (stopped || paused) return;
     const now = Date.now();
-    while (active < options.concurrency) {
+    const limit = typeof options.concurrency === 'function' ? options.concurrency() : options.concurrency;
+    while (active < limit) {
       // Skip documents whose run is still going (keeps per-document order) and deferred ones not yet due.
       let next: QueuedDelivery | undefined;
       for (const d of waiting.values()) {

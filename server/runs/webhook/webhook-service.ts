@@ -20,7 +20,8 @@ import { createBatchRead } from './batch-read.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
 
 export interface WebhookServiceOptions {
-  concurrency: number;
+  /** Deliveries run at the same time: a number, or read at each start. */
+  concurrency: number | (() => number);
   /** After "added", how long a 404 or an empty content is waited out (Paperless may call before its commit). */
   arrivalWaitMs: number;
   /** First pause between re-fetches; doubles up to a second. */
