@@ -2,7 +2,7 @@
 // before/after diff, each action's outcome, and the error if there was one.
 import { formatTime, h } from '../dom.js';
 import type { FieldChange, Trace } from '../types.js';
-import { formatValue } from '../value-format.js';
+import { formatValue, readableTimes } from '../value-format.js';
 import { documentButton } from './document-panel.js';
 
 /** What a trace can link to: the document in the dms (when its URL is known) and its title. */
@@ -192,7 +192,7 @@ function actions(trace: Trace): HTMLElement | null {
         { class: `action-${a.status}` },
         h('span', { class: 'badge' }, a.status),
         h('code', {}, a.action),
-        a.detail ? h('span', {}, ` ${a.detail}`) : null,
+        a.detail ? h('span', {}, ` ${readableTimes(a.detail)}`) : null,
         a.error ? h('span', { class: 'error-text' }, ` ${a.error}`) : null,
       ),
     ),
