@@ -70,29 +70,38 @@ export function createAttribution(
         else logger.warn(`could not learn which dms user the service is: ${errorMessage(err)}`);
       }));
 
+  /** The document's audit log and the service's user, or why there is none to judge by: `state` (its state decides). */
+  const historyOf = async (
+    doc: DmsDocument,
+  ): Promise<{ entries: DmsHistoryEntry[]; self: DmsServiceUser } | 'state' | 'unreadable'> => {
+    await learnUser();
+    const self = user;
+    if (fallback !== null || self === null) return 'state';
+    try {
+      return { entries: (await dms.documentHistory(doc.id)).entries, self };
+    } catch (err) {
+      if (err instanceof DmsAuditLogOffError) {
+        useState(err.message);
+        return 'state';
+      }
+      if (err instanceof DmsHistoryForbiddenError) {
+        // This document's history only (Paperless refuses it for a document another user owns): its state decides.
+        logger.info(`document ${doc.id}: ${err.message}; its state alone decides`);
+        return 'state';
+      }
+      logger.warn(`could not read the audit log of document ${doc.id}: ${errorMessage(err)}`);
+      return 'unreadable';
+    }
+  };
+
   void learnUser();
   return {
     async onlyOwnChanges(doc, write) {
-      await learnUser();
-      if (fallback !== null || user === null) return true;
-      const self = user;
-      let entries: DmsHistoryEntry[];
-      try {
-        entries = (await dms.documentHistory(doc.id)).entries;
-      } catch (err) {
-        if (err instanceof DmsAuditLogOffError) {
-          useState(err.message);
-          return true;
-        }
-        if (err instanceof DmsHistoryForbiddenError) {
-          // This document's history only (Paperless refuses it for a document another user owns): its state decides.
-          logger.info(`document ${doc.id}: ${err.message}; its state alone decides`);
-          return true;
-        }
-        // Unknown: run the rules (a rule that is already satisfied writes nothing).
-        logger.warn(`could not read the audit log of document ${doc.id}: ${errorMessage(err)}; running the rules`);
-        return false;
-      }
+      const history = await historyOf(doc);
+      if (history === 'state') return true;
+      // Unreadable: run the rules (a rule that is already satisfied writes nothing).
+      if (history === 'unreadable') return false;
+      const { entries, self } = history;
       // Paperless stamps a save's entry before the save sets `modified` (pre_save): the save the rules read is
       // logged before `readAt`, every later change after it. Each later entry must be a value the service's runs
       // since that read sent (an older run's value does not explain a newer entry).
@@ -113,16 +122,9 @@ export function createAttribution(
       return foreign === undefined;
     },
     async editedAfterAdded(doc) {
-      await learnUser();
-      if (fallback !== null || user === null) return null;
-      const self = user;
-      let entries: DmsHistoryEntry[];
-      try {
-        entries = (await dms.documentHistory(doc.id)).entries;
-      } catch (err) {
-        if (err instanceof DmsAuditLogOffError) useState(err.message);
-        return null;
-      }
+      const history = await historyOf(doc);
+      if (history === 'state' || history === 'unreadable') return null;
+      const { entries, self } = history;
       // Paperless's own saves during and right after consumption (matching, "Document Added" workflows, file
       // names) are logged without an actor, like a Paperless workflow's: a change by someone names them, or is a note.
       const later = entries.filter((e) => !isCreation(e) && (e.actor !== null || isNote(e)));
