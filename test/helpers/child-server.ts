@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { after } from 'node:test';
 import { ADMIN, API_TOKEN } from './test-server.js';
 
 /** The service as a separate process, so a test can kill -9 it: transpiled `server/main.js`, or `server/main.ts` under tsx. */
@@ -16,6 +17,13 @@ const ENTRY = import.meta.url.endsWith('.ts')
   ? ['--import', 'tsx', 'server/main.ts']
   : ['--enable-source-maps', 'server/main.js'];
 
+// Every server still running when the test file ends is killed: a test that failed between starting one and its
+// own clean-up would otherwise leave it running, and its pipes would keep the file's process (and the run) waiting.
+const live = new Set<ChildProcess>();
+after(() => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
   const child: ChildProcess = spawn(process.execPath, [...ENTRY.slice(0, -1), path.join(ROOT, ENTRY.at(-1)!)], {
     cwd: ROOT,
@@ -31,11 +39,16 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 120_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${out}`));
+    }, 120_000);
     const onData = () => {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match) {
