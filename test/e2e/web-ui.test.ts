@@ -75,7 +75,8 @@ describe('the Web UI against the real service and the dms simulator', () => {
   });
 
   it('checks a new file name in the browser, then creates the file and opens it', async () => {
-    await page.fill('#new-file-name', 'telekom');
+    // A name without an extension is completed to .yml (a unit test holds that); another extension is refused.
+    await page.fill('#new-file-name', 'telekom.txt');
     await page.click('form.new-file button');
     assert.match((await page.locator('#new-file-status').textContent()) ?? '', /must end in \.yml/);
     await page.fill('#new-file-name', '../outside.yml');
