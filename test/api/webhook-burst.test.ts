@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, call } from '../helpers/test-server.js';
-import { startRig, type Rig } from './support/jobs-kit.js';
-import { TEST_TIMINGS } from '../helpers/test-server.js';
+import { API_TOKEN, TEST_TIMINGS, call } from '../helpers/test-server.js';
+import { deliver, startRig, type Rig } from './support/jobs-kit.js';
 
 const RULES = `
 rules:
@@ -12,12 +11,6 @@ rules:
     actions:
       - add_tags: [rules-processed]
 `;
-
-const post = (url: string, doc: number) =>
-  call<{ event_id: number }>(url, '/api/webhook/dms', {
-    token: API_TOKEN,
-    body: { event: 'document_updated', doc_id: String(doc) },
-  });
 
 describe('a burst of webhook deliveries', () => {
   let rig: Rig;
@@ -37,7 +30,7 @@ describe('a burst of webhook deliveries', () => {
     const queue = server.services.webhook.queue;
     const docs = Array.from({ length: 12 }, (_, i) => sim.addDocument({ title: `Brief ${i}`, tags: [] }).id);
     // The service writes every document once: Paperless's "Document Updated" for each is then its own echo.
-    for (const doc of docs) await post(server.url, doc);
+    for (const doc of docs) await deliver(server.url, doc);
     await queue.idle();
     const person = docs[5];
     sim.editAs(person, { title: 'Brief 5, paid' }, 'anna', { webhook: false });
@@ -45,11 +38,11 @@ describe('a burst of webhook deliveries', () => {
     // Both run slots are busy with two other documents whose reads are held, so the burst waits as a whole.
     const slots = [sim.addDocument({ title: 'A', tags: [] }).id, sim.addDocument({ title: 'B', tags: [] }).id];
     const holds = slots.map((id) => sim.faults.inject({ route: `GET /api/documents/${id}/`, kind: 'hold', times: 1 }));
-    for (const id of slots) await post(server.url, id);
+    for (const id of slots) await deliver(server.url, id);
     while (queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     const before = sim.counts();
     const skippedBefore = server.services.webhook.echoesSkipped;
-    const events = await Promise.all(docs.map((doc) => post(server.url, doc)));
+    const events = await Promise.all(docs.map((doc) => deliver(server.url, doc)));
     for (const hold of holds) sim.faults.release(hold.id);
     await queue.idle();
     const counts = sim.counts();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
-import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+import { deliver, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 import { startReceiver } from './support/notify-kit.js';
 
 const RULES = `
@@ -16,9 +16,6 @@ rules:
     actions:
       - add_tags: [rules-processed]
 `;
-
-const post = (url: string, body: Record<string, string>) =>
-  call<{ event_id: number; duplicate: boolean }>(url, '/api/webhook/dms', { token: API_TOKEN, body });
 
 describe('merged webhook deliveries keep every trigger they merged', () => {
   let rig: Rig;
@@ -37,10 +34,10 @@ describe('merged webhook deliveries keep every trigger they merged', () => {
     // The document's first run is held at its read, so the two deliveries below wait behind it and merge into one run.
     const hold = rig.sim.faults.inject({ route: `GET /api/documents/${doc}/`, kind: 'hold', times: 1 });
     const queue = rig.server.services.webhook.queue;
-    await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    await deliver(rig.server.url, doc);
     while (queue.running < 1) await new Promise((resolve) => setTimeout(resolve, 5));
-    const added = await post(rig.server.url, { event: 'document_added', doc_id: String(doc) });
-    const updated = await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    const added = await deliver(rig.server.url, doc, 'document_added');
+    const updated = await deliver(rig.server.url, doc);
     assert.equal(updated.body.duplicate, true);
     assert.equal(updated.body.event_id, added.body.event_id);
     rig.sim.faults.release(hold.id);

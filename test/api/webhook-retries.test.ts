@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ArrivalStatus } from '../../server/runs/arrival-status.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
-import { getEvent, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
+import { deliver, getEvent, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 const RULES = `
 rules:
@@ -11,9 +11,6 @@ rules:
     actions:
       - add_tags: [rules-processed]
 `;
-
-const post = (url: string, body: Record<string, string>) =>
-  call<{ event_id: number; duplicate: boolean }>(url, '/api/webhook/dms', { token: API_TOKEN, body });
 
 async function health(rig: Rig): Promise<{ arrival: ArrivalStatus; dms: { reachable: boolean } }> {
   return (
@@ -35,9 +32,9 @@ describe('webhook deliveries that fail end visibly, never queued forever', () =>
     const queue = rig.server.services.webhook.queue;
     // The first run is held at its read, so a second delivery for the document queues behind it.
     const hold = rig.sim.faults.inject({ route: `GET /api/documents/${doc}/`, kind: 'hold', times: 1 });
-    const first = await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    const first = await deliver(rig.server.url, doc);
     while (queue.running < 1) await new Promise((resolve) => setTimeout(resolve, 5));
-    const second = await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    const second = await deliver(rig.server.url, doc);
     assert.notEqual(second.body.event_id, first.body.event_id);
     // The first run's write is refused once: it asks to be tried again, and finds the second delivery waiting.
     rig.sim.faults.inject({ route: 'POST /api/documents/bulk_edit/', kind: 'status', status: 400, times: 1 });
@@ -57,7 +54,7 @@ describe('webhook deliveries that fail end visibly, never queued forever', () =>
     const doc = rig.sim.addDocument({ title: 'Vertrag', tags: [] }).id;
     // The dms is gone: every request's connection is cut.
     const outage = rig.sim.faults.inject({ kind: 'drop' });
-    const accepted = await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    const accepted = await deliver(rig.server.url, doc);
     const failed = await waitForEvent(rig.server.url, accepted.body.event_id);
     const afterOutage = await health(rig);
     rig.sim.faults.remove(outage.id);
@@ -71,7 +68,7 @@ describe('webhook deliveries that fail end visibly, never queued forever', () =>
     assert.match(listed.message, new RegExp(`failed to read document ${doc}`));
 
     // Once the dms answers, the next delivery runs it and the failure is over.
-    const again = await post(rig.server.url, { event: 'document_updated', doc_id: String(doc) });
+    const again = await deliver(rig.server.url, doc);
     assert.equal((await waitForEvent(rig.server.url, again.body.event_id)).status, 'done');
     assert.equal((await health(rig)).arrival.failed_documents.filter((f) => f.document === doc).length, 0);
   });

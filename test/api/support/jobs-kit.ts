@@ -83,6 +83,13 @@ export async function editInDms(sim: Simulator, id: number, patch: Record<string
 export const bulkEdits = (sim: Simulator) => sim.counts()['POST /api/documents/bulk_edit/'] ?? 0;
 export const patches = (sim: Simulator) => sim.counts()['PATCH /api/documents/{id}/'] ?? 0;
 
+/** A Paperless webhook delivery for the document, as its workflow posts it (`updated` unless told otherwise). */
+export const deliver = (url: string, doc: number, event: 'document_added' | 'document_updated' = 'document_updated') =>
+  call<{ event_id: number; duplicate: boolean }>(url, '/api/webhook/dms', {
+    token: API_TOKEN,
+    body: { event, doc_id: String(doc) },
+  });
+
 /** Waits until the simulator has no webhook in flight and the service's queue is empty, twice in a row. */
 export async function settle(rig: Rig): Promise<void> {
   for (let quiet = 0; quiet < 2;) {
