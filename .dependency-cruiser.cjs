@@ -17,7 +17,7 @@
 //              server/dms/demo/ is the demo dms (an in-memory Paperless with sample documents, used when
 //              no dms is configured); only server/dms/dms-connection.ts starts it, and it ships nothing test-only.
 //   Shared leaves at server/ root (log, errors, error-message, atomic-write, move-aside, coalesced-writer)
-//   import nothing of the layers and may be used by all of them (but errors.ts, the HTTP statuses, not by dms/).
+//   import nothing of the layers and may be used by all of them (but app-errors.ts, the HTTP statuses, not by dms/).
 //   docs/architecture.md draws the layers and the path of each kind of request.
 //   renderer/  the Web UI, bundled for the browser. It shares the server's *types* (`import type`),
 //              never its code: server code would drag Node modules into the page.
@@ -88,7 +88,7 @@ module.exports = {
         path: '^server/(rules|runs|history|settings|dms|engine|eval)/',
         pathNot: [
           // Request input parsers and limits: pure functions a route uses to validate before calling a service.
-          '^server/runs/run-query[.]ts$',
+          '^server/runs/manual/run-request[.]ts$',
           '^server/history/trace-query[.]ts$',
           // The event kinds and statuses a listing may filter by.
           '^server/history/event-types[.]ts$',
@@ -96,7 +96,7 @@ module.exports = {
           '^server/runs/webhook/(read-body|parse-payload)[.]ts$',
           '^server/rules/validate-file[.]ts$',
           // The edge gives the dms layer's errors their HTTP status (middleware/error-handler.ts).
-          '^server/dms/errors[.]ts$',
+          '^server/dms/dms-errors[.]ts$',
         ],
         dependencyTypesNot: ['type-only'],
       },
@@ -168,12 +168,12 @@ module.exports = {
       severity: 'error',
       comment:
         'server/dms/ imports no other layer, not even its types: no services, HTTP, eval, composition, AppError. ' +
-        'It throws its own errors (dms/errors.ts); the HTTP error handler gives them a status.',
+        'It throws its own errors (dms/dms-errors.ts); the HTTP error handler gives them a status.',
       from: { path: '^server/dms/', pathNot: '^server/dms/demo/' },
       to: {
         path: [
           '^server/(http|rules|runs|history|settings|auth|eval|cli)/',
-          '^server/(app|compose|server|main|services|errors)[.]ts$',
+          '^server/(app|compose|server|main|services|app-errors)[.]ts$',
           '^(electron|renderer)/',
         ],
       },
@@ -189,18 +189,18 @@ module.exports = {
       name: 'services-not-internals',
       severity: 'error',
       comment:
-        'A service uses another only through its public modules: rules/index.ts; history/trace-store, event-store, ' +
-        "event-types, trace-query; auth/auth-service, passwords, setup-code; settings/notify-targets; runs/attribution-mode. Anything else is that service's own business.",
+        'A service uses another only through its public modules: rules/rules.ts; history/trace-store, event-store, ' +
+        "event-types, trace-query; auth/auth-service, passwords, setup-code; settings/notify-targets; runs/echo/attribution-mode. Anything else is that service's own business.",
       from: { path: '^server/(rules|runs|history|settings|auth)/' },
       to: {
         path: '^server/(rules|runs|history|settings|auth)/',
         pathNot: [
           '^server/$1/',
-          '^server/rules/index[.]ts$',
+          '^server/rules/rules[.]ts$',
           '^server/history/(trace-store|event-store|event-types|trace-query)[.]ts$',
           '^server/auth/(auth-service|passwords|setup-code)[.]ts$',
           '^server/settings/notify-targets[.]ts$',
-          '^server/runs/attribution-mode[.]ts$',
+          '^server/runs/echo/attribution-mode[.]ts$',
         ],
       },
     },

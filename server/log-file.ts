@@ -3,7 +3,7 @@
 // "Download the service log".
 import fs from 'node:fs';
 import path from 'node:path';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from './app-errors.js';
 import { jsonLine, type Level, type LogFields, type Logger } from './log.js';
 
 /** Where the service log lives under a data dir. */

@@ -1,4 +1,4 @@
-import { BadRequestError } from './errors.js';
+import { BadRequestError } from './app-errors.js';
 
 /** Query-string values, checked one way everywhere; each malformed value is a 400 naming its parameter. */
 

@@ -1,6 +1,6 @@
 // Shapes of the service's answers the UI reads (docs/rule-files.md#api, docs/jobs-and-webhook.md, docs/rules.md#traces).
 import type { Trace } from '../../server/engine/model.js';
-import type { FileProblem } from '../../server/errors.js';
+import type { FileProblem } from '../../server/app-errors.js';
 import type { RuleFileEntry } from '../../server/rules/rule-store-types.js';
 
 export type { Trace, ConditionTrace, ActionTrace, FieldChange } from '../../server/engine/model.js';
@@ -9,7 +9,7 @@ export type { DocumentHit } from '../../server/dms/document-search.js';
 export type { RuleTestReport } from '../../server/rules/text-check.js';
 export type { SettingsView as Settings } from '../../server/settings/settings-service.js';
 export type { DmsHealth } from '../../server/dms/dms-connection.js';
-export type { FileProblem } from '../../server/errors.js';
+export type { FileProblem } from '../../server/app-errors.js';
 
 export interface Me {
   username: string;
@@ -66,5 +66,5 @@ export interface RunResult {
 export type { EventRecord as JobEvent, EventStatus, JobReport } from '../../server/history/event-types.js';
 export type { ScheduleEntry } from '../../server/runs/schedules/schedule-service.js';
 
-export type { DocumentView } from '../../server/runs/document-view.js';
+export type { DocumentView } from '../../server/runs/documents/document-view.js';
 export type { ContentMatch as DocumentMatch } from '../../server/engine/content-matches.js';

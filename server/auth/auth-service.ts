@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { ForbiddenError, TooManyRequestsError } from '../errors.js';
+import { ForbiddenError, TooManyRequestsError } from '../app-errors.js';
 import crypto from 'node:crypto';
 import { safeEqual } from './constant-time.js';
 import { createLoginThrottle, type LoginThrottle, type ThrottleSource } from './login-throttle.js';

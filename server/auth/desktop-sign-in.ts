@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import { ForbiddenError, UnauthorizedError } from '../app-errors.js';
 import { isLoopbackAddress } from './loopback.js';
 
 /** One-time tokens that let the desktop window sign in without the admin password. */

@@ -1,5 +1,5 @@
 import type { CustomFieldValue, MoneyValue } from '../engine/model.js';
-import { DmsValueError } from './errors.js';
+import { DmsValueError } from './dms-errors.js';
 import type { DmsCustomField } from './types.js';
 
 // Paperless stores monetary values as "EUR84.37", or legacy plain "84.37".

@@ -1,4 +1,4 @@
-import { DmsError } from './errors.js';
+import { DmsError } from './dms-errors.js';
 import type { Transport } from './http-transport.js';
 import type { DmsHistory, DmsHistoryEntry, DmsServiceUser } from './types.js';
 

@@ -1,4 +1,4 @@
-import { DmsQueryError } from './errors.js';
+import { DmsQueryError } from './dms-errors.js';
 import type { DocumentQuery } from './types.js';
 
 const LOOKUPS = ['iexact', 'icontains', 'istartswith', 'iendswith'];

@@ -1,5 +1,5 @@
 import { documentListParams } from './document-query.js';
-import { DmsError } from './errors.js';
+import { DmsError } from './dms-errors.js';
 import type { Transport } from './http-transport.js';
 import { checkedPage, MAX_LISTED_DOCUMENTS, type ListPage } from './list-walk.js';
 import { MAX_READ_PAGE } from './read-costs.js';

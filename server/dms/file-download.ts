@@ -1,5 +1,5 @@
 import { BodyTooLargeError, ownBuffer, readBodyBytes, type BodyStream } from './body-text.js';
-import { DmsError } from './errors.js';
+import { DmsError } from './dms-errors.js';
 import type { DmsFile } from './types.js';
 
 /** A download larger than the caller allows: never read further than the limit (DESIGN §6, sizes). */

@@ -10,7 +10,7 @@ import {
 } from './api-version.js';
 import { dmsMessage } from './dms-message.js';
 import { forbiddenHint } from './permission-hint.js';
-import { DmsError, DmsNotFoundError } from './errors.js';
+import { DmsError, DmsNotFoundError } from './dms-errors.js';
 import { readCapped } from './file-download.js';
 import { bodyText, BodyTooLargeError, decodeBody, ownBuffer, readBodyBytes } from './body-text.js';
 import { parseJsonOffThread } from './json-off-thread.js';

@@ -1,4 +1,4 @@
-import { DmsError } from './errors.js';
+import { DmsError } from './dms-errors.js';
 import type { Transport } from './http-transport.js';
 
 // Nothing a dms says about sizes may size an allocation or a loop (docs/decisions.md#the-dms): every answer is checked against

@@ -2,7 +2,7 @@ import type { Logger } from '../log.js';
 import { MAX_ID_CHUNK, streamDocuments } from './document-stream.js';
 import { probeConcurrency } from './dms-concurrency.js';
 import { documentListParams } from './document-query.js';
-import { DmsError } from './errors.js';
+import { DmsError } from './dms-errors.js';
 import { toDmsFile } from './file-download.js';
 import { createTransport, type Transport } from './http-transport.js';
 import type {

@@ -1,4 +1,4 @@
-import { DmsError, DmsNotFoundError } from './errors.js';
+import { DmsError, DmsNotFoundError } from './dms-errors.js';
 import type { Transport } from './http-transport.js';
 import type { ReleaseQuirks } from './release.js';
 import type { DmsCustomFieldValue, DmsDocument, DmsVocabulary, DocumentPatch, DocumentWriteState } from './types.js';

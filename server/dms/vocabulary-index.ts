@@ -1,7 +1,7 @@
 import type { DmsCustomField, DmsNamedObject, DmsVocabulary } from './types.js';
 
 export { decodeCustomFieldValue, encodeCustomFieldValue } from './custom-field-codec.js';
-export { DmsError, DmsNotFoundError, DmsValueError } from './errors.js';
+export { DmsError, DmsNotFoundError, DmsValueError } from './dms-errors.js';
 
 export type VocabularyKind =
   'tags' | 'correspondents' | 'document_types' | 'storage_paths' | 'custom_fields' | 'users' | 'groups';

@@ -6,7 +6,7 @@ import type { CustomFieldDataType } from '../dms/types.js';
 import type { CreateMissing, CustomFieldValue, RuleDocument, TagHierarchy } from './model.js';
 import type { CompiledAction } from './compile-actions.js';
 import type { ExtractedValue, TypedValue } from './extraction.js';
-import { ConversionError, stoppedAtMissing, type RulePath } from './errors.js';
+import { ConversionError, stoppedAtMissing, type RulePath } from './rule-errors.js';
 import { renderTemplate, type CompiledTemplate } from './templates.js';
 import { parseDate } from './parse-date.js';
 import { parseInteger } from './parse-number.js';

@@ -4,7 +4,7 @@
  * truthy. It sees `doc`, `vars`, `now`, `rule` and the extracted values; the trace shows what it saw.
  */
 import { analyzeSync } from 'liquidjs';
-import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
+import { RuleCompileError, TemplateError, type RulePath } from './rule-errors.js';
 import { compileTemplate, isTemplateText, renderTemplate, type CompiledTemplate } from './templates.js';
 import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import { describeValue, shortenValue } from './describe.js';

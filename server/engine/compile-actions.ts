@@ -1,7 +1,7 @@
 /** Compiles a rule's actions: exactly one action key each, modifiers where they make sense, templates parsed. */
 import type { Action, ActionName } from './model.js';
 import { ACTION_MODIFIERS, ACTIONS } from './rule-schema.js';
-import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
+import { RuleCompileError, TemplateError, type RulePath } from './rule-errors.js';
 import { compileTemplate, type CompiledTemplate } from './templates.js';
 import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import { PERMISSION_KINDS, PERMISSION_TARGETS } from './permissions.js';

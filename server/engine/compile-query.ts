@@ -1,7 +1,7 @@
 /** Compiles a `query:` extraction: what it asks, checked at save against what the dms's filters can answer. */
 import type { ExtractionType, QueryKind, Scalar } from './model.js';
 import { QUERY_ORDER_FIELDS } from './rule-schema.js';
-import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
+import { RuleCompileError, TemplateError, type RulePath } from './rule-errors.js';
 import { compileTemplate, type CompiledTemplate } from './templates.js';
 import { checkTemplateVariables, type KnownValues } from './template-variables.js';
 import {

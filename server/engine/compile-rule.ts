@@ -4,7 +4,7 @@
  */
 import type { RuleDefinition, Trigger } from './model.js';
 import { RULE_ID_PATTERN, TRIGGERS } from './rule-schema.js';
-import { RuleCompileError } from './errors.js';
+import { RuleCompileError } from './rule-errors.js';
 import { compileCondition, type CompiledCondition } from './conditions.js';
 import { compileExtraction, type CompiledExtraction } from './extraction.js';
 import { compileAction, type CompiledAction } from './compile-actions.js';

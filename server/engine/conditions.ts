@@ -5,7 +5,7 @@
 import type { ConditionTrace, FieldTest, OperatorTest, RuleDocument, Scalar } from './model.js';
 import { COMBINATORS, COMPARISON_OPERATORS, OPERATORS, TAG_OPERATORS, WORD_OPERATORS } from './rule-schema.js';
 import { FUZZY_CUTOFF, MAX_FUZZY_LENGTH, fuzzyClean, partialRatio, splitWords, wordsFound } from './word-match.js';
-import { RuleCompileError, formatPath, type RulePath } from './errors.js';
+import { RuleCompileError, formatPath, type RulePath } from './rule-errors.js';
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { isRelativeDate, parseDateAuto } from './parse-date.js';

@@ -1,7 +1,7 @@
 /** Converting values for custom fields by the dms field's data type, and comparing them for idempotency. */
 import type { CustomFieldDataType } from '../dms/types.js';
 import type { CustomFieldValue } from './model.js';
-import { ConversionError } from './errors.js';
+import { ConversionError } from './rule-errors.js';
 import { formatAmount, isMoneyValue, parseBool, parseInteger, parseMoney, parseNumber } from './parse-number.js';
 import { parseDate } from './parse-date.js';
 import type { TypedValue } from './extraction.js';

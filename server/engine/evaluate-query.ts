@@ -1,6 +1,6 @@
 /** Runs a compiled query: renders its where values, asks the source, reads the answer into a typed value. */
 import type { CustomFieldValue, ExtractionType, RuleDocument, Scalar } from './model.js';
-import { TemplateError, type RulePath } from './errors.js';
+import { TemplateError, type RulePath } from './rule-errors.js';
 import { renderTemplate } from './templates.js';
 import { resolveRelativeDate, parseDate } from './parse-date.js';
 import { isMoneyValue, parseInteger, parseNumber } from './parse-number.js';

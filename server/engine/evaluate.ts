@@ -21,7 +21,7 @@ import { applyAction, type PlannedNotification } from './apply-actions.js';
 import { actionSkippedBy } from './action-condition.js';
 import { mergeCreateMissing, stillUsed } from './create-missing.js';
 import { cloneDocument } from './fields.js';
-import { formatPath, stoppedAtMissing, TemplateError } from './errors.js';
+import { formatPath, stoppedAtMissing, TemplateError } from './rule-errors.js';
 import { templateDocument, templateValue, diffDocuments, ruleChanges } from './document-views.js';
 import { describeValue } from './describe.js';
 import { errorMessage } from '../error-message.js';
@@ -71,7 +71,7 @@ export interface Evaluation {
   notifications: Record<string, PlannedNotification[]>;
   /**
    * A query over other documents the source could not answer yet: the evaluation stopped there and has no
-   * results; evaluate again with its answer (runs/evaluate-document.ts does, bounded per document).
+   * results; evaluate again with its answer (runs/pipeline/evaluate-document.ts does, bounded per document).
    */
   pendingQuery?: QueryQuestion;
 }

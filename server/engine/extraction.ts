@@ -11,7 +11,7 @@ import type {
   RuleDocument,
   Scalar,
 } from './model.js';
-import { RuleCompileError, TemplateError, type RulePath } from './errors.js';
+import { RuleCompileError, TemplateError, type RulePath } from './rule-errors.js';
 import { fieldKind, readField } from './fields.js';
 import { compileRegex, MAX_MATCHES, RegexSyntaxError, type RuleRegex } from './regex.js';
 import { compileTemplate, renderTemplate, type CompiledTemplate } from './templates.js';

@@ -3,7 +3,7 @@
  * `modified: { gt: { field: added } }`, `title: { equals: { field: original_file_name } }`.
  */
 import type { RuleDocument } from './model.js';
-import { RuleCompileError, type RulePath } from './errors.js';
+import { RuleCompileError, type RulePath } from './rule-errors.js';
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compareValues, equalsValue, type OpContext } from './condition-ops.js';
 import { isMoneyValue, parseNumber } from './parse-number.js';

@@ -2,7 +2,7 @@
  * The `notify` action: compiled (when, attach, body and header templates checked) and rendered into a
  * planned notification. The engine only renders; `server/runs/notify/` decides whether it goes out.
  */
-import { ConversionError, RuleCompileError, formatPath, type RulePath } from './errors.js';
+import { ConversionError, RuleCompileError, formatPath, type RulePath } from './rule-errors.js';
 import { isTemplateText, type CompiledTemplate } from './templates.js';
 
 /** Which real runs send: see docs/rules.md#notify. */

@@ -14,7 +14,7 @@ import type { CompiledRule } from './compile-rule.js';
 import { evaluateRules, type RuleResult } from './evaluate.js';
 import { notifyFires, type PlannedNotification } from './notify-action.js';
 import { emptyDocument, fieldKind } from './fields.js';
-import { type RulePath } from './errors.js';
+import { type RulePath } from './rule-errors.js';
 import { sameCustomValue } from './custom-field-values.js';
 import { isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { describeValue } from './describe.js';

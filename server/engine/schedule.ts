@@ -4,7 +4,7 @@
  */
 import { Cron } from 'croner';
 import type { RuleSchedule } from './model.js';
-import { RuleCompileError, type RulePath } from './errors.js';
+import { RuleCompileError, type RulePath } from './rule-errors.js';
 import { errorMessage } from '../error-message.js';
 
 export interface CompiledSchedule {

@@ -7,7 +7,7 @@
 import { analyzeSync } from 'liquidjs';
 import type { ExtractionType } from './model.js';
 import { DOCUMENT_FIELDS } from './rule-schema.js';
-import { RuleCompileError, type RulePath } from './errors.js';
+import { RuleCompileError, type RulePath } from './rule-errors.js';
 import type { CompiledTemplate } from './templates.js';
 import { nearestNames } from './nearest-names.js';
 

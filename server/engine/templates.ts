@@ -7,7 +7,7 @@ import { analyzeSync, Context, Liquid, type FS, type Template } from 'liquidjs';
 import { formatAmount, isMoneyValue, parseMoney, parseNumber } from './parse-number.js';
 import { parseDate, parseDateWithFormat, resolveRelativeDate } from './parse-date.js';
 import { checkLocale, localeMonth, parseLocaleDate, parseLocaleNumber } from './locale-parse.js';
-import { TemplateError, type RulePath } from './errors.js';
+import { TemplateError, type RulePath } from './rule-errors.js';
 import { LANGUAGE_FILTERS, registerLanguageFilters } from './language-filters.js';
 import { DATE_FILTERS, registerDateFilters } from './date-filters.js';
 import { MoneyDrop } from './money-drop.js';

@@ -1,5 +1,5 @@
 /** renderVars: string values of a `_vars.yml` mapping are Liquid templates rendered at load time. */
-import { TemplateError, type RulePath } from './errors.js';
+import { TemplateError, type RulePath } from './rule-errors.js';
 import { compileTemplate, renderTemplate } from './templates.js';
 
 export interface VarsContext {

@@ -1,4 +1,4 @@
-import type { RuleDocument, RuleResult } from '../engine/index.js';
+import type { RuleDocument, RuleResult } from '../engine/engine.js';
 
 /**
  * The most document text a rule scans: 1,000,000 characters (about 1 MB). Content comes from mail and

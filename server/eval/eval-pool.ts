@@ -1,9 +1,9 @@
 import type { Worker } from 'node:worker_threads';
 import type { CustomFieldDataType } from '../dms/types.js';
-import { evaluateRules, type RuleResult, type RunTrigger, type RuleDocument } from '../engine/index.js';
+import { evaluateRules, type RuleResult, type RunTrigger, type RuleDocument } from '../engine/engine.js';
 import { answersSource, type QueryAnswer } from '../engine/document-queries.js';
 import type { Logger } from '../log.js';
-import type { LoadedRule } from '../rules/index.js';
+import type { LoadedRule } from '../rules/rules.js';
 import { tagHierarchyOfTags, type NamedTagNode } from './named-tag-tree.js';
 import { startWorker } from './worker-start.js';
 import {

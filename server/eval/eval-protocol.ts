@@ -1,5 +1,5 @@
 import type { CustomFieldDataType } from '../dms/types.js';
-import type { Evaluation, RuleDefinition, RuleDocument, RunTrigger } from '../engine/index.js';
+import type { Evaluation, RuleDefinition, RuleDocument, RunTrigger } from '../engine/engine.js';
 import type { NamedTagNode } from './named-tag-tree.js';
 import type { QueryAnswer } from '../engine/document-queries.js';
 

@@ -1,7 +1,7 @@
 // A worker thread of the evaluation pool (eval-pool.ts): runs the pure engine on batches of documents and
 // reports which item and rule it is in through shared memory, so the pool can stop it when a rule overruns.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compileRule, evaluateRules, type CompiledRule } from '../engine/index.js';
+import { compileRule, evaluateRules, type CompiledRule } from '../engine/engine.js';
 import type { TagHierarchy } from '../engine/model.js';
 import { tagHierarchyOfTags } from './named-tag-tree.js';
 import { answersSource } from '../engine/document-queries.js';

@@ -1,4 +1,4 @@
-import type { RuleDefinition, RuleTestOutcome } from '../engine/index.js';
+import type { RuleDefinition, RuleTestOutcome } from '../engine/engine.js';
 
 /** Run `definition`'s `tests:` from index `from` on (earlier ones are done, or were stopped). */
 export interface RuleTestJob {

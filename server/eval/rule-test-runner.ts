@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
-import { runRuleTests, type CompiledRule, type RuleTestOptions, type RuleTestOutcome } from '../engine/index.js';
+import { runRuleTests, type CompiledRule, type RuleTestOptions, type RuleTestOutcome } from '../engine/engine.js';
 import type { Logger } from '../log.js';
-import type { RuleTestRunner } from '../rules/index.js';
+import type { RuleTestRunner } from '../rules/rules.js';
 import { TEST_PROGRESS, type RuleTestAnswer, type RuleTestJob } from './rule-test-protocol.js';
 import { startWorker } from './worker-start.js';
 

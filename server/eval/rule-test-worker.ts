@@ -2,7 +2,7 @@
 // pure engine and reports which test it is in through shared memory, so the runner can stop it when a
 // test overruns the evaluation budget.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compileRule, runRuleTests, type RuleTestOutcome } from '../engine/index.js';
+import { compileRule, runRuleTests, type RuleTestOutcome } from '../engine/engine.js';
 import { TEST_PROGRESS, type RuleTestAnswer, type RuleTestJob } from './rule-test-protocol.js';
 import { errorMessage } from '../error-message.js';
 

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import fs from 'node:fs';
-import { ServiceUnavailableError } from '../errors.js';
+import { ServiceUnavailableError } from '../app-errors.js';
 import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
 import { loadEvents, type JournalHeader } from './event-journal-load.js';
 import { createGroupCommit, type Batch, type JournalIo } from './group-commit.js';
-import { createJournalFile } from './journal-file.js';
+import { createJournalFile } from './history-file.js';
 import { errorMessage } from '../error-message.js';
 
 export type { EventKind, EventRecord, EventStatus, JobReport } from './event-types.js';

@@ -1,5 +1,5 @@
 import type { Trace, TraceStatus } from '../engine/model.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../app-errors.js';
 import { oneOfParam, positiveIntegerParam, singleParam } from '../query-params.js';
 
 export const TRACE_LIMIT_DEFAULT = 100;

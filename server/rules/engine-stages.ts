@@ -8,10 +8,10 @@ import {
   type RuleDefinition,
   type RuleTestOptions,
   type RuleTestOutcome,
-} from '../engine/index.js';
+} from '../engine/engine.js';
 import { didYouMean } from '../engine/nearest-names.js';
 import { DOCUMENT_FIELDS } from '../engine/rule-schema.js';
-import type { FileProblem } from '../errors.js';
+import type { FileProblem } from '../app-errors.js';
 import { errorMessage } from '../error-message.js';
 import { problemAt } from './file-problems.js';
 import { positionedError, type YamlSource } from './yaml-source.js';

@@ -1,4 +1,4 @@
-import { ValidationError, type FileProblem } from '../errors.js';
+import { ValidationError, type FileProblem } from '../app-errors.js';
 
 /** A place in a file, 1-based; with an end (exclusive), the exact stretch an editor underlines. */
 export interface Position {

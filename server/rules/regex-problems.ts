@@ -1,5 +1,5 @@
-import { compileRegex, RegexSyntaxError, type RuleDefinition } from '../engine/index.js';
-import type { FileProblem } from '../errors.js';
+import { compileRegex, RegexSyntaxError, type RuleDefinition } from '../engine/engine.js';
+import type { FileProblem } from '../app-errors.js';
 import { problemAt } from './file-problems.js';
 import type { YamlPath, YamlSource } from './yaml-source.js';
 

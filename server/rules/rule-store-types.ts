@@ -1,7 +1,7 @@
 import type { NotifyTargetKinds } from './validate-file.js';
 import type { RuleTestRunner } from './engine-stages.js';
 import type { DmsVocabulary } from '../dms/types.js';
-import type { FileProblem } from '../errors.js';
+import type { FileProblem } from '../app-errors.js';
 import type { Logger } from '../log.js';
 import type { FileError, LoadedRule } from './rules-loader.js';
 import type { SchemaInfo } from './schema-info.js';

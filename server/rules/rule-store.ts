@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import YAML from 'yaml';
-import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../app-errors.js';
 import { createEmptyFile, writeFileAtomic } from '../atomic-write.js';
 import { inlineRuleTests } from './engine-stages.js';
 import { FileValidationError } from './file-problems.js';

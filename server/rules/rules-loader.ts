@@ -1,5 +1,5 @@
 import fsp from 'node:fs/promises';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../app-errors.js';
 import type { RuleDefinition } from '../engine/model.js';
 import { inlineRuleTests, type CompiledRule, type RuleTestRunner } from './engine-stages.js';
 import type { RuleFilePath } from './file-names.js';

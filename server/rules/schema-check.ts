@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { RULE_FILE_SCHEMA, VARS_FILE_SCHEMA } from '../engine/rule-schema.js';
 import { didYouMean } from '../engine/nearest-names.js';
-import type { FileProblem } from '../errors.js';
+import type { FileProblem } from '../app-errors.js';
 import { ProblemList, problemAt } from './file-problems.js';
 import type { Span, YamlPath, YamlSource } from './yaml-source.js';
 

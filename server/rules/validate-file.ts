@@ -1,5 +1,5 @@
 import type { RuleDefinition } from '../engine/model.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../app-errors.js';
 import { compileAt, renderVarsAt, testProblemAt, type CompiledRule, type TestContext } from './engine-stages.js';
 import { ProblemList } from './file-problems.js';
 import { regexProblems } from './regex-problems.js';

@@ -1,5 +1,5 @@
 import type { YAMLError } from 'yaml';
-import type { FileProblem } from '../errors.js';
+import type { FileProblem } from '../app-errors.js';
 import { problemAt, type Position } from './file-problems.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { envNameOf } from '../config.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../app-errors.js';
 import { writeFileAtomicSync } from '../atomic-write.js';
 import { errorMessage } from '../error-message.js';
 

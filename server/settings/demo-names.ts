@@ -1,6 +1,6 @@
 // The demo dms has no Paperless screens to add a tag in: a rule that names a tag it lacks would be stuck at its
 // validation error. The Web UI offers to create the name there; against a real Paperless the person adds it there.
-import { BadRequestError, ConflictError } from '../errors.js';
+import { BadRequestError, ConflictError } from '../app-errors.js';
 import type { DmsInfo } from '../dms/dms-connection.js';
 import type { DmsClient, DmsNamedObject } from '../dms/types.js';
 

@@ -1,8 +1,8 @@
 import { createPaperlessClient } from '../dms/paperless-client.js';
 import type { DmsClient, DmsPing } from '../dms/types.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../app-errors.js';
 import { errorMessage } from '../error-message.js';
-import { attributionFor, STATE_NOTE, type AttributionStatus } from '../runs/attribution-mode.js';
+import { attributionFor, STATE_NOTE, type AttributionStatus } from '../runs/echo/attribution-mode.js';
 import { parseSettingsPatch } from './settings-input.js';
 
 /** What "Test connection" found: the client's ping facts as they are, plus how many names the token may see. */

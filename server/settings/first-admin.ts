@@ -1,6 +1,6 @@
 import type { AuthService } from '../auth/auth-service.js';
 import { createSetupCode, SETUP_CODE_FILE, type SetupCode } from '../auth/setup-code.js';
-import { BadRequestError, ConflictError, ForbiddenError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError } from '../app-errors.js';
 import { parseSettingsPatch } from './settings-input.js';
 import type { SettingsService } from './settings-service.js';
 

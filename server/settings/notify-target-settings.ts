@@ -4,7 +4,7 @@
 // credential (`?token=…`) read as MASK, header values are only named, and sending MASK (or an empty header value)
 // back keeps what is stored.
 import type { Config } from '../config.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../app-errors.js';
 import { errorMessage } from '../error-message.js';
 import type { Logger } from '../log.js';
 import { updateConfigFile } from './config-file.js';

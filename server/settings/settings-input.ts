@@ -1,5 +1,5 @@
 import { CONFIG_KEYS, ConfigError, type ConfigField } from '../config.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError } from '../app-errors.js';
 
 /** What `PUT /api/ui/settings` may change; values already validated. `null` clears a setting. */
 export interface SettingsPatch {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { hashPassword } from '../auth/passwords.js';
 import { ConfigError, loadConfig, type Config, type ConfigField } from '../config.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError } from '../app-errors.js';
 import { errorMessage } from '../error-message.js';
 import type { Logger } from '../log.js';
 import { CONFIG_FILE_NAME, updateConfigFile } from './config-file.js';

@@ -1,5 +1,5 @@
-import type { RuleDocument } from '../engine/index.js';
-import type { LoadedRule } from '../rules/index.js';
+import type { RuleDocument } from '../engine/engine.js';
+import type { LoadedRule } from '../rules/rules.js';
 import type { SuggestedDocument } from './suggestion-types.js';
 
 const LISTED = 20;

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { RuleDocument } from '../engine/index.js';
+import type { RuleDocument } from '../engine/engine.js';
 import type { LearnedLiteral } from './learner.js';
 
 /** A learned condition in the rule language (docs/rules.md): what a person would have written. */

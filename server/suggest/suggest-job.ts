@@ -1,11 +1,11 @@
-import { compileRule, type RuleDefinition, type RuleDocument } from '../engine/index.js';
+import { compileRule, type RuleDefinition, type RuleDocument } from '../engine/engine.js';
 import { capContent } from '../eval/content-budget.js';
 import type { Evaluator } from '../eval/eval-pool.js';
 import { createVocabularyIndex, type VocabularyIndex, type VocabularyKind } from '../dms/vocabulary-index.js';
 import type { DmsClient } from '../dms/types.js';
 import type { EventStore } from '../history/event-store.js';
-import type { LoadedRule } from '../rules/index.js';
-import { toRuleDocument } from '../runs/rule-document.js';
+import type { LoadedRule } from '../rules/rules.js';
+import { toRuleDocument } from '../runs/documents/rule-document.js';
 import { buildDataset } from './candidates.js';
 import { CandidateTally } from './evaluate-candidates.js';
 import { FeatureIndex } from './feature-index.js';

@@ -1,8 +1,8 @@
 import { parse } from 'yaml';
 import { contentMatches, type ContentMatch } from '../engine/content-matches.js';
-import type { RuleDefinition } from '../engine/index.js';
+import type { RuleDefinition } from '../engine/engine.js';
 import { errorMessage } from '../error-message.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError } from '../app-errors.js';
 import type { EventRecord, EventStore } from '../history/event-store.js';
 import type { Logger } from '../log.js';
 import { createJobQueue } from '../runs/jobs/job-queue.js';

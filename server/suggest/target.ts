@@ -1,5 +1,5 @@
-import { BadRequestError } from '../errors.js';
-import type { RuleDocument } from '../engine/index.js';
+import { BadRequestError } from '../app-errors.js';
+import type { RuleDocument } from '../engine/engine.js';
 
 /** What a suggested rule sets: a tag, a correspondent, a type, a storage path, or a custom field's value. */
 export type SuggestTarget =

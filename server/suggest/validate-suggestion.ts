@@ -1,5 +1,5 @@
-import type { RuleDocument } from '../engine/index.js';
-import { inlineRuleTests } from '../rules/index.js';
+import type { RuleDocument } from '../engine/engine.js';
+import { inlineRuleTests } from '../rules/rules.js';
 import { checkRuleFileTests, prepareRuleFile } from '../rules/validate-file.js';
 import { ruleFileText, type RuleFileInput } from './rule-yaml.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ArrivalStatus } from '../../server/runs/arrival-status.js';
+import type { ArrivalStatus } from '../../server/runs/arrival/arrival-status.js';
 import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import { API_TOKEN, call, startTestServer } from '../helpers/test-server.js';
 

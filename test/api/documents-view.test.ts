@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
-import type { DocumentView } from '../../server/runs/document-view.js';
+import type { DocumentView } from '../../server/runs/documents/document-view.js';
 import { createFileLogger, serviceLogFile } from '../../server/log-file.js';
 import { API_TOKEN, call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import type { EventRecord } from '../../server/history/event-types.js';
-import type { ArrivalStatus } from '../../server/runs/arrival-status.js';
+import type { ArrivalStatus } from '../../server/runs/arrival/arrival-status.js';
 import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { startRig, waitForEvent, type Rig } from './support/jobs-kit.js';

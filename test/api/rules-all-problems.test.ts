@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
-import type { FileProblem } from '../../server/errors.js';
+import type { FileProblem } from '../../server/app-errors.js';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { API_TOKEN, call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import type { EventRecord } from '../../server/history/event-types.js';
-import { fileIdOf } from '../../server/rules/index.js';
+import { fileIdOf } from '../../server/rules/rules.js';
 import { API_TOKEN, ADMIN, call, login, startTestServer } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ArrivalStatus } from '../../server/runs/arrival-status.js';
+import type { ArrivalStatus } from '../../server/runs/arrival/arrival-status.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
 import { deliver, getEvent, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 

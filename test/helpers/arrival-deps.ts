@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { DmsClient } from '../../server/dms/types.js';
 import type { Logger } from '../../server/log.js';
-import { openEchoLedger } from '../../server/runs/echo-ledger.js';
+import { openEchoLedger } from '../../server/runs/echo/echo-ledger.js';
 import { createDocumentLane } from '../../server/runs/lane/document-lane.js';
-import type { Attribution } from '../../server/runs/attribution.js';
+import type { Attribution } from '../../server/runs/echo/attribution.js';
 
 /**
  * What the arrival paths (webhook, catch-up) share, for a unit test of one of them: a fresh echo ledger in `dir`,

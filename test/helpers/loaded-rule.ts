@@ -1,4 +1,4 @@
-import { compileRule, type RuleDefinition } from '../../server/engine/index.js';
+import { compileRule, type RuleDefinition } from '../../server/engine/engine.js';
 import type { LoadedRule } from '../../server/rules/rules-loader.js';
 
 /** A rule as the rule store hands it to runs, from its definition alone (file `t.yml`, no package, no vars). */

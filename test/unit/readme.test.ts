@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
-import { compileRule, runRuleTests } from '../../server/engine/index.js';
+import { compileRule, runRuleTests } from '../../server/engine/engine.js';
 import type { RuleFileDefinition } from '../../server/engine/model.js';
 import { RULE_FILE_SCHEMA } from '../../server/engine/rule-schema.js';
 

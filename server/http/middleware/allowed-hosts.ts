@@ -1,7 +1,7 @@
 import net from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import type { Config } from '../../config.js';
-import { MisdirectedRequestError } from '../../errors.js';
+import { MisdirectedRequestError } from '../../app-errors.js';
 
 /** The settings that decide which names and origins mean "this service". */
 export type HostPolicy = Pick<Config, 'allowedHosts' | 'publicUrl'>;

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { AuthService } from '../../auth/auth-service.js';
 import { SESSION_COOKIE, type Session } from '../../auth/sessions.js';
-import { ForbiddenError, UnauthorizedError } from '../../errors.js';
+import { ForbiddenError, UnauthorizedError } from '../../app-errors.js';
 import { isAllowedOrigin, type HostPolicy } from './allowed-hosts.js';
 
 /** The live host settings `createApp` put on the app (read per request: settings may change them). */

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { DmsError, DmsNotFoundError, DmsQueryError, DmsValueError } from '../../dms/errors.js';
-import { AppError, BadRequestError, NotFoundError, UpstreamError, ValidationError } from '../../errors.js';
+import { DmsError, DmsNotFoundError, DmsQueryError, DmsValueError } from '../../dms/dms-errors.js';
+import { AppError, BadRequestError, NotFoundError, UpstreamError, ValidationError } from '../../app-errors.js';
 import type { Logger } from '../../log.js';
 import { redact, type Secrets } from '../../redaction.js';
 

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError } from '../../app-errors.js';
 import { positiveIntegerParam, singleParam } from '../../query-params.js';
-import type { DocumentService } from '../../runs/document-service.js';
+import type { DocumentService } from '../../runs/documents/document-service.js';
 
 const MAX_TITLE_IDS = 200;
 

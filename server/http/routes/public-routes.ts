@@ -1,11 +1,11 @@
 import express, { Router } from 'express';
 import { clearSessionCookie, setSessionCookie } from '../session-cookie.js';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError } from '../../app-errors.js';
 import { VERSION } from '../../project-paths.js';
 import type { AuthService } from '../../auth/auth-service.js';
 import type { Config } from '../../config.js';
 import type { DmsHealthReport } from '../../dms/dms-health.js';
-import type { ArrivalReport } from '../../runs/arrival-status.js';
+import type { ArrivalReport } from '../../runs/arrival/arrival-status.js';
 import { isAdminCaller, requireSameOrigin } from '../middleware/auth-tiers.js';
 import { loginSource } from '../login-source.js';
 import { SESSION_COOKIE } from '../../auth/sessions.js';

@@ -1,10 +1,10 @@
 import express, { Router, type Request, type RequestHandler } from 'express';
-import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
+import { BadRequestError, PayloadTooLargeError } from '../../app-errors.js';
 import { MAX_RULE_FILE_BYTES } from '../../rules/validate-file.js';
 import { booleanParam, positiveIntegerParam, singleParam } from '../../query-params.js';
 import type { AuthService } from '../../auth/auth-service.js';
-import type { RuleStore } from '../../rules/index.js';
-import type { RunService } from '../../runs/run-service.js';
+import type { RuleStore } from '../../rules/rules.js';
+import type { RunService } from '../../runs/manual/run-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
 /** Raw YAML bodies, any content type, at most 512 KB; a larger body is 413 with a message that says so. */

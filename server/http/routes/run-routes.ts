@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { parseRunQuery } from '../../runs/run-query.js';
+import { parseRunQuery } from '../../runs/manual/run-request.js';
 import type { AuthService } from '../../auth/auth-service.js';
 import type { JobService } from '../../runs/jobs/job-service.js';
-import type { RunService } from '../../runs/run-service.js';
+import type { RunService } from '../../runs/manual/run-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 
 /** `POST /api/run` (shared tier): synchronous runs against one document, or a background job for one rule. */

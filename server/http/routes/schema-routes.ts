@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { RuleStore } from '../../rules/index.js';
+import type { RuleStore } from '../../rules/rules.js';
 
 /** `GET /api/ui/schema`: the rule JSON schema and the editor vocabulary (with the dms's current names). */
 export function schemaRoutes({ rules }: { rules: RuleStore }): Router {

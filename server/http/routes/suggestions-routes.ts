@@ -1,8 +1,8 @@
 import express, { Router } from 'express';
 import type { AuthService } from '../../auth/auth-service.js';
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError } from '../../app-errors.js';
 import { positiveIntegerParam, singleParam } from '../../query-params.js';
-import type { DocumentService } from '../../runs/document-service.js';
+import type { DocumentService } from '../../runs/documents/document-service.js';
 import type { SuggestionService } from '../../suggest/suggest-service.js';
 import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 

@@ -1,6 +1,6 @@
 import type { DmsDocument } from '../../dms/types.js';
-import type { Attribution } from '../attribution.js';
-import type { EchoLedger } from '../echo-ledger.js';
+import type { Attribution } from '../echo/attribution.js';
+import type { EchoLedger } from '../echo/echo-ledger.js';
 
 export type CatchUpTrigger = 'added' | 'updated';
 

@@ -1,5 +1,5 @@
 import type { DmsDocument } from '../../dms/types.js';
-import type { EchoLedger } from '../echo-ledger.js';
+import type { EchoLedger } from '../echo/echo-ledger.js';
 import type { ReadValues } from '../journal/journal-records.js';
 import type { WriteJournal } from '../journal/write-journal.js';
 

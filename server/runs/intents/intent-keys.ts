@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DmsDocument } from '../../dms/types.js';
-import type { RunTrigger } from '../../engine/index.js';
+import type { RunTrigger } from '../../engine/engine.js';
 import { readValuesOf, type ReadValues } from '../journal/journal-records.js';
 
 const digest = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
-import type { PlannedNotification, RuleResult, RunTrigger } from '../../engine/index.js';
+import type { PlannedNotification, RuleResult, RunTrigger } from '../../engine/engine.js';
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../notify/notifier.js';
-import type { ChangeField } from '../plan-changes.js';
-import { ACTION_FIELDS } from '../trace-outcome.js';
+import type { ChangeField } from '../pipeline/plan-changes.js';
+import { ACTION_FIELDS } from '../pipeline/trace-outcome.js';
 import { changeBasis, intentKey, notificationKey, type RunIdentity } from './intent-keys.js';
 import type { Intent, IntentEffect, IntentStore, NotifyEffect } from './intent-store.js';
 import { tryIntent, type TryResult } from './try-intent.js';

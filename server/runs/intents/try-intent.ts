@@ -1,4 +1,4 @@
-import { DmsNotFoundError } from '../../dms/errors.js';
+import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import { DmsFileTooLargeError, formatBytes } from '../../dms/file-download.js';
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { errorMessage } from '../../error-message.js';

@@ -1,5 +1,5 @@
 import type { BulkEditMethod } from '../../dms/types.js';
-import type { DocumentPlan } from '../plan-changes.js';
+import type { DocumentPlan } from '../pipeline/plan-changes.js';
 
 /** A plan's writes: scalar fields (one PATCH), tags and custom fields as differences. */
 export type DocumentWrite = Pick<DocumentPlan, 'patch' | 'tags' | 'customFields'>;

@@ -1,5 +1,5 @@
 import type { DmsClient, DmsDocument, DocumentWriteState } from '../../dms/types.js';
-import { unchangedSince } from '../replan-fresh.js';
+import { unchangedSince } from '../pipeline/replan-fresh.js';
 import type { BulkGroup } from './bulk-plan.js';
 
 /**

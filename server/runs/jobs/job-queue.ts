@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../errors.js';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../app-errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';

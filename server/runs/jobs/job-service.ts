@@ -1,12 +1,12 @@
 import type { DmsClient } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../app-errors.js';
 import type { EventKind, EventRecord, EventStatus, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import type { EchoWrites } from '../echo-writes.js';
+import type { EchoWrites } from '../echo/echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
-import type { LoadedRule } from '../../rules/index.js';
+import type { LoadedRule } from '../../rules/rules.js';
 import type { RunPipeline } from '../pipeline/run-pipeline.js';
 import { createJobQueue, type JobQueue } from './job-queue.js';
 import { runRevertJob } from './revert-job.js';

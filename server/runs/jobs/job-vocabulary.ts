@@ -1,7 +1,7 @@
 import type { DmsClient, DmsVocabulary } from '../../dms/types.js';
 import { createVocabularyIndex } from '../../dms/vocabulary-index.js';
-import { findUnknownNames, type LoadedRule } from '../../rules/index.js';
-import { needsPrincipals } from '../rule-permissions.js';
+import { findUnknownNames, type LoadedRule } from '../../rules/rules.js';
+import { needsPrincipals } from '../pipeline/rule-permissions.js';
 
 // Names a read since the job started did not know either, per vocabulary copy: a rule that names something the
 // dms does not have (yet) asks for the lists once, not at every job while that copy is cached.

@@ -1,12 +1,12 @@
 import type { DmsClient } from '../../dms/types.js';
 import { errorMessage } from '../../error-message.js';
-import type { EchoWrites } from '../echo-writes.js';
+import type { EchoWrites } from '../echo/echo-writes.js';
 import type { DocumentLane } from '../lane/document-lane.js';
-import { mapBounded } from '../map-bounded.js';
+import { mapBounded } from '../pipeline/map-bounded.js';
 import { bulkWrittenOutcome, refusedOutcome, type ApplyOutcome } from '../pipeline/apply-outcome.js';
 import type { PlannedRun, RunPlan } from '../pipeline/plan-run.js';
 import type { RunPipeline } from '../pipeline/run-pipeline.js';
-import { isEmptyPlan, type ChangeField, type DocumentPlan } from '../plan-changes.js';
+import { isEmptyPlan, type ChangeField, type DocumentPlan } from '../pipeline/plan-changes.js';
 import { groupWrites } from './bulk-plan.js';
 import { editedSinceRead } from './bulk-recheck.js';
 import { fieldsOf, readValuesOf, type JournalWrite } from '../journal/journal-records.js';

@@ -1,6 +1,6 @@
 import type { DmsNamedObject, DmsVocabulary } from '../../dms/types.js';
 import type { ActionName, Condition, FieldTest, OperatorTest } from '../../engine/model.js';
-import { ACTION_FIELDS } from '../trace-outcome.js';
+import { ACTION_FIELDS } from '../pipeline/trace-outcome.js';
 
 /**
  * Translates a rule's `when` into Paperless list filters (paperless-api.md §4.4) that narrow a job's scan.

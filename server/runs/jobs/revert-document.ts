@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { DmsNotFoundError } from '../../dms/errors.js';
+import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import type { DmsClient } from '../../dms/types.js';
 import type { VocabularyIndex } from '../../dms/vocabulary-index.js';
 import { ruleChanges } from '../../engine/document-views.js';
 import type { ActionTrace, ConditionTrace, RuleDocument, Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
-import type { EchoWrites } from '../echo-writes.js';
+import type { EchoWrites } from '../echo/echo-writes.js';
 import type { WriteJournal } from '../journal/write-journal.js';
 import { writePlan } from '../pipeline/write-plan.js';
-import type { DocumentPlan } from '../plan-changes.js';
-import { toRuleDocument } from '../rule-document.js';
-import { actionForField } from '../trace-outcome.js';
+import type { DocumentPlan } from '../pipeline/plan-changes.js';
+import { toRuleDocument } from '../documents/rule-document.js';
+import { actionForField } from '../pipeline/trace-outcome.js';
 import { decideRestore, sentDelta, withDelta, type FieldCheck, type JobWrites } from './revert-plan.js';
 import { untrash } from './revert-trash.js';
 

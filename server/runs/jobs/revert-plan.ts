@@ -8,9 +8,9 @@ import type {
 } from '../../dms/types.js';
 import type { PermissionKind, PermissionTarget } from '../../engine/model.js';
 import type { JournalRun } from '../journal/write-journal.js';
-import { sameWireValue, type ChangeField, type CustomFieldDelta, type TagDelta } from '../plan-changes.js';
-import { SCALARS, sameScalar } from '../replan-fresh.js';
-import { dateOnly } from '../rule-document.js';
+import { sameWireValue, type ChangeField, type CustomFieldDelta, type TagDelta } from '../pipeline/plan-changes.js';
+import { SCALARS, sameScalar } from '../pipeline/replan-fresh.js';
+import { dateOnly } from '../documents/rule-document.js';
 
 type Scalar = (typeof SCALARS)[number];
 export type PermissionList = `${PermissionKind}.${PermissionTarget}`;

@@ -3,7 +3,7 @@
  * all, until the trash is emptied) before its other fields are restored.
  */
 import type { DmsClient } from '../../dms/types.js';
-import { DmsNotFoundError } from '../../dms/errors.js';
+import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import type { Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 

@@ -2,12 +2,12 @@ import type { DmsDocument, DmsVocabulary, DocumentQuery } from '../../dms/types.
 import type { Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { EventStore } from '../../history/event-store.js';
-import type { LoadedRule } from '../../rules/index.js';
-import { mapBounded } from '../map-bounded.js';
+import type { LoadedRule } from '../../rules/rules.js';
+import { mapBounded } from '../pipeline/map-bounded.js';
 import type { ApplyOutcome } from '../pipeline/apply-outcome.js';
 import type { RunContext, RunPlan } from '../pipeline/plan-run.js';
 import type { RunPipeline } from '../pipeline/run-pipeline.js';
-import { needsPrincipals, usesPermissions } from '../rule-permissions.js';
+import { needsPrincipals, usesPermissions } from '../pipeline/rule-permissions.js';
 import { createReportBuilder } from './job-report.js';
 import { writePageHeld, type PageWriteDeps } from './page-writes.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';

@@ -2,7 +2,7 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
-import type { EchoLedger, OwnWrite } from '../echo-ledger.js';
+import type { EchoLedger, OwnWrite } from '../echo/echo-ledger.js';
 import { fieldsOf } from './journal-records.js';
 import { tracesFromJournal } from './journal-traces.js';
 import { leftAsWritten } from './reconcile.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ActionTrace, FieldChange, Trace, TraceSource } from '../../engine/model.js';
-import { actionForField } from '../trace-outcome.js';
+import { actionForField } from '../pipeline/trace-outcome.js';
 import { fieldsOf } from './journal-records.js';
 import type { JournalRun } from './write-journal.js';
 

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { DmsDocument } from '../../dms/types.js';
-import { SCALARS, sameScalar } from '../replan-fresh.js';
+import { SCALARS, sameScalar } from '../pipeline/replan-fresh.js';
 import { contentDigest, readValuesOf, type JournalWrite, type ReadValues } from './journal-records.js';
 
 type Scalar = (typeof SCALARS)[number];

@@ -1,5 +1,5 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
-import { DmsNotFoundError } from '../../dms/errors.js';
+import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
 import type { JournalWrite } from './journal-records.js';

@@ -1,4 +1,4 @@
-import { notifyFires, type PlannedNotification, type RunTrigger, type Trace } from '../../engine/index.js';
+import { notifyFires, type PlannedNotification, type RunTrigger, type Trace } from '../../engine/engine.js';
 import type { ActionTrace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { RunSideEffects, SendOutcome } from '../intents/side-effects.js';

@@ -1,4 +1,4 @@
-import type { ChangeField, DocumentPlan } from '../plan-changes.js';
+import type { ChangeField, DocumentPlan } from './plan-changes.js';
 
 /**
  * What writing one document's plan did, field by field — the one outcome every path records, whether the

@@ -1,16 +1,16 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
-import type { RunTrigger, TraceSource } from '../../engine/index.js';
+import type { RunTrigger, TraceSource } from '../../engine/engine.js';
 import type { DocumentEvaluation } from '../../eval/eval-protocol.js';
 import type { Evaluator } from '../../eval/eval-pool.js';
-import { DmsError } from '../../dms/errors.js';
+import { DmsError } from '../../dms/dms-errors.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
-import type { LoadedRule } from '../../rules/index.js';
-import { documentContext, evaluateAndPlan } from '../evaluate-document.js';
+import type { LoadedRule } from '../../rules/rules.js';
+import { documentContext, evaluateAndPlan } from './evaluate-document.js';
 import type { RunSideEffects, SideEffects } from '../intents/side-effects.js';
-import type { DocumentPlan } from '../plan-changes.js';
-import type { DocumentQueries } from '../queries/document-queries.js';
-import { splitByPermission } from '../rule-permissions.js';
+import type { DocumentPlan } from './plan-changes.js';
+import type { DocumentQueries } from '../queries/query-answers.js';
+import { splitByPermission } from './rule-permissions.js';
 
 /** Why and how a document is run: the same four values on every path. */
 export interface RunContext {

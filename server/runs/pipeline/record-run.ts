@@ -1,9 +1,9 @@
-import type { Trace } from '../../engine/index.js';
+import type { Trace } from '../../engine/engine.js';
 import type { TraceStore } from '../../history/trace-store.js';
 import type { Logger } from '../../log.js';
 import type { Notifier } from '../notify/notifier.js';
 import { settleNotifications } from '../notify/settle-notifications.js';
-import { errorTrace, toTrace, withFieldOutcome, type TraceContext } from '../trace-outcome.js';
+import { errorTrace, toTrace, withFieldOutcome, type TraceContext } from './trace-outcome.js';
 import { changedFields, unwrittenOutcome, type ApplyOutcome } from './apply-outcome.js';
 import { failedRun, type FailedRun, type PlannedRun, type RunPlan } from './plan-run.js';
 

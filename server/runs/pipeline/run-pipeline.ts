@@ -1,5 +1,5 @@
 import type { DmsDocument } from '../../dms/types.js';
-import type { LoadedRule } from '../../rules/index.js';
+import type { LoadedRule } from '../../rules/rules.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import { failedRun, planRun, type PlanDeps, type PlannedRun, type RunContext, type RunPlan } from './plan-run.js';
 import { recordFailedRun, recordRun, type RecordDeps, type RunRecord } from './record-run.js';

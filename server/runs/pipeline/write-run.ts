@@ -1,7 +1,7 @@
 import type { DmsClient } from '../../dms/types.js';
 import type { Logger } from '../../log.js';
-import type { CreationLimiter } from '../creation-guard.js';
-import type { EchoLedger } from '../echo-ledger.js';
+import type { CreationLimiter } from './creation-guard.js';
+import type { EchoLedger } from '../echo/echo-ledger.js';
 import { unwrittenOutcome, type ApplyOutcome } from './apply-outcome.js';
 import type { PlannedRun } from './plan-run.js';
 import { writePlan } from './write-plan.js';

@@ -1,6 +1,6 @@
 import type { DmsClient } from '../../dms/types.js';
 import type { RunContext } from '../pipeline/plan-run.js';
-import { createDocumentQueries, type DocumentQueries } from './document-queries.js';
+import { createDocumentQueries, type DocumentQueries } from './query-answers.js';
 
 /** Jobs whose query answers are kept at once: the few that run at a time. */
 const JOBS_KEPT = 8;

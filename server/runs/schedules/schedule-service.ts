@@ -1,7 +1,7 @@
 import type { CompiledSchedule } from '../../engine/schedule.js';
 import { nextRunAfter } from '../../engine/schedule.js';
 import type { Logger } from '../../log.js';
-import type { LoadedRule } from '../../rules/index.js';
+import type { LoadedRule } from '../../rules/rules.js';
 import { readScheduleState, writeScheduleState, type RuleScheduleState, type ScheduleState } from './schedule-state.js';
 import { errorMessage } from '../../error-message.js';
 

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../errors.js';
+import { BadRequestError } from '../../app-errors.js';
 
 /** Which rules a delivery selects: `unknown` (no event field) runs rules for both added and updated. */
 export type WebhookTrigger = 'added' | 'updated' | 'unknown';

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { BadRequestError, PayloadTooLargeError } from '../../errors.js';
+import { BadRequestError, PayloadTooLargeError } from '../../app-errors.js';
 import { fieldsFromText } from './parse-payload.js';
 import { errorMessage } from '../../error-message.js';
 

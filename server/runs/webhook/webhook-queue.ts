@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../../errors.js';
+import { ServiceUnavailableError } from '../../app-errors.js';
 import type { WebhookTrigger } from './parse-payload.js';
 
 export interface QueuedDelivery {

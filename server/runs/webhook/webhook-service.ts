@@ -1,12 +1,12 @@
 import type { DmsClient, DmsDocument } from '../../dms/types.js';
-import { DmsNotFoundError } from '../../dms/errors.js';
+import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import { isServiceEcho, type Attribution } from '../attribution.js';
-import type { AutomaticRunner } from '../automatic-runner.js';
-import type { EchoLedger } from '../echo-ledger.js';
+import { isServiceEcho, type Attribution } from '../echo/attribution.js';
+import type { AutomaticRunner } from '../arrival/automatic-runner.js';
+import type { EchoLedger } from '../echo/echo-ledger.js';
 import type { DocumentLane } from '../lane/document-lane.js';
-import { failedRunRetry, type FailedRunRetry } from '../failed-run-retry.js';
+import { failedRunRetry, type FailedRunRetry } from '../arrival/failed-run-retry.js';
 import type { WebhookPayload } from './parse-payload.js';
 import {
   createWebhookQueue,

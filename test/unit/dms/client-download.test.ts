@@ -2,7 +2,7 @@ import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
+import { DmsError, DmsNotFoundError } from '../../../server/dms/dms-errors.js';
 import { DmsFileTooLargeError, fileNameOf, readCapped } from '../../../server/dms/file-download.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';

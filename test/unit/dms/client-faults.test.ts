@@ -2,7 +2,7 @@ import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { DmsError } from '../../../server/dms/errors.js';
+import { DmsError } from '../../../server/dms/dms-errors.js';
 import { createPaperlessClient, type PaperlessClientOptions } from '../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';

@@ -6,7 +6,7 @@ import {
   DmsHistoryForbiddenError,
   MAX_HISTORY_ENTRIES,
 } from '../../../server/dms/document-history.js';
-import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
+import { DmsError, DmsNotFoundError } from '../../../server/dms/dms-errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../server/dms/types.js';

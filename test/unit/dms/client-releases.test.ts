@@ -1,7 +1,7 @@
 import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
-import { DmsError } from '../../../server/dms/errors.js';
+import { DmsError } from '../../../server/dms/dms-errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { isGivenAway } from '../../../server/dms/release-writes.js';
 import { releaseQuirks } from '../../../server/dms/release.js';

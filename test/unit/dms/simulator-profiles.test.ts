@@ -1,7 +1,7 @@
 import '../../helpers/loopback-only.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DmsError, DmsNotFoundError } from '../../../server/dms/errors.js';
+import { DmsError, DmsNotFoundError } from '../../../server/dms/dms-errors.js';
 import { createPaperlessClient } from '../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 

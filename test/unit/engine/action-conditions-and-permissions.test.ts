@@ -8,7 +8,7 @@ import {
   RuleCompileError,
   type RuleDefinition,
   type RuleDocument,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { Ajv } from 'ajv';
 import { run, NOW } from './helpers.js';
 

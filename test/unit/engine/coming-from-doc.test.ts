@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
-import { compileRule, RULE_FILE_SCHEMA, runRuleTests, type RuleDefinition } from '../../../server/engine/index.js';
+import { compileRule, RULE_FILE_SCHEMA, runRuleTests, type RuleDefinition } from '../../../server/engine/engine.js';
 import { NOW } from './helpers.js';
 
 const page = readFileSync(

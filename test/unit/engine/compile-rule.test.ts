@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileRule, RuleCompileError, type RuleDefinition } from '../../../server/engine/index.js';
+import { compileRule, RuleCompileError, type RuleDefinition } from '../../../server/engine/engine.js';
 
 function compileError(def: unknown): RuleCompileError {
   try {

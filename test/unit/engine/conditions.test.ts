@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Condition } from '../../../server/engine/index.js';
+import type { Condition } from '../../../server/engine/engine.js';
 import { run } from './helpers.js';
 import { sample } from './fixtures/sample-documents.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emptyDocument } from '../../../server/engine/index.js';
+import { emptyDocument } from '../../../server/engine/engine.js';
 import { run } from './helpers.js';
 
 const long = `${'Sehr geehrte Damen und Herren, '.repeat(20)}hiermit erhalten Sie die 2. Mahnung zu Rechnung 4711. ${'Mit freundlichen Grüßen. '.repeat(10)}`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRule } from '../../../server/engine/index.js';
-import { RuleCompileError } from '../../../server/engine/errors.js';
+import { compileRule } from '../../../server/engine/engine.js';
+import { RuleCompileError } from '../../../server/engine/rule-errors.js';
 import { run } from './helpers.js';
 import { sample } from './fixtures/sample-documents.js';
 

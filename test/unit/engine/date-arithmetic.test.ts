@@ -6,7 +6,7 @@ import {
   runRuleTests,
   RuleCompileError,
   type RuleDefinition,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { NOW, run } from './helpers.js';
 
 function title(template: string, content = '', extract: RuleDefinition['extract'] = {}): string {

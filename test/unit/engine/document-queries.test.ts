@@ -7,7 +7,7 @@ import {
   runRuleTests,
   type RuleDefinition,
   type RuleDocument,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { answersSource, questionKey, type QueryAnswer } from '../../../server/engine/document-queries.js';
 import { NOW } from './helpers.js';
 

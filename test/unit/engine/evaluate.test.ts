@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluateRules, compileRule, runRuleTests, type RuleDefinition } from '../../../server/engine/index.js';
+import { evaluateRules, compileRule, runRuleTests, type RuleDefinition } from '../../../server/engine/engine.js';
 import { run, NOW } from './helpers.js';
 import { sample, CUSTOM_FIELD_TYPES } from './fixtures/sample-documents.js';
 

@@ -7,7 +7,7 @@ import {
   runRuleTests,
   type RuleDefinition,
   type RuleDocument,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { NOW, run } from './helpers.js';
 
 const doc = (content: string): RuleDocument => ({ ...emptyDocument(), id: 1, content });

@@ -6,7 +6,7 @@ import {
   type RuleDefinition,
   type RuleDocument,
   type RunTrigger,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { CUSTOM_FIELD_TYPES } from './fixtures/sample-documents.js';
 
 export const NOW = new Date('2025-03-15T12:00:00Z');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { emptyDocument } from '../../../server/engine/index.js';
+import { emptyDocument } from '../../../server/engine/engine.js';
 import { run } from './helpers.js';
 
 // Patterns that take exponential time in a backtracking engine on a long run of "a"s with no match at the end.
@@ -56,7 +56,7 @@ test('a template that builds too much text is stopped as an error', () => {
 });
 
 test('templates cannot read files: include, render and layout are refused when the rule is compiled', async () => {
-  const { compileRule, renderVars, RuleCompileError } = await import('../../../server/engine/index.js');
+  const { compileRule, renderVars, RuleCompileError } = await import('../../../server/engine/engine.js');
   for (const tag of ["{% include 'data/session-secret' %}", "{% render 'package.json' %}", "{% layout 'x' %}"]) {
     assert.throws(
       () => compileRule({ id: 'leak', actions: [{ set_title: tag }] }),

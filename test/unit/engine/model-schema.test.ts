@@ -18,7 +18,7 @@ import {
   type RuleDefinition,
   type RuleSchedule,
   type RuleTestCase,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 
 // model.ts derives triggers, action names, extraction types and picks from rule-schema.ts; the interfaces
 // whose keys cannot be derived are held to the schema here, at compile time (`npm run check`) and at run time.

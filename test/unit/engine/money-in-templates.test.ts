@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileRule, RuleCompileError, runRuleTests, type RuleDefinition } from '../../../server/engine/index.js';
+import { compileRule, RuleCompileError, runRuleTests, type RuleDefinition } from '../../../server/engine/engine.js';
 import { NOW, run } from './helpers.js';
 import { sample } from './fixtures/sample-documents.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRule, emptyDocument, RuleCompileError, runRuleTests } from '../../../server/engine/index.js';
+import { compileRule, emptyDocument, RuleCompileError, runRuleTests } from '../../../server/engine/engine.js';
 import { run } from './helpers.js';
 
 test('notify renders its templates into a planned message and changes nothing in the document', () => {

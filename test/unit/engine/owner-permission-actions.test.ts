@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRule, runRuleTests, type RuleDocument } from '../../../server/engine/index.js';
+import { compileRule, runRuleTests, type RuleDocument } from '../../../server/engine/engine.js';
 import { completePermissions } from '../../../server/engine/permissions.js';
 import { NOW, run } from './helpers.js';
 import { sample } from './fixtures/sample-documents.js';

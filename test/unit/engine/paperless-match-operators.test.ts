@@ -6,7 +6,7 @@ import {
   RuleCompileError,
   type Condition,
   type RuleDocument,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { partialRatio, splitWords } from '../../../server/engine/word-match.js';
 import { run } from './helpers.js';
 

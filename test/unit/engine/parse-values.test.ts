@@ -7,7 +7,7 @@ import {
   parseMoney,
   parseNumber,
   resolveRelativeDate,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 
 const numbers: Array<[string, number | null]> = [
   ['1.234,56', 1234.56],

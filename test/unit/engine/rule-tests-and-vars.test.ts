@@ -6,7 +6,7 @@ import {
   runRuleTests,
   TemplateError,
   type RuleDefinition,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { NOW } from './helpers.js';
 
 const rule: RuleDefinition = {

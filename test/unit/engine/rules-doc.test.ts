@@ -18,7 +18,7 @@ import {
   TEMPLATE_FILTERS,
   TRIGGERS,
   type RuleDefinition,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { NOW } from './helpers.js';
 
 const doc = readFileSync(fileURLToPath(new URL('../../../docs/rules.md', import.meta.url)), 'utf8');

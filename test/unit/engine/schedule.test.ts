@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRule, compileSchedule, nextRunAfter, RuleCompileError } from '../../../server/engine/index.js';
+import { compileRule, compileSchedule, nextRunAfter, RuleCompileError } from '../../../server/engine/engine.js';
 
 test('daily at a time becomes a cron pattern and fires the next day once the time has passed', () => {
   const s = compileSchedule({ daily: '6:30' }, ['schedule']);

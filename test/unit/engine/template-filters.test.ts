@@ -6,7 +6,7 @@ import {
   emptyDocument,
   RuleCompileError,
   TEMPLATE_FILTERS,
-} from '../../../server/engine/index.js';
+} from '../../../server/engine/engine.js';
 import { run } from './helpers.js';
 
 function render(

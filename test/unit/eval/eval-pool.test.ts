@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { compileRule, emptyDocument, type RuleDefinition, type RuleDocument } from '../../../server/engine/index.js';
+import { compileRule, emptyDocument, type RuleDefinition, type RuleDocument } from '../../../server/engine/engine.js';
 import { createEvalPool, inlineEvaluator, type EvaluateRequest } from '../../../server/eval/eval-pool.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import type { LoadedRule } from '../../../server/rules/index.js';
+import type { LoadedRule } from '../../../server/rules/rules.js';
 
 function loaded(definition: RuleDefinition): LoadedRule {
   return {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileRule, type RuleDefinition } from '../../../server/engine/index.js';
+import { compileRule, type RuleDefinition } from '../../../server/engine/engine.js';
 import { createRuleTestPool } from '../../../server/eval/rule-test-runner.js';
 import { createMemoryLogger } from '../../../server/log.js';
-import { inlineRuleTests } from '../../../server/rules/index.js';
+import { inlineRuleTests } from '../../../server/rules/rules.js';
 
 const RULE = {
   id: 'invoice',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../../server/errors.js';
+import { AppError } from '../../../server/app-errors.js';
 import { parseTraceQuery } from '../../../server/history/trace-query.js';
 
 function rejects(query: Record<string, unknown>, mention: string) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DmsError, DmsNotFoundError, DmsQueryError, DmsValueError } from '../../../server/dms/errors.js';
-import { AppError } from '../../../server/errors.js';
+import { DmsError, DmsNotFoundError, DmsQueryError, DmsValueError } from '../../../server/dms/dms-errors.js';
+import { AppError } from '../../../server/app-errors.js';
 import { httpErrorOf } from '../../../server/http/middleware/error-handler.js';
 
 test('dms errors are no HTTP errors; the edge gives them their status and keeps their message', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { emptyDocument } from '../../../server/engine/index.js';
+import { emptyDocument } from '../../../server/engine/engine.js';
 import { dmsNames, schemaInfo } from '../../../server/rules/schema-info.js';
 import { optionsFor } from '../../../renderer/src/editor/schema-completion.js';
 import type { SchemaNode } from '../../../renderer/src/editor/schema-walk.js';

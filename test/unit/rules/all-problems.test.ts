@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DmsVocabulary } from '../../../server/dms/types.js';
-import { ValidationError, type FileProblem } from '../../../server/errors.js';
+import { ValidationError, type FileProblem } from '../../../server/app-errors.js';
 import { inlineRuleTests } from '../../../server/rules/engine-stages.js';
 import { parseRuleFilePath, type RuleFilePath } from '../../../server/rules/file-names.js';
 import { createSaveValidator } from '../../../server/rules/save-validation.js';

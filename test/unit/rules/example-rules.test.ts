@@ -3,12 +3,12 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { DmsDocument } from '../../../server/dms/types.js';
 import { createVocabularyIndex } from '../../../server/dms/vocabulary-index.js';
-import { evaluateRules, type DocumentChanges } from '../../../server/engine/index.js';
+import { evaluateRules, type DocumentChanges } from '../../../server/engine/engine.js';
 import { createMemoryLogger } from '../../../server/log.js';
 import { EXAMPLE_RULES_DIR } from '../../../server/project-paths.js';
 import { findUnknownNames } from '../../../server/rules/dms-names.js';
-import { createRuleStore, type RuleStore } from '../../../server/rules/index.js';
-import { toRuleDocument } from '../../../server/runs/rule-document.js';
+import { createRuleStore, type RuleStore } from '../../../server/rules/rules.js';
+import { toRuleDocument } from '../../../server/runs/documents/rule-document.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { fixtureDocuments, fixtureVocabulary } from '../../helpers/paperless-fixtures.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ValidationError } from '../../../server/errors.js';
+import { ValidationError } from '../../../server/app-errors.js';
 import { checkRuleFileSchema, checkVarsFileSchema } from '../../../server/rules/schema-check.js';
 import { parseYamlSource } from '../../../server/rules/yaml-source.js';
 

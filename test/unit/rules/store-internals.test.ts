@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { createMemoryLogger } from '../../../server/log.js';
 import { createEmptyFile, writeFileAtomic } from '../../../server/atomic-write.js';
 import { createDraftStore } from '../../../server/rules/drafts.js';
-import { createRuleStore } from '../../../server/rules/index.js';
+import { createRuleStore } from '../../../server/rules/rules.js';
 import { isRuleFilePath, parseRuleFilePath, type RuleFilePath } from '../../../server/rules/file-names.js';
 import { loadRulesDir, type LastGood } from '../../../server/rules/rules-loader.js';
 import { createRulesDir } from '../../../server/rules/rules-dir.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseDocument } from 'yaml';
-import { ValidationError, type FileProblem } from '../../../server/errors.js';
+import { ValidationError, type FileProblem } from '../../../server/app-errors.js';
 import { parseYamlSource } from '../../../server/rules/yaml-source.js';
 
 function yamlProblems(lines: string[]): readonly FileProblem[] {

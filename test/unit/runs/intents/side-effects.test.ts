@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import type { DmsDocument, DmsNote } from '../../../../server/dms/types.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
-import type { PlannedNotification, RuleResult } from '../../../../server/engine/index.js';
+import type { PlannedNotification, RuleResult } from '../../../../server/engine/engine.js';
 import { createMemoryLogger } from '../../../../server/log.js';
 import { openIntentStore } from '../../../../server/runs/intents/intent-store.js';
 import { createSideEffects, type SideEffects } from '../../../../server/runs/intents/side-effects.js';

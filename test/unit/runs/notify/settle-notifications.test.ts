@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ActionTrace, PlannedNotification, RunTrigger } from '../../../../server/engine/index.js';
+import type { ActionTrace, PlannedNotification, RunTrigger } from '../../../../server/engine/engine.js';
 import type { Notifier, NotifyMessage } from '../../../../server/runs/notify/notifier.js';
 import { settleNotifications } from '../../../../server/runs/notify/settle-notifications.js';
 import { makeTrace } from '../../../helpers/trace-factory.js';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { createPaperlessClient } from '../../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../../server/dms/types.js';
-import type { Trace } from '../../../../server/engine/index.js';
+import type { Trace } from '../../../../server/engine/engine.js';
 import { inlineEvaluator } from '../../../../server/eval/eval-pool.js';
 import { createMemoryLogger } from '../../../../server/log.js';
 import { loadedRule } from '../../../helpers/loaded-rule.js';
@@ -16,7 +16,7 @@ import {
 } from '../../../../server/runs/pipeline/apply-outcome.js';
 import type { RunContext } from '../../../../server/runs/pipeline/plan-run.js';
 import { createRunPipeline, type RunPipeline } from '../../../../server/runs/pipeline/run-pipeline.js';
-import type { DocumentPlan } from '../../../../server/runs/plan-changes.js';
+import type { DocumentPlan } from '../../../../server/runs/pipeline/plan-changes.js';
 
 // Seed: tag 9 is rules-processed; no correspondent is called "No Such Company".
 const HALF_WRITABLE = loadedRule({

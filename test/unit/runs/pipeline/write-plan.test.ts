@@ -4,12 +4,12 @@ import { after, before, describe, test } from 'node:test';
 import { createPaperlessClient } from '../../../../server/dms/paperless-client.js';
 import { startSimulator, type Simulator } from '../../../../tools/paperless-sim/simulator.js';
 import type { DmsClient } from '../../../../server/dms/types.js';
-import type { RuleDefinition } from '../../../../server/engine/index.js';
+import type { RuleDefinition } from '../../../../server/engine/engine.js';
 import { loadedRule } from '../../../helpers/loaded-rule.js';
 import { writePlan } from '../../../../server/runs/pipeline/write-plan.js';
 import { inlineEvaluator } from '../../../../server/eval/eval-pool.js';
-import { documentContext, evaluateAndPlan } from '../../../../server/runs/evaluate-document.js';
-import { isEmptyPlan } from '../../../../server/runs/plan-changes.js';
+import { documentContext, evaluateAndPlan } from '../../../../server/runs/pipeline/evaluate-document.js';
+import { isEmptyPlan } from '../../../../server/runs/pipeline/plan-changes.js';
 
 // Seed: tag 3 bezahlt, 4 Steuer ─ 5 Steuer 2025, 9 rules-processed; custom fields 1 Betrag, 4 Rechnungsnummer.
 

@@ -4,7 +4,7 @@ import type { DmsClient } from '../../../../server/dms/types.js';
 import { openEventStore } from '../../../../server/history/event-store.js';
 import type { JournalIo } from '../../../../server/history/group-commit.js';
 import { createMemoryLogger } from '../../../../server/log.js';
-import { failedRunRetry } from '../../../../server/runs/failed-run-retry.js';
+import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from '../../../../server/runs/webhook/webhook-service.js';
 import { arrivalDeps } from '../../../helpers/arrival-deps.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { DmsClient, DmsDocument } from '../../../../server/dms/types.js';
+import { openEventStore } from '../../../../server/history/event-store.js';
+import { createMemoryLogger } from '../../../../server/log.js';
+import {
+  createCatchUpService,
+  pollMinutesOf,
+  type CatchUpDeps,
+} from '../../../../server/runs/catch-up/catch-up-service.js';
+import { openCursorStore } from '../../../../server/runs/catch-up/cursor-store.js';
+import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
+import { arrivalDeps } from '../../../helpers/arrival-deps.js';
+import { dmsDocument } from '../../../helpers/dms-document.js';
+import { tempDir } from '../../../helpers/temp-dir.js';
+
+const doc = (id: number, modified: string) => dmsDocument(id, { modified });
+
+/** The catch-up service over a dms whose reachability and failures the test switches; the watch ticks every 20 ms. */
+async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocument[] }, retryBaseMs = 30) {
+  const dir = tempDir();
+  const logger = createMemoryLogger();
+  const events = await openEventStore(dir, logger);
+  const ran: number[] = [];
+  const dms: Pick<DmsClient, 'pages' | 'getDocuments' | 'getDocument'> = {
+    getDocuments: async () => {
+      throw new Error('not used');
+    },
+    getDocument: async (id) => state.docs.find((d) => d.id === id) as DmsDocument,
+    pages: async function* (query) {
+      if (state.failing) throw new Error('connect ECONNREFUSED');
+      const since = Date.parse(String(query?.filters?.modified__gte));
+      const docs = state.docs.filter((d) => Date.parse(d.modified) >= since);
+      yield { count: docs.length, documents: docs };
+    } as DmsClient['pages'],
+  };
+  const cursor = openCursorStore(path.join(dir, 'cursor.json'), logger);
+  await cursor.write({ since: '2026-01-01T00:00:00Z', last_heard_at: null });
+  const deps: CatchUpDeps = {
+    dms,
+    events,
+    ...arrivalDeps(dir, dms, logger),
+    queued: () => false,
+    retry: failedRunRetry(),
+    cursor,
+    logger,
+    run: async (d) => {
+      ran.push(d.id);
+      return { matched: 1, changed: 0, errors: 0, failure: null };
+    },
+    dryRun: () => false,
+    startFrom: null,
+    pollMinutes: () => 0,
+    dmsReachable: async () => state.reachable,
+    retryBaseMs,
+    tickMs: 20,
+  };
+  return { service: createCatchUpService(deps), events, ran };
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(check());
+};
+
+describe('when catch-ups run', () => {
+  it('when the dms is reachable again after being down', async () => {
+    const state = { reachable: false, failing: true, docs: [doc(1, '2026-02-01T00:00:00Z')] };
+    // A retry would come only after a minute: what starts the next catch-up is the dms coming back.
+    const { service, events, ran } = await rig(state, 60_000);
+    service.start(); // the start's catch-up fails: the dms is down
+    await until(() => events.list({ kind: 'catchup' }).some((e) => e.status === 'failed'));
+    state.reachable = true;
+    state.failing = false;
+    await until(() => events.list({ kind: 'catchup' }).some((e) => e.status === 'done' && e.catchup?.updated === 1));
+    assert.deepEqual(ran, [1]);
+    await service.stop();
+    await events.close();
+  });
+
+  it('a failed catch-up retries with backoff and says so until it succeeds', async () => {
+    const state = { reachable: true, failing: true, docs: [doc(2, '2026-02-01T00:00:00Z')] };
+    const { service, events, ran } = await rig(state);
+    service.start();
+    await until(() => events.list({ kind: 'catchup' }).filter((e) => e.status === 'failed').length >= 2);
+    const failed = events.list({ kind: 'catchup', status: 'failed' })[0];
+    assert.match(String(failed.error), /ECONNREFUSED.*It retries at/s);
+    assert.ok(failed.catchup?.next_retry_at);
+    assert.match(String(service.state().last_error), /ECONNREFUSED/);
+    state.failing = false;
+    await until(() => service.state().last_error === null);
+    assert.deepEqual(ran, [2]);
+    await service.stop();
+    await events.close();
+  });
+});
+
+it('polls every 5 minutes by default without an API token, not at all with one; SVC_POLL_MINUTES decides when set', () => {
+  assert.equal(pollMinutesOf({ pollMinutes: null, apiToken: null }), 5);
+  assert.equal(pollMinutesOf({ pollMinutes: null, apiToken: 'x'.repeat(32) }), 0);
+  assert.equal(pollMinutesOf({ pollMinutes: 0, apiToken: null }), 0);
+  assert.equal(pollMinutesOf({ pollMinutes: 15, apiToken: 'x'.repeat(32) }), 15);
+});
