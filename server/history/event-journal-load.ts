@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Logger } from '../log.js';
 import { EVENT_KINDS, EVENT_STATUSES, type EventRecord } from './event-types.js';
-import { readJsonLines } from './history-file.js';
+import { readJsonLines } from '../jsonl-file.js';
 import { moveAside, setAside } from '../move-aside.js';
 import { salvageArray } from './salvage-json.js';
 import { errorMessage } from '../error-message.js';

@@ -5,7 +5,7 @@ import type { Logger } from '../log.js';
 import type { EventKind, EventRecord, EventStatus } from './event-types.js';
 import { loadEvents, type JournalHeader } from './event-journal-load.js';
 import { createGroupCommit, type Batch, type JournalIo } from './group-commit.js';
-import { createJournalFile } from './history-file.js';
+import { createJsonlFile } from '../jsonl-file.js';
 import { errorMessage } from '../error-message.js';
 
 export type { EventKind, EventRecord, EventStatus, JobReport } from './event-types.js';
@@ -132,7 +132,7 @@ export async function openEventStore(
     };
   };
 
-  const journal = options.io ? null : createJournalFile(file);
+  const journal = options.io ? null : createJsonlFile(file);
   const io = options.io ?? (journal as JournalIo);
   // A job still winding down after shutdown must not write into the file a restarted service now owns (close).
   const writer = createGroupCommit(

@@ -1,10 +1,7 @@
 import { errorMessage } from '../error-message.js';
+import type { JournalIo } from '../jsonl-file.js';
 
-/** Where a journal's bytes go: appended lines (write + fsync), or the whole file replaced atomically. */
-export interface JournalIo {
-  append(text: string): Promise<void>;
-  replace(text: string): Promise<void>;
-}
+export type { JournalIo };
 
 /** Text taken from the owner for one write; `undo` marks it unwritten again when the write fails. */
 export interface Batch {

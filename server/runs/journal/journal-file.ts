@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../../error-message.js';
+import { createJsonlFile, readJsonLines } from '../../jsonl-file.js';
 import type { Logger } from '../../log.js';
 
 /**
@@ -18,7 +19,7 @@ export interface JournalFile {
    */
   rewrite(records: () => readonly object[]): Promise<void>;
   readonly bytes: number;
-  /** fdatasync calls made since open (for the docs' figure and the bench). */
+  /** Durable appends (one write + fdatasync each) made since open (for the docs' figure and the bench). */
   readonly syncs: number;
   close(): Promise<void>;
 }
@@ -27,10 +28,9 @@ const LAZY_FLUSH_MS = 200;
 
 export function openJournalFile(file: string, logger: Logger): JournalFile {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const loaded = readLines(file, logger);
-  dropTornTail(file);
-  let fd = fs.openSync(file, 'a', 0o600);
-  let bytes = fs.fstatSync(fd).size;
+  const loaded = load(file, logger);
+  const io = createJsonlFile(file);
+  let bytes = fileSize(file);
   let syncs = 0;
   let buffer: string[] = [];
   let waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
@@ -40,20 +40,14 @@ export function openJournalFile(file: string, logger: Logger): JournalFile {
 
   const writeOut = async () => {
     while (buffer.length > 0) {
-      const lines = buffer;
+      const text = buffer.join('');
       const woken = waiters;
       buffer = [];
       waiters = [];
-      const text = lines.join('');
       try {
-        await new Promise<void>((resolve, reject) =>
-          fs.write(fd, text, null, 'utf8', (err) => (err ? reject(err) : resolve())),
-        );
+        await io.append(text);
         bytes += Buffer.byteLength(text);
-        if (woken.length > 0) {
-          await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-          syncs++;
-        }
+        syncs++;
         for (const w of woken) w.resolve();
       } catch (err) {
         const failure = new Error(`the write journal ${file} could not be written: ${errorMessage(err)}`);
@@ -84,17 +78,10 @@ export function openJournalFile(file: string, logger: Logger): JournalFile {
     },
     async rewrite(records) {
       await flush();
-      const temp = `${file}.${process.pid}.tmp`;
       const text = records()
         .map((r) => JSON.stringify(r) + '\n')
         .join('');
-      fs.writeFileSync(temp, text, { mode: 0o600 });
-      const tfd = fs.openSync(temp, 'r');
-      fs.fsyncSync(tfd);
-      fs.closeSync(tfd);
-      fs.renameSync(temp, file);
-      fs.closeSync(fd);
-      fd = fs.openSync(file, 'a', 0o600);
+      await io.replace(text);
       bytes = Buffer.byteLength(text);
     },
     get bytes() {
@@ -107,41 +94,35 @@ export function openJournalFile(file: string, logger: Logger): JournalFile {
       if (closed) return;
       await flush();
       closed = true;
-      fs.closeSync(fd);
+      await io.close();
     },
   };
 }
 
-/** A kill mid-append leaves a line without its newline: cut it off, so the next append starts a line of its own. */
-function dropTornTail(file: string): void {
-  let text: Buffer;
-  try {
-    text = fs.readFileSync(file);
-  } catch {
-    return;
-  }
-  if (text.length === 0 || text[text.length - 1] === 0x0a) return;
-  fs.truncateSync(file, text.lastIndexOf(0x0a) + 1);
-}
-
-function readLines(file: string, logger: Logger): unknown[] {
+/**
+ * The records on disk. A kill mid-append leaves a last line without its newline: it is cut off, so the next
+ * append starts a line of its own; a bad line elsewhere is logged and skipped.
+ */
+function load(file: string, logger: Logger): unknown[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
     return [];
   }
-  const out: unknown[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    try {
-      out.push(JSON.parse(line));
-    } catch {
-      // Only the last line can be torn by a kill; a bad line elsewhere is logged and skipped.
-      if (i < lines.length - 1 && lines.slice(i + 1).some((l) => l.trim() !== ''))
-        logger.warn(`write journal ${file}: line ${i + 1} could not be read and is skipped`);
-    }
-  });
-  return out;
+  const { values, bad, torn } = readJsonLines(text, (v): v is object => typeof v === 'object' && v !== null);
+  if (torn) fs.truncateSync(file, Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1)));
+  const lastLine = text.split('\n').length;
+  for (const line of bad)
+    if (!(torn && line.line === lastLine))
+      logger.warn(`write journal ${file}: line ${line.line} could not be read and is skipped`);
+  return values;
+}
+
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
 }

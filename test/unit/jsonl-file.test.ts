@@ -3,17 +3,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { openEventStore } from '../../../server/history/event-store.js';
-import { createJournalFile } from '../../../server/history/history-file.js';
-import type { JournalIo } from '../../../server/history/group-commit.js';
-import { createMemoryLogger } from '../../../server/log.js';
+import { openEventStore } from '../../server/history/event-store.js';
+import { createJsonlFile } from '../../server/jsonl-file.js';
+import type { JournalIo } from '../../server/history/group-commit.js';
+import { createMemoryLogger } from '../../server/log.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-journal-file-'));
 
 describe('events journal file', () => {
   it('after a replace, appends go to the new file, not to the one the rename replaced', async () => {
     const file = path.join(tmp(), 'events.jsonl');
-    const journal = createJournalFile(file);
+    const journal = createJsonlFile(file);
     await journal.append('old 1\n');
     await journal.replace('snapshot\n');
     await journal.append('new 1\n');
@@ -26,14 +26,14 @@ describe('events journal file', () => {
     // A folder where the file should be: the open fails.
     const file = path.join(dir, 'events.jsonl');
     fs.mkdirSync(file);
-    const journal = createJournalFile(file);
+    const journal = createJsonlFile(file);
     await assert.rejects(journal.append('x\n'), /EISDIR/);
     await journal.close();
   });
 
   it('with the real file, deliveries that arrive together share one append, and every one is there after a restart', async () => {
     const dir = tmp();
-    const real = createJournalFile(path.join(dir, 'events.jsonl'));
+    const real = createJsonlFile(path.join(dir, 'events.jsonl'));
     const appends: string[] = [];
     const io: JournalIo = {
       append: (text) => (appends.push(text), real.append(text)),

@@ -1,10 +1,15 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic } from '../atomic-write.js';
-import type { JournalIo } from './group-commit.js';
+import { writeFileAtomic } from './atomic-write.js';
 
-export interface JournalFile extends JournalIo {
+/** Where a journal's bytes go: appended lines (write + fsync), or the whole file replaced atomically. */
+export interface JournalIo {
+  append(text: string): Promise<void>;
+  replace(text: string): Promise<void>;
+}
+
+export interface JsonlFile extends JournalIo {
   close(): Promise<void>;
 }
 
@@ -18,7 +23,7 @@ const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants
  * `replace` writes a whole new file atomically, then fsyncs the folder so the rename survives a power cut
  * before anything is appended to the new file.
  */
-export function createJournalFile(file: string, mode = 0o600): JournalFile {
+export function createJsonlFile(file: string, mode = 0o600): JsonlFile {
   let handle: fsp.FileHandle | null = null;
   const closeHandle = async () => {
     const old = handle;
