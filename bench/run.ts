@@ -14,7 +14,7 @@ import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
 import { benchLatency, benchReload } from './latency-bench.js';
 import { benchLargeAnswer } from './large-answer-bench.js';
 import { benchBurst } from './burst-bench.js';
-import { benchEventStoreBaseline, benchWebhookBaseline } from './webhook-baseline.js';
+import { benchEventStoreBaseline, benchWebhookBaseline, benchWriteBaseline } from './webhook-baseline.js';
 import { benchCpuBaseline } from './cpu-baseline.js';
 import { printTable, type Row } from './stats.js';
 import { benchGeneratedArchive, benchSpamAssassin, benchSuggestService } from './suggest-bench.js';
@@ -75,6 +75,7 @@ if (baseline)
   printTable('Webhook acceptance against a baseline build', [
     ...(await benchEventStoreBaseline(baseline)),
     ...(await benchWebhookBaseline(baseline)),
+    ...(await benchWriteBaseline(baseline)),
   ]);
 const cpuBaseline = option('cpu-baseline');
 if (cpuBaseline) printTable('Service CPU per document against a baseline build', await benchCpuBaseline(cpuBaseline));

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { BENCH_RULES } from './fixtures.js';
 import { countUnfinished, webhookLoad } from './latency-bench.js';
 import { fsyncFloor } from './fsync-floor.js';
-import { withRig } from './service-process.js';
+import type { Simulator } from '../tools/paperless-sim/simulator.js';
+import { api, withRig } from './service-process.js';
 import { percentile, round, type Row } from './stats.js';
 
 /**
@@ -51,6 +52,95 @@ export async function benchWebhookBaseline(baselineRoot: string, rounds = 3, rat
     note: baselineRoot,
   });
   return rows;
+}
+
+const WRITE_RULES = `rules:
+  - id: mark
+    on: [updated]
+    actions:
+      - add_tags: [rules-processed]
+`;
+
+/**
+ * What the write journal costs a person's change: webhook to write (the tag on the document at the simulator)
+ * of this build against another checkout's, `count` deliveries at `rate`/s, alternating rounds in one run.
+ */
+export async function benchWriteBaseline(baselineRoot: string, rounds = 3, rate = 10, count = 50): Promise<Row[]> {
+  const runs: Record<'baseline' | 'this build', Array<{ p50: number; p99: number }>> = {
+    baseline: [],
+    'this build': [],
+  };
+  for (let r = 0; r < rounds; r++) {
+    for (const [label, root] of [
+      ['baseline', baselineRoot],
+      ['this build', process.cwd()],
+    ] as const) {
+      runs[label].push(
+        await withRig(
+          { generate: { count, seed: 12 }, files: { 'mark.yml': WRITE_RULES }, root },
+          async ({ sim, service }) => {
+            const tag = sim.store.objects.tags.find((t) => t.name === 'rules-processed')?.id;
+            const docs = [...sim.store.documents.keys()].filter(
+              (d) => !sim.store.documents.get(d)?.tags.includes(tag ?? -1),
+            );
+            const times = await webhookToWrite(sim, service.url, docs.slice(0, count), tag ?? -1, rate);
+            return { p50: percentile(times, 50), p99: percentile(times, 99) };
+          },
+        ),
+      );
+    }
+  }
+  const median = (label: keyof typeof runs, key: 'p50' | 'p99') =>
+    percentile(
+      runs[label].map((x) => x[key]),
+      50,
+    );
+  const rows: Row[] = (['baseline', 'this build'] as const).map((label) => ({
+    measure: `webhook to write p50 / p99 at ${rate}/s, ${label}`,
+    value: `${round(median(label, 'p50'))} / ${round(median(label, 'p99'))} ms`,
+    note: `median of ${rounds} alternating rounds of ${count} deliveries (a tag added), fast dms; load ${os.loadavg()[0].toFixed(1)}`,
+  }));
+  rows.push({
+    measure: 'webhook to write, this build ÷ baseline, p50 / p99',
+    value: `${round(median('this build', 'p50') / median('baseline', 'p50'), 2)} / ${round(median('this build', 'p99') / median('baseline', 'p99'), 2)}`,
+    note: baselineRoot,
+  });
+  return rows;
+}
+
+/** Sends one "Document Updated" delivery per document at `rate`/s; resolves with each one's time until the tag shows. */
+async function webhookToWrite(
+  sim: Simulator,
+  url: string,
+  docs: number[],
+  tag: number,
+  rate: number,
+): Promise<number[]> {
+  const sentAt = new Map<number, number>();
+  const took = new Map<number, number>();
+  const done = new Promise<void>((resolve) => {
+    const look = () => {
+      const now = performance.now();
+      for (const [doc, t0] of sentAt)
+        if (!took.has(doc) && sim.store.documents.get(doc)?.tags.includes(tag)) took.set(doc, now - t0);
+      if (took.size === docs.length) resolve();
+      else setTimeout(look, 2);
+    };
+    look();
+  });
+  const started = performance.now();
+  for (const [i, doc] of docs.entries()) {
+    const wait = started + (i * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    sentAt.set(doc, performance.now());
+    void api(url, '/api/webhook/dms', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ event: 'document_updated', doc_id: String(doc) }),
+    });
+  }
+  await done;
+  return docs.map((d) => took.get(d) as number);
 }
 
 type EventStoreModule = typeof import('../server/history/event-store.js');
