@@ -1,6 +1,13 @@
-import { compileRule, emptyDocument, type RuleDefinition, type RuleDocument } from '../engine/index.js';
+import {
+  compileRule,
+  emptyDocument,
+  evaluateRules,
+  type EvaluateInput,
+  type RuleDefinition,
+  type RuleDocument,
+  type RuleInput,
+} from '../engine/index.js';
 import { capContent } from '../eval/content-budget.js';
-import { inlineEvaluator, type EvaluateRequest } from '../eval/eval-pool.js';
 import type { VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsClient } from '../dms/types.js';
 import type { LoadedRule } from '../rules/index.js';
@@ -32,8 +39,8 @@ export interface JudgeOptions {
   vocabulary: VocabularyIndex;
   cache: ArchiveTextCache;
   signal: AbortSignal;
-  /** The rest of an evaluation request: trigger, clock, field types, tags. */
-  request: Omit<EvaluateRequest, 'document' | 'rules'>;
+  /** The rest of the engine's input: trigger, clock, field types. */
+  request: Pick<EvaluateInput, 'trigger' | 'now' | 'customFieldTypes'>;
   /** An action for the probe rules (the target's). */
   action: Record<string, unknown>;
   onJudged(judged: number): void;
@@ -57,7 +64,7 @@ export async function judgeCandidates(
   documents: readonly JudgeDocument[],
   options: JudgeOptions,
 ): Promise<{ tallies: CandidateTally[]; judged: number }> {
-  const probes: LoadedRule[] = [];
+  const probes: RuleInput[] = [];
   const probeOf = new Map<string, number>();
   const literalProbe = (literal: LearnedLiteral): number => {
     const condition = conditionOf({ feature: literal.feature, negated: false });
@@ -73,7 +80,6 @@ export async function judgeCandidates(
     c.clauses.map((clause) => clause.map((l) => [literalProbe(l), l.negated] as const)),
   );
   const tallies = candidates.map((c) => new CandidateTally(c.rule, c.terms));
-  const evaluator = inlineEvaluator();
   let judged = 0;
   for (let start = 0; start < documents.length; start += READ_BATCH) {
     const batch = documents.slice(start, start + READ_BATCH);
@@ -89,7 +95,9 @@ export async function judgeCandidates(
         correspondent: doc.correspondent,
         document_type: doc.document_type,
       };
-      const evaluation = await evaluator.evaluate({ ...options.request, document, rules: probes });
+      // The engine's own call, as a job's evaluation makes it (eval-pool.ts); no tag tree: a probe's verdict does
+      // not depend on how its tag action would end.
+      const evaluation = evaluateRules({ ...options.request, document, rules: probes });
       const holds = evaluation.results.map((r) => r.status === 'matched');
       const failed = evaluation.results.map((r) => r.status === 'error');
       plans.forEach((clauses, c) => {
@@ -122,15 +130,7 @@ async function textsOf(batch: readonly JudgeDocument[], options: JudgeOptions): 
   return texts;
 }
 
-function probeRule(id: string, condition: Record<string, unknown>, action: Record<string, unknown>): LoadedRule {
+function probeRule(id: string, condition: Record<string, unknown>, action: Record<string, unknown>): RuleInput {
   const definition = { id, on: ['added', 'manual'], when: condition, actions: [action] } as unknown as RuleDefinition;
-  return {
-    id,
-    description: '',
-    file: '(suggestion)',
-    package: null,
-    definition,
-    compiled: compileRule(definition),
-    vars: {},
-  };
+  return { file: '(suggestion)', compiled: compileRule(definition), vars: {} };
 }

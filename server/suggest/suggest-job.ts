@@ -131,7 +131,7 @@ export async function runSuggestion(
       vocabulary: index,
       cache,
       signal,
-      request: { trigger: 'job', now: deps.now(), customFieldTypes: fieldTypes, tags: vocabulary.tags },
+      request: { trigger: 'job', now: deps.now(), customFieldTypes: fieldTypes },
       action: targetAction(request.target),
       onJudged: (n) => events.update(eventId, { processed: judging.length + n }),
     },
