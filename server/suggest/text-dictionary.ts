@@ -48,11 +48,15 @@ export class TextDictionary {
     const pairs = new Set<number>();
     let previous = -1;
     for (const token of tokens) {
-      if (!isContentWord(token.word)) {
-        previous = -1;
-        continue;
+      // Only content words get an id, so a known word needs no second look.
+      let id = this.wordIds.get(token.word);
+      if (id === undefined) {
+        if (!isContentWord(token.word)) {
+          previous = -1;
+          continue;
+        }
+        id = this.wordId(token.word);
       }
-      const id = this.wordId(token.word);
       words.add(id);
       if (previous >= 0 && token.joined && previous !== id) pairs.add(pairKey(previous, id));
       previous = id;
