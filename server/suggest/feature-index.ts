@@ -39,8 +39,8 @@ export class FeatureIndex {
   /** Two-word phrases of the labelled documents only, by how many of them hold each. */
   readonly pairDfPos = new Map<number, number>();
 
-  /** 1 for a word some German document holds: its German stem is taken, else its English one. */
-  private wordGerman = new Uint8Array(1024);
+  /** By word id: in how many German documents (the rest are English). */
+  private wordGerman = new Uint32Array(1024);
   private readonly correspondentIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
 
@@ -79,7 +79,7 @@ export class FeatureIndex {
       this.wordDfPos.push(0);
     }
     if (this.wordGerman.length < n) {
-      const grown = new Uint8Array(Math.max(n, this.wordGerman.length * 2));
+      const grown = new Uint32Array(Math.max(n, this.wordGerman.length * 2));
       grown.set(this.wordGerman);
       this.wordGerman = grown;
     }
@@ -87,7 +87,7 @@ export class FeatureIndex {
     for (const id of text.words) {
       this.wordDfAll[id]++;
       if (doc.positive) this.wordDfPos[id]++;
-      if (german) this.wordGerman[id] = 1;
+      if (german) this.wordGerman[id]++;
     }
     if (doc.positive) for (const key of text.pairs) this.pairDfPos.set(key, (this.pairDfPos.get(key) ?? 0) + 1);
 
@@ -102,11 +102,11 @@ export class FeatureIndex {
   }
 
   /**
-   * The word's stem id: in German when a German document of this request holds it, else in English. A property
-   * of the documents, not of the order they were read in, so a cached dictionary gives the cold read's stems.
+   * The word's stem id in the language of most documents of this request that hold it (German on a tie). A
+   * property of the documents, not of the order they were read in, so a cached dictionary gives the cold read's.
    */
   stemOf(word: number): number {
-    return this.dictionary.stemId(word, this.wordGerman[word] === 1 ? 'de' : 'en');
+    return this.dictionary.stemId(word, 2 * this.wordGerman[word] >= this.wordDfAll[word] ? 'de' : 'en');
   }
 
   /** Whether a document of this request holds the word (the dictionary keeps words of documents since changed). */
