@@ -239,7 +239,6 @@ export async function createServices(config: Config, logger: Logger, options: Se
   closers.push(() => jobs.stop());
   const suggestions = createSuggestionService({
     dms: dmsConnection.dms,
-    evaluator,
     events,
     ruleIdTaken: (id) => rules.getRule(id) !== undefined,
     now: () => new Date(),

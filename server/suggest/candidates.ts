@@ -1,5 +1,6 @@
 import { bitsWhere, countAnd, emptyBits, setBit, type Bits } from './bitset.js';
-import { pairWords, type FeatureIndex } from './feature-index.js';
+import type { FeatureIndex } from './feature-index.js';
+import { pairWords } from './text-dictionary.js';
 
 /** What a condition tests, in the rule language's terms (rule-yaml.ts writes it). */
 export type FeatureKind = 'words' | 'phrase' | 'part_word' | 'fuzzy' | 'identifier' | 'correspondent' | 'document_type';
@@ -103,21 +104,28 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
   const addFeature = (feature: Feature): number => features.push(feature) - 1;
   const link = (word: number, feature: number) => byWord.set(word, [...(byWord.get(word) ?? []), feature]);
 
-  // Stems, scored by their forms' summed counts (an estimate; exact counts come from the bitsets below).
+  // Stems, scored by their forms' summed counts (an estimate; exact counts come from the bitsets below). Ids are
+  // numbered in reading order, which a cache changes, so every tie is broken by the text instead.
   const forms = new Map<number, number[]>();
-  index.wordStem.forEach((stemId, word) => {
-    if (counts.wordDfPos[word] === 0) return;
-    forms.set(stemId, [...(forms.get(stemId) ?? []), word]);
-  });
+  for (let word = 0; word < index.words.length; word++) {
+    if (!counts.wordDfPos[word]) continue;
+    const stemId = index.stemOf(word);
+    const known = forms.get(stemId);
+    if (known) known.push(word);
+    else forms.set(stemId, [word]);
+  }
+  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const stems = [...forms.entries()]
     .map(([stemId, words]) => {
-      const top = [...words].sort((a, b) => counts.wordDfAll[b] - counts.wordDfAll[a] || a - b).slice(0, MAX_FORMS);
+      const top = [...words]
+        .sort((a, b) => counts.wordDfAll[b] - counts.wordDfAll[a] || byText(index.words[a], index.words[b]))
+        .slice(0, MAX_FORMS);
       const p = Math.min(positives, sum(top.map((w) => counts.wordDfPos[w])));
       const all = sum(top.map((w) => counts.wordDfAll[w]));
       return { stemId, top, p, score: foilScore(p, Math.max(0, all - p), base) };
     })
     .filter((s) => s.p >= minSupport && s.score > 0)
-    .sort((a, b) => b.score - a.score || a.stemId - b.stemId)
+    .sort((a, b) => b.score - a.score || byText(index.stems[a.stemId], index.stems[b.stemId]))
     .slice(0, STEMS_KEPT);
   for (const s of stems) {
     const words = s.top.map((w) => index.words[w]).sort();
@@ -137,14 +145,13 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
   }
 
   // Long words with OCR slips: `fuzzy` (partial ratio ≥ 90) forgives one swapped pair of letters from ten letters on.
-  const wordIds = new Map(index.words.map((w, i) => [w, i]));
   for (const s of stems.slice(0, FUZZY_STEMS)) {
     const word = index.words[s.top[0]];
     if (word.length < 10 || !/^\p{L}+$/u.test(word)) continue;
     const holding = new Set<number>();
     for (const variant of swaps(word)) {
-      const id = wordIds.get(variant);
-      if (id !== undefined) holding.add(id);
+      const id = index.dictionary.idOf(variant);
+      if (id !== undefined && index.holds(id)) holding.add(id);
     }
     if (holding.size === 0) continue;
     for (const id of wordsContaining(index, word)) holding.add(id);
@@ -152,23 +159,27 @@ export function buildDataset(index: FeatureIndex, options: CandidateOptions): Da
     for (const w of holding) link(w, feature);
   }
 
-  const phrases = [...counts.pairDfPos.entries()]
-    .filter(([, p]) => p >= minSupport)
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, PHRASES_KEPT);
-  for (const [key] of phrases) {
-    const text = pairWords(key)
+  const phraseText = (key: number) =>
+    pairWords(key)
       .map((w) => index.words[w])
       .join(' ');
+  const phrases = [...counts.pairDfPos.entries()]
+    .filter(([, p]) => p >= minSupport)
+    .map(([key, p]) => ({ key, p, text: phraseText(key) }))
+    .sort((a, b) => b.p - a.p || byText(a.text, b.text))
+    .slice(0, PHRASES_KEPT);
+  for (const { key, text } of phrases)
     byPair.set(key, addFeature({ kind: 'phrase', values: [text], label: `phrase "${text}"` }));
-  }
 
   const identifierPos = new Map<number, number>();
   index.docIdentifiers.forEach((ids, d) => {
     if (index.positive[d] && (!train || train(d)))
       for (const id of ids) identifierPos.set(id, (identifierPos.get(id) ?? 0) + 1);
   });
-  for (const [id, p] of [...identifierPos.entries()].sort((a, b) => a[0] - b[0])) {
+  const identifierText = (id: number) => index.identifiers[id].value;
+  for (const [id, p] of [...identifierPos.entries()].sort((a, b) =>
+    byText(identifierText(a[0]), identifierText(b[0])),
+  )) {
     if (p < minSupport) continue;
     const found = index.identifiers[id];
     byIdentifier.set(
@@ -227,17 +238,19 @@ const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
 
 // The archive's words holding a part-word, per index: the whole archive and each cross-validation fold ask for
 // mostly the same ones, and each answer scans every distinct word of the archive.
-// A document added since (new words) starts the memo afresh.
-const containing = new WeakMap<FeatureIndex, { words: number; ids: Map<string, number[]> }>();
+// A document added since starts the memo afresh. Only words some document of the index holds count: the
+// dictionary may keep words of documents changed since (archive-cache.ts).
+const containing = new WeakMap<FeatureIndex, { words: number; docs: number; ids: Map<string, number[]> }>();
 
 function wordsContaining(index: FeatureIndex, part: string): number[] {
   let memo = containing.get(index);
-  if (memo?.words !== index.words.length) containing.set(index, (memo = { words: index.words.length, ids: new Map() }));
+  if (memo?.words !== index.words.length || memo.docs !== index.size)
+    containing.set(index, (memo = { words: index.words.length, docs: index.size, ids: new Map() }));
   const known = memo.ids;
   let ids = known.get(part);
   if (!ids) {
     ids = [];
-    for (let id = 0; id < index.words.length; id++) if (index.words[id].includes(part)) ids.push(id);
+    for (let id = 0; id < index.words.length; id++) if (index.holds(id) && index.words[id].includes(part)) ids.push(id);
     known.set(part, ids);
   }
   return ids;

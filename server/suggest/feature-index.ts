@@ -1,4 +1,5 @@
-import { findIdentifiers, guessLanguage, isContentWord, stem, tokenize, type Identifier } from './text-features.js';
+import type { Identifier } from './text-features.js';
+import { TextDictionary, type DocText } from './text-dictionary.js';
 
 /** One document as the learner reads it: names, not ids, and whether it carries the target label. */
 export interface LearnDocument {
@@ -10,15 +11,14 @@ export interface LearnDocument {
   positive: boolean;
 }
 
-// A phrase of two words is kept as one number: first word's id × 2^26 + second's (ids stay below 2^26).
-const PAIR = 2 ** 26;
-export const pairKey = (a: number, b: number): number => a * PAIR + b;
-export const pairWords = (key: number): [number, number] => [Math.floor(key / PAIR), key % PAIR];
+/** The same without its text, which the dictionary has read already (`DocText`). */
+export type LearnFields = Omit<LearnDocument, 'content'>;
 
 /**
- * What the learner keeps of each document once its text is read: the ids of its distinct words, of its
- * two-word phrases, of its identifiers, and its correspondent and type. The text itself is dropped, so
- * memory grows with the words of a document (bounded by MAX_WORDS), never with its length.
+ * What the learner keeps of each document of one request: the ids of its distinct words, of its two-word
+ * phrases, of its identifiers (numbered by a dictionary that may serve other requests too), and its
+ * correspondent and type. The text itself is dropped, so memory grows with the words of a document (bounded
+ * by MAX_WORDS), never with its length.
  */
 export class FeatureIndex {
   readonly ids: number[] = [];
@@ -31,22 +31,32 @@ export class FeatureIndex {
   readonly docCorrespondent: number[] = [];
   readonly docType: number[] = [];
 
-  readonly words: string[] = [];
-  readonly wordStem: number[] = [];
+  /** By word id: in how many of this request's documents, in how many labelled ones (0 for words only others had). */
   readonly wordDfAll: number[] = [];
   readonly wordDfPos: number[] = [];
-  readonly stems: string[] = [];
-  readonly identifiers: Identifier[] = [];
   readonly correspondents: string[] = [];
   readonly documentTypes: string[] = [];
   /** Two-word phrases of the labelled documents only, by how many of them hold each. */
   readonly pairDfPos = new Map<number, number>();
 
-  private readonly wordIds = new Map<string, number>();
-  private readonly stemIds = new Map<string, number>();
-  private readonly identifierIds = new Map<string, number>();
+  /** By word id: in how many German documents (the rest are English). */
+  private wordGerman = new Uint32Array(1024);
   private readonly correspondentIds = new Map<string, number>();
   private readonly typeIds = new Map<string, number>();
+
+  constructor(readonly dictionary: TextDictionary = new TextDictionary()) {}
+
+  get words(): readonly string[] {
+    return this.dictionary.words;
+  }
+
+  get stems(): readonly string[] {
+    return this.dictionary.stems;
+  }
+
+  get identifiers(): readonly Identifier[] {
+    return this.dictionary.identifiers;
+  }
 
   get size(): number {
     return this.ids.length;
@@ -56,39 +66,52 @@ export class FeatureIndex {
     return this.positive.reduce((n, p) => n + (p ? 1 : 0), 0);
   }
 
+  /** Reads the document's text with the dictionary and adds it. */
   add(doc: LearnDocument): void {
-    const tokens = tokenize(doc.content);
-    const language = guessLanguage(tokens);
-    const words = new Set<number>();
-    const pairs = new Set<number>();
-    let previous = -1;
-    for (const token of tokens) {
-      if (!isContentWord(token.word)) {
-        previous = -1;
-        continue;
-      }
-      const id = this.wordId(token.word, language);
-      words.add(id);
-      if (previous >= 0 && token.joined && previous !== id) pairs.add(pairKey(previous, id));
-      previous = id;
+    this.addRead(doc, this.dictionary.read(doc.content));
+  }
+
+  /** Adds a document whose text the dictionary read before (a cached `DocText`). */
+  addRead(doc: LearnFields, text: DocText): void {
+    const n = this.dictionary.words.length;
+    while (this.wordDfAll.length < n) {
+      this.wordDfAll.push(0);
+      this.wordDfPos.push(0);
     }
-    const wordList = Uint32Array.from(words).sort();
-    for (const id of wordList) {
+    if (this.wordGerman.length < n) {
+      const grown = new Uint32Array(Math.max(n, this.wordGerman.length * 2));
+      grown.set(this.wordGerman);
+      this.wordGerman = grown;
+    }
+    const german = text.language === 'de';
+    for (const id of text.words) {
       this.wordDfAll[id]++;
       if (doc.positive) this.wordDfPos[id]++;
+      if (german) this.wordGerman[id]++;
     }
-    const pairList = Float64Array.from(pairs).sort();
-    if (doc.positive) for (const key of pairList) this.pairDfPos.set(key, (this.pairDfPos.get(key) ?? 0) + 1);
-    const identifiers = findIdentifiers(doc.content).map((found) => this.identifierId(found));
+    if (doc.positive) for (const key of text.pairs) this.pairDfPos.set(key, (this.pairDfPos.get(key) ?? 0) + 1);
 
     this.ids.push(doc.id);
     this.titles.push(doc.title);
     this.positive.push(doc.positive);
-    this.docWords.push(wordList);
-    this.docPairs.push(pairList);
-    this.docIdentifiers.push(Uint32Array.from(new Set(identifiers)).sort());
+    this.docWords.push(text.words);
+    this.docPairs.push(text.pairs);
+    this.docIdentifiers.push(text.identifiers);
     this.docCorrespondent.push(named(this.correspondentIds, this.correspondents, doc.correspondent));
     this.docType.push(named(this.typeIds, this.documentTypes, doc.document_type));
+  }
+
+  /**
+   * The word's stem id in the language of most documents of this request that hold it (German on a tie). A
+   * property of the documents, not of the order they were read in, so a cached dictionary gives the cold read's.
+   */
+  stemOf(word: number): number {
+    return this.dictionary.stemId(word, 2 * this.wordGerman[word] >= this.wordDfAll[word] ? 'de' : 'en');
+  }
+
+  /** Whether a document of this request holds the word (the dictionary keeps words of documents since changed). */
+  holds(word: number): boolean {
+    return (this.wordDfAll[word] ?? 0) > 0;
   }
 
   /**
@@ -104,35 +127,6 @@ export class FeatureIndex {
       for (const id of words) this.wordDfPos[id]++;
       for (const key of this.docPairs[d]) this.pairDfPos.set(key, (this.pairDfPos.get(key) ?? 0) + 1);
     });
-  }
-
-  private wordId(word: string, language: 'de' | 'en'): number {
-    let id = this.wordIds.get(word);
-    if (id !== undefined) return id;
-    id = this.words.length;
-    this.wordIds.set(word, id);
-    this.words.push(word);
-    this.wordDfAll.push(0);
-    this.wordDfPos.push(0);
-    const root = stem(word, language);
-    let stemId = this.stemIds.get(root);
-    if (stemId === undefined) {
-      stemId = this.stems.length;
-      this.stemIds.set(root, stemId);
-      this.stems.push(root);
-    }
-    this.wordStem.push(stemId);
-    return id;
-  }
-
-  private identifierId(found: Identifier): number {
-    let id = this.identifierIds.get(found.value);
-    if (id === undefined) {
-      id = this.identifiers.length;
-      this.identifierIds.set(found.value, id);
-      this.identifiers.push(found);
-    }
-    return id;
   }
 }
 

@@ -1,14 +1,13 @@
 import { compileRule, type RuleDefinition, type RuleDocument } from '../engine/engine.js';
-import { capContent } from '../eval/content-budget.js';
-import type { Evaluator } from '../eval/eval-pool.js';
 import { createVocabularyIndex, type VocabularyIndex, type VocabularyKind } from '../dms/vocabulary-index.js';
 import type { DmsClient } from '../dms/types.js';
 import type { EventStore } from '../history/event-store.js';
 import type { LoadedRule } from '../rules/rules.js';
-import { toRuleDocument } from '../runs/documents/rule-document.js';
+import type { ArchiveTextCache, CacheFigures } from './archive-cache.js';
+import { readArchive } from './archive-read.js';
 import { buildDataset } from './candidates.js';
-import { CandidateTally } from './evaluate-candidates.js';
 import { FeatureIndex } from './feature-index.js';
+import { judgeCandidates, type JudgeDocument } from './judge-candidates.js';
 import { learnRules, type LearnedRule } from './learner.js';
 import { describeTarget, hasTarget, ruleIdFor, targetAction, type SuggestRequest } from './target.js';
 import { ruleDefinition } from './rule-yaml.js';
@@ -19,8 +18,9 @@ import { tokenUser, visibility, type SuggestionVisibility } from './visibility.j
 
 export interface SuggestJobDeps {
   dms: DmsClient;
-  evaluator: Evaluator;
   events: EventStore;
+  /** The archive's texts between requests (one per service). */
+  cache: ArchiveTextCache;
   /** Whether a loaded rule already has this id (a suggestion gets one no file uses). */
   ruleIdTaken(id: string): boolean;
   now: () => Date;
@@ -28,7 +28,6 @@ export interface SuggestJobDeps {
 
 /** Fewer labelled documents than this give no rule worth trusting. */
 export const MIN_LABELLED = 5;
-const PAGES_AHEAD = 2;
 
 const KIND_OF: Record<string, VocabularyKind> = {
   tag: 'tags',
@@ -39,8 +38,9 @@ const KIND_OF: Record<string, VocabularyKind> = {
 };
 
 /**
- * Reads the archive twice with the job's streaming read: once to learn (only each document's word ids are kept),
- * once to judge each candidate rule with the engine a job uses. Throws SuggestionError with what a person can do.
+ * Reads the archive once (texts the cache holds unchanged are not read again: archive-read.ts), learns from the
+ * word ids of each document, then judges each candidate rule with the engine a job uses over the same documents.
+ * Throws SuggestionError with what a person can do.
  */
 export async function runSuggestion(
   deps: SuggestJobDeps,
@@ -52,6 +52,7 @@ export async function runSuggestion(
   labelled: number;
   documents: number;
   visibility: SuggestionVisibility;
+  cache: CacheFigures;
 }> {
   const { dms, events } = deps;
   const [vocabulary, user] = await Promise.all([dms.vocabulary({ refresh: true }), tokenUser(dms)]);
@@ -60,17 +61,36 @@ export async function runSuggestion(
   const examples = new Set(request.examples);
   const labelled = (doc: RuleDocument) => hasTarget(doc, request.target) || examples.has(doc.id);
 
-  const features = new FeatureIndex();
-  let read = 0;
+  const cache = deps.cache;
+  cache.begin(dms.url);
+  const features = new FeatureIndex(cache.dictionary);
+  const judging: JudgeDocument[] = [];
   let listed = 0;
-  const onTotal = (total: number) => {
-    listed = total;
-    events.update(eventId, { total: total * 2 });
-  };
-  for await (const doc of documents(dms, index, signal, onTotal)) {
-    features.add({ ...doc, positive: labelled(doc) });
-    if (++read % 200 === 0) events.update(eventId, { processed: read });
+  const read = readArchive({
+    dms,
+    vocabulary: index,
+    cache,
+    signal,
+    onTotal: (total) => {
+      listed = total;
+      events.update(eventId, { total: total * 2 });
+    },
+  });
+  for await (const { doc, text } of read) {
+    const positive = labelled(doc);
+    features.addRead({ ...doc, positive }, text);
+    judging.push({
+      id: doc.id,
+      title: doc.title,
+      modified: doc.modified,
+      correspondent: doc.correspondent,
+      document_type: doc.document_type,
+      labelled: positive,
+    });
+    if (judging.length % 200 === 0) events.update(eventId, { processed: judging.length });
   }
+  cache.retain(new Set(features.ids));
+  cache.settle();
   const positives = features.positives;
   // Told with every error too: a label may look rare, or inseparable, only because the token sees part of the archive.
   const unseen = visibility(user, listed, features.size, features.size)
@@ -99,26 +119,23 @@ export async function runSuggestion(
   }
 
   const fieldTypes = Object.fromEntries(vocabulary.custom_fields.map((f) => [f.name, f.data_type]));
-  const tallies = learned.rules.map((rule) => new CandidateTally(loadedRule(deps, request, rule), termsOf(rule)));
-  const rules = tallies.map((t) => t.rule);
-  let judged = 0;
-  for await (const doc of documents(dms, index, signal)) {
-    judged++;
-    const evaluation = await deps.evaluator.evaluate({
-      document: capContent(doc).document,
-      rules,
-      trigger: 'job',
-      now: deps.now(),
-      customFieldTypes: fieldTypes,
-      tags: vocabulary.tags,
-    });
-    const isLabelled = labelled(doc);
-    for (const tally of tallies) {
-      const result = evaluation.results.find((r) => r.rule_id === tally.rule.id);
-      tally.add(doc, isLabelled, result?.status === 'matched');
-    }
-    if (++read % 200 === 0) events.update(eventId, { processed: read });
-  }
+  const { tallies, judged } = await judgeCandidates(
+    learned.rules.map((rule) => ({
+      rule: loadedRule(deps, request, rule),
+      clauses: rule.clauses,
+      terms: termsOf(rule),
+    })),
+    judging,
+    {
+      dms,
+      vocabulary: index,
+      cache,
+      signal,
+      request: { trigger: 'job', now: deps.now(), customFieldTypes: fieldTypes },
+      action: targetAction(request.target),
+      onJudged: (n) => events.update(eventId, { processed: judging.length + n }),
+    },
+  );
 
   const candidates: SuggestionCandidate[] = [];
   for (const [i, tally] of tallies.entries()) {
@@ -171,22 +188,8 @@ export async function runSuggestion(
     labelled: positives,
     documents: features.size,
     visibility: visibility(user, listed, features.size, judged),
+    cache: cache.figures(),
   };
-}
-
-async function* documents(
-  dms: DmsClient,
-  index: VocabularyIndex,
-  signal: AbortSignal,
-  onTotal?: (total: number) => void,
-): AsyncGenerator<RuleDocument> {
-  let first = true;
-  for await (const page of dms.pages({ pageSize: 'auto', ahead: PAGES_AHEAD })) {
-    if (first) onTotal?.(page.count);
-    first = false;
-    for (const doc of page.documents) yield toRuleDocument(doc, index);
-    if (signal.aborted) throw new SuggestionError('Cancelled on request.');
-  }
 }
 
 function checkTargetExists(index: VocabularyIndex, request: SuggestRequest): void {

@@ -6,6 +6,7 @@ import { NotFoundError } from '../app-errors.js';
 import type { EventRecord, EventStore } from '../history/event-store.js';
 import type { Logger } from '../log.js';
 import { createJobQueue } from '../runs/jobs/job-queue.js';
+import { ArchiveTextCache } from './archive-cache.js';
 import { runSuggestion, type SuggestJobDeps } from './suggest-job.js';
 import { SuggestionError } from './suggestion-error.js';
 import { describeTarget, parseSuggestRequest } from './target.js';
@@ -23,8 +24,10 @@ export interface SuggestionService {
   stop(): Promise<void>;
 }
 
-export interface SuggestionServiceDeps extends SuggestJobDeps {
+export interface SuggestionServiceDeps extends Omit<SuggestJobDeps, 'cache'> {
   logger: Logger;
+  /** Default: a cache of CACHE_BYTES. */
+  cache?: ArchiveTextCache;
 }
 
 /**
@@ -33,6 +36,7 @@ export interface SuggestionServiceDeps extends SuggestJobDeps {
  */
 export function createSuggestionService(deps: SuggestionServiceDeps): SuggestionService {
   const events: EventStore = deps.events;
+  const jobDeps: SuggestJobDeps = { ...deps, cache: deps.cache ?? new ArchiveTextCache() };
   const queue = createJobQueue(events, deps.logger, { maxQueued: 5 });
   return {
     start(body) {
@@ -41,8 +45,13 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
       return queue.submit(event, async (eventId, signal) => {
         events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
         try {
-          const result = await runSuggestion(deps, eventId, request, signal);
+          const result = await runSuggestion(jobDeps, eventId, request, signal);
           const first = result.candidates[0];
+          const { hits, misses, entries, bytes } = result.cache;
+          deps.logger.info(`suggestion ${eventId}: ${hits} texts from the cache, ${misses} read`, {
+            cached_documents: entries,
+            cache_mib: Math.round((bytes / 2 ** 20) * 10) / 10,
+          });
           events.update(eventId, {
             status: 'done',
             finished_at: deps.now().toISOString(),

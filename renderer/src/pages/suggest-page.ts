@@ -17,6 +17,7 @@ const KINDS: Array<[keyof Vocabulary, string, string]> = [
 const POLL_MS = 400;
 
 const percent = (x: number): string => `${(x * 100).toFixed(1)} %`;
+const progress = (done: number, total: number): string => `${Math.min(100, Math.floor((100 * done) / total))} %`;
 
 export function renderSuggestPage(main: HTMLElement): () => void {
   let stopped = false;
@@ -83,6 +84,7 @@ export function renderSuggestPage(main: HTMLElement): () => void {
       });
       let event = await request<EventRecord>(`/api/events/${started.event_id}`);
       while (!stopped && ['queued', 'running'].includes(event.status)) {
+        if (event.total) say(status, `Reading the archive and learning… ${progress(event.processed, event.total)}`);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
         event = await request<EventRecord>(`/api/events/${started.event_id}`);
       }
