@@ -38,6 +38,9 @@ export async function transpileTests(root) {
     // 20.19 keeps `with { type: 'json' }` (an older target drops it and Node refuses the JSON import).
     target: 'node20.19',
     sourcemap: 'inline',
+    // Maps without the sources' text: a stack trace needs only the mappings, and coverage reads the .ts files.
+    // Every process loads the maps and, with coverage on, writes them all out again at exit.
+    sourcesContent: false,
     // As tsx transforms (its `minifyWhitespace` and `keepNames`), so V8's coverage maps back to the same lines and
     // functions as when the tests ran under tsx: the coverage figures stay comparable.
     minifyWhitespace: true,
