@@ -1,19 +1,22 @@
 // Which processes `npm test` starts, in what order, and what the last run's timings say about them.
-// Unit test files share a process in batches: most of a unit file's cost is loading node and the modules, not
-// its tests. Files with root-level hooks keep a process of their own (a hook there would reach the whole batch),
-// as do API, reliability and browser files (servers, child processes, Chromium). The longest processes start
-// first, by the last run's wall times, so no long one starts last while the other workers idle.
+// Unit and API test files share a process in batches: most of a unit file's cost, and a second of an API file's,
+// is loading node and the modules (the server alone is about 1.3 s of CPU), not its tests. A batch runs its files
+// one after another, as one file runs its tests. Files with root-level hooks keep a process of their own (a hook
+// there would reach the whole batch), as do reliability and browser files (child servers, Chromium, long waits).
+// The longest processes start first, by the last run's wall times, so no long one starts last while the other
+// workers idle.
 import fs from 'node:fs';
 import path from 'node:path';
 
-const BATCH_SIZE = 12;
+/** Files per process, by kind (the folder under test/). */
+const BATCH_SIZE = { unit: 12, api: 4 };
 // Without timings from an earlier run: browser, crash, API, then the rest.
 const SLOW_FIRST = ['e2e', 'reliability', 'api'];
 
 const kindOf = (root, file) => path.relative(path.join(root, 'test'), file).split(path.sep)[0];
 
 function batchable(root, file) {
-  if (kindOf(root, file) !== 'unit') return false;
+  if (!(kindOf(root, file) in BATCH_SIZE)) return false;
   return !/^(before|after|beforeEach|afterEach)\(/m.test(fs.readFileSync(file, 'utf8'));
 }
 
@@ -24,14 +27,19 @@ function batchable(root, file) {
 export function planTests(root, out, files, timings) {
   const compiled = (file) => path.relative(root, path.join(out, path.relative(root, file))).replace(/\.ts$/, '.js');
   const alone = files.filter((f) => !batchable(root, f));
-  const pooled = files.filter((f) => batchable(root, f)).sort((a, b) => a.localeCompare(b));
   const batches = [];
-  for (let i = 0; i < pooled.length; i += BATCH_SIZE) {
-    const members = pooled.slice(i, i + BATCH_SIZE);
-    const entry = path.join(out, 'test', `unit-batch-${batches.length + 1}.test.js`);
-    const imports = members.map((f) => `import './${path.relative(path.dirname(entry), compiled(f))}';`);
-    fs.writeFileSync(entry, `${imports.join('\n')}\n`);
-    batches.push(path.relative(root, entry));
+  for (const [kind, size] of Object.entries(BATCH_SIZE)) {
+    const pooled = files
+      .filter((f) => kindOf(root, f) === kind && batchable(root, f))
+      .sort((a, b) => a.localeCompare(b));
+    for (let i = 0; i < pooled.length; i += size) {
+      const entry = path.join(out, 'test', `${kind}-batch-${i / size + 1}.test.js`);
+      const imports = pooled
+        .slice(i, i + size)
+        .map((f) => `import './${path.relative(path.dirname(entry), compiled(f))}';`);
+      fs.writeFileSync(entry, `${imports.join('\n')}\n`);
+      batches.push(path.relative(root, entry));
+    }
   }
   const rank = (file) => {
     const kind = SLOW_FIRST.indexOf(kindOf(root, file));

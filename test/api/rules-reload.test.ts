@@ -17,8 +17,11 @@ interface ListBody {
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 const rule = (id: string, description = id) => `rules:\n  - id: ${id}\n    description: ${description}\n`;
 
-/** Polls until `check` passes; the deadline only bounds a failing test, nothing is asserted about speed. */
-async function eventually(check: () => void | Promise<void>, deadlineMs = 10_000): Promise<void> {
+/**
+ * Polls until `check` passes; the deadline only bounds a failing test, nothing is asserted about speed. It is a
+ * minute: on a machine busy with other work a reload of the example rules alone can take seconds.
+ */
+async function eventually(check: () => void | Promise<void>, deadlineMs = 60_000): Promise<void> {
   const end = Date.now() + deadlineMs;
   for (;;) {
     try {
