@@ -23,6 +23,15 @@ function findTests(dir) {
   });
 }
 
+// Wall seconds of each phase, printed at the end: where a run's time went.
+const phases = [];
+let phaseStart = performance.now();
+const phaseDone = (name) => {
+  const now = performance.now();
+  phases.push(`${name} ${((now - phaseStart) / 1000).toFixed(1)} s`);
+  phaseStart = now;
+};
+
 const files = only.length ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test'));
 if (files.length === 0) {
   console.error('no test files found under test/');
@@ -58,7 +67,9 @@ if (fs.existsSync(buildScript)) {
 }
 
 // The test files and what they load run as JavaScript transpiled once (build/transpile-tests.mjs).
+phaseDone('web UI build');
 const out = await transpileTests(root);
+phaseDone('transpile');
 const timingsFile = path.join(root, '.test-timings.json');
 const previous = readTimings(timingsFile);
 const compiled = planTests(root, out, files, previous);
@@ -111,9 +122,14 @@ function coverageLine() {
 const report = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const [tests, pass, fail, skipped] = [count('tests'), count('pass'), count('fail'), count('skipped') + count('todo')];
+phaseDone('tests');
 const account = summariseTimings(root, timingLines, timingsFile, previous);
 if (account) console.log(`\n${account}`);
-if (coverage && fs.existsSync(coverageRaw)) console.log(`\n${coverageLine()}`);
+if (coverage && fs.existsSync(coverageRaw)) {
+  console.log(`\n${coverageLine()}`);
+  phaseDone('coverage report');
+}
+console.log(`\nwall time: ${phases.join(', ')}`);
 console.log(`\n${pass} passed, ${fail} failed${skipped ? `, ${skipped} skipped` : ''}`);
 if (tests === 0) {
   console.error('no test ran');
