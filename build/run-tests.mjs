@@ -74,6 +74,7 @@ const timingsFile = path.join(root, '.test-timings.json');
 const previous = readTimings(timingsFile);
 const compiled = planTests(root, out, files, previous);
 const timingLines = path.join(out, 'timings.jsonl');
+fs.rmSync(timingLines, { force: true });
 
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
