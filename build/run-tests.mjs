@@ -1,11 +1,14 @@
 // `npm test`: builds the Web UI when its build script exists, then runs every test file with node's runner.
 // Node 20 does not expand globs, so the files are listed here; zero tests found is a failure, not a pass.
 // V8 records coverage of server/, electron/ and tools/ (config in .c8rc.json) and one summary line is printed;
-// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it.
+// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it. build/test-plan.mjs says
+// which processes run in what order; each reports its wall and CPU time (build/test-timing.mjs).
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { planTests, readTimings, summariseTimings } from './test-plan.mjs';
 import { transpileTests } from './transpile-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -20,31 +23,58 @@ function findTests(dir) {
   });
 }
 
-// The longest kinds first (browser, crash, API), so no long file starts last while the other cores idle.
-const SLOW_FIRST = ['e2e', 'reliability', 'api'];
-const rank = (file) => {
-  const kind = SLOW_FIRST.indexOf(path.relative(path.join(root, 'test'), file).split(path.sep)[0]);
-  return kind === -1 ? SLOW_FIRST.length : kind;
+// Wall seconds of each phase, printed at the end: where a run's time went.
+const phases = [];
+let phaseStart = performance.now();
+const phaseDone = (name) => {
+  const now = performance.now();
+  phases.push(`${name} ${((now - phaseStart) / 1000).toFixed(1)} s`);
+  phaseStart = now;
 };
-const files = (only.length ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test'))).sort(
-  (a, b) => rank(a) - rank(b) || a.localeCompare(b),
-);
+
+const files = only.length ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test'));
 if (files.length === 0) {
   console.error('no test files found under test/');
   process.exit(1);
 }
 
-if (fs.existsSync(path.join(root, 'build', 'build-renderer.mjs'))) {
-  const build = spawnSync(process.execPath, [path.join(root, 'build', 'build-renderer.mjs')], {
-    stdio: 'inherit',
-    cwd: root,
-  });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+/** A digest of the Web UI's sources and build script: the bundle is rebuilt only when it changes. */
+function rendererInputs() {
+  const hash = crypto.createHash('sha256');
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else hash.update(`${path.relative(root, full)}\0`).update(fs.readFileSync(full));
+    }
+  };
+  walk(path.join(root, 'renderer'));
+  hash.update(fs.readFileSync(path.join(root, 'build', 'build-renderer.mjs')));
+  return hash.digest('hex');
+}
+
+const buildScript = path.join(root, 'build', 'build-renderer.mjs');
+if (fs.existsSync(buildScript)) {
+  const stamp = path.join(root, 'dist', 'renderer', '.inputs');
+  const inputs = rendererInputs();
+  const built = fs.existsSync(stamp) && fs.readFileSync(stamp, 'utf8') === inputs;
+  if (built) console.log('renderer: dist/renderer is up to date');
+  else {
+    const build = spawnSync(process.execPath, [buildScript], { stdio: 'inherit', cwd: root });
+    if (build.status !== 0) process.exit(build.status ?? 1);
+    fs.writeFileSync(stamp, inputs);
+  }
 }
 
 // The test files and what they load run as JavaScript transpiled once (build/transpile-tests.mjs).
+phaseDone('web UI build');
 const out = await transpileTests(root);
-const compiled = files.map((f) => path.relative(root, path.join(out, path.relative(root, f))).replace(/\.ts$/, '.js'));
+phaseDone('transpile');
+const timingsFile = path.join(root, '.test-timings.json');
+const previous = readTimings(timingsFile);
+const compiled = planTests(root, out, files, previous);
+const timingLines = path.join(out, 'timings.jsonl');
+fs.rmSync(timingLines, { force: true });
 
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
@@ -56,6 +86,8 @@ const run = spawnSync(
   [
     // Stack traces name the TypeScript lines (the transpiled files carry inline source maps).
     '--enable-source-maps',
+    // Each test process appends its wall and CPU time to $TEST_TIMINGS_FILE as it exits.
+    `--import=${path.join(root, 'build', 'test-timing.mjs')}`,
     '--test',
     // Test files run side by side: most of a test's time is waiting (HTTP, child processes, Chromium).
     `--test-concurrency=${concurrency}`,
@@ -68,7 +100,12 @@ const run = spawnSync(
   {
     stdio: 'inherit',
     cwd: root,
-    env: { ...process.env, NODE_ENV: 'test', ...(coverage ? { NODE_V8_COVERAGE: coverageRaw } : {}) },
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      TEST_TIMINGS_FILE: timingLines,
+      ...(coverage ? { NODE_V8_COVERAGE: coverageRaw } : {}),
+    },
   },
 );
 
@@ -86,7 +123,14 @@ function coverageLine() {
 const report = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const [tests, pass, fail, skipped] = [count('tests'), count('pass'), count('fail'), count('skipped') + count('todo')];
-if (coverage && fs.existsSync(coverageRaw)) console.log(`\n${coverageLine()}`);
+phaseDone('tests');
+const account = summariseTimings(root, timingLines, timingsFile, previous);
+if (account) console.log(`\n${account}`);
+if (coverage && fs.existsSync(coverageRaw)) {
+  console.log(`\n${coverageLine()}`);
+  phaseDone('coverage report');
+}
+console.log(`\nwall time: ${phases.join(', ')}`);
 console.log(`\n${pass} passed, ${fail} failed${skipped ? `, ${skipped} skipped` : ''}`);
 if (tests === 0) {
   console.error('no test ran');

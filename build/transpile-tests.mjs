@@ -19,36 +19,66 @@ function sources(dir) {
   });
 }
 
-/** Writes `<root>/.test-build` afresh and answers its path. */
+/**
+ * Brings `<root>/.test-build` up to date and answers its path. Only sources changed since the last run (size and
+ * modification time) are transpiled again; a change to this script, or a missing record, transpiles everything.
+ */
 export async function transpileTests(root) {
   const out = path.join(root, '.test-build');
-  fs.rmSync(out, { recursive: true, force: true });
+  const recordFile = path.join(out, '.sources.json');
+  const script = fs.statSync(new URL(import.meta.url));
+  const version = `${script.size}:${script.mtimeMs}`;
+  let record = { version: null, sources: {} };
+  try {
+    record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
+  } catch {
+    // first run, or a tree from before the record: start afresh
+  }
+  if (record.version !== version) {
+    fs.rmSync(out, { recursive: true, force: true });
+    record = { version, sources: {} };
+  }
   const dirs = TRANSPILED.map((name) => path.join(root, name)).filter((dir) => fs.existsSync(dir));
   for (const dir of dirs)
     fs.cpSync(dir, path.join(out, path.relative(root, dir)), {
       recursive: true,
       filter: (src) => !src.includes(`${path.sep}node_modules`) && !(src.endsWith('.ts') && !src.endsWith('.d.ts')),
     });
-  await build({
-    entryPoints: dirs.flatMap(sources),
-    outdir: out,
-    outbase: root,
-    format: 'esm',
-    platform: 'node',
-    // 20.19 keeps `with { type: 'json' }` (an older target drops it and Node refuses the JSON import).
-    target: 'node20.19',
-    sourcemap: 'inline',
-    // As tsx transforms (its `minifyWhitespace` and `keepNames`), so V8's coverage maps back to the same lines and
-    // functions as when the tests ran under tsx: the coverage figures stay comparable.
-    minifyWhitespace: true,
-    keepNames: true,
-    logLevel: 'error',
-  });
-  for (const file of dirs.flatMap(sources)) mapTypeOnlyModule(root, out, file);
+  const all = dirs.flatMap(sources);
+  const stamp = (file) => {
+    const stat = fs.statSync(file);
+    return `${stat.size}:${stat.mtimeMs}`;
+  };
+  const stamps = Object.fromEntries(all.map((file) => [path.relative(root, file), stamp(file)]));
+  const changed = all.filter((file) => record.sources[path.relative(root, file)] !== stamps[path.relative(root, file)]);
+  for (const gone of Object.keys(record.sources).filter((file) => !(file in stamps)))
+    fs.rmSync(path.join(out, gone.replace(/\.ts$/, '.js')), { force: true });
+  if (changed.length > 0)
+    await build({
+      entryPoints: changed,
+      outdir: out,
+      outbase: root,
+      format: 'esm',
+      platform: 'node',
+      // 20.19 keeps `with { type: 'json' }` (an older target drops it and Node refuses the JSON import).
+      target: 'node20.19',
+      sourcemap: 'inline',
+      // Maps without the sources' text: a stack trace needs only the mappings, and coverage reads the .ts files.
+      // Every process loads the maps and, with coverage on, writes them all out again at exit.
+      sourcesContent: false,
+      // As tsx transforms (its `minifyWhitespace` and `keepNames`), so V8's coverage maps back to the same lines and
+      // functions as when the tests ran under tsx: the coverage figures stay comparable.
+      minifyWhitespace: true,
+      keepNames: true,
+      logLevel: 'error',
+    });
+  for (const file of changed) mapTypeOnlyModule(root, out, file);
   for (const name of fs.readdirSync(root)) {
-    if (NOT_LINKED.has(name) || name === '.test-build') continue;
-    fs.symlinkSync(path.join(root, name), path.join(out, name));
+    const link = path.join(out, name);
+    if (NOT_LINKED.has(name) || name === '.test-build' || fs.lstatSync(link, { throwIfNoEntry: false })) continue;
+    fs.symlinkSync(path.join(root, name), link);
   }
+  fs.writeFileSync(recordFile, JSON.stringify({ version, sources: stamps }));
   return out;
 }
 

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import type { EventRecord } from '../../server/history/event-types.js';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
+import { arrivalsSettled } from '../helpers/arrivals.js';
 import { API_TOKEN, call, startTestServer, tempDir, type TestServer } from '../helpers/test-server.js';
 import { startJob, startRig, waitForEvent } from './support/jobs-kit.js';
 import { startReceiver } from './support/notify-kit.js';
@@ -48,7 +49,7 @@ describe('with the audit log off, the state comparison covers the text', () => {
         'done',
       );
       const personal = await deliver(rig.server.url, 6, 'document_updated');
-      await rig.server.services.webhook.queue.idle();
+      await arrivalsSettled(rig.server.url);
       const event = await call<EventRecord>(rig.server.url, `/api/events/${personal}`, { token: API_TOKEN });
       assert.equal(event.status, 200, "the person's delivery was not dropped as the service's own echo");
       assert.equal(event.body.status, 'done');

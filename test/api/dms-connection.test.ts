@@ -16,6 +16,12 @@ function servesAtOnce(dms: unknown): number | null {
   return seen as number | null;
 }
 
+/** The dms address health names to a signed-in admin. */
+async function dmsUrl(url: string): Promise<string> {
+  const health = await call<{ dms: { url: string } }>(url, '/api/health', { cookie: await login(url) });
+  return health.body.dms.url;
+}
+
 async function closedPort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -37,7 +43,7 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
     assert.equal(res.status, 200);
     assert.match(String(res.body.dms_url), /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(res.body.demo, true);
-    assert.equal(res.body.dms_url, server.services.dmsInfo.url);
+    assert.equal(res.body.dms_url, await dmsUrl(server.url));
   });
 
   test('health reports the demo dms as reachable', async () => {
@@ -47,7 +53,8 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
     assert.deepEqual(res.body.dms, { demo: true, reachable: true, not_answering_since: null });
     const signedIn = await call(server.url, '/api/health', { cookie: await login(server.url) });
     assert.deepEqual(signedIn.body.dms, {
-      url: server.services.dmsInfo.url,
+      url: (await call<{ dms_url: string }>(server.url, '/api/ui/config', { cookie: await login(server.url) })).body
+        .dms_url,
       demo: true,
       reachable: true,
       version: '3.0.5',
@@ -64,12 +71,14 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
   });
 
   test('the demo dms serves the sample documents and the start-up log says so', async () => {
-    const doc = await server.services.dms.getDocument(1);
-    assert.equal(doc.title, 'Stromrechnung Januar 2025');
-    const vocab = await server.services.dms.vocabulary();
-    assert.ok(vocab.tags.some((t) => t.name === 'Posteingang'));
+    const cookie = await login(server.url);
+    const doc = await call<{ document: { title: string } }>(server.url, '/api/ui/documents/1', { cookie });
+    assert.equal(doc.body.document.title, 'Stromrechnung Januar 2025');
+    const schema = await call<{ vocabulary: { dms: { tags: string[] } } }>(server.url, '/api/ui/schema', { cookie });
+    assert.ok(schema.body.vocabulary.dms.tags.includes('Posteingang'));
+    const url = await dmsUrl(server.url);
     assert.ok(
-      server.logs.some((line) => /demo dms/.test(line) && line.includes(server.services.dmsInfo.url)),
+      server.logs.some((line) => /demo dms/.test(line) && line.includes(url)),
       server.logs.join('\n'),
     );
   });
@@ -203,7 +212,8 @@ describe('health names the Paperless release, its API version and what the token
         release_group: '2.19–2.20.12',
         release_differences: releaseQuirks('2.20.11').differences,
       });
-      await server.services.dms.getDocument(1);
+      const doc = await call(server.url, '/api/ui/documents/1', { cookie: await login(server.url) });
+      assert.equal(doc.status, 200, JSON.stringify(doc.body));
       assert.ok(
         server.logs.some((line) => line.includes(`${old.url} does not accept API version 10; using 9`)),
         server.logs.join('\n'),
@@ -268,7 +278,7 @@ describe('health names the Paperless release, its API version and what the token
 
 test('closing the service stops the demo dms', async () => {
   const server = await startTestServer();
-  const url = server.services.dmsInfo.url;
+  const url = await dmsUrl(server.url);
   await server.close();
   await assert.rejects(fetch(`${url}/api/documents/`));
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import YAML from 'yaml';
-import { call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
+import { API_TOKEN, call, login, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 
@@ -166,12 +166,37 @@ describe('_vars.yml', () => {
         'invoice_type: Rechnung\nreceipt_type: Quittung\nfinance_path: Finanzen\nprocessed_tag: finance-processed\n',
     });
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
-    const invoice = server.services.rules.getRule('invoice-de');
-    assert.equal(invoice?.vars.processed_tag, 'finance-processed');
-    assert.equal(invoice?.vars.inbox_tag, 'Posteingang');
-    assert.equal(invoice?.package, 'finance');
-    assert.equal(invoice?.file, 'finance/invoices.yml');
-    assert.equal(server.services.rules.getRule('inbox-done')?.vars.processed_tag, 'rules-processed');
+    const listed = await call<{ files: Array<{ path: string; package: string | null; rules: string[] }> }>(
+      server.url,
+      '/api/ui/rules',
+      { cookie },
+    );
+    const invoices = listed.body.files.find((f) => f.rules.includes('invoice-de'));
+    assert.equal(invoices?.path, 'finance/invoices.yml');
+    assert.equal(invoices?.package, 'finance');
+    // What a rule's templates see, read from a dry run: one probe rule in the package, one outside it.
+    const probe = (id: string) =>
+      `rules:\n  - id: ${id}\n    when: { title: { contains: "" } }\n    actions:\n      - set_title: "{{ vars.processed_tag }} {{ vars.inbox_tag }}"\n`;
+    const titleSeenBy = async (filename: string, id: string) => {
+      const created = await call(server.url, '/api/ui/rules', { cookie, body: { filename } });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const put = await call(server.url, `/api/ui/rules/${String(created.body.id)}`, {
+        cookie,
+        method: 'PUT',
+        rawBody: probe(id),
+      });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+      const run = await call<{ traces: Array<{ changes: { title?: { to: string } } }> }>(
+        server.url,
+        `/api/run?document=1&rule_id=${id}&dry_run=true`,
+        { method: 'POST', token: API_TOKEN },
+      );
+      assert.equal(run.status, 200, JSON.stringify(run.body));
+      await call(server.url, `/api/ui/rules/${String(created.body.id)}`, { cookie, method: 'DELETE' });
+      return run.body.traces[0]?.changes.title?.to;
+    };
+    assert.equal(await titleSeenBy('finance/vars-probe.yml', 'finance-probe'), 'finance-processed Posteingang');
+    assert.equal(await titleSeenBy('vars-probe.yml', 'global-probe'), 'rules-processed Posteingang');
   });
 
   it('refuses to save a vars file whose templates fail, keeping the old one', async () => {

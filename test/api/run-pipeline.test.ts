@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import type { EventRecord } from '../../server/history/event-types.js';
-import { API_TOKEN, call } from '../helpers/test-server.js';
+import { API_TOKEN, call, login } from '../helpers/test-server.js';
 import { editInDms, startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
 const PROCESSED = 9; // tag "rules-processed" in the simulator's vocabulary
@@ -110,7 +110,10 @@ rules:
     fs.writeFileSync(path.join(rig.server.rulesDir, 'test-rules.yml'), version(2, '{ title: "never a title" }'));
     const reload = await call(rig.server.url, '/api/reload', { method: 'POST', token: API_TOKEN });
     assert.equal(reload.status, 200, JSON.stringify(reload.body));
-    assert.equal(rig.server.services.rules.getRule('versioned')?.definition.description, 'version 2');
+    const loaded = await call<{ loaded: Record<string, string | null> }>(rig.server.url, '/api/ui/rules', {
+      cookie: await login(rig.server.url),
+    });
+    assert.equal(loaded.body.loaded.versioned, 'version 2');
 
     rig.sim.faults.release(hold.id);
     const event = await waitForEvent(rig.server.url, started.body.event_id as number);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import type { EventRecord } from '../../server/history/event-types.js';
+import { arrivalsSettled, arrivalsWaiting, heldAtDms } from '../helpers/arrivals.js';
 import { API_TOKEN, TEST_TIMINGS, call, startTestServer, tempDir } from '../helpers/test-server.js';
 import { startJob, waitForEvent } from './support/jobs-kit.js';
 
@@ -25,7 +26,7 @@ describe('webhook deliveries and jobs across stops', () => {
         await post(server.url, { event: 'document_updated', doc_id: '1' }),
         await post(server.url, { event: 'document_updated', doc_id: '2' }),
       ];
-      while (server.services.webhook.queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      await heldAtDms(hold, 2);
       const ids = Array.from({ length: waits }, (_, i) => 90_000 + i);
       const events: number[] = [];
       for (const id of ids) {
@@ -40,11 +41,11 @@ describe('webhook deliveries and jobs across stops', () => {
       for (const held of busy) assert.equal((await waitForEvent(server.url, held.body.event_id)).status, 'done');
       const done = await waitForEvent(server.url, real.body.event_id);
       assert.equal(done.status, 'done');
-      const stillWaiting = server.services.webhook.queue.waiting + server.services.webhook.queue.running;
+      const stillWaiting = await arrivalsWaiting(server.url);
       assert.equal(stillWaiting, ids.length, 'the real document overtook every waiting one');
       // The documents arrive in the dms at last: every waiting delivery runs them.
       for (const id of ids) sim.addDocument({ id, title: `Scan ${id}`, content: 'Lieferschein' });
-      await server.services.webhook.queue.idle();
+      await arrivalsSettled(server.url);
       for (const id of [events[0], events[ids.length - 1]])
         assert.equal((await waitForEvent(server.url, id)).status, 'done');
     } finally {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { EventRecord } from '../../server/history/event-types.js';
+import { arrivalsSettled } from '../helpers/arrivals.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
 import {
   bulkEdits,
@@ -89,7 +90,7 @@ rules:
         await editInDms(rig.sim, 10, { archive_serial_number: 4343 });
         assert.equal(rig.sim.releaseWebhooks(), 1, "the person's webhook");
         await rig.sim.webhooksIdle();
-        await rig.server.services.webhook.queue.idle();
+        await arrivalsSettled(rig.server.url);
         assert.equal(rig.sim.store.getDocument(10)?.title, `${original}!`, 'the run ended before its echoes');
         assert.ok(rig.sim.releaseWebhooks() >= 1, "the service's write echoes");
         await settle(rig);

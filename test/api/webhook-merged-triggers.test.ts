@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
+import { arrivalsSettled, heldAtDms } from '../helpers/arrivals.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
 import { deliver, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 import { startReceiver } from './support/notify-kit.js';
@@ -33,15 +34,14 @@ describe('merged webhook deliveries keep every trigger they merged', () => {
     const doc = rig.sim.addDocument({ title: 'Scan', content: 'Lieferschein', tags: [] }).id;
     // The document's first run is held at its read, so the two deliveries below wait behind it and merge into one run.
     const hold = rig.sim.faults.inject({ route: `GET /api/documents/${doc}/`, kind: 'hold', times: 1 });
-    const queue = rig.server.services.webhook.queue;
     await deliver(rig.server.url, doc);
-    while (queue.running < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await heldAtDms(hold, 1);
     const added = await deliver(rig.server.url, doc, 'document_added');
     const updated = await deliver(rig.server.url, doc);
     assert.equal(updated.body.duplicate, true);
     assert.equal(updated.body.event_id, added.body.event_id);
     rig.sim.faults.release(hold.id);
-    await queue.idle();
+    await arrivalsSettled(rig.server.url);
     assert.equal((await waitForEvent(rig.server.url, added.body.event_id)).status, 'done');
 
     const traces = (

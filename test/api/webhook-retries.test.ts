@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ArrivalStatus } from '../../server/runs/arrival/arrival-status.js';
+import { arrivalsSettled, heldAtDms } from '../helpers/arrivals.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
 import { deliver, getEvent, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
@@ -29,17 +30,16 @@ describe('webhook deliveries that fail end visibly, never queued forever', () =>
 
   it('a retry superseded by a newer delivery for the same document closes its event as merged', async () => {
     const doc = rig.sim.addDocument({ title: 'Rechnung', tags: [] }).id;
-    const queue = rig.server.services.webhook.queue;
     // The first run is held at its read, so a second delivery for the document queues behind it.
     const hold = rig.sim.faults.inject({ route: `GET /api/documents/${doc}/`, kind: 'hold', times: 1 });
     const first = await deliver(rig.server.url, doc);
-    while (queue.running < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    await heldAtDms(hold, 1);
     const second = await deliver(rig.server.url, doc);
     assert.notEqual(second.body.event_id, first.body.event_id);
     // The first run's write is refused once: it asks to be tried again, and finds the second delivery waiting.
     rig.sim.faults.inject({ route: 'POST /api/documents/bulk_edit/', kind: 'status', status: 400, times: 1 });
     rig.sim.faults.release(hold.id);
-    await queue.idle();
+    await arrivalsSettled(rig.server.url);
 
     const older = await getEvent(rig.server.url, first.body.event_id);
     assert.equal(older.status, 'done', JSON.stringify(older));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
+import { arrivalsSettled, echoesSkipped } from '../helpers/arrivals.js';
 import { API_TOKEN, call, login, startTestServer } from '../helpers/test-server.js';
 import { editInDms, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 
@@ -94,17 +95,16 @@ describe('POST /api/webhook/dms', () => {
 
   it("recognises the echo of its own write by the document's state, and a person's edit right after it as a change", async () => {
     // Document 10 was just written by the previous test: this is the "Document Updated" echo.
-    const before = rig.server.services.webhook.echoesSkipped;
+    const before = await echoesSkipped(rig.server.url);
     const echo = await json(rig.server.url, { event: 'document_updated', doc_id: '10' });
     assert.equal(echo.status, 202);
     assert.equal(echo.body.queued, true, 'accepted and persisted first: only the fetched state tells an echo');
-    await rig.server.services.webhook.queue.idle();
+    await arrivalsSettled(rig.server.url);
     assert.equal(
       (await call(rig.server.url, `/api/events/${echo.body.event_id}`, { token: API_TOKEN })).status,
       404,
       'an echo leaves no event',
     );
-    assert.equal(rig.server.services.webhook.echoesSkipped, before + 1);
     const health = await call<{ arrival: { echoes_skipped: number } }>(rig.server.url, '/api/health', {
       cookie: await login(rig.server.url),
     });
@@ -123,11 +123,18 @@ describe('POST /api/webhook/dms', () => {
     const id = 5000;
     const res = await json(rig.server.url, { event: 'document_added', doc_id: String(id) });
     assert.equal(res.status, 202);
-    setTimeout(() => rig.sim.addDocument({ id, title: 'Scan', content: '' }), 300);
-    setTimeout(() => {
-      const doc = rig.sim.store.getDocument(id);
-      if (doc) doc.content = 'Lieferschein Nr. 4711';
-    }, 900);
+    // Staged on what the service has asked the dms, not on timers: a 404 first, then the document without
+    // its text, then the text.
+    const reads = () => rig.sim.requests().filter((r) => r.startsWith(`GET /api/documents/${id}/`)).length;
+    const readsAfter = async (count: number) => {
+      while (reads() <= count) await new Promise((resolve) => setTimeout(resolve, 5));
+      return reads();
+    };
+    const notFound = await readsAfter(0);
+    rig.sim.addDocument({ id, title: 'Scan', content: '' });
+    await readsAfter(notFound);
+    const doc = rig.sim.store.getDocument(id);
+    if (doc) doc.content = 'Lieferschein Nr. 4711';
     const event = await waitForEvent(rig.server.url, res.body.event_id);
     assert.equal(event.status, 'done', JSON.stringify(event));
     assert.ok(rig.sim.store.getDocument(id)?.tags.includes(8), 'the rule saw the content that arrived late');
@@ -162,7 +169,7 @@ describe('POST /api/webhook/dms', () => {
     const ids = new Set(answers.map((a) => a.body.event_id));
     assert.ok(ids.size <= 2, `at most one running and one waiting run, got ${[...ids].join(',')}`);
     assert.ok(answers.some((a) => a.body.duplicate));
-    await rig.server.services.webhook.queue.idle();
+    await arrivalsSettled(rig.server.url);
     rig.sim.faults.clear();
   });
 });
@@ -214,7 +221,7 @@ describe('webhook with SVC_WEBHOOK_DRY_RUN: every Paperless body form', () => {
     assert.equal(big.status, 413);
     const broken = await post(rig.server.url, 'not multipart at all', { 'content-type': 'multipart/form-data' });
     assert.equal(broken.status, 400);
-    await rig.server.services.webhook.queue.idle();
+    await arrivalsSettled(rig.server.url);
   });
 
   it('plans without writing', async () => {

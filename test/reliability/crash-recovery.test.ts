@@ -117,8 +117,8 @@ describe('kill -9 and restart', () => {
         }
       }
     });
-    while (saves < 3) await sleep(20);
-    await sleep(150);
+    // Killed while the writers keep saving: after some saves have landed, and more are on their way.
+    while (saves < 6) await sleep(20);
     await first.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);
@@ -152,12 +152,17 @@ describe('kill -9 and restart', () => {
     });
     assert.equal(started.status, 200, JSON.stringify(started.body));
     const id = started.body.event_id;
-    for (let i = 0; i < 100; i++) {
+    // Until the job is running and has processed a document (polled: no fixed wait decides it).
+    for (;;) {
       const event = await call<{ status: string; processed: number }>(first.url, `/api/events/${id}`, {
         token: API_TOKEN,
       });
+      assert.ok(
+        ['queued', 'running'].includes(event.body.status),
+        `the job ended before the kill: ${event.body.status}`,
+      );
       if (event.body.status === 'running' && event.body.processed > 0) break;
-      await sleep(100);
+      await sleep(50);
     }
 
     const restarted = await crashAndRestart();

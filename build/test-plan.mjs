@@ -1,0 +1,88 @@
+// Which processes `npm test` starts, in what order, and what the last run's timings say about them.
+// Unit and API test files share a process in batches: most of a unit file's cost, and a second of an API file's,
+// is loading node and the modules (the server alone is about 1.3 s of CPU), not its tests. A batch runs its files
+// one after another, as one file runs its tests. Files with root-level hooks keep a process of their own (a hook
+// there would reach the whole batch), as do reliability and browser files (child servers, Chromium, long waits).
+// The longest processes start first, by the last run's wall times, so no long one starts last while the other
+// workers idle.
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Files per process, by kind (the folder under test/). */
+const BATCH_SIZE = { unit: 12, api: 4 };
+// Without timings from an earlier run: browser, crash, API, then the rest.
+const SLOW_FIRST = ['e2e', 'reliability', 'api'];
+
+const kindOf = (root, file) => path.relative(path.join(root, 'test'), file).split(path.sep)[0];
+
+function batchable(root, file) {
+  if (!(kindOf(root, file) in BATCH_SIZE)) return false;
+  return !/^(before|after|beforeEach|afterEach)\(/m.test(fs.readFileSync(file, 'utf8'));
+}
+
+/**
+ * The processes to run, as compiled paths relative to root: each API/browser/hooked file alone, the other unit
+ * files in batch entry files written under `out`. `timings` maps a compiled path to its last wall time.
+ */
+export function planTests(root, out, files, timings) {
+  const compiled = (file) => path.relative(root, path.join(out, path.relative(root, file))).replace(/\.ts$/, '.js');
+  const alone = files.filter((f) => !batchable(root, f));
+  const batches = [];
+  for (const [kind, size] of Object.entries(BATCH_SIZE)) {
+    const pooled = files
+      .filter((f) => kindOf(root, f) === kind && batchable(root, f))
+      .sort((a, b) => a.localeCompare(b));
+    for (let i = 0; i < pooled.length; i += size) {
+      const entry = path.join(out, 'test', `${kind}-batch-${i / size + 1}.test.js`);
+      const imports = pooled
+        .slice(i, i + size)
+        .map((f) => `import './${path.relative(path.dirname(entry), compiled(f))}';`);
+      fs.writeFileSync(entry, `${imports.join('\n')}\n`);
+      batches.push(path.relative(root, entry));
+    }
+  }
+  const rank = (file) => {
+    const kind = SLOW_FIRST.indexOf(kindOf(root, file));
+    return kind === -1 ? SLOW_FIRST.length : kind;
+  };
+  const singles = alone.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map(compiled);
+  // Known-long first; a process without a timing keeps its kind's place ahead of the known-short ones.
+  const known = (p) => timings[p] ?? Infinity;
+  return [...singles, ...batches].sort((a, b) => (known(a) === known(b) ? 0 : known(b) - known(a)));
+}
+
+/** The last run's wall time per process (compiled path), or none. */
+export function readTimings(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Reads the lines build/test-timing.mjs appended, keeps the wall times for the next run's order and answers a
+ * short account: CPU of all test processes (with their servers and browsers) and the slowest processes.
+ */
+export function summariseTimings(root, linesFile, timingsFile, previous) {
+  if (!fs.existsSync(linesFile)) return '';
+  const rows = fs
+    .readFileSync(linesFile, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .map((r) => ({ ...r, file: path.relative(root, r.file), cpu: r.self + r.children }));
+  fs.writeFileSync(
+    timingsFile,
+    `${JSON.stringify({ ...previous, ...Object.fromEntries(rows.map((r) => [r.file, r.wallMs])) }, null, 1)}\n`,
+  );
+  const cpu = rows.reduce((sum, r) => sum + r.cpu, 0);
+  const slowest = [...rows]
+    .sort((a, b) => b.wallMs - a.wallMs)
+    .slice(0, 8)
+    .map(
+      (r) => `  ${(r.wallMs / 1000).toFixed(1).padStart(6)} s wall ${r.cpu.toFixed(1).padStart(6)} s CPU  ${r.file}`,
+    );
+  return [`test processes: ${rows.length}, ${cpu.toFixed(0)} s CPU in all; the slowest:`, ...slowest].join('\n');
+}
