@@ -81,15 +81,25 @@ function labelCounts(labelsOf: ReadonlyArray<readonly string[]>): Map<string, nu
 }
 
 /**
- * The service end to end: `POST /api/suggestions` over `n` generated documents, two labels in a row. `nodeArgs`
- * go to the service's process (e.g. `--cpu-prof`, to find where the time goes).
+ * The service end to end: `POST /api/suggestions` over `n` generated documents, three in a row: Strom on a cold
+ * service, Reisen (a further label: the texts come from the service's cache), Strom again (the same work as the
+ * first but for the cache). With each, the service's CPU seconds (all threads, and its main thread), which the
+ * load of a shared machine changes far less than the wall time. `nodeArgs` go to the service's process (e.g.
+ * `--cpu-prof`, to find where the time goes); `root`: another checkout's build instead of this one.
  */
-export async function benchSuggestService(n: number, nodeArgs: string[] = []): Promise<Row[]> {
-  return withRig({ files: { 'empty.yml': 'rules: []\n' }, nodeArgs }, async ({ sim, service }) => {
+export async function benchSuggestService(n: number, nodeArgs: string[] = [], root?: string): Promise<Row[]> {
+  return withRig({ files: { 'empty.yml': 'rules: []\n' }, nodeArgs, root }, async ({ sim, service }) => {
     loadLabelledArchive(sim.store, n, { seed: 5 });
     const rows: Row[] = [];
-    for (const [i, tag] of ['Strom', 'Reisen'].entries()) {
+    const runs: Array<[string, string]> = [
+      ['Strom', 'cold'],
+      ['Reisen', 'further label'],
+      ['Strom', 'again'],
+    ];
+    for (const [tag, when] of runs) {
       const started = Date.now();
+      const cpu = service.cpuSeconds();
+      const mainCpu = service.mainThreadCpuSeconds();
       const res = await api<{ event_id: number }>(service.url, '/api/suggestions', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -101,9 +111,11 @@ export async function benchSuggestService(n: number, nodeArgs: string[] = []): P
         event = (await api<typeof event>(service.url, `/api/events/${res.body.event_id}`)).body;
       } while (event.status === 'queued' || event.status === 'running');
       rows.push({
-        measure: `${n} documents, tag ${tag} (${i === 0 ? 'cold' : 'second label'})`,
+        measure: `${n} documents, tag ${tag} (${when})`,
         value: `${round((Date.now() - started) / 1000, 1)} s`,
-        note: `${event.status}: ${event.report?.summary ?? event.error ?? ''}; service peak RSS ${round(service.peakRssMiB(), 0)} MiB`,
+        note:
+          `service CPU ${round(service.cpuSeconds() - cpu, 1)} s (main thread ${round(service.mainThreadCpuSeconds() - mainCpu, 1)} s); ` +
+          `peak RSS ${round(service.peakRssMiB(), 0)} MiB; ${event.status}: ${event.report?.summary ?? event.error ?? ''}`,
       });
     }
     return rows;

@@ -47,8 +47,8 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
         try {
           const result = await runSuggestion(jobDeps, eventId, request, signal);
           const first = result.candidates[0];
-          const { hits, misses, entries, bytes } = result.cache;
-          deps.logger.info(`suggestion ${eventId}: ${hits} texts from the cache, ${misses} read`, {
+          const { hits, entries, bytes } = result.cache;
+          deps.logger.info(`suggestion ${eventId}: ${hits} of ${result.documents} document texts from the cache`, {
             cached_documents: entries,
             cache_mib: Math.round((bytes / 2 ** 20) * 10) / 10,
           });

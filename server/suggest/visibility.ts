@@ -9,11 +9,11 @@ import { errorMessage } from '../error-message.js';
  * longer visible to the token, while the archive was read).
  */
 export interface SuggestionVisibility {
-  /** Documents the dms listed for the token when the first read began. */
+  /** Documents the dms listed for the token when the read began. */
   listed: number;
   /** Documents the learner read. */
   read: number;
-  /** Listed but not delivered by the first read, or read by the first and not by the second. */
+  /** Listed but not delivered by the read, or read and gone when judging read their text again (uncached ones). */
   not_delivered: number;
   /** Whether the token's user is a superuser (who sees every document); null when the dms would not say. */
   superuser: boolean | null;
