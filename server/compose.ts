@@ -270,8 +270,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,
-      // As many deliveries at once as the dms serves requests at once (a burst keeps its workers busy, no more).
-      concurrency: () => Math.max(MIN_DELIVERIES_AT_ONCE, dmsConnection.lastKnownStatus().servesAtOnce ?? 0),
+      // As many deliveries at once as the dms has web workers (a burst keeps its workers busy, no more).
+      concurrency: () => Math.max(MIN_DELIVERIES_AT_ONCE, config.dmsWorkers),
       ...config.timings?.webhook,
       retry,
     },
