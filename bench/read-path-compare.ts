@@ -82,7 +82,9 @@ for (const [pname, profile] of profiles)
           try {
             for (const mode of ['cold', 'warm']) {
               const from = Date.now();
-              const { jobSeconds } = await runJob(service, true);
+              const { jobSeconds } = await runJob(service, true).catch((err: unknown) => {
+                throw new Error(`${v.name}: the job failed; the service said: ${service.stderrTail()}`, { cause: err });
+              });
               const w = waits(sim, from);
               const key = `${pname} ${size} ${mode} | ${v.name}`;
               add(`${key} | s/capacity`, jobSeconds / capacity);

@@ -68,7 +68,7 @@ export interface ServiceTimings {
   dmsRetryBaseMs?: number;
   /** First pause before a run the dms refused is tried again (default 1 minute). */
   failedRunRetryMs?: number;
-  /** `concurrency`: deliveries run at once (default: as many requests as the dms serves at once, at least 2). */
+  /** `concurrency`: deliveries run at once (default: the dms's web workers, SVC_DMS_WORKERS, at least 2). */
   webhook?: { arrivalWaitMs?: number; arrivalPollMs?: number; concurrency?: number };
   /** First pause before a failed catch-up is tried again (default 30 s). */
   catchUpRetryMs?: number;
