@@ -1,63 +1,48 @@
-// The learnt read path (page sizes from the dms's answer costs, requests in flight from its probed worker count)
-// against fixed settings, side by side in one run on the slow profile with four workers and with one. Figures only.
-// Usage, after `npm run build`: node --import tsx bench/read-path-compare.ts [sizes, default 1000,10000] [rounds, 3]
-// The fixed variants run a copy of this build's dist/ in a temporary folder, patched so that document reads use
-// FIX_PAGE rows per request and FIX_AHEAD requests ahead (plus one queued) and the concurrency probe tells nothing.
-import fs from 'node:fs';
+// The read plan side by side: this build with several SVC_DMS_WORKERS (and SVC_DMS_PAGE_SIZE) settings, and
+// optionally another checkout's build (--baseline <folder with a built dist/>, e.g. an older read path), on the slow
+// profile with four workers and with one, in one run. Dry runs; figures only (docs/performance.md).
+// Usage, after `npm run build`:
+//   node --import tsx bench/read-path-compare.ts [sizes, default 1000,10000] [rounds, 3]
+//     [--workers 1,2,4] [--page-size 500] [--baseline <folder>] [--profiles slow,slow-one-worker]
 import os from 'node:os';
-import path from 'node:path';
 import { SLOW_DMS, type SlowDmsProfile } from '../tools/paperless-sim/slow-dms.js';
 import { startSimulator, type Simulator } from '../tools/paperless-sim/simulator.js';
 import { BENCH_RULES, rulesDirWith, tempDir } from './fixtures.js';
 import { runJob } from './job-bench.js';
 import { startService } from './service-process.js';
 
-const [sizesRaw, repsRaw] = process.argv.slice(2);
-
-/** A copy of dist/ whose read path takes its page size and read-ahead from FIX_PAGE and FIX_AHEAD. */
-function fixedBuild(): string {
-  const root = tempDir('fixed-read');
-  fs.cpSync('dist', path.join(root, 'dist'), { recursive: true });
-  fs.copyFileSync('package.json', path.join(root, 'package.json'));
-  fs.symlinkSync(path.resolve('node_modules'), path.join(root, 'node_modules'));
-  const patch = (file: string, from: string, to: string) => {
-    const where = path.join(root, 'dist/server/dms', file);
-    const text = fs.readFileSync(where, 'utf8');
-    if (!text.includes(from)) throw new Error(`${file} no longer has: ${from}`);
-    fs.writeFileSync(where, text.replace(from, to));
-  };
-  patch(
-    'document-stream.js',
-    'const servedAhead = (transport, asked) => Math.min(asked, transport.costs?.concurrency() ?? asked);',
-    'const servedAhead = (transport, asked) => (asked > 0 ? Number(process.env.FIX_AHEAD) : asked);',
-  );
-  patch(
-    'document-stream.js',
-    'export async function* streamDocuments(transport, query) {\n',
-    "export async function* streamDocuments(transport, query) {\n    if (typeof query.pageSize !== 'number') query = { ...query, pageSize: Number(process.env.FIX_PAGE) };\n",
-  );
-  patch(
-    'paperless-client.js',
-    'probeConcurrency: () => probeConcurrency(transport).catch(() => null),',
-    "probeConcurrency: () => Promise.resolve('quick'),",
-  );
-  return root;
-}
-
-const fixedRoot = fixedBuild();
+const args = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const at = args.indexOf(`--${name}`);
+  return at >= 0 ? args.splice(at, 2)[1] : undefined;
+};
+const baseline = option('baseline');
+const workerCounts = (option('workers') ?? '1,2,4').split(',').map(Number);
+const pageSize = option('page-size') ?? '500';
+const profileNames = (option('profiles') ?? 'slow,slow-one-worker').split(',');
+const [sizesRaw, repsRaw] = args;
 const sizes = (sizesRaw ?? '1000,10000').split(',').map(Number);
 const reps = Number(repsRaw ?? 3);
-const profiles: Array<[string, SlowDmsProfile]> = [
-  ['slow (4 workers)', SLOW_DMS],
-  ['slow, one worker', { ...SLOW_DMS, workers: 1 }],
-];
+
+const PROFILES: Record<string, [string, SlowDmsProfile]> = {
+  slow: ['slow (4 workers)', SLOW_DMS],
+  'slow-one-worker': ['slow, one worker', { ...SLOW_DMS, workers: 1 }],
+};
+const profiles = profileNames.map((name) => {
+  const profile = PROFILES[name];
+  if (!profile) throw new Error(`unknown profile ${name}; known: ${Object.keys(PROFILES).join(', ')}`);
+  return profile;
+});
 const variants: Array<{ name: string; root: string; env: Record<string, string> }> = [
-  { name: 'tuned', root: process.cwd(), env: {} },
-  { name: 'fixed 2 out, 500 rows', root: fixedRoot, env: { FIX_AHEAD: '1', FIX_PAGE: '500' } },
-  { name: 'fixed 5 out, 500 rows', root: fixedRoot, env: { FIX_AHEAD: '4', FIX_PAGE: '500' } },
-  { name: 'fixed 5 out, 100 rows', root: fixedRoot, env: { FIX_AHEAD: '4', FIX_PAGE: '100' } },
+  ...(baseline ? [{ name: `baseline ${baseline}`, root: baseline, env: {} }] : []),
+  ...workerCounts.map((workers) => ({
+    name: `${pageSize} rows, ${workers} worker${workers === 1 ? '' : 's'}`,
+    root: process.cwd(),
+    env: { SVC_DMS_WORKERS: String(workers), SVC_DMS_PAGE_SIZE: pageSize },
+  })),
 ];
 
+/** Document requests since `from`: how many, and how long they waited in the dms's queue (median, longest). */
 function waits(sim: Simulator, from: number): { median: number; max: number; requests: number } {
   const w = sim
     .requestTimes()
@@ -84,6 +69,7 @@ for (const [pname, profile] of profiles)
     const rulesDir = rulesDirWith({ 'bench.yml': BENCH_RULES });
     try {
       for (let rep = 0; rep < reps; rep++) {
+        // Rotating order: no variant always runs first (or last) in a round on a machine whose load changes.
         const order = variants.map((_, i) => variants[(i + rep) % variants.length]);
         for (const v of order) {
           const service = await startService(v.root, {
@@ -96,12 +82,13 @@ for (const [pname, profile] of profiles)
           try {
             for (const mode of ['cold', 'warm']) {
               const from = Date.now();
-              const { jobSeconds } = await runJob(service, true);
+              const { jobSeconds } = await runJob(service, true).catch((err: unknown) => {
+                throw new Error(`${v.name}: the job failed; the service said: ${service.stderrTail()}`, { cause: err });
+              });
               const w = waits(sim, from);
               const key = `${pname} ${size} ${mode} | ${v.name}`;
               add(`${key} | s/capacity`, jobSeconds / capacity);
               add(`${key} | queue wait max s`, w.max);
-              add(`${key} | queue wait median s`, w.median);
               add(`${key} | requests`, w.requests);
               console.log(
                 `${key}: ${(jobSeconds / capacity).toFixed(2)}× capacity (${jobSeconds.toFixed(2)} s), queue wait median ${w.median.toFixed(2)} s max ${w.max.toFixed(2)} s, ${w.requests} requests, load ${os.loadavg()[0].toFixed(1)}`,

@@ -50,7 +50,7 @@ import { changeOrigin } from './runs/intents/change-origin.js';
 /** How long a dms switch waits for the runs in flight to finish (each ends within the dms client's timeouts). */
 const RUNS_FINISH_MS = 60_000;
 
-/** Deliveries run at once when the dms has not said how many requests it serves at once. */
+/** The fewest deliveries run at once, even for a dms with one web worker. */
 const MIN_DELIVERIES_AT_ONCE = 2;
 
 /** What tests may replace; production passes nothing. */
@@ -269,8 +269,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,
-      // As many deliveries at once as the dms serves requests at once (a burst keeps its workers busy, no more).
-      concurrency: () => Math.max(MIN_DELIVERIES_AT_ONCE, dmsConnection.lastKnownStatus().servesAtOnce ?? 0),
+      // As many deliveries at once as the dms has web workers (a burst keeps its workers busy, no more).
+      concurrency: () => Math.max(MIN_DELIVERIES_AT_ONCE, config.dmsWorkers),
       ...config.timings?.webhook,
       retry,
     },

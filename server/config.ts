@@ -20,6 +20,10 @@ export interface Config {
   dmsToken: string | null;
   /** The largest dms answer read, in MB: a larger one is cut off and the call fails, naming its size and URL. */
   dmsMaxAnswerMb: number;
+  /** Documents one request of a document read asks for (a small read asks for fewer). */
+  dmsPageSize: number;
+  /** Paperless's web workers: a read keeps this many requests at it and one waiting; webhook deliveries at once. */
+  dmsWorkers: number;
   jwtSecret: string | null;
   traceRetention: number;
   webhookDryRun: boolean;
@@ -64,7 +68,7 @@ export interface ServiceTimings {
   dmsRetryBaseMs?: number;
   /** First pause before a run the dms refused is tried again (default 1 minute). */
   failedRunRetryMs?: number;
-  /** `concurrency`: deliveries run at once (default: as many requests as the dms serves at once, at least 2). */
+  /** `concurrency`: deliveries run at once (default: the dms's web workers, SVC_DMS_WORKERS, at least 2). */
   webhook?: { arrivalWaitMs?: number; arrivalPollMs?: number; concurrency?: number };
   /** First pause before a failed catch-up is tried again (default 30 s). */
   catchUpRetryMs?: number;
@@ -78,6 +82,10 @@ export type ConfigSource = 'env' | 'file' | 'default' | 'override';
 export type ConfigField = Exclude<keyof Config, 'templateEnv' | 'sources' | 'timings'>;
 
 export class ConfigError extends Error {}
+
+/** The dms read plan's settings (server/dms/read-plan.ts): default and accepted range. */
+export const DMS_PAGE_SIZE = { default: 500, min: 100, max: 1000 } as const;
+export const DMS_WORKERS = { default: 2, min: 1, max: 4 } as const;
 
 type Parse<T> = (raw: string, name: string) => T;
 
@@ -287,6 +295,20 @@ export const CONFIG_KEYS = [
     doc: 'The largest answer read from the dms, in MB; a larger one is cut off and the run fails',
     default: () => 64,
     parse: integer(1, 4096),
+  },
+  {
+    field: 'dmsPageSize',
+    env: 'SVC_DMS_PAGE_SIZE',
+    doc: 'Documents one request of a run-all asks Paperless for; a small run-all asks for fewer, down to 100',
+    default: () => DMS_PAGE_SIZE.default,
+    parse: integer(DMS_PAGE_SIZE.min, DMS_PAGE_SIZE.max),
+  },
+  {
+    field: 'dmsWorkers',
+    env: 'SVC_DMS_WORKERS',
+    doc: "Paperless's web workers (PAPERLESS_WEBSERVER_WORKERS, 4 or more: 4): a run-all keeps this many requests at it and one waiting; as many webhook deliveries run at once (at least 2)",
+    default: () => DMS_WORKERS.default,
+    parse: integer(DMS_WORKERS.min, DMS_WORKERS.max),
   },
   {
     field: 'jwtSecret',

@@ -73,13 +73,13 @@ export function dmsStatusLines(dms: DmsHealth): StatusLine[] {
       text: `For Paperless-ngx ${dms.release_group}: ${(dms.release_differences ?? []).join(' ')}`,
     });
   }
-  const served = dms.serves_at_once;
-  if (dms.reachable && typeof served === 'number') {
-    const atOnce = served === 1 ? 'one request at a time' : `${served >= 4 ? '4 or more' : served} requests at once`;
+  const workers = dms.serves_at_once;
+  if (dms.reachable && typeof workers === 'number') {
+    const each = workers === 1 ? 'its one web worker' : `each of its ${workers} web workers`;
     lines.push({
       id: 'dms-status-concurrency',
       kind: 'note',
-      text: `Paperless answered ${atOnce} when the service last measured it: a run-all keeps ${Math.min(served, 4) + 1} requests at it at most (one waiting), so a click in Paperless waits behind no more of them.`,
+      text: `A run-all keeps ${workers + 1} requests at Paperless at most: one for ${each} (SVC_DMS_WORKERS) and one waiting, so a click in Paperless waits behind no more of them.`,
     });
   }
   if (dms.supported_versions)

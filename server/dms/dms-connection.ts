@@ -4,7 +4,7 @@ import { startDemoDms } from './demo/demo-dms.js';
 import { createPaperlessClient } from './paperless-client.js';
 import { serviceSecrets, type Secrets } from '../redaction.js';
 import { trackLiveness, type LivenessTracker } from './dms-liveness.js';
-import { concurrencyLearner } from './dms-concurrency.js';
+import type { ReadPlan } from './read-plan.js';
 import type { DmsClient, DmsForbiddenKind, DmsPing } from './types.js';
 
 export interface DmsInfo {
@@ -30,8 +30,8 @@ export interface DmsStatus extends DmsInfo {
   checkedAt?: string;
   /** Since when the dms has not answered (ISO time): the first unanswered or failed ping since it last did. */
   notAnsweringSince?: string;
-  /** Requests the dms was seen to serve at once (dms-concurrency.ts), absent until it could tell. */
-  servesAtOnce?: number;
+  /** The dms's web workers as configured (SVC_DMS_WORKERS): a read keeps this many requests at it and one waiting. */
+  servesAtOnce: number;
   /** The release group the client follows and what differs for it (`DmsPing`). */
   releaseGroup?: string;
   releaseDifferences?: string[];
@@ -56,8 +56,8 @@ export interface DmsHealth {
   /** Since when the dms has not answered (ISO time), null while it answers. */
   not_answering_since: string | null;
   /**
-   * Requests the dms was seen to serve at once, which bounds a run-all's requests in flight (one more waits in
-   * its queue); null until the service could tell (a dms too quick to tell keeps the default of four).
+   * The dms's web workers as configured (SVC_DMS_WORKERS): a run-all keeps this many requests at it and one more
+   * waiting in its queue.
    */
   serves_at_once?: number | null;
   /** The release group the service follows, e.g. "2.16–2.18", and what it does differently for it. */
@@ -77,7 +77,7 @@ export function dmsHealth(status: DmsStatus): DmsHealth {
     error: status.error ?? null,
     checked_at: status.checkedAt ?? null,
     not_answering_since: status.notAnsweringSince ?? null,
-    serves_at_once: status.servesAtOnce ?? null,
+    serves_at_once: status.servesAtOnce,
     release_group: status.releaseGroup ?? null,
     release_differences: status.releaseDifferences ?? [],
   };
@@ -105,6 +105,7 @@ export async function createDmsConnection(
   logger: Logger,
   secrets: Secrets = serviceSecrets(config),
 ): Promise<DmsConnection> {
+  const readPlan: ReadPlan = { pageSize: config.dmsPageSize, dmsWorkers: config.dmsWorkers };
   let url = config.dmsUrl;
   let token = config.dmsToken;
   let stopDemo: (() => Promise<void>) | null = null;
@@ -119,12 +120,6 @@ export async function createDmsConnection(
   } else if (!token) {
     logger.warn(`dms: SVC_DMS_URL is ${url} but SVC_DMS_TOKEN is not set; Paperless will answer 401`);
   }
-  // A dms that a ping, a job or a run found gone and then answering again may have restarted with another number of
-  // web workers (PAPERLESS_WEBSERVER_WORKERS): probed afresh, once the client is idle.
-  let startedUp = false;
-  const probeAfresh = () => {
-    if (startedUp) void concurrency?.relearn();
-  };
   // Bound below: a failed request of the main client marks the dms unreachable at once, not at the next ping.
   let liveness: LivenessTracker<DmsPing> | undefined = undefined;
   const dms = createPaperlessClient({
@@ -133,9 +128,9 @@ export async function createDmsConnection(
     logger,
     retryBaseMs: config.timings?.dmsRetryBaseMs,
     vocabularyTtlMs: config.timings?.vocabularyTtlMs,
-    onReachedAgain: probeAfresh,
     onNoDms: (message) => liveness?.down(message),
     maxAnswerBytes: config.dmsMaxAnswerMb * 1024 * 1024,
+    readPlan,
     secrets,
   });
   // A separate client for health pings: no retries, one at a time, never queued behind a busy job.
@@ -145,38 +140,22 @@ export async function createDmsConnection(
     timeoutMs: PING_TIMEOUT_MS,
     retries: 0,
     maxInFlight: 1,
-    onReachedAgain: probeAfresh,
     secrets,
   });
   const info: DmsInfo = { url: dms.url, demo: stopDemo !== null };
-  // How many requests the dms serves at once, which bounds a read's requests in flight (dms-concurrency.ts). The demo
-  // dms answers on this process's own event loop, so its waves would be the service's: it is not probed. A dms that
-  // could not be probed as the service started (down, or busy with other requests) is probed once a ping finds it
-  // answering.
-  const concurrency = info.demo ? null : concurrencyLearner(dms);
-  const ping = async () => {
-    const outcome = await pinger.ping();
-    if (outcome.ok && startedUp) void concurrency?.learn();
-    return outcome;
-  };
-  liveness = trackLiveness(ping, {
+  liveness = trackLiveness(() => pinger.ping(), {
     ttlMs: config.timings?.dmsStatusTtlMs ?? STATUS_TTL_MS,
     slowMs: SLOW_PING_MS,
   });
   // The first ping before the service listens (at most SLOW_PING_MS), so the first health answer knows a quick dms;
-  // then, within the same wait, the vocabulary, so the first job after start finds it cached. Not beside
-  // the ping: lists that wait in a small dms's queue behind it would mislead the page size learnt from their times.
-  // Last, alone, how many requests the dms serves at once.
+  // then, within the same wait, the vocabulary, so the first job after start finds it cached.
   const ready = Date.now() + SLOW_PING_MS;
   await liveness.warmUp(SLOW_PING_MS);
   await within(dms.vocabulary(), Math.max(0, ready - Date.now()));
-  if (concurrency) await within(concurrency.learn(), Math.max(0, ready - Date.now()));
-  startedUp = true;
   const iso = (ms: number | null) => (ms === null ? undefined : new Date(ms).toISOString());
 
   const lastKnownStatus = (): DmsStatus => {
     const known = liveness.known();
-    const served = concurrency?.servesAtOnce() ?? null;
     const { ok: _ok, ...ping } = known.last ?? { ok: false };
     return {
       ...info,
@@ -185,7 +164,7 @@ export async function createDmsConnection(
       ...(known.waitingError ? { error: known.waitingError } : {}),
       checkedAt: iso(known.checkedAt),
       notAnsweringSince: iso(known.notAnsweringSince),
-      ...(served !== null ? { servesAtOnce: served } : {}),
+      servesAtOnce: readPlan.dmsWorkers,
     };
   };
 

@@ -2,8 +2,7 @@ import { documentListParams } from './document-query.js';
 import { DmsError } from './dms-errors.js';
 import type { Transport } from './http-transport.js';
 import { checkedPage, MAX_LISTED_DOCUMENTS, type ListPage } from './list-walk.js';
-import { MAX_READ_PAGE } from './read-costs.js';
-import { readSchedule, scheduledPages } from './read-schedule.js';
+import { heldRows, MAX_READ_PAGE, outstanding, readPageSize, type ReadPlan } from './read-plan.js';
 import { pumpRequests, type PumpedRequest } from './request-pump.js';
 import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 
@@ -53,11 +52,16 @@ async function idPage(
 }
 
 /**
- * The matching ids page by page, in id order: the pages the count promises (at most), `ID_PAGES_AHEAD` of them in
- * flight while the consumer works (fewer on a dms seen to serve fewer at once) and one queued, ending early at a
- * page without `next` (documents deleted since the count).
+ * The matching ids page by page, in id order: the pages the count promises (at most), one per dms worker (at most
+ * `ID_PAGES_AHEAD`) in flight while the consumer works and one queued, ending early at a page without `next`
+ * (documents deleted since the count).
  */
-async function* matchingIds(transport: Transport, query: DocumentQuery, count: number): AsyncGenerator<number[]> {
+async function* matchingIds(
+  transport: Transport,
+  query: DocumentQuery,
+  count: number,
+  plan: ReadPlan,
+): AsyncGenerator<number[]> {
   function* requests(): Generator<PumpedRequest<ListPage<{ id: number }>>> {
     for (let page = 1; page <= Math.ceil(count / ID_PAGE_SIZE); page++)
       yield { rows: ID_PAGE_SIZE, send: (answered) => idPage(transport, query, page, ID_PAGE_SIZE, 'id', answered) };
@@ -65,7 +69,7 @@ async function* matchingIds(transport: Transport, query: DocumentQuery, count: n
   // A document deleted between two id requests shifts the later pages by one: ids ascend (ordering=id), so
   // one already handed out is at most the last one.
   let lastId = 0;
-  const inFlight = outstanding(servedAhead(transport, ID_PAGES_AHEAD));
+  const inFlight = outstanding(Math.min(ID_PAGES_AHEAD, plan.dmsWorkers));
   for await (const body of pumpRequests(requests(), inFlight, (inFlight + 1) * ID_PAGE_SIZE)) {
     const ids = body.results.map((d) => d.id).filter((id) => id > lastId);
     lastId = ids.at(-1) ?? lastId;
@@ -104,18 +108,6 @@ function* unseenIds(gaps: Array<[number, number]>): Generator<number[]> {
   if (chunk.length > 0) yield chunk;
 }
 
-/**
- * Requests outstanding at once: one per dms worker (`ahead`) and one more waiting in the dms's queue, so a worker
- * that writes an answer starts on the next request at once instead of idling while the answer travels and is
- * parsed (on the slow profile, one outstanding request per worker and none queued left the workers idle 28–59 % of
- * the read on a loaded machine, against 7–39 % with one queued).
- */
-const outstanding = (ahead: number): number => (ahead > 0 ? ahead + 1 : 1);
-
-/** `asked` requests ahead, but no more than the dms was seen to serve at once (dms-concurrency.ts). */
-const servedAhead = (transport: Transport, asked: number): number =>
-  Math.min(asked, transport.costs?.concurrency() ?? asked);
-
 /** More unseen ids than this after a read means the list changed too much while it was read to recheck by id. */
 const MAX_RECHECKED_IDS = 200_000;
 
@@ -134,12 +126,12 @@ async function* pagedDocuments(
   query: DocumentQuery,
   count: number,
   newestId: number,
-  ahead: number,
+  read: { ahead: number; pageSize: number },
 ): AsyncGenerator<DocumentPage> {
-  const schedule = readSchedule(query.pageSize, transport.costs, { count, ahead, most: MAX_READ_PAGE });
+  const { ahead, pageSize } = read;
   const base = { fields: query.fields, truncateContent: query.truncateContent, fullPerms: query.fullPerms };
   function* requests(): Generator<PumpedRequest<ListPage<DmsDocument> | null>> {
-    for (const { page, pageSize } of scheduledPages(count, schedule, Math.max(1, ahead)))
+    for (let page = 1; page <= Math.ceil(count / pageSize); page++)
       yield {
         rows: pageSize,
         send: (answered) =>
@@ -150,7 +142,7 @@ async function* pagedDocuments(
   let lastId = 0;
   let delivered = 0;
   let changed = false;
-  for await (const body of pumpRequests(requests(), outstanding(ahead), schedule.heldRows)) {
+  for await (const body of pumpRequests(requests(), outstanding(ahead), heldRows(pageSize, ahead))) {
     if (body === null || body.count !== count) changed = true;
     const fresh = (body?.results ?? []).filter((d) => d.id > lastId);
     if (fresh.length === 0) continue;
@@ -177,14 +169,17 @@ async function* pagedDocuments(
 
 /**
  * Streams the documents matching `query`; with `ahead` > 0 requests go out before the consumer asks for them (one
- * per dms worker, no more than the dms was seen to serve at once, and one queued, `outstanding`), the rows held
- * bounded by the memory budget (read-schedule.ts).
- * How many documents one request asks for follows from what the dms's answers cost (read-costs.ts). Without
- * filters on API version 10 the documents are read by plain pages (`pagedDocuments`); with filters, or on 2.x,
- * from a snapshot of the matching ids in `id__in` chunks.
+ * per dms worker of the read plan, at most `ahead`, and one queued), the rows held bounded by the memory budget
+ * (read-plan.ts), as are the documents one request asks for. Without filters on API version 10 the documents are
+ * read by plain pages (`pagedDocuments`); with filters, or on 2.x, from a snapshot of the matching ids in `id__in`
+ * chunks.
  */
-export async function* streamDocuments(transport: Transport, query: DocumentQuery): AsyncGenerator<DocumentPage> {
-  const ahead = servedAhead(transport, Math.max(0, Math.floor(query.ahead ?? 0)));
+export async function* streamDocuments(
+  transport: Transport,
+  query: DocumentQuery,
+  plan: ReadPlan,
+): AsyncGenerator<DocumentPage> {
+  const ahead = Math.min(plan.dmsWorkers, Math.max(0, Math.floor(query.ahead ?? 0)));
   const filtered = Object.keys(query.filters ?? {}).length > 0;
   // Newest first: one row gives the count and the newest id (the end of a read without snapshot).
   const probe = await idPage(transport, query, 1, 1, '-id');
@@ -195,11 +190,15 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
   }
   // On 2.x every list answer carries `all`, every matching id: the probe's is the snapshot, and every later
   // request names its ids (`id__in`), so no other answer carries more ids than the page it asked for.
+  const pageSize = (most: number) => readPageSize(plan, { count, workers: ahead, asked: query.pageSize, most });
   if (!filtered && !all) {
-    yield* pagedDocuments(transport, query, count, probe.results[0]?.id ?? 0, ahead);
+    yield* pagedDocuments(transport, query, count, probe.results[0]?.id ?? 0, {
+      ahead,
+      pageSize: pageSize(MAX_READ_PAGE),
+    });
     return;
   }
-  const schedule = readSchedule(query.pageSize, transport.costs, { count, ahead, most: MAX_ID_CHUNK });
+  const chunkSize = pageSize(MAX_ID_CHUNK);
   const fetchChunk = async (chunk: number[], onAnswer: () => void): Promise<DmsDocument[]> => {
     const params = documentListParams(
       {
@@ -217,16 +216,14 @@ export async function* streamDocuments(transport: Transport, query: DocumentQuer
       .results;
   };
   const ids: number[] = all ? [...all].sort((a, b) => a - b) : [];
-  if (!all) for await (const page of matchingIds(transport, query, count)) ids.push(...page);
-  // The chunks follow the schedule's sizes over the ids the snapshot holds (fewer than counted when some went).
+  if (!all) for await (const page of matchingIds(transport, query, count, plan)) ids.push(...page);
+  // Chunks over the ids the snapshot holds (fewer than counted when some went).
   function* chunks(): Generator<PumpedRequest<DmsDocument[]>> {
-    let start = 0;
-    for (const { rows } of scheduledPages(ids.length, schedule, Math.max(1, ahead))) {
-      const chunk = ids.slice(start, start + rows);
-      start += rows;
+    for (let start = 0; start < ids.length; start += chunkSize) {
+      const chunk = ids.slice(start, start + chunkSize);
       yield { rows: chunk.length, send: (answered) => fetchChunk(chunk, answered) };
     }
   }
-  for await (const documents of pumpRequests(chunks(), outstanding(ahead), schedule.heldRows))
+  for await (const documents of pumpRequests(chunks(), outstanding(ahead), heldRows(chunkSize, ahead)))
     yield { count, documents };
 }

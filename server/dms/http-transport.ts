@@ -16,7 +16,6 @@ import { bodyText, BodyTooLargeError, decodeBody, ownBuffer, readBodyBytes } fro
 import { parseJsonOffThread } from './json-off-thread.js';
 import { redact, type Secrets } from '../redaction.js';
 import { backoffDelay, parseRetryAfter, sleep } from './retry-policy.js';
-import { createReadCosts, type ReadCosts } from './read-costs.js';
 import { createSemaphore } from './semaphore.js';
 import { errorMessage } from '../error-message.js';
 
@@ -30,11 +29,6 @@ export interface TransportOptions {
   /** A Retry-After longer than this is not waited for: the call fails and says so. */
   maxRetryAfterMs: number;
   logger?: Logger;
-  /**
-   * Called when an answer comes after an attempt found no dms to talk to (connection refused or cut, or a proxy's
-   * 502): the dms may have restarted meanwhile, with another number of web workers (dms-connection.ts).
-   */
-  onReachedAgain?: () => void;
   /** Called as an attempt finds no dms to talk to (connection refused or cut, a proxy's 502), before any retry. */
   onNoDms?: (message: string) => void;
   /** The largest answer read (default DEFAULT_MAX_ANSWER_BYTES): a larger one is cut off and the call fails. */
@@ -93,12 +87,8 @@ export interface Transport {
   send(request: DmsRequest): Promise<DmsResponse>;
   /** The API version in use and what the server last said about itself (after at least one answer). */
   versions(): ServerVersionFacts & { apiVersion: number };
-  /** What list reads cost this dms, from the answers so far (read-costs.ts). */
-  readonly costs?: ReadCosts;
-  /** Attempts sent so far (retries count): what dms-concurrency.ts checks nothing else sent during its probe. */
+  /** Attempts sent so far (retries count). */
   attempts(): number;
-  /** Resolves once no attempt is under way (at once when none is). */
-  whenIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -135,30 +125,12 @@ export function createTransport(options: TransportOptions): Transport {
   // Starts with the best version; a 406 steps down, the server's X-Api-Version settles it.
   let apiVersion: number = CLIENT_API_VERSIONS[0];
   let facts: ServerVersionFacts = {};
-  const costs = createReadCosts();
   let attempts = 0;
-  let underWay = 0;
-  const idleWaiters: Array<() => void> = [];
-  let noDmsSeen = false;
   let closed = false;
-  const noDms = (message: string) => {
-    noDmsSeen = true;
-    options.onNoDms?.(message);
-  };
+  const noDms = (message: string) => options.onNoDms?.(message);
   const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   // Whatever the dms echoes of its token never reaches a trace, an event, a log line or an answer.
   const secrets = () => [options.token, ...(options.secrets?.() ?? [])];
-
-  /** Counts an attempt while it is under way (`attempts`, `whenIdle`). */
-  async function counted<T>(task: () => Promise<T>): Promise<T> {
-    attempts++;
-    underWay++;
-    try {
-      return await task();
-    } finally {
-      if (--underWay === 0) for (const resolve of idleWaiters.splice(0)) resolve();
-    }
-  }
 
   async function attempt(
     request: DmsRequest,
@@ -176,7 +148,6 @@ export function createTransport(options: TransportOptions): Transport {
     }
     const query = request.query?.toString();
     const signal = AbortSignal.timeout(options.timeoutMs);
-    const started = performance.now();
     const res = await pool.request({
       method: request.method,
       path: `${basePath}${request.path}${query ? `?${query}` : ''}`,
@@ -210,7 +181,6 @@ export function createTransport(options: TransportOptions): Transport {
     }
     if (ok && bytes.length > OFF_THREAD_BYTES && contentType.includes('json')) {
       const json = await parseJsonOffThread(ownBuffer(bytes));
-      if (request.method === 'GET') recordListCost(request, json, bytes.length, performance.now() - started);
       return { status: res.statusCode, headers: flat, json };
     }
     // An error's message is its first lines; a huge error page is not decoded (or parsed) whole.
@@ -229,7 +199,6 @@ export function createTransport(options: TransportOptions): Transport {
         );
       }
       const json: unknown = text === '' ? null : JSON.parse(text);
-      if (request.method === 'GET') recordListCost(request, json, bytes.length, performance.now() - started);
       return { status: res.statusCode, headers: flat, json };
     }
     if (res.statusCode >= 300 && res.statusCode < 400) {
@@ -251,14 +220,6 @@ export function createTransport(options: TransportOptions): Transport {
     );
   }
 
-  /** A list answer's time against its rows, for sizing later reads; whole-document pages also give their size. */
-  function recordListCost(request: DmsRequest, json: unknown, length: number, ms: number): void {
-    const results = (json as { results?: unknown } | null)?.results;
-    if (!Array.isArray(results)) return;
-    const whole = request.path === '/api/documents/' && !request.query?.has('fields');
-    costs.record({ rows: results.length, ms, ...(whole ? { documentBytes: length } : {}) });
-  }
-
   /** A 406 for the version we sent: step down, or, with none left, find out what the server is and say so. */
   async function afterRejection(rejected: VersionRejected): Promise<void> {
     if (rejected.version !== apiVersion) return; // another request already stepped down
@@ -272,20 +233,14 @@ export function createTransport(options: TransportOptions): Transport {
     }
     try {
       // Without a version Paperless uses its default, and an authenticated answer names the release.
-      await gate.run(() =>
-        counted(() =>
-          attempt(
-            {
-              method: 'GET',
-              path: '/api/documents/',
-              query: new URLSearchParams({ page_size: '1' }),
-              idempotent: true,
-            },
-            rejected.request,
-            null,
-          ),
-        ),
-      );
+      await gate.run(() => {
+        attempts++;
+        return attempt(
+          { method: 'GET', path: '/api/documents/', query: new URLSearchParams({ page_size: '1' }), idempotent: true },
+          rejected.request,
+          null,
+        );
+      });
     } catch {
       // Whatever it answered, the headers (if any) were recorded; the message below is the one that matters.
     }
@@ -298,12 +253,10 @@ export function createTransport(options: TransportOptions): Transport {
     for (let tried = 0; ; tried++) {
       let waitMs: number;
       try {
-        const response = await gate.run(() => counted(() => attempt(request, label)));
-        if (noDmsSeen) {
-          noDmsSeen = false;
-          options.onReachedAgain?.();
-        }
-        return response;
+        return await gate.run(() => {
+          attempts++;
+          return attempt(request, label);
+        });
       } catch (err) {
         if (err instanceof DmsNotFoundError) throw err;
         if (closed)
@@ -362,9 +315,7 @@ export function createTransport(options: TransportOptions): Transport {
     url: options.url.replace(/\/+$/, ''),
     send,
     versions: () => ({ apiVersion, ...facts }),
-    costs,
     attempts: () => attempts,
-    whenIdle: () => (underWay === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve))),
     async close() {
       closed = true;
       let timer: NodeJS.Timeout | undefined;

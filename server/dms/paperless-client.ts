@@ -1,10 +1,10 @@
 import type { Logger } from '../log.js';
 import { MAX_ID_CHUNK, streamDocuments } from './document-stream.js';
-import { probeConcurrency } from './dms-concurrency.js';
 import { documentListParams } from './document-query.js';
 import { DmsError } from './dms-errors.js';
 import { toDmsFile } from './file-download.js';
 import { createTransport, type Transport } from './http-transport.js';
+import { DEFAULT_READ_PLAN, type ReadPlan } from './read-plan.js';
 import type {
   FindDocumentsQuery,
   BulkEditMethod,
@@ -48,8 +48,8 @@ export interface PaperlessClientOptions {
   /** The clock the vocabulary's age is read from (`fetchedSince` is on it too). Default `Date.now`. */
   now?: () => number;
   logger?: Logger;
-  /** An answer came after an attempt found no dms (refused, cut, a proxy's 502): it may have restarted. */
-  onReachedAgain?: () => void;
+  /** Page size and dms workers of document reads (default `DEFAULT_READ_PLAN`). */
+  readPlan?: ReadPlan;
   /** An attempt found no dms to talk to (health marks it unreachable at once, not at the next ping). */
   onNoDms?: (message: string) => void;
   /** The largest answer read (SVC_DMS_MAX_ANSWER_MB). Default 64 MB. */
@@ -90,11 +90,11 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
     retryBaseMs: options.retryBaseMs ?? 250,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
     logger: options.logger,
-    onReachedAgain: options.onReachedAgain,
     onNoDms: options.onNoDms,
     maxAnswerBytes: options.maxAnswerBytes,
     secrets: options.secrets,
   });
+  const readPlan = options.readPlan ?? DEFAULT_READ_PLAN;
   let cached: DmsVocabulary | null = null;
   let cachedAt = 0;
   const ttl = options.vocabularyTtlMs ?? 60_000;
@@ -243,14 +243,8 @@ export function createPaperlessClient(options: PaperlessClientOptions): DmsClien
       return res.json as DmsDocument;
     },
 
-    probeConcurrency: () => probeConcurrency(transport).catch(() => null),
-
-    useConcurrency(served) {
-      transport.costs?.useConcurrency(served);
-    },
-
     pages(query: DocumentQuery = {}): AsyncGenerator<DocumentPage> {
-      return streamDocuments(transport, query);
+      return streamDocuments(transport, query, readPlan);
     },
 
     async findDocuments(query: FindDocumentsQuery): Promise<DocumentPage> {

@@ -135,14 +135,17 @@ export interface DocumentQuery {
   filters?: Record<string, string>;
   /** `fields=` to keep responses small. */
   fields?: string[];
-  /** Documents per request (default 100); `'auto'`: as many as this dms's answer costs call for (read-costs.ts). */
+  /**
+   * Documents per request; `'auto'` or none: the read plan's page size, smaller for a small read (read-plan.ts).
+   * The memory budget may lower either.
+   */
   pageSize?: number | 'auto';
   truncateContent?: boolean;
   /** `full_perms=true`: each document's `permissions` (more work for the dms; only when a rule needs them). */
   fullPerms?: boolean;
   /**
    * Pages requested before the consumer asks for them, so its work overlaps the next fetches (one more waits in the
-   * dms's queue). At most as many as the dms was seen to serve at once (`probeConcurrency`). Default 0.
+   * dms's queue). At most the read plan's dms workers (SVC_DMS_WORKERS). Default 0.
    */
   ahead?: number;
 }
@@ -232,27 +235,10 @@ export interface DmsFile {
   content: Buffer;
 }
 
-/**
- * What one round of probes told of the dms (dms-concurrency.ts): how many requests it served at once; `'quick'` when
- * every probe was answered but too quickly to tell; null when a probe failed or another request of the client went
- * out meanwhile (it would have taken a worker, or held all of them in the queue behind it so they seem served at once).
- */
-export type ProbeRound = number | 'quick' | null;
-
 export interface DmsClient {
   /** The base URL the client talks to (no trailing slash). */
   readonly url: string;
   ping(): Promise<DmsPing>;
-  /**
-   * One round of probes of how many requests the dms serves at once (dms-concurrency.ts). Rounds are not meant to
-   * overlap: dms-concurrency.ts's `concurrencyLearner` asks for one at a time.
-   */
-  probeConcurrency(): Promise<ProbeRound>;
-  /**
-   * Bounds the client's reads' requests in flight from now on (`DocumentQuery.ahead`) to what the dms serves at once;
-   * null: not known, reads keep their default.
-   */
-  useConcurrency(served: number | null): void;
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
   getDocument(id: number): Promise<DmsDocument>;
   /**

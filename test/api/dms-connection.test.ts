@@ -1,20 +1,10 @@
+import { DMS_WORKERS } from '../../server/config.js';
 import { releaseQuirks } from '../../server/dms/release.js';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { call, login, startTestServer, type TestServer } from '../helpers/test-server.js';
-
-/**
- * A simulator that answers in a few milliseconds leaves the start-up probe unable to tell (null), unless the machine
- * is so loaded that its answers take longer; then it says what it saw (test/api/dms-concurrency.test.ts paces the
- * dms to test the figure itself).
- */
-function servesAtOnce(dms: unknown): number | null {
-  const seen = (dms as { serves_at_once: unknown }).serves_at_once;
-  assert.ok(seen === null || (Number.isInteger(seen) && (seen as number) >= 1 && (seen as number) <= 4), String(seen));
-  return seen as number | null;
-}
 
 /** The dms address health names to a signed-in admin. */
 async function dmsUrl(url: string): Promise<string> {
@@ -64,7 +54,7 @@ describe('without SVC_DMS_URL the service runs the demo dms in process', () => {
       error: null,
       checked_at: (signedIn.body.dms as { checked_at: string }).checked_at,
       not_answering_since: null,
-      serves_at_once: null,
+      serves_at_once: DMS_WORKERS.default,
       release_group: '3.0.5+',
       release_differences: [],
     });
@@ -116,7 +106,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
         error: null,
         checked_at: (signedIn.body.dms as { checked_at: string }).checked_at,
         not_answering_since: null,
-        serves_at_once: servesAtOnce(signedIn.body.dms),
+        serves_at_once: DMS_WORKERS.default,
         release_group: '3.0.5+',
         release_differences: [],
       });
@@ -163,7 +153,7 @@ describe('with SVC_DMS_URL the service uses that dms', () => {
           error: null,
           checked_at: dms.checked_at,
           not_answering_since: dms.not_answering_since,
-          serves_at_once: null,
+          serves_at_once: DMS_WORKERS.default,
           release_group: null,
           release_differences: [],
         },
@@ -208,7 +198,7 @@ describe('health names the Paperless release, its API version and what the token
         error: null,
         checked_at: (health.body.dms as { checked_at: string }).checked_at,
         not_answering_since: null,
-        serves_at_once: servesAtOnce(health.body.dms),
+        serves_at_once: DMS_WORKERS.default,
         release_group: '2.19–2.20.12',
         release_differences: releaseQuirks('2.20.11').differences,
       });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, describeConfig, loadConfig, prepareDirectories } from '../../server/config.js';
+import { ConfigError, describeConfig, DMS_WORKERS, loadConfig, prepareDirectories } from '../../server/config.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-config-'));
 
@@ -35,6 +35,29 @@ test('a wrong dms URL and a wrong boolean name their variables', () => {
   assert.throws(() => loadConfig({ env: { SVC_DMS_URL: 'paperless.lan' }, cwd: tmp() }), /SVC_DMS_URL/);
   assert.throws(() => loadConfig({ env: { SVC_DMS_URL: 'ftp://x' }, cwd: tmp() }), /SVC_DMS_URL/);
   assert.throws(() => loadConfig({ env: { SVC_WEBHOOK_DRY_RUN: 'maybe' }, cwd: tmp() }), /SVC_WEBHOOK_DRY_RUN/);
+});
+
+test('the dms read plan takes a page size and a number of web workers, and refuses what it cannot use', () => {
+  const config = loadConfig({ env: { SVC_DMS_PAGE_SIZE: '250', SVC_DMS_WORKERS: '4' }, cwd: tmp() });
+  assert.equal(config.dmsPageSize, 250);
+  assert.equal(config.dmsWorkers, 4);
+  const defaults = loadConfig({ env: {}, cwd: tmp() });
+  assert.equal(defaults.dmsPageSize, 500);
+  assert.equal(defaults.dmsWorkers, DMS_WORKERS.default);
+  for (const [name, value] of [
+    ['SVC_DMS_PAGE_SIZE', '50'],
+    ['SVC_DMS_PAGE_SIZE', '5000'],
+    ['SVC_DMS_WORKERS', '0'],
+    ['SVC_DMS_WORKERS', '8'],
+    ['SVC_DMS_WORKERS', 'two'],
+  ])
+    assert.throws(
+      () => loadConfig({ env: { [name]: value }, cwd: tmp() }),
+      (err: Error) =>
+        err instanceof ConfigError &&
+        err.message ===
+          `${name} must be a whole number from ${name === 'SVC_DMS_WORKERS' ? '1 to 4' : '100 to 1000'}, got "${value}"`,
+    );
 });
 
 test('an empty variable counts as unset', () => {

@@ -184,7 +184,6 @@ describe('the id snapshot keeps a bounded number of pages in flight', () => {
       versions: () => ({ apiVersion: 9 }),
       close: async () => undefined,
       attempts: () => idPages,
-      whenIdle: () => Promise.resolve(),
       async send(request: DmsRequest): Promise<DmsResponse> {
         const q = request.query ?? new URLSearchParams();
         const size = Number(q.get('page_size'));
@@ -213,11 +212,12 @@ describe('the id snapshot keeps a bounded number of pages in flight', () => {
     };
     let seen = 0;
     // A filtered read takes the id snapshot (an unfiltered one on API version 10 reads plain pages).
-    for await (const page of streamDocuments(transport, {
-      pageSize: 500,
-      fields: ['id'],
-      filters: { is_tagged: 'true' },
-    }))
+    const plan = { pageSize: 500, dmsWorkers: ID_PAGES_AHEAD };
+    for await (const page of streamDocuments(
+      transport,
+      { pageSize: 500, fields: ['id'], filters: { is_tagged: 'true' } },
+      plan,
+    ))
       seen += page.documents.length;
     assert.equal(seen, count);
     assert.equal(idPages, 200);

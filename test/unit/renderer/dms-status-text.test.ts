@@ -26,14 +26,14 @@ describe('what the settings page says about the dms', () => {
     );
   });
 
-  it('says how many requests Paperless answered at once and what a run-all keeps at it, once the service could tell', () => {
+  it('says how many requests a run-all keeps at Paperless for the configured web workers', () => {
     assert.equal(
       dmsStatusLines({ ...HEALTHY, serves_at_once: 1 }).find((l) => l.id === 'dms-status-concurrency')?.text,
-      'Paperless answered one request at a time when the service last measured it: a run-all keeps 2 requests at it at most (one waiting), so a click in Paperless waits behind no more of them.',
+      'A run-all keeps 2 requests at Paperless at most: one for its one web worker (SVC_DMS_WORKERS) and one waiting, so a click in Paperless waits behind no more of them.',
     );
     assert.match(
       dmsStatusLines({ ...HEALTHY, serves_at_once: 4 }).find((l) => l.id === 'dms-status-concurrency')?.text ?? '',
-      /^Paperless answered 4 or more requests at once when the service last measured it: a run-all keeps 5 requests/,
+      /^A run-all keeps 5 requests at Paperless at most: one for each of its 4 web workers \(SVC_DMS_WORKERS\)/,
     );
     for (const unknown of [null, undefined])
       assert.equal(
