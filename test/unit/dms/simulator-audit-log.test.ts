@@ -58,6 +58,8 @@ for (const profile of PROFILES) {
     });
     after(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
     beforeEach(async () => {
+      // The last test's webhooks are still on their way: let them land before `hooked` starts afresh.
+      await sim?.webhooksIdle();
       await sim?.close();
       sim = await startSimulator({ profile });
       sim.setWorkflowWebhook({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, echoDelayMs: 0 });
