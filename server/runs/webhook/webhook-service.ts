@@ -211,7 +211,8 @@ export function createWebhookService(
     {
       concurrency: options.concurrency,
       retryAfterSeconds: 10,
-      onPump: () => batch.readAhead(),
+      // Batches read their documents as they start; reading ahead in small lists as a burst trickles in costs more.
+      onPump: deps.batches ? undefined : () => batch.readAhead(),
       batch: deps.batches && {
         max: BATCH_READ,
         open(deliveries) {
