@@ -59,6 +59,7 @@ export interface WebhookQueue {
   /** True when a delivery for the document waits (not yet running): a run that will read it fresh. */
   has(document: number): boolean;
   readonly waiting: number;
+  /** Deliveries running (a batch counts each of its deliveries). */
   readonly running: number;
   /** Resolves when nothing is waiting or running (tests, shutdown). */
   idle(): Promise<void>;
@@ -208,7 +209,7 @@ export function createWebhookQueue(
       return waiting.size;
     },
     get running() {
-      return active;
+      return running.size;
     },
     idle() {
       if (waiting.size === 0 && active === 0) return Promise.resolve();
