@@ -34,6 +34,7 @@ import { createAttribution, type Attribution } from './runs/echo/attribution.js'
 import { createDocumentLane } from './runs/lane/document-lane.js';
 import { failedRunRetry } from './runs/arrival/failed-run-retry.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from './runs/webhook/webhook-service.js';
+import { createDeliveryWrites } from './runs/webhook/delivery-writes.js';
 import { isActiveEvent, isFinished, openEventStore } from './history/event-store.js';
 import { createScheduleService, scheduledRules } from './runs/schedules/schedule-service.js';
 import { EXAMPLE_RULES_DIR } from './project-paths.js';
@@ -246,6 +247,16 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   closers.push(() => suggestions.stop());
   const runner = createAutomaticRunner(pipeline, rules, (id) => dmsConnection.dms.getDocument(id));
+  // Deliveries waiting together are run as a batch, their identical writes grouped as a job groups a page's.
+  const batches = createDeliveryWrites({
+    dms: dmsConnection.dms,
+    pipeline,
+    echoes,
+    journal,
+    dmsKey,
+    logger,
+    concurrency: 4,
+  });
   // Paperless's audit log says who changed a document the service wrote; without it, the state alone decides.
   let attributionNow = createAttribution(dmsConnection.dms, logger, { runs: journal, dmsKey });
   const attribution: Attribution = {
@@ -263,7 +274,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
       attribution,
       logger,
       dryRun: () => config.webhookDryRun,
-      runner,
+      runner: createAutomaticRunner(batches.pipeline, rules, (id) => dmsConnection.dms.getDocument(id)),
+      batches,
       heard: () => catchUp.heard(),
       journal: arrivalJournal,
     },

@@ -149,8 +149,11 @@ export async function openEventStore(
   const writeNow = () => void writer.commit().catch(() => undefined);
   const writeSoon = () => writer.soon();
 
+  // Set when a scan found nothing finished to drop; cleared when a record finishes. Without it, a burst of thousands
+  // of waiting deliveries made every acceptance scan all of them (a quarter of the service's time at 10,000).
+  let nothingFinished = false;
   const prune = () => {
-    if (data.events.length <= retention) return;
+    if (data.events.length <= retention || nothingFinished) return;
     // The oldest finished records go; usually the first one or two, so a delivery does not scan the whole list.
     let excess = data.events.length - retention;
     for (let i = 0; i < data.events.length && excess > 0;) {
@@ -165,6 +168,7 @@ export async function openEventStore(
       dirty.delete(e.event_id);
       excess--;
     }
+    nothingFinished = excess > 0;
   };
 
   const store: EventStore = {
@@ -215,6 +219,7 @@ export async function openEventStore(
       const record = byId.get(id);
       if (!record) return undefined;
       const statusChanged = patch.status !== undefined && patch.status !== record.status;
+      if (patch.status !== undefined && statusChanged && isFinished(patch.status)) nothingFinished = false;
       Object.assign(record, patch);
       changed(id);
       if (statusChanged && !options?.soon) writeNow();
@@ -227,6 +232,7 @@ export async function openEventStore(
         // An accepted webhook delivery is persisted before its 202: it runs after the restart instead.
         if (isFinished(e.status) || e.kind === 'webhook') continue;
         e.status = 'interrupted';
+        nothingFinished = false;
         e.finished_at = now().toISOString();
         e.error = reason;
         changed(e.event_id);

@@ -48,12 +48,18 @@ export function writePageHeld(deps: PageWriteDeps, plans: readonly RunPlan[]): P
   const writing = writable(plans);
   return deps.lane.exclusiveAll(
     writing.map((p) => p.document.id),
-    () => writePage(deps, writing),
+    () => writePlans(deps, writing),
   );
 }
 
-/** Writes one page's plans: identical edits as bulk edits, the rest one by one; a failed bulk edit falls back to single writes. */
-async function writePage(deps: PageWriteDeps, writing: PlannedRun[]): Promise<Map<number, ApplyOutcome>> {
+/**
+ * Writes planned documents whose lanes the caller holds (a job's page, a batch of webhook deliveries): identical
+ * edits as bulk edits, the rest one by one; a failed bulk edit falls back to single writes.
+ */
+export async function writePlans(
+  deps: Omit<PageWriteDeps, 'lane'>,
+  writing: readonly PlannedRun[],
+): Promise<Map<number, ApplyOutcome>> {
   const outcomes = new Map<number, ApplyOutcome>();
   const byId = new Map(writing.map((p) => [p.document.id, p]));
   const bulkable = writing.flatMap((p) =>

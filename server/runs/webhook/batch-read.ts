@@ -3,7 +3,8 @@ import type { DocumentLane } from '../lane/document-lane.js';
 import type { QueuedDelivery } from './webhook-queue.js';
 
 /** Documents read in one list request (the client's `id__in` read; its chunk bound keeps the request line short). */
-const BATCH = 100;
+export const BATCH_READ = 100;
+const BATCH = BATCH_READ;
 /** Documents read ahead and not yet run, at most: a burst of thousands is read as its runs come near, not at once. */
 const AHEAD = 2 * BATCH;
 
@@ -16,6 +17,8 @@ interface Early {
 export interface BatchRead {
   /** Reads the next waiting deliveries' documents together, when two or more wait and no batch is being read. */
   readAhead(): void;
+  /** Reads these deliveries' documents now, with one list request per batch, but for those already read ahead. */
+  readNow(deliveries: readonly QueuedDelivery[]): Promise<void>;
   /**
    * The document as read ahead for this delivery, or null: none was read, the dms did not list it (a 404, not
    * committed yet), or it may be stale (another delivery merged in, or another path held the document's lane since).
@@ -38,14 +41,8 @@ export function createBatchRead(
   const early = new Map<QueuedDelivery, Early>();
   let reading = false;
 
-  const readAhead = () => {
-    if (reading || early.size >= AHEAD) return;
-    const batch = next(BATCH + early.size)
-      .filter((d) => !early.has(d))
-      .slice(0, BATCH);
-    if (batch.length < 2) return;
-    reading = true;
-    const read = dms.getDocuments(batch.map((d) => d.document)).then(
+  const read = (batch: readonly QueuedDelivery[]) => {
+    const found = dms.getDocuments(batch.map((d) => d.document)).then(
       (docs) => new Map(docs.map((doc) => [doc.id, doc])),
       () => new Map<number, DmsDocument>(),
     );
@@ -53,9 +50,19 @@ export function createBatchRead(
       early.set(d, {
         arrivals: d.arrivals ?? 1,
         generation: lane.generation(d.document),
-        read: read.then((found) => found.get(d.document) ?? null),
+        read: found.then((docs) => docs.get(d.document) ?? null),
       });
-    void read.finally(() => {
+    return found;
+  };
+
+  const readAhead = () => {
+    if (reading || early.size >= AHEAD) return;
+    const batch = next(BATCH + early.size)
+      .filter((d) => !early.has(d))
+      .slice(0, BATCH);
+    if (batch.length < 2) return;
+    reading = true;
+    void read(batch).finally(() => {
       reading = false;
       readAhead();
     });
@@ -63,6 +70,12 @@ export function createBatchRead(
 
   return {
     readAhead,
+    async readNow(deliveries) {
+      const unread = deliveries.filter((d) => !early.has(d));
+      const reads: Array<Promise<unknown>> = deliveries.flatMap((d) => early.get(d)?.read ?? []);
+      for (let i = 0; i < unread.length; i += BATCH) reads.push(read(unread.slice(i, i + BATCH)));
+      await Promise.all(reads);
+    },
     async take(delivery) {
       const entry = early.get(delivery);
       if (!entry) return null;

@@ -26,6 +26,18 @@ export interface WebhookQueueOptions {
   onSuperseded?(older: QueuedDelivery, newer: QueuedDelivery): void;
   /** After each round of starting runs: the service may read the next waiting documents together. */
   onPump?(): void;
+  /**
+   * Several waiting deliveries start together in one run slot (a burst): `open` is told which, and each one's run
+   * waits for `ready` (their documents read together); `finished` after each one's run, `close` after all.
+   */
+  batch?: { max: number; open(deliveries: readonly QueuedDelivery[]): DeliveryBatch };
+}
+
+/** What the service does around a batch of deliveries started together. */
+export interface DeliveryBatch {
+  ready: Promise<void>;
+  finished(delivery: QueuedDelivery): void;
+  close(): void;
 }
 
 export type EnqueueResult =
@@ -47,6 +59,7 @@ export interface WebhookQueue {
   /** True when a delivery for the document waits (not yet running): a run that will read it fresh. */
   has(document: number): boolean;
   readonly waiting: number;
+  /** Deliveries running (a batch counts each of its deliveries). */
   readonly running: number;
   /** Resolves when nothing is waiting or running (tests, shutdown). */
   idle(): Promise<void>;
@@ -100,44 +113,55 @@ export function createWebhookQueue(
     wakeTimer = setTimeout(() => ((wakeTimer = undefined), pump()), Math.max(0, at - Date.now()));
   };
 
+  const settle = (next: QueuedDelivery, result: DeliveryResult) => {
+    if (!result || stopped) return;
+    const newer = waiting.get(next.document);
+    if (newer) {
+      newer.triggers = mergeTriggers(newer.triggers, next.triggers);
+      options.onSuperseded?.(next, newer);
+    } else {
+      waiting.set(next.document, next);
+      dueAt.set(next.document, Date.now() + result.retryInMs);
+    }
+  };
+
   const pump = () => {
     if (stopped || paused) return;
     const now = Date.now();
     const limit = typeof options.concurrency === 'function' ? options.concurrency() : options.concurrency;
+    const max = options.batch?.max ?? 1;
     while (active < limit) {
       // Skip documents whose run is still going (keeps per-document order) and deferred ones not yet due.
-      let next: QueuedDelivery | undefined;
+      const batch: QueuedDelivery[] = [];
       for (const d of waiting.values()) {
-        if (!running.has(d.document) && (dueAt.get(d.document) ?? 0) <= now) {
-          next = d;
-          break;
-        }
+        if (batch.length >= max) break;
+        if (!running.has(d.document) && (dueAt.get(d.document) ?? 0) <= now) batch.push(d);
       }
-      if (!next) break;
-      waiting.delete(next.document);
-      dueAt.delete(next.document);
-      running.set(next.document, next);
+      if (batch.length === 0) break;
+      for (const next of batch) {
+        waiting.delete(next.document);
+        dueAt.delete(next.document);
+        running.set(next.document, next);
+        next.firstTriedAt ??= now;
+      }
       active++;
-      next.firstTriedAt ??= now;
-      void run(next)
-        .catch(() => undefined)
-        .then((result) => {
-          if (!result || stopped) return;
-          const newer = waiting.get(next.document);
-          if (newer) {
-            newer.triggers = mergeTriggers(newer.triggers, next.triggers);
-            options.onSuperseded?.(next, newer);
-          } else {
-            waiting.set(next.document, next);
-            dueAt.set(next.document, Date.now() + result.retryInMs);
+      const together = batch.length > 1 ? options.batch?.open(batch) : undefined;
+      void Promise.all(
+        batch.map(async (next) => {
+          await together?.ready.catch(() => undefined);
+          try {
+            settle(next, await run(next).catch(() => undefined));
+          } finally {
+            running.delete(next.document);
+            together?.finished(next);
           }
-        })
-        .finally(() => {
-          active--;
-          running.delete(next.document);
-          pump();
-          checkIdle();
-        });
+        }),
+      ).finally(() => {
+        together?.close();
+        active--;
+        pump();
+        checkIdle();
+      });
     }
     if (dueAt.size > 0) wakeAt(Math.min(...dueAt.values()));
     options.onPump?.();
@@ -185,7 +209,7 @@ export function createWebhookQueue(
       return waiting.size;
     },
     get running() {
-      return active;
+      return running.size;
     },
     idle() {
       if (waiting.size === 0 && active === 0) return Promise.resolve();

@@ -16,8 +16,9 @@ import {
   type WebhookQueue,
 } from './webhook-queue.js';
 import { errorMessage } from '../../error-message.js';
-import { createBatchRead } from './batch-read.js';
+import { BATCH_READ, createBatchRead } from './batch-read.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
+import type { DeliveryWrites } from './delivery-writes.js';
 
 export interface WebhookServiceOptions {
   /** Deliveries run at the same time: a number, or read at each start. */
@@ -54,6 +55,8 @@ export interface WebhookDeps {
   heard?(): void;
   /** What the service already wrote: a delivery whose run reached the dms before a kill is done, not run again. */
   journal?: ArrivalJournal;
+  /** Deliveries waiting together run as a batch: read together, their identical writes as grouped bulk edits. */
+  batches?: DeliveryWrites;
 }
 
 export type WebhookAnswer = { ok: true; queued: true; document: number; event_id: number; duplicate: boolean };
@@ -208,7 +211,19 @@ export function createWebhookService(
     {
       concurrency: options.concurrency,
       retryAfterSeconds: 10,
-      onPump: () => batch.readAhead(),
+      // Batches read their documents as they start; reading ahead in small lists as a burst trickles in costs more.
+      onPump: deps.batches ? undefined : () => batch.readAhead(),
+      batch: deps.batches && {
+        max: BATCH_READ,
+        open(deliveries) {
+          const round = (deps.batches as DeliveryWrites).round(deliveries.map((d) => d.event_id));
+          return {
+            ready: batch.readNow(deliveries),
+            finished: (d) => round.leave(d.event_id),
+            close: () => round.close(),
+          };
+        },
+      },
       onSuperseded(older, newer) {
         const note = `merged into webhook event ${newer.event_id}: a newer delivery for document ${older.document} runs it instead of this retry`;
         logger.info(`webhook event ${older.event_id} ${note}`);

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { deliver, startRig, type Rig } from './support/jobs-kit.js';
+
+const RULES = `
+rules:
+  - id: mark-edited
+    on: [updated]
+    actions:
+      - add_tags: [rules-processed]
+`;
+
+const DOCUMENTS = 10_000;
+const REPEATS = 500;
+
+/** Webhook event records in the events journal as it is on disk: the last line of each, less those dropped. */
+function webhookEventsOnDisk(dataDir: string): number {
+  const records = new Map<number, string>();
+  for (const line of fs.readFileSync(path.join(dataDir, 'events.jsonl'), 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const record = JSON.parse(line) as { event_id?: number; kind?: string; drop?: number };
+    if (typeof record.drop === 'number') records.delete(record.drop);
+    else if (typeof record.event_id === 'number') records.set(record.event_id, record.kind ?? '');
+  }
+  return [...records.values()].filter((kind) => kind === 'webhook').length;
+}
+
+describe('a bulk edit of 10,000 documents in Paperless', () => {
+  let rig: Rig;
+  before(async () => {
+    rig = await startRig(RULES);
+  });
+  after(async () => rig?.close());
+
+  it('is accepted in whole, the queue and the event store holding one entry per document', async () => {
+    const { server } = rig;
+    const queue = server.services.webhook.queue;
+    // Held, as a dms switch holds it: what is counted is what the service keeps, not how fast it runs.
+    queue.pause();
+    // Ids the simulator does not have: nothing here reads or writes them.
+    const ids = Array.from({ length: DOCUMENTS }, (_, i) => 100_000 + i);
+    const deliveries = [...ids, ...ids.slice(0, REPEATS)];
+    const statuses = new Map<number, number>();
+    let duplicates = 0;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < deliveries.length) {
+          const doc = deliveries[next++];
+          const res = await deliver(server.url, doc);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.body.duplicate) duplicates++;
+        }
+      }),
+    );
+
+    assert.deepEqual([...statuses], [[202, DOCUMENTS + REPEATS]], 'every delivery answered 202');
+    assert.equal(duplicates, REPEATS, 'a repeat joins the delivery already waiting');
+    assert.equal(queue.waiting, DOCUMENTS);
+    assert.equal(webhookEventsOnDisk(server.dataDir), DOCUMENTS, 'one durable event per document');
+  });
+});
