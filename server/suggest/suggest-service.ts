@@ -24,6 +24,9 @@ export interface SuggestionService {
   stop(): Promise<void>;
 }
 
+/** The text cache is emptied after this long without a suggestion. */
+export const CACHE_IDLE_MS = 15 * 60_000;
+
 export interface SuggestionServiceDeps extends Omit<SuggestJobDeps, 'cache'> {
   logger: Logger;
   /** Default: a cache of CACHE_BYTES. */
@@ -36,7 +39,14 @@ export interface SuggestionServiceDeps extends Omit<SuggestJobDeps, 'cache'> {
  */
 export function createSuggestionService(deps: SuggestionServiceDeps): SuggestionService {
   const events: EventStore = deps.events;
-  const jobDeps: SuggestJobDeps = { ...deps, cache: deps.cache ?? new ArchiveTextCache() };
+  const cache = deps.cache ?? new ArchiveTextCache();
+  const jobDeps: SuggestJobDeps = { ...deps, cache };
+  // A person suggests a few labels in a row, then is done: the texts are let go after a while without a request.
+  let release: NodeJS.Timeout | undefined;
+  const releaseLater = () => {
+    clearTimeout(release);
+    release = setTimeout(() => cache.clear(), CACHE_IDLE_MS).unref();
+  };
   const queue = createJobQueue(events, deps.logger, { maxQueued: 5 });
   return {
     start(body) {
@@ -44,6 +54,7 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
       const event = events.create({ kind: 'suggestion', rule_id: null, dry_run: true });
       return queue.submit(event, async (eventId, signal) => {
         events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+        clearTimeout(release);
         try {
           const result = await runSuggestion(jobDeps, eventId, request, signal);
           const first = result.candidates[0];
@@ -85,6 +96,8 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
                 ? 'The service stopped while this suggestion ran; ask for it again.'
                 : errorMessage(err),
           });
+        } finally {
+          releaseLater();
         }
       });
     },
@@ -100,6 +113,9 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
       return contentMatches([(parse(candidate.yaml) as { rules: RuleDefinition[] }).rules[0]], text);
     },
     idle: () => queue.idle(),
-    stop: () => queue.stop(),
+    stop: () => {
+      clearTimeout(release);
+      return queue.stop();
+    },
   };
 }
