@@ -22,6 +22,7 @@ import { createArrivalReport } from './runs/arrival/arrival-status.js';
 import { catchUpPerDms } from './runs/catch-up/catch-up-per-dms.js';
 import { openDmsCursors } from './runs/catch-up/dms-cursors.js';
 import { openEchoLedger } from './runs/echo/echo-ledger.js';
+import { createFrontDoor } from './runs/arrival/arrive.js';
 import { openWriteJournal } from './runs/journal/write-journal.js';
 import { createArrivalJournal } from './runs/journal/arrival-journal.js';
 import { createCreationLimiter } from './runs/pipeline/creation-guard.js';
@@ -254,26 +255,34 @@ export async function createServices(config: Config, logger: Logger, options: Se
     editedAfterAdded: (doc) => attributionNow.editedAfterAdded?.(doc) ?? Promise.resolve(null),
     status: () => attributionNow.status(),
   };
+  // The front door every automatic arrival (webhook delivery, catch-up, polling) runs through: one policy for
+  // echoes, handled states, retries and giving up (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees).
+  const arrive = createFrontDoor({
+    lane,
+    barrier: echoes,
+    states: echoes,
+    failures: echoes,
+    attribution,
+    runner,
+    retry,
+    journal: arrivalJournal,
+  });
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
   const webhook = createWebhookService(
     {
       dms: dmsConnection.dms,
       events,
-      echoes,
       lane,
-      attribution,
+      arrive,
       logger,
       dryRun: () => config.webhookDryRun,
-      runner,
       heard: () => catchUp.heard(),
-      journal: arrivalJournal,
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,
       // As many deliveries at once as the dms serves requests at once (a burst keeps its workers busy, no more).
       concurrency: () => Math.max(MIN_DELIVERIES_AT_ONCE, dmsConnection.lastKnownStatus().servesAtOnce ?? 0),
       ...config.timings?.webhook,
-      retry,
     },
   );
   // Catch-up and polling: documents changed while the service was not listening; one cursor per dms.
@@ -282,14 +291,11 @@ export async function createServices(config: Config, logger: Logger, options: Se
     createCatchUpService({
       dms: dmsConnection.dms,
       events,
-      echoes,
       lane,
-      attribution,
+      arrive,
       queued: (document) => webhook.queue.has(document),
-      retry,
       cursor: cursors.forDms(dmsConnection.key()),
       logger,
-      run: (document, trigger, ctx) => runner.run(document, trigger, ctx),
       dryRun: () => config.webhookDryRun,
       startFrom: config.catchUpFrom,
       pollMinutes: () => pollMinutesOf(config),

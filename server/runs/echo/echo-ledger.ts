@@ -7,6 +7,10 @@ import { moveAside } from '../../move-aside.js';
 import type { Logger } from '../../log.js';
 import { changedBesides, documentState, type WriteExpectation } from './document-state.js';
 import type { EchoWrites } from './echo-writes.js';
+import type { DocumentStates, OwnWrite } from './document-states.js';
+import type { DocumentFailure, FailureAttempts } from './failure-attempts.js';
+import type { LoopBreaker } from './loop-breaker.js';
+import type { WriteBarrier } from './write-barrier.js';
 import { beforeMirror, mirroredLinks } from './link-mirror.js';
 
 export interface EchoLedgerOptions {
@@ -24,47 +28,10 @@ export interface EchoLedgerOptions {
 }
 
 /**
- * The echo guard by state: per document, the state the service last left it in (written, or
- * handled without writing). A webhook or catch-up that finds the document in exactly that state is the
- * service's own echo, or a change already handled, however late it comes; any other state is a change
- * someone else made, however soon. On top, a loop breaker stops writing a document written too often.
+ * The echo ledger: per document, the state the service last left it in, the failures of its runs, the loop
+ * breaker's count of writes and the writes still in flight, kept across restarts in one file.
  */
-export interface EchoLedger extends EchoWrites {
-  /** Resolves once no write to the document is in flight (or after `maxWaitMs`). */
-  settled(documentId: number, maxWaitMs?: number): Promise<void>;
-  /** The document is as this write of the service left it (found so from the write journal after a kill). */
-  adopt(doc: DmsDocument, write: OwnWrite): void;
-  /** True when the document is exactly as the service last wrote or handled it. */
-  isKnownState(doc: DmsDocument): boolean;
-  /** True when the document is exactly as the service's own last write left it (its echo). */
-  isOwnWrite(doc: DmsDocument): boolean;
-  /** For a document exactly as the service's own last write left it: what that write was based on (null when unknown). */
-  ownWrite(doc: DmsDocument): OwnWrite | null;
-  /**
-   * A run of this state was applied in full: a failure recorded for the document is over, and when the run
-   * wrote nothing (or was dry) this state is known as handled (a write's own state is known from `settle`).
-   */
-  handled(doc: DmsDocument, wrote?: boolean, added?: boolean): void;
-  /** True when an `added` arrival of this very document (same `added` time) was handled already: a duplicate. */
-  addedHandled(doc: DmsDocument): boolean;
-  /**
-   * A run of this state could not be applied (the dms refused a write): the state is not handled, and the
-   * attempts at it are counted (a new state starts again at 1). Returns the count so far.
-   */
-  failed(doc: DmsDocument, message: string): number;
-  /**
-   * The document could not even be read (the dms failed): listed with the failures like a refused write, counted
-   * per document until a run of it succeeds. Returns the count so far.
-   */
-  failedRead(documentId: number, message: string): number;
-  /** The documents whose last run failed and whose state has not changed since, newest first. */
-  failures(limit?: number): DocumentFailure[];
-  /** How often runs of exactly this state have failed (0: never, or a new state since). */
-  failedAttempts(doc: DmsDocument): number;
-  /** Null when the service may write the document; otherwise the loop breaker's reason. */
-  holdReason(documentId: number): string | null;
-  /** A person asked for a run of this document: the loop breaker lets it be written again. */
-  release(documentId: number): void;
+export interface EchoLedger extends EchoWrites, WriteBarrier, DocumentStates, FailureAttempts, LoopBreaker {
   /**
    * The service now talks to another dms, where the same ids are other documents: every state is forgotten (the
    * write journal, kept per dms, still recognises the service's own writes there).
@@ -74,26 +41,14 @@ export interface EchoLedger extends EchoWrites {
   close(): Promise<void>;
 }
 
-export interface DocumentFailure {
-  document: number;
-  message: string;
-  attempts: number;
-  at: string;
-}
+export type { DocumentFailure } from './failure-attempts.js';
+export type { OwnWrite } from './document-states.js';
 
 interface Failure {
   state: string;
   message: string;
   attempts: number;
   at: number;
-}
-
-/** What the service's last write of a document was based on: when the document it read was last saved, and what it wrote. */
-export interface OwnWrite {
-  /** `modified` of the document as the rules read it (the dms's clock). */
-  readAt: string;
-  /** The fields the write changed. */
-  fields: string[];
 }
 
 interface Entry {
@@ -348,6 +303,16 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       entry.failure = { state: '', message, attempts, at: now() };
       void persist();
       return attempts;
+    },
+    failureOf(id) {
+      return entries.get(id)?.failure?.message ?? null;
+    },
+    succeeded(id) {
+      const entry = entries.get(id);
+      if (entry?.failure) {
+        delete entry.failure;
+        persistSoon();
+      }
     },
     failures(limit = 20) {
       const list: DocumentFailure[] = [];
