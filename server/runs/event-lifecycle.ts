@@ -26,6 +26,8 @@ const NOUN: Record<EventWork, string> = { job: 'job', revert: 'revert', catchup:
  */
 export interface EventLifecycle {
   running(id: number, patch?: Patch): EventRecord | undefined;
+  /** Back to waiting: a delivery a stop cut short runs again at this start. */
+  requeued(id: number): EventRecord | undefined;
   /** Counts and progress only, no status change. */
   progress(id: number, patch: Patch): EventRecord | undefined;
   done(id: number, patch?: Patch): EventRecord | undefined;
@@ -63,6 +65,7 @@ export function eventLifecycle(
   const end = (id: number, patch: Patch) => write(id, { ...patch, finished_at: now().toISOString() });
   return {
     running: (id, patch) => write(id, { ...patch, status: 'running', started_at: now().toISOString() }),
+    requeued: (id) => write(id, { status: 'queued', started_at: null }),
     progress: (id, patch) => write(id, patch),
     done: (id, patch) => end(id, { error: null, ...patch, status: 'done' }),
     failed: (id, error, patch) => end(id, { ...patch, status: 'failed', error }),

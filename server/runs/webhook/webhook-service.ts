@@ -145,7 +145,7 @@ export function createWebhookService(
     if (restoredFor.has(e.document)) {
       // A follow-up queued behind a run the crash cut short: one run of the document now covers both.
       events.discard(e.event_id);
-    } else if (e.status === 'running') events.update(e.event_id, { status: 'queued', started_at: null });
+    } else if (e.status === 'running') life.requeued(e.event_id);
     restoredFor.add(e.document);
     queue.restore({ document: e.document, triggers: [e.trigger ?? 'unknown'], event_id: e.event_id });
   }
