@@ -1,4 +1,6 @@
 import type { DmsDocument } from '../../dms/types.js';
+import { documentState } from './document-state.js';
+import type { DocumentTable } from './document-table.js';
 
 /** What the service's last write of a document was based on: when the document it read was last saved, and what it wrote. */
 export interface OwnWrite {
@@ -29,4 +31,53 @@ export interface DocumentStates {
   handled(doc: DmsDocument, wrote?: boolean, added?: boolean): void;
   /** The document is as this write of the service left it (found so from the write journal after a kill). */
   adopt(doc: DmsDocument, write: OwnWrite): void;
+}
+
+/** The states as the write side records them too. */
+export interface StateRecords extends DocumentStates {
+  /** The document is in this state after the service's write (`own`) or a run that wrote nothing. */
+  record(doc: DmsDocument, own: boolean, write?: OwnWrite): void;
+  /** No state to compare with (deleted, unreadable, or not handled): the next arrival runs the rules. */
+  forget(documentId: number): void;
+  /** The state the service last knew of the document, if any. */
+  stateOf(documentId: number): string | null;
+}
+
+export function createDocumentStates(table: DocumentTable, inFlight: (id: number) => boolean): StateRecords {
+  const record = (doc: DmsDocument, own: boolean, write?: OwnWrite) => {
+    const entry = table.touch(doc.id);
+    entry.state = documentState(doc);
+    entry.own = own;
+    if (write) entry.write = write;
+    else delete entry.write;
+    // A write's state is saved at once: a crash right after must not turn its late echo into a run.
+    if (own) void table.persist();
+  };
+  const own = (doc: DmsDocument) => {
+    const entry = table.get(doc.id);
+    return entry?.own === true && entry.state === documentState(doc) ? entry : null;
+  };
+  return {
+    record,
+    forget(id) {
+      const entry = table.get(id);
+      if (!entry) return;
+      entry.state = null;
+      entry.own = false;
+      table.persistSoon();
+    },
+    stateOf: (id) => table.get(id)?.state ?? null,
+    isKnownState(doc) {
+      const entry = table.get(doc.id);
+      return entry?.state != null && entry.state === documentState(doc);
+    },
+    isOwnWrite: (doc) => own(doc) !== null,
+    ownWrite: (doc) => own(doc)?.write ?? null,
+    addedHandled: (doc) => table.get(doc.id)?.added === doc.added,
+    handled(doc, wrote = false, added = false) {
+      if (added) table.touch(doc.id).added = doc.added;
+      if (!wrote && !inFlight(doc.id)) record(doc, false);
+    },
+    adopt: (doc, write) => record(doc, true, write),
+  };
 }
