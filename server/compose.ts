@@ -210,7 +210,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     journal,
     dmsKey,
   });
-  const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, echoes, lane });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, loop: echoes, lane });
 
   // Background jobs and the dms webhook. At shutdown the webhook queue stops taking work and a running job ends
   // as `interrupted` (closers run in reverse, before the events and the history close).
@@ -221,7 +221,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsKey,
     history,
     ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
-    echoes,
+    states: echoes,
     logger,
   });
   const jobs = createJobService({
@@ -350,7 +350,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       rules: () => rules.loadedRules(),
     }),
     serviceLog: serviceLog(config.dataDir),
-    arrival: createArrivalReport({ catchUp, webhook, echoes, attribution }),
+    arrival: createArrivalReport({ catchUp, webhook, failures: echoes, attribution }),
     dmsHealth: createDmsHealthReport(dmsConnection),
     demoNames: createDemoNames({ dms: dmsConnection.dms, dmsInfo: dmsConnection.info }),
     dmsTest: createDmsConnectionTester(() => ({
