@@ -1,14 +1,8 @@
 import type { DmsDocument } from '../../dms/types.js';
 import { documentState } from './document-state.js';
-import type { DocumentTable } from './document-table.js';
+import type { DocumentTable, OwnWrite } from './document-table.js';
 
-/** What the service's last write of a document was based on: when the document it read was last saved, and what it wrote. */
-export interface OwnWrite {
-  /** `modified` of the document as the rules read it (the dms's clock). */
-  readAt: string;
-  /** The fields the write changed. */
-  fields: string[];
-}
+export type { OwnWrite } from './document-table.js';
 
 /**
  * The echo guard by state: per document, the state the service last left it in (written, or handled without

@@ -4,7 +4,14 @@ import { createCoalescedWriter } from '../../coalesced-writer.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
 import { moveAside } from '../../move-aside.js';
-import type { OwnWrite } from './document-states.js';
+
+/** What the service's last write of a document was based on: when the document it read was last saved, and what it wrote. */
+export interface OwnWrite {
+  /** `modified` of the document as the rules read it (the dms's clock). */
+  readAt: string;
+  /** The fields the write changed. */
+  fields: string[];
+}
 
 /** A failed run of one state of a document (`state` '' for a read that failed: no state was read). */
 export interface Failure {
