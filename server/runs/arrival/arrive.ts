@@ -36,7 +36,8 @@ import type { FailedRunRetry } from './failed-run-retry.js';
  *    and the document stays in health's `failed_documents` until it changes or a person runs it.
  *
  * The callers own only how an arrival comes and waits: the webhook queue re-queues a delivery, catch-up keeps
- * its cursor before the document and schedules a catch-up of its own.
+ * its cursor before the document and schedules a catch-up of its own. Schedules are not arrivals: a schedule
+ * starts a rule job over every document, which goes through the job queue and `event-lifecycle.ts`.
  */
 
 export type ArrivalSource = 'webhook' | 'catchup';
