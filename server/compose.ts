@@ -22,6 +22,7 @@ import { createArrivalReport } from './runs/arrival/arrival-status.js';
 import { catchUpPerDms } from './runs/catch-up/catch-up-per-dms.js';
 import { openDmsCursors } from './runs/catch-up/dms-cursors.js';
 import { openEchoLedger } from './runs/echo/echo-ledger.js';
+import { createFrontDoor } from './runs/arrival/arrive.js';
 import { openWriteJournal } from './runs/journal/write-journal.js';
 import { createArrivalJournal } from './runs/journal/arrival-journal.js';
 import { createCreationLimiter } from './runs/pipeline/creation-guard.js';
@@ -210,7 +211,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     journal,
     dmsKey,
   });
-  const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, echoes, lane });
+  const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, loop: echoes, lane });
 
   // Background jobs and the dms webhook. At shutdown the webhook queue stops taking work and a running job ends
   // as `interrupted` (closers run in reverse, before the events and the history close).
@@ -221,7 +222,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsKey,
     history,
     ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
-    echoes,
+    states: echoes,
     logger,
   });
   const jobs = createJobService({
@@ -264,27 +265,40 @@ export async function createServices(config: Config, logger: Logger, options: Se
     editedAfterAdded: (doc) => attributionNow.editedAfterAdded?.(doc) ?? Promise.resolve(null),
     status: () => attributionNow.status(),
   };
+  // The front door every automatic arrival (webhook delivery, catch-up, polling) runs through: one policy for
+  // echoes, handled states, retries and giving up (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees).
+  const frontDoor = {
+    lane,
+    barrier: echoes,
+    states: echoes,
+    failures: echoes,
+    attribution,
+    retry,
+    journal: arrivalJournal,
+  };
+  const arrive = createFrontDoor({ ...frontDoor, runner });
+  // A delivery's plan waits for the others of its batch and is written with theirs.
+  const arriveInBatch = createFrontDoor({
+    ...frontDoor,
+    runner: createAutomaticRunner(batches.pipeline, rules, (id) => dmsConnection.dms.getDocument(id)),
+  });
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
   const webhook = createWebhookService(
     {
       dms: dmsConnection.dms,
       events,
-      echoes,
       lane,
-      attribution,
+      arrive: arriveInBatch,
       logger,
       dryRun: () => config.webhookDryRun,
-      runner: createAutomaticRunner(batches.pipeline, rules, (id) => dmsConnection.dms.getDocument(id)),
       batches,
       heard: () => catchUp.heard(),
-      journal: arrivalJournal,
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,
       // As many deliveries at once as the dms has web workers (a burst keeps its workers busy, no more).
       concurrency: () => Math.max(MIN_DELIVERIES_AT_ONCE, config.dmsWorkers),
       ...config.timings?.webhook,
-      retry,
     },
   );
   // Catch-up and polling: documents changed while the service was not listening; one cursor per dms.
@@ -293,14 +307,11 @@ export async function createServices(config: Config, logger: Logger, options: Se
     createCatchUpService({
       dms: dmsConnection.dms,
       events,
-      echoes,
       lane,
-      attribution,
+      arrive,
       queued: (document) => webhook.queue.has(document),
-      retry,
       cursor: cursors.forDms(dmsConnection.key()),
       logger,
-      run: (document, trigger, ctx) => runner.run(document, trigger, ctx),
       dryRun: () => config.webhookDryRun,
       startFrom: config.catchUpFrom,
       pollMinutes: () => pollMinutesOf(config),
@@ -355,7 +366,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       rules: () => rules.loadedRules(),
     }),
     serviceLog: serviceLog(config.dataDir),
-    arrival: createArrivalReport({ catchUp, webhook, echoes, attribution }),
+    arrival: createArrivalReport({ catchUp, webhook, failures: echoes, attribution }),
     dmsHealth: createDmsHealthReport(dmsConnection),
     demoNames: createDemoNames({ dms: dmsConnection.dms, dmsInfo: dmsConnection.info }),
     dmsTest: createDmsConnectionTester(() => ({

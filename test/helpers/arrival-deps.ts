@@ -4,26 +4,42 @@ import type { Logger } from '../../server/log.js';
 import { openEchoLedger } from '../../server/runs/echo/echo-ledger.js';
 import { createDocumentLane } from '../../server/runs/lane/document-lane.js';
 import type { Attribution } from '../../server/runs/echo/attribution.js';
+import { createFrontDoor } from '../../server/runs/arrival/arrive.js';
+import type { AutomaticRunner } from '../../server/runs/arrival/automatic-runner.js';
+import { failedRunRetry, type FailedRunRetry } from '../../server/runs/arrival/failed-run-retry.js';
 
 /**
  * What the arrival paths (webhook, catch-up) share, for a unit test of one of them: a fresh echo ledger in `dir`,
- * the per-document lane, and attribution by document state alone, as without an audit log (a state the ledger
- * knows as the service's own write is its echo).
+ * the per-document lane, attribution by document state alone, as without an audit log (a state the ledger
+ * knows as the service's own write is its echo), and the front door over them with the test's runner.
  */
-export function arrivalDeps(dir: string, dms: Pick<DmsClient, 'getDocuments'>, logger: Logger) {
+export function arrivalDeps(
+  dir: string,
+  dms: Pick<DmsClient, 'getDocuments'>,
+  logger: Logger,
+  runner: AutomaticRunner,
+  retry: FailedRunRetry = failedRunRetry(),
+) {
   const attribution: Attribution = {
     onlyOwnChanges: () => Promise.resolve(true),
     status: () => ({ mode: 'state', user: null, note: '' }),
   };
-  return {
-    echoes: openEchoLedger({
-      file: path.join(dir, 'ledger.json'),
-      dms,
-      logger,
-      loopMaxWrites: 5,
-      loopWindowMs: 60_000,
-    }),
-    lane: createDocumentLane(),
+  const echoes = openEchoLedger({
+    file: path.join(dir, 'ledger.json'),
+    dms,
+    logger,
+    loopMaxWrites: 5,
+    loopWindowMs: 60_000,
+  });
+  const lane = createDocumentLane();
+  const arrive = createFrontDoor({
+    lane,
+    barrier: echoes,
+    states: echoes,
+    failures: echoes,
     attribution,
-  };
+    runner,
+    retry,
+  });
+  return { echoes, lane, attribution, arrive };
 }

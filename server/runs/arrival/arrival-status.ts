@@ -1,6 +1,6 @@
 import type { AttributionStatus } from '../echo/attribution.js';
 import type { CatchUpState } from '../catch-up/catch-up-service.js';
-import type { DocumentFailure } from '../echo/echo-ledger.js';
+import type { DocumentFailure, FailureAttempts } from '../echo/failure-attempts.js';
 
 /** How documents reach the service, for health: when the dms last did, how many wait, and a failing catch-up. */
 export interface ArrivalStatus {
@@ -22,7 +22,7 @@ export interface ArrivalStatus {
 export interface ArrivalSources {
   catchUp: { state(): CatchUpState };
   webhook: { readonly queue: { readonly waiting: number; readonly running: number }; readonly echoesSkipped: number };
-  echoes: { failures(): DocumentFailure[] };
+  failures: Pick<FailureAttempts, 'failures'>;
   attribution: { status(): AttributionStatus };
 }
 
@@ -41,7 +41,7 @@ export function createArrivalReport(sources: ArrivalSources): ArrivalReport {
           running: sources.webhook.queue.running,
           echoesSkipped: sources.webhook.echoesSkipped,
         },
-        sources.echoes.failures(),
+        sources.failures.failures(),
         sources.attribution.status(),
       ),
   };

@@ -72,7 +72,8 @@ function arrivalPasses(rules: { loadedRules(): LoadedRule[] }, triggers: Arrival
 }
 
 /**
- * Webhook deliveries and catch-up documents enter the one run pipeline here (their callers hold the lane).
+ * Webhook deliveries and catch-up documents enter the one run pipeline here, from the front door (`arrive.ts`,
+ * which holds the lane).
  * `read` fetches the document again between two passes when the first wrote it.
  */
 export function createAutomaticRunner(

@@ -1,37 +1,26 @@
-import type { DmsClient, DmsDocument } from '../../dms/types.js';
+import type { DmsClient } from '../../dms/types.js';
 import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import { alreadyHandled, type Attribution } from '../echo/attribution.js';
-import type { AutomaticRunner } from '../arrival/automatic-runner.js';
-import type { EchoLedger } from '../echo/echo-ledger.js';
-import type { FailedRunRetry } from '../arrival/failed-run-retry.js';
+import type { Arrive, ArrivalRead } from '../arrival/arrive.js';
+import { eventLifecycle } from '../event-lifecycle.js';
 import { mapBounded } from '../pipeline/map-bounded.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { CursorStore } from './cursor-store.js';
 import { errorMessage } from '../../error-message.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
-import { arrivalTriggers, type CatchUpTrigger } from './arrival-triggers.js';
 
 export interface CatchUpDeps {
   dms: Pick<DmsClient, 'pages' | 'getDocument'>;
   events: EventStore;
-  echoes: Pick<
-    EchoLedger,
-    'isKnownState' | 'isOwnWrite' | 'ownWrite' | 'addedHandled' | 'handled' | 'failed' | 'failedAttempts' | 'settled'
-  >;
-  /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
-  attribution: Attribution;
-  /** The per-document lane: a document another path is running is read again once that run ends. */
-  lane: DocumentLane;
+  /** The per-document lane: a document another path ran since its page was read is read again. */
+  lane: Pick<DocumentLane, 'generation'>;
+  /** The front door every automatic arrival runs through (the webhook's too): echo, handled, retry, give up. */
+  arrive: Arrive;
   /** True when a webhook delivery for the document waits in its queue: that run reads it fresh, so this arrival joins it. */
   queued(document: number): boolean;
-  /** When a document whose write the dms refused is tried again. */
-  retry: FailedRunRetry;
   cursor: CursorStore;
   logger: Logger;
-  /** The webhook's runner: the same rules, traces with `source: catchup`. */
-  run: AutomaticRunner['run'];
   dryRun(): boolean;
   /** Where the very first catch-up starts; null = now (no run over an existing archive). */
   startFrom: string | null;
@@ -39,8 +28,8 @@ export interface CatchUpDeps {
   pollMinutes(): number;
   /** Whether the dms answers (cached by the connection); a down → up change starts a catch-up. */
   dmsReachable(): Promise<boolean>;
-  /** Writes a kill cut short are reconciled before a document they touched is taken as changed. */
-  journal?: Pick<ArrivalJournal, 'ready' | 'reconcile' | 'recognise'>;
+  /** Writes a kill cut short are reconciled (at start) before the first page is read. */
+  journal?: Pick<ArrivalJournal, 'ready'>;
   concurrency?: number;
   pageSize?: number;
   /** First retry pause after a failed catch-up; doubles up to 15 minutes. */
@@ -82,13 +71,14 @@ const POLLING = 'polling';
 
 /**
  * Catch-up and polling: documents added or changed in the dms since the cursor are read with a
- * filter query (`modified__gte`, paged, never a scan of everything) and run like a webhook delivery, with
- * the triggers the facts show (arrival-triggers.ts): `added`, `updated`, or both. A document exactly as the
- * service last wrote or handled it is skipped (the echo ledger), so overlaps never run anything twice.
+ * filter query (`modified__gte`, paged, never a scan of everything) and each goes through the front door
+ * (`arrival/arrive.ts`) with the cursor as its facts; the front door skips what the service already handled, so
+ * overlaps never run anything twice, and says when a document the dms refused is tried again.
  */
 export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
   const now = deps.now ?? Date.now;
   const { events, logger } = deps;
+  const life = eventLifecycle(events, 'catchup', () => new Date(now()));
   let running: Promise<EventRecord | null> | null = null;
   let runningEvent: number | null = null;
   let remaining = 0;
@@ -112,11 +102,7 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     const startedAt = now();
     const tally = { total: null as number | null, processed: 0, matched: 0, changed: 0, errors: 0 };
     const found = { since: cursor.since, added: 0, updated: 0, skipped: 0, merged: 0, failed_before: 0 };
-    events.update(event.event_id, {
-      status: 'running',
-      started_at: new Date(startedAt).toISOString(),
-      catchup: { ...found },
-    });
+    life.running(event.event_id, { catchup: { ...found } });
     logger.info(`catch-up ${event.event_id} (${reason}): documents changed in the dms since ${cursor.since}`);
     let newest: number | null = null;
     // A document whose run failed (the dms refused a write, say) keeps the cursor before it, so the next catch-up tries it again.
@@ -144,60 +130,48 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
               // A webhook delivery for it is waiting and reads it fresh: one run covers both arrivals.
               found.merged++;
             } else {
-              await deps.lane.exclusive(doc.id, async () => {
-                const reconciled = (await deps.journal?.reconcile(doc.id)) === true;
-                const current =
-                  !reconciled && deps.lane.generation(doc.id) === readAt.get(doc.id) ? doc : await readAgain(doc.id);
-                // A write's state (or a link it mirrored onto this document) still being recorded is waited for.
-                if (current) await deps.echoes.settled(current.id);
-                if (current) deps.journal?.recognise(current);
-                if (!current || (await handledBefore(current))) {
-                  found.skipped++;
-                  return;
-                }
-                if (deps.echoes.failedAttempts(current) >= deps.retry.maxAttempts) {
-                  // Given up on until a person runs or changes it (health lists it); the cursor moves past it.
-                  found.failed_before++;
-                  return;
-                }
-                const triggers = await arrivalTriggers(current, since, deps);
-                for (const trigger of triggers) found[trigger]++;
-                try {
-                  const counts = await runTriggers(current, triggers, event.event_id, dryRun);
-                  tally.matched += counts.matched > 0 ? 1 : 0;
-                  tally.changed += counts.changed;
-                  tally.errors += counts.errors > 0 ? 1 : 0;
-                } catch (err) {
-                  // One document that fails is its traces' story; the catch-up goes on, and the cursor stays before it.
-                  tally.errors++;
-                  const delay = deps.retry.delayMs(deps.echoes.failed(current, errorMessage(err)));
-                  if (delay !== null) {
-                    nextRetryMs = Math.min(nextRetryMs ?? delay, delay);
-                    if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
-                  }
-                  logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${errorMessage(err)}`);
-                }
+              const outcome = await deps.arrive({
+                document: doc.id,
+                from: 'catchup',
+                eventId: event.event_id,
+                dryRun,
+                facts: { changedSince: since },
+                read: (reconciled) =>
+                  !reconciled && deps.lane.generation(doc.id) === readAt.get(doc.id)
+                    ? Promise.resolve({ document: doc })
+                    : readAgain(doc.id),
               });
+              if (outcome.kind === 'skipped' || outcome.kind === 'gone') found.skipped++;
+              // Given up on until a person runs or changes it (health lists it); the cursor moves past it.
+              else if (outcome.kind === 'given-up') found.failed_before++;
+              else if (outcome.kind === 'done') {
+                for (const trigger of outcome.triggers) if (trigger !== 'unknown') found[trigger]++;
+                tally.matched += outcome.counts.matched > 0 ? 1 : 0;
+                tally.changed += outcome.counts.changed;
+                tally.errors += outcome.counts.errors > 0 ? 1 : 0;
+              } else {
+                // One document that fails is its traces' story; the catch-up goes on, and the cursor stays before it
+                // while the front door tries it again.
+                tally.errors++;
+                if (outcome.kind === 'retry') {
+                  nextRetryMs = Math.min(nextRetryMs ?? outcome.inMs, outcome.inMs);
+                  if (!Number.isNaN(modified)) oldestFailed = Math.min(oldestFailed ?? modified, modified);
+                }
+                if (outcome.kind !== 'wait')
+                  logger.warn(`catch-up ${event.event_id}: document ${doc.id} failed: ${outcome.message}`);
+              }
             }
             tally.processed++;
             remaining = (tally.total ?? 0) - tally.processed;
           },
           () => stopped,
         );
-        events.update(event.event_id, { ...tally, catchup: { ...found } });
+        life.progress(event.event_id, { ...tally, catchup: { ...found } });
         if (stopped) break;
       }
       if (stopped) {
         // The cursor stays where it was: the next start reads these documents again and skips the handled ones.
-        return (
-          events.update(event.event_id, {
-            ...tally,
-            status: 'interrupted',
-            finished_at: new Date(now()).toISOString(),
-            error: 'The service stopped during the catch-up; the next start continues it.',
-            catchup: { ...found },
-          }) ?? null
-        );
+        return life.stopped(event.event_id, 'shutdown', { ...tally, catchup: { ...found } }) ?? null;
       }
       // Documents changed while this catch-up ran may carry a `modified` older than the newest seen, so
       // the cursor keeps an overlap as long as the catch-up took; the ledger skips what is read again.
@@ -216,10 +190,8 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       }
       const summary = `${tally.processed} changed document(s) since ${cursor.since}: ${found.added} added, ${found.updated} updated, ${found.skipped} already handled (own writes or webhooks), ${found.merged} left to a waiting webhook delivery${found.failed_before ? `, ${found.failed_before} refused by the dms too often before (see health)` : ''}; ${tally.changed} written, ${tally.errors} error(s).`;
       return (
-        events.update(event.event_id, {
+        life.done(event.event_id, {
           ...tally,
-          status: 'done',
-          finished_at: new Date(now()).toISOString(),
           catchup: { ...found },
           report: {
             matched: tally.matched,
@@ -241,13 +213,11 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
       lastError = `The catch-up could not read the dms: ${errorMessage(err)}`;
       logger.warn(`${lastError}; retrying in ${Math.round(pause / 1000)} s`);
       return (
-        events.update(event.event_id, {
-          ...tally,
-          status: 'failed',
-          finished_at: new Date(now()).toISOString(),
-          error: `${lastError}. It retries at ${new Date(retryAt).toISOString()}; documents already processed are not run again.`,
-          catchup: { ...found, next_retry_at: new Date(retryAt).toISOString() },
-        }) ?? null
+        life.failed(
+          event.event_id,
+          `${lastError}. It retries at ${new Date(retryAt).toISOString()}; documents already processed are not run again.`,
+          { ...tally, catchup: { ...found, next_retry_at: new Date(retryAt).toISOString() } },
+        ) ?? null
       );
     } finally {
       runningEvent = null;
@@ -255,48 +225,12 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
     }
   };
 
-  /**
-   * A document needs no run when the service handled exactly this state, or it is its own echo; but a document
-   * added since the cursor whose `added` arrival was not handled is a new arrival whoever wrote it first.
-   */
-  const handledBefore = async (doc: DmsDocument): Promise<boolean> => {
-    const since = Date.parse(deps.cursor.read()?.since ?? '');
-    if (Date.parse(doc.added) >= since && !deps.echoes.addedHandled(doc)) return false;
-    return alreadyHandled(deps.echoes, deps.attribution, doc);
-  };
-
-  /**
-   * One run per trigger, `added` first: the runner takes one trigger, and a document added and edited while the
-   * service was away is both. The second run reads the document again when the first wrote it.
-   */
-  const runTriggers = async (
-    doc: DmsDocument,
-    triggers: readonly CatchUpTrigger[],
-    eventId: number,
-    dryRun: boolean,
-  ): Promise<{ matched: number; changed: number; errors: number }> => {
-    const total = { matched: 0, changed: 0, errors: 0 };
-    let current: DmsDocument | null = doc;
-    for (const trigger of triggers) {
-      if (!current) break;
-      const { failure, ...counts } = await deps.run(current, trigger, { eventId, dryRun, source: 'catchup' });
-      await deps.echoes.settled(current.id);
-      if (failure !== null) throw new Error(failure);
-      deps.echoes.handled(current, !dryRun && counts.changed > 0, trigger === 'added');
-      total.matched += counts.matched;
-      total.changed += counts.changed;
-      total.errors += counts.errors;
-      if (counts.changed > 0 && !dryRun && trigger !== triggers.at(-1)) current = await readAgain(doc.id);
-    }
-    return total;
-  };
-
   /** The document as the dms holds it now; null when it is gone. */
-  const readAgain = async (id: number): Promise<DmsDocument | null> => {
+  const readAgain = async (id: number): Promise<ArrivalRead> => {
     try {
-      return await deps.dms.getDocument(id);
+      return { document: await deps.dms.getDocument(id) };
     } catch (err) {
-      if (err instanceof DmsNotFoundError) return null;
+      if (err instanceof DmsNotFoundError) return { missing: null };
       throw err;
     }
   };

@@ -2,7 +2,7 @@ import { DmsAuditLogOffError, DmsHistoryForbiddenError } from '../../dms/documen
 import type { DmsClient, DmsDocument, DmsHistoryEntry, DmsServiceUser } from '../../dms/types.js';
 import type { Logger } from '../../log.js';
 import { attributionFor, stateOnlyReason, type AttributionStatus } from './attribution-mode.js';
-import type { EchoLedger, OwnWrite } from './echo-ledger.js';
+import type { OwnWrite } from './document-states.js';
 import { errorMessage } from '../../error-message.js';
 import { DmsError } from '../../dms/dms-errors.js';
 import { ownEntryTest, type FieldNames } from '../journal/entry-match.js';
@@ -138,34 +138,6 @@ export function createAttribution(
 }
 
 const isNote = (entry: DmsHistoryEntry) => 'Note Added' in entry.changes || 'Note Deleted' in entry.changes;
-
-/**
- * True when the document is the service's own echo: exactly as its last write left it and, where the audit log can
- * be read, changed since the service read it by nobody else. A state recorded without the read it was based on is
- * judged by the state alone.
- */
-export async function isServiceEcho(
-  echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>,
-  attribution: Attribution,
-  doc: DmsDocument,
-): Promise<boolean> {
-  if (!echoes.isOwnWrite(doc)) return false;
-  const write = echoes.ownWrite(doc);
-  return write === null || (await attribution.onlyOwnChanges(doc, write));
-}
-
-/**
- * Catch-up's test: the document needs no run when the service handled exactly this state without writing, or it
- * is the service's own echo (a state it wrote that, by the audit log, nobody else changed since).
- */
-export async function alreadyHandled(
-  echoes: Pick<EchoLedger, 'isKnownState' | 'isOwnWrite' | 'ownWrite'>,
-  attribution: Attribution,
-  doc: DmsDocument,
-): Promise<boolean> {
-  if (!echoes.isKnownState(doc)) return false;
-  return !echoes.isOwnWrite(doc) || (await isServiceEcho(echoes, attribution, doc));
-}
 
 /** Custom-field names (from the vocabulary, cached by the client), read only when an entry names a custom field. */
 async function fieldNames(

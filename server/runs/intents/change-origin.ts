@@ -1,5 +1,5 @@
 import type { DmsDocument } from '../../dms/types.js';
-import type { EchoLedger } from '../echo/echo-ledger.js';
+import type { DocumentStates } from '../echo/document-states.js';
 import type { ReadValues } from '../journal/journal-records.js';
 import type { WriteJournal } from '../journal/write-journal.js';
 
@@ -9,13 +9,13 @@ import type { WriteJournal } from '../journal/write-journal.js';
  * state, or when the journal no longer holds that run. The retrier's note runs are not a change of their own.
  */
 export function changeOrigin(
-  echoes: Pick<EchoLedger, 'isOwnWrite' | 'ownWrite'>,
+  states: Pick<DocumentStates, 'isOwnWrite' | 'ownWrite'>,
   journal: Pick<WriteJournal, 'runsOf'>,
   dmsKey: () => string,
 ): (doc: DmsDocument) => ReadValues | null {
   return (doc) => {
-    if (!echoes.isOwnWrite(doc)) return null;
-    const write = echoes.ownWrite(doc);
+    if (!states.isOwnWrite(doc)) return null;
+    const write = states.ownWrite(doc);
     const runs = journal
       .runsOf(dmsKey(), doc.id)
       .filter((run) => run.entry.source !== 'intent' && run.end?.status !== 'not_applied');

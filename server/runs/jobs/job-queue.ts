@@ -2,8 +2,8 @@ import { ConflictError, NotFoundError, ServiceUnavailableError } from '../../app
 import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import type { StopReason } from './rule-job.js';
 import { errorMessage } from '../../error-message.js';
+import { eventLifecycle, type StopReason } from '../event-lifecycle.js';
 
 /** A unit of background work; it must end soon after its signal aborts. */
 export type JobWork = (eventId: number, signal: AbortSignal) => Promise<void>;
@@ -31,6 +31,7 @@ export interface JobQueue {
  * and the dms client already spreads each job's requests over its connection pool.
  */
 export function createJobQueue(events: EventStore, logger: Logger, options: JobQueueOptions): JobQueue {
+  const life = eventLifecycle(events, 'job', () => new Date());
   const queue: Array<{ eventId: number; work: JobWork; controller: AbortController }> = [];
   let current: { eventId: number; controller: AbortController; done: Promise<void> } | null = null;
   let stopped = false;
@@ -49,11 +50,7 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
       .work(job.eventId, job.controller.signal)
       .catch((err: unknown) => {
         logger.error(`job ${job.eventId} crashed: ${errorMessage(err)}`);
-        events.update(job.eventId, {
-          status: 'failed',
-          finished_at: new Date().toISOString(),
-          error: errorMessage(err),
-        });
+        life.crashed(job.eventId, err);
       })
       .finally(() => {
         current = null;
@@ -67,11 +64,7 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
       if (stopped)
         throw new ServiceUnavailableError('The service is shutting down; start the job again after restart.', 5);
       if (queue.length >= options.maxQueued) {
-        events.update(event.event_id, {
-          status: 'failed',
-          finished_at: new Date().toISOString(),
-          error: 'Refused: too many jobs waiting.',
-        });
+        life.refused(event.event_id, 'too many jobs waiting.');
         throw new ServiceUnavailableError(
           `${queue.length} jobs are already waiting; try again when one has finished.`,
           30,
@@ -89,11 +82,7 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
       const waiting = queue.findIndex((j) => j.eventId === eventId);
       if (waiting >= 0) {
         queue.splice(waiting, 1);
-        return events.update(eventId, {
-          status: 'cancelled',
-          finished_at: new Date().toISOString(),
-          error: 'Cancelled before it started.',
-        }) as EventRecord;
+        return life.notStarted(eventId, 'cancel') as EventRecord;
       }
       if (current?.eventId === eventId) {
         current.controller.abort('cancel' satisfies StopReason);
@@ -108,9 +97,7 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
     },
     async stop() {
       stopped = true;
-      const reason = 'The service stopped before this job started; start it again.';
-      for (const job of queue.splice(0))
-        events.update(job.eventId, { status: 'interrupted', finished_at: new Date().toISOString(), error: reason });
+      for (const job of queue.splice(0)) life.notStarted(job.eventId, 'shutdown');
       if (current) {
         const { eventId, controller, done } = current;
         controller.abort('shutdown' satisfies StopReason);
@@ -122,13 +109,7 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
         ]);
         clearTimeout(timer);
         const record = events.get(eventId);
-        if (record && !isFinished(record.status)) {
-          events.update(eventId, {
-            status: 'interrupted',
-            finished_at: new Date().toISOString(),
-            error: 'The service stopped while this job ran; run it again.',
-          });
-        }
+        if (record && !isFinished(record.status)) life.stopped(eventId, 'shutdown');
       }
     },
   };

@@ -10,7 +10,8 @@ import { createReportBuilder } from './job-report.js';
 import { mapBounded } from '../pipeline/map-bounded.js';
 import { jobWrites } from './revert-plan.js';
 import { revertDocument, type NotRestored } from './revert-document.js';
-import { errorMessage } from '../../error-message.js';
+import { eventLifecycle, type StopReason } from '../event-lifecycle.js';
+import { recordBuilt } from '../pipeline/record-run.js';
 
 export interface RevertDeps {
   dms: DmsClient;
@@ -55,7 +56,8 @@ export async function runRevertJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { events } = deps;
-  events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+  const life = eventLifecycle(events, 'revert', deps.now);
+  life.running(eventId);
   const counts = { total: 0, processed: 0, matched: 0, changed: 0, errors: 0 };
   const report = createReportBuilder({});
   const not: Record<NotRestored, number> = { edited: 0, gone: 0, refused: 0 };
@@ -73,7 +75,7 @@ export async function runRevertJob(
           'its records); nothing was restored.',
       );
     counts.total = written.length;
-    events.update(eventId, { total: counts.total });
+    life.progress(eventId, { total: counts.total });
     // Undo may give back an owner or permissions, which are named by user and group.
     const index = createVocabularyIndex(await deps.dms.vocabulary({ refresh: true, principals: true }));
     const dmsKey = deps.dmsKey?.() ?? 'dms';
@@ -92,49 +94,37 @@ export async function runRevertJob(
           );
         const done = await (dryRun ? revert() : deps.lane.exclusive(w.document, revert));
         const { trace } = done;
-        deps.traces.append([trace]);
+        // The pipeline's record step, as every run's: one trace per document, counted the same way.
+        const record = recordBuilt({ history: deps.traces }, [trace], done.wrote);
         counts.processed++;
-        if (trace.status === 'error') counts.errors++;
-        if (trace.status === 'matched') counts.matched++;
-        if (done.wrote) counts.changed++;
+        if (record.errors > 0) counts.errors++;
+        if (record.matched > 0) counts.matched++;
+        if (record.changed) counts.changed++;
         if (done.notRestored) not[done.notRestored]++;
         else report.report.reverted = (report.report.reverted ?? 0) + 1;
         report.report.skipped_edited = not.edited;
         report.add(w.document, done.title, done.wrote, done.wrote ? trace.changes : {});
-        events.update(eventId, { ...counts });
+        life.progress(eventId, { ...counts });
       },
       () => signal.aborted,
     );
     const missed = not.edited + not.gone + not.refused;
-    const status = signal.aborted
-      ? signal.reason === 'shutdown'
-        ? 'interrupted'
-        : 'cancelled'
-      : missed > 0 && !dryRun
-        ? 'failed'
-        : 'done';
-    const error =
-      status === 'cancelled'
-        ? 'Cancelled on request.'
-        : status === 'interrupted'
-          ? 'The service stopped while this revert ran; run it again.'
-          : status === 'failed'
-            ? `Restored ${counts.processed - missed} of ${counts.total} documents; ${missed} not (${reasons(not)}). ` +
-              'The traces of this revert say which fields and why; a field a person edited since is left as they set it.'
-            : null;
-    events.update(eventId, {
+    const finished = {
       ...counts,
-      status,
-      finished_at: deps.now().toISOString(),
-      error,
       report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'revert' }),
-    });
+    };
+    if (signal.aborted) life.stopped(eventId, signal.reason as StopReason, finished);
+    else if (missed > 0 && !dryRun)
+      life.failed(
+        eventId,
+        `Restored ${counts.processed - missed} of ${counts.total} documents; ${missed} not (${reasons(not)}). ` +
+          'The traces of this revert say which fields and why; a field a person edited since is left as they set it.',
+        finished,
+      );
+    else life.done(eventId, finished);
   } catch (err) {
-    events.update(eventId, {
+    life.crashed(eventId, err, {
       ...counts,
-      status: 'failed',
-      finished_at: deps.now().toISOString(),
-      error: `The revert stopped: ${errorMessage(err)}`,
       report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'revert' }),
     });
   }

@@ -1,6 +1,5 @@
 import type { DmsDocument, DmsVocabulary, DocumentQuery } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
-import { errorMessage } from '../../error-message.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { LoadedRule } from '../../rules/rules.js';
 import { mapBounded } from '../pipeline/map-bounded.js';
@@ -8,6 +7,7 @@ import type { ApplyOutcome } from '../pipeline/apply-outcome.js';
 import type { RunContext, RunPlan } from '../pipeline/plan-run.js';
 import type { RunPipeline } from '../pipeline/run-pipeline.js';
 import { needsPrincipals, usesPermissions } from '../pipeline/rule-permissions.js';
+import { eventLifecycle, type StopReason } from '../event-lifecycle.js';
 import { createReportBuilder } from './job-report.js';
 import { writePageHeld, type PageWriteDeps } from './page-writes.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
@@ -35,9 +35,6 @@ const NO_NAMES: DmsVocabulary = {
 // Enough requests in flight to keep a small gunicorn's workers busy; memory holds these pages at most.
 const PAGES_AHEAD = 4;
 
-/** Why a job stopped early: a person cancelled it, or the service is shutting down. */
-export type StopReason = 'cancel' | 'shutdown';
-
 /**
  * Runs one rule over every document the dms holds (narrowed by a safe prefilter), page by page so memory
  * stays flat, and keeps the event record's progress live. One failing document is an error trace, never
@@ -57,12 +54,9 @@ export async function runRuleJob(
   const { dms, pipeline, events } = deps;
   const { when, actions } = rule.definition;
   const ctx: RunContext = { trigger: 'job', source: 'job', eventId, dryRun };
+  const life = eventLifecycle(events, 'job', deps.now);
   // A resumed job interrupted again before its first page still resumes from where the first one stopped.
-  events.update(eventId, {
-    status: 'running',
-    started_at: deps.now().toISOString(),
-    ...(resumeAfter > 0 ? { resume_after: resumeAfter } : {}),
-  });
+  life.running(eventId, resumeAfter > 0 ? { resume_after: resumeAfter } : {});
   const counts: JobCounts = { total: null, processed: 0, matched: 0, changed: 0, errors: 0 };
   let prefilter: Record<string, string> = {};
   let report = createReportBuilder(prefilter);
@@ -119,7 +113,7 @@ export async function runRuleJob(
       await recordPage(pipeline, plans, outcomes, counts, report);
       const last = page.documents.at(-1)?.id;
       // Only a page finished in full moves the resume point (a stop mid-page leaves it before that page).
-      events.update(eventId, {
+      life.progress(eventId, {
         ...counts,
         ...(last !== undefined && !signal.aborted ? { resume_after: Math.max(last, resumeAfter) } : {}),
       });
@@ -127,25 +121,13 @@ export async function runRuleJob(
     }
     const finished = {
       ...counts,
-      finished_at: deps.now().toISOString(),
       report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }),
     };
-    if (signal.aborted) {
-      const interrupted = signal.reason === 'shutdown';
-      events.update(eventId, {
-        ...finished,
-        status: interrupted ? 'interrupted' : 'cancelled',
-        error: interrupted ? 'The service stopped while this job ran; run it again.' : 'Cancelled on request.',
-      });
-    } else {
-      events.update(eventId, { ...finished, status: 'done' });
-    }
+    if (signal.aborted) life.stopped(eventId, signal.reason as StopReason, finished);
+    else life.done(eventId, finished);
   } catch (err) {
-    events.update(eventId, {
+    life.crashed(eventId, err, {
       ...counts,
-      status: 'failed',
-      finished_at: deps.now().toISOString(),
-      error: `The job stopped: ${errorMessage(err)}`,
       report: report.finish({ dryRun, processed: counts.processed, errors: counts.errors, kind: 'job' }),
     });
   }

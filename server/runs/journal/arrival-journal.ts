@@ -2,7 +2,7 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
-import type { EchoLedger, OwnWrite } from '../echo/echo-ledger.js';
+import type { DocumentStates, OwnWrite } from '../echo/document-states.js';
 import { fieldsOf } from './journal-records.js';
 import { tracesFromJournal } from './journal-traces.js';
 import { leftAsWritten } from './reconcile.js';
@@ -32,7 +32,7 @@ export interface ArrivalJournalDeps {
   dmsKey: () => string;
   history: { query(q: { limit: number; event_id: number; document: number }): Trace[]; append(t: Trace[]): void };
   ruleFile: (rule: string) => string;
-  echoes: Pick<EchoLedger, 'isKnownState' | 'adopt'>;
+  states: Pick<DocumentStates, 'isKnownState' | 'adopt'>;
   logger: Logger;
   now?: () => Date;
 }
@@ -45,7 +45,7 @@ const ownWriteOf = (run: JournalRun): OwnWrite => ({
 
 export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
   const ownState = (doc: DmsDocument, run: JournalRun) => {
-    if (!deps.echoes.isKnownState(doc)) deps.echoes.adopt(doc, ownWriteOf(run));
+    if (!deps.states.isKnownState(doc)) deps.states.adopt(doc, ownWriteOf(run));
   };
   const recover = (only?: number) =>
     recoverJournal(
@@ -63,7 +63,7 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
       return true;
     },
     recognise(doc) {
-      if (deps.echoes.isKnownState(doc)) return;
+      if (deps.states.isKnownState(doc)) return;
       const [newest] = deps.journal.runsOf(deps.dmsKey(), doc.id);
       if (
         newest?.end &&

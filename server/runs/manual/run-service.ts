@@ -4,7 +4,7 @@ import type { RunTrigger, Trace } from '../../engine/engine.js';
 import { errorMessage } from '../../error-message.js';
 import { NotFoundError, UpstreamError } from '../../app-errors.js';
 import type { LoadedRule } from '../../rules/rules.js';
-import type { EchoLedger } from '../echo/echo-ledger.js';
+import type { LoopBreaker } from '../echo/loop-breaker.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { RunContext } from '../pipeline/plan-run.js';
 import type { RunPipeline } from '../pipeline/run-pipeline.js';
@@ -19,7 +19,7 @@ export interface RunServiceDeps {
   /** The one run pipeline (plan, write, record) every path calls. */
   pipeline: RunPipeline;
   /** A person's real run releases the loop breaker's hold on the document. */
-  echoes: Pick<EchoLedger, 'release'>;
+  loop: Pick<LoopBreaker, 'release'>;
   /** A manual real run holds the document's lane like every other path that writes it. */
   lane: DocumentLane;
 }
@@ -82,7 +82,7 @@ export function createRunService(deps: RunServiceDeps): RunService {
     const trigger: RunTrigger = oneRule ? 'job' : 'manual';
     const ctx: RunContext = { trigger, source: 'manual', eventId: null, dryRun };
     // A person asked for this document: the loop breaker lets the service write it again.
-    if (!dryRun) deps.echoes.release(document);
+    if (!dryRun) deps.loop.release(document);
 
     let doc: DmsDocument;
     try {

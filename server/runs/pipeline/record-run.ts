@@ -67,6 +67,15 @@ const counted = (traces: Trace[], changed: boolean, dmsError: Error | null): Run
   dmsError,
 });
 
+/**
+ * The record step for a trace built outside the engine (an undo restores what an event wrote, with no rule to
+ * evaluate): appended and counted like every run's.
+ */
+export function recordBuilt(deps: Pick<RecordDeps, 'history'>, traces: Trace[], changed: boolean): RunRecord {
+  deps.history.append(traces);
+  return counted(traces, changed, null);
+}
+
 /** The record step for a run that was never planned: one error trace per rule, appended at once. */
 export function recordFailedRun(deps: RecordDeps, run: FailedRun): RunRecord {
   const traces = failureTraces(run, deps.now);

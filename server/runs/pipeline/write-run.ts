@@ -1,7 +1,8 @@
 import type { DmsClient } from '../../dms/types.js';
 import type { Logger } from '../../log.js';
 import type { CreationLimiter } from './creation-guard.js';
-import type { EchoLedger } from '../echo/echo-ledger.js';
+import type { EchoWrites } from '../echo/echo-writes.js';
+import type { LoopBreaker } from '../echo/loop-breaker.js';
 import { unwrittenOutcome, type ApplyOutcome } from './apply-outcome.js';
 import type { PlannedRun } from './plan-run.js';
 import { writePlan } from './write-plan.js';
@@ -9,7 +10,7 @@ import type { WriteJournal } from '../journal/write-journal.js';
 
 export interface WriteDeps {
   dms: DmsClient;
-  echoes: Pick<EchoLedger, 'mark' | 'settle' | 'refused' | 'holdReason'>;
+  echoes: EchoWrites & Pick<LoopBreaker, 'holdReason'>;
   logger: Logger;
   /** Caps `create_missing` creations; without it they are not capped. */
   creations?: CreationLimiter;

@@ -2,11 +2,9 @@ import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import type { EventStore } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
-import { isServiceEcho, type Attribution } from '../echo/attribution.js';
-import type { AutomaticRunner } from '../arrival/automatic-runner.js';
-import type { EchoLedger } from '../echo/echo-ledger.js';
+import type { Arrive, ArrivalRead } from '../arrival/arrive.js';
+import { eventLifecycle, retryNote } from '../event-lifecycle.js';
 import type { DocumentLane } from '../lane/document-lane.js';
-import { failedRunRetry, type FailedRunRetry } from '../arrival/failed-run-retry.js';
 import type { WebhookPayload } from './parse-payload.js';
 import {
   createWebhookQueue,
@@ -15,9 +13,7 @@ import {
   type QueuedDelivery,
   type WebhookQueue,
 } from './webhook-queue.js';
-import { errorMessage } from '../../error-message.js';
 import { BATCH_READ, createBatchRead } from './batch-read.js';
-import type { ArrivalJournal } from '../journal/arrival-journal.js';
 import type { DeliveryWrites } from './delivery-writes.js';
 
 export interface WebhookServiceOptions {
@@ -27,34 +23,26 @@ export interface WebhookServiceOptions {
   arrivalWaitMs: number;
   /** First pause between re-fetches; doubles up to a second. */
   arrivalPollMs: number;
-  /** When a refused write is tried again, and how often before the delivery fails. */
-  retry: FailedRunRetry;
 }
 
 export const DEFAULT_WEBHOOK_OPTIONS: WebhookServiceOptions = {
   concurrency: 2,
   arrivalWaitMs: 10_000,
   arrivalPollMs: 250,
-  retry: failedRunRetry(),
 };
 
 export interface WebhookDeps {
-  dms: DmsClient;
+  dms: Pick<DmsClient, 'getDocument' | 'getDocuments'>;
   events: EventStore;
-  echoes: EchoLedger;
-  /** The per-document lane every path that writes a document holds (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees). */
-  lane: DocumentLane;
-  /** Who changed a document the service wrote: Paperless's audit log, or the state alone. */
-  attribution: Attribution;
+  /** The per-document lane: a document read ahead is used only when no other holder ended since. */
+  lane: Pick<DocumentLane, 'generation'>;
+  /** The front door every automatic arrival runs through: echo, handled, retry and give-up policy. */
+  arrive: Arrive;
   logger: Logger;
   /** Read per delivery so a settings change applies without restart. */
   dryRun(): boolean;
-  /** The one run pipeline: every loaded rule whose `on` matches, against the fetched document. */
-  runner: AutomaticRunner;
   /** Called whenever the dms reached the service (a webhook arrived). */
   heard?(): void;
-  /** What the service already wrote: a delivery whose run reached the dms before a kill is done, not run again. */
-  journal?: ArrivalJournal;
   /** Deliveries waiting together run as a batch: read together, their identical writes as grouped bulk edits. */
   batches?: DeliveryWrites;
 }
@@ -65,7 +53,7 @@ export interface WebhookService {
   /** Persists the delivery, then answers; the run happens in the background. Never refused for want of room. */
   receive(payload: WebhookPayload): Promise<WebhookAnswer>;
   readonly queue: WebhookQueue;
-  /** Deliveries recognised as the service's own echo since start. */
+  /** Deliveries recognised as the service's own echo (or a repeat of a handled addition) since start. */
   readonly echoesSkipped: number;
   stop(): Promise<void>;
 }
@@ -79,134 +67,63 @@ export interface WebhookService {
  */
 const AFTER_ACCEPTANCE = { soon: true } as const;
 
+/**
+ * The webhook: accepts deliveries into a durable queue (202 at once) and feeds each to the front door
+ * (`arrival/arrive.ts`) with what Paperless said; what the front door decides is written to the delivery's event.
+ */
 export function createWebhookService(
   deps: WebhookDeps,
   options: WebhookServiceOptions = DEFAULT_WEBHOOK_OPTIONS,
 ): WebhookService {
-  const { events, logger, echoes } = deps;
+  const { events, logger } = deps;
   let echoesSkipped = 0;
-  const progress = (eventId: number, patch: Parameters<typeof events.update>[1]) =>
-    events.update(eventId, patch, AFTER_ACCEPTANCE);
+  const life = eventLifecycle(events, 'webhook', () => new Date(), AFTER_ACCEPTANCE);
 
-  const runHeld = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
-    const dryRun = events.get(delivery.event_id)?.dry_run ?? deps.dryRun();
-    const ctx = { eventId: delivery.event_id, dryRun, source: 'webhook' as const };
-    try {
-      // A write of this very document still in flight (a job's read-back): its state is known only once it settles.
-      await echoes.settled(delivery.document);
-      if (deps.journal) {
-        await deps.journal.ready;
-        await deps.journal.reconcile(delivery.document);
-        const earlier = deps.journal.completed(delivery.event_id, delivery.document);
-        if (earlier) {
-          // Its writes reached the dms before the stop: recorded (with its traces), never sent again. A run that
-          // reached it only in part is failed, with what did not go through, not taken as done.
-          deps.journal.ensureTraces(earlier);
-          const missed = earlier.outcomes.filter((o) => o?.ok === false).map((o) => o?.error);
-          progress(delivery.event_id, {
-            processed: 1,
-            matched: earlier.entry.rules.length > 0 ? 1 : 0,
-            changed: 1,
-            errors: missed.length > 0 ? 1 : 0,
-            status: missed.length > 0 ? 'failed' : 'done',
-            finished_at: new Date().toISOString(),
-            error:
-              missed.length > 0
-                ? `Its writes reached the dms only in part before the service stopped: ${missed.join('; ')}`
-                : null,
-          });
-          return;
-        }
-      }
-      const fetched = await fetchOnce(deps.dms, delivery, options, await batch.take(delivery));
-      if ('retryInMs' in fetched) return fetched;
-      const document = fetched.document;
-      deps.journal?.recognise(document);
-      // A document added is a new arrival whoever wrote it first (a job, another delivery): never an echo; only a
-      // repeat of an `added` arrival the service handled (Paperless's retry, catch-up's copy) is dropped.
-      const repeat = delivery.triggers.includes('added')
-        ? echoes.addedHandled(document) && echoes.isKnownState(document)
-        : await isServiceEcho(echoes, deps.attribution, document);
-      if (repeat) {
-        // Exactly as the service's own write left it: its echo, however late.
+  const runDelivery = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
+    const id = delivery.event_id;
+    const dryRun = events.get(id)?.dry_run ?? deps.dryRun();
+    const outcome = await deps.arrive({
+      document: delivery.document,
+      from: 'webhook',
+      eventId: id,
+      dryRun,
+      facts: { said: delivery.triggers },
+      read: async () => fetchOnce(deps.dms, delivery, options, await batch.take(delivery)),
+      starting: () => life.running(id, { total: 1 }),
+    });
+    switch (outcome.kind) {
+      case 'wait':
+        return { retryInMs: outcome.inMs };
+      case 'skipped':
+        // Exactly as the service's own write left it (its echo, however late), or an addition handled already.
         echoesSkipped++;
-        events.discard(delivery.event_id);
+        events.discard(id);
         logger.info(
-          `webhook for document ${document.id} skipped: it is exactly as the service last left it (its own echo)`,
+          `webhook for document ${delivery.document} skipped: it is exactly as the service last left it (its own echo)`,
         );
         return;
-      }
-      progress(delivery.event_id, { status: 'running', started_at: new Date().toISOString(), total: 1 });
-      const { failure, ...counts } = await deps.runner.run(document, delivery.triggers, ctx);
-      await echoes.settled(document.id);
-      if (failure === null) {
-        // Applied in full (or dry): this state is handled; catch-up need not run it again.
-        echoes.handled(
-          document,
-          !dryRun && counts.changed > 0,
-          delivery.triggers.some((t) => t !== 'updated'),
-        );
-        progress(delivery.event_id, {
-          ...counts,
-          processed: 1,
-          status: 'done',
-          finished_at: new Date().toISOString(),
-          error: null,
-        });
+      case 'done':
+        life.done(id, { ...outcome.counts, processed: 1 });
         return;
+      case 'retry': {
+        const at = new Date(Date.now() + outcome.inMs);
+        logger.warn(retryNote(outcome.message, outcome.attempts, at));
+        life.retrying(id, outcome.message, outcome.attempts, at, outcome.counts);
+        return { retryInMs: outcome.inMs };
       }
-      // Not applied: the document is not handled. Tried again with backoff, then left failed and visible.
-      const attempts = echoes.failed(document, failure);
-      const retryInMs = options.retry.delayMs(attempts);
-      if (retryInMs === null) {
-        progress(delivery.event_id, {
-          ...counts,
-          processed: 1,
-          status: 'failed',
-          finished_at: new Date().toISOString(),
-          error: `${failure} (tried ${attempts} times; run it by hand once the cause is fixed)`,
-        });
+      case 'failed':
+        logger.warn(`webhook run for document ${delivery.document} failed: ${outcome.message}`);
+        life.failed(id, outcome.message, { ...outcome.counts, processed: 1 });
         return;
-      }
-      const at = new Date(Date.now() + retryInMs).toISOString();
-      logger.warn(`${failure}; tried ${attempts} time(s), trying again at ${at}`);
-      progress(delivery.event_id, {
-        ...counts,
-        status: 'queued',
-        error: `${failure}; tried ${attempts} time(s), trying again at ${at}`,
-      });
-      return { retryInMs };
-    } catch (err) {
-      if (err instanceof FetchFailed && err.dmsFailed) {
-        // The dms failed the read (down, restarting, a 5xx): tried again with backoff like a refused write.
-        const attempts = echoes.failedRead(delivery.document, err.message);
-        const retryInMs = options.retry.delayMs(attempts);
-        if (retryInMs !== null) {
-          const at = new Date(Date.now() + retryInMs).toISOString();
-          logger.warn(`${err.message}; tried ${attempts} time(s), trying again at ${at}`);
-          progress(delivery.event_id, {
-            status: 'queued',
-            error: `${err.message}; tried ${attempts} time(s), trying again at ${at}`,
-          });
-          return { retryInMs };
-        }
-        err.message = `${err.message} (tried ${attempts} times; run it by hand once the cause is fixed)`;
-      }
-      if (!(err instanceof FetchFailed))
-        logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
-      else deps.runner.fail(delivery.document, delivery.triggers, ctx, err.message);
-      progress(delivery.event_id, {
-        processed: 1,
-        errors: 1,
-        status: 'failed',
-        finished_at: new Date().toISOString(),
-        error: errorMessage(err),
-      });
+      case 'given-up':
+        life.failed(id, outcome.message, { processed: 1, errors: 1 });
+        return;
+      case 'gone':
+        life.failed(id, `Document ${delivery.document} is gone from the dms.`, { processed: 1, errors: 1 });
+        return;
     }
   };
   const batch = createBatchRead(deps.dms, deps.lane, (limit) => queue.runnable(limit));
-  // One run of a document at a time, whichever path brought it (the lane is shared with catch-up, jobs, manual runs).
-  const runDelivery = (delivery: QueuedDelivery) => deps.lane.exclusive(delivery.document, () => runHeld(delivery));
   const queue = createWebhookQueue(
     {
       concurrency: options.concurrency,
@@ -227,9 +144,9 @@ export function createWebhookService(
       onSuperseded(older, newer) {
         const note = `merged into webhook event ${newer.event_id}: a newer delivery for document ${older.document} runs it instead of this retry`;
         logger.info(`webhook event ${older.event_id} ${note}`);
-        progress(older.event_id, { status: 'done', finished_at: new Date().toISOString(), error: `Merged: ${note}.` });
+        life.merged(older.event_id, note);
         const recorded = recordedTrigger(newer.triggers);
-        if (events.get(newer.event_id)?.trigger !== recorded) progress(newer.event_id, { trigger: recorded });
+        if (events.get(newer.event_id)?.trigger !== recorded) life.progress(newer.event_id, { trigger: recorded });
       },
     },
     runDelivery,
@@ -243,7 +160,7 @@ export function createWebhookService(
     if (restoredFor.has(e.document)) {
       // A follow-up queued behind a run the crash cut short: one run of the document now covers both.
       events.discard(e.event_id);
-    } else if (e.status === 'running') events.update(e.event_id, { status: 'queued', started_at: null });
+    } else if (e.status === 'running') life.requeued(e.event_id);
     restoredFor.add(e.document);
     queue.restore({ document: e.document, triggers: [e.trigger ?? 'unknown'], event_id: e.event_id });
   }
@@ -284,27 +201,17 @@ export function createWebhookService(
   };
 }
 
-class FetchFailed extends Error {
-  /** True when the dms failed the read (not a 404): worth trying again later. */
-  constructor(
-    message: string,
-    readonly dmsFailed = false,
-  ) {
-    super(message);
-  }
-}
-
 /**
- * One fetch of the document, waiting out the Document Added race: a 404 (not committed yet) or empty
+ * One fetch of the document (the front door holds its lane), waiting out the Document Added race: a 404 (not committed yet) or empty
  * content (OCR not stored yet) after an `added` (or unknown) delivery asks to be tried again later,
  * for at most `arrivalWaitMs` from the first try.
  */
 async function fetchOnce(
-  dms: DmsClient,
+  dms: Pick<DmsClient, 'getDocument'>,
   delivery: QueuedDelivery,
   options: WebhookServiceOptions,
   readAhead: DmsDocument | null,
-): Promise<{ document: DmsDocument } | { retryInMs: number }> {
+): Promise<ArrivalRead> {
   const mayWait = delivery.triggers.some((t) => t !== 'updated');
   const waited = Date.now() - (delivery.firstTriedAt ?? Date.now());
   const attempts = Math.max(0, Math.floor(Math.log2(1 + waited / options.arrivalPollMs)));
@@ -316,13 +223,14 @@ async function fetchOnce(
   } catch (err) {
     if (err instanceof DmsNotFoundError) {
       if (canWait) return { retryInMs: pause };
-      throw new FetchFailed(
-        mayWait
+      return {
+        missing: mayWait
           ? `Document ${delivery.document} was not found in the dms (still answered 404 after ${Math.round(waited / 1000)} s).`
           : `Document ${delivery.document} was not found in the dms (404): an updated delivery for a document the dms does not have ends here.`,
-      );
+      };
     }
-    throw new FetchFailed(`The dms failed to read document ${delivery.document}: ${errorMessage(err)}`, true);
+    // The dms failed the read (down, restarting, a 5xx): the front door tries again with backoff.
+    throw err;
   }
   if (document.content.trim() === '' && canWait) return { retryInMs: pause };
   return { document };

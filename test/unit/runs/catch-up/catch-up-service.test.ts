@@ -10,7 +10,7 @@ import {
   type CatchUpDeps,
 } from '../../../../server/runs/catch-up/catch-up-service.js';
 import { openCursorStore } from '../../../../server/runs/catch-up/cursor-store.js';
-import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
+import type { AutomaticRunner } from '../../../../server/runs/arrival/automatic-runner.js';
 import { arrivalDeps } from '../../../helpers/arrival-deps.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
@@ -37,18 +37,22 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
   };
   const cursor = openCursorStore(path.join(dir, 'cursor.json'), logger);
   await cursor.write({ since: '2026-01-01T00:00:00Z', last_heard_at: null });
-  const deps: CatchUpDeps = {
-    dms,
-    events,
-    ...arrivalDeps(dir, dms, logger),
-    queued: () => false,
-    retry: failedRunRetry(),
-    cursor,
-    logger,
+  const runner: AutomaticRunner = {
     run: async (d) => {
       ran.push(d.id);
       return { matched: 1, changed: 0, errors: 0, failure: null };
     },
+    fail: () => undefined,
+  };
+  const { lane, arrive } = arrivalDeps(dir, dms, logger, runner);
+  const deps: CatchUpDeps = {
+    dms,
+    events,
+    lane,
+    arrive,
+    queued: () => false,
+    cursor,
+    logger,
     dryRun: () => false,
     startFrom: null,
     pollMinutes: () => 0,

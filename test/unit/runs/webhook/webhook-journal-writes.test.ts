@@ -5,6 +5,7 @@ import { openEventStore } from '../../../../server/history/event-store.js';
 import type { JournalIo } from '../../../../server/history/group-commit.js';
 import { createMemoryLogger } from '../../../../server/log.js';
 import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
+import type { AutomaticRunner } from '../../../../server/runs/arrival/automatic-runner.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from '../../../../server/runs/webhook/webhook-service.js';
 import { arrivalDeps } from '../../../helpers/arrival-deps.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
@@ -24,25 +25,20 @@ async function rig(failing = new Set<number>()) {
   // No timer flush during the test: only a commit (an acceptance) writes.
   const events = await openEventStore(dir, logger, { io, flushIntervalMs: 600_000 });
   const dms = { getDocument: (id: number) => Promise.resolve(doc(id)) } as unknown as DmsClient;
+  const runner: AutomaticRunner = {
+    run: (d) =>
+      Promise.resolve({
+        matched: 1,
+        changed: 0,
+        errors: 0,
+        failure: failing.has(d.id) ? 'the dms refused the write' : null,
+      }),
+    fail: () => undefined,
+  };
+  const { lane, arrive } = arrivalDeps(dir, dms, logger, runner, failedRunRetry(60_000, 1));
   const webhook = createWebhookService(
-    {
-      dms,
-      events,
-      ...arrivalDeps(dir, dms, logger),
-      logger,
-      dryRun: () => true,
-      runner: {
-        run: (d) =>
-          Promise.resolve({
-            matched: 1,
-            changed: 0,
-            errors: 0,
-            failure: failing.has(d.id) ? 'the dms refused the write' : null,
-          }),
-        fail: () => undefined,
-      },
-    },
-    { ...DEFAULT_WEBHOOK_OPTIONS, retry: failedRunRetry(60_000, 1) },
+    { dms, events, lane, arrive, logger, dryRun: () => true },
+    DEFAULT_WEBHOOK_OPTIONS,
   );
   const turn = () => new Promise((r) => setImmediate(r));
   // Finished in memory, then a few more turns: time for a write of its own to have been made, if it were.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { arrivalTriggers, type TriggerFacts } from '../../../../server/runs/catch-up/arrival-triggers.js';
-import type { OwnWrite } from '../../../../server/runs/echo/echo-ledger.js';
+import { arrivalTriggers, type TriggerFacts } from '../../../../server/runs/arrival/arrival-triggers.js';
+import type { OwnWrite } from '../../../../server/runs/echo/document-states.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
 
 const SINCE = Date.parse('2026-03-01T10:00:00Z');
@@ -9,7 +9,7 @@ const ADDED = '2026-03-01T12:00:00Z';
 
 function facts(over: { addedHandled?: boolean; byLog?: boolean | null; own?: OwnWrite | null } = {}): TriggerFacts {
   return {
-    echoes: { addedHandled: () => over.addedHandled ?? false, ownWrite: () => over.own ?? null },
+    states: { addedHandled: () => over.addedHandled ?? false, ownWrite: () => over.own ?? null },
     attribution: { editedAfterAdded: () => Promise.resolve(over.byLog ?? null) },
   };
 }

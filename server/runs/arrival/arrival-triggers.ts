@@ -1,6 +1,6 @@
 import type { DmsDocument } from '../../dms/types.js';
 import type { Attribution } from '../echo/attribution.js';
-import type { EchoLedger } from '../echo/echo-ledger.js';
+import type { DocumentStates } from '../echo/document-states.js';
 
 export type CatchUpTrigger = 'added' | 'updated';
 
@@ -11,7 +11,7 @@ export type CatchUpTrigger = 'added' | 'updated';
 export const CONSUMPTION_SAVES_MS = 60_000;
 
 export interface TriggerFacts {
-  echoes: Pick<EchoLedger, 'addedHandled' | 'ownWrite'>;
+  states: Pick<DocumentStates, 'addedHandled' | 'ownWrite'>;
   attribution: Pick<Attribution, 'editedAfterAdded'>;
 }
 
@@ -22,7 +22,7 @@ export interface TriggerFacts {
  * a document whose `added` arrival was handled, or added before the cursor, is `updated`.
  */
 export async function arrivalTriggers(doc: DmsDocument, since: number, facts: TriggerFacts): Promise<CatchUpTrigger[]> {
-  if (!(Date.parse(doc.added) >= since) || facts.echoes.addedHandled(doc)) return ['updated'];
+  if (!(Date.parse(doc.added) >= since) || facts.states.addedHandled(doc)) return ['updated'];
   return (await editedAfterAdded(doc, facts)) ? ['added', 'updated'] : ['added'];
 }
 
@@ -30,6 +30,6 @@ async function editedAfterAdded(doc: DmsDocument, facts: TriggerFacts): Promise<
   const logged = (await facts.attribution.editedAfterAdded?.(doc).catch(() => null)) ?? null;
   if (logged !== null) return logged;
   // The service's own write moved `modified`: what counts is the save its write was based on.
-  const lastForeign = facts.echoes.ownWrite(doc)?.readAt ?? doc.modified;
+  const lastForeign = facts.states.ownWrite(doc)?.readAt ?? doc.modified;
   return Date.parse(lastForeign) - Date.parse(doc.added) > CONSUMPTION_SAVES_MS;
 }
