@@ -21,6 +21,11 @@ export interface EchoLedgerOptions {
   capacity?: number;
   flushIntervalMs?: number;
   now?: () => number;
+  /**
+   * Whether the write journal holds a run of the document's `added` arrival (its `added` time): the ledger's own
+   * record of it is saved a moment later, and a kill in between must not make the arrival new again.
+   */
+  addedInJournal?: (doc: DmsDocument) => boolean;
 }
 
 /**
@@ -298,7 +303,7 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
       record(doc, true, write);
     },
     addedHandled(doc) {
-      return entries.get(doc.id)?.added === doc.added;
+      return entries.get(doc.id)?.added === doc.added || options.addedInJournal?.(doc) === true;
     },
     isKnownState(doc) {
       const entry = entries.get(doc.id);
