@@ -268,6 +268,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       runner,
       heard: () => catchUp.heard(),
       journal: arrivalJournal,
+      traces: history,
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,

@@ -18,6 +18,7 @@ import {
 import { errorMessage } from '../../error-message.js';
 import { createBatchRead } from './batch-read.js';
 import type { ArrivalJournal } from '../journal/arrival-journal.js';
+import type { TraceStore } from '../../history/trace-store.js';
 
 export interface WebhookServiceOptions {
   /** Deliveries run at the same time: a number, or read at each start. */
@@ -54,6 +55,8 @@ export interface WebhookDeps {
   heard?(): void;
   /** What the service already wrote: a delivery whose run reached the dms before a kill is done, not run again. */
   journal?: ArrivalJournal;
+  /** The trace store: written out before a delivery's end is recorded, so no event is `done` without its traces. */
+  traces?: Pick<TraceStore, 'flush'>;
 }
 
 export type WebhookAnswer = { ok: true; queued: true; document: number; event_id: number; duplicate: boolean };
@@ -84,6 +87,12 @@ export function createWebhookService(
   let echoesSkipped = 0;
   const progress = (eventId: number, patch: Parameters<typeof events.update>[1]) =>
     events.update(eventId, patch, AFTER_ACCEPTANCE);
+  // Traces batch for a moment; the end rides the next group commit, which a delivery accepted meanwhile makes at
+  // once. Written out first, a kill between the two cannot leave the event ended without its traces.
+  const end = async (eventId: number, patch: Parameters<typeof events.update>[1]) => {
+    await deps.traces?.flush().catch(() => undefined);
+    progress(eventId, patch);
+  };
 
   const runHeld = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
     const dryRun = events.get(delivery.event_id)?.dry_run ?? deps.dryRun();
@@ -100,7 +109,7 @@ export function createWebhookService(
           // reached it only in part is failed, with what did not go through, not taken as done.
           deps.journal.ensureTraces(earlier);
           const missed = earlier.outcomes.filter((o) => o?.ok === false).map((o) => o?.error);
-          progress(delivery.event_id, {
+          await end(delivery.event_id, {
             processed: 1,
             matched: earlier.entry.rules.length > 0 ? 1 : 0,
             changed: 1,
@@ -143,7 +152,7 @@ export function createWebhookService(
           !dryRun && counts.changed > 0,
           delivery.triggers.some((t) => t !== 'updated'),
         );
-        progress(delivery.event_id, {
+        await end(delivery.event_id, {
           ...counts,
           processed: 1,
           status: 'done',
@@ -156,7 +165,7 @@ export function createWebhookService(
       const attempts = echoes.failed(document, failure);
       const retryInMs = options.retry.delayMs(attempts);
       if (retryInMs === null) {
-        progress(delivery.event_id, {
+        await end(delivery.event_id, {
           ...counts,
           processed: 1,
           status: 'failed',
@@ -192,7 +201,7 @@ export function createWebhookService(
       if (!(err instanceof FetchFailed))
         logger.warn(`webhook run for document ${delivery.document} failed: ${errorMessage(err)}`);
       else deps.runner.fail(delivery.document, delivery.triggers, ctx, err.message);
-      progress(delivery.event_id, {
+      await end(delivery.event_id, {
         processed: 1,
         errors: 1,
         status: 'failed',
