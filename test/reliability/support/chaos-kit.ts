@@ -129,12 +129,13 @@ export const eventsOf = async (url: string, kind: string): Promise<EventRecord[]
 export const tracesOf = async (url: string, query: string): Promise<Trace[]> =>
   (await call<{ traces: Trace[] }>(url, `/api/traces?${query}&limit=1000`, { token: API_TOKEN })).body.traces;
 
-/** The `done` events of `kind` whose run wrote something and have no trace (should be none). */
-export async function doneWithoutTraces(url: string, kind: string): Promise<number[]> {
-  const missing: number[] = [];
+/** The `done` events of `kind` whose run wrote something and have no trace (should be none), as `id kind: summary`. */
+export async function doneWithoutTraces(url: string, kind: string): Promise<string[]> {
+  const missing: string[] = [];
   for (const event of await eventsOf(url, kind)) {
     if (event.status !== 'done' || event.changed === 0) continue;
-    if ((await tracesOf(url, `event_id=${event.event_id}`)).length === 0) missing.push(event.event_id);
+    if ((await tracesOf(url, `event_id=${event.event_id}`)).length === 0)
+      missing.push(`${event.event_id} ${kind} doc ${event.document}: ${event.error ?? event.report?.summary ?? ''}`);
   }
   return missing;
 }
