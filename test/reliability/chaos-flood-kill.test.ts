@@ -4,8 +4,8 @@ import type { SimProfileName } from '../../server/dms/demo/profiles.js';
 import { floodWithKills, type FloodCounts, type FloodPlan } from './support/chaos-flood.js';
 
 // The flood of docs/jobs-and-webhook.md ("Chaos"): Paperless's own webhooks for new documents, kill -9 at seeded
-// points, on a 2.x and a 3.0 profile. `npm run chaos -- N` runs N seeds per profile.
-const PLAN: FloodPlan = { kills: 3, batch: 6, whileDown: 2 };
+// points, on a 3.0 profile (2.x: chaos-flood-kill-2x.test.ts). `npm run chaos -- N` runs N seeds per profile.
+const PLAN: FloodPlan = { kills: 2, batch: 6, whileDown: 2 };
 
 describe('a webhook flood with kill -9 at seeded points', () => {
   const results: FloodCounts[] = [];
@@ -13,10 +13,7 @@ describe('a webhook flood with kill -9 at seeded points', () => {
     for (const r of results) console.log(`chaos flood: ${JSON.stringify(r)}`);
   });
 
-  for (const [profile, seed] of [
-    ['2.20', 11],
-    ['3.0', 12],
-  ] as Array<[SimProfileName, number]>) {
+  for (const [profile, seed] of [['3.0', 12]] as Array<[SimProfileName, number]>) {
     // Known gap, found by this suite (docs/jobs-and-webhook.md, "Chaos"): after a restart whose reconciliation sent
     // the rest of a partly applied run itself, a later delivery for the document can still run the rules once more
     // (a few documents in some seeds). Reported as TODO until that is closed; the counts are printed either way.
