@@ -144,16 +144,6 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   closers.push(() => rules.close());
 
-  // The echo ledger: what the service last left each document as, kept across restarts.
-  const echoes = openEchoLedger({
-    file: path.join(config.dataDir, 'echo-ledger.json'),
-    dms: dmsConnection.dms,
-    logger,
-    loopMaxWrites: config.loopMaxWrites,
-    loopWindowMs: config.loopWindowMinutes * 60_000,
-  });
-  closers.push(() => echoes.close());
-
   // Events (jobs, deliveries, catch-ups) persist in the data dir.
   const events = await openEventStore(config.dataDir, logger);
   closers.push(() => events.close());
@@ -171,6 +161,17 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   closers.push(() => journal.close());
   const dmsKey = () => dmsConnection.key();
+
+  // The echo ledger: what the service last left each document as, kept across restarts.
+  const echoes = openEchoLedger({
+    file: path.join(config.dataDir, 'echo-ledger.json'),
+    dms: dmsConnection.dms,
+    logger,
+    loopMaxWrites: config.loopMaxWrites,
+    loopWindowMs: config.loopWindowMinutes * 60_000,
+    addedInJournal: (doc) => journal.addedHandled(dmsKey(), doc.id, doc.added),
+  });
+  closers.push(() => echoes.close());
 
   // At most one run of a document in flight, whichever path brought it (docs/jobs-and-webhook.md#how-documents-arrive-and-the-guarantees).
   const lane = createDocumentLane();
@@ -293,6 +294,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
       dryRun: () => config.webhookDryRun,
       batches,
       heard: () => catchUp.heard(),
+      traces: history,
     },
     {
       ...DEFAULT_WEBHOOK_OPTIONS,

@@ -16,6 +16,12 @@ rules:
     actions:
       - set_title: "Vertrag F7 geprüft"
       - notify: { to: hook, title: "Checked {{ doc.id }}", message: "{{ doc.title }}" }
+  - id: logged
+    on: [updated]
+    when: { title: { contains: "Akte F7" } }
+    actions:
+      - set_title: "Akte F7 gelesen"
+      - notify: { to: hook, when: always, title: "Logged {{ doc.id }}", message: "{{ doc.title }}" }
 `;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -93,5 +99,43 @@ describe('a kill between the field writes and the rest of the run', () => {
     );
     assert.equal(receiver.received.length, 1, 'one notification');
     assert.equal(sim.store.getDocument(doc)?.title, 'Vertrag F7 geprüft');
+  });
+
+  test('an always notification is neither lost nor sent twice', async () => {
+    server ??= await startChildServer(dirs);
+    const logged = () => receiver.received.filter((r) => r.body.includes('Logged'));
+    const doc = sim.addDocument({ title: 'Akte F7', content: 'Vermerk' }).id;
+    const hold = sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'hold', after: true, times: 1 });
+    const accepted = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
+      token: API_TOKEN,
+      body: { event: 'document_updated', doc_id: String(doc) },
+    });
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    await until(
+      () => sim.store.getDocument(doc)?.title,
+      (title) => title === 'Akte F7 gelesen',
+      'the dms to apply the write',
+    );
+    await server.kill('SIGKILL');
+    sim.faults.release(hold.id);
+    assert.equal(logged().length, 0, 'nothing was sent before the kill');
+
+    server = await startChildServer(dirs);
+    await until(
+      () => event(server!, accepted.body.event_id),
+      (e) => e.status === 'done' || e.status === 'failed',
+      'the delivery the kill cut short to end after the restart',
+    );
+    await until(
+      () => logged().length,
+      (n) => n > 0,
+      'the notification recorded before the write to be sent',
+    );
+    await until(
+      () => fs.readFileSync(path.join(dirs.SVC_DATA_DIR, 'side-effects.json'), 'utf8'),
+      (intents) => !/"status":\s*"pending"/.test(intents),
+      'no note or notification pending',
+    );
+    assert.equal(logged().length, 1, 'one notification');
   });
 });

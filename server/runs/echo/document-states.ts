@@ -37,7 +37,12 @@ export interface StateRecords extends DocumentStates {
   stateOf(documentId: number): string | null;
 }
 
-export function createDocumentStates(table: DocumentTable, inFlight: (id: number) => boolean): StateRecords {
+export function createDocumentStates(
+  table: DocumentTable,
+  inFlight: (id: number) => boolean,
+  // The journal knows an added arrival the table lost to a kill (the table is saved a moment after the run).
+  addedInJournal?: (doc: DmsDocument) => boolean,
+): StateRecords {
   const record = (doc: DmsDocument, own: boolean, write?: OwnWrite) => {
     const entry = table.touch(doc.id);
     entry.state = documentState(doc);
@@ -67,7 +72,7 @@ export function createDocumentStates(table: DocumentTable, inFlight: (id: number
     },
     isOwnWrite: (doc) => own(doc) !== null,
     ownWrite: (doc) => own(doc)?.write ?? null,
-    addedHandled: (doc) => table.get(doc.id)?.added === doc.added,
+    addedHandled: (doc) => table.get(doc.id)?.added === doc.added || addedInJournal?.(doc) === true,
     handled(doc, wrote = false, added = false) {
       if (added) table.touch(doc.id).added = doc.added;
       if (!wrote && !inFlight(doc.id)) record(doc, false);

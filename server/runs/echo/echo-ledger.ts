@@ -1,4 +1,4 @@
-import type { DmsClient } from '../../dms/types.js';
+import type { DmsClient, DmsDocument } from '../../dms/types.js';
 import type { Logger } from '../../log.js';
 import { createDocumentStates, type DocumentStates } from './document-states.js';
 import { openDocumentTable } from './document-table.js';
@@ -23,6 +23,11 @@ export interface EchoLedgerOptions {
   capacity?: number;
   flushIntervalMs?: number;
   now?: () => number;
+  /**
+   * Whether the write journal holds a run of the document's `added` arrival (its `added` time): the ledger's own
+   * record of it is saved a moment later, and a kill in between must not make the arrival new again.
+   */
+  addedInJournal?: (doc: DmsDocument) => boolean;
 }
 
 /**
@@ -45,7 +50,7 @@ export function openEchoLedger(options: EchoLedgerOptions): EchoLedger {
   const now = options.now ?? Date.now;
   const table = openDocumentTable(options);
   const barrier = createWriteBarrier();
-  const states = createDocumentStates(table, (id) => barrier.inFlight(id));
+  const states = createDocumentStates(table, (id) => barrier.inFlight(id), options.addedInJournal);
   const failures = createFailureAttempts(table, (id) => states.forget(id), now);
   const loop = createLoopBreaker(table, { maxWrites: options.loopMaxWrites, windowMs: options.loopWindowMs, now });
   const written = createWrittenStates({ dms: options.dms, states, barrier, logger: options.logger });

@@ -268,12 +268,17 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
             effect: { kind: 'note', note },
           };
         });
-        // Only `on_change` ones depend on this write; `always` and `once` are recorded when they are sent.
-        const firing: Wanted[] = firingRules(results, trigger, written, notes.length > 0).flatMap((rule) =>
+        // `on_change` ones depend on this write; `always` ones go whatever it writes, but a kill after the write
+        // would leave a run the restart finds done (the write journal), so both are recorded before it. `once`
+        // ones are recorded when they are sent.
+        const wanted = (rule: string, when: PlannedNotification['when']): Wanted[] =>
           (notifications[rule] ?? [])
-            .filter((n) => n.when === 'on_change')
-            .map((n) => ({ rule, path: n.path, key: notifyKey(rule, n), effect: notifyEffect(n) })),
-        );
+            .filter((n) => n.when === when)
+            .map((n) => ({ rule, path: n.path, key: notifyKey(rule, n), effect: notifyEffect(n) }));
+        const firing: Wanted[] = [
+          ...firingRules(results, trigger, written, notes.length > 0).flatMap((rule) => wanted(rule, 'on_change')),
+          ...results.filter((r) => r.status === 'matched').flatMap((r) => wanted(r.rule_id, 'always')),
+        ];
         return { planned, firing };
       };
 

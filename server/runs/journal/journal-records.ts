@@ -41,6 +41,8 @@ export interface RunEntry {
   event: number | null;
   source: string;
   rules: string[];
+  /** The document's `added` time when the run was an `added` arrival: the journal then says that arrival was handled. */
+  added?: string;
   at: number;
   read: ReadValues;
   writes: JournalWrite[];

@@ -36,8 +36,17 @@ export function isApplied(write: JournalWrite, doc: DmsDocument | null, read: Re
       );
     }
     case 'note':
-      return (doc.notes ?? []).some((n) => !read.notes.includes(n.id) && n.note === write.text);
+      return appliedNote(write, doc, read) !== null;
   }
+}
+
+/** The note this request added, if the document has it: a new note (not in the run's read) of that text. */
+export function appliedNote(
+  write: JournalWrite & { kind: 'note' },
+  doc: DmsDocument | null,
+  read: ReadValues,
+): number | null {
+  return (doc?.notes ?? []).find((n) => !read.notes.includes(n.id) && n.note === write.text)?.id ?? null;
 }
 
 /**

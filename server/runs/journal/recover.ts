@@ -3,7 +3,7 @@ import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
 import type { JournalWrite } from './journal-records.js';
-import { isApplied, unchangedBesides, untouchedSinceRead } from './reconcile.js';
+import { appliedNote, isApplied, unchangedBesides, untouchedSinceRead } from './reconcile.js';
 import type { JournalRun, WriteJournal } from './write-journal.js';
 
 export interface RecoveryDeps {
@@ -71,8 +71,13 @@ async function reconcileRun(
   const found = writes.map((write, i) => {
     const known = run.outcomes[i];
     if (known) return known.ok;
-    // Notes are their intents' to send: counted as done here.
-    if (write.kind === 'note') return true;
+    // Notes are their intents' to send: counted as done here. One the dms took is recorded with its id, which is
+    // how its audit entry (logged without actor for a token) is known as the service's own.
+    if (write.kind === 'note') {
+      const note = appliedNote(write, doc, read);
+      if (note !== null) handle.outcome(i, { ok: true, reconciled: true, note });
+      return true;
+    }
     const applied = isApplied(write, doc, read) ?? (doc !== null && doc.modified !== read.modified);
     handle.outcome(i, { ok: applied, reconciled: true, ...(applied ? {} : { error: 'not applied before the stop' }) });
     return applied;

@@ -25,6 +25,7 @@ export interface NewRun {
   event: number | null;
   source: string;
   rules: string[];
+  added?: string;
   read: ReadValues;
   writes: JournalWrite[];
 }
@@ -46,6 +47,8 @@ export interface WriteJournal {
   begin(runs: readonly NewRun[]): Promise<RunHandle[]>;
   /** The newest run of this event for this document that reached the dms in full or in part, if any. */
   appliedFor(event: number, dms: string, doc: number): JournalRun | null;
+  /** True when a run of the `added` arrival of this document (its `added` time) reached the dms. */
+  addedHandled(dms: string, doc: number, added: string): boolean;
   /** The document's runs, newest first (as many as the journal keeps per document). */
   runsOf(dms: string, doc: number): JournalRun[];
   /** Every run of one event, oldest first, on any dms (all of them while `keepEvent` holds for it): what undo restores. */
@@ -183,6 +186,10 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
       const run = byEvent.get(eventKey(event, dms, doc));
       return run?.end?.status === 'applied' || run?.end?.status === 'partial' ? run : null;
     },
+    addedHandled: (dms, doc, added) =>
+      (byDoc.get(docKey(dms, doc)) ?? []).some(
+        (run) => run.entry.added === added && (run.end?.status === 'applied' || run.end?.status === 'partial'),
+      ),
     runsOf: (dms, doc) => byDoc.get(docKey(dms, doc)) ?? [],
     // A scan, once per undo: runs are held in the order they were begun (compaction keeps that order).
     runsOfEvent: (event) => [...runs.values()].filter((run) => run.entry.event === event),

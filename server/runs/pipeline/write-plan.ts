@@ -34,6 +34,8 @@ export interface JournalContext {
   event: number | null;
   source: string;
   rules: string[];
+  /** The document's `added` time when the run is its `added` arrival. */
+  added?: string;
 }
 
 /**

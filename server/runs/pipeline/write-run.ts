@@ -47,6 +47,7 @@ export async function writeRun(deps: WriteDeps, planned: PlannedRun): Promise<Ap
       event: ctx.eventId,
       source: ctx.source,
       rules: planned.evaluation.results.filter((r) => r.status === 'matched').map((r) => r.rule_id),
+      ...(ctx.trigger === 'added' ? { added: document.added } : {}),
     },
   });
 }

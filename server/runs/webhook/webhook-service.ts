@@ -15,6 +15,7 @@ import {
 } from './webhook-queue.js';
 import { BATCH_READ, createBatchRead } from './batch-read.js';
 import type { DeliveryWrites } from './delivery-writes.js';
+import type { TraceStore } from '../../history/trace-store.js';
 
 export interface WebhookServiceOptions {
   /** Deliveries run at the same time: a number, or read at each start. */
@@ -45,6 +46,8 @@ export interface WebhookDeps {
   heard?(): void;
   /** Deliveries waiting together run as a batch: read together, their identical writes as grouped bulk edits. */
   batches?: DeliveryWrites;
+  /** The trace store: written out before a delivery's end is recorded, so no event is `done` without its traces. */
+  traces?: Pick<TraceStore, 'flush'>;
 }
 
 export type WebhookAnswer = { ok: true; queued: true; document: number; event_id: number; duplicate: boolean };
@@ -91,6 +94,10 @@ export function createWebhookService(
       read: async () => fetchOnce(deps.dms, delivery, options, await batch.take(delivery)),
       starting: () => life.running(id, { total: 1 }),
     });
+    // Traces batch for a moment; the end rides the next group commit, which a delivery accepted meanwhile makes at
+    // once. Written out first, a kill between the two cannot leave the event ended without its traces.
+    if (outcome.kind !== 'wait' && outcome.kind !== 'skipped' && outcome.kind !== 'retry')
+      await deps.traces?.flush().catch(() => undefined);
     switch (outcome.kind) {
       case 'wait':
         return { retryInMs: outcome.inMs };
