@@ -177,8 +177,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
   const lane = createDocumentLane();
   const retry = failedRunRetry(config.timings?.failedRunRetryMs);
 
-  // Notes and notifications are recorded before they are sent and marked done after (docs/jobs-and-webhook.md#side-effects-notes-and-notifications); what a
-  // kill or a target that was down left unsent is sent now, in the background.
+  // Notes and notifications are recorded before they are sent and marked done after (docs/jobs-and-webhook.md#side-effects-notes-and-notifications).
   const intents = openIntentStore({ file: path.join(config.dataDir, 'side-effects.json'), logger });
   closers.push(() => intents.close());
   const sideEffects = createSideEffects({
@@ -189,9 +188,9 @@ export async function createServices(config: Config, logger: Logger, options: Se
     retryDelaysMs: config.notifyRetrySeconds.map((s) => s * 1000),
     journal: { journal, dmsKey },
     origin: changeOrigin(echoes, journal, dmsKey),
+    hold: (document, work) => lane.exclusiveApart(document, work),
   });
   closers.push(() => sideEffects.stop());
-  sideEffects.resume();
 
   // create_missing: at most so many new names per run, per job or catch-up, and per hour of webhook runs (docs/security.md).
   const creations = createCreationLimiter({
@@ -226,6 +225,9 @@ export async function createServices(config: Config, logger: Logger, options: Se
     states: echoes,
     logger,
   });
+  // What a kill or a target that was down left unsent goes out once the cut-short runs are reconciled: a note the
+  // retrier adds then meets the document as the journal says the service left it.
+  void arrivalJournal.ready.then(() => sideEffects.resume());
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,

@@ -26,6 +26,11 @@ export interface SideEffectsOptions {
   concurrency?: number;
   /** What the service read before its own write that left the document as it is (changeOrigin), or null. */
   origin?: (doc: DmsDocument) => ReadValues | null;
+  /**
+   * Holds the document's lane for a note the retrier adds, so it never interleaves with a run of the same document
+   * (whose read would miss the note, and whose audit check would meet a note the journal has no id for yet).
+   */
+  hold?: <T>(document: number, work: () => Promise<T>) => Promise<T>;
 }
 
 /** How one notify of a run ended (or, in a dry run, would end), for its trace action. */
@@ -187,7 +192,10 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
   function start(intent: Intent): void {
     busy.add(intent.key);
     const job = (async () => {
-      const result = await tryOne(intent);
+      const result =
+        intent.kind === 'note' && options.hold
+          ? await options.hold(intent.document, () => tryOne(intent))
+          : await tryOne(intent);
       await settle(intent.key, result.change);
       const where = `(document ${intent.document}, rule ${intent.rule})`;
       if (result.change.status === 'done') logger.info(result.message);

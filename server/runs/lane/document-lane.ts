@@ -20,6 +20,11 @@ export interface DocumentLane {
    * of one lane never asks for a second, so two holders never wait on each other.
    */
   exclusiveAll<T>(documents: readonly number[], work: () => Promise<T>): Promise<T>;
+  /**
+   * `exclusive` for background work (the side-effect retrier) that may be started from inside a holder's context:
+   * it waits for that hold to end instead of counting as the holder asking again.
+   */
+  exclusiveApart<T>(document: number, work: () => Promise<T>): Promise<T>;
   /** How many holds of the document have ended since the service started. */
   generation(document: number): number;
   /** Documents with a holder in flight or waiting (health, tests). */
@@ -89,6 +94,7 @@ export function createDocumentLane(): DocumentLane {
 
   return {
     exclusive: (document, work) => exclusiveAll([document], work),
+    exclusiveApart: (document, work) => holding.exit(() => exclusiveAll([document], work)),
     exclusiveAll,
     generation: (document) => lanes.get(document)?.generation ?? generations.get(document) ?? 0,
     get busy() {
