@@ -120,8 +120,10 @@ async function withRestartedDms(
   const rig = await startRig(RULES, {}, { slow: slowDms(4) }, options);
   const port = Number(new URL(rig.sim.url).port);
   const started: Simulator[] = [];
+  let firstClosed = false;
   const restart = async (whileDown?: () => Promise<void>) => {
     await rig.sim.close();
+    firstClosed = true;
     await whileDown?.();
     const sim = await startSimulator({
       port,
@@ -137,6 +139,8 @@ async function withRestartedDms(
     await test(rig, restart);
   } finally {
     await rig.server.close();
+    // The first simulator too when the test failed before restarting it: an open one keeps the process running.
+    if (!firstClosed) await rig.sim.close();
     await Promise.all(started.map((sim) => sim.close()));
   }
 }
