@@ -16,7 +16,8 @@ const SLOW_FIRST = ['e2e', 'reliability', 'api'];
 const kindOf = (root, file) => path.relative(path.join(root, 'test'), file).split(path.sep)[0];
 
 function batchable(root, file) {
-  if (!(kindOf(root, file) in BATCH_SIZE)) return false;
+  // TEST_BATCH=0: every file in a process of its own, to tell a batch's side effect from a failing test.
+  if (process.env.TEST_BATCH === '0' || !(kindOf(root, file) in BATCH_SIZE)) return false;
   return !/^(before|after|beforeEach|afterEach)\(/m.test(fs.readFileSync(file, 'utf8'));
 }
 
