@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import { API_TOKEN, TEST_TIMINGS, call } from '../helpers/test-server.js';
 import { deliver, getEvent, startRig, type Rig } from './support/jobs-kit.js';
+import { arrivalsSettled, heldAtDms } from '../helpers/arrivals.js';
 
 const RULES = `
 rules:
@@ -36,7 +37,7 @@ describe('a burst of webhook deliveries written together', () => {
     const slots = [0, 1].map((i) => sim.addDocument({ title: `Slot ${i}`, tags: [tag] }).id);
     const holds = slots.map((id) => sim.faults.inject({ route: `GET /api/documents/${id}/`, kind: 'hold', times: 1 }));
     for (const id of slots) await deliver(server.url, id);
-    while (server.services.webhook.queue.running < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const hold of holds) await heldAtDms(hold, 1);
     return () => holds.forEach((hold) => sim.faults.release(hold.id));
   };
 
@@ -47,7 +48,7 @@ describe('a burst of webhook deliveries written together', () => {
     const before = sim.counts();
     const events = await Promise.all(docs.map((doc) => deliver(server.url, doc)));
     release();
-    await server.services.webhook.queue.idle();
+    await arrivalsSettled(server.url);
     const counts = sim.counts();
     const delta = (key: string) => (counts[key] ?? 0) - (before[key] ?? 0);
 
