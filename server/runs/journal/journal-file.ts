@@ -78,11 +78,27 @@ export function openJournalFile(file: string, logger: Logger): JournalFile {
     },
     async rewrite(records) {
       await flush();
+      while (flushing) await flushing;
+      // The snapshot holds every record so far, the buffered lines' too: they are not appended again, and whoever
+      // waits for them is answered once the new file is on disk. Appends meanwhile wait for the replace.
       const text = records()
         .map((r) => JSON.stringify(r) + '\n')
         .join('');
-      await io.replace(text);
-      bytes = Buffer.byteLength(text);
+      const covered = waiters;
+      buffer = [];
+      waiters = [];
+      const replacing = io.replace(text).then(
+        () => {
+          bytes = Buffer.byteLength(text);
+          for (const w of covered) w.resolve();
+        },
+        (err: unknown) => {
+          for (const w of covered) w.reject(err instanceof Error ? err : new Error(String(err)));
+          throw err;
+        },
+      );
+      flushing = replacing.finally(() => (flushing = null));
+      await replacing;
     },
     get bytes() {
       return bytes;
