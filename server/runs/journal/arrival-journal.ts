@@ -65,12 +65,14 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
     recognise(doc) {
       if (deps.states.isKnownState(doc)) return;
       const [newest] = deps.journal.runsOf(deps.dmsKey(), doc.id);
-      if (
-        newest?.end &&
-        newest.end.status !== 'not_applied' &&
-        leftAsWritten(doc, newest.entry.read, newest.entry.writes)
-      )
-        ownState(doc, newest);
+      if (!newest?.end || newest.end.status === 'not_applied') return;
+      // A run left the document as it read it plus what went through. A note not known to be added (a kill came
+      // first) is its intent's to add, and the intent journals a run of its own when it does.
+      const applied = newest.entry.writes.filter((write, i) => {
+        const outcome = newest.outcomes[i];
+        return write.kind === 'note' ? outcome?.ok === true && outcome.note !== undefined : outcome?.ok !== false;
+      });
+      if (leftAsWritten(doc, newest.entry.read, applied)) ownState(doc, newest);
     },
     completed: (event, doc) => deps.journal.appliedFor(event, deps.dmsKey(), doc),
     ensureTraces(run) {
