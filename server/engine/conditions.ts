@@ -4,7 +4,15 @@
  */
 import type { ConditionTrace, FieldTest, OperatorTest, RuleDocument, Scalar } from './model.js';
 import { COMBINATORS, COMPARISON_OPERATORS, OPERATORS, TAG_OPERATORS, WORD_OPERATORS } from './rule-schema.js';
-import { FUZZY_CUTOFF, MAX_FUZZY_LENGTH, fuzzyClean, partialRatio, splitWords, wordsFound } from './word-match.js';
+import {
+  FUZZY_CUTOFF,
+  MAX_FUZZY_LENGTH,
+  fuzzyClean,
+  fuzzyCleanText,
+  partialRatio,
+  splitWords,
+  wordsFound,
+} from './word-match.js';
 import { RuleCompileError, formatPath, type RulePath } from './rule-errors.js';
 import { fieldKind, readField, type FieldKind } from './fields.js';
 import { compileRegex, RegexSyntaxError, type RuleRegex } from './regex.js';
@@ -300,7 +308,7 @@ function applyWords(
   if (text === null || text === '') return [false, `false (the field is ${v === undefined ? 'not set' : 'empty'})`];
   const size = `${text.length.toLocaleString('en-US')} characters`;
   if (op === 'fuzzy') {
-    const hay = fuzzyClean(text, caseSensitive);
+    const hay = fuzzyCleanText(text, caseSensitive);
     for (const w of words) {
       const hit = partialRatio(fuzzyClean(w, caseSensitive), hay);
       if (hit)

@@ -5,7 +5,7 @@
  */
 import type { Condition, RuleDefinition } from './model.js';
 import { compileRegex } from './regex.js';
-import { fuzzyClean, partialRatio, splitWords, wordPattern as wholeWord } from './word-match.js';
+import { fuzzyClean, fuzzyCleanText, partialRatio, splitWords, wordPattern as wholeWord } from './word-match.js';
 
 /** One highlighted stretch of the text; `kind` says whether a condition or an extraction found it. */
 export interface ContentMatch {
@@ -89,7 +89,7 @@ function fuzzyPattern(needle: string, caseSensitive: boolean): Pattern | null {
     find(text) {
       const kept: number[] = [];
       for (let i = 0; i < text.length; i++) if (fuzzyClean(text[i], true) !== '') kept.push(i);
-      const hay = fuzzyClean(text, caseSensitive);
+      const hay = fuzzyCleanText(text, caseSensitive);
       // Lower-casing can change lengths (rare: İ); then offsets would drift, so only highlight when they agree.
       if (hay.length !== kept.length) return [];
       const hit = partialRatio(fuzzyClean(needle, caseSensitive), hay);

@@ -39,30 +39,17 @@ export function fuzzyClean(text: string, caseSensitive: boolean): string {
   return caseSensitive ? cleaned : cleaned.toLowerCase();
 }
 
-function lcsLength(a: Uint16Array, b: Uint16Array): number {
-  const row = new Int32Array(b.length + 1);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = 0;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = a[i - 1] === b[j - 1] ? diagonal + 1 : Math.max(above, row[j - 1]);
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
+/** The cleaned text last asked for, per case mode: a document's conditions clean the same text once, not once each. */
+const lastCleaned: Array<{ text: string; cleaned: string } | undefined> = [undefined, undefined];
 
-/** rapidfuzz's normalised Indel similarity, 0..100. */
-function ratio(a: Uint16Array, b: Uint16Array): number {
-  const total = a.length + b.length;
-  return total === 0 ? 100 : (200 * lcsLength(a, b)) / total;
-}
-
-/** UTF-16 code units: OCR text has next to no characters outside the BMP, and units keep this loop cheap. */
-function codeUnits(text: string): Uint16Array {
-  const out = new Uint16Array(text.length);
-  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
-  return out;
+/** `fuzzyClean` of a haystack, remembering the last one: the fuzzy conditions of a rule set usually read the same text. */
+export function fuzzyCleanText(text: string, caseSensitive: boolean): string {
+  const slot = caseSensitive ? 1 : 0;
+  const last = lastCleaned[slot];
+  if (last?.text === text) return last.cleaned;
+  const cleaned = fuzzyClean(text, caseSensitive);
+  lastCleaned[slot] = { text, cleaned };
+  return cleaned;
 }
 
 export interface FuzzyHit {
@@ -72,50 +59,128 @@ export interface FuzzyHit {
   length: number;
 }
 
+// Scratch kept between calls (each thread has its own module instance); grown as needed, never shrunk.
+/** Each distinct needle character's slot (1-based); 0 for every other character. Reset after each call. */
+const slotOf = new Uint16Array(0x10000);
+let want = new Int32Array(256);
+let have = new Int32Array(256);
+let haveTail = new Int32Array(256);
+/** Per slot, the bit mask of the needle positions holding that character, `words` 32-bit words per slot. */
+let masks = new Uint32Array(256);
+/** The bit-parallel LCS state, one bit per needle position. */
+let state = new Uint32Array(8);
+
+/** A scratch array of at least `size` elements: `buffer` itself when it is long enough. */
+function grow<T extends Int32Array | Uint32Array>(buffer: T, size: number, make: (length: number) => T): T {
+  return buffer.length >= size ? buffer : make(Math.max(size, buffer.length * 2));
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/**
+ * The longest common subsequence of the needle (as `masks`, `m` characters in `words` words) and
+ * `hay[start, end)`, by the bit-parallel algorithm (Hyyrö): one pass over the window, `words` steps per character.
+ */
+function lcsLength(m: number, words: number, hay: string, start: number, end: number): number {
+  state.fill(0xffffffff, 0, words);
+  for (let j = start; j < end; j++) {
+    const base = slotOf[hay.charCodeAt(j)] * words;
+    let carry = 0;
+    for (let w = 0; w < words; w++) {
+      const v = state[w];
+      const u = (v & masks[base + w]) >>> 0;
+      const sum = v + u + carry;
+      carry = sum > 0xffffffff ? 1 : 0;
+      state[w] = sum | (v - u);
+    }
+  }
+  let ones = 0;
+  for (let w = 0; w < words; w++) {
+    const bits = m - w * 32;
+    ones += popcount(bits >= 32 ? state[w] : state[w] & (0xffffffff >>> (32 - bits)));
+  }
+  return m - ones;
+}
+
 /**
  * rapidfuzz's partial_ratio: the best ratio of the shorter text against every window of the longer one of
- * the same length (and the shorter windows at either end). Windows whose characters could not reach the
- * cutoff are skipped by a sliding character count, so long documents stay cheap.
+ * the same length (and the shorter windows at either end). A window is compared only when the characters it
+ * shares with the needle could beat both the cutoff and the best so far (the ratio can only be lower), so
+ * long documents stay cheap; a comparison is one bit-parallel pass over the window.
  */
 export function partialRatio(needleText: string, hayText: string, cutoff = FUZZY_CUTOFF): FuzzyHit | null {
-  let needle = codeUnits(needleText);
-  let hay = codeUnits(hayText);
+  let needle = needleText;
+  let hay = hayText;
   if (needle.length > hay.length) [needle, hay] = [hay, needle];
   const m = needle.length;
+  const n = hay.length;
   if (m === 0) return null;
-  let best: FuzzyHit | null = null;
-  const consider = (start: number, end: number) => {
-    const score = ratio(needle, hay.subarray(start, end));
-    if (score >= cutoff && (!best || score > best.score)) best = { score, index: start, length: end - start };
-  };
-  // Windows cut by the start or the end of the text.
-  for (let k = 1; k < m && k <= hay.length; k++) {
-    consider(0, k);
-    consider(hay.length - k, hay.length);
-  }
-  // Each distinct needle character gets a slot; every other character is slot 0 and never counts.
-  const slotOf = new Uint16Array(0x10000);
   let distinct = 0;
-  for (const c of needle) if (slotOf[c] === 0) slotOf[c] = ++distinct;
-  const want = new Int32Array(distinct + 1);
-  for (const c of needle) want[slotOf[c]]++;
-  const slots = new Uint16Array(hay.length);
-  for (let i = 0; i < hay.length; i++) slots[i] = slotOf[hay[i]];
-  const have = new Int32Array(want.length);
-  let shared = 0;
-  // A full window can reach the cutoff only if it shares at least this many characters with the needle.
+  for (let i = 0; i < m; i++) {
+    const c = needle.charCodeAt(i);
+    if (slotOf[c] === 0) slotOf[c] = ++distinct;
+  }
+  const words = (m + 31) >>> 5;
+  want = grow(want, distinct + 1, (l) => new Int32Array(l));
+  have = grow(have, distinct + 1, (l) => new Int32Array(l));
+  haveTail = grow(haveTail, distinct + 1, (l) => new Int32Array(l));
+  masks = grow(masks, (distinct + 1) * words, (l) => new Uint32Array(l));
+  state = grow(state, words, (l) => new Uint32Array(l));
+  want.fill(0, 0, distinct + 1);
+  masks.fill(0, 0, (distinct + 1) * words);
+  for (let i = 0; i < m; i++) {
+    const slot = slotOf[needle.charCodeAt(i)];
+    want[slot]++;
+    masks[slot * words + (i >>> 5)] |= 1 << (i & 31);
+  }
+  let bestScore = -1;
+  let bestIndex = 0;
+  let bestLength = 0;
+  const consider = (start: number, end: number, shared: number) => {
+    const total = m + (end - start);
+    // The LCS is at most the shared characters, and the ratio grows with it.
+    const bound = (200 * shared) / total;
+    if (bound < cutoff || bound <= bestScore) return;
+    const score = (200 * lcsLength(m, words, hay, start, end)) / total;
+    if (score >= cutoff && score > bestScore) {
+      bestScore = score;
+      bestIndex = start;
+      bestLength = end - start;
+    }
+  };
+  // Windows cut by the start or the end of the text; the shared counts of both grow one character at a time.
+  have.fill(0, 0, distinct + 1);
+  haveTail.fill(0, 0, distinct + 1);
+  let sharedHead = 0;
+  let sharedTail = 0;
+  for (let k = 1; k < m && k <= n; k++) {
+    const head = slotOf[hay.charCodeAt(k - 1)];
+    if (head !== 0 && have[head]++ < want[head]) sharedHead++;
+    const back = slotOf[hay.charCodeAt(n - k)];
+    if (back !== 0 && haveTail[back]++ < want[back]) sharedTail++;
+    consider(0, k, sharedHead);
+    consider(n - k, n, sharedTail);
+  }
+  // Full windows, slid one character at a time; one can reach the cutoff only if it shares this many characters.
   const needed = Math.ceil((cutoff * m) / 100);
-  for (let i = 0; i < hay.length; i++) {
-    const slot = slots[i];
+  have.fill(0, 0, distinct + 1);
+  let shared = 0;
+  for (let i = 0; i < n; i++) {
+    const slot = slotOf[hay.charCodeAt(i)];
     if (slot !== 0 && have[slot]++ < want[slot]) shared++;
     if (i >= m) {
-      const out = slots[i - m];
+      const out = slotOf[hay.charCodeAt(i - m)];
       if (out !== 0 && --have[out] < want[out]) shared--;
     }
     if (i >= m - 1 && shared >= needed) {
-      consider(i - m + 1, i + 1);
-      if ((best as FuzzyHit | null)?.score === 100) break;
+      consider(i - m + 1, i + 1, shared);
+      if (bestScore === 100) break;
     }
   }
-  return best;
+  for (let i = 0; i < m; i++) slotOf[needle.charCodeAt(i)] = 0;
+  return bestScore < 0 ? null : { score: bestScore, index: bestIndex, length: bestLength };
 }
