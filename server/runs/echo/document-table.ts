@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import { writeFileAtomic } from '../../atomic-write.js';
 import { createCoalescedWriter } from '../../coalesced-writer.js';
 import { errorMessage } from '../../error-message.js';
@@ -45,8 +46,7 @@ type StoredEntry = [
 ];
 
 /**
- * The per-document table behind the echo records, kept across restarts in one JSON file (rewritten atomically,
- * coalesced). The least recently touched documents are forgotten first beyond `capacity`.
+ * The per-document table behind the echo records, kept across restarts in a snapshot and a change log (coalesced). The least recently touched documents are forgotten first beyond `capacity`.
  */
 export interface DocumentTable {
   get(id: number): Entry | undefined;
@@ -60,6 +60,12 @@ export interface DocumentTable {
   close(): Promise<void>;
 }
 
+/**
+ * Persistence in two parts, so a write costs what changed, not the whole table: a snapshot (rewritten atomically
+ * once the change log grows as large as the table, or after `clear`) and an append-only change log of the entries
+ * touched or read since the last write, each line carrying the snapshot's generation. A log line of an older
+ * generation (a kill between a snapshot and the log's truncation) is ignored; a torn last line is skipped.
+ */
 export function openDocumentTable(options: {
   file: string;
   logger: Logger;
@@ -67,68 +73,145 @@ export function openDocumentTable(options: {
   flushIntervalMs?: number;
 }): DocumentTable {
   const capacity = options.capacity ?? 20_000;
-  const entries = loadEntries(options.file, options.logger);
+  const logFile = `${options.file}.changes`;
+  const loaded = loadEntries(options.file, logFile, capacity, options.logger);
+  const entries = loaded.entries;
+  let generation = loaded.generation;
+  let logLines = loaded.logLines;
+  let rewrite = false;
+  const dirty = new Set<number>();
+  const mark = (id: number) => {
+    if (!rewrite) dirty.add(id);
+  };
+  const snapshot = async () => {
+    generation++;
+    const documents = [...entries].map(([id, e]) => stored(id, e));
+    await writeFileAtomic(options.file, JSON.stringify({ version: 1, generation, documents }), { mode: 0o600 });
+    await fsp.rm(logFile, { force: true });
+    logLines = 0;
+  };
+  const append = async (ids: number[]) => {
+    const lines = ids.flatMap((id) => {
+      const e = entries.get(id);
+      return e ? [JSON.stringify([generation, ...stored(id, e)]) + '\n'] : [];
+    });
+    if (lines.length === 0) return;
+    const handle = await fsp.open(logFile, 'a', 0o600);
+    try {
+      await handle.writeFile(lines.join(''));
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    logLines += lines.length;
+  };
   const writer = createCoalescedWriter(
-    () =>
-      writeFileAtomic(
-        options.file,
-        JSON.stringify({
-          version: 1,
-          documents: [...entries].map(([id, e]): StoredEntry => {
-            const stored: StoredEntry = [id, e.state, e.writes, e.own];
-            if (e.failure || e.write || e.added) stored.push(e.failure ?? null);
-            if (e.write || e.added) stored.push(e.write ?? null);
-            if (e.added) stored.push(e.added);
-            return stored;
-          }),
-        }),
-        { mode: 0o600 },
-      ),
+    async () => {
+      const ids = [...dirty];
+      dirty.clear();
+      if (rewrite || logLines + ids.length > Math.max(1000, entries.size)) {
+        rewrite = false;
+        await snapshot();
+      } else await append(ids);
+    },
     (message) => options.logger.error(`echo ledger ${options.file} could not be written: ${message}`),
     options.flushIntervalMs ?? 500,
   );
   return {
-    get: (id) => entries.get(id),
+    get(id) {
+      const entry = entries.get(id);
+      // A caller may change what it got and ask for a save: what is read is written with the next change log.
+      if (entry) mark(id);
+      return entry;
+    },
     touch(id) {
       const entry = entries.get(id) ?? { state: null, own: false, writes: [] };
       entries.delete(id);
       entries.set(id, entry);
       while (entries.size > capacity) entries.delete(entries.keys().next().value as number);
+      mark(id);
       writer.soon();
       return entry;
     },
     entries: () => entries.entries(),
-    clear: () => entries.clear(),
+    clear() {
+      entries.clear();
+      dirty.clear();
+      rewrite = true;
+    },
     persist: () => writer.now(),
     persistSoon: () => writer.soon(),
     close: () => writer.close(),
   };
 }
 
-function loadEntries(file: string, logger: Logger): Map<number, Entry> {
+function stored(id: number, e: Entry): StoredEntry {
+  const row: StoredEntry = [id, e.state, e.writes, e.own];
+  if (e.failure || e.write || e.added) row.push(e.failure ?? null);
+  if (e.write || e.added) row.push(e.write ?? null);
+  if (e.added) row.push(e.added);
+  return row;
+}
+
+function toEntry([, state, writes, own, failure, write, added]: StoredEntry): Entry {
+  return {
+    state,
+    own,
+    writes: Array.isArray(writes) ? writes : [],
+    ...(failure ? { failure } : {}),
+    ...(write ? { write } : {}),
+    ...(typeof added === 'string' ? { added } : {}),
+  };
+}
+
+function loadEntries(
+  file: string,
+  logFile: string,
+  capacity: number,
+  logger: Logger,
+): { entries: Map<number, Entry>; generation: number; logLines: number } {
   const entries = new Map<number, Entry>();
-  let text: string;
+  let generation = 0;
+  let text: string | null = null;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch {
-    return entries;
+    // No snapshot yet: the change log alone (generation 0) holds what was written.
   }
-  try {
-    const parsed = JSON.parse(text) as { version?: number; documents?: StoredEntry[] };
-    if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
-    for (const [id, state, writes, own, failure, write, added] of parsed.documents) {
-      entries.set(id, {
-        state,
-        own,
-        writes: Array.isArray(writes) ? writes : [],
-        ...(failure ? { failure } : {}),
-        ...(write ? { write } : {}),
-        ...(typeof added === 'string' ? { added } : {}),
-      });
+  if (text !== null) {
+    try {
+      const parsed = JSON.parse(text) as { version?: number; generation?: number; documents?: StoredEntry[] };
+      if (parsed.version !== 1 || !Array.isArray(parsed.documents)) throw new Error('unexpected structure');
+      generation = typeof parsed.generation === 'number' ? parsed.generation : 0;
+      for (const row of parsed.documents) entries.set(row[0], toEntry(row));
+    } catch (err) {
+      moveAside(file, 'echo ledger', errorMessage(err), logger);
+      entries.clear();
+      fs.rmSync(logFile, { force: true });
+      return { entries, generation: 0, logLines: 0 };
     }
-  } catch (err) {
-    moveAside(file, 'echo ledger', errorMessage(err), logger);
-    entries.clear();
   }
-  return entries;
+  let logLines = 0;
+  let log = '';
+  try {
+    log = fs.readFileSync(logFile, 'utf8');
+  } catch {
+    // No changes since the snapshot.
+  }
+  for (const line of log.split('\n')) {
+    if (!line) continue;
+    let row: [number, ...StoredEntry];
+    try {
+      row = JSON.parse(line) as [number, ...StoredEntry];
+    } catch {
+      continue; // a line torn by a kill mid-append
+    }
+    logLines++;
+    if (row[0] !== generation || !Array.isArray(row) || typeof row[1] !== 'number') continue;
+    const entry = row.slice(1) as StoredEntry;
+    entries.delete(entry[0]);
+    entries.set(entry[0], toEntry(entry));
+  }
+  while (entries.size > capacity) entries.delete(entries.keys().next().value as number);
+  return { entries, generation, logLines };
 }
