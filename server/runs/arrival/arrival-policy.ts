@@ -1,5 +1,4 @@
 import type { WebhookTrigger } from '../webhook/parse-payload.js';
-import type { FailedRunRetry } from './failed-run-retry.js';
 
 /**
  * The arrival policy as pure decisions, applied by the front door (`arrive.ts`, where the rules are spelled out).
@@ -48,11 +47,6 @@ export async function admit(
   }
   if (facts.known && facts.own) return (await nothingForeign()) ? 'echo' : null;
   return facts.known && facts.fromRead ? 'handled' : null;
-}
-
-/** After a run (or a read) the dms failed: the pause before the next try, or null when the arrival gives up. */
-export function retryAfter(retry: FailedRunRetry, attempts: number): number | null {
-  return retry.delayMs(attempts);
 }
 
 /** An arrival whose triggers include anything but `updated` (added, or unknown: both kinds) handles an addition. */

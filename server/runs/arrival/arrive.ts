@@ -8,7 +8,7 @@ import type { ArrivalJournal } from '../journal/arrival-journal.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { WebhookTrigger } from '../webhook/parse-payload.js';
 import { arrivalTriggers } from './arrival-triggers.js';
-import { admit, handlesAddition, retryAfter, type SkipReason } from './arrival-policy.js';
+import { admit, handlesAddition, type SkipReason } from './arrival-policy.js';
 import type { AutomaticRunner } from './automatic-runner.js';
 import type { FailedRunRetry } from './failed-run-retry.js';
 
@@ -104,7 +104,7 @@ export function createFrontDoor(deps: FrontDoorDeps): Arrive {
     counts: ArrivalCounts,
     unread?: readonly WebhookTrigger[],
   ): ArrivalOutcome => {
-    const inMs = retryAfter(deps.retry, attempts);
+    const inMs = deps.retry.delayMs(attempts);
     if (inMs !== null) return { kind: 'retry', inMs, attempts, message, counts };
     const final = givenUp(message, attempts);
     // A delivery whose document could never be read: its rules' traces say so.

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  admit,
-  handlesAddition,
-  retryAfter,
-  type ArrivalFacts,
-} from '../../../../server/runs/arrival/arrival-policy.js';
+import { admit, handlesAddition, type ArrivalFacts } from '../../../../server/runs/arrival/arrival-policy.js';
 import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
 
 const MAX = 6;
@@ -93,7 +88,7 @@ describe('the front door retries what the dms failed, then gives up', () => {
   it('tries again after 1, 2, 4, 8 and 16 minutes, and gives up at the sixth failure', () => {
     const retry = failedRunRetry();
     assert.deepEqual(
-      [1, 2, 3, 4, 5, 6].map((attempts) => retryAfter(retry, attempts)),
+      [1, 2, 3, 4, 5, 6].map((attempts) => retry.delayMs(attempts)),
       [60_000, 120_000, 240_000, 480_000, 960_000, null],
     );
     assert.equal(retry.maxAttempts, MAX, 'the give-up in admit and in the retries is the same count');
