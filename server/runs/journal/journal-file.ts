@@ -97,7 +97,13 @@ export function openJournalFile(file: string, logger: Logger): JournalFile {
           throw err;
         },
       );
-      flushing = replacing.finally(() => (flushing = null));
+      // Appends wait for it; its failure is the caller's (below), not theirs.
+      flushing = replacing
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => (flushing = null));
       await replacing;
     },
     get bytes() {
