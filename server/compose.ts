@@ -213,8 +213,6 @@ export async function createServices(config: Config, logger: Logger, options: Se
   });
   const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, loop: echoes, lane });
 
-  // Background jobs and the dms webhook. At shutdown the webhook queue stops taking work and a running job ends
-  // as `interrupted` (closers run in reverse, before the events and the history close).
   // What a kill cut short is reconciled before any arrival or resumed job runs a document it touched.
   const arrivalJournal = createArrivalJournal({
     journal,
@@ -228,6 +226,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
   // What a kill or a target that was down left unsent goes out once the cut-short runs are reconciled: a note the
   // retrier adds then meets the document as the journal says the service left it.
   void arrivalJournal.ready.then(() => sideEffects.resume());
+  // Background jobs and the dms webhook. At shutdown the webhook queue stops taking work and a running job ends
+  // as `interrupted` (closers run in reverse, before the events and the history close).
   const jobs = createJobService({
     dms: dmsConnection.dms,
     events,
@@ -250,7 +250,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
     logger,
   });
   closers.push(() => suggestions.stop());
-  const runner = createAutomaticRunner(pipeline, rules, (id) => dmsConnection.dms.getDocument(id));
+  const runnerOver = (through: typeof pipeline) =>
+    createAutomaticRunner(through, rules, (id) => dmsConnection.dms.getDocument(id));
   // Deliveries waiting together are run as a batch, their identical writes grouped as a job groups a page's.
   const batches = createDeliveryWrites({
     dms: dmsConnection.dms,
@@ -279,12 +280,9 @@ export async function createServices(config: Config, logger: Logger, options: Se
     retry,
     journal: arrivalJournal,
   };
-  const arrive = createFrontDoor({ ...frontDoor, runner });
+  const arrive = createFrontDoor({ ...frontDoor, runner: runnerOver(pipeline) });
   // A delivery's plan waits for the others of its batch and is written with theirs.
-  const arriveInBatch = createFrontDoor({
-    ...frontDoor,
-    runner: createAutomaticRunner(batches.pipeline, rules, (id) => dmsConnection.dms.getDocument(id)),
-  });
+  const arriveInBatch = createFrontDoor({ ...frontDoor, runner: runnerOver(batches.pipeline) });
   // The webhook is created first so catch-up can leave a document to a delivery already waiting for it.
   const webhook = createWebhookService(
     {
