@@ -59,7 +59,9 @@ export interface FuzzyHit {
   length: number;
 }
 
-// Scratch kept between calls (each thread has its own module instance); grown as needed, never shrunk.
+// Scratch kept between calls (each thread has its own module instance; partialRatio runs to its end without calling
+// out, so no call sees another's). Grown to the shorter text, never shrunk: rules cap a fuzzy operand at
+// MAX_FUZZY_LENGTH, so it stays a few KiB besides the fixed 128 KiB of `slotOf`.
 /** Each distinct needle character's slot (1-based); 0 for every other character. Reset after each call. */
 const slotOf = new Uint16Array(0x10000);
 let want = new Int32Array(256);

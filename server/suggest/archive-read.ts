@@ -1,4 +1,4 @@
-import type { RuleDocument } from '../engine/engine.js';
+import { DOCUMENT_FIELDS, type RuleDocument } from '../engine/engine.js';
 import { capContent } from '../eval/content-budget.js';
 import type { VocabularyIndex } from '../dms/vocabulary-index.js';
 import type { DmsClient, DmsDocument } from '../dms/types.js';
@@ -10,24 +10,7 @@ import type { DocText } from './text-dictionary.js';
 const PAGES_AHEAD = 2;
 
 /** Every field a rule document is made of but the text: what a listing of an archive whose text is cached asks for. */
-export const LISTING_FIELDS = [
-  'id',
-  'title',
-  'tags',
-  'correspondent',
-  'document_type',
-  'storage_path',
-  'custom_fields',
-  'created',
-  'added',
-  'modified',
-  'archive_serial_number',
-  'original_file_name',
-  'mime_type',
-  'page_count',
-  'notes',
-  'owner',
-];
+export const LISTING_FIELDS = [...DOCUMENT_FIELDS.filter((field) => field !== 'content'), 'custom_fields'];
 
 export interface ReadDocument {
   /** The document as rules see it, its content cut to the content limit. */

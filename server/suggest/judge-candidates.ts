@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   compileRule,
   emptyDocument,
@@ -50,7 +51,6 @@ export interface JudgeOptions {
 const READ_BATCH = 100;
 /** Documents judged between two turns of the event loop, so the service answers meanwhile. */
 const TURN = 25;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Each candidate's verdict on every document, from the engine a job uses: each distinct condition of the

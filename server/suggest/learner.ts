@@ -1,3 +1,6 @@
+// Learning runs on the service's main thread: each fold's candidates and each clause search is one step, with the
+// event loop's turn between them, so health and other requests are answered while a large archive is learnt.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { and, andNot, bitsWhere, count, countAnd, hasBit, type Bits } from './bitset.js';
 import type { Dataset, Feature } from './candidates.js';
 import { learnClauses, mixId, ruleCover, type Clause } from './ripper.js';
@@ -29,11 +32,6 @@ export interface LearnOutcome {
 
 const FOLDS = 3;
 
-/**
- * Learning runs on the service's main thread: each fold's candidates and each clause search is one step, with the
- * event loop's turn between them, so health and other requests are answered while a large archive is learnt.
- */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const HOLDOUT_METHOD =
   '3-fold cross-validation (documents split by id; each third judged by a rule learned, candidate conditions included, on the other two)';
 
