@@ -181,13 +181,6 @@ export const ended = (url: string, id: number, what = `event ${id} to end`): Pro
     what,
   );
 
-export const health = async (url: string) =>
-  (
-    await call<{ arrival: { waiting: number; failed_documents?: unknown[] } }>(url, '/api/health', {
-      token: API_TOKEN,
-    })
-  ).body.arrival;
-
 export const eventsOf = async (url: string, kind: string): Promise<EventRecord[]> =>
   (await call<{ events: EventRecord[] }>(url, `/api/events?kind=${kind}&limit=1000`, { token: API_TOKEN })).body.events;
 
