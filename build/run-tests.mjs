@@ -15,7 +15,6 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const only = process.argv.slice(2);
 
 function findTests(dir) {
-  if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return findTests(full);
@@ -32,9 +31,16 @@ const phaseDone = (name) => {
   phaseStart = now;
 };
 
-const files = only.length ? only.map((f) => path.resolve(f)) : findTests(path.join(root, 'test'));
+// Arguments are test files or folders of them (every `.test.ts` below); none means all of test/.
+const args = only.length ? only.map((f) => path.resolve(f)) : [path.join(root, 'test')];
+const missing = args.filter((f) => !fs.existsSync(f));
+if (missing.length > 0) {
+  console.error(`no such test file or folder: ${missing.map((f) => path.relative(process.cwd(), f)).join(', ')}`);
+  process.exit(1);
+}
+const files = [...new Set(args.flatMap((f) => (fs.statSync(f).isDirectory() ? findTests(f) : [f])))];
 if (files.length === 0) {
-  console.error('no test files found under test/');
+  console.error(`no test files found under ${args.map((f) => path.relative(process.cwd(), f) || '.').join(', ')}`);
   process.exit(1);
 }
 

@@ -2,16 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { MARK_EDITED } from './support/burst-kit.js';
 import { deliver, startRig, type Rig } from './support/jobs-kit.js';
 import { arrivalsWaiting } from '../helpers/arrivals.js';
-
-const RULES = `
-rules:
-  - id: mark-edited
-    on: [updated]
-    actions:
-      - add_tags: [rules-processed]
-`;
 
 const DOCUMENTS = 10_000;
 const REPEATS = 500;
@@ -31,7 +24,7 @@ function webhookEventsOnDisk(dataDir: string): number {
 describe('a bulk edit of 10,000 documents in Paperless', () => {
   let rig: Rig;
   before(async () => {
-    rig = await startRig(RULES);
+    rig = await startRig(MARK_EDITED);
   });
   after(async () => rig?.close());
 

@@ -3,48 +3,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
-import { API_TOKEN, TEST_TIMINGS, call } from '../helpers/test-server.js';
-import { deliver, getEvent, startRig, type Rig } from './support/jobs-kit.js';
-import { arrivalsSettled, heldAtDms } from '../helpers/arrivals.js';
-
-const RULES = `
-rules:
-  - id: mark-edited
-    on: [updated]
-    actions:
-      - add_tags: [rules-processed]
-`;
+import { arrivalsSettled, echoesSkipped } from '../helpers/arrivals.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { holdRunSlots, startBurstRig } from './support/burst-kit.js';
+import { deliver, getEvent, type Rig } from './support/jobs-kit.js';
 
 describe('a burst of webhook deliveries written together', () => {
   let rig: Rig;
   let tag: number;
   before(async () => {
-    // Two deliveries at once, whatever the simulator serves: two held documents fill the run slots.
-    rig = await startRig(
-      RULES,
-      {},
-      {},
-      { timings: { ...TEST_TIMINGS, webhook: { ...TEST_TIMINGS.webhook, concurrency: 2 } } },
-    );
+    rig = await startBurstRig();
     tag = rig.sim.store.objects.tags.find((t) => t.name === 'rules-processed')?.id as number;
   });
   after(async () => rig?.close());
 
-  /** Fills both run slots with deliveries whose reads wait; the burst delivered meanwhile waits as a whole. */
-  const holdSlots = async () => {
-    const { sim, server } = rig;
-    // Already tagged: their runs write nothing, so every bulk edit counted below is the burst's.
-    const slots = [0, 1].map((i) => sim.addDocument({ title: `Slot ${i}`, tags: [tag] }).id);
-    const holds = slots.map((id) => sim.faults.inject({ route: `GET /api/documents/${id}/`, kind: 'hold', times: 1 }));
-    for (const id of slots) await deliver(server.url, id);
-    for (const hold of holds) await heldAtDms(hold, 1);
-    return () => holds.forEach((hold) => sim.faults.release(hold.id));
-  };
-
   it('reads the burst with list requests by ids and writes it with grouped bulk edits, each delivery recorded as alone', async () => {
     const { sim, server } = rig;
     const docs = Array.from({ length: 30 }, (_, i) => sim.addDocument({ title: `Brief ${i}`, tags: [] }).id);
-    const release = await holdSlots();
+    const release = await holdRunSlots(rig, [tag]);
     const before = sim.counts();
     const events = await Promise.all(docs.map((doc) => deliver(server.url, doc)));
     release();
@@ -84,26 +60,25 @@ describe('a burst of webhook deliveries written together', () => {
 
   it('attributes a person’s change made during the burst’s bulk edit as it is alone: the rules run on it', async () => {
     const { sim, server } = rig;
-    const webhook = server.services.webhook;
     const docs = Array.from({ length: 8 }, (_, i) => sim.addDocument({ title: `Rechnung ${i}`, tags: [] }).id);
     const [person, untouched] = [docs[3], docs[4]];
     // Anna's edit lands inside the service's bulk edit of her document, after its save and before its answer.
     sim.duringNextWrite(person, { title: 'Rechnung 3, paid' }, 'anna', { webhook: false });
-    const release = await holdSlots();
+    const release = await holdRunSlots(rig, [tag]);
     const before = sim.counts();
     await Promise.all(docs.map((doc) => deliver(server.url, doc)));
     release();
-    await webhook.queue.idle();
+    await arrivalsSettled(server.url);
     const bulkEdits =
       (sim.counts()['POST /api/documents/bulk_edit/'] ?? 0) - (before['POST /api/documents/bulk_edit/'] ?? 0);
     assert.ok(bulkEdits <= 2, `written with grouped bulk edits: ${bulkEdits}`);
     assert.equal(sim.store.getDocument(person)?.title, 'Rechnung 3, paid');
 
     // Paperless's "Document Updated" for both: the untouched one is the service's echo, Anna's change is hers.
-    const skipped = webhook.echoesSkipped;
+    const skipped = await echoesSkipped(server.url);
     const [, theirs] = await Promise.all([deliver(server.url, untouched), deliver(server.url, person)]);
-    await webhook.queue.idle();
-    assert.equal(webhook.echoesSkipped - skipped, 1, 'only the untouched document is taken as an echo');
+    await arrivalsSettled(server.url);
+    assert.equal((await echoesSkipped(server.url)) - skipped, 1, 'only the untouched document is taken as an echo');
     const traces = (
       await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${theirs.body.event_id}`, { token: API_TOKEN })
     ).body.traces;

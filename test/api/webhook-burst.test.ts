@@ -1,28 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
-import { arrivalsSettled, echoesSkipped, heldAtDms } from '../helpers/arrivals.js';
-import { API_TOKEN, TEST_TIMINGS, call } from '../helpers/test-server.js';
-import { deliver, startRig, type Rig } from './support/jobs-kit.js';
-
-const RULES = `
-rules:
-  - id: mark-edited
-    on: [updated]
-    actions:
-      - add_tags: [rules-processed]
-`;
+import { arrivalsSettled, echoesSkipped } from '../helpers/arrivals.js';
+import { API_TOKEN, call } from '../helpers/test-server.js';
+import { holdRunSlots, startBurstRig } from './support/burst-kit.js';
+import { deliver, type Rig } from './support/jobs-kit.js';
 
 describe('a burst of webhook deliveries', () => {
   let rig: Rig;
   before(async () => {
-    // Two deliveries at once, whatever the simulator serves: two held documents fill the run slots.
-    rig = await startRig(
-      RULES,
-      {},
-      {},
-      { timings: { ...TEST_TIMINGS, webhook: { ...TEST_TIMINGS.webhook, concurrency: 2 } } },
-    );
+    rig = await startBurstRig();
   });
   after(async () => rig?.close());
 
@@ -36,14 +23,11 @@ describe('a burst of webhook deliveries', () => {
     sim.editAs(person, { title: 'Brief 5, paid' }, 'anna', { webhook: false });
 
     // Both run slots are busy with two other documents whose reads are held, so the burst waits as a whole.
-    const slots = [sim.addDocument({ title: 'A', tags: [] }).id, sim.addDocument({ title: 'B', tags: [] }).id];
-    const holds = slots.map((id) => sim.faults.inject({ route: `GET /api/documents/${id}/`, kind: 'hold', times: 1 }));
-    for (const id of slots) await deliver(server.url, id);
-    for (const hold of holds) await heldAtDms(hold, 1);
+    const release = await holdRunSlots(rig);
     const before = sim.counts();
     const skippedBefore = await echoesSkipped(server.url);
     const events = await Promise.all(docs.map((doc) => deliver(server.url, doc)));
-    for (const hold of holds) sim.faults.release(hold.id);
+    release();
     await arrivalsSettled(server.url);
     const counts = sim.counts();
     const delta = (key: string) => (counts[key] ?? 0) - (before[key] ?? 0);

@@ -4,7 +4,7 @@ import type { EventRecord } from '../../server/history/event-types.js';
 import { startSimulator } from '../../tools/paperless-sim/simulator.js';
 import type { ChildServer } from '../helpers/child-server.js';
 import { API_TOKEN, call } from '../helpers/test-server.js';
-import { killLive, seeded, serviceDirs, startLive, until } from './support/chaos-kit.js';
+import { eventOf, killLive, seeded, serviceDirs, startLive, until } from './support/chaos-kit.js';
 
 // Not idempotent: every write adds one "+", so a document written twice shows as "++".
 const PLUS = `
@@ -13,9 +13,6 @@ rules:
     actions:
       - set_title: "{{ doc.title }}+"
 `;
-
-const event = async (server: ChildServer, id: number) =>
-  (await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN })).body;
 
 const counts: string[] = [];
 after(() => console.log(`chaos job: ${counts.join('; ')}`));
@@ -48,7 +45,7 @@ test('a run-all job killed at two seeded points and resumed each time writes eve
       server = await startLive(dirs, null);
       const live = server;
       await until(
-        () => event(live, job),
+        () => eventOf(live.url, job),
         (e) => e.status === 'interrupted',
         'the job to be marked interrupted',
       );
@@ -61,7 +58,7 @@ test('a run-all job killed at two seeded points and resumed each time writes eve
     }
     const live = server;
     const done = await until(
-      () => event(live, job),
+      () => eventOf(live.url, job),
       (e) => e.status === 'done' || e.status === 'failed',
       'the last resumed job to end',
     );

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
-import type { EventRecord } from '../../server/history/event-types.js';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { API_TOKEN, call, tempDir } from '../helpers/test-server.js';
+import { deliver, ended, until } from './support/chaos-kit.js';
 
 const RULES = `
 rules:
@@ -15,20 +15,6 @@ rules:
     actions:
       - add_tags: [rules-processed]
 `;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 2400; i++) {
-    const value = await read();
-    if (done(value)) return value;
-    await sleep(50);
-  }
-  throw new Error(`gave up waiting: ${what}`);
-}
-
-const event = async (server: ChildServer, id: number) =>
-  (await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN })).body;
 
 // A batch forms for certain from the deliveries a restart restores: they all wait at once when the queue starts.
 describe('a kill in the middle of a batch of webhook deliveries', () => {
@@ -58,18 +44,7 @@ describe('a kill in the middle of a batch of webhook deliveries', () => {
     ];
     server = await startChildServer(dirs);
     const events: number[] = [];
-    for (const doc of docs) {
-      const res: { status: number; body: { event_id: number } } = await call<{ event_id: number }>(
-        server.url,
-        '/api/webhook/dms',
-        {
-          token: API_TOKEN,
-          body: { event: 'document_updated', doc_id: String(doc) },
-        },
-      );
-      assert.equal(res.status, 202, JSON.stringify(res.body));
-      events.push(res.body.event_id);
-    }
+    for (const doc of docs) events.push(await deliver(server.url, doc));
     await server.kill('SIGKILL');
     for (const hold of reads) sim.faults.remove(hold.id);
 
@@ -89,12 +64,8 @@ describe('a kill in the middle of a batch of webhook deliveries', () => {
     sim.resetCounts();
     server = await startChildServer(dirs);
     for (const [i, id] of events.entries()) {
-      const ended = await until(
-        () => event(server!, id),
-        (e) => e.status === 'done' || e.status === 'failed',
-        `delivery ${id} to end`,
-      );
-      assert.equal(ended.status, 'done', JSON.stringify(ended));
+      const end = await ended(server.url, id, `delivery ${id} to end`);
+      assert.equal(end.status, 'done', JSON.stringify(end));
       const traces: Trace[] = (
         await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${id}`, { token: API_TOKEN })
       ).body.traces;

@@ -7,6 +7,7 @@ import type { EventRecord } from '../../server/history/event-types.js';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { startChildServer, type ChildServer } from '../helpers/child-server.js';
 import { API_TOKEN, call, tempDir } from '../helpers/test-server.js';
+import { deliver, ended, eventOf, until } from './support/chaos-kit.js';
 
 // Not idempotent on purpose: every run that writes adds one "+", so a write sent twice shows as "++".
 const PLUS = `
@@ -16,38 +17,6 @@ rules:
     actions:
       - set_title: "{{ doc.title }}+"
 `;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 2400; i++) {
-    const value = await read();
-    if (done(value)) return value;
-    await sleep(50);
-  }
-  throw new Error(`gave up waiting: ${what}`);
-}
-
-/** A "Document Updated" delivery for the document, accepted (202); its event id. */
-async function deliver(server: ChildServer, doc: number): Promise<number> {
-  const res = await call<{ event_id: number }>(server.url, '/api/webhook/dms', {
-    token: API_TOKEN,
-    body: { event: 'document_updated', doc_id: String(doc) },
-  });
-  assert.equal(res.status, 202, JSON.stringify(res.body));
-  return res.body.event_id;
-}
-
-/** The delivery's event once it ended (done or failed) in the restarted service. */
-const ended = (server: ChildServer, id: number) =>
-  until(
-    () => event(server, id),
-    (e) => e.status === 'done' || e.status === 'failed',
-    'the restored delivery to end',
-  );
-
-const event = async (server: ChildServer, id: number) =>
-  (await call<EventRecord>(server.url, `/api/events/${id}`, { token: API_TOKEN })).body;
 
 // The kill lands between Paperless's commit and its answer: the simulator applies the write and holds its answer
 // (a `hold` fault with `after`), the service is killed while it waits. Deterministic, whatever the machine's speed.
@@ -70,7 +39,7 @@ describe('a kill between the dms applying a write and answering', () => {
     server = await startChildServer(dirs);
     const title = sim.store.getDocument(3)?.title;
     const hold = sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'hold', after: true, times: 1 });
-    const accepted = await deliver(server, 3);
+    const accepted = await deliver(server.url, 3);
     // Paperless has the new title; its answer has not left.
     await until(
       () => sim.store.getDocument(3)?.title,
@@ -81,7 +50,7 @@ describe('a kill between the dms applying a write and answering', () => {
     sim.faults.release(hold.id);
 
     server = await startChildServer(dirs);
-    const done = await ended(server, accepted);
+    const done = await ended(server.url, accepted, 'the restored delivery to end');
     assert.equal(done.status, 'done', JSON.stringify(done));
     assert.equal(sim.store.getDocument(3)?.title, `${title}+`, 'the write was not sent a second time');
     const traces = (
@@ -104,7 +73,7 @@ describe('a kill between the dms applying a write and answering', () => {
     const title = sim.store.getDocument(5)?.title;
     // Held before it is applied: the journal has the write, Paperless never got it.
     const hold = sim.faults.inject({ route: 'PATCH /api/documents/{id}/', kind: 'hold', times: 1 });
-    const accepted = await deliver(server, 5);
+    const accepted = await deliver(server.url, 5);
     await until(
       () => hold.hits,
       (hits) => hits > 0,
@@ -113,7 +82,7 @@ describe('a kill between the dms applying a write and answering', () => {
     await server.kill('SIGKILL');
     sim.faults.remove(hold.id);
     server = await startChildServer(dirs);
-    const done = await ended(server, accepted);
+    const done = await ended(server.url, accepted, 'the restored delivery to end');
     assert.equal(done.status, 'done', JSON.stringify(done));
     sim.faults.release(hold.id);
     assert.equal(sim.store.getDocument(5)?.title, `${title}+`, 'written once, after the restart');
@@ -142,7 +111,7 @@ describe('a kill between the dms applying a write and answering', () => {
 
     server = await startChildServer(dirs);
     const interrupted = await until(
-      () => event(server!, started.body.event_id),
+      () => eventOf(server!.url, started.body.event_id),
       (e) => e.status === 'interrupted',
       'the job to be marked interrupted',
     );
@@ -160,7 +129,7 @@ describe('a kill between the dms applying a write and answering', () => {
     );
     sim.faults.release(reading.id);
     await until(
-      () => event(server!, resumed.body.event_id),
+      () => eventOf(server!.url, resumed.body.event_id),
       (e) => e.status === 'done',
       'the resumed job to finish',
     );

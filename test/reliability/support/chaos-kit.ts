@@ -1,22 +1,25 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
 import type { Trace } from '../../../server/engine/model.js';
 import type { EventRecord } from '../../../server/history/event-types.js';
-import type { Simulator } from '../../../tools/paperless-sim/simulator.js';
+import { startSimulator, type Simulator } from '../../../tools/paperless-sim/simulator.js';
 import { startChildServer, type ChildServer } from '../../helpers/child-server.js';
 import { API_TOKEN, call, tempDir } from '../../helpers/test-server.js';
 
-// What the chaos scenarios share: a service that is killed and started again under one address, seeded randomness,
-// waits on conditions, and the counts a scenario reports (runs, kills, deliveries; doubled, missed, lost).
+// What the chaos scenarios and kill tests share: a service that is killed and started again under one address,
+// seeded randomness, waits on conditions, deliveries and their events, and the counts a scenario reports (runs,
+// kills, deliveries; doubled, missed, lost).
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `read` until `done` holds; the limit only ends a hung test, it decides nothing (a loaded machine waits). */
 export async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string): Promise<T> {
   let last: T | undefined;
-  for (let i = 0; i < 3600; i++) {
+  for (let i = 0; i < 4800; i++) {
     last = await read();
     if (done(last)) return last;
     await sleep(25);
@@ -116,12 +119,67 @@ export async function killLive(server: ChildServer, relay: Relay | null): Promis
   await server.kill('SIGKILL');
 }
 
-export const health = async (url: string) =>
-  (
-    await call<{ arrival: { waiting: number; failed_documents?: unknown[] } }>(url, '/api/health', {
-      token: API_TOKEN,
-    })
-  ).body.arrival;
+/**
+ * One service against one simulator, killed and started again by a `describe`'s tests: registers the describe's
+ * set-up (the simulator, the service's dirs with `rules`) and its clean-up (the live service, the simulator).
+ */
+export interface KillScenario {
+  readonly sim: Simulator;
+  readonly dirs: Record<string, string>;
+  /** Starts the service (startLive, no relay) and answers it; it is the one `kill` and the clean-up end. */
+  start(): Promise<ChildServer>;
+  /** Kill -9 of the live service. */
+  kill(): Promise<void>;
+}
+
+export function killScenario(rules: string): KillScenario {
+  let sim: Simulator | undefined;
+  let dirs: Record<string, string> | undefined;
+  let live: ChildServer | undefined;
+  before(async () => {
+    sim = await startSimulator();
+    dirs = serviceDirs(sim, rules);
+  });
+  after(async () => {
+    await live?.kill();
+    await sim?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the scenario is set up in the describe’s before hook');
+    return value;
+  };
+  return {
+    get sim() {
+      return ready(sim);
+    },
+    get dirs() {
+      return ready(dirs);
+    },
+    start: async () => (live = await startLive(ready(dirs), null)),
+    kill: () => killLive(ready(live), null),
+  };
+}
+
+/** A Paperless webhook delivery for the document, accepted (202); its event id. */
+export async function deliver(url: string, doc: number, event = 'document_updated'): Promise<number> {
+  const res = await call<{ event_id: number }>(url, '/api/webhook/dms', {
+    token: API_TOKEN,
+    body: { event, doc_id: String(doc) },
+  });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  return res.body.event_id;
+}
+
+export const eventOf = async (url: string, id: number): Promise<EventRecord> =>
+  (await call<EventRecord>(url, `/api/events/${id}`, { token: API_TOKEN })).body;
+
+/** The event once it ended, done or failed. */
+export const ended = (url: string, id: number, what = `event ${id} to end`): Promise<EventRecord> =>
+  until(
+    () => eventOf(url, id),
+    (e) => e.status === 'done' || e.status === 'failed',
+    what,
+  );
 
 export const eventsOf = async (url: string, kind: string): Promise<EventRecord[]> =>
   (await call<{ events: EventRecord[] }>(url, `/api/events?kind=${kind}&limit=1000`, { token: API_TOKEN })).body.events;
