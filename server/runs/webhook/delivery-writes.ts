@@ -30,16 +30,21 @@ export interface DeliveryWrites {
   readonly pipeline: RunPipeline;
   /** Opens a round for deliveries read together (distinct documents, each run in its own lane). */
   round(eventIds: readonly number[]): DeliveryRound;
+  /**
+   * The delivery holds its document's lane: its round waits for its plan. One still waiting for its lane is not
+   * waited for (it writes alone): that lane's holder may be a job's page waiting for a lane a member holds.
+   */
+  inLane(eventId: number): void;
 }
 
 type Member =
-  | { state: 'before' | 'past' | 'left' }
+  | { state: 'outside' | 'before' | 'past' | 'left' }
   | { state: 'waiting'; planned: PlannedRun; done(outcomes: Map<number, ApplyOutcome> | Error): void };
 
 /**
  * A burst of deliveries written as a job writes a page (docs/jobs-and-webhook.md#bursts-of-deliveries): every
- * delivery of a round runs in its own lane exactly as alone (reconcile, read, echo check, plan), and when each has
- * planned, or ended without a plan, the round writes their plans at once with `writePlans` — identical changes as
+ * delivery of a round runs in its own lane exactly as alone (reconcile, read, echo check, plan), and when each that
+ * holds its lane has planned, or ended without a plan, the round writes their plans at once with `writePlans` — identical changes as
  * grouped bulk edits, journal records before they leave, settled with an expectation so attribution holds, the rest
  * (PATCH-only fields, notes, names to create, documents edited since the read) as each delivery's own write. Each
  * delivery then records its traces and its event as alone.
@@ -118,7 +123,7 @@ export function createDeliveryWrites(deps: DeliveryWritesDeps): DeliveryWrites {
   return {
     pipeline: { ...pipeline, run },
     round(eventIds) {
-      const members = new Map<number, Member>(eventIds.map((id) => [id, { state: 'before' }]));
+      const members = new Map<number, Member>(eventIds.map((id) => [id, { state: 'outside' }]));
       for (const id of eventIds) rounds.set(id, members);
       const leave = (eventId: number) => {
         if (rounds.get(eventId) !== members) return;
@@ -127,6 +132,10 @@ export function createDeliveryWrites(deps: DeliveryWritesDeps): DeliveryWrites {
         flush(members);
       };
       return { leave, close: () => eventIds.forEach(leave) };
+    },
+    inLane(eventId) {
+      const members = rounds.get(eventId);
+      if (members?.get(eventId)?.state === 'outside') members.set(eventId, { state: 'before' });
     },
   };
 }

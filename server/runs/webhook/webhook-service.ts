@@ -91,7 +91,10 @@ export function createWebhookService(
       eventId: id,
       dryRun,
       facts: { said: delivery.triggers },
-      read: async () => fetchOnce(deps.dms, delivery, options, await batch.take(delivery)),
+      read: async () => {
+        deps.batches?.inLane(id);
+        return fetchOnce(deps.dms, delivery, options, await batch.take(delivery));
+      },
       starting: () => life.running(id, { total: 1 }),
     });
     // Traces batch for a moment; the end rides the next group commit, which a delivery accepted meanwhile makes at
