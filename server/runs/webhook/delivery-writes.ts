@@ -93,7 +93,8 @@ export function createDeliveryWrites(deps: DeliveryWritesDeps): DeliveryWrites {
         done: (outcomes) => {
           if (outcomes instanceof Error) return reject(outcomes);
           const outcome = outcomes.get(document.id);
-          // Nothing to write after all (writePlans leaves out empty plans): as the single write would answer.
+          // writePlans answers every plan it is given (empty plans never reach it: they are written alone above);
+          // should one be missing all the same, it is written on its own rather than left unanswered.
           if (outcome) resolve(outcome);
           else pipeline.write(planned).then(resolve, reject);
         },
