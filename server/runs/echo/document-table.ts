@@ -64,7 +64,8 @@ export interface DocumentTable {
  * Persistence in two parts, so a write costs what changed, not the whole table: a snapshot (rewritten atomically
  * once the change log grows as large as the table, or after `clear`) and an append-only change log of the entries
  * touched or read since the last write, each line carrying the snapshot's generation. A log line of an older
- * generation (a kill between a snapshot and the log's truncation) is ignored; a torn last line is skipped.
+ * generation (a kill between a snapshot and the log's truncation) is ignored; a torn last line is skipped. After a
+ * torn line or a failed save the next save is a snapshot, so nothing is appended behind half a line.
  */
 export function openDocumentTable(options: {
   file: string;
@@ -78,15 +79,18 @@ export function openDocumentTable(options: {
   const entries = loaded.entries;
   let generation = loaded.generation;
   let logLines = loaded.logLines;
-  let rewrite = false;
+  // A torn last line would swallow the next append (it continues the torn line): the next save is a snapshot.
+  let rewrite = loaded.torn;
   const dirty = new Set<number>();
   const mark = (id: number) => {
     if (!rewrite) dirty.add(id);
   };
   const snapshot = async () => {
-    generation++;
     const documents = [...entries].map(([id, e]) => stored(id, e));
-    await writeFileAtomic(options.file, JSON.stringify({ version: 1, generation, documents }), { mode: 0o600 });
+    const next = generation + 1;
+    await writeFileAtomic(options.file, JSON.stringify({ version: 1, generation: next, documents }), { mode: 0o600 });
+    // Only once the snapshot is on disk: a log line of a generation the snapshot never reached is ignored on load.
+    generation = next;
     await fsp.rm(logFile, { force: true });
     logLines = 0;
   };
@@ -109,10 +113,16 @@ export function openDocumentTable(options: {
     async () => {
       const ids = [...dirty];
       dirty.clear();
-      if (rewrite || logLines + ids.length > Math.max(1000, entries.size)) {
-        rewrite = false;
-        await snapshot();
-      } else await append(ids);
+      try {
+        if (rewrite || logLines + ids.length > Math.max(1000, entries.size)) {
+          rewrite = false;
+          await snapshot();
+        } else await append(ids);
+      } catch (err) {
+        // What failed (maybe half an appended line) is not lost: the next save is a whole snapshot.
+        rewrite = true;
+        throw err;
+      }
     },
     (message) => options.logger.error(`echo ledger ${options.file} could not be written: ${message}`),
     options.flushIntervalMs ?? 500,
@@ -169,7 +179,7 @@ function loadEntries(
   logFile: string,
   capacity: number,
   logger: Logger,
-): { entries: Map<number, Entry>; generation: number; logLines: number } {
+): { entries: Map<number, Entry>; generation: number; logLines: number; torn: boolean } {
   const entries = new Map<number, Entry>();
   let generation = 0;
   let text: string | null = null;
@@ -188,7 +198,7 @@ function loadEntries(
       moveAside(file, 'echo ledger', errorMessage(err), logger);
       entries.clear();
       fs.rmSync(logFile, { force: true });
-      return { entries, generation: 0, logLines: 0 };
+      return { entries, generation: 0, logLines: 0, torn: false };
     }
   }
   let logLines = 0;
@@ -213,5 +223,5 @@ function loadEntries(
     entries.set(entry[0], toEntry(entry));
   }
   while (entries.size > capacity) entries.delete(entries.keys().next().value as number);
-  return { entries, generation, logLines };
+  return { entries, generation, logLines, torn: log !== '' && !log.endsWith('\n') };
 }

@@ -25,6 +25,8 @@ export interface BatchRead {
    * Called with the lane held.
    */
   take(delivery: QueuedDelivery): Promise<DmsDocument | null>;
+  /** The delivery's run ended: a read made for it that it never took (it ended before reading) is let go. */
+  drop(delivery: QueuedDelivery): void;
 }
 
 /**
@@ -85,5 +87,6 @@ export function createBatchRead(
         entry.arrivals === (delivery.arrivals ?? 1) && entry.generation === lane.generation(delivery.document);
       return fresh ? document : null;
     },
+    drop: (delivery) => void early.delete(delivery),
   };
 }

@@ -30,16 +30,21 @@ export interface DeliveryWrites {
   readonly pipeline: RunPipeline;
   /** Opens a round for deliveries read together (distinct documents, each run in its own lane). */
   round(eventIds: readonly number[]): DeliveryRound;
+  /**
+   * The delivery holds its document's lane: its round waits for its plan. One still waiting for its lane is not
+   * waited for (it writes alone): that lane's holder may be a job's page waiting for a lane a member holds.
+   */
+  inLane(eventId: number): void;
 }
 
 type Member =
-  | { state: 'before' | 'past' | 'left' }
+  | { state: 'outside' | 'before' | 'past' | 'left' }
   | { state: 'waiting'; planned: PlannedRun; done(outcomes: Map<number, ApplyOutcome> | Error): void };
 
 /**
  * A burst of deliveries written as a job writes a page (docs/jobs-and-webhook.md#bursts-of-deliveries): every
- * delivery of a round runs in its own lane exactly as alone (reconcile, read, echo check, plan), and when each has
- * planned, or ended without a plan, the round writes their plans at once with `writePlans` — identical changes as
+ * delivery of a round runs in its own lane exactly as alone (reconcile, read, echo check, plan), and when each that
+ * holds its lane has planned, or ended without a plan, the round writes their plans at once with `writePlans` — identical changes as
  * grouped bulk edits, journal records before they leave, settled with an expectation so attribution holds, the rest
  * (PATCH-only fields, notes, names to create, documents edited since the read) as each delivery's own write. Each
  * delivery then records its traces and its event as alone.
@@ -88,7 +93,8 @@ export function createDeliveryWrites(deps: DeliveryWritesDeps): DeliveryWrites {
         done: (outcomes) => {
           if (outcomes instanceof Error) return reject(outcomes);
           const outcome = outcomes.get(document.id);
-          // Nothing to write after all (writePlans leaves out empty plans): as the single write would answer.
+          // writePlans answers every plan it is given (empty plans never reach it: they are written alone above);
+          // should one be missing all the same, it is written on its own rather than left unanswered.
           if (outcome) resolve(outcome);
           else pipeline.write(planned).then(resolve, reject);
         },
@@ -118,7 +124,7 @@ export function createDeliveryWrites(deps: DeliveryWritesDeps): DeliveryWrites {
   return {
     pipeline: { ...pipeline, run },
     round(eventIds) {
-      const members = new Map<number, Member>(eventIds.map((id) => [id, { state: 'before' }]));
+      const members = new Map<number, Member>(eventIds.map((id) => [id, { state: 'outside' }]));
       for (const id of eventIds) rounds.set(id, members);
       const leave = (eventId: number) => {
         if (rounds.get(eventId) !== members) return;
@@ -127,6 +133,10 @@ export function createDeliveryWrites(deps: DeliveryWritesDeps): DeliveryWrites {
         flush(members);
       };
       return { leave, close: () => eventIds.forEach(leave) };
+    },
+    inLane(eventId) {
+      const members = rounds.get(eventId);
+      if (members?.get(eventId)?.state === 'outside') members.set(eventId, { state: 'before' });
     },
   };
 }

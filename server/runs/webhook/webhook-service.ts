@@ -85,15 +85,20 @@ export function createWebhookService(
   const runDelivery = async (delivery: QueuedDelivery): Promise<DeliveryResult> => {
     const id = delivery.event_id;
     const dryRun = events.get(id)?.dry_run ?? deps.dryRun();
-    const outcome = await deps.arrive({
-      document: delivery.document,
-      from: 'webhook',
-      eventId: id,
-      dryRun,
-      facts: { said: delivery.triggers },
-      read: async () => fetchOnce(deps.dms, delivery, options, await batch.take(delivery)),
-      starting: () => life.running(id, { total: 1 }),
-    });
+    const outcome = await deps
+      .arrive({
+        document: delivery.document,
+        from: 'webhook',
+        eventId: id,
+        dryRun,
+        facts: { said: delivery.triggers },
+        read: async () => {
+          deps.batches?.inLane(id);
+          return fetchOnce(deps.dms, delivery, options, await batch.take(delivery));
+        },
+        starting: () => life.running(id, { total: 1 }),
+      })
+      .finally(() => batch.drop(delivery));
     // Traces batch for a moment; the end rides the next group commit, which a delivery accepted meanwhile makes at
     // once. Written out first, a kill between the two cannot leave the event ended without its traces.
     if (outcome.kind !== 'wait' && outcome.kind !== 'skipped' && outcome.kind !== 'retry')

@@ -60,6 +60,38 @@ describe('the echo records table (persistence)', () => {
     assert.equal([...again.entries()].length, 1);
   });
 
+  it('a change saved after a restart over a torn last line survives the next restart', async () => {
+    const file = path.join(tempDir(), 'echo-ledger.json');
+    const table = open(file);
+    table.touch(1).state = 'a';
+    await table.persist();
+    fs.appendFileSync(`${file}.changes`, '[0,2,"tor'); // a kill mid-append
+    const reopened = open(file);
+    reopened.touch(3).state = 'c';
+    await reopened.persist();
+    const again = open(file);
+    assert.equal(again.get(1)?.state, 'a');
+    assert.equal(again.get(3)?.state, 'c');
+  });
+
+  it('a save that failed is made whole by the next one, and a cleared entry stays cleared', async () => {
+    const file = path.join(tempDir(), 'echo-ledger.json');
+    const table = open(file);
+    table.touch(1).state = 'before the clear';
+    await table.persist();
+    table.clear();
+    table.touch(2).state = 'b';
+    fs.mkdirSync(path.join(file, 'in the way'), { recursive: true }); // the snapshot's rename fails
+    await table.persist();
+    fs.rmSync(file, { recursive: true });
+    table.touch(3).state = 'c';
+    await table.persist();
+    const again = open(file);
+    assert.equal(again.get(1), undefined);
+    assert.equal(again.get(2)?.state, 'b');
+    assert.equal(again.get(3)?.state, 'c');
+  });
+
   it('keeps the most recently touched documents within capacity across a restart', async () => {
     const file = path.join(tempDir(), 'echo-ledger.json');
     const table = open(file, 2);
