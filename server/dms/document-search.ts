@@ -31,13 +31,12 @@ export async function findDocumentsByTitle(
 export async function documentTitles(dms: DmsClient, ids: number[]): Promise<Record<number, string>> {
   const wanted = [...new Set(ids)].slice(0, 200);
   if (wanted.length === 0) return {};
-  const titles: Record<number, string> = {};
-  for await (const page of dms.pages({
+  // The ids are known: one `id__in` page, no count probe or id snapshot as a streamed read takes.
+  const page = await dms.findDocuments({
     filters: { id__in: wanted.join(',') },
-    fields: ['id', 'title'],
+    ordering: 'id',
     pageSize: wanted.length,
-  })) {
-    for (const d of page.documents) titles[d.id] = d.title;
-  }
-  return titles;
+    fields: ['id', 'title'],
+  });
+  return Object.fromEntries(page.documents.map((d) => [d.id, d.title]));
 }
