@@ -94,7 +94,7 @@ export interface DmsConnection {
 }
 
 const STATUS_TTL_MS = 5000;
-// Health no longer waits for a ping, so a slow dms may take its time; after SLOW_PING_MS it counts as not answering.
+// Health never waits for a ping, so a slow dms may take its time; after SLOW_PING_MS it counts as not answering.
 const PING_TIMEOUT_MS = 10_000;
 const SLOW_PING_MS = 2000;
 const PING_CLOSE_GRACE_MS = 1000;
