@@ -69,8 +69,8 @@ async function* matchingIds(
   // A document deleted between two id requests shifts the later pages by one: ids ascend (ordering=id), so
   // one already handed out is at most the last one.
   let lastId = 0;
-  const inFlight = outstanding(Math.min(ID_PAGES_AHEAD, plan.dmsWorkers));
-  for await (const body of pumpRequests(requests(), inFlight, (inFlight + 1) * ID_PAGE_SIZE)) {
+  const workers = Math.min(ID_PAGES_AHEAD, plan.dmsWorkers);
+  for await (const body of pumpRequests(requests(), outstanding(workers), heldRows(ID_PAGE_SIZE, workers))) {
     const ids = body.results.map((d) => d.id).filter((id) => id > lastId);
     lastId = ids.at(-1) ?? lastId;
     yield ids;
