@@ -7,8 +7,8 @@ export interface DocumentHit {
 }
 
 /**
- * The documents a picker offers: the most recently added first (as Paperless lists them), those whose title contains
- * `text` when there is one. One page only: a picker never scans the whole dms.
+ * The documents a picker offers: the most recently added first (Paperless's own list sorts by `created` instead),
+ * those whose title contains `text` when there is one. One page only: a picker never scans the whole dms.
  */
 export async function findDocumentsByTitle(
   dms: DmsClient,
