@@ -13,8 +13,8 @@ import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 // API version 10 reads plain pages instead and rechecks what could have slid between them (`pagedDocuments`).
 
 // `fields=id` trims only Paperless's output: its queryset still loads every row's content and prefetches
-// tags, notes and custom fields, so a 10,000-id page can run into a proxy's or gunicorn's timeout on a
-// slow host. 500 rows answer in about a second even there (docs/performance.md).
+// tags, notes and custom fields, so a 10,000-id page can run into a reverse proxy's timeout on a slow host.
+// 500 rows answer in about a second even there (docs/performance.md).
 export const ID_PAGE_SIZE = 500;
 // Id pages requested before they are needed, so a dms with several workers starts on them together. Never
 // the whole list at once: the count is the dms's word, and a lying one (count 5e9) must not size anything.
