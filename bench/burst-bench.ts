@@ -1,4 +1,5 @@
 // The `burst` part: webhook deliveries against the slow dms profile, as a bulk edit in Paperless sends them.
+import { createSemaphore } from '../server/dms/semaphore.js';
 import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
 import type { Simulator } from '../tools/paperless-sim/simulator.js';
 import { api, BENCH_TOKEN, withRig } from './service-process.js';
@@ -33,29 +34,16 @@ const tagId = (sim: Simulator, name: string) => {
  * of the service: the 202s took seconds here while the service answered them in milliseconds.
  */
 const SENDERS = 4;
+const senders = createSemaphore(SENDERS);
 /** The time each answer took, from its send to its whole response (collected per bulk edit). */
 let accepted: number[] = [];
-let sending = 0;
-const waitingSenders: (() => void)[] = [];
-
-async function withSender<T>(send: () => Promise<T>): Promise<T> {
-  if (sending >= SENDERS) await new Promise<void>((resolve) => waitingSenders.push(resolve));
-  else sending++;
-  try {
-    return await send();
-  } finally {
-    const next = waitingSenders.shift();
-    if (next) next();
-    else sending--;
-  }
-}
 
 /** One delivery, retried as Paperless's send_webhook does: 3 more tries after about 1, 2 and 4 s, then dropped. */
 async function deliver(url: string, doc: number): Promise<{ refused: number; dropped: boolean }> {
   let refused = 0;
   for (let attempt = 0; attempt < 4; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** (attempt - 1)));
-    const ok = await withSender(() => {
+    const ok = await senders.run(() => {
       const sent = performance.now();
       return fetch(`${url}/api/webhook/dms`, {
         method: 'POST',

@@ -80,10 +80,9 @@ export async function benchWriteBaseline(baselineRoot: string, rounds = 3, rate 
           { generate: { count, seed: 12 }, files: { 'mark.yml': WRITE_RULES }, root },
           async ({ sim, service }) => {
             const tag = sim.store.objects.tags.find((t) => t.name === 'rules-processed')?.id;
-            const docs = [...sim.store.documents.keys()].filter(
-              (d) => !sim.store.documents.get(d)?.tags.includes(tag ?? -1),
-            );
-            const times = await webhookToWrite(sim, service.url, docs.slice(0, count), tag ?? -1, rate);
+            if (tag === undefined) throw new Error('the simulator has no tag rules-processed for the rule to add');
+            const docs = [...sim.store.documents.keys()].filter((d) => !sim.store.documents.get(d)?.tags.includes(tag));
+            const times = await webhookToWrite(sim, service.url, docs.slice(0, count), tag, rate);
             return { p50: percentile(times, 50), p99: percentile(times, 99) };
           },
         ),
@@ -108,6 +107,9 @@ export async function benchWriteBaseline(baselineRoot: string, rounds = 3, rate 
   return rows;
 }
 
+/** A delivery that wrote nothing by then (a failed run, a missing tag) fails the bench instead of holding it. */
+const WRITE_DEADLINE_MS = 120_000;
+
 /** Sends one "Document Updated" delivery per document at `rate`/s; resolves with each one's time until the tag shows. */
 async function webhookToWrite(
   sim: Simulator,
@@ -118,17 +120,20 @@ async function webhookToWrite(
 ): Promise<number[]> {
   const sentAt = new Map<number, number>();
   const took = new Map<number, number>();
-  const done = new Promise<void>((resolve) => {
+  const started = performance.now();
+  const done = new Promise<void>((resolve, reject) => {
     const look = () => {
       const now = performance.now();
       for (const [doc, t0] of sentAt)
         if (!took.has(doc) && sim.store.documents.get(doc)?.tags.includes(tag)) took.set(doc, now - t0);
       if (took.size === docs.length) resolve();
-      else setTimeout(look, 2);
+      else if (now - started > WRITE_DEADLINE_MS) {
+        const missing = docs.filter((d) => !took.has(d));
+        reject(new Error(`no tag written after ${WRITE_DEADLINE_MS / 1000} s on documents ${missing.join(', ')}`));
+      } else setTimeout(look, 2);
     };
     look();
   });
-  const started = performance.now();
   for (const [i, doc] of docs.entries()) {
     const wait = started + (i * 1000) / rate - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));

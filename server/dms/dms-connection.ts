@@ -31,7 +31,7 @@ export interface DmsStatus extends DmsInfo {
   /** Since when the dms has not answered (ISO time): the first unanswered or failed ping since it last did. */
   notAnsweringSince?: string;
   /** The dms's web workers as configured (SVC_DMS_WORKERS): a read keeps this many requests at it and one waiting. */
-  servesAtOnce: number;
+  dmsWorkers: number;
   /** The release group the client follows and what differs for it (`DmsPing`). */
   releaseGroup?: string;
   releaseDifferences?: string[];
@@ -57,7 +57,7 @@ export interface DmsHealth {
   not_answering_since: string | null;
   /**
    * The dms's web workers as configured (SVC_DMS_WORKERS): a run-all keeps this many requests at it and one more
-   * waiting in its queue.
+   * waiting in its queue. The name is the API's; the figure is configured, not measured.
    */
   serves_at_once?: number | null;
   /** The release group the service follows, e.g. "2.16–2.18", and what it does differently for it. */
@@ -77,7 +77,7 @@ export function dmsHealth(status: DmsStatus): DmsHealth {
     error: status.error ?? null,
     checked_at: status.checkedAt ?? null,
     not_answering_since: status.notAnsweringSince ?? null,
-    serves_at_once: status.servesAtOnce,
+    serves_at_once: status.dmsWorkers,
     release_group: status.releaseGroup ?? null,
     release_differences: status.releaseDifferences ?? [],
   };
@@ -94,7 +94,7 @@ export interface DmsConnection {
 }
 
 const STATUS_TTL_MS = 5000;
-// Health no longer waits for a ping, so a slow dms may take its time; after SLOW_PING_MS it counts as not answering.
+// Health never waits for a ping, so a slow dms may take its time; after SLOW_PING_MS it counts as not answering.
 const PING_TIMEOUT_MS = 10_000;
 const SLOW_PING_MS = 2000;
 const PING_CLOSE_GRACE_MS = 1000;
@@ -164,7 +164,7 @@ export async function createDmsConnection(
       ...(known.waitingError ? { error: known.waitingError } : {}),
       checkedAt: iso(known.checkedAt),
       notAnsweringSince: iso(known.notAnsweringSince),
-      servesAtOnce: readPlan.dmsWorkers,
+      dmsWorkers: readPlan.dmsWorkers,
     };
   };
 

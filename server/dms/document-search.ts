@@ -7,8 +7,8 @@ export interface DocumentHit {
 }
 
 /**
- * The documents a picker offers: the most recently added first (as Paperless lists them), those whose title contains
- * `text` when there is one. One page only: a picker never scans the whole dms.
+ * The documents a picker offers: the most recently added first (Paperless's own list sorts by `created` instead),
+ * those whose title contains `text` when there is one. One page only: a picker never scans the whole dms.
  */
 export async function findDocumentsByTitle(
   dms: DmsClient,
@@ -31,13 +31,12 @@ export async function findDocumentsByTitle(
 export async function documentTitles(dms: DmsClient, ids: number[]): Promise<Record<number, string>> {
   const wanted = [...new Set(ids)].slice(0, 200);
   if (wanted.length === 0) return {};
-  const titles: Record<number, string> = {};
-  for await (const page of dms.pages({
+  // The ids are known: one `id__in` page, no count probe or id snapshot as a streamed read takes.
+  const page = await dms.findDocuments({
     filters: { id__in: wanted.join(',') },
-    fields: ['id', 'title'],
+    ordering: 'id',
     pageSize: wanted.length,
-  })) {
-    for (const d of page.documents) titles[d.id] = d.title;
-  }
-  return titles;
+    fields: ['id', 'title'],
+  });
+  return Object.fromEntries(page.documents.map((d) => [d.id, d.title]));
 }

@@ -13,8 +13,8 @@ import type { DmsDocument, DocumentPage, DocumentQuery } from './types.js';
 // API version 10 reads plain pages instead and rechecks what could have slid between them (`pagedDocuments`).
 
 // `fields=id` trims only Paperless's output: its queryset still loads every row's content and prefetches
-// tags, notes and custom fields, so a 10,000-id page can run into a proxy's or gunicorn's timeout on a
-// slow host. 500 rows answer in about a second even there (docs/performance.md).
+// tags, notes and custom fields, so a 10,000-id page can run into a reverse proxy's timeout on a slow host.
+// 500 rows answer in about a second even there (docs/performance.md).
 export const ID_PAGE_SIZE = 500;
 // Id pages requested before they are needed, so a dms with several workers starts on them together. Never
 // the whole list at once: the count is the dms's word, and a lying one (count 5e9) must not size anything.
@@ -69,8 +69,8 @@ async function* matchingIds(
   // A document deleted between two id requests shifts the later pages by one: ids ascend (ordering=id), so
   // one already handed out is at most the last one.
   let lastId = 0;
-  const inFlight = outstanding(Math.min(ID_PAGES_AHEAD, plan.dmsWorkers));
-  for await (const body of pumpRequests(requests(), inFlight, (inFlight + 1) * ID_PAGE_SIZE)) {
+  const workers = Math.min(ID_PAGES_AHEAD, plan.dmsWorkers);
+  for await (const body of pumpRequests(requests(), outstanding(workers), heldRows(ID_PAGE_SIZE, workers))) {
     const ids = body.results.map((d) => d.id).filter((id) => id > lastId);
     lastId = ids.at(-1) ?? lastId;
     yield ids;

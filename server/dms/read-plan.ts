@@ -19,7 +19,7 @@ export interface ReadPlan {
 export const DEFAULT_READ_PLAN: ReadPlan = { pageSize: DMS_PAGE_SIZE.default, dmsWorkers: DMS_WORKERS.default };
 
 /** A small read is split into pages no smaller than this: a changing run writes once per page (bulk edits). */
-export const MIN_READ_PAGE = DMS_PAGE_SIZE.min;
+const MIN_READ_PAGE = DMS_PAGE_SIZE.min;
 /** The most one plain document page asks for. */
 export const MAX_READ_PAGE = DMS_PAGE_SIZE.max;
 
@@ -40,7 +40,7 @@ export function pagesMemoryBudget(heapLimitBytes = getHeapStatistics().heap_size
 }
 
 /** What one document is assumed to take in an answer: the OCR text of a few pages. */
-export const ASSUMED_DOCUMENT_BYTES = 16 * 1024;
+const ASSUMED_DOCUMENT_BYTES = 16 * 1024;
 
 export interface PageRead {
   /** Matching documents (the dms's count). */

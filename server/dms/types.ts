@@ -242,8 +242,9 @@ export interface DmsClient {
   /** Throws DmsNotFoundError for a missing document, DmsError for everything else that fails. */
   getDocument(id: number): Promise<DmsDocument>;
   /**
-   * Streams the matching documents page by page in id order, never holding more than one page (plus the
-   * matching ids, snapshot at the start, so changes made while streaming never make it skip documents).
+   * Streams the matching documents page by page in id order, holding no more than the pages asked for ahead
+   * (`DocumentQuery.ahead`) and the one handed out; changes made while streaming never make it skip a document that
+   * matched at the start (document-stream.ts).
    */
   pages(query?: DocumentQuery): AsyncGenerator<DocumentPage>;
   /**

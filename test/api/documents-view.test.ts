@@ -51,11 +51,14 @@ describe('GET /api/ui/documents/:id (the document panel) and /api/ui/documents/t
   });
 
   it('names documents by id for lists, leaving out ids the dms does not have', async () => {
+    sim.resetCounts();
     const res = await call<{ titles: Record<string, string> }>(server.url, '/api/ui/documents/titles?ids=2,10,999', {
       cookie,
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.titles, { 2: 'Telekom Rechnung Februar 2025', 10: 'Telekom Rechnung März 2025' });
+    const titleReads = sim.requests().filter((r) => r.startsWith('GET /api/documents/?') && r.includes('id__in'));
+    assert.equal(titleReads.length, 1, `one request names them: ${titleReads.join(' ')}`);
     assert.equal((await call(server.url, '/api/ui/documents/titles?ids=1;2', { cookie })).status, 400);
   });
 

@@ -2,10 +2,10 @@ import { createSemaphore } from '../../server/dms/semaphore.js';
 import type { SimResult } from '../../server/dms/demo/http-kit.js';
 
 /**
- * A slow real Paperless-ngx, roughly: Django behind a small gunicorn on a NAS. Each request holds one of
- * `workers` slots (the rest queue, as in gunicorn's backlog) for `latencyMs` plus `perDocumentMs` for
- * every document row it answers. Rows cost the same whatever `fields` asks for: Paperless's queryset
- * loads content and prefetches tags, notes and custom fields for every row of a page (real-servers.md).
+ * A slow real Paperless-ngx, roughly: Django behind a small granian (its web server since 2.15) on a NAS. Each
+ * request holds one of `workers` slots (the rest queue, as in the server's backlog) for `latencyMs` plus
+ * `perDocumentMs` for every document row it answers. Rows cost the same whatever `fields` asks for: Paperless's
+ * queryset loads content and prefetches tags, notes and custom fields for every row of a page (real-servers.md).
  */
 export interface SlowDmsProfile {
   latencyMs: number;

@@ -71,3 +71,21 @@ test('the deep check waits for a ping only when the known state is older than th
   calls[1]({ ok: false });
   assert.equal((await again).ok, false);
 });
+
+test('a request that found no dms marks it unreachable at once, and the next look pings to clear it', async () => {
+  const { tracker, calls, advance, at } = rig();
+  tracker.known();
+  calls[0]({ ok: true });
+  await settle();
+  advance(1000);
+  const failedAt = at();
+  tracker.down('dms GET /api/documents/1/ failed (ECONNREFUSED)');
+  const known = tracker.known();
+  assert.deepEqual([known.reachable, known.notAnsweringSince], [false, failedAt], 'within the ping TTL, at once');
+  assert.equal(known.last?.error, 'dms GET /api/documents/1/ failed (ECONNREFUSED)');
+  assert.equal(calls.length, 2, 'the look after a failure pings, though the last ping is fresh');
+  calls[1]({ ok: true });
+  await settle();
+  assert.deepEqual([tracker.known().reachable, tracker.known().notAnsweringSince], [true, null]);
+  assert.equal(calls.length, 2, 'an answered ping within the TTL is trusted again');
+});

@@ -93,6 +93,25 @@ test('retention drops the oldest finished records, never unfinished ones', async
   await store.close();
 });
 
+test('past the retention with nothing finished, a record that finishes later is still the one dropped', async () => {
+  const store = await openEventStore(tmp(), createMemoryLogger(), { retention: 2 });
+  const waiting = [1, 2, 3, 4].map((document) =>
+    store.create({ kind: 'webhook', rule_id: null, dry_run: false, document }),
+  );
+  assert.equal(store.list().length, 4, 'unfinished records all stay, past the retention');
+  store.update(waiting[0].event_id, { status: 'done' });
+  const job = store.create({ kind: 'job', rule_id: 'r', dry_run: true });
+  assert.deepEqual(
+    store.list().map((e) => e.event_id),
+    [job.event_id, waiting[3].event_id, waiting[2].event_id, waiting[1].event_id],
+    'the delivery that finished went at the next record',
+  );
+  assert.equal(store.interruptUnfinished('restart'), 1, 'the job is interrupted; deliveries wait for the restart');
+  store.create({ kind: 'job', rule_id: 'r', dry_run: true });
+  assert.equal(store.get(job.event_id), undefined, 'an interrupted record is finished and goes too');
+  await store.close();
+});
+
 test('an unreadable events file is moved aside and a fresh one started', async () => {
   const dir = tmp();
   fs.writeFileSync(path.join(dir, 'events.json'), '{ not json');
