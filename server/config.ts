@@ -66,6 +66,8 @@ export interface Config {
 export interface ServiceTimings {
   /** First backoff step of a failed dms request (default 250 ms). */
   dmsRetryBaseMs?: number;
+  /** How long a dms request may take before the client gives up on its answer (default 15 s). */
+  dmsTimeoutMs?: number;
   /** First pause before a run the dms refused is tried again (default 1 minute). */
   failedRunRetryMs?: number;
   /** `concurrency`: deliveries run at once (default: the dms's web workers, SVC_DMS_WORKERS, at least 2). */

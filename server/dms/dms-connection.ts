@@ -127,6 +127,7 @@ export async function createDmsConnection(
     token,
     logger,
     retryBaseMs: config.timings?.dmsRetryBaseMs,
+    timeoutMs: config.timings?.dmsTimeoutMs,
     vocabularyTtlMs: config.timings?.vocabularyTtlMs,
     onNoDms: (message) => liveness?.down(message),
     maxAnswerBytes: config.dmsMaxAnswerMb * 1024 * 1024,

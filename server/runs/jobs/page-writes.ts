@@ -10,6 +10,7 @@ import { isEmptyPlan, type ChangeField, type DocumentPlan } from '../pipeline/pl
 import { groupWrites } from './bulk-plan.js';
 import { editedSinceRead } from './bulk-recheck.js';
 import { fieldsOf, readValuesOf, type JournalWrite } from '../journal/journal-records.js';
+import { answerUnknown } from '../journal/reconcile.js';
 import type { RunHandle, WriteJournal } from '../journal/write-journal.js';
 
 export interface PageWriteDeps {
@@ -129,8 +130,9 @@ export async function writePlans(
       for (const id of group.documents) outcomes.set(id, bulkWrittenOutcome((byId.get(id) as PlannedRun).plan));
       ended(true);
     } catch (err) {
-      // Each document's single write below re-reads it and records a run of its own.
-      ended(false, errorMessage(err));
+      // Each document's single write below re-reads it and records a run of its own. A bulk edit Paperless may
+      // have applied (no answer came) stays unfinished for reconciliation, as a write a kill cut off does.
+      if (!answerUnknown(err)) ended(false, errorMessage(err));
       // Partly applied is fine to retry: every write sets a target state or a difference, so single writes finish the job.
       for (const id of group.documents) single.add(id);
       // Each is marked and settled again by its single write: the loop breaker counts one write per document.

@@ -32,7 +32,7 @@ const NO_NAMES: DmsVocabulary = {
   custom_fields: [],
 };
 
-// Enough requests in flight to keep a small gunicorn's workers busy; memory holds these pages at most.
+// Enough requests in flight to keep a small granian's workers busy; memory holds these pages at most.
 const PAGES_AHEAD = 4;
 
 /**

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { DmsError } from '../../dms/dms-errors.js';
 import type { DmsDocument } from '../../dms/types.js';
 import { SCALARS, sameScalar } from '../pipeline/replan-fresh.js';
 import { contentDigest, readValuesOf, type JournalWrite, type ReadValues } from './journal-records.js';
@@ -9,6 +10,16 @@ const scalarsOf = (write: JournalWrite & { kind: 'patch' }): Scalar[] => SCALARS
 const fieldValues = (doc: Pick<DmsDocument, 'custom_fields'>) =>
   new Map((doc.custom_fields ?? []).map((f) => [f.field, f.value]));
 const sameValue = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null) || String(a) === String(b);
+
+/**
+ * A failed request Paperless may still have applied: no answer came (a timeout, a dropped connection), or a server
+ * error did, which can come after the save. Its outcome is not recorded; its run stays unfinished, like one a kill
+ * cut off, and the next arrival of the document reconciles it against the document before anything runs again.
+ * Only an answer that says no (a 4xx) records it as not applied.
+ */
+export function answerUnknown(err: unknown): boolean {
+  return err instanceof DmsError && (err.dmsStatus === null || err.dmsStatus >= 500);
+}
 
 /**
  * Whether one journaled request is in the document as the dms holds it now: a restart asks this of a request

@@ -10,6 +10,7 @@ import { rebaseOnFresh, unchangedSince } from './replan-fresh.js';
 import type { ApplyOutcome } from './apply-outcome.js';
 import type { JournalWrite } from '../journal/journal-records.js';
 import { fieldsOf, newNoteId, readValuesOf } from '../journal/journal-records.js';
+import { answerUnknown } from '../journal/reconcile.js';
 import type { RunHandle, WriteJournal } from '../journal/write-journal.js';
 
 const FIELDS_OF_KIND: Record<string, ChangeField> = {
@@ -155,9 +156,14 @@ export async function writePlan(
     }
   }
   const settled: Array<boolean | undefined> = [];
+  let unanswered = false;
   const noted = (i: number, ok: boolean, error?: unknown, note?: number) => {
     if (i < 0) return;
     settled[i] = ok;
+    if (!ok && answerUnknown(error)) {
+      unanswered = true;
+      return;
+    }
     journaled?.outcome(i, {
       ok,
       ...(error === undefined ? {} : { error: errorMessage(error) }),
@@ -256,7 +262,7 @@ export async function writePlan(
       noted(trashAt, false, err);
     }
   }
-  if (journaled) {
+  if (journaled && !unanswered) {
     const ok = requests.map((_, i) => settled.at(i) ?? false);
     journaled.end(ok.every(Boolean) ? 'applied' : ok.some(Boolean) ? 'partial' : 'not_applied');
   }
