@@ -69,6 +69,8 @@ export interface EventRecord {
   report: JobReport | null;
   /** Webhook events: which rules the delivery selects (kept so a delivery survives a restart). */
   trigger?: 'added' | 'updated' | 'unknown' | null;
+  /** Webhook events that merged deliveries of both kinds (`trigger: unknown`): each trigger, so the merged run survives a restart as itself. */
+  triggers?: ('added' | 'updated' | 'unknown')[] | null;
   /** Rule jobs: the last document id fully processed (documents are read in id order), for resume. */
   resume_after?: number | null;
   /** A job that continues an interrupted one: the id of that job. */

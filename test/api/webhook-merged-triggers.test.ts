@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Trace } from '../../server/engine/model.js';
 import { arrivalsSettled, heldAtDms } from '../helpers/arrivals.js';
-import { API_TOKEN, call } from '../helpers/test-server.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EventRecord } from '../../server/history/event-types.js';
+import { startSimulator } from '../../tools/paperless-sim/simulator.js';
+import { API_TOKEN, call, startTestServer, tempDir } from '../helpers/test-server.js';
 import { deliver, startRig, waitForEvent, type Rig } from './support/jobs-kit.js';
 import { startReceiver } from './support/notify-kit.js';
 
@@ -54,5 +58,48 @@ describe('merged webhook deliveries keep every trigger they merged', () => {
     assert.notEqual(byRule.get('mark-edited')?.status, 'skipped', JSON.stringify(traces));
     const news = receiver.received.filter((r) => r.body.includes(`new ${doc}`));
     assert.equal(news.length, 1, 'the added notification is sent once for the merged run');
+  });
+
+  it('a merged delivery still waiting at a stop runs as both kinds after the next start', async () => {
+    const sim = await startSimulator();
+    const rulesDir = tempDir();
+    const dataDir = tempDir();
+    fs.writeFileSync(path.join(rulesDir, 'rules.yml'), RULES);
+    const env = {
+      SVC_DMS_URL: sim.url,
+      SVC_DMS_TOKEN: sim.token,
+      SVC_NOTIFY_TARGETS: JSON.stringify({ hook: { url: `${receiver.url}/hook` } }),
+    };
+    const before = receiver.received.length;
+    let server = await startTestServer(env, { rulesDir, dataDir });
+    try {
+      const doc = sim.addDocument({ title: 'Scan', content: 'Lieferschein', tags: [] }).id;
+      // The document's first run is held at its read through the stop, so the merged delivery never starts.
+      const hold = sim.faults.inject({ route: `GET /api/documents/${doc}/`, kind: 'hold' });
+      const first = await deliver(server.url, doc);
+      await heldAtDms(hold, 1);
+      await deliver(server.url, doc, 'document_added');
+      assert.equal((await deliver(server.url, doc)).body.duplicate, true);
+      await server.close();
+      sim.faults.release(hold.id);
+      sim.faults.remove(hold.id);
+
+      server = await startTestServer(env, { rulesDir, dataDir });
+      // The run the stop cut short takes over the merged delivery queued behind it: one run with every trigger.
+      const event: EventRecord = await waitForEvent(server.url, first.body.event_id);
+      assert.equal(event.status, 'done');
+      assert.deepEqual(event.triggers, ['added', 'updated']);
+      const traces = (
+        await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${first.body.event_id}`, { token: API_TOKEN })
+      ).body.traces;
+      // A notify-only rule sends for the `added` trigger alone: run with neither trigger it would stay silent.
+      const greeted = receiver.received.slice(before).filter((r) => r.body.includes(`new ${doc}`));
+      assert.equal(greeted.length, 1, JSON.stringify(traces));
+      const tags = sim.store.getDocument(doc)?.tags ?? [];
+      assert.equal(tags.length, 1, 'the updated rule tagged the document');
+    } finally {
+      await server.close();
+      await sim.close();
+    }
   });
 });

@@ -75,10 +75,28 @@ export function mergeTriggers(a: readonly WebhookTrigger[], b: readonly WebhookT
   return [...new Set([...a, ...b])].sort();
 }
 
-/** The one trigger an event record keeps: the trigger itself, or `unknown` (both kinds) for several. */
-export function recordedTrigger(triggers: readonly WebhookTrigger[]): WebhookTrigger {
-  return triggers.length === 1 ? triggers[0] : 'unknown';
+/**
+ * What an event record keeps of a delivery's triggers: the trigger itself, or `unknown` for several with each of
+ * them in `triggers` (a restart runs the merged delivery as each of them again).
+ */
+export function recordedTriggers(triggers: readonly WebhookTrigger[]): {
+  trigger: WebhookTrigger;
+  triggers: WebhookTrigger[] | null;
+} {
+  return triggers.length === 1
+    ? { trigger: triggers[0], triggers: null }
+    : { trigger: 'unknown', triggers: [...triggers] };
 }
+
+/** Whether an event record already says these triggers. */
+export const sameTriggers = (
+  e: { trigger?: WebhookTrigger | null; triggers?: WebhookTrigger[] | null } | undefined,
+  recorded: ReturnType<typeof recordedTriggers>,
+) => e?.trigger === recorded.trigger && (e.triggers ?? null)?.join() === recorded.triggers?.join();
+
+/** The triggers an event record says its delivery had (records before `triggers` existed: `trigger` alone). */
+export const triggersOfRecord = (e: { trigger?: WebhookTrigger | null; triggers?: WebhookTrigger[] | null }) =>
+  e.triggers?.length ? e.triggers : [e.trigger ?? 'unknown'];
 
 /**
  * A FIFO of per-document webhook runs, bounded by the archive, not by a burst: a document already waiting is

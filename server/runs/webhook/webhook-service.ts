@@ -8,7 +8,10 @@ import type { DocumentLane } from '../lane/document-lane.js';
 import type { WebhookPayload } from './parse-payload.js';
 import {
   createWebhookQueue,
-  recordedTrigger,
+  mergeTriggers,
+  recordedTriggers,
+  sameTriggers,
+  triggersOfRecord,
   type DeliveryResult,
   type QueuedDelivery,
   type WebhookQueue,
@@ -157,8 +160,8 @@ export function createWebhookService(
         const note = `merged into webhook event ${newer.event_id}: a newer delivery for document ${older.document} runs it instead of this retry`;
         logger.info(`webhook event ${older.event_id} ${note}`);
         life.merged(older.event_id, note);
-        const recorded = recordedTrigger(newer.triggers);
-        if (events.get(newer.event_id)?.trigger !== recorded) life.progress(newer.event_id, { trigger: recorded });
+        const recorded = recordedTriggers(newer.triggers);
+        if (!sameTriggers(events.get(newer.event_id), recorded)) life.progress(newer.event_id, recorded);
       },
     },
     runDelivery,
@@ -166,15 +169,20 @@ export function createWebhookService(
 
   // The durable queue: deliveries accepted before a stop or crash run now, once each.
   const restored = events.unfinishedDeliveries();
-  const restoredFor = new Set<number>();
+  const restoredFor = new Map<number, number>();
   for (const e of restored) {
     if (e.document === null) continue;
-    if (restoredFor.has(e.document)) {
+    const first = restoredFor.get(e.document);
+    if (first !== undefined) {
       // A follow-up queued behind a run the crash cut short: one run of the document now covers both.
       events.discard(e.event_id);
-    } else if (e.status === 'running') life.requeued(e.event_id);
-    restoredFor.add(e.document);
-    queue.restore({ document: e.document, triggers: [e.trigger ?? 'unknown'], event_id: e.event_id });
+      const merged = recordedTriggers(mergeTriggers(triggersOfRecord(events.get(first) ?? {}), triggersOfRecord(e)));
+      if (!sameTriggers(events.get(first), merged)) events.update(first, merged);
+    } else {
+      if (e.status === 'running') life.requeued(e.event_id);
+      restoredFor.set(e.document, e.event_id);
+    }
+    queue.restore({ document: e.document, triggers: triggersOfRecord(e), event_id: e.event_id });
   }
   if (restored.length > 0)
     logger.info(`${restored.length} webhook delivery(ies) accepted before the last stop are queued again`);
@@ -192,9 +200,9 @@ export function createWebhookService(
         () => events.create({ kind: 'webhook', rule_id: null, dry_run: deps.dryRun(), document, trigger }).event_id,
       );
       const event = events.get(result.delivery.event_id);
-      const recorded = recordedTrigger(result.delivery.triggers);
-      if (result.status === 'collapsed' && event && event.trigger !== recorded)
-        events.update(event.event_id, { trigger: recorded });
+      const recorded = recordedTriggers(result.delivery.triggers);
+      if (result.status === 'collapsed' && event && !sameTriggers(event, recorded))
+        events.update(event.event_id, recorded);
       // Persisted before the 202: Paperless will not resend an accepted delivery.
       await events.flush();
       return {
