@@ -69,7 +69,7 @@ export function documentListParams(query: DocumentQuery, page: number, ordering 
   if (query.fields?.length) params.set('fields', query.fields.join(','));
   if (query.truncateContent) params.set('truncate_content', 'true');
   if (query.fullPerms) params.set('full_perms', 'true');
-  const asked = typeof query.pageSize === 'number' ? query.pageSize : DEFAULT_PAGE_SIZE;
+  const asked = query.pageSize ?? DEFAULT_PAGE_SIZE;
   const size = Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(asked)));
   params.set('page_size', String(size));
   params.set('page', String(page));

@@ -47,8 +47,8 @@ export interface PageRead {
   count: number;
   /** Requests kept at the dms (0: none ahead, a request goes out when the consumer asks). */
   workers: number;
-  /** The caller's page size; `'auto'` or none: the plan's. */
-  asked?: number | 'auto';
+  /** The caller's page size; none: the plan's. */
+  asked?: number;
   /** The most this kind of request may ask for (a plain page, an `id__in` chunk). */
   most: number;
   /** Bytes the pages held at once may take (default `pagesMemoryBudget()`). */
@@ -65,7 +65,7 @@ export function readPageSize(plan: ReadPlan, read: PageRead): number {
   const held = outstanding(read.workers) + 2;
   const byMemory = Math.floor((read.memoryBytes ?? pagesMemoryBudget()) / ASSUMED_DOCUMENT_BYTES / held);
   const wanted =
-    typeof read.asked === 'number'
+    read.asked !== undefined
       ? Math.floor(read.asked)
       : Math.min(plan.pageSize, Math.max(MIN_READ_PAGE, Math.ceil(read.count / (2 * Math.max(1, read.workers)))));
   return Math.max(1, Math.min(wanted, byMemory, read.most));

@@ -136,10 +136,10 @@ export interface DocumentQuery {
   /** `fields=` to keep responses small. */
   fields?: string[];
   /**
-   * Documents per request; `'auto'` or none: the read plan's page size, smaller for a small read (read-plan.ts).
+   * Documents per request; none: the read plan's page size, smaller for a small read (read-plan.ts).
    * The memory budget may lower either.
    */
-  pageSize?: number | 'auto';
+  pageSize?: number;
   truncateContent?: boolean;
   /** `full_perms=true`: each document's `permissions` (more work for the dms; only when a rule needs them). */
   fullPerms?: boolean;

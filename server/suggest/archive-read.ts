@@ -38,7 +38,6 @@ export async function* readArchive(options: ArchiveReadOptions): AsyncGenerator<
   const cold = cache.size === 0;
   let first = true;
   for await (const page of dms.pages({
-    pageSize: 'auto',
     ahead: PAGES_AHEAD,
     ...(cold ? {} : { fields: LISTING_FIELDS }),
   })) {

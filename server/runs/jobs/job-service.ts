@@ -79,7 +79,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     recovery: deps.recovery,
     lane: deps.lane,
     concurrency,
-    pageSize: deps.pageSize ?? ('auto' as const),
+    pageSize: deps.pageSize,
     now,
   };
 

@@ -31,10 +31,7 @@ describe('readPageSize: rows per request of a read', () => {
   it("takes the caller's page size as given, up to what the request may ask for", () => {
     assert.equal(readPageSize(plan, { count: 10_000, workers: 4, asked: 250, most: 500, memoryBytes: roomy }), 250);
     assert.equal(readPageSize(plan, { count: 10_000, workers: 4, asked: 5000, most: 500, memoryBytes: roomy }), 500);
-    assert.equal(
-      readPageSize(plan, { count: 10_000, workers: 4, asked: 'auto', most: MAX_READ_PAGE, memoryBytes: roomy }),
-      500,
-    );
+    assert.equal(readPageSize(plan, { count: 10_000, workers: 4, most: MAX_READ_PAGE, memoryBytes: roomy }), 500);
   });
 
   it('holds fewer documents at once when the heap is capped (96 MiB: about 90 per page at four workers)', () => {
