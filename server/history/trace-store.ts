@@ -86,6 +86,7 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
 
   const writePass = async () => {
     passQueued = false;
+    const failed: Segment[] = [];
     // Taken one at a time (a file marked meanwhile is taken too), so a file retention drops while the pass
     // waits for the disk is neither written nor held (a live Set iterator would hold it).
     while (dirty.size > 0) {
@@ -94,10 +95,13 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
       try {
         await segment.db.write();
       } catch (err) {
-        // The traces stay in memory and go out with the next write of this file; a full disk should not stop runs.
+        // A full disk should not stop runs: the traces stay in memory and the file is written again at the next
+        // flush (a later batch, the timer, or the stop), not in a loop within this pass.
         logger.error(`could not write trace history ${segment.file}: ${errorMessage(err)}`);
+        failed.push(segment);
       }
     }
+    for (const segment of failed) if (segments.includes(segment)) dirty.add(segment);
     // Deleted only here, after the writes, so no write still in flight can bring a dropped file back.
     for (const file of droppedFiles.splice(0)) removeSegment(file, logger);
   };
@@ -113,10 +117,10 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
       for (const segment of touched) dirty.add(segment);
       for (const segment of dropped) dirty.delete(segment);
       droppedFiles.push(...dropped.map((segment) => segment.file));
-      if (!passQueued) {
-        passQueued = true;
-        draining = draining.then(writePass);
-      }
+    }
+    if (dirty.size > 0 && !passQueued) {
+      passQueued = true;
+      draining = draining.then(writePass);
     }
     return draining;
   };

@@ -278,4 +278,24 @@ describe('trace store', () => {
     assert.ok(logger.lines.some((l) => l.includes('not a trace history file')));
     assert.ok(fs.readdirSync(dir).some((f) => f.startsWith('traces-000001.json.corrupt-')));
   });
+
+  it('a write the disk refused is made again at the next flush, with no new trace to carry it', async () => {
+    const dir = tempDir();
+    const { store, logger } = await open(dir);
+    // A directory where the history file should go: the write fails as on a full or broken disk.
+    const blocker = path.join(dir, 'traces-000001.json');
+    fs.mkdirSync(blocker);
+    fs.writeFileSync(path.join(blocker, 'in-the-way'), '');
+    store.append([trace({ document: 1 })]);
+    await store.flush();
+    assert.ok(logger.lines.some((l) => l.includes('could not write trace history')));
+    assert.equal(store.count(), 1, 'the trace is still shown');
+
+    fs.rmSync(blocker, { recursive: true });
+    await store.flush();
+    await store.close();
+    const { store: reopened } = await open(dir);
+    assert.equal(reopened.count(), 1);
+    await reopened.close();
+  });
 });
