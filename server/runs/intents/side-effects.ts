@@ -7,6 +7,7 @@ import type { ChangeField } from '../pipeline/plan-changes.js';
 import { ACTION_FIELDS } from '../pipeline/trace-outcome.js';
 import { changeBasis, intentKey, notificationKey, type RunIdentity } from './intent-keys.js';
 import type { Intent, IntentEffect, IntentStore, NotifyEffect } from './intent-store.js';
+import { leftNotifications } from './left-notifications.js';
 import { tryIntent, type TryResult } from './try-intent.js';
 import { newNoteId, type ReadValues } from '../journal/journal-records.js';
 import type { WriteJournal } from '../journal/write-journal.js';
@@ -149,6 +150,8 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
   const concurrency = options.concurrency ?? 4;
   /** Who sends each pending intent now: a run (its own symbol) or the retrier. In memory: after a restart, the retrier. */
   const owners = new Map<string, symbol>();
+  // Everything pending at start was recorded by the last process.
+  const left = leftNotifications(store.pending());
   const busy = new Set<string>();
   const running = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
@@ -220,7 +223,18 @@ export function createSideEffects(options: SideEffectsOptions): SideEffects {
       const keyOf = (rule: string, path: string) => intentKey(doc.id, basis(), rule, path);
       const identity: RunIdentity =
         run.eventId !== undefined && run.eventId !== null ? { eventId: run.eventId } : { nonce: randomUUID() };
-      const notifyKey = (rule: string, n: PlannedNotification) => notificationKey(doc.id, rule, n, basis, identity);
+      const chosen = new Map<string, string>();
+      const notifyKey = (rule: string, n: PlannedNotification): string => {
+        const slot = `${rule}\0${n.path}`;
+        let key = chosen.get(slot);
+        if (key === undefined) {
+          key = notificationKey(doc.id, rule, n, basis, identity);
+          if (n.when !== 'once' && !run.dryRun && !store.get(key))
+            key = left.take(doc.id, rule, n.path, notifyEffect(n)) ?? key;
+          chosen.set(slot, key);
+        }
+        return key;
+      };
 
       /** Records the intents not yet known (or given up before) as this run's; the others stay as they are. */
       const claim = async (wanted: Wanted[]): Promise<void> => {

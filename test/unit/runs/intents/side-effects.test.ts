@@ -312,3 +312,48 @@ test('when: always sends on each run, and once per event: a retried event does n
   assert.equal((await send(null)).status, 'sent');
   assert.equal(new Set(received.map((r) => r.key)).size, 4);
 });
+
+test('a when: always notification a kill left unsent belongs to the re-run under another event: one message, one key', async () => {
+  const file = fileIn();
+  const always: PlannedNotification = { ...NOTIFY, when: 'always' };
+  const RESULTS = { r: [always] };
+  const crashed = open(file, { notifier: target().notifier, dms: dmsWith().dms });
+  // Recorded before the run's first write; the kill comes before anything is sent.
+  await crashed.effects.forRun(documentWith(), 'added', [RESULT], RESULTS, { eventId: 12 }).prepare([], ['tags']);
+
+  const { notifier, received } = target();
+  const restarted = open(file, { notifier });
+  // Catch-up runs the document again under a new event before the retrier starts, and once more after it.
+  const rerun = restarted.effects.forRun(documentWith(), 'added', [RESULT], RESULTS, { eventId: 49 });
+  assert.equal((await rerun.send('r', always)).status, 'sent');
+  restarted.effects.resume();
+  await until('nothing left pending', () => restarted.store.pending().length === 0);
+  assert.equal(received.length, 1);
+
+  // A later run that renders another message is a run of its own.
+  const other = { ...always, message: 'Document 7 changed again' };
+  const next = restarted.effects.forRun(documentWith(), 'updated', [RESULT], { r: [other] }, { eventId: 50 });
+  assert.equal((await next.send('r', other)).status, 'sent');
+  assert.equal(received.length, 2);
+  assert.notEqual(received[0].key, received[1].key);
+  await restarted.effects.stop();
+});
+
+test('the retrier sends the left notification first: the re-run under another event finds it sent', async () => {
+  const file = fileIn();
+  const always: PlannedNotification = { ...NOTIFY, when: 'always' };
+  const crashed = open(file, { notifier: target().notifier });
+  await crashed.effects
+    .forRun(documentWith(), 'added', [RESULT], { r: [always] }, { eventId: 12 })
+    .prepare([], ['tags']);
+
+  const { notifier, received } = target();
+  const restarted = open(file, { notifier });
+  restarted.effects.resume();
+  await until('the left notification is sent', () => restarted.store.pending().length === 0);
+  const rerun = restarted.effects.forRun(documentWith(), 'added', [RESULT], { r: [always] }, { eventId: 49 });
+  const outcome = await rerun.send('r', always);
+  assert.equal(outcome.status, 'already', JSON.stringify([outcome, received.map((r) => r.key)]));
+  assert.equal(received.length, 1);
+  await restarted.effects.stop();
+});
