@@ -70,7 +70,9 @@ async function reconcileRun(
   const { read, writes } = run.entry;
   const found = writes.map((write, i) => {
     const known = run.outcomes[i];
-    if (known) return known.ok;
+    // A "not applied" an earlier start found out is looked for again: that start then sent the request itself,
+    // and a kill may have cut off its answer too.
+    if (known && (known.ok || !known.reconciled)) return known.ok;
     // Notes are their intents' to send: counted as done here. One the dms took is recorded with its id, which is
     // how its audit entry (logged without actor for a token) is known as the service's own.
     if (write.kind === 'note') {
