@@ -58,7 +58,8 @@ export interface WriteJournal {
   unfinished(dms?: string, doc?: number): JournalRun[];
   /** A handle to finish a run found unfinished at start. */
   resume(run: JournalRun): RunHandle;
-  stats(): { runs: number; bytes: number; syncs: number };
+  /** `whole`: runs held as objects (only those not ended are; the others are held packed). */
+  stats(): { runs: number; whole: number; bytes: number; syncs: number };
   close(): Promise<void>;
 }
 
@@ -218,7 +219,12 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
     unfinished: (dms, doc) =>
       [...open].filter((run) => dms === undefined || (run.entry.dms === dms && run.entry.doc === doc)),
     resume: handle,
-    stats: () => ({ runs: runs.size, bytes: file.bytes, syncs: file.syncs }),
+    stats: () => ({
+      runs: runs.size,
+      whole: [...runs.values()].filter((held) => !isPacked(held)).length,
+      bytes: file.bytes,
+      syncs: file.syncs,
+    }),
     close: () => file.close(),
   };
 }
