@@ -1,5 +1,4 @@
-import type { EndEntry, OutcomeEntry, RunEntry, RunStatus } from './journal-records.js';
-import type { JournalRun } from './write-journal.js';
+import type { EndEntry, JournalRun, OutcomeEntry, RunEntry, RunStatus } from './journal-records.js';
 
 /**
  * A finished run as the journal holds it in memory: what its lookups need as fields, the rest (what it read, its

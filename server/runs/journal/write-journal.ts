@@ -4,6 +4,7 @@ import { openJournalFile, type JournalFile } from './journal-file.js';
 import { addedOf, entryAt, eventOf, isPacked, pack, runIdOf, statusOf, unpack, type HeldRun } from './packed-run.js';
 import {
   isJournalEntry,
+  type JournalRun,
   type EndEntry,
   type JournalEntry,
   type JournalWrite,
@@ -13,12 +14,7 @@ import {
   type RunStatus,
 } from './journal-records.js';
 
-/** A run's writes as the journal knows them: what was planned, how each request ended, and the end. */
-export interface JournalRun {
-  entry: RunEntry;
-  outcomes: Array<OutcomeEntry | undefined>;
-  end: EndEntry | null;
-}
+export type { JournalRun } from './journal-records.js';
 
 export interface NewRun {
   dms: string;
