@@ -4,7 +4,7 @@ import type { EndEntry, JournalRun, OutcomeEntry, RunEntry, RunStatus } from './
  * A finished run as the journal holds it in memory: what its lookups need as fields, the rest (what it read, its
  * writes and outcomes) as one JSON text, read back when a caller asks for the run. A run held as objects took about
  * 1.8 KB of heap with its index (its read values alone are a dozen small objects and arrays), packed 1.2 KB
- * (`bench/journal-memory.ts`).
+ * (`bench/record-memory.ts`).
  */
 export interface PackedRun {
   readonly run: string;
