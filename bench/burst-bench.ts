@@ -2,7 +2,8 @@
 import { createSemaphore } from '../server/dms/semaphore.js';
 import { SLOW_DMS } from '../tools/paperless-sim/slow-dms.js';
 import type { Simulator } from '../tools/paperless-sim/simulator.js';
-import { api, BENCH_TOKEN, withRig } from './service-process.js';
+import { heapSnapshotArgs, takeHeapSnapshot } from './heap-snapshots.js';
+import { api, BENCH_TOKEN, withRig, type ServiceProcess } from './service-process.js';
 import { percentile, round, type Row } from './stats.js';
 
 const RULES = `rules:
@@ -20,6 +21,18 @@ const ONE = 10;
 const RATE = 100;
 const BULK = 500;
 const LARGE = 10_000;
+
+/**
+ * `BENCH_HEAP_SNAPSHOTS=<dir>`: the service writes heap snapshots there before each bulk edit, when half of it is
+ * written and once every delivery ended (`npx tsx bench/heap-summary.ts` reads them). A snapshot stops the service
+ * for seconds and takes memory of its own: the times and RSS of such a run are not the bench's figures.
+ */
+const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOTS;
+/** `BENCH_SERVICE_NODE_ARGS`: more flags for the service (e.g. `--trace-gc`, its output kept by `BENCH_SERVICE_STDOUT`). */
+const nodeArgs = [
+  ...(SNAPSHOTS ? heapSnapshotArgs(SNAPSHOTS) : []),
+  ...(process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+];
 
 const tagId = (sim: Simulator, name: string) => {
   const tag = sim.store.objects.tags.find((t) => t.name === name);
@@ -65,7 +78,13 @@ async function deliver(url: string, doc: number): Promise<{ refused: number; dro
 }
 
 /** Resolves with the time (ms since `since`) each document first carries the tag; polls the simulator's store. */
-function writtenTimes(sim: Simulator, docs: number[], tag: number, since: number): Promise<number[]> {
+function writtenTimes(
+  sim: Simulator,
+  docs: number[],
+  tag: number,
+  since: number,
+  onHalf?: () => Promise<unknown>,
+): Promise<number[]> {
   const times = new Map<number, number>();
   const left = new Set(docs);
   // A few milliseconds' precision is plenty for thousands of documents, and the simulator shares this process.
@@ -79,30 +98,70 @@ function writtenTimes(sim: Simulator, docs: number[], tag: number, since: number
           left.delete(doc);
         }
       if (left.size === 0) resolve(docs.map((d) => times.get(d) as number));
-      else setTimeout(look, every);
+      else if (onHalf && left.size <= docs.length / 2) {
+        const half = onHalf;
+        onHalf = undefined;
+        void half().then(look);
+      } else setTimeout(look, every);
     };
     look();
   });
 }
 
+/** Until no delivery waits or runs (health's `arrival.waiting`): every delivery's event ended. */
+async function deliveriesEnded(url: string): Promise<void> {
+  for (;;) {
+    const health = await api<{ arrival?: { waiting: number } }>(url, '/api/health');
+    if (health.body.arrival?.waiting === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface BulkEdit {
+  rows: Row[];
+  /** Peak RSS during the burst minus RSS before it (MiB). */
+  growth: number;
+}
+
+const mib = (values: number[]) => `${values.map((v) => round(v, 0)).join(' / ')} MiB`;
+
 /**
  * A bulk edit in Paperless: one delivery per document within `spreadMs`, each retried like send_webhook; then a
- * run-all job (real) over the whole archive, its time per document scaled to the bulk edit's size.
+ * run-all job (real) over the whole archive, its time per document scaled to the bulk edit's size. The service's
+ * memory is measured through the burst (until every delivery ended) and through the job apart.
  */
-async function bulkEdit(sim: Simulator, url: string, bulk: number[], tag: number, spreadMs: number): Promise<Row[]> {
+async function bulkEdit(
+  sim: Simulator,
+  service: ServiceProcess,
+  bulk: number[],
+  tag: number,
+  spreadMs: number,
+): Promise<BulkEdit> {
+  const { url } = service;
+  const snapshot = (label: string) =>
+    SNAPSHOTS ? takeHeapSnapshot(SNAPSHOTS, service.pid, url, `burst-${bulk.length}-${label}`) : Promise.resolve();
   accepted = [];
+  await snapshot('before');
+  const rssBefore = service.rssMiB();
+  service.resetPeak();
   const start = performance.now();
-  const allWritten = writtenTimes(sim, bulk, tag, start);
+  const allWritten = writtenTimes(sim, bulk, tag, start, SNAPSHOTS ? () => snapshot('half') : undefined);
   const sent = bulk.map(async (doc, i) => {
     await new Promise((resolve) => setTimeout(resolve, Math.floor((i * spreadMs) / bulk.length)));
     return deliver(url, doc);
   });
   const outcomes = await Promise.all(sent);
   const bulkMs = Math.max(...(await allWritten));
+  await deliveriesEnded(url);
+  const burstPeak = service.peakRssMiB();
+  const rssAfter = service.rssMiB();
+  await snapshot('after');
   const refused = outcomes.reduce((n, o) => n + o.refused, 0);
   const dropped = outcomes.filter((o) => o.dropped).length;
   const answered = [percentile(accepted, 50), percentile(accepted, 99)].map((ms) => round(ms, 0));
 
+  const jobBefore = service.rssMiB();
+  service.resetPeak();
   const jobStart = performance.now();
   const job = await api<{ event_id: number }>(url, '/api/run?rule_id=job-mark&dry_run=false', { method: 'POST' });
   for (;;) {
@@ -111,53 +170,66 @@ async function bulkEdit(sim: Simulator, url: string, bulk: number[], tag: number
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const jobMs = ((performance.now() - jobStart) * bulk.length) / sim.store.documents.size;
-  return [
-    { measure: `bulk edit of ${bulk.length}: deliveries refused / dropped`, value: `${refused} / ${dropped}` },
+  const jobPeak = service.peakRssMiB();
+  const jobAfter = service.rssMiB();
+  const n = bulk.length;
+  const rows: Row[] = [
+    { measure: `bulk edit of ${n}: deliveries refused / dropped`, value: `${refused} / ${dropped}` },
     {
-      measure: `bulk edit of ${bulk.length}: delivery answered in p50 / p99`,
+      measure: `bulk edit of ${n}: delivery answered in p50 / p99`,
       value: `${answered[0]} / ${answered[1]} ms`,
       note: `${SENDERS} senders at a time`,
     },
     {
-      measure: `bulk edit of ${bulk.length}: all written / run-all job for as many documents`,
+      measure: `bulk edit of ${n}: all written / run-all job for as many documents`,
       value: `${round(bulkMs / jobMs, 2)}×`,
-      note: `${round(bulkMs / 1000, 1)} s; job ${round(jobMs / 1000, 1)} s per ${bulk.length} (${sim.store.documents.size} documents run)`,
+      note: `${round(bulkMs / 1000, 1)} s; job ${round(jobMs / 1000, 1)} s per ${n} (${sim.store.documents.size} documents run)`,
+    },
+    {
+      measure: `bulk edit of ${n}: service RSS before / peak / after the burst`,
+      value: mib([rssBefore, burstPeak, rssAfter]),
+      note: `peak +${round(burstPeak - rssBefore, 0)} MiB; until every delivery ended${SNAPSHOTS ? '; heap snapshots taken' : ''}`,
+    },
+    {
+      measure: `bulk edit of ${n}: service RSS before / peak / after the job`,
+      value: mib([jobBefore, jobPeak, jobAfter]),
+      note: `the run-all job over ${sim.store.documents.size} documents, after the burst`,
     },
   ];
+  return { rows, growth: burstPeak - rssBefore };
 }
 
-/** A bulk edit of 10,000 documents (deliveries within 5 s) with the service's memory before, at its peak and after. */
-async function benchLargeBulk(): Promise<Row[]> {
+/** A bulk edit of 10,000 documents (deliveries within 5 s). */
+async function benchLargeBulk(): Promise<BulkEdit> {
   return withRig(
-    { generate: { count: LARGE, seed: 12 }, files: { 'burst.yml': RULES }, slow: SLOW_DMS },
+    { generate: { count: LARGE, seed: 12 }, files: { 'burst.yml': RULES }, slow: SLOW_DMS, nodeArgs },
     async ({ sim, service }) => {
       const tag = tagId(sim, 'rules-processed');
       const ids = [...sim.store.documents.keys()].filter((id) => !sim.store.documents.get(id)?.tags.includes(tag));
-      const bulk = ids.slice(0, LARGE);
-      const rssBefore = service.rssMiB();
-      const rows = await bulkEdit(sim, service.url, bulk, tag, 5000);
-      const rssAfter = service.rssMiB();
-      return [
-        ...rows,
-        {
-          measure: `bulk edit of ${bulk.length}: service memory before / peak / after`,
-          value: `${round(rssBefore, 0)} / ${round(service.peakRssMiB(), 0)} / ${round(rssAfter, 0)} MiB`,
-          note: 'RSS (VmRSS, VmHWM); the job over the archive ran in between',
-        },
-      ];
+      return bulkEdit(sim, service, ids.slice(0, LARGE), tag, 5000);
     },
   );
 }
 
 export async function benchBurst(): Promise<Row[]> {
-  return [...(await benchSmallBursts()), ...(await benchLargeBulk())];
+  const small = await benchSmallBursts();
+  const large = await benchLargeBulk();
+  return [
+    ...small.rows,
+    ...large.rows,
+    {
+      measure: `service RSS growth in the burst, ${LARGE} / ${BULK} deliveries`,
+      value: `${round(large.growth / small.growth, 2)}×`,
+      note: `+${round(large.growth, 0)} / +${round(small.growth, 0)} MiB (peak during the burst over RSS before it)`,
+    },
+  ];
 }
 
 /** One document, 20 deliveries a second and a bulk edit of 500, against one simulator. */
-async function benchSmallBursts(): Promise<Row[]> {
+async function benchSmallBursts(): Promise<BulkEdit> {
   const count = ONE + RATE + BULK;
   return withRig(
-    { generate: { count, seed: 11 }, files: { 'burst.yml': RULES }, slow: SLOW_DMS },
+    { generate: { count, seed: 11 }, files: { 'burst.yml': RULES }, slow: SLOW_DMS, nodeArgs },
     async ({ sim, service }) => {
       const tag = tagId(sim, 'rules-processed');
       const ids = [...sim.store.documents.keys()].filter((id) => !sim.store.documents.get(id)?.tags.includes(tag));
@@ -183,9 +255,9 @@ async function benchSmallBursts(): Promise<Row[]> {
       }
       const at20 = await Promise.all(perDelivery);
 
-      const bulkRows = await bulkEdit(sim, service.url, bulk, tag, 1000);
+      const bulkEdit500 = await bulkEdit(sim, service, bulk, tag, 1000);
 
-      return [
+      const rows: Row[] = [
         { measure: 'one document, webhook to write (p50)', value: `${round(t1, 0)} ms`, note: `${ONE} deliveries` },
         {
           measure: '20 deliveries/s, webhook to write p50 / one-document time',
@@ -197,8 +269,9 @@ async function benchSmallBursts(): Promise<Row[]> {
           value: `${round(percentile(at20, 99) / t1, 2)}×`,
           note: `${round(percentile(at20, 99), 0)} ms`,
         },
-        ...bulkRows,
+        ...bulkEdit500.rows,
       ];
+      return { rows, growth: bulkEdit500.growth };
     },
   );
 }

@@ -12,6 +12,8 @@ export interface ServiceProcess {
   /** Peak resident memory of the service process so far (VmHWM), in MiB. */
   peakRssMiB(): number;
   rssMiB(): number;
+  /** Starts the peak (VmHWM) over from the current RSS, so `peakRssMiB` covers what follows (one phase of a bench). */
+  resetPeak(): void;
   /** CPU seconds (user + system) the service process has used so far. */
   cpuSeconds(): number;
   /** CPU seconds of its main thread alone (the serial part of a run; evaluation workers are other threads). */
@@ -84,6 +86,9 @@ export async function startService(
       logged.set(match[1], times);
     }
   });
+  // BENCH_SERVICE_STDOUT=<file>: the service's output is kept there too (with `--trace-gc`, its collections).
+  const keep = process.env.BENCH_SERVICE_STDOUT;
+  if (keep) child.stdout?.on('data', (d: Buffer) => fs.appendFileSync(keep, d));
   child.stdout?.resume();
   const pid = child.pid as number;
   return {
@@ -91,6 +96,8 @@ export async function startService(
     pid,
     peakRssMiB: () => procStatusMiB(pid, 'VmHWM'),
     rssMiB: () => procStatusMiB(pid, 'VmRSS'),
+    // Writing 5 to clear_refs resets the peak resident set size (Linux 4.0 and later).
+    resetPeak: () => fs.writeFileSync(`/proc/${pid}/clear_refs`, '5'),
     cpuSeconds: () => procCpuSeconds(pid),
     // The main thread's task id is the process id.
     mainThreadCpuSeconds: () => procCpuSeconds(pid, `/proc/${pid}/task/${pid}/stat`),

@@ -72,6 +72,13 @@ export interface EndEntry {
 
 export type JournalEntry = RunEntry | OutcomeEntry | EndEntry;
 
+/** A run's writes as the journal knows them: what was planned, how each request ended, and the end. */
+export interface JournalRun {
+  entry: RunEntry;
+  outcomes: Array<OutcomeEntry | undefined>;
+  end: EndEntry | null;
+}
+
 export function readValuesOf(doc: DmsDocument): ReadValues {
   return {
     modified: doc.modified,

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import { openJournalFile, type JournalFile } from './journal-file.js';
+import { addedOf, entryAt, eventOf, isPacked, pack, runIdOf, statusOf, unpack, type HeldRun } from './packed-run.js';
 import {
   isJournalEntry,
+  type JournalRun,
   type EndEntry,
   type JournalEntry,
   type JournalWrite,
@@ -12,12 +14,7 @@ import {
   type RunStatus,
 } from './journal-records.js';
 
-/** A run's writes as the journal knows them: what was planned, how each request ended, and the end. */
-export interface JournalRun {
-  entry: RunEntry;
-  outcomes: Array<OutcomeEntry | undefined>;
-  end: EndEntry | null;
-}
+export type { JournalRun } from './journal-records.js';
 
 export interface NewRun {
   dms: string;
@@ -57,7 +54,8 @@ export interface WriteJournal {
   unfinished(dms?: string, doc?: number): JournalRun[];
   /** A handle to finish a run found unfinished at start. */
   resume(run: JournalRun): RunHandle;
-  stats(): { runs: number; bytes: number; syncs: number };
+  /** `whole`: runs held as objects (only those not ended are; the others are held packed). */
+  stats(): { runs: number; whole: number; bytes: number; syncs: number };
   close(): Promise<void>;
 }
 
@@ -77,6 +75,7 @@ export interface WriteJournalOptions {
 
 const docKey = (dms: string, doc: number) => `${dms}#${doc}`;
 const eventKey = (event: number, dms: string, doc: number) => `${event}#${dms}#${doc}`;
+const applied = (held: HeldRun) => statusOf(held) === 'applied' || statusOf(held) === 'partial';
 
 export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
   const now = options.now ?? Date.now;
@@ -84,21 +83,35 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
   const documents = options.documents ?? 20_000;
   const maxRuns = options.maxRuns ?? 50_000;
   const file: JournalFile = openJournalFile(options.file, options.logger);
-  const runs = new Map<string, JournalRun>();
+  // Runs that ended are held packed (`packed-run.ts`): thousands of them are held for echo recognition and undo.
+  const runs = new Map<string, HeldRun>();
   /** Per document, its runs newest first. */
-  const byDoc = new Map<string, JournalRun[]>();
+  const byDoc = new Map<string, HeldRun[]>();
   /** Per event and document, its newest run. */
-  const byEvent = new Map<string, JournalRun>();
+  const byEvent = new Map<string, HeldRun>();
   const open = new Set<JournalRun>();
   let compactAbove = maxRuns;
 
-  const index = (run: JournalRun) => {
-    if (runs.has(run.entry.run)) return;
-    runs.set(run.entry.run, run);
-    const key = docKey(run.entry.dms, run.entry.doc);
-    byDoc.set(key, [run, ...(byDoc.get(key) ?? [])]);
-    if (run.entry.event !== null) byEvent.set(eventKey(run.entry.event, run.entry.dms, run.entry.doc), run);
-    if (run.end === null) open.add(run);
+  const keysOf = (held: HeldRun) => {
+    const { dms, doc, event } = isPacked(held) ? held : held.entry;
+    return { doc: docKey(dms, doc), event: event === null ? null : eventKey(event, dms, doc) };
+  };
+  const index = (held: HeldRun) => {
+    if (runs.has(runIdOf(held))) return;
+    runs.set(runIdOf(held), held);
+    const keys = keysOf(held);
+    byDoc.set(keys.doc, [held, ...(byDoc.get(keys.doc) ?? [])]);
+    if (keys.event !== null) byEvent.set(keys.event, held);
+    if (!isPacked(held) && held.end === null) open.add(held);
+  };
+  /** Puts `now` where `was` is held (a run that ended is packed; a packed one given an outcome late is repacked). */
+  const replace = (was: HeldRun, now: HeldRun) => {
+    runs.set(runIdOf(now), now);
+    const keys = keysOf(now);
+    const list = byDoc.get(keys.doc);
+    const at = list?.indexOf(was) ?? -1;
+    if (list && at >= 0) list[at] = now;
+    if (keys.event !== null && byEvent.get(keys.event) === was) byEvent.set(keys.event, now);
   };
   const clear = () => {
     runs.clear();
@@ -106,15 +119,18 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
     byEvent.clear();
     open.clear();
   };
-  const apply = (entry: JournalEntry) => {
+  /** Applies an entry; `live` is the writer's own copy of the run (its handle's), kept up to date too. */
+  const apply = (entry: JournalEntry, live?: JournalRun) => {
     if (entry.t === 'run') return index({ entry, outcomes: entry.writes.map(() => undefined), end: null });
-    const run = runs.get(entry.run);
-    if (!run) return;
-    if (entry.t === 'out') run.outcomes[entry.i] = entry;
-    else {
-      run.end = entry;
-      open.delete(run);
+    const held = runs.get(entry.run);
+    if (!held) return;
+    const run = isPacked(held) ? unpack(held) : held;
+    for (const copy of new Set([run, live ?? run])) {
+      if (entry.t === 'out') copy.outcomes[entry.i] = entry;
+      else copy.end = entry;
     }
+    if (entry.t === 'end') open.delete(run);
+    if (run.end !== null) replace(held, pack({ ...run, end: run.end }));
   };
   for (const line of file.loaded) if (isJournalEntry(line)) apply(line);
 
@@ -122,25 +138,27 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
     run,
     outcome(i, result) {
       const entry: OutcomeEntry = { t: 'out', run: run.entry.run, i, ...result };
-      apply(entry);
+      apply(entry, run);
       void file.append(entry, false).catch(() => undefined);
     },
     end(status, reconciled) {
       const entry: EndEntry = { t: 'end', run: run.entry.run, status, ...(reconciled ? { reconciled } : {}) };
-      apply(entry);
+      apply(entry, run);
       void file.append(entry, false).catch(() => undefined);
       if (runs.size > compactAbove) void compact();
     },
   });
 
   /** What compaction keeps: unfinished runs, runs of kept events, and the newest runs of the newest documents. */
-  const kept = (): JournalRun[] => {
-    const keep = new Set<JournalRun>(open);
-    for (const run of runs.values())
-      if (run.entry.event !== null && options.keepEvent?.(run.entry.event)) keep.add(run);
-    const newest = [...byDoc.values()].sort((a, b) => b[0].entry.at - a[0].entry.at).slice(0, documents);
-    for (const list of newest) for (const run of list.slice(0, perDocument)) keep.add(run);
-    return [...keep].sort((a, b) => a.entry.at - b.entry.at);
+  const kept = (): HeldRun[] => {
+    const keep = new Set<HeldRun>(open);
+    for (const held of runs.values()) {
+      const event = eventOf(held);
+      if (event !== null && options.keepEvent?.(event)) keep.add(held);
+    }
+    const newest = [...byDoc.values()].sort((a, b) => entryAt(b[0]) - entryAt(a[0])).slice(0, documents);
+    for (const list of newest) for (const held of list.slice(0, perDocument)) keep.add(held);
+    return [...keep].sort((a, b) => entryAt(a) - entryAt(b));
   };
 
   let compacting = false;
@@ -152,13 +170,15 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
       await file.rewrite(() => {
         const keep = kept();
         clear();
-        for (const run of keep) index(run);
+        for (const held of keep) index(held);
         compactAbove = Math.max(maxRuns, keep.length * 2);
-        return keep.flatMap((run) => [
-          run.entry,
-          ...run.outcomes.filter((o): o is OutcomeEntry => o !== undefined),
-          ...(run.end ? [run.end] : []),
-        ]);
+        return keep
+          .map(unpack)
+          .flatMap((run) => [
+            run.entry,
+            ...run.outcomes.filter((o): o is OutcomeEntry => o !== undefined),
+            ...(run.end ? [run.end] : []),
+          ]);
       });
     } catch (err) {
       options.logger.warn(`the write journal could not be compacted: ${String(err)}`);
@@ -173,6 +193,7 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
       // Known in memory at once (a compaction meanwhile keeps them); sent only once on disk, one sync for all.
       for (const entry of entries) apply(entry);
       const begun = entries.map((entry) => runs.get(entry.run) as JournalRun);
+      // Packed and replaced in the index once it ends; the writer's handle keeps the object it began with.
       try {
         await Promise.all(entries.map((entry, i) => file.append(entry, i === entries.length - 1)));
       } catch (err) {
@@ -183,20 +204,23 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
       return begun.map(handle);
     },
     appliedFor(event, dms, doc) {
-      const run = byEvent.get(eventKey(event, dms, doc));
-      return run?.end?.status === 'applied' || run?.end?.status === 'partial' ? run : null;
+      const held = byEvent.get(eventKey(event, dms, doc));
+      return held && applied(held) ? unpack(held) : null;
     },
     addedHandled: (dms, doc, added) =>
-      (byDoc.get(docKey(dms, doc)) ?? []).some(
-        (run) => run.entry.added === added && (run.end?.status === 'applied' || run.end?.status === 'partial'),
-      ),
-    runsOf: (dms, doc) => byDoc.get(docKey(dms, doc)) ?? [],
+      (byDoc.get(docKey(dms, doc)) ?? []).some((held) => addedOf(held) === added && applied(held)),
+    runsOf: (dms, doc) => (byDoc.get(docKey(dms, doc)) ?? []).map(unpack),
     // A scan, once per undo: runs are held in the order they were begun (compaction keeps that order).
-    runsOfEvent: (event) => [...runs.values()].filter((run) => run.entry.event === event),
+    runsOfEvent: (event) => [...runs.values()].filter((held) => eventOf(held) === event).map(unpack),
     unfinished: (dms, doc) =>
       [...open].filter((run) => dms === undefined || (run.entry.dms === dms && run.entry.doc === doc)),
     resume: handle,
-    stats: () => ({ runs: runs.size, bytes: file.bytes, syncs: file.syncs }),
+    stats: () => ({
+      runs: runs.size,
+      whole: [...runs.values()].filter((held) => !isPacked(held)).length,
+      bytes: file.bytes,
+      syncs: file.syncs,
+    }),
     close: () => file.close(),
   };
 }
