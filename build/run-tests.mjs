@@ -83,9 +83,9 @@ const compiled = planTests(root, out, files, previous);
 const timingLines = path.join(out, 'timings.jsonl');
 fs.rmSync(timingLines, { force: true });
 
-// Three processes per core: a test process waits much of its time (HTTP, fsync, child servers, Chromium), and with
-// two per core an idle 2-core machine had 1.5 cores busy.
-const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 3);
+// Two processes per core: most of a test's time is waiting (HTTP, fsync, child servers, Chromium). Three per core
+// gave a loaded machine no more CPU share and made load-sensitive tests fail more often (docs/performance.md).
+const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
 const coverage = process.env.COVERAGE !== '0';
 const coverageRaw = path.join(root, 'coverage', 'tmp');

@@ -1,16 +1,15 @@
 // Which processes `npm test` starts, in what order, and what the last run's timings say about them.
-// Unit and API test files share a process in batches: most of a unit file's cost, and a second of an API file's,
-// is loading node and the modules (the server alone is about 1.3 s of CPU), not its tests. A batch runs its files
-// one after another, as one file runs its tests. Files with root-level hooks keep a process of their own (a hook
-// there would reach the whole batch), as do reliability files (child servers killed on purpose, long waits) and
-// browser files: batched three to a process they took a third less CPU, but a completion click in
-// web-ui-completion-picker.test.ts then inserted the plain label in about half the runs on a loaded machine. The
-// longest processes start first, by the last run's wall times, so no long one starts last while the others idle.
+// Unit, API and browser test files share a process in batches: most of a unit file's cost, and a second of an API
+// file's, is loading node and the modules (the server alone is about 1.3 s of CPU), not its tests, and a browser
+// file's batch shares one Chromium (test/e2e/browser.ts). A batch runs its files one after another, as one file
+// runs its tests. Files with root-level hooks keep a process of their own (a hook there would reach the whole
+// batch), as do reliability files (child servers killed on purpose, long waits). The longest processes start
+// first, by the last run's wall times, so no long one starts last while the other workers idle.
 import fs from 'node:fs';
 import path from 'node:path';
 
 /** Files per process, by kind (the folder under test/). */
-const BATCH_SIZE = { unit: 16, api: 6 };
+const BATCH_SIZE = { unit: 16, api: 6, e2e: 3 };
 // Without timings from an earlier run: browser, crash, API, then the rest.
 const SLOW_FIRST = ['e2e', 'reliability', 'api'];
 
