@@ -1,8 +1,9 @@
 // `npm test`: builds the Web UI when its build script exists, then runs every test file with node's runner.
 // Node 20 does not expand globs, so the files are listed here; zero tests found is a failure, not a pass.
 // V8 records coverage of server/, electron/ and tools/ (config in .c8rc.json) and one summary line is printed;
-// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it. build/test-plan.mjs says
-// which processes run in what order; each reports its wall and CPU time (build/test-timing.mjs).
+// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it (about a tenth of the CPU,
+// docs/coverage.md). build/test-plan.mjs says which processes run in what order; each reports its wall and CPU
+// time (build/test-timing.mjs).
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -82,6 +83,8 @@ const compiled = planTests(root, out, files, previous);
 const timingLines = path.join(out, 'timings.jsonl');
 fs.rmSync(timingLines, { force: true });
 
+// Two processes per core: most of a test's time is waiting (HTTP, fsync, child servers, Chromium). Three per core
+// gave a loaded machine no more CPU share and made load-sensitive tests fail more often (docs/performance.md).
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
 const coverage = process.env.COVERAGE !== '0';
@@ -95,7 +98,6 @@ const run = spawnSync(
     // Each test process appends its wall and CPU time to $TEST_TIMINGS_FILE as it exits.
     `--import=${path.join(root, 'build', 'test-timing.mjs')}`,
     '--test',
-    // Test files run side by side: most of a test's time is waiting (HTTP, child processes, Chromium).
     `--test-concurrency=${concurrency}`,
     '--test-reporter=spec',
     '--test-reporter-destination=stdout',
@@ -130,7 +132,7 @@ const report = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const [tests, pass, fail, skipped] = [count('tests'), count('pass'), count('fail'), count('skipped') + count('todo')];
 phaseDone('tests');
-const account = summariseTimings(root, timingLines, timingsFile, previous);
+const account = summariseTimings(root, timingLines, timingsFile, previous, os.availableParallelism());
 if (account) console.log(`\n${account}`);
 if (coverage && fs.existsSync(coverageRaw)) {
   console.log(`\n${coverageLine()}`);

@@ -1,6 +1,7 @@
 // Loaded into every test process by build/run-tests.mjs (`--import`): when a test file's process exits it
-// appends one line to $TEST_TIMINGS_FILE with the file, its wall time and the CPU it and the children it waited
-// for used (child servers, Chromium), so the runner can name the costly files and start the longest first.
+// appends one line to $TEST_TIMINGS_FILE with the file, when it started, its wall time and the CPU it and the
+// children it waited for used (child servers, Chromium), so the runner can name the costly files, start the
+// longest first and say how busy the cores were.
 import fs from 'node:fs';
 
 const out = process.env.TEST_TIMINGS_FILE;
@@ -23,6 +24,12 @@ function cpu() {
 // The runner's own process (the one with --test) is not a test file's.
 if (out && file.endsWith('.test.js') && !process.execArgv.includes('--test'))
   process.on('exit', (code) => {
-    const line = { file, code, wallMs: Math.round(process.uptime() * 1000), ...cpu() };
+    const line = {
+      file,
+      code,
+      startMs: Math.round(performance.timeOrigin),
+      wallMs: Math.round(process.uptime() * 1000),
+      ...cpu(),
+    };
     fs.appendFileSync(out, `${JSON.stringify(line)}\n`);
   });

@@ -182,7 +182,8 @@ describe('sign-in, sessions and the UI tier', () => {
 
 describe('login throttling', () => {
   test('repeated failures from one address give 429 with a short Retry-After; the right password then gets in', async () => {
-    const server = await startTestServer();
+    let now = 1_700_000_000_000;
+    const server = await startTestServer({}, {}, { now: () => now });
     try {
       let blocked;
       for (let i = 0; i < 20 && !blocked; i++) {
@@ -194,7 +195,8 @@ describe('login throttling', () => {
       const retryAfter = Number(blocked.headers.get('retry-after'));
       assert.ok(retryAfter > 0 && retryAfter <= 5, `Retry-After ${retryAfter}: loopback waits seconds, never minutes`);
       assert.match(String(blocked.body.error), /try again in \d+ seconds/i);
-      await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+      assert.equal((await call(server.url, '/api/auth', { body: ADMIN })).status, 429, 'blocked until Retry-After');
+      now += retryAfter * 1000;
       assert.equal((await call(server.url, '/api/auth', { body: ADMIN })).status, 200);
     } finally {
       await server.close();

@@ -6,8 +6,9 @@ import { MARK_EDITED } from './support/burst-kit.js';
 import { deliver, startRig, type Rig } from './support/jobs-kit.js';
 import { arrivalsWaiting } from '../helpers/arrivals.js';
 
-const DOCUMENTS = 10_000;
-const REPEATS = 500;
+// Ten times the 200 waiting deliveries the service once refused beyond; the bench's burst is 10,000 (bench/burst-bench.ts).
+const DOCUMENTS = 2_000;
+const REPEATS = 100;
 
 /** Webhook event records in the events journal as it is on disk: the last line of each, less those dropped. */
 function webhookEventsOnDisk(dataDir: string): number {
@@ -21,7 +22,7 @@ function webhookEventsOnDisk(dataDir: string): number {
   return [...records.values()].filter((kind) => kind === 'webhook').length;
 }
 
-describe('a bulk edit of 10,000 documents in Paperless', () => {
+describe('a bulk edit of 2,000 documents in Paperless', () => {
   let rig: Rig;
   before(async () => {
     rig = await startRig(MARK_EDITED);

@@ -2,7 +2,8 @@
 // loopback only, with console errors and CSP violations collected so a test can assert there were none.
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { after } from 'node:test';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { PROJECT_ROOT } from '../../server/project-paths.js';
 import { findChromium } from './find-chromium.js';
 
@@ -16,9 +17,23 @@ const ARGS = [
   '--no-first-run',
 ];
 
-/** `extraArgs`: e.g. `--host-resolver-rules=MAP rebound.test 127.0.0.1` to play a DNS-rebinding page. */
-export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  const { launch } = findChromium({
+/** What a test file holds of Chromium: contexts of its own in a browser the files of its process share. */
+export interface TestBrowser {
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /** Closes the contexts opened through this handle; the browser stays for the next file of the batch. */
+  close(): Promise<void>;
+}
+
+// One Chromium per set of arguments and test process: `npm test` runs browser files several to a process, and a
+// Chromium start is a large part of a small file's CPU. Each file gets fresh contexts, so nothing carries over.
+const started = new Map<string, Promise<Browser>>();
+after(async () => {
+  for (const browser of started.values()) await (await browser.catch(() => undefined))?.close();
+  started.clear();
+});
+
+function launch(args: string[]): Promise<Browser> {
+  const { launch: target } = findChromium({
     platform: process.platform,
     env: process.env,
     exists: (file) => fs.existsSync(file),
@@ -30,7 +45,31 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
       }
     },
   });
-  return chromium.launch({ ...launch, args: [...ARGS, ...extraArgs], headless: true });
+  return chromium.launch({ ...target, args, headless: true });
+}
+
+/** `extraArgs`: e.g. `--host-resolver-rules=MAP rebound.test 127.0.0.1` to play a DNS-rebinding page. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<TestBrowser> {
+  const args = [...ARGS, ...extraArgs];
+  const key = args.join('\n');
+  let browser = started.get(key);
+  if (!browser) {
+    browser = launch(args);
+    started.set(key, browser);
+  }
+  const shared = await browser;
+  const opened = new Set<BrowserContext>();
+  return {
+    async newContext(options) {
+      const context = await shared.newContext(options);
+      opened.add(context);
+      context.once('close', () => opened.delete(context));
+      return context;
+    },
+    async close() {
+      await Promise.all([...opened].map((context) => context.close()));
+    },
+  };
 }
 
 export interface UiPage {
@@ -42,7 +81,7 @@ export interface UiPage {
 
 /** A fresh browser context at 1280×800 that may only reach `baseUrl` (anything else is aborted). */
 export async function openPage(
-  browser: Browser,
+  browser: TestBrowser,
   baseUrl: string,
   viewport = { width: 1280, height: 800 },
 ): Promise<UiPage> {

@@ -1,12 +1,12 @@
 // The set-up most browser tests share: a fresh test server, Chromium, and one page signed in as the admin.
 import { after, before } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ADMIN, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
-import { launchBrowser, openPage, type UiPage } from './browser.js';
+import { launchBrowser, openPage, type TestBrowser, type UiPage } from './browser.js';
 
 export interface UiSession {
   server: TestServer;
-  browser: Browser;
+  browser: TestBrowser;
   ui: UiPage;
   page: Page;
   /** Closes the browser, then the server. */
@@ -23,11 +23,12 @@ export async function signIn(page: Page, next = '/rules'): Promise<void> {
 }
 
 /**
- * One Chromium for the whole test file, each test opening its own context (a Chromium start is most of a small
- * test's CPU). Call it at the top of the file; the browser is there from the file's first `before` on.
+ * One browser handle for the whole test file, each test opening its own context (the Chromium behind it is shared
+ * by the files of the process, see browser.ts). Call it at the top of the file; the browser is there from the
+ * file's first `before` on.
  */
-export function browserForFile(): () => Browser {
-  let browser: Browser | undefined;
+export function browserForFile(): () => TestBrowser {
+  let browser: TestBrowser | undefined;
   before(async () => {
     browser = await launchBrowser();
   });
@@ -41,7 +42,7 @@ export function browserForFile(): () => Browser {
 }
 
 /** A fresh 1280×800 page on `baseUrl`, signed in and landed on `next`; steps wait up to 15 s each (a loaded machine is slow). */
-export async function openSignedIn(browser: Browser, baseUrl: string, next?: string): Promise<UiPage> {
+export async function openSignedIn(browser: TestBrowser, baseUrl: string, next?: string): Promise<UiPage> {
   const ui = await openPage(browser, baseUrl);
   try {
     ui.page.setDefaultTimeout(60_000);
@@ -55,7 +56,7 @@ export async function openSignedIn(browser: Browser, baseUrl: string, next?: str
 
 /** Runs `body` on a page as openSignedIn gives it, and closes the page's context after, whatever happens. */
 export async function withSignedInPage(
-  browser: Browser,
+  browser: TestBrowser,
   baseUrl: string,
   next: string,
   body: (ui: UiPage) => Promise<void>,
@@ -76,7 +77,7 @@ export async function startSignedIn(
   options: { env?: Record<string, string>; next?: string; ready?: string } = {},
 ): Promise<UiSession> {
   const server = await startTestServer(options.env, {}, WITH_EXAMPLES);
-  let browser: Browser | undefined;
+  let browser: TestBrowser | undefined;
   try {
     browser = await launchBrowser();
     const ui = await openSignedIn(browser, server.url, options.next);

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot } from './browser.js';
+import { launchBrowser, openPage, screenshot, type TestBrowser } from './browser.js';
 
 describe('sign-in throttling in the Web UI', () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: TestBrowser;
   before(async () => {
     server = await startTestServer();
     browser = await launchBrowser();

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
+import { launchBrowser, openPage, screenshot, type TestBrowser, type UiPage } from './browser.js';
 import { signIn } from './session.js';
 
 // A name that Chromium resolves to 127.0.0.1, as a DNS-rebinding page's name would, and a LAN name the
@@ -15,7 +14,7 @@ const LAN_NAME = 'rules.lan';
 
 // One browser for the file (each test opens its own context): a Chromium start is most of a small test's CPU.
 // The two names map to loopback only; the pages on 127.0.0.1 and localhost are not affected.
-let browser: Browser;
+let browser: TestBrowser;
 before(async () => {
   browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
 });

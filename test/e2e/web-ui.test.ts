@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { ADMIN, startTestServer, type TestServer, WITH_EXAMPLES } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot, type UiPage } from './browser.js';
+import { launchBrowser, openPage, screenshot, type TestBrowser, type UiPage } from './browser.js';
 import { advanceUntil, UI_TIMERS, useClock } from './ui-clock.js';
 
 // One admin session walks through the daily work in order: each step builds on the one before.
@@ -34,7 +34,7 @@ async function waitForCompletion(page: Page, label: string): Promise<string[]> {
 describe('the Web UI against the real service and the dms simulator', () => {
   let sim: Simulator;
   let server: TestServer;
-  let browser: Browser;
+  let browser: TestBrowser;
   let ui: UiPage;
   let page: Page;
 

@@ -19,7 +19,7 @@ after(() => console.log(`chaos job: ${counts.join('; ')}`));
 
 test('a run-all job killed at two seeded points and resumed each time writes every document exactly once', async () => {
   const random = seeded(21);
-  const sim = await startSimulator({ seedDocuments: false, generate: { count: 80, seed: 3 } });
+  const sim = await startSimulator({ seedDocuments: false, generate: { count: 40, seed: 3 } });
   const dirs = serviceDirs(sim, PLUS);
   const ids = [...sim.store.documents.keys()];
   const before = new Map(ids.map((id) => [id, sim.store.getDocument(id)?.title]));

@@ -101,7 +101,11 @@ export function templateOptions(
     };
   }
   if (word.startsWith('doc.')) {
-    const fields = [...names.words.fields, ...DOC_FIELDS_EXTRA].map((f) => ({ label: `doc.${f}`, type: 'property' }));
+    // The editor filters this list while the word still fits it, so a custom field here inserts as it does above.
+    const fields = [...names.words.fields, ...DOC_FIELDS_EXTRA].map((f): Completion => {
+      const custom = f.startsWith('custom_fields.') ? f.slice('custom_fields.'.length) : null;
+      return { label: `doc.${f}`, type: 'property', ...(custom ? { apply: customFieldPath(custom, quote) } : {}) };
+    });
     return { back: word.length, options: [...fields, { label: 'doc.custom_fields.', type: 'property' }] };
   }
   if (word.startsWith('vars.'))

@@ -20,12 +20,12 @@ const data = {
 };
 
 /** The completion offered at `‸` for `label`, as the editor would insert it, and the line with it inserted. */
-function insert(source: string, label: string): string {
+function insert(source: string, label: string, completion: typeof data = data): string {
   const index = source.indexOf('‸');
   const text = source.slice(0, index) + source.slice(index + 1);
   const lines = text.slice(0, index).split('\n');
   const column = lines[lines.length - 1].length;
-  const result = optionsFor(data, text, lines.length - 1, column);
+  const result = optionsFor(completion, text, lines.length - 1, column);
   const option = result?.options.find((o) => o.label === label);
   assert.ok(option, `offered: ${result?.options.map((o) => o.label).join(', ')}`);
   const line = lines[lines.length - 1];
@@ -48,6 +48,22 @@ describe('completion of custom field names in templates', () => {
       insert(`${RULE}      - set_title: "{{ doc.custom_fields.B‸`, 'doc.custom_fields.Betrag'),
       '      - set_title: "{{ doc.custom_fields.Betrag',
     );
+  });
+
+  // The editor keeps a list while the typed word still fits it, so the list opened at `doc.` or `doc.custom_f` is the
+  // one a person picks from after typing on: its custom fields must insert the same valid Liquid.
+  it('writes a name with a space as a quoted member from the list opened before the second dot too', () => {
+    // With a dms the service's field list names its custom fields (`custom_fields.Fällig am`).
+    const withDms = {
+      ...data,
+      language: { ...data.language, fields: [...data.language.fields, 'custom_fields.Fällig am'] },
+    };
+    for (const typed of ['doc.', 'doc.custom_f', 'doc.custom_fields'])
+      assert.equal(
+        insert(`${RULE}      - set_title: "Due {{ ${typed}‸`, 'doc.custom_fields.Fällig am', withDms),
+        `      - set_title: "Due {{ doc.custom_fields['Fällig am']`,
+        typed,
+      );
   });
 
   it('offers the money members after a quoted member', () => {
