@@ -63,7 +63,7 @@ export function createDocumentStates(
       if (!entry) return;
       entry.state = null;
       entry.own = false;
-      table.persistSoon();
+      table.changed(id);
     },
     stateOf: (id) => table.get(id)?.state ?? null,
     isKnownState(doc) {

@@ -56,7 +56,8 @@ export interface DocumentTable {
   clear(): void;
   /** Saves now: a state that must survive a crash right after. */
   persist(): Promise<void>;
-  persistSoon(): void;
+  /** An entry from `get` was changed in place: saved with the next coalesced write. */
+  changed(id: number): void;
   close(): Promise<void>;
 }
 
@@ -129,12 +130,7 @@ export function openDocumentTable(options: {
     options.flushIntervalMs ?? 500,
   );
   return {
-    get(id) {
-      const entry = entries.get(id);
-      // A caller may change what it got and ask for a save: what is read is written with the next change log.
-      if (entry) mark(id);
-      return entry;
-    },
+    get: (id) => entries.get(id),
     touch(id) {
       const entry = entries.get(id) ?? { state: null, own: false, writes: [] };
       entries.delete(id);
@@ -151,7 +147,11 @@ export function openDocumentTable(options: {
       rewrite = true;
     },
     persist: () => writer.now(),
-    persistSoon: () => writer.soon(),
+    changed(id) {
+      if (!entries.has(id)) return;
+      mark(id);
+      writer.soon();
+    },
     close: () => writer.close(),
   };
 }

@@ -60,7 +60,7 @@ export function createFailureAttempts(
       const entry = table.get(id);
       if (!entry?.failure) return;
       delete entry.failure;
-      table.persistSoon();
+      table.changed(id);
     },
     failures(limit = 20) {
       const list: DocumentFailure[] = [];

@@ -29,7 +29,10 @@ export function createLoopBreaker(
     counted: (id) => void recent(table.touch(id)).push(options.now()),
     uncounted(id) {
       const entry = table.get(id);
-      if (entry && entry.writes.length > 0) entry.writes.pop();
+      if (entry && entry.writes.length > 0) {
+        entry.writes.pop();
+        table.changed(id);
+      }
     },
     holdReason(id) {
       const writes = recent(table.get(id));
@@ -44,7 +47,7 @@ export function createLoopBreaker(
       const entry = table.get(id);
       if (entry && entry.writes.length > 0) {
         entry.writes = [];
-        table.persistSoon();
+        table.changed(id);
       }
     },
   };

@@ -33,15 +33,28 @@ describe('the echo records table (persistence)', () => {
     assert.equal([...again.entries()].length, 3000);
   });
 
-  it('a change made to an entry that was read is saved with the next write', async () => {
+  it('a change made to an entry that was read is saved with the next write once it is said', async () => {
     const file = path.join(tempDir(), 'echo-ledger.json');
     const table = open(file);
     table.touch(1).state = 'a';
     await table.persist();
     const entry = table.get(1);
     if (entry) entry.own = true;
+    table.changed(1);
     await table.persist();
     assert.equal(open(file).get(1)?.own, true);
+  });
+
+  it('reading entries adds nothing to the change log: only changed documents are appended', async () => {
+    const file = path.join(tempDir(), 'echo-ledger.json');
+    const table = open(file);
+    table.clear();
+    for (let id = 1; id <= 50; id++) table.touch(id).state = `s${id}`;
+    await table.persist();
+    for (let id = 1; id <= 50; id++) table.get(id);
+    table.touch(7).state = 'changed';
+    await table.persist();
+    assert.equal(logLines(file).length, 1);
   });
 
   it('ignores a torn last line and log lines older than the snapshot', async () => {
