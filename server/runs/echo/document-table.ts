@@ -64,7 +64,7 @@ export interface DocumentTable {
 /**
  * Persistence in two parts, so a write costs what changed, not the whole table: a snapshot (rewritten atomically
  * once the change log grows as large as the table, or after `clear`) and an append-only change log of the entries
- * touched or read since the last write, each line carrying the snapshot's generation. A log line of an older
+ * touched or changed since the last write, each line carrying the snapshot's generation. A log line of an older
  * generation (a kill between a snapshot and the log's truncation) is ignored; a torn last line is skipped. After a
  * torn line or a failed save the next save is a snapshot, so nothing is appended behind half a line.
  */
