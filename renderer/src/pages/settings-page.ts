@@ -192,7 +192,6 @@ function renderForm(section: HTMLElement, s: Settings): void {
       .then((r) => {
         for (const input of [dmsToken, adminPassword, apiToken, currentPassword]) input.value = '';
         restart.hidden = !r.restart_required;
-        say(status, r.dms_switched ? 'Settings saved. The service now uses the new dms.' : 'Settings saved.', 'ok');
         if (r.dms_switched) {
           // "Connected now", the header badge and the demo banner follow the switch at once.
           const fresh = dmsConnectionStatus();
@@ -200,11 +199,15 @@ function renderForm(section: HTMLElement, s: Settings): void {
           connected = fresh;
           void refreshConfig().then(updateShell, () => undefined);
         }
+        // "Settings saved" appears together with what is now stored, never before it.
+        const saved = () =>
+          say(status, r.dms_switched ? 'Settings saved. The service now uses the new dms.' : 'Settings saved.', 'ok');
         return request<Settings>('/api/ui/settings').then((fresh) => {
           Object.assign(s, fresh);
           showSecrets();
           showPollingNote(); // "automatic" polling depends on whether an API token is set
-        });
+          saved();
+        }, saved);
       })
       .catch((err: unknown) => say(status, errorMessage(err), 'error'));
   }
