@@ -324,7 +324,7 @@ export async function createServices(config: Config, logger: Logger, options: Se
   );
   closers.push(() => webhook.stop());
   closers.push(() => catchUp.stop());
-  catchUp.start();
+  await catchUp.start();
 
   // Rules with `schedule:` run as background jobs; the last run of each is kept in the data dir for catch-up.
   const schedules = createScheduleService({

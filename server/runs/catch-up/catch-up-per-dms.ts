@@ -25,7 +25,7 @@ export function catchUpPerDms(create: () => CatchUpService): CatchUpPerDms {
       } finally {
         if (!stopped) {
           current = create();
-          current.start();
+          await current.start();
         }
       }
     },

@@ -51,8 +51,11 @@ export interface CatchUpState {
 }
 
 export interface CatchUpService {
-  /** Starts the first catch-up and the watch for polls, a dms that comes back and a machine that slept. */
-  start(): void;
+  /**
+   * Starts the first catch-up and the watch for polls, a dms that comes back and a machine that slept; resolves
+   * once a first start's cursor is on disk.
+   */
+  start(): Promise<void>;
   /** Runs a catch-up now (or joins the running one); resolves with its event. */
   runNow(reason: string): Promise<EventRecord | null>;
   /** The dms reached the service (a webhook arrived). */
@@ -281,15 +284,13 @@ export function createCatchUpService(deps: CatchUpDeps): CatchUpService {
   };
 
   return {
-    start() {
-      if (!deps.cursor.read()) {
-        // First start: from the configured date, or from now (an existing archive is not run).
-        const since = deps.startFrom ?? new Date(now()).toISOString();
-        void deps.cursor
-          .write({ since, last_heard_at: null })
-          .then(() => (deps.startFrom ? runNow('first start from SVC_CATCH_UP_FROM') : null));
-      } else void runNow('start');
+    async start() {
       schedule();
+      if (deps.cursor.read()) return void runNow('start');
+      // First start: from the configured date, or from now (an existing archive is not run). On disk before the
+      // service answers, so a document added after a start the service did not outlive is still caught up.
+      await deps.cursor.write({ since: deps.startFrom ?? new Date(now()).toISOString(), last_heard_at: null });
+      if (deps.startFrom) void runNow('first start from SVC_CATCH_UP_FROM');
     },
     runNow,
     heard: heardNow,

@@ -18,7 +18,11 @@ import { tempDir } from '../../../helpers/temp-dir.js';
 const doc = (id: number, modified: string) => dmsDocument(id, { modified });
 
 /** The catch-up service over a dms whose reachability and failures the test switches; the watch ticks every 20 ms. */
-async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocument[] }, retryBaseMs = 30) {
+async function rig(
+  state: { reachable: boolean; failing: boolean; docs: DmsDocument[] },
+  retryBaseMs = 30,
+  firstStart = false,
+) {
   const dir = tempDir();
   const logger = createMemoryLogger();
   const events = await openEventStore(dir, logger);
@@ -35,8 +39,9 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
       yield { count: docs.length, documents: docs };
     } as DmsClient['pages'],
   };
-  const cursor = openCursorStore(path.join(dir, 'cursor.json'), logger);
-  await cursor.write({ since: '2026-01-01T00:00:00Z', last_heard_at: null });
+  const cursorFile = path.join(dir, 'cursor.json');
+  const cursor = openCursorStore(cursorFile, logger);
+  if (!firstStart) await cursor.write({ since: '2026-01-01T00:00:00Z', last_heard_at: null });
   const runner: AutomaticRunner = {
     run: async (d) => {
       ran.push(d.id);
@@ -60,7 +65,7 @@ async function rig(state: { reachable: boolean; failing: boolean; docs: DmsDocum
     retryBaseMs,
     tickMs: 20,
   };
-  return { service: createCatchUpService(deps), events, ran };
+  return { service: createCatchUpService(deps), events, ran, cursorFile, logger };
 }
 
 const until = async (check: () => boolean) => {
@@ -69,11 +74,22 @@ const until = async (check: () => boolean) => {
 };
 
 describe('when catch-ups run', () => {
+  it("a first start's cursor is on disk when start resolves: a kill right after it still catches up what came next", async () => {
+    const state = { reachable: true, failing: false, docs: [] };
+    const { service, events, cursorFile, logger } = await rig(state, 60_000, true);
+    await service.start();
+    // Read as the next process would, without waiting for anything.
+    const since = openCursorStore(cursorFile, logger).read()?.since;
+    assert.ok(since !== undefined && !Number.isNaN(Date.parse(since)), `a cursor is stored: ${since}`);
+    await service.stop();
+    await events.close();
+  });
+
   it('when the dms is reachable again after being down', async () => {
     const state = { reachable: false, failing: true, docs: [doc(1, '2026-02-01T00:00:00Z')] };
     // A retry would come only after a minute: what starts the next catch-up is the dms coming back.
     const { service, events, ran } = await rig(state, 60_000);
-    service.start(); // the start's catch-up fails: the dms is down
+    await service.start(); // the start's catch-up fails: the dms is down
     await until(() => events.list({ kind: 'catchup' }).some((e) => e.status === 'failed'));
     state.reachable = true;
     state.failing = false;
@@ -86,7 +102,7 @@ describe('when catch-ups run', () => {
   it('a failed catch-up retries with backoff and says so until it succeeds', async () => {
     const state = { reachable: true, failing: true, docs: [doc(2, '2026-02-01T00:00:00Z')] };
     const { service, events, ran } = await rig(state);
-    service.start();
+    await service.start();
     await until(() => events.list({ kind: 'catchup' }).filter((e) => e.status === 'failed').length >= 2);
     const failed = events.list({ kind: 'catchup', status: 'failed' })[0];
     assert.match(String(failed.error), /ECONNREFUSED.*It retries at/s);
