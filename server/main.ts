@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from './config.js';
+import { limitHeapGrowth } from './heap-growth.js';
 import { createConsoleLogger } from './log.js';
 import { logUncaught } from './process-hooks.js';
 import { startServer } from './server.js';
@@ -6,6 +7,7 @@ import { errorMessage } from './error-message.js';
 
 /** `npm start`: configure from the environment, listen, and shut down cleanly on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const logger = createConsoleLogger();
   logUncaught(logger);
   let running;
