@@ -112,11 +112,13 @@ export async function openPage(
   return { context, page, problems };
 }
 
-/** Saves a screenshot under docs/screenshots/tmp (git-ignored); the good ones are copied up by hand. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * With `SCREENSHOTS=1`, saves a screenshot under docs/screenshots/tmp (git-ignored); the good ones are copied up by
+ * hand. Off by default: nothing asserts on them, and rendering and encoding each costs Chromium CPU in every run.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.SCREENSHOTS !== '1') return;
   const dir = path.join(PROJECT_ROOT, 'docs', 'screenshots', 'tmp');
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${name}.png`);
-  await page.screenshot({ path: file });
-  return file;
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
 }
