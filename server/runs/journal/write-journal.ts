@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../log.js';
 import { openJournalFile, type JournalFile } from './journal-file.js';
 import { addedOf, entryAt, eventOf, isPacked, pack, runIdOf, statusOf, unpack, type HeldRun } from './packed-run.js';
+import { openRestFile } from './rest-file.js';
 import {
   isJournalEntry,
   type JournalRun,
@@ -54,8 +55,11 @@ export interface WriteJournal {
   unfinished(dms?: string, doc?: number): JournalRun[];
   /** A handle to finish a run found unfinished at start. */
   resume(run: JournalRun): RunHandle;
-  /** `whole`: runs held as objects (only those not ended are; the others are held packed). */
-  stats(): { runs: number; whole: number; bytes: number; syncs: number };
+  /**
+   * `whole`: runs held as objects (only those not ended are; the others are held packed); `spilled`: packed runs
+   * whose text is in the rest file, not in memory.
+   */
+  stats(): { runs: number; whole: number; spilled: number; bytes: number; syncs: number };
   close(): Promise<void>;
 }
 
@@ -83,7 +87,10 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
   const documents = options.documents ?? 20_000;
   const maxRuns = options.maxRuns ?? 50_000;
   const file: JournalFile = openJournalFile(options.file, options.logger);
-  // Runs that ended are held packed (`packed-run.ts`): thousands of them are held for echo recognition and undo.
+  // Runs that ended are held packed (`packed-run.ts`), their texts in the rest file: thousands of them are held for
+  // echo recognition and undo.
+  const rests = openRestFile(`${options.file}.rests`, options.logger);
+  const whole = (held: HeldRun) => unpack(held, (rest) => rests.get(rest));
   const runs = new Map<string, HeldRun>();
   /** Per document, its runs newest first. */
   const byDoc = new Map<string, HeldRun[]>();
@@ -124,13 +131,16 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
     if (entry.t === 'run') return index({ entry, outcomes: entry.writes.map(() => undefined), end: null });
     const held = runs.get(entry.run);
     if (!held) return;
-    const run = isPacked(held) ? unpack(held) : held;
+    const run = isPacked(held) ? whole(held) : held;
     for (const copy of new Set([run, live ?? run])) {
       if (entry.t === 'out') copy.outcomes[entry.i] = entry;
       else copy.end = entry;
     }
     if (entry.t === 'end') open.delete(run);
-    if (run.end !== null) replace(held, pack({ ...run, end: run.end }));
+    if (run.end !== null) {
+      const packed = pack({ ...run, end: run.end });
+      replace(held, { ...packed, rest: rests.put(packed.rest as string) });
+    }
   };
   for (const line of file.loaded) if (isJournalEntry(line)) apply(line);
 
@@ -150,7 +160,7 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
   });
 
   /** What compaction keeps: unfinished runs, runs of kept events, and the newest runs of the newest documents. */
-  const kept = (): HeldRun[] => {
+  const toKeep = (): HeldRun[] => {
     const keep = new Set<HeldRun>(open);
     for (const held of runs.values()) {
       const event = eventOf(held);
@@ -168,12 +178,16 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
     try {
       // What is kept is taken once every line in flight is written, and the file replaced at once after.
       await file.rewrite(() => {
-        const keep = kept();
+        const kept = toKeep();
+        // The rest file starts again with the texts of what is kept, in the same order.
+        const moved = rests.restart(kept.filter(isPacked).map((held) => held.rest));
+        let next = 0;
+        const keep = kept.map((held) => (isPacked(held) ? { ...held, rest: moved[next++] } : held));
         clear();
         for (const held of keep) index(held);
         compactAbove = Math.max(maxRuns, keep.length * 2);
         return keep
-          .map(unpack)
+          .map(whole)
           .flatMap((run) => [
             run.entry,
             ...run.outcomes.filter((o): o is OutcomeEntry => o !== undefined),
@@ -205,22 +219,26 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
     },
     appliedFor(event, dms, doc) {
       const held = byEvent.get(eventKey(event, dms, doc));
-      return held && applied(held) ? unpack(held) : null;
+      return held && applied(held) ? whole(held) : null;
     },
     addedHandled: (dms, doc, added) =>
       (byDoc.get(docKey(dms, doc)) ?? []).some((held) => addedOf(held) === added && applied(held)),
-    runsOf: (dms, doc) => (byDoc.get(docKey(dms, doc)) ?? []).map(unpack),
+    runsOf: (dms, doc) => (byDoc.get(docKey(dms, doc)) ?? []).map(whole),
     // A scan, once per undo: runs are held in the order they were begun (compaction keeps that order).
-    runsOfEvent: (event) => [...runs.values()].filter((held) => eventOf(held) === event).map(unpack),
+    runsOfEvent: (event) => [...runs.values()].filter((held) => eventOf(held) === event).map(whole),
     unfinished: (dms, doc) =>
       [...open].filter((run) => dms === undefined || (run.entry.dms === dms && run.entry.doc === doc)),
     resume: handle,
     stats: () => ({
       runs: runs.size,
       whole: [...runs.values()].filter((held) => !isPacked(held)).length,
+      spilled: [...runs.values()].filter((held) => isPacked(held) && typeof held.rest !== 'string').length,
       bytes: file.bytes,
       syncs: file.syncs,
     }),
-    close: () => file.close(),
+    async close() {
+      await file.close();
+      rests.close();
+    },
   };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { createMemoryLogger } from '../../../../server/log.js';
@@ -49,9 +50,9 @@ describe('write journal memory through a burst', () => {
       handle.end('applied');
     }
     assert.deepEqual(
-      { runs: journal.stats().runs, whole: journal.stats().whole },
-      { runs: 300, whole: 1 },
-      'every run is kept; only the one still writing is held as objects',
+      { runs: journal.stats().runs, whole: journal.stats().whole, spilled: journal.stats().spilled },
+      { runs: 300, whole: 1, spilled: 299 },
+      'every run is kept; only the one still writing is held as objects, the texts of the others on disk',
     );
     handles[299].end('not_applied');
     assert.equal(journal.stats().whole, 0);
@@ -109,5 +110,38 @@ describe('write journal memory through a burst', () => {
     assert.deepEqual(plain(again.runsOf(DMS, 5)[0]), plain(handle.run));
     assert.equal(again.stats().whole, 0);
     await again.close();
+  });
+
+  it('gives every kept run back as written after a compaction started its rest file again', async () => {
+    const file = path.join(tempDir(), 'write-journal.jsonl');
+    const journal = openWriteJournal({ file, logger, maxRuns: 20, perDocument: 1 });
+    const written: Array<JournalRun | undefined> = [];
+    for (let doc = 1; doc <= 30; doc++) {
+      const [handle] = await journal.begin([run(doc)]);
+      handle.outcome(0, { ok: true });
+      handle.outcome(1, { ok: true, note: 1000 + doc });
+      handle.end('applied');
+      written[doc] = plain(handle.run) as JournalRun;
+    }
+    await journal.close(); // waits for the compaction the 21st run started
+    assert.ok(fs.statSync(`${file}.rests`).size > 0);
+    for (let doc = 1; doc <= 30; doc++)
+      assert.deepEqual(plain(journal.runsOf(DMS, doc)[0]), written[doc], `doc ${doc}`);
+    const again = openWriteJournal({ file, logger });
+    for (let doc = 1; doc <= 30; doc++) assert.deepEqual(plain(again.runsOf(DMS, doc)[0]), written[doc], `doc ${doc}`);
+    assert.equal(again.stats().spilled, 30);
+    await again.close();
+  });
+
+  it('keeps finished runs in memory when their rest file cannot be written', async () => {
+    const file = path.join(tempDir(), 'write-journal.jsonl');
+    fs.mkdirSync(`${file}.rests`); // a folder where the file would be
+    const journal = openWriteJournal({ file, logger });
+    const [handle] = await journal.begin([run(7)]);
+    handle.outcome(0, { ok: true });
+    handle.end('applied');
+    assert.equal(journal.stats().spilled, 0);
+    assert.deepEqual(plain(journal.runsOf(DMS, 7)[0]), plain(handle.run));
+    await journal.close();
   });
 });
