@@ -1,5 +1,6 @@
 import type { Trace } from '../engine/model.js';
-import { holdsEvent, mayMatch } from './segment-index.js';
+import type { TraceAt } from './cold-segments.js';
+import { candidates, holdsEvent } from './segment-index.js';
 import { traceMatches, type TraceQuery } from './trace-query.js';
 import { segmentCount, type Segment } from './trace-segments.js';
 
@@ -43,21 +44,27 @@ export async function queryParts(
   parts: readonly Part[],
   query: TraceQuery,
   retention: number,
-  read: (file: string) => Promise<readonly Trace[]>,
+  read: (file: string, count: number, some: boolean) => Promise<TraceAt>,
 ): Promise<Trace[]> {
   const result: Trace[] = [];
   for (const { part, from } of visible(parts, retention)) {
     if (result.length >= query.limit) break;
-    let traces: readonly Trace[];
-    if (part.file === undefined) traces = part.traces;
-    else if (!mayMatch(part.cold, query, from)) continue;
-    else traces = await read(part.file);
-    // A file read back shorter than its index (damaged since) is aligned at its newest end.
-    const shift = traces.length - part.count;
-    for (let i = part.count - 1; i >= from && result.length < query.limit; i--) {
-      const trace = traces[i + shift] as Trace | undefined;
-      if (trace && traceMatches(trace, query)) result.push(trace);
+    let at: TraceAt;
+    let positions: number[] | 'all' | null = 'all';
+    if (part.file === undefined) {
+      const { traces } = part;
+      at = (i) => traces[i];
+    } else {
+      positions = candidates(part.cold, query, from);
+      if (positions === null) continue;
+      at = await read(part.file, part.count, positions !== 'all');
     }
+    const take = (i: number) => {
+      const trace = at(i);
+      if (trace && traceMatches(trace, query)) result.push(trace);
+    };
+    if (positions === 'all') for (let i = part.count - 1; i >= from && result.length < query.limit; i--) take(i);
+    else for (const i of positions) if (result.length < query.limit) take(i);
   }
   return result;
 }

@@ -30,23 +30,26 @@ export function indexSegment(traces: readonly Trace[]): SegmentIndex {
 }
 
 /**
- * Whether a trace at position `from` or later may match the query: exact for the document and event filters, per
- * segment for rules and statuses (the file is read only when this says yes).
+ * The positions at or after `from` that may match the query, newest first; `all` when only reading the traces can
+ * tell (no document or event filter), null when none can (the file is not read). Exact for the document and event
+ * filters, per segment for rules and statuses.
  */
-export function mayMatch(index: SegmentIndex, query: TraceQuery, from: number): boolean {
-  if (query.status !== undefined && !index.statuses.has(query.status)) return false;
-  if (query.rule_id !== undefined && !index.rules.has(query.rule_id)) return false;
+export function candidates(index: SegmentIndex, query: TraceQuery, from: number): number[] | 'all' | null {
+  if (query.status !== undefined && !index.statuses.has(query.status)) return null;
+  if (query.rule_id !== undefined && !index.rules.has(query.rule_id)) return null;
   const prefix = query.rule_prefix;
-  if (prefix !== undefined && ![...index.rules].some((rule) => rule.startsWith(prefix))) return false;
+  if (prefix !== undefined && ![...index.rules].some((rule) => rule.startsWith(prefix))) return null;
+  if (from >= index.count) return null;
   const { document, event_id: event, documents } = query;
-  if (document === undefined && event === undefined && documents === undefined) return from < index.count;
-  for (let i = from; i < index.count; i++) {
+  if (document === undefined && event === undefined && documents === undefined) return 'all';
+  const positions: number[] = [];
+  for (let i = index.count - 1; i >= from; i--) {
     if (document !== undefined && index.documents[i] !== document) continue;
     if (event !== undefined && index.events[i] !== event) continue;
     if (documents !== undefined && !documents.includes(index.documents[i])) continue;
-    return true;
+    positions.push(i);
   }
-  return false;
+  return positions.length > 0 ? positions : null;
 }
 
 /** Whether a trace at position `from` or later records this event for this document. */

@@ -29,7 +29,7 @@ export function isSegmentData(value: unknown): value is SegmentData {
 }
 
 /** A whole trace, not one of the objects nested in it (which a salvage scan also meets). */
-function isTrace(value: unknown): value is Trace {
+export function isTrace(value: unknown): value is Trace {
   if (typeof value !== 'object' || value === null) return false;
   const t = value as Partial<Trace>;
   return typeof t.id === 'string' && typeof t.rule_id === 'string' && typeof t.document === 'number';

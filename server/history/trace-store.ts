@@ -14,6 +14,8 @@ export interface TraceStoreStats {
   cold: number;
   /** Read back from cold files by queries and kept for the next (at most a few segments). */
   cached: number;
+  /** Cold files queries have read since the store opened. */
+  reads: number;
 }
 
 /**
@@ -160,7 +162,9 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
     },
 
     query(query) {
-      return queryParts(partsOf(pending, segments), query, retention, (file) => cold.read(file));
+      return queryParts(partsOf(pending, segments), query, retention, (file, count, some) =>
+        cold.read(file, count, some),
+      );
     },
 
     hasEventTrace(event, document) {
@@ -178,7 +182,7 @@ export async function openTraceStore(options: TraceStoreOptions): Promise<TraceS
         if (segment.db) held += segmentCount(segment);
         else coldCount += segmentCount(segment);
       }
-      return { held, cold: coldCount, cached: cold.cached() };
+      return { held, cold: coldCount, ...cold.stats() };
     },
 
     flush,

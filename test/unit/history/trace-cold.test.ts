@@ -52,9 +52,9 @@ describe('the trace history holds only its newest file in memory', () => {
     const dir = tempDir();
     const { store } = await open(dir);
     store.append(history());
-    assert.deepEqual(store.stats(), { held: 35, cold: 0, cached: 0 }, 'all held until they are on disk');
+    assert.deepEqual(store.stats(), { held: 35, cold: 0, cached: 0, reads: 0 }, 'all held until they are on disk');
     await store.flush();
-    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0 });
+    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0, reads: 0 });
     assert.equal(store.count(), 35);
     await store.close();
   });
@@ -73,14 +73,23 @@ describe('the trace history holds only its newest file in memory', () => {
     await store.close();
   });
 
-  it('reads no file whose index rules out a match, and keeps at most a few files read', async () => {
+  it('reads only the files whose index allows a match, and keeps the newest files read whole', async () => {
     const { traces, store } = await written();
     assert.deepEqual(ids(await store.query({ limit: 10, document: 134 })), [traces[34].id]);
     assert.deepEqual(ids(await store.query({ limit: 10, rule_id: 'nowhere' })), []);
-    assert.equal(store.stats().cached, 0, 'no file was read');
+    assert.deepEqual(ids(await store.query({ limit: 10, status: 'error', rule_id: 'current' })), []);
+    assert.equal(store.stats().reads, 0, 'no file was read');
+    // Document 7 is in the first two files, not the third: two files read, line by line, nothing kept.
+    await store.query({ limit: 10, document: 7 });
+    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0, reads: 2 });
+    // The newest 12 reach into one file only.
+    await store.query({ limit: 12 });
+    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: SEGMENT, reads: 3 });
     await store.query({ limit: 100 });
-    assert.equal(store.stats().cached, COLD_CACHE_SEGMENTS * SEGMENT);
-    assert.equal(store.stats().held, 5);
+    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: COLD_CACHE_SEGMENTS * SEGMENT, reads: 5 });
+    // Asked again, only the file beyond the cache is read.
+    await store.query({ limit: 100 });
+    assert.equal(store.stats().reads, 6);
     await store.close();
   });
 
@@ -88,7 +97,7 @@ describe('the trace history holds only its newest file in memory', () => {
     const first = await written();
     await first.store.close();
     const { store } = await open(first.dir);
-    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0 });
+    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0, reads: 0 });
     assert.deepEqual(ids(await store.query({ limit: 1, document: 7 })), [first.traces[33].id]);
     assert.deepEqual(ids(await store.query({ limit: 100 })), ids(first.traces).reverse());
 
@@ -111,7 +120,7 @@ describe('the trace history holds only its newest file in memory', () => {
     const { store, logger } = await open(first.dir);
     assert.ok(logger.lines.some((l) => l.includes(`trace history file ${file}: 6 traces kept`)));
     assert.equal(fs.readdirSync(first.dir).filter((f) => f.startsWith('traces-000001.json.corrupt-')).length, 1);
-    assert.deepEqual(store.stats(), { held: 5, cold: 26, cached: 0 });
+    assert.deepEqual(store.stats(), { held: 5, cold: 26, cached: 0, reads: 0 });
     assert.deepEqual(
       ids(await store.query({ limit: 10, document: 7 })),
       ids([33, 14, 13, 2].map((i) => first.traces[i])),
@@ -119,6 +128,36 @@ describe('the trace history holds only its newest file in memory', () => {
     assert.deepEqual(
       ids(await store.query({ limit: 100, rule_prefix: 'old' })),
       ids(first.traces.slice(0, 6)).reverse(),
+    );
+    await store.close();
+  });
+
+  it('a file damaged after it was let go still answers with the traces that parse', async () => {
+    const { dir, traces, store, logger } = await written();
+    const file = path.join(dir, 'traces-000002.json');
+    const rows = fs.readFileSync(file, 'utf8').split('\n');
+    const victim = rows.findIndex((l) => l.includes(`"id":"${traces[13].id}"`));
+    rows[victim] = rows[victim].slice(0, 20);
+    fs.writeFileSync(file, rows.join('\n'));
+    assert.deepEqual(ids(await store.query({ limit: 10, document: 7 })), ids([33, 14, 2].map((i) => traces[i])));
+    assert.ok(logger.lines.some((l) => l.includes(`trace history file ${file} is damaged: 9 traces readable`)));
+    await store.close();
+  });
+
+  it('finds traces in an old file written as one line by an earlier release', async () => {
+    const dir = tempDir();
+    const traces = history();
+    const legacy = { version: 1, traces: traces.slice(0, SEGMENT) };
+    fs.writeFileSync(path.join(dir, 'traces-000001.json'), JSON.stringify(legacy));
+    const { store, logger } = await open(dir);
+    store.append(traces.slice(SEGMENT));
+    await store.flush();
+    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0, reads: 0 });
+    assert.deepEqual(ids(await store.query({ limit: 10, document: 7 })), ids([33, 14, 13, 2].map((i) => traces[i])));
+    assert.deepEqual(ids(await store.query({ limit: 100, event_id: 1001 })), [traces[1].id]);
+    assert.deepEqual(
+      logger.lines.filter((l) => !l.startsWith('info')),
+      [],
     );
     await store.close();
   });
@@ -132,7 +171,7 @@ describe('the trace history holds only its newest file in memory', () => {
     assert.equal(store.hasEventTrace(1007, 7), false, 'another document');
     store.append([makeTrace({ event_id: 5000, document: 9 })]);
     assert.equal(store.hasEventTrace(5000, 9), true, 'not yet written');
-    assert.equal(store.stats().cached, 0);
+    assert.equal(store.stats().reads, 0);
     await store.close();
   });
 
@@ -145,10 +184,10 @@ describe('the trace history holds only its newest file in memory', () => {
     const traces = history();
     store.append(traces);
     await store.flush();
-    assert.deepEqual(store.stats(), { held: 15, cold: 20, cached: 0 });
+    assert.deepEqual(store.stats(), { held: 15, cold: 20, cached: 0, reads: 0 });
     fs.rmSync(blocker, { recursive: true });
     await store.flush();
-    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0 });
+    assert.deepEqual(store.stats(), { held: 5, cold: 30, cached: 0, reads: 0 });
     assert.deepEqual(
       ids(await store.query({ limit: 100, rule_prefix: 'old' })),
       ids(traces.slice(0, SEGMENT)).reverse(),
