@@ -1,5 +1,5 @@
-// Heap held per document a burst wrote, by the write journal (a finished run) and by the echo records (an entry):
-// `npx tsx --expose-gc bench/record-memory.ts [documents]`. JOURNAL_HEAP_SNAPSHOT=<file> also writes a heap
+// Heap held per document a burst wrote, by the write journal (a finished run), the echo records (an entry) and the
+// trace history (a trace): `npx tsx --expose-gc bench/record-memory.ts [documents]`. JOURNAL_HEAP_SNAPSHOT=<file> also writes a heap
 // snapshot once the journal's runs are held (`bench/heap-summary.ts` reads it).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,8 @@ import { createLoopBreaker } from '../server/runs/echo/loop-breaker.js';
 import { readValuesOf } from '../server/runs/journal/journal-records.js';
 import { openWriteJournal } from '../server/runs/journal/write-journal.js';
 import type { DmsDocument } from '../server/dms/types.js';
+import type { Trace } from '../server/engine/model.js';
+import { openTraceStore } from '../server/history/trace-store.js';
 
 const count = Number(process.argv[2] ?? 10_000);
 const { gc } = globalThis as { gc?: () => void };
@@ -81,4 +83,46 @@ gc();
 const entries = process.memoryUsage().heapUsed - tableBefore;
 console.log(`${count} echo records held: ${(entries / 2 ** 20).toFixed(1)} MiB, ${Math.round(entries / count)} B each`);
 await table.close();
+
+/** A burst delivery's trace (about 1.5 KB in memory): the rule's empty `when`, its tag change and action. */
+const traceOf = (id: number): Trace =>
+  JSON.parse(
+    JSON.stringify({
+      id: `0193f0a2-7c4e-7b10-9e2d-${String(id).padStart(12, '0')}`,
+      at: new Date(Date.UTC(2026, 2, 1, 10) + id).toISOString(),
+      duration_ms: 3,
+      source: 'webhook',
+      event_id: 1000 + id,
+      document: id,
+      rule_id: 'burst-mark',
+      file: 'burst.yml',
+      dry_run: false,
+      status: 'matched',
+      conditions: [{ path: 'when', description: 'no conditions: always matches', result: true }],
+      extracted: {},
+      changes: { tags: { from: ['Posteingang', 'Rechnung'], to: ['Posteingang', 'Rechnung', 'rules-processed'] } },
+      actions: [{ path: 'actions/0', action: 'add_tags', status: 'applied', detail: 'rules-processed' }],
+      error: null,
+    }),
+  ) as Trace;
+const history = await openTraceStore({
+  dir: path.join(dir, 'traces'),
+  retention: 20_000,
+  logger: createMemoryLogger(),
+});
+gc();
+const historyBefore = process.memoryUsage();
+for (let id = 1; id <= count; id += 100)
+  history.append(Array.from({ length: Math.min(100, count + 1 - id) }, (_, k) => traceOf(id + k)));
+await history.flush();
+gc();
+const historyAfter = process.memoryUsage();
+const traces = historyAfter.heapUsed - historyBefore.heapUsed;
+// The newest segment's encoded bytes are kept for its next rewrite: outside the heap, in buffers.
+const bytes = historyAfter.arrayBuffers - historyBefore.arrayBuffers;
+console.log(
+  `${count} traces held: ${(traces / 2 ** 20).toFixed(1)} MiB, ${Math.round(traces / count)} B each;` +
+    ` buffers ${(bytes / 2 ** 20).toFixed(1)} MiB`,
+);
+await history.close();
 fs.rmSync(dir, { recursive: true, force: true });

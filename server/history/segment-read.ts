@@ -29,7 +29,7 @@ export function isSegmentData(value: unknown): value is SegmentData {
 }
 
 /** A whole trace, not one of the objects nested in it (which a salvage scan also meets). */
-function isTrace(value: unknown): value is Trace {
+export function isTrace(value: unknown): value is Trace {
   if (typeof value !== 'object' || value === null) return false;
   const t = value as Partial<Trace>;
   return typeof t.id === 'string' && typeof t.rule_id === 'string' && typeof t.document === 'number';
@@ -53,6 +53,24 @@ function salvageFramed(text: string): { values: Trace[]; unreadable: string[] } 
   return { values, unreadable };
 }
 
+export type ParsedSegment =
+  | { intact: true; data: SegmentData }
+  /** `traces` are those that still parse; `reason` is the parser's complaint ('' when the JSON parsed but had the wrong shape). */
+  | { intact: false; traces: Trace[]; unreadable: string[]; reason: string };
+
+/** The traces of a segment file's text: all of them, or in a damaged one (cut short, garbled) those that still parse. */
+export function parseSegment(text: string): ParsedSegment {
+  let reason = '';
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isSegmentData(parsed)) return { intact: true, data: parsed };
+  } catch (err) {
+    reason = errorMessage(err);
+  }
+  const salvaged = text.startsWith(FRAMED_HEAD) ? salvageFramed(text) : salvageArray(text, 'traces', isTrace);
+  return { intact: false, traces: salvaged?.values ?? [], unreadable: salvaged?.unreadable ?? [], reason };
+}
+
 export type SegmentRead =
   | { ok: true; data: SegmentData; salvaged: boolean }
   /** Nothing in the file could be read as traces (or the file could not be read at all). */
@@ -60,9 +78,8 @@ export type SegmentRead =
   | { ok: 'missing' };
 
 /**
- * Reads one segment. A damaged one (cut short, garbled) keeps every trace that still parses: the
- * unreadable rest goes to `<file>.corrupt-<time>`, the counts to the log, and `salvaged` tells the caller
- * to write the salvaged segment back.
+ * Reads one segment. A damaged one keeps every trace that still parses: the unreadable rest goes to
+ * `<file>.corrupt-<time>`, the counts to the log, and `salvaged` tells the caller to write the salvaged segment back.
  */
 export async function readSegment(file: string, logger: Logger): Promise<SegmentRead> {
   let text: string;
@@ -72,25 +89,18 @@ export async function readSegment(file: string, logger: Logger): Promise<Segment
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: 'missing' };
     return { ok: false, reason: errorMessage(err) };
   }
-  let parsed: unknown;
-  let parseError = '';
-  try {
-    parsed = JSON.parse(text);
-    if (isSegmentData(parsed)) return { ok: true, data: parsed, salvaged: false };
-  } catch (err) {
-    parseError = errorMessage(err);
-  }
-  const salvaged = text.startsWith(FRAMED_HEAD) ? salvageFramed(text) : salvageArray(text, 'traces', isTrace);
-  if (!salvaged || salvaged.values.length === 0) return { ok: false, reason: parseError || 'not a trace history file' };
+  const parsed = parseSegment(text);
+  if (parsed.intact) return { ok: true, data: parsed.data, salvaged: false };
+  const { traces, unreadable, reason } = parsed;
+  if (traces.length === 0) return { ok: false, reason: reason || 'not a trace history file' };
 
-  const aside =
-    salvaged.unreadable.length > 0 ? setAside(file, salvaged.unreadable.map((u) => `${u}\n`).join(''), logger) : null;
-  if (salvaged.unreadable.length > 0 && !aside)
-    return { ok: false, reason: `${parseError || 'damaged'}; its unreadable part could not be kept aside` };
-  const n = salvaged.values.length;
+  const aside = unreadable.length > 0 ? setAside(file, unreadable.map((u) => `${u}\n`).join(''), logger) : null;
+  if (unreadable.length > 0 && !aside)
+    return { ok: false, reason: `${reason || 'damaged'}; its unreadable part could not be kept aside` };
+  const n = traces.length;
   const lost = aside
-    ? `${salvaged.unreadable.length} unreadable ${salvaged.unreadable.length === 1 ? 'part' : 'parts'} moved aside to ${aside}`
+    ? `${unreadable.length} unreadable ${unreadable.length === 1 ? 'part' : 'parts'} moved aside to ${aside}`
     : 'its end was cut off';
   logger.warn(`trace history file ${file}: ${n} ${n === 1 ? 'trace' : 'traces'} kept, ${lost}`);
-  return { ok: true, data: { version: 1, traces: salvaged.values }, salvaged: true };
+  return { ok: true, data: { version: 1, traces }, salvaged: true };
 }

@@ -5,15 +5,30 @@ import { writeFileAtomic } from '../atomic-write.js';
 import type { Logger } from '../log.js';
 import { moveAside } from '../move-aside.js';
 import { FRAMED_HEAD, FRAMED_TAIL, readSegment, type SegmentData } from './segment-read.js';
+import { indexSegment, type SegmentIndex } from './segment-index.js';
 import { errorMessage } from '../error-message.js';
 
 export type { SegmentData } from './segment-read.js';
 
-/** One history file: a bounded slice of the trace history, oldest first, written through lowdb's atomic writer. */
-export interface Segment {
-  seq: number;
-  file: string;
-  db: Low<SegmentData>;
+/**
+ * One history file: a bounded slice of the trace history, oldest first, written through lowdb's atomic writer.
+ * Its traces are held (`db`) while it is the newest or not yet on disk; after that it is held as its file and
+ * an index (`cold`), and read again only when a query reaches it.
+ */
+export type Segment = { seq: number; file: string } & (
+  { db: Low<SegmentData>; cold: null } | { db: null; cold: SegmentIndex }
+);
+
+export function segmentCount(segment: Segment): number {
+  return segment.db ? segment.db.data.traces.length : segment.cold.count;
+}
+
+/** Drops a written segment's traces (and the bytes kept for its next rewrite), keeping its index. */
+export function coolSegment(segment: Segment): void {
+  if (!segment.db) return;
+  const { data } = segment.db;
+  recent = recent.filter((r) => r.data !== data);
+  Object.assign(segment, { db: null, cold: indexSegment(data.traces) });
 }
 
 const SEGMENT_NAME = /^traces-(\d{6,})\.json$/;
@@ -52,15 +67,19 @@ function openDb(file: string): Low<SegmentData> {
 
 export function newSegment(dir: string, seq: number): Segment {
   const file = segmentFile(dir, seq);
-  return { seq, file, db: openDb(file) };
+  return { seq, file, db: openDb(file), cold: null };
 }
 
 /**
- * Reads every segment in `dir`, oldest first. A damaged segment keeps the traces that still parse (and is
- * written back without the rest, which is kept aside); one with nothing readable is moved aside whole (never
- * overwritten: its content might still matter to someone). The others load normally.
+ * Reads every segment in `dir`, oldest first, one at a time: all but the newest are held as their file and index
+ * once read. A damaged segment keeps the traces that still parse (and is written back without the rest, which is
+ * kept aside); one with nothing readable is moved aside whole (never overwritten: its content might still matter
+ * to someone). A salvaged segment that could not be written back stays held and is in `unwritten`.
  */
-export async function loadSegments(dir: string, logger: Logger): Promise<Segment[]> {
+export async function loadSegments(
+  dir: string,
+  logger: Logger,
+): Promise<{ segments: Segment[]; unwritten: Segment[] }> {
   fs.mkdirSync(dir, { recursive: true });
   const numbered = fs
     .readdirSync(dir)
@@ -70,6 +89,7 @@ export async function loadSegments(dir: string, logger: Logger): Promise<Segment
     .sort((a, b) => a.seq - b.seq);
 
   const segments: Segment[] = [];
+  const unwritten: Segment[] = [];
   for (const { file, seq } of numbered) {
     const read = await readSegment(file, logger);
     if (read.ok === 'missing') continue;
@@ -79,16 +99,20 @@ export async function loadSegments(dir: string, logger: Logger): Promise<Segment
     }
     const db = openDb(file);
     db.data = read.data;
+    const segment: Segment = { seq, file, db, cold: null };
     if (read.salvaged) {
       try {
         await db.write();
       } catch (err) {
         logger.error(`could not write the salvaged trace history ${file}: ${errorMessage(err)}`);
+        unwritten.push(segment);
       }
     }
-    segments.push({ seq, file, db });
+    const previous = segments.at(-1);
+    if (previous && !unwritten.includes(previous)) coolSegment(previous);
+    segments.push(segment);
   }
-  return segments;
+  return { segments, unwritten };
 }
 
 export function removeSegment(file: string, logger: Logger): void {

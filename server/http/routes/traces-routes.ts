@@ -7,9 +7,9 @@ import { requireSessionOrToken } from '../middleware/auth-tiers.js';
 /** `GET /api/traces` (shared tier): recent execution records, newest first, with optional filters. */
 export function tracesRoutes({ auth, history }: { auth: AuthService; history: TraceStore }): Router {
   const router = Router();
-  router.get('/traces', requireSessionOrToken(auth), (req, res) => {
+  router.get('/traces', requireSessionOrToken(auth), async (req, res) => {
     const query = parseTraceQuery(req.query);
-    res.json({ traces: history.query(query) });
+    res.json({ traces: await history.query(query) });
   });
   return router;
 }

@@ -27,7 +27,7 @@ export interface JobServiceDeps {
   recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
   /** Jobs hold the lanes of the documents they write while they write them (docs/jobs-and-webhook.md). */
   lane: DocumentLane;
-  traces: { query(query: { limit: number; event_id: number }): Trace[]; append(traces: Trace[]): void };
+  traces: { append(traces: Trace[]): void };
   /** The loaded (valid) rule with this id, or undefined. A job looks it up once, when it starts. */
   getRule(id: string): LoadedRule | undefined;
   logger: Logger;

@@ -30,7 +30,7 @@ export interface ArrivalJournalDeps {
   journal: WriteJournal;
   dms: Pick<DmsClient, 'getDocument' | 'updateDocument' | 'bulkEdit' | 'trashDocument'>;
   dmsKey: () => string;
-  history: { query(q: { limit: number; event_id: number; document: number }): Trace[]; append(t: Trace[]): void };
+  history: { hasEventTrace(event: number, document: number): boolean; append(t: Trace[]): void };
   ruleFile: (rule: string) => string;
   states: Pick<DocumentStates, 'isKnownState' | 'adopt'>;
   logger: Logger;
@@ -77,7 +77,7 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
     completed: (event, doc) => deps.journal.appliedFor(event, deps.dmsKey(), doc),
     ensureTraces(run) {
       const { event, doc } = run.entry;
-      if (event === null || deps.history.query({ limit: 1, event_id: event, document: doc }).length > 0) return;
+      if (event === null || deps.history.hasEventTrace(event, doc)) return;
       deps.history.append(tracesFromJournal(run, deps.ruleFile, (deps.now ?? (() => new Date()))()));
     },
   };

@@ -54,7 +54,7 @@ describe('a damaged trace history file loses only the damaged traces', () => {
     const tornLine = bytes.subarray(bytes.lastIndexOf('\n', cut) + 1, cut).toString();
 
     const { store, logger } = await open(dir);
-    assert.deepEqual(ids(store.query(all)), ids(written.slice(0, 20)).reverse());
+    assert.deepEqual(ids(await store.query(all)), ids(written.slice(0, 20)).reverse());
     const aside = asideFiles(dir);
     assert.equal(aside.length, 1);
     assert.equal(fs.readFileSync(path.join(dir, aside[0]), 'utf8'), `${tornLine}\n`);
@@ -72,7 +72,7 @@ describe('a damaged trace history file loses only the damaged traces', () => {
     store.append([next]);
     await store.close();
     const again = await open(dir);
-    assert.deepEqual(ids(again.store.query(all)), [next.id, ...ids(written.slice(0, 20)).reverse()]);
+    assert.deepEqual(ids(await again.store.query(all)), [next.id, ...ids(written.slice(0, 20)).reverse()]);
     assert.equal(again.logger.lines.filter((l) => l.includes('kept')).length, 0);
     await again.store.close();
   });
@@ -85,7 +85,7 @@ describe('a damaged trace history file loses only the damaged traces', () => {
     fs.writeFileSync(file, rows.join('\n'));
 
     const { store, logger } = await open(dir);
-    assert.deepEqual(ids(store.query(all)), ids(written.filter((_, i) => i !== 4)).reverse());
+    assert.deepEqual(ids(await store.query(all)), ids(written.filter((_, i) => i !== 4)).reverse());
     assert.ok(logger.lines.some((l) => l.includes('9 traces kept, 1 unreadable part')));
     assert.equal(fs.readFileSync(path.join(dir, asideFiles(dir)[0]), 'utf8'), `${rows[victim]}\n`);
     await store.close();
@@ -101,7 +101,7 @@ describe('history files written before traces had a line each', () => {
     const written = Array.from({ length: 5 }, () => makeTrace());
     fs.writeFileSync(path.join(dir, SEGMENT), legacy(written));
     const { store, logger } = await open(dir);
-    assert.deepEqual(ids(store.query(all)), ids(written).reverse());
+    assert.deepEqual(ids(await store.query(all)), ids(written).reverse());
     assert.deepEqual(
       logger.lines.filter((l) => !l.startsWith('info')),
       [],
@@ -115,7 +115,7 @@ describe('history files written before traces had a line each', () => {
     const text = legacy(written);
     fs.writeFileSync(path.join(dir, SEGMENT), text.slice(0, text.indexOf(`"id":"${written[9].id}"`) + 30));
     const { store } = await open(dir);
-    assert.deepEqual(ids(store.query(all)), ids(written.slice(0, 9)).reverse());
+    assert.deepEqual(ids(await store.query(all)), ids(written.slice(0, 9)).reverse());
     assert.equal(asideFiles(dir).length, 1);
     await store.close();
   });
@@ -128,7 +128,7 @@ describe('history files written before traces had a line each', () => {
     // A stray quote flips every later string boundary for a naive scan.
     fs.writeFileSync(path.join(dir, SEGMENT), `${text.slice(0, at + 8)}"${text.slice(at + 9)}`);
     const { store } = await open(dir);
-    assert.deepEqual(ids(store.query(all)), ids(written.filter((_, i) => i !== 3)).reverse());
+    assert.deepEqual(ids(await store.query(all)), ids(written.filter((_, i) => i !== 3)).reverse());
     await store.close();
   });
 });

@@ -38,30 +38,30 @@ describe('trace store', () => {
     store.append([a, b]);
     store.append([c]);
     assert.deepEqual(
-      store.query(all).map((t) => t.id),
+      (await store.query(all)).map((t) => t.id),
       [c.id, b.id, a.id],
     );
     assert.deepEqual(
-      store.query({ limit: 2 }).map((t) => t.id),
+      (await store.query({ limit: 2 })).map((t) => t.id),
       [c.id, b.id],
     );
     assert.deepEqual(
-      store.query({ limit: 10, document: 1 }).map((t) => t.id),
+      (await store.query({ limit: 10, document: 1 })).map((t) => t.id),
       [c.id, a.id],
     );
     assert.deepEqual(
-      store.query({ limit: 10, rule_id: 'b' }).map((t) => t.id),
+      (await store.query({ limit: 10, rule_id: 'b' })).map((t) => t.id),
       [c.id, b.id],
     );
     assert.deepEqual(
-      store.query({ limit: 10, event_id: 7 }).map((t) => t.id),
+      (await store.query({ limit: 10, event_id: 7 })).map((t) => t.id),
       [b.id],
     );
     assert.deepEqual(
-      store.query({ limit: 10, status: 'error' }).map((t) => t.id),
+      (await store.query({ limit: 10, status: 'error' })).map((t) => t.id),
       [c.id],
     );
-    assert.deepEqual(store.query({ limit: 10, document: 2, rule_id: 'a' }), []);
+    assert.deepEqual(await store.query({ limit: 10, document: 2, rule_id: 'a' }), []);
     await store.close();
   });
 
@@ -73,7 +73,7 @@ describe('trace store', () => {
     await first.store.close();
 
     const second = await open(dir);
-    assert.deepEqual(second.store.query(all), [...written].reverse());
+    assert.deepEqual(await second.store.query(all), [...written].reverse());
     await second.store.close();
   });
 
@@ -99,7 +99,7 @@ describe('trace store', () => {
       .reverse()
       .map((t) => t.id);
     assert.deepEqual(
-      store.query(all).map((t) => t.id),
+      (await store.query(all)).map((t) => t.id),
       newest,
     );
     assert.equal(store.count(), 10);
@@ -110,7 +110,7 @@ describe('trace store', () => {
 
     const reopened = await open(dir, { retention: 10, segmentSize: 4 });
     assert.deepEqual(
-      reopened.store.query(all).map((t) => t.id),
+      (await reopened.store.query(all)).map((t) => t.id),
       newest,
     );
     await reopened.store.close();
@@ -125,7 +125,7 @@ describe('trace store', () => {
     await first.store.close();
 
     const { store } = await open(dir, { retention: 12, segmentSize: 4 });
-    const oldest = new WeakRef(store.query(all).at(-1) as Trace);
+    const oldest = new WeakRef((await store.query(all)).at(-1) as Trace);
     for (let batch = 0; batch < 3; batch++) {
       store.append(Array.from({ length: 4 }, () => trace()));
       void store.flush();
@@ -212,7 +212,7 @@ describe('trace store', () => {
     await store.close();
     const reopened = await open(dir, { segmentSize: 10 });
     assert.deepEqual(
-      reopened.store.query(all).map((t) => t.error),
+      (await reopened.store.query(all)).map((t) => t.error),
       written.map((t) => t.error).reverse(),
     );
     await reopened.store.close();
@@ -234,9 +234,9 @@ describe('trace store', () => {
     const batch = Array.from({ length: 10 }, () => trace());
     store.append(batch); // reaches flushBatch: the write starts now
     const during = store.flush(); // a second flush waits for the first write
-    assert.equal(store.query(all).length, 10);
+    assert.equal((await store.query(all)).length, 10);
     await during;
-    assert.equal(store.query(all).length, 10);
+    assert.equal((await store.query(all)).length, 10);
     await store.close();
   });
 
@@ -256,7 +256,7 @@ describe('trace store', () => {
       logger.lines.some((l) => l.startsWith('error') && l.includes('moved it to') && l.includes('traces-000002.json')),
     );
     assert.deepEqual(
-      store.query(all).map((t) => t.id),
+      (await store.query(all)).map((t) => t.id),
       [kept.id],
     );
 
@@ -265,7 +265,7 @@ describe('trace store', () => {
     await store.close();
     const reopened = await open(dir);
     assert.deepEqual(
-      reopened.store.query(all).map((t) => t.id),
+      (await reopened.store.query(all)).map((t) => t.id),
       [next.id, kept.id],
     );
   });
