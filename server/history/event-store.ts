@@ -166,6 +166,8 @@ export async function openEventStore(
       byId.delete(e.event_id);
       written.delete(e.event_id);
       dirty.delete(e.event_id);
+      // Said in the file too: a record dropped before its last change was written must not come back older.
+      drops.add(e.event_id);
       excess--;
     }
     nothingFinished = excess > 0;
@@ -222,9 +224,13 @@ export async function openEventStore(
       if (patch.status !== undefined && statusChanged && isFinished(patch.status)) nothingFinished = false;
       Object.assign(record, patch);
       changed(id);
+      const copy = { ...record };
+      // Records beyond the retention go as they finish, not only when the next one is created: after a burst of
+      // deliveries, thousands finish with no new record to follow.
+      if (statusChanged && isFinished(record.status)) prune();
       if (statusChanged && !options?.soon) writeNow();
       else writeSoon();
-      return { ...record };
+      return copy;
     },
     interruptUnfinished(reason) {
       let count = 0;

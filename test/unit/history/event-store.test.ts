@@ -112,6 +112,27 @@ test('past the retention with nothing finished, a record that finishes later is 
   await store.close();
 });
 
+test('records past the retention go as they finish, with no record created after them, and stay gone', async () => {
+  const dir = tmp();
+  const store = await openEventStore(dir, createMemoryLogger(), { retention: 3 });
+  // A burst: every delivery accepted first, all of them finishing afterwards.
+  const burst = Array.from({ length: 10 }, (_, i) =>
+    store.create({ kind: 'webhook', rule_id: null, dry_run: false, document: i + 1 }),
+  );
+  for (const e of burst) store.update(e.event_id, { status: 'done' });
+  const newest = burst.slice(-3).map((e) => e.event_id);
+  assert.deepEqual(
+    store.list().map((e) => e.event_id),
+    newest.toReversed(),
+  );
+  await store.close();
+  assert.deepEqual(
+    onDisk(dir).map((e) => e.event_id),
+    newest,
+    'the file says the others were dropped',
+  );
+});
+
 test('an unreadable events file is moved aside and a fresh one started', async () => {
   const dir = tmp();
   fs.writeFileSync(path.join(dir, 'events.json'), '{ not json');
