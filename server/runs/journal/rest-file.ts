@@ -16,7 +16,9 @@ export type Rest = string | Spilled;
  * and read back by position when a caller asks for the run (the page cache answers; a burst of 10,000 runs held
  * about 12 MiB of these texts). The file is a cache, never a record: it is started empty at every open (the
  * journal's lines put their runs in again) and at every compaction (which puts in what it keeps). A text the file
- * cannot take (a full disk) stays in memory.
+ * cannot take (a full disk) stays in memory. Each start makes a new file in place of the old one, never truncates
+ * it, and a closed journal keeps reading its own: a job still winding down after the service closed reads its runs,
+ * never those of the service that reopened the journal in the same process.
  */
 export interface RestFile {
   put(text: string): Rest;
@@ -26,14 +28,19 @@ export interface RestFile {
   close(): void;
 }
 
+/** Closes the descriptor a closed rest file kept for late reads once its journal is gone. */
+const release = new FinalizationRegistry<number>((fd) => fs.close(fd, () => undefined));
+
 export function openRestFile(file: string, logger: Logger): RestFile {
   let fd: number | null = null;
   let size = 0;
   let warned = false;
   let closed = false;
 
+  // A new file each time, never the old one truncated: whoever still reads the old one keeps it.
   const fresh = () => {
     try {
+      fs.rmSync(file, { force: true });
       fd = fs.openSync(file, 'w+', 0o600);
     } catch (err) {
       fd = null;
@@ -45,19 +52,15 @@ export function openRestFile(file: string, logger: Logger): RestFile {
     if (!warned) logger.warn(`the write journal keeps finished runs in memory: ${file}: ${errorMessage(err)}`);
     warned = true;
   };
-  const read = (rest: Rest, from: number | null): string => {
+  const read = (rest: Rest): string => {
     if (typeof rest === 'string') return rest;
-    const own = from ?? fs.openSync(file, 'r');
-    try {
-      const buffer = Buffer.alloc(rest.bytes);
-      fs.readSync(own, buffer, 0, rest.bytes, rest.at);
-      return buffer.toString('utf8');
-    } finally {
-      if (from === null) fs.closeSync(own);
-    }
+    const buffer = Buffer.alloc(rest.bytes);
+    // A spilled text was written through `fd`, which stays open as long as such a text can be asked for.
+    fs.readSync(fd as number, buffer, 0, rest.bytes, rest.at);
+    return buffer.toString('utf8');
   };
   const put = (text: string): Rest => {
-    if (fd === null) return text;
+    if (fd === null || closed) return text;
     const buffer = Buffer.from(text, 'utf8');
     try {
       fs.writeSync(fd, buffer, 0, buffer.length, size);
@@ -71,21 +74,23 @@ export function openRestFile(file: string, logger: Logger): RestFile {
   };
   fresh();
 
-  return {
+  const rests: RestFile = {
     put,
-    get: (rest) => read(rest, fd),
+    get: read,
     restart(kept) {
-      const texts = kept.map((rest) => read(rest, fd));
+      const texts = kept.map(read);
       if (closed) return texts;
       if (fd !== null) fs.closeSync(fd);
       fresh();
       return texts.map(put);
     },
     close() {
-      // Closed, the file still answers (a late lookup opens it for the read): it is only started again at open.
+      // Closed, the file still answers late lookups through its descriptor (a reopen replaced the name), and takes
+      // nothing more; the descriptor goes with the journal.
+      if (closed) return;
       closed = true;
-      if (fd !== null) fs.closeSync(fd);
-      fd = null;
+      if (fd !== null) release.register(rests, fd);
     },
   };
+  return rests;
 }

@@ -133,6 +133,24 @@ describe('write journal memory through a burst', () => {
     await again.close();
   });
 
+  it('gives a closed journal its own runs after the file was opened again in the same process', async () => {
+    const file = path.join(tempDir(), 'write-journal.jsonl');
+    const first = openWriteJournal({ file, logger });
+    const [handle] = await first.begin([run(7, { rules: ['mark'] })]);
+    handle.outcome(0, { ok: true });
+    handle.end('applied');
+    const written = plain(handle.run);
+    await first.close();
+    // A restarted service owns the file now; its compaction starts the rest file again with another run's text
+    // of the same length where the closed journal's run lay.
+    const again = openWriteJournal({ file, logger, maxRuns: 1, perDocument: 1, documents: 1 });
+    const [other] = await again.begin([run(8, { rules: ['mask'] })]);
+    other.outcome(0, { ok: true });
+    other.end('applied');
+    await again.close();
+    assert.deepEqual(plain(first.runsOf(DMS, 7)[0]), written, 'a job still winding down reads the run it wrote');
+  });
+
   it('keeps finished runs in memory when their rest file cannot be written', async () => {
     const file = path.join(tempDir(), 'write-journal.jsonl');
     fs.mkdirSync(`${file}.rests`); // a folder where the file would be
