@@ -63,7 +63,8 @@ export function openRestFile(file: string, logger: Logger): RestFile {
     if (fd === null || closed) return text;
     const buffer = Buffer.from(text, 'utf8');
     try {
-      fs.writeSync(fd, buffer, 0, buffer.length, size);
+      // A disk that fills up takes part of a text before it refuses: the next text is written over that part.
+      if (fs.writeSync(fd, buffer, 0, buffer.length, size) < buffer.length) throw new Error('the disk is full');
     } catch (err) {
       warn(err);
       return text;
