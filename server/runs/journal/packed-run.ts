@@ -35,8 +35,8 @@ type RestFields = [
   reconciled: true | undefined,
 ];
 
-/** Packs an ended run (one with `end`). */
-export function pack(run: JournalRun & { end: EndEntry }): PackedRun {
+/** Packs an ended run (one with `end`); `put` moves its text out (or keeps it). */
+export function pack(run: JournalRun & { end: EndEntry }, put: (text: string) => Rest): PackedRun {
   const { t: _t, run: id, dms, doc, event, at, added, ...entry } = run.entry;
   const outcomes = run.outcomes.map((o) => {
     if (!o) return null;
@@ -44,7 +44,7 @@ export function pack(run: JournalRun & { end: EndEntry }): PackedRun {
     return outcome;
   });
   const rest: RestFields = [entry, outcomes, run.end.reconciled];
-  return { run: id, dms, doc, event, at, status: run.end.status, added, rest: JSON.stringify(rest) };
+  return { run: id, dms, doc, event, at, status: run.end.status, added, rest: put(JSON.stringify(rest)) };
 }
 
 /** The run as the journal's callers know it (a fresh copy each time); `text` reads a rest that was moved out. */

@@ -21,8 +21,8 @@ export type Rest = string | Spilled;
  * never those of the service that reopened the journal in the same process.
  */
 export interface RestFile {
-  put(text: string): Rest;
-  get(rest: Rest): string;
+  readonly put: (text: string) => Rest;
+  readonly get: (rest: Rest) => string;
   /** Starts the file afresh with the texts of `kept`, in order; answers where each now lies. */
   restart(kept: readonly Rest[]): Rest[];
   close(): void;

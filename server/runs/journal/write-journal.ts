@@ -90,7 +90,7 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
   // Runs that ended are held packed (`packed-run.ts`), their texts in the rest file: thousands of them are held for
   // echo recognition and undo.
   const rests = openRestFile(`${options.file}.rests`, options.logger);
-  const whole = (held: HeldRun) => unpack(held, (rest) => rests.get(rest));
+  const whole = (held: HeldRun) => unpack(held, rests.get);
   const runs = new Map<string, HeldRun>();
   /** Per document, its runs newest first. */
   const byDoc = new Map<string, HeldRun[]>();
@@ -137,10 +137,7 @@ export function openWriteJournal(options: WriteJournalOptions): WriteJournal {
       else copy.end = entry;
     }
     if (entry.t === 'end') open.delete(run);
-    if (run.end !== null) {
-      const packed = pack({ ...run, end: run.end });
-      replace(held, { ...packed, rest: rests.put(packed.rest as string) });
-    }
+    if (run.end !== null) replace(held, pack({ ...run, end: run.end }, rests.put));
   };
   for (const line of file.loaded) if (isJournalEntry(line)) apply(line);
 
