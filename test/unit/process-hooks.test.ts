@@ -2,19 +2,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { createMemoryLogger } from '../../server/log.js';
 import { serviceLogFile } from '../../server/log-file.js';
 import { logUncaught } from '../../server/process-hooks.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-// Under `npm test` this file is transpiled JavaScript beside transpiled sources; run alone under tsx it has the sources.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const moduleUrl = (file: string) =>
-  JSON.stringify(pathToFileURL(path.join(ROOT, FROM_SOURCE ? file : file.replace(/\.ts$/, '.js'))).href);
+import { moduleUrl, SCRIPT_ROOT, scriptArgs } from '../helpers/module-script.js';
 
 describe('unhandled rejections and uncaught exceptions', () => {
   it('logs a rejection nobody awaited with its stack, and the hooks can be removed', () => {
@@ -48,14 +41,10 @@ describe('unhandled rejections and uncaught exceptions', () => {
         throw new Error('boom');
       }, 50);
     `;
-    const child = spawnSync(
-      process.execPath,
-      [...(FROM_SOURCE ? ['--import', 'tsx'] : []), '--input-type=module', '-e', script],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-      },
-    );
+    const child = spawnSync(process.execPath, scriptArgs(script), {
+      cwd: SCRIPT_ROOT,
+      encoding: 'utf8',
+    });
     assert.equal(child.status, 1, child.stderr);
     assert.match(child.stderr, /Error: boom/, 'Node still reports the exception as it would without the hook');
     const records = fs

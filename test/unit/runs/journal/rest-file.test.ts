@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { tempDir } from '../../../helpers/temp-dir.js';
-
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../..');
-// Under `npm test` this file is transpiled JavaScript beside transpiled sources; run alone under tsx, the sources.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const moduleUrl = (file: string) =>
-  JSON.stringify(pathToFileURL(path.join(ROOT, FROM_SOURCE ? file : file.replace(/\.ts$/, '.js'))).href);
+import { moduleUrl, SCRIPT_ROOT, scriptArgs } from '../../../helpers/module-script.js';
 
 describe('rest file', () => {
   it('keeps in memory a text the disk took only part of, and reads every text back whole', () => {
@@ -27,9 +21,9 @@ describe('rest file', () => {
         whole: held.map((rest, i) => { try { return rests.get(rest) === texts[i]; } catch { return false; } }),
       }));
     `;
-    const args = [...(FROM_SOURCE ? ['--import', 'tsx'] : []), '--input-type=module', '-e', script];
+    const args = scriptArgs(script);
     const child = spawnSync('/bin/sh', ['-c', 'ulimit -f 1 && exec "$0" "$@"', process.execPath, ...args], {
-      cwd: ROOT,
+      cwd: SCRIPT_ROOT,
       encoding: 'utf8',
     });
     assert.equal(child.status, 0, child.stderr);
