@@ -1,7 +1,7 @@
 // `npm test`: builds the Web UI when its build script exists, then runs every test file with node's runner.
 // Node 20 does not expand globs, so the files are listed here; zero tests found is a failure, not a pass.
 // V8 records coverage of server/, electron/ and tools/ (config in .c8rc.json) and one summary line is printed;
-// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it (about a tenth of the CPU,
+// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it (what it costs:
 // docs/coverage.md). build/test-plan.mjs says which processes run in what order; each reports its wall and CPU
 // time (build/test-timing.mjs).
 import { spawnSync } from 'node:child_process';
@@ -83,8 +83,8 @@ const compiled = planTests(root, out, files, previous);
 const timingLines = path.join(out, 'timings.jsonl');
 fs.rmSync(timingLines, { force: true });
 
-// Two processes per core: most of a test's time is waiting (HTTP, fsync, child servers, Chromium). Three per core
-// gave a loaded machine no more CPU share and made load-sensitive tests fail more often (docs/performance.md).
+// Two processes per core: most of a test file's time is waiting (HTTP, fsync, child servers, Chromium), and with two
+// per core both cores stay busy; three per core took longer (docs/performance.md, "Tests").
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
 const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
 const coverage = process.env.COVERAGE !== '0';

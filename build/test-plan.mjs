@@ -1,6 +1,6 @@
 // Which processes `npm test` starts, in what order, and what the last run's timings say about them.
 // Unit, API and browser test files share a process in batches: most of a unit file's cost, and a second of an API
-// file's, is loading node and the modules (the server alone is about 1.3 s of CPU), not its tests, and a browser
+// file's, is loading node and the modules (the server alone is 0.6–0.7 s of CPU), not its tests, and a browser
 // file's batch shares one Chromium (test/e2e/browser.ts). A batch runs its files one after another, as one file
 // runs its tests. Files with root-level hooks keep a process of their own (a hook there would reach the whole
 // batch), as do reliability files (child servers killed on purpose, long waits). The longest processes start

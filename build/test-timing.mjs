@@ -1,7 +1,7 @@
 // Loaded into every test process by build/run-tests.mjs (`--import`): when a test file's process exits it
 // appends one line to $TEST_TIMINGS_FILE with the file, when it started, its wall time and the CPU it and the
-// children it waited for used (child servers, Chromium), so the runner can name the costly files, start the
-// longest first and say how busy the cores were.
+// children it waited for used (child servers, Chromium's browser process; not its renderers, which it never waits
+// for), so the runner can name the costly files, start the longest first and say how busy the cores were.
 import fs from 'node:fs';
 
 const out = process.env.TEST_TIMINGS_FILE;
