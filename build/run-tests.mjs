@@ -86,7 +86,12 @@ fs.rmSync(timingLines, { force: true });
 // Two processes per core: most of a test file's time is waiting (HTTP, fsync, child servers, Chromium), and with two
 // per core both cores stay busy; three per core took longer (docs/performance.md, "Tests").
 const concurrency = Number(process.env.TEST_CONCURRENCY) || Math.max(2, os.availableParallelism() * 2);
-const tap = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-')), 'report.tap');
+// Everything the run writes to the temp dir (its report, the tests' data folders, Chromium's profiles) goes under
+// one folder of its own, removed at the end: tests that fail before their clean-up leave nothing behind.
+const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-'));
+const testTemp = path.join(runDir, 'tmp');
+fs.mkdirSync(testTemp);
+const tap = path.join(runDir, 'report.tap');
 const coverage = process.env.COVERAGE !== '0';
 const coverageRaw = path.join(root, 'coverage', 'tmp');
 if (coverage) fs.rmSync(path.join(root, 'coverage'), { recursive: true, force: true });
@@ -111,6 +116,7 @@ const run = spawnSync(
     env: {
       ...process.env,
       NODE_ENV: 'test',
+      TMPDIR: testTemp,
       TEST_TIMINGS_FILE: timingLines,
       ...(coverage ? { NODE_V8_COVERAGE: coverageRaw } : {}),
     },
@@ -129,6 +135,7 @@ function coverageLine() {
 }
 
 const report = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
+fs.rmSync(runDir, { recursive: true, force: true });
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const [tests, pass, fail, skipped] = [count('tests'), count('pass'), count('fail'), count('skipped') + count('todo')];
 phaseDone('tests');
