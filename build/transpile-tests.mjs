@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { bundleTestServer } from './bundle-test-server.mjs';
 
 const TRANSPILED = ['server', 'electron', 'test', 'bench', 'tools', 'renderer'];
 const NOT_LINKED = new Set([...TRANSPILED, 'package.json', 'package-lock.json', 'node_modules', '.git', 'coverage']);
@@ -26,8 +27,10 @@ function sources(dir) {
 export async function transpileTests(root) {
   const out = path.join(root, '.test-build');
   const recordFile = path.join(out, '.sources.json');
-  const script = fs.statSync(new URL(import.meta.url));
-  const version = `${script.size}:${script.mtimeMs}`;
+  const version = [import.meta.url, new URL('./bundle-test-server.mjs', import.meta.url)]
+    .map((script) => fs.statSync(new URL(script)))
+    .map((stat) => `${stat.size}:${stat.mtimeMs}`)
+    .join(',');
   let record = { version: null, sources: {} };
   try {
     record = JSON.parse(fs.readFileSync(recordFile, 'utf8'));
@@ -73,6 +76,7 @@ export async function transpileTests(root) {
       logLevel: 'error',
     });
   for (const file of changed) mapTypeOnlyModule(root, out, file);
+  await bundleTestServer(root, out, changed);
   for (const name of fs.readdirSync(root)) {
     const link = path.join(out, name);
     if (NOT_LINKED.has(name) || name === '.test-build' || fs.lstatSync(link, { throwIfNoEntry: false })) continue;

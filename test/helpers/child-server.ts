@@ -12,10 +12,11 @@ export interface ChildServer {
 }
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-// `npm test` runs the transpiled tree (build/transpile-tests.mjs); a test file run on its own under tsx has the sources.
+// `npm test` runs the transpiled tree, where the service is also bundled into one file that starts faster
+// (build/bundle-test-server.mjs); a test file run on its own under tsx has the sources.
 const ENTRY = import.meta.url.endsWith('.ts')
   ? ['--import', 'tsx', 'server/main.ts']
-  : ['--enable-source-maps', 'server/main.js'];
+  : ['--enable-source-maps', 'server/main.bundle.js'];
 
 // Every server still running when the test file ends is killed: a test that failed between starting one and its
 // own clean-up would otherwise leave it running, and its pipes would keep the file's process (and the run) waiting.
@@ -29,6 +30,8 @@ export async function startChildServer(env: Record<string, string>): Promise<Chi
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
+      // `npm test` gives each run a temp folder of its own, removed at its end.
+      ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
       SVC_HOST: '127.0.0.1',
       SVC_PORT: '0',
       SVC_ADMIN_USER: ADMIN.username,
