@@ -47,4 +47,36 @@ describe('a burst of webhook deliveries', () => {
       [[person, 'mark-edited']],
     );
   });
+
+  it('runs a person’s bulk edit of tags beside the service’s tag without reading each document’s audit log', async () => {
+    const { sim, server } = rig;
+    const docs = Array.from({ length: 8 }, (_, i) => sim.addDocument({ title: `Akte ${i}`, tags: [] }).id);
+    for (const doc of docs) await deliver(server.url, doc);
+    await arrivalsSettled(server.url);
+    const marked = sim.store.objects.tags.find((t) => t.name === 'rules-processed')!.id;
+    // A person puts a tag of their own beside the service's on every document, as a bulk edit does.
+    const own = sim.store.objects.tags.find((t) => t.id !== marked)!.id;
+    for (const doc of docs) sim.editAs(doc, { tags: [marked, own] }, 'ben', { webhook: false });
+
+    const before = sim.counts();
+    const skippedBefore = await echoesSkipped(server.url);
+    const events = await Promise.all(docs.map((doc) => deliver(server.url, doc)));
+    await arrivalsSettled(server.url);
+    const after = sim.counts();
+
+    // The tag beside the service's write is someone else's change: run as such, from the documents alone. Only a
+    // document exactly as the service left it needs its audit log to tell an echo from a person.
+    const historyReads = (counts: Record<string, number>) => counts['GET /api/documents/{id}/history/'] ?? 0;
+    assert.equal(historyReads(after) - historyReads(before), 0);
+    assert.equal((await echoesSkipped(server.url)) - skippedBefore, 0);
+    for (const event of events) {
+      const { traces } = (
+        await call<{ traces: Trace[] }>(server.url, `/api/traces?event_id=${event.body.event_id}`, { token: API_TOKEN })
+      ).body;
+      assert.deepEqual(
+        traces.map((t) => t.rule_id),
+        ['mark-edited'],
+      );
+    }
+  });
 });

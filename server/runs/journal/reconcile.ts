@@ -85,27 +85,59 @@ export function untouchedSinceRead(write: JournalWrite, doc: DmsDocument, read: 
   }
 }
 
-const WRITTEN_BY: Record<JournalWrite['kind'], Array<keyof ReadValues>> = {
-  patch: [],
-  tags: ['tags'],
-  custom_fields: ['custom_fields'],
-  note: ['notes'],
-  trash: [],
-};
-
-/** True when every field the run did not write still holds what it read (text included): nobody else changed it. */
+/**
+ * True when nothing the run did not write changed since its read (text included): nobody else changed the document.
+ * Tags and custom fields count one by one: a person's tag beside the service's tag write is a change of theirs,
+ * not part of the write. Paperless adds a written tag's ancestors (the plan names them) and takes a removed tag's
+ * descendants with it, so a tag gone is the run's only when the run removed some.
+ */
 export function unchangedBesides(doc: DmsDocument, read: ReadValues, writes: readonly JournalWrite[]): boolean {
   // Permissions are in a read only when it asked for them: a plain read cannot say they changed.
-  const written = new Set<string>(['modified', 'content', 'permissions']);
+  const written = new Set<string>(['modified', 'content', 'permissions', 'tags', 'custom_fields']);
   for (const write of writes) {
-    for (const key of WRITTEN_BY[write.kind]) written.add(key);
+    if (write.kind === 'note') written.add('notes');
     if (write.kind === 'patch') for (const key of Object.keys(write.patch)) written.add(key);
   }
   if (contentDigest(doc.content) !== read.content) return false;
   const now = readValuesOf(doc);
-  return (Object.keys(read) as Array<keyof ReadValues>)
-    .filter((key) => !written.has(key))
-    .every((key) => isDeepStrictEqual(now[key], read[key]));
+  const patchedTags = writes.some((w) => w.kind === 'patch' && 'tags' in w.patch);
+  const patchedFields = writes.some((w) => w.kind === 'patch' && 'custom_fields' in w.patch);
+  return (
+    (patchedTags || tagsUnchangedBesides(now.tags, read.tags, writes)) &&
+    (patchedFields || fieldsUnchangedBesides(now.custom_fields, read.custom_fields, writes)) &&
+    (Object.keys(read) as Array<keyof ReadValues>)
+      .filter((key) => !written.has(key))
+      .every((key) => isDeepStrictEqual(now[key], read[key]))
+  );
+}
+
+function tagsUnchangedBesides(now: number[], read: number[], writes: readonly JournalWrite[]): boolean {
+  const tagWrites = writes.filter((w) => w.kind === 'tags');
+  const named = new Set(tagWrites.flatMap((w) => [...w.add, ...w.remove]));
+  const removedSome = tagWrites.some((w) => w.remove.length > 0);
+  const [before, after] = [new Set(read), new Set(now)];
+  for (const tag of new Set([...before, ...after])) {
+    if (named.has(tag) || before.has(tag) === after.has(tag)) continue;
+    if (!after.has(tag) && removedSome) continue;
+    return false;
+  }
+  return true;
+}
+
+function fieldsUnchangedBesides(
+  now: ReadValues['custom_fields'],
+  read: ReadValues['custom_fields'],
+  writes: readonly JournalWrite[],
+): boolean {
+  const named = new Set(
+    writes.flatMap((w) => (w.kind === 'custom_fields' ? [...w.set.map((f) => f.field), ...w.remove] : [])),
+  );
+  const [before, after] = [new Map(read), new Map(now)];
+  for (const field of new Set([...before.keys(), ...after.keys()])) {
+    if (named.has(field)) continue;
+    if (before.has(field) !== after.has(field) || !sameValue(before.get(field), after.get(field))) return false;
+  }
+  return true;
 }
 
 /** The document is exactly as this run left it: every request in it, and nothing else changed since its read. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readValuesOf } from '../../../../server/runs/journal/journal-records.js';
-import { isApplied, untouchedSinceRead } from '../../../../server/runs/journal/reconcile.js';
+import { isApplied, leftAsWritten, untouchedSinceRead } from '../../../../server/runs/journal/reconcile.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
 
 describe('reconciling a write whose answer a kill cut off', () => {
@@ -37,5 +37,52 @@ describe('reconciling a write whose answer a kill cut off', () => {
     const write = { kind: 'patch' as const, patch: { title: 'Rechnung+' } };
     assert.equal(untouchedSinceRead(write, before, read), true);
     assert.equal(untouchedSinceRead(write, { ...before, title: 'Edited by ben' }, read), false);
+  });
+});
+
+describe('a document as a run left it, told from a change beside the run', () => {
+  const before = dmsDocument(7, {
+    title: 'Rechnung',
+    tags: [1, 2],
+    custom_fields: [
+      { field: 4, value: 'EUR10.00' },
+      { field: 5, value: 'ben' },
+    ],
+  });
+  const read = readValuesOf(before);
+  const addTag = { kind: 'tags' as const, add: [3], remove: [] };
+
+  it('is left as written when only the run’s tags changed', () => {
+    assert.equal(leftAsWritten({ ...before, tags: [1, 2, 3] }, read, [addTag]), true);
+  });
+
+  it('is not, when a person took off or put on a tag the run did not name', () => {
+    assert.equal(leftAsWritten({ ...before, tags: [1, 3] }, read, [addTag]), false);
+    assert.equal(leftAsWritten({ ...before, tags: [1, 2, 3, 8] }, read, [addTag]), false);
+  });
+
+  it('lets a removed tag take tags with it, as Paperless takes a removed tag’s descendants', () => {
+    const removeTag = { kind: 'tags' as const, add: [], remove: [1] };
+    assert.equal(leftAsWritten({ ...before, tags: [] }, read, [removeTag]), true);
+  });
+
+  it('counts custom fields one by one: a person’s other field is a change of theirs', () => {
+    const setAmount = { kind: 'custom_fields' as const, set: [{ field: 4, value: 'EUR39.95' }], remove: [] };
+    const written = {
+      ...before,
+      custom_fields: [
+        { field: 4, value: 'EUR39.95' },
+        { field: 5, value: 'ben' },
+      ],
+    };
+    assert.equal(leftAsWritten(written, read, [setAmount]), true);
+    const edited = {
+      ...before,
+      custom_fields: [
+        { field: 4, value: 'EUR39.95' },
+        { field: 5, value: 'anna' },
+      ],
+    };
+    assert.equal(leftAsWritten(edited, read, [setAmount]), false);
   });
 });
