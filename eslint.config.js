@@ -6,7 +6,19 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'out/', 'data/', 'test-results/', 'docs/', 'coverage/', '.test-build/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'out/',
+      'data/',
+      'test-results/',
+      'docs/',
+      'coverage/',
+      '.test-build/',
+      'server/rules/rule-validators.generated.ts',
+    ],
+  },
   js.configs.recommended,
   {
     files: ['**/*.ts'],
