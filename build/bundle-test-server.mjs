@@ -1,17 +1,15 @@
 // The service as one bundled file for the tests that start it as a process of their own (test/helpers/
 // child-server.ts; about 40 starts a run): node then resolves and loads one file instead of some 700, which takes
-// a start from 2.4 to 1.6 s of CPU (docs/performance.md, "Tests"). Each module keeps the `import.meta.url` it has
+// a third off a start's CPU (docs/performance.md, "Tests"). Each module keeps the `import.meta.url` it has
 // in the transpiled tree beside it, so what it finds from there (the project root, the eval workers) is found.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-export const TEST_SERVER_BUNDLE = path.join('server', 'main.bundle.js');
-
 /** Bundles `server/main.ts` into `<out>/server/main.bundle.js` when a server source changed or it is missing. */
 export async function bundleTestServer(root, out, changed) {
-  const bundle = path.join(out, TEST_SERVER_BUNDLE);
+  const bundle = path.join(out, 'server', 'main.bundle.js');
   const serverDir = path.join(root, 'server') + path.sep;
   if (fs.existsSync(bundle) && !changed.some((file) => file.startsWith(serverDir))) return;
   const transpiledUrl = (file) =>
