@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { after } from 'node:test';
+import { FROM_SOURCE, SCRIPT_ROOT } from './module-script.js';
 import { ADMIN, API_TOKEN } from './test-server.js';
 
 /** The service as a separate process, so a test can kill -9 it: transpiled `server/main.js`, or `server/main.ts` under tsx. */
@@ -11,12 +12,9 @@ export interface ChildServer {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 // `npm test` runs the transpiled tree, where the service is also bundled into one file that starts faster
 // (build/bundle-test-server.mjs); a test file run on its own under tsx has the sources.
-const ENTRY = import.meta.url.endsWith('.ts')
-  ? ['--import', 'tsx', 'server/main.ts']
-  : ['--enable-source-maps', 'server/main.bundle.js'];
+const ENTRY = FROM_SOURCE ? ['--import', 'tsx', 'server/main.ts'] : ['--enable-source-maps', 'server/main.bundle.js'];
 
 // Every server still running when the test file ends is killed: a test that failed between starting one and its
 // own clean-up would otherwise leave it running, and its pipes would keep the file's process (and the run) waiting.
@@ -26,8 +24,8 @@ after(() => {
 });
 
 export async function startChildServer(env: Record<string, string>): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, [...ENTRY.slice(0, -1), path.join(ROOT, ENTRY.at(-1)!)], {
-    cwd: ROOT,
+  const child: ChildProcess = spawn(process.execPath, [...ENTRY.slice(0, -1), path.join(SCRIPT_ROOT, ENTRY.at(-1)!)], {
+    cwd: SCRIPT_ROOT,
     env: {
       PATH: process.env.PATH ?? '',
       // `npm test` gives each run a temp folder of its own, removed at its end.

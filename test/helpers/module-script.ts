@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-// A script run in a node of its own that imports the project's modules: under `npm test` the tests and sources are
-// transpiled JavaScript side by side; a test file run alone under tsx has the TypeScript sources.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
+// A script or server run in a node of its own from the project's modules: under `npm test` the tests and sources
+// are transpiled JavaScript side by side; a test file run alone under tsx has the TypeScript sources.
+export const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 /** The project's root, where such a script runs. */
 export const SCRIPT_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
