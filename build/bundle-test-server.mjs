@@ -7,11 +7,18 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-/** Bundles `server/main.ts` into `<out>/server/main.bundle.js` when a server source changed or it is missing. */
+/**
+ * Bundles `server/main.ts` into `<out>/server/main.bundle.js` when it is missing, a server source changed, or the
+ * installed packages did (the bundle holds their code too: npm rewrites `node_modules/.package-lock.json` at each
+ * install that changes them).
+ */
 export async function bundleTestServer(root, out, changed) {
   const bundle = path.join(out, 'server', 'main.bundle.js');
   const serverDir = path.join(root, 'server') + path.sep;
-  if (fs.existsSync(bundle) && !changed.some((file) => file.startsWith(serverDir))) return;
+  const built = fs.statSync(bundle, { throwIfNoEntry: false });
+  const packages = fs.statSync(path.join(root, 'node_modules', '.package-lock.json'), { throwIfNoEntry: false });
+  const stale = !built || (packages !== undefined && packages.mtimeMs > built.mtimeMs);
+  if (!stale && !changed.some((file) => file.startsWith(serverDir))) return;
   const transpiledUrl = (file) =>
     JSON.stringify(pathToFileURL(path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js')).href);
   await build({
