@@ -25,6 +25,16 @@ const cases: Array<[string, ChromiumSearch, ChromiumChoice['launch']]> = [
     { executablePath: '/opt/x/chrome' },
   ],
   [
+    "the system's headless shell comes next, ahead of every full browser",
+    search(
+      'linux',
+      ['/usr/bin/chromium-headless-shell', PLAYWRIGHT_LINUX, '/opt/google/chrome/chrome'],
+      {},
+      PLAYWRIGHT_LINUX,
+    ),
+    { executablePath: '/usr/bin/chromium-headless-shell' },
+  ],
+  [
     "Playwright's installed Chromium comes next",
     search('linux', [PLAYWRIGHT_LINUX, '/opt/google/chrome/chrome', '/usr/bin/chromium'], {}, PLAYWRIGHT_LINUX),
     { executablePath: PLAYWRIGHT_LINUX },
@@ -105,7 +115,7 @@ test('Windows paths are not guessed when the environment does not name the folde
 });
 
 for (const [platform, command] of [
-  ['linux', 'sudo apt-get install -y chromium'],
+  ['linux', 'sudo apt-get install -y chromium-headless-shell'],
   ['darwin', 'npx playwright-core install chromium'],
   ['win32', 'npx playwright-core install chromium'],
 ] as const) {
