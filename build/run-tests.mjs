@@ -139,7 +139,7 @@ fs.rmSync(runDir, { recursive: true, force: true });
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const [tests, pass, fail, skipped] = [count('tests'), count('pass'), count('fail'), count('skipped') + count('todo')];
 phaseDone('tests');
-const account = summariseTimings(root, timingLines, timingsFile, previous, os.availableParallelism());
+const account = summariseTimings(timingLines, timingsFile, previous, os.availableParallelism());
 if (account) console.log(`\n${account}`);
 if (coverage && fs.existsSync(coverageRaw)) {
   console.log(`\n${coverageLine()}`);

@@ -1,17 +1,23 @@
 // Which processes `npm test` starts, in what order, and what the last run's timings say about them.
-// Unit, API and browser test files share a process in batches: most of a unit file's cost, and a second of an API
-// file's, is loading node and the modules (the server alone is 0.6–0.7 s of CPU), not its tests, and a browser
-// file's batch shares one Chromium (test/e2e/browser.ts). A batch runs its files one after another, as one file
-// runs its tests. Files with root-level hooks keep a process of their own (a hook there would reach the whole
-// batch), as do reliability files (child servers killed on purpose, long waits). The longest processes start
-// first, by the last run's wall times, so no long one starts last while the other workers idle.
+// Test files share a process in batches: most of a unit file's cost, and a second of an API file's, is loading node
+// and the modules (the server alone is 0.6–0.7 s of CPU) and warming the JIT up, not its tests, and a browser file's
+// batch shares one Chromium (test/e2e/browser.ts). A batch runs its files one after another, as one file runs its
+// tests. Files with root-level hooks keep a process of their own (a hook there would reach the whole batch). The
+// longest processes start first, by the last run's wall times, so no long one starts last while the other workers
+// idle.
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Files per process, by kind (the folder under test/). */
-const BATCH_SIZE = { unit: 16, api: 6, e2e: 3 };
+/**
+ * Files per process, by kind (the folder under test/). Larger batches cost less CPU (API files: 169 s in 14
+ * processes, 132 s in 5) and no wall time, while there are more processes than workers to keep the cores busy.
+ */
+const BATCH_SIZE = { unit: 40, api: 24, e2e: 3, reliability: 3 };
 // Without timings from an earlier run: browser, crash, API, then the rest.
 const SLOW_FIRST = ['e2e', 'reliability', 'api'];
+// node 20's runner sorts the files it is given by name, so each process has an entry file whose name starts with
+// its place in the plan: `run-007-api-batch-2.test.js`, `run-012-unit~dms~client-streaming.test.js`.
+const ENTRY = /^run-\d+-(.+)\.test\.js$/;
 
 const kindOf = (root, file) => path.relative(path.join(root, 'test'), file).split(path.sep)[0];
 
@@ -21,38 +27,52 @@ function batchable(root, file) {
   return !/^(before|after|beforeEach|afterEach)\(/m.test(fs.readFileSync(file, 'utf8'));
 }
 
+/** A process's name in timings and accounts, from its entry file: its batch (`api-batch-2`) or its one file. */
+export function processName(entryFile) {
+  const name = ENTRY.exec(path.basename(entryFile))?.[1] ?? path.basename(entryFile);
+  return name.includes('~') ? `${name.replaceAll('~', '/')}.test.ts` : name;
+}
+
+/** The entry file name of the process at `place` of the plan: processName read backwards. */
+const entryName = (place, name) => `run-${place}-${name.replace(/\.test\.ts$/, '').replaceAll('/', '~')}.test.js`;
+
 /**
- * The processes to run, as compiled paths relative to root: each API/browser/hooked file alone, the other unit
- * files in batch entry files written under `out`. `timings` maps a compiled path to its last wall time.
+ * The processes to run, as entry files written under `out/test` and given relative to root, in the order they
+ * should start. `timings` maps a process's name (processName) to its last wall time.
  */
 export function planTests(root, out, files, timings) {
-  const compiled = (file) => path.relative(root, path.join(out, path.relative(root, file))).replace(/\.ts$/, '.js');
-  const alone = files.filter((f) => !batchable(root, f));
-  const batches = [];
-  // Entry files of an earlier plan would only confuse a reader of the tree.
-  for (const name of fs.readdirSync(path.join(out, 'test')))
-    if (/^\w+-batch-\d+\.test\.js$/.test(name)) fs.rmSync(path.join(out, 'test', name));
+  const compiled = (file) => path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
+  const processes = [];
   for (const [kind, size] of Object.entries(BATCH_SIZE)) {
     const pooled = files
       .filter((f) => kindOf(root, f) === kind && batchable(root, f))
       .sort((a, b) => a.localeCompare(b));
-    for (let i = 0; i < pooled.length; i += size) {
-      const entry = path.join(out, 'test', `${kind}-batch-${i / size + 1}.test.js`);
-      const imports = pooled
-        .slice(i, i + size)
-        .map((f) => `import './${path.relative(path.dirname(entry), compiled(f))}';`);
-      fs.writeFileSync(entry, `${imports.join('\n')}\n`);
-      batches.push(path.relative(root, entry));
-    }
+    for (let i = 0; i < pooled.length; i += size)
+      processes.push({ name: `${kind}-batch-${i / size + 1}`, kind, files: pooled.slice(i, i + size) });
   }
-  const rank = (file) => {
-    const kind = SLOW_FIRST.indexOf(kindOf(root, file));
-    return kind === -1 ? SLOW_FIRST.length : kind;
+  for (const file of files.filter((f) => !batchable(root, f)))
+    processes.push({
+      name: path.relative(path.join(root, 'test'), file).split(path.sep).join('/'),
+      kind: kindOf(root, file),
+      files: [file],
+    });
+  const rank = ({ kind }) => {
+    const at = SLOW_FIRST.indexOf(kind);
+    return at === -1 ? SLOW_FIRST.length : at;
   };
-  const singles = alone.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map(compiled);
   // Known-long first; a process without a timing keeps its kind's place ahead of the known-short ones.
-  const known = (p) => timings[p] ?? Infinity;
-  return [...singles, ...batches].sort((a, b) => (known(a) === known(b) ? 0 : known(b) - known(a)));
+  const known = (p) => timings[p.name] ?? Infinity;
+  processes.sort((a, b) => known(b) - known(a) || rank(a) - rank(b) || a.name.localeCompare(b.name));
+  const dir = path.join(out, 'test');
+  // Entry files of an earlier plan would only confuse a reader of the tree.
+  for (const name of fs.readdirSync(dir)) if (ENTRY.test(name)) fs.rmSync(path.join(dir, name));
+  const width = String(processes.length).length;
+  return processes.map((p, i) => {
+    const entry = path.join(dir, entryName(String(i).padStart(width, '0'), p.name));
+    const imports = p.files.map((f) => `import './${path.relative(dir, compiled(f)).split(path.sep).join('/')}';`);
+    fs.writeFileSync(entry, `${imports.join('\n')}\n`);
+    return path.relative(root, entry);
+  });
 }
 
 /** The last run's wall time per process (compiled path), or none. */
@@ -64,18 +84,15 @@ export function readTimings(file) {
   }
 }
 
-/** The kind of a compiled test process: the folder under test/, or the kind a batch entry is named after. */
-function processKind(file) {
-  const [first, ...rest] = file.split(path.sep).slice(2);
-  return rest.length > 0 ? first : (/^(\w+)-batch-/.exec(first)?.[1] ?? 'other');
-}
+/** The kind of a process by its name: the folder under test/ of its file, or the kind its batch is named after. */
+const processKind = (name) => /^(\w+)[-/]/.exec(name)?.[1] ?? 'other';
 
 /**
  * Reads the lines build/test-timing.mjs appended, keeps the wall times for the next run's order and answers a
  * short account: CPU of all test processes (with their servers and browsers) by kind, how busy they kept the
  * cores from the first start to the last exit, and the slowest processes.
  */
-export function summariseTimings(root, linesFile, timingsFile, previous, cores) {
+export function summariseTimings(linesFile, timingsFile, previous, cores) {
   if (!fs.existsSync(linesFile)) return '';
   const rows = fs
     .readFileSync(linesFile, 'utf8')
@@ -83,7 +100,7 @@ export function summariseTimings(root, linesFile, timingsFile, previous, cores) 
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line))
-    .map((r) => ({ ...r, file: path.relative(root, r.file), cpu: r.self + r.children }));
+    .map((r) => ({ ...r, file: processName(r.file), cpu: r.self + r.children }));
   fs.writeFileSync(
     timingsFile,
     `${JSON.stringify({ ...previous, ...Object.fromEntries(rows.map((r) => [r.file, r.wallMs])) }, null, 1)}\n`,
