@@ -12,7 +12,7 @@ import path from 'node:path';
  * Files per process, by kind (the folder under test/). Larger batches cost less CPU (API files: 169 s in 14
  * processes, 132 s in 5) and no wall time, while there are more processes than workers to keep the cores busy.
  */
-const BATCH_SIZE = { unit: 40, api: 24, e2e: 6, reliability: 3 };
+const BATCH_SIZE = { unit: 80, api: 24, e2e: 6, reliability: 3 };
 // Without timings from an earlier run: browser, crash, API, then the rest.
 const SLOW_FIRST = ['e2e', 'reliability', 'api'];
 // node 20's runner sorts the files it is given by name, so each process has an entry file whose name starts with

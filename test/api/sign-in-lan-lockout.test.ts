@@ -16,7 +16,6 @@ const closeServer = async (server: { close(): Promise<void> }) => {
   agent = new http.Agent({ keepAlive: true });
   await server.close();
 };
-after(() => agent.destroy());
 
 interface SignInAnswer {
   status: number;
@@ -53,6 +52,8 @@ function signIn(base: string, address: string, password: string): Promise<SignIn
 }
 
 describe('a LAN attacker cannot keep the LAN admin out', () => {
+  after(() => agent.destroy());
+
   test('four addresses guessing for 240 s: the admin at a fifth address signs in at every try, the guessers are slowed', async () => {
     let now = 1_700_000_000_000;
     const server = await startTestServer({ SVC_TRUST_PROXY: 'loopback' }, {}, { now: () => now });

@@ -14,9 +14,6 @@ interface TracesBody {
 }
 
 const servers: TestServer[] = [];
-after(async () => {
-  for (const s of servers) await s.close();
-});
 
 async function start(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
   const server = await startTestServer(env, dataDir ? { dataDir } : {});
@@ -25,6 +22,10 @@ async function start(env: Record<string, string> = {}, dataDir?: string): Promis
 }
 
 describe('GET /api/traces', () => {
+  after(async () => {
+    for (const s of servers) await s.close();
+  });
+
   it('refuses a request with neither session nor token', async () => {
     const server = await start();
     const res = await call(server.url, '/api/traces');

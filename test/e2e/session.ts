@@ -24,13 +24,13 @@ export async function signIn(page: Page, next = '/rules'): Promise<void> {
 
 /**
  * One browser handle for the whole test file, each test opening its own context (the Chromium behind it is shared
- * by the files of the process, see browser.ts). Call it at the top of the file; the browser is there from the
- * file's first `before` on.
+ * by the files of the process, see browser.ts; `extraArgs` as for launchBrowser). Call it at the top of the file;
+ * the browser is there from the file's first `before` on.
  */
-export function browserForFile(): () => TestBrowser {
+export function browserForFile(extraArgs: string[] = []): () => TestBrowser {
   let browser: TestBrowser | undefined;
   before(async () => {
-    browser = await launchBrowser();
+    browser = await launchBrowser(extraArgs);
   });
   after(async () => {
     await browser?.close();

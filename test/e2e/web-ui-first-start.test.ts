@@ -4,23 +4,16 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type Simulator } from '../../tools/paperless-sim/simulator.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { launchBrowser, openPage, screenshot, type TestBrowser, type UiPage } from './browser.js';
-import { signIn } from './session.js';
+import { openPage, screenshot, type UiPage } from './browser.js';
+import { browserForFile, signIn } from './session.js';
 
 // A name that Chromium resolves to 127.0.0.1, as a DNS-rebinding page's name would, and a LAN name the
 // admin allowed (SVC_ALLOWED_HOSTS) that also reaches the service over loopback here.
 const REBOUND = 'rebound.test';
 const LAN_NAME = 'rules.lan';
 
-// One browser for the file (each test opens its own context): a Chromium start is most of a small test's CPU.
 // The two names map to loopback only; the pages on 127.0.0.1 and localhost are not affected.
-let browser: TestBrowser;
-before(async () => {
-  browser = await launchBrowser([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = browserForFile([`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1, MAP ${LAN_NAME} 127.0.0.1`]);
 
 describe('first start in the browser: the setup page with the setup code', () => {
   let server: TestServer;
@@ -33,7 +26,7 @@ describe('first start in the browser: the setup page with the setup code', () =>
 
   it('a rebound name gets nothing at all, not even the page (Host allow-list, 421)', async () => {
     const port = new URL(server.url).port;
-    const ui = await openPage(browser, `http://${REBOUND}:${port}`);
+    const ui = await openPage(browser(), `http://${REBOUND}:${port}`);
     try {
       const response = await ui.page.goto('/rules');
       assert.equal(response?.status(), 421);
@@ -49,7 +42,7 @@ describe('first start in the browser: the setup page with the setup code', () =>
 
   it('under another (allowed) name the page asks for the setup code, and the service refuses a setup without it', async () => {
     const port = new URL(server.url).port;
-    const ui = await openPage(browser, `http://${LAN_NAME}:${port}`);
+    const ui = await openPage(browser(), `http://${LAN_NAME}:${port}`);
     try {
       await ui.page.goto('/rules');
       await ui.page.locator('#setup-form').waitFor();
@@ -70,7 +63,7 @@ describe('first start in the browser: the setup page with the setup code', () =>
   });
 
   it('the start log link fills the code in; creates the admin, signs in, keeps the deep link, is not offered again', async () => {
-    const ui = await openPage(browser, server.url.replace('127.0.0.1', 'localhost'));
+    const ui = await openPage(browser(), server.url.replace('127.0.0.1', 'localhost'));
     try {
       const { page } = ui;
       // What a person at the machine clicks: the link printed in the start log.
@@ -116,7 +109,7 @@ describe('settings: testing the dms connection before saving', () => {
   before(async () => {
     sim = await startSimulator();
     server = await startTestServer(); // the demo dms; the simulator above plays the Paperless to switch to
-    ui = await openPage(browser, server.url);
+    ui = await openPage(browser(), server.url);
     await signIn(ui.page, '/settings');
   });
   after(async () => {

@@ -27,7 +27,6 @@ rules:
 `;
 
 const counts: string[] = [];
-after(() => console.log(`chaos arrivals: ${counts.join('; ')}`));
 
 async function start(sim: Simulator, dirs?: { dataDir: string; rulesDir: string }): Promise<TestServer> {
   const rulesDir = dirs?.rulesDir ?? tempDir();
@@ -64,6 +63,8 @@ async function settled(sim: Simulator, server: TestServer): Promise<void> {
 const title = (sim: Simulator, id: number) => sim.store.getDocument(id)?.title ?? '';
 
 describe('chaos: arrivals', () => {
+  after(() => console.log(`chaos arrivals: ${counts.join('; ')}`));
+
   test("a person's edit right after the service's write, as another user or as the service's own user, runs the rules", async () => {
     const sim = await startSimulator({ seedDocuments: false });
     const server = await start(sim);
