@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { planTests, readTimings, summariseTimings } from './test-plan.mjs';
+import { planTests, summariseTimings } from './test-plan.mjs';
 import { transpileTests } from './transpile-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -77,9 +77,7 @@ if (fs.existsSync(buildScript)) {
 phaseDone('web UI build');
 const out = await transpileTests(root);
 phaseDone('transpile');
-const timingsFile = path.join(root, '.test-timings.json');
-const previous = readTimings(timingsFile);
-const compiled = planTests(root, out, files, previous);
+const compiled = planTests(root, out, files);
 const timingLines = path.join(out, 'timings.jsonl');
 fs.rmSync(timingLines, { force: true });
 
@@ -139,7 +137,7 @@ fs.rmSync(runDir, { recursive: true, force: true });
 const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(report)?.[1] ?? 0);
 const [tests, pass, fail, skipped] = [count('tests'), count('pass'), count('fail'), count('skipped') + count('todo')];
 phaseDone('tests');
-const account = summariseTimings(timingLines, timingsFile, previous, os.availableParallelism());
+const account = summariseTimings(timingLines, os.availableParallelism());
 if (account) console.log(`\n${account}`);
 if (coverage && fs.existsSync(coverageRaw)) {
   console.log(`\n${coverageLine()}`);

@@ -1,10 +1,9 @@
-// Which processes `npm test` starts, in what order, and what the last run's timings say about them.
+// Which processes `npm test` starts, in what order, and the account of what they cost.
 // Test files share a process in batches: most of a unit file's cost, and a second of an API file's, is loading node
 // and the modules (the server alone is 0.6–0.7 s of CPU) and warming the JIT up, not its tests, and a browser file's
 // batch shares one Chromium (test/e2e/browser.ts). A batch runs its files one after another, as one file runs its
 // tests. Files with root-level hooks keep a process of their own (a hook there would reach the whole batch). The
-// longest processes start first, by the last run's wall times, so no long one starts last while the other workers
-// idle.
+// longest processes start first, so no long one starts last while the other workers idle.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -13,8 +12,9 @@ import path from 'node:path';
  * processes, 132 s in 5) and no wall time, while there are more processes than workers to keep the cores busy.
  */
 const BATCH_SIZE = { unit: 80, api: 24, e2e: 6, reliability: 3 };
-// Without timings from an earlier run: browser, crash, API, then the rest.
-const SLOW_FIRST = ['e2e', 'reliability', 'api'];
+// Wall seconds a file of each kind takes in a full run, four processes sharing two cores: the plan's estimate of
+// a process's length. The same on every machine and every run, so CI starts the same order as a developer.
+const WALL_PER_FILE = { unit: 1, api: 6, e2e: 10, reliability: 12 };
 // node 20's runner sorts the files it is given by name, so each process has an entry file whose name starts with
 // its place in the plan: `run-007-api-batch-2.test.js`, `run-012-unit~dms~client-streaming.test.js`.
 const ENTRY = /^run-\d+-(.+)\.test\.js$/;
@@ -27,7 +27,7 @@ function batchable(root, file) {
   return !/^(before|after|beforeEach|afterEach)\(/m.test(fs.readFileSync(file, 'utf8'));
 }
 
-/** A process's name in timings and accounts, from its entry file: its batch (`api-batch-2`) or its one file. */
+/** A process's name in the account, from its entry file: its batch (`api-batch-2`) or its one file. */
 export function processName(entryFile) {
   const name = ENTRY.exec(path.basename(entryFile))?.[1] ?? path.basename(entryFile);
   return name.includes('~') ? `${name.replaceAll('~', '/')}.test.ts` : name;
@@ -37,10 +37,10 @@ export function processName(entryFile) {
 const entryName = (place, name) => `run-${place}-${name.replace(/\.test\.ts$/, '').replaceAll('/', '~')}.test.js`;
 
 /**
- * The processes to run, as entry files written under `out/test` and given relative to root, in the order they
- * should start. `timings` maps a process's name (processName) to its last wall time.
+ * The processes to run, as entry files written under `out/test` and given relative to root, the longest (by
+ * WALL_PER_FILE) first.
  */
-export function planTests(root, out, files, timings) {
+export function planTests(root, out, files) {
   const compiled = (file) => path.join(out, path.relative(root, file)).replace(/\.ts$/, '.js');
   const processes = [];
   for (const [kind, size] of Object.entries(BATCH_SIZE)) {
@@ -56,13 +56,8 @@ export function planTests(root, out, files, timings) {
       kind: kindOf(root, file),
       files: [file],
     });
-  const rank = ({ kind }) => {
-    const at = SLOW_FIRST.indexOf(kind);
-    return at === -1 ? SLOW_FIRST.length : at;
-  };
-  // Known-long first; a process without a timing keeps its kind's place ahead of the known-short ones.
-  const known = (p) => timings[p.name] ?? Infinity;
-  processes.sort((a, b) => known(b) - known(a) || rank(a) - rank(b) || a.name.localeCompare(b.name));
+  const length = (p) => p.files.length * (WALL_PER_FILE[p.kind] ?? 1);
+  processes.sort((a, b) => length(b) - length(a) || a.name.localeCompare(b.name));
   const dir = path.join(out, 'test');
   // Entry files of an earlier plan would only confuse a reader of the tree.
   for (const name of fs.readdirSync(dir)) if (ENTRY.test(name)) fs.rmSync(path.join(dir, name));
@@ -75,24 +70,15 @@ export function planTests(root, out, files, timings) {
   });
 }
 
-/** The last run's wall time per process (compiled path), or none. */
-export function readTimings(file) {
-  try {
-    return JSON.parse(fs.readFileSync(file, 'utf8'));
-  } catch {
-    return {};
-  }
-}
-
 /** The kind of a process by its name: the folder under test/ of its file, or the kind its batch is named after. */
 const processKind = (name) => /^(\w+)[-/]/.exec(name)?.[1] ?? 'other';
 
 /**
- * Reads the lines build/test-timing.mjs appended, keeps the wall times for the next run's order and answers a
- * short account: CPU of all test processes (with their servers and browsers) by kind, how busy they kept the
- * cores from the first start to the last exit, and the slowest processes.
+ * Reads the lines build/test-timing.mjs appended and answers a short account: CPU of all test processes (with their
+ * servers and browsers) by kind, how busy they kept the cores from the first start to the last exit, and the
+ * slowest processes.
  */
-export function summariseTimings(linesFile, timingsFile, previous, cores) {
+export function summariseTimings(linesFile, cores) {
   if (!fs.existsSync(linesFile)) return '';
   const rows = fs
     .readFileSync(linesFile, 'utf8')
@@ -101,10 +87,6 @@ export function summariseTimings(linesFile, timingsFile, previous, cores) {
     .filter(Boolean)
     .map((line) => JSON.parse(line))
     .map((r) => ({ ...r, file: processName(r.file), cpu: r.self + r.children }));
-  fs.writeFileSync(
-    timingsFile,
-    `${JSON.stringify({ ...previous, ...Object.fromEntries(rows.map((r) => [r.file, r.wallMs])) }, null, 1)}\n`,
-  );
   const cpu = rows.reduce((sum, r) => sum + r.cpu, 0);
   const byKind = new Map();
   for (const r of rows) byKind.set(processKind(r.file), (byKind.get(processKind(r.file)) ?? 0) + r.cpu);
