@@ -16,7 +16,7 @@ const BATCH_SIZE = { unit: 80, api: 24, e2e: 6, reliability: 3 };
 // a process's length. The same on every machine and every run, so CI starts the same order as a developer.
 const WALL_PER_FILE = { unit: 1, api: 6, e2e: 10, reliability: 12 };
 // node 20's runner sorts the files it is given by name, so each process has an entry file whose name starts with
-// its place in the plan: `run-007-api-batch-2.test.js`, `run-012-unit~dms~client-streaming.test.js`.
+// its place in the plan: `run-03-api-batch-2.test.js`, `run-14-unit~eval~eval-pool.test.js`.
 const ENTRY = /^run-\d+-(.+)\.test\.js$/;
 
 const kindOf = (root, file) => path.relative(path.join(root, 'test'), file).split(path.sep)[0];
