@@ -28,7 +28,7 @@ function batchable(root, file) {
 }
 
 /** A process's name in the account, from its entry file: its batch (`api-batch-2`) or its one file. */
-export function processName(entryFile) {
+function processName(entryFile) {
   const name = ENTRY.exec(path.basename(entryFile))?.[1] ?? path.basename(entryFile);
   return name.includes('~') ? `${name.replaceAll('~', '/')}.test.ts` : name;
 }

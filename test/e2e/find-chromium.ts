@@ -76,6 +76,8 @@ export function installCommand(platform: NodeJS.Platform): string {
  */
 export function findChromium(search: ChromiumSearch): ChromiumChoice {
   const { platform, env, exists } = search;
+  const firstFound = (paths: Partial<Record<NodeJS.Platform, Paths>>) =>
+    (paths[platform]?.(env) ?? []).find((p) => p !== undefined && exists(p));
   const explicit = env.CHROMIUM_PATH;
   if (explicit) {
     if (!exists(explicit))
@@ -84,15 +86,15 @@ export function findChromium(search: ChromiumSearch): ChromiumChoice {
       );
     return { launch: { executablePath: explicit }, found: `CHROMIUM_PATH (${explicit})` };
   }
-  const shell = (HEADLESS_SHELL[platform]?.(env) ?? []).find((p) => p !== undefined && exists(p));
+  const shell = firstFound(HEADLESS_SHELL);
   if (shell) return { launch: { executablePath: shell }, found: shell };
   const own = search.playwrightChromium();
   if (own && exists(own)) return { launch: { executablePath: own }, found: `Playwright's Chromium (${own})` };
   for (const channel of ['chrome', 'msedge'] as const) {
-    const at = (CHANNELS[channel][platform]?.(env) ?? []).find((p) => p !== undefined && exists(p));
+    const at = firstFound(CHANNELS[channel]);
     if (at) return { launch: { channel }, found: `${channel} (${at})` };
   }
-  const system = (SYSTEM[platform]?.(env) ?? []).find((p) => p !== undefined && exists(p));
+  const system = firstFound(SYSTEM);
   if (system) return { launch: { executablePath: system }, found: system };
   throw new Error(
     `The browser tests need Chromium, Chrome or Edge and found none. Install one with: ${installCommand(platform)}` +
