@@ -181,10 +181,13 @@ export async function createRuleStore(options: RuleStoreOptions): Promise<RuleSt
 
     async saveDraft(id, content) {
       checkSize(content);
-      // In the write queue, so an autosave racing a publish cannot bring back the draft the publish removed.
+      // In the write queue, so an autosave racing a publish cannot bring back the draft the publish removed. A
+      // draft of the published text is none: an autosave that reaches the service after the publish of the same
+      // text leaves no draft behind.
       const file = await exclusive(async () => {
-        const found = (await existing(id)).file;
-        await drafts.write(found, content);
+        const { file: found, abs } = await existing(id);
+        if (content === (await fsp.readFile(abs, 'utf8'))) await drafts.remove(found);
+        else await drafts.write(found, content);
         return found;
       });
       return { validation: await validation(file, content) };

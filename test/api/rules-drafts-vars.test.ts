@@ -93,6 +93,21 @@ describe('drafts', () => {
     );
   });
 
+  it('a draft of the published text is no draft: an autosave arriving after its publish leaves none', async () => {
+    const text = 'rules:\n  - id: published-then-autosaved\n';
+    await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules: []\n' });
+    assert.equal(await hasDraft(), true);
+    assert.equal((await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: text })).status, 200);
+    const late = await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: text });
+    assert.equal(late.status, 200);
+    assert.deepEqual(late.body.validation, { ok: true, warnings: [] });
+    assert.equal(await hasDraft(), false);
+    assert.equal(fs.existsSync(draftFile()), false);
+    // Text that differs from the published file is kept as a draft, as before.
+    await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: `${text}# more\n` });
+    assert.equal(await hasDraft(), true);
+  });
+
   it('a failed publish keeps the draft', async () => {
     await call(server.url, `/api/ui/rules/${id}?draft=true`, { cookie, method: 'PUT', rawBody: 'rules: [' });
     const res = await call(server.url, `/api/ui/rules/${id}`, { cookie, method: 'PUT', rawBody: 'rules: [' });

@@ -105,6 +105,18 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
 
   const time = () => now().toLocaleTimeString();
 
+  // The service's writes for this file go one at a time, in the order asked: an autosave that was on its way when
+  // the person published (or published while it was) is sent after the publish's answer and then has nothing
+  // left to save, instead of reaching the service after the publish and keeping a draft of the published text.
+  let writes: Promise<unknown> = Promise.resolve();
+  const inTurn =
+    <A extends unknown[]>(write: (...args: A) => Promise<void>) =>
+    (...args: A): Promise<void> => {
+      const next = writes.then(() => write(...args));
+      writes = next.catch(() => undefined);
+      return next;
+    };
+
   function status(note = ''): SyncStatus {
     const current = text();
     const unsaved = current !== storedText;
@@ -121,7 +133,8 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
     };
   }
 
-  async function saveDraft(note?: string): Promise<void> {
+  /** Saves the editor's text as a draft unless the service has it; called in its turn (`saveDraft`). */
+  async function saveDraftNow(note?: string): Promise<void> {
     const content = text();
     if (content === storedText || stopped) return;
     timers.clear(timer);
@@ -140,6 +153,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
       timer = timers.set(() => void saveDraft(), AUTOSAVE_RETRY_MS);
     }
   }
+  const saveDraft = inTurn(saveDraftNow);
 
   async function check(withTests: boolean): Promise<void> {
     const content = text();
@@ -175,7 +189,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
     saveDraft,
     check,
 
-    async publish() {
+    publish: inTurn(async () => {
       timers.clear(timer);
       const content = text();
       try {
@@ -193,14 +207,14 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
         if (err instanceof ApiError && err.status === 422) {
           view.problems(problemsOf(err));
           view.status('not published: fix the error first');
-          await saveDraft('not published: fix the error first (kept as a draft)'); // keep the work
+          await saveDraftNow('not published: fix the error first (kept as a draft)'); // keep the work
         } else {
           view.status(`not saved: ${errorMessage(err)}`);
         }
       }
-    },
+    }),
 
-    async discard() {
+    discard: inTurn(async () => {
       try {
         await store.discardDraft();
         hasDraft = false;
@@ -213,9 +227,9 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
       } catch (err) {
         view.status(errorMessage(err));
       }
-    },
+    }),
 
-    async deleteFile() {
+    deleteFile: inTurn(async () => {
       try {
         await store.deleteFile();
         local?.clear();
@@ -224,7 +238,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
       } catch (err) {
         view.status(`not deleted: ${errorMessage(err)}`);
       }
-    },
+    }),
 
     stop() {
       stopped = true;

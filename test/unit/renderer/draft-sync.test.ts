@@ -99,6 +99,41 @@ describe('draft sync (the editor without its DOM)', () => {
     assert.deepEqual(h.shown.badge, { text: 'Tests not run: fix the YAML first (line 2)', kind: 'error' });
   });
 
+  it('an autosave asked while a publish is on its way waits for its answer, then has nothing to save', async () => {
+    let answer!: () => void;
+    const h = harness({
+      publish: (t) => new Promise((resolve) => (h.calls.push(`publish:${t}`), (answer = () => resolve({ ok: true })))),
+    });
+    h.type('rules: [published]\n');
+    const publishing = h.sync.publish();
+    const autosave = h.sync.saveDraft();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(h.calls, ['publish:rules: [published]\n']);
+    answer();
+    await Promise.all([publishing, autosave]);
+    assert.deepEqual(h.calls, ['publish:rules: [published]\n'], 'no draft of the published text is sent');
+    assert.equal(h.sync.version(), 'published');
+    assert.equal(h.sync.status().canDiscard, false);
+  });
+
+  it('a publish asked while an autosave is on its way is sent after the autosave has its answer', async () => {
+    let answer!: () => void;
+    const h = harness({
+      saveDraft: (t) => new Promise((resolve) => (h.calls.push(`draft:${t}`), (answer = () => resolve({ ok: true })))),
+    });
+    h.type('first\n');
+    await h.timers.fire();
+    h.type('second\n');
+    const publishing = h.sync.publish();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(h.calls, ['draft:first\n'], 'the publish waits for the draft save');
+    answer();
+    await publishing;
+    assert.deepEqual(h.calls, ['draft:first\n', 'publish:second\n']);
+    assert.equal(h.sync.version(), 'published');
+    assert.equal(h.sync.status().canDiscard, false);
+  });
+
   it('discarding the draft puts the published text back', async () => {
     const h = harness({}, { published: 'published\n', draft: 'draft\n' });
     assert.equal(h.sync.status().showDraftBanner, true);

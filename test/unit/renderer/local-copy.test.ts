@@ -41,6 +41,7 @@ describe('the editor text kept in the browser', () => {
     });
     session.type('one\n');
     const saving = session.sync.saveDraft();
+    await new Promise((resolve) => setImmediate(resolve)); // the save of "one" is on its way
     session.type('one\ntwo\n');
     release();
     await saving;
