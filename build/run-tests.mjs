@@ -1,9 +1,9 @@
 // `npm test`: builds the Web UI when its build script exists, then runs every test file with node's runner.
 // Node 20 does not expand globs, so the files are listed here; zero tests found is a failure, not a pass.
-// V8 records coverage of server/, electron/ and tools/ (config in .c8rc.json) and one summary line is printed;
-// `npm run coverage` shows the per-file table of the last run. COVERAGE=0 skips it (what it costs:
-// docs/coverage.md). build/test-plan.mjs says which processes run in what order; each reports its wall and CPU
-// time (build/test-timing.mjs).
+// With --coverage (`npm run coverage`), V8 records coverage of server/, electron/ and tools/ (config in
+// .c8rc.json), and the per-file table and a summary line are printed; off by default, as it costs a sixth of the
+// run's CPU (docs/coverage.md). build/test-plan.mjs says which processes run in what order; each reports its wall
+// and CPU time (build/test-timing.mjs).
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -13,7 +13,8 @@ import { planTests, summariseTimings } from './test-plan.mjs';
 import { transpileTests } from './transpile-tests.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const only = process.argv.slice(2);
+const coverage = process.argv.includes('--coverage');
+const only = process.argv.slice(2).filter((arg) => arg !== '--coverage');
 
 function findTests(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -90,7 +91,6 @@ const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dms-rules-test-'));
 const testTemp = path.join(runDir, 'tmp');
 fs.mkdirSync(testTemp);
 const tap = path.join(runDir, 'report.tap');
-const coverage = process.env.COVERAGE !== '0';
 const coverageRaw = path.join(root, 'coverage', 'tmp');
 if (coverage) fs.rmSync(path.join(root, 'coverage'), { recursive: true, force: true });
 const run = spawnSync(
@@ -121,15 +121,23 @@ const run = spawnSync(
   },
 );
 
-// One line, not a gate: the figure is for reading, the per-file table is `npm run coverage`.
-function coverageLine() {
+// The per-file table, then one line: not a gate, the figures are for reading.
+function printCoverage() {
   const c8 = path.join(root, 'node_modules', 'c8', 'bin', 'c8.js');
-  const report = spawnSync(process.execPath, [c8, 'report'], { cwd: root, encoding: 'utf8' });
+  const report = spawnSync(process.execPath, [c8, 'report', '--reporter=text', '--reporter=json-summary'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   const summary = path.join(root, 'coverage', 'coverage-summary.json');
-  if (report.status !== 0 || !fs.existsSync(summary))
-    return `coverage: not measured (${(report.stderr || 'no report').trim().split('\n')[0]})`;
+  if (report.status !== 0 || !fs.existsSync(summary)) {
+    console.log(`\ncoverage: not measured (${(report.stderr || 'no report').trim().split('\n')[0]})`);
+    return;
+  }
   const { total } = JSON.parse(fs.readFileSync(summary, 'utf8'));
-  return `coverage: ${total.lines.pct}% of lines, ${total.branches.pct}% of branches, ${total.functions.pct}% of functions in server/, electron/ and tools/ (npm run coverage: per file)`;
+  console.log(`\n${report.stdout.trimEnd()}`);
+  console.log(
+    `\ncoverage: ${total.lines.pct}% of lines, ${total.branches.pct}% of branches, ${total.functions.pct}% of functions in server/, electron/ and tools/`,
+  );
 }
 
 const report = fs.existsSync(tap) ? fs.readFileSync(tap, 'utf8') : '';
@@ -142,11 +150,13 @@ phaseDone('tests');
 const account = summariseTimings(timingLines, os.availableParallelism());
 if (account) console.log(`\n${account}`);
 if (coverage && fs.existsSync(coverageRaw)) {
-  console.log(`\n${coverageLine()}`);
+  printCoverage();
   phaseDone('coverage report');
 }
 console.log(`\nwall time: ${phases.join(', ')}`);
-console.log(`\n${pass} passed, ${fail} failed${cancelled ? `, ${cancelled} cancelled` : ''}${skipped ? `, ${skipped} skipped` : ''}`);
+console.log(
+  `\n${pass} passed, ${fail} failed${cancelled ? `, ${cancelled} cancelled` : ''}${skipped ? `, ${skipped} skipped` : ''}`,
+);
 if (tests === 0) {
   console.error('no test ran');
   process.exit(1);
