@@ -108,14 +108,33 @@ test('a bulk holder asking again for one of its documents fails too; other docum
   assert.equal(lane.busy, 0);
 });
 
-test('work a hold set off that asks for the document after the hold ended gets the lane', async () => {
+test('work a hold set off that asks for the document after the hold ended gets the lane, beside other holds too', async () => {
+  for (const otherHeld of [false, true]) {
+    const lane = createDocumentLane();
+    let later!: Promise<string>;
+    const ended = gate();
+    await lane.exclusive(6, async () => {
+      // Started inside the hold (it inherits the hold's async context), asks only once the hold is over.
+      later = ended.opened.then(() => lane.exclusive(6, () => Promise.resolve('later ran')));
+    });
+    // A hold of another document in flight turns the async store on again; `later` still carries the ended hold.
+    const other = gate();
+    const holding = otherHeld ? lane.exclusive(7, () => other.opened) : Promise.resolve();
+    ended.open();
+    assert.equal(await later, 'later ran', otherHeld ? 'beside a hold of 7' : 'alone');
+    other.open();
+    await holding;
+  }
+});
+
+test('the check holds across quiet spells: after every hold ended, asking again inside a new hold still fails', async () => {
   const lane = createDocumentLane();
-  let later!: Promise<string>;
-  const ended = gate();
-  await lane.exclusive(6, async () => {
-    // Started inside the hold (it inherits the hold's async context), asks only once the hold is over.
-    later = ended.opened.then(() => lane.exclusive(6, () => Promise.resolve('later ran')));
+  await lane.exclusive(2, () => Promise.resolve());
+  assert.equal(lane.busy, 0);
+  await lane.exclusive(2, async () => {
+    await assert.rejects(
+      lane.exclusive(2, () => Promise.resolve()),
+      /document 2 asked for it again/,
+    );
   });
-  ended.open();
-  assert.equal(await later, 'later ran');
 });
