@@ -211,9 +211,9 @@ export async function createServices(config: Config, logger: Logger, options: Se
     journal,
     dmsKey,
   });
-  const runs = createRunService({ dms: dmsConnection.dms, rules, pipeline, loop: echoes, lane });
 
-  // What a kill cut short is reconciled before any arrival or resumed job runs a document it touched.
+  // What a kill cut short is reconciled, holding each document's lane, before any arrival, manual run or resumed
+  // job runs a document it touched.
   const arrivalJournal = createArrivalJournal({
     journal,
     dms: dmsConnection.dms,
@@ -222,6 +222,15 @@ export async function createServices(config: Config, logger: Logger, options: Se
     ruleFile: (rule) => rules.loadedRules().find((r) => r.id === rule)?.file ?? '',
     states: echoes,
     logger,
+    lane,
+  });
+  const runs = createRunService({
+    dms: dmsConnection.dms,
+    rules,
+    pipeline,
+    loop: echoes,
+    lane,
+    recovery: arrivalJournal,
   });
   // What a kill or a target that was down left unsent goes out once the cut-short runs are reconciled: a note the
   // retrier adds then meets the document as the journal says the service left it.

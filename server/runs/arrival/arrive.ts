@@ -117,7 +117,6 @@ export function createFrontDoor(deps: FrontDoorDeps): Arrive {
     await deps.barrier.settled(id);
     let reconciled = false;
     if (deps.journal) {
-      await deps.journal.ready;
       reconciled = await deps.journal.reconcile(id);
       const earlier = deps.journal.completed(arrival.eventId, id);
       if (earlier) {
@@ -189,7 +188,11 @@ export function createFrontDoor(deps: FrontDoorDeps): Arrive {
     return { kind: 'done', triggers, counts };
   };
 
-  return (arrival) => deps.lane.exclusive(arrival.document, () => held(arrival));
+  // The start's reconciliation is waited for before the lane is asked for: it holds lanes of its own.
+  return async (arrival) => {
+    await deps.journal?.ready;
+    return deps.lane.exclusive(arrival.document, () => held(arrival));
+  };
 }
 
 const ctxOf = (arrival: Arrival) => ({ eventId: arrival.eventId, dryRun: arrival.dryRun, source: arrival.from });

@@ -67,7 +67,10 @@ export async function runRevertJob(
   try {
     await deps.recovery?.ready;
     const cut = deps.journal.runsOfEvent(target.event_id).filter((run) => run.end === null);
-    for (const doc of new Set(cut.map((run) => run.entry.doc))) await deps.recovery?.reconcile(doc);
+    const recovery = deps.recovery;
+    if (recovery)
+      for (const doc of new Set(cut.map((run) => run.entry.doc)))
+        await deps.lane.exclusive(doc, () => recovery.reconcile(doc));
     const written = jobWrites(deps.journal.runsOfEvent(target.event_id));
     if (written.length === 0 && target.changed > 0)
       throw new Error(

@@ -95,7 +95,8 @@ export async function runRuleJob(
       // Whether a continued job wrote a document is known only once its interrupted writes are reconciled.
       if (continues.length > 0) {
         await deps.recovery?.ready;
-        for (const doc of page) await deps.recovery?.reconcile(doc.id);
+        const recovery = deps.recovery;
+        if (recovery) for (const { id } of page) await deps.lane.exclusive(id, () => recovery.reconcile(id));
       }
       return mapBounded(
         unreached(page),

@@ -3,6 +3,7 @@ import type { Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { Logger } from '../../log.js';
 import type { DocumentStates, OwnWrite } from '../echo/document-states.js';
+import type { DocumentLane } from '../lane/document-lane.js';
 import { fieldsOf } from './journal-records.js';
 import { tracesFromJournal } from './journal-traces.js';
 import { leftAsWritten } from './reconcile.js';
@@ -13,7 +14,10 @@ import type { JournalRun, WriteJournal } from './write-journal.js';
 export interface ArrivalJournal {
   /** Resolves once the runs a kill cut short were reconciled at start (or left for later: the dms was away). */
   readonly ready: Promise<void>;
-  /** Reconciles the document's runs still unfinished (the dms was away at start), before it is run again; true when there were any. */
+  /**
+   * Reconciles the document's runs still unfinished (the dms was away at start), before it is run again; true when
+   * there were any. The caller holds the document's lane.
+   */
   reconcile(doc: number): Promise<boolean>;
   /**
    * The document is exactly as the service's newest journaled run left it, which the echo ledger does not know (its
@@ -34,6 +38,8 @@ export interface ArrivalJournalDeps {
   ruleFile: (rule: string) => string;
   states: Pick<DocumentStates, 'isKnownState' | 'adopt'>;
   logger: Logger;
+  /** The start's reconciliation holds each document's lane, so a path let in meanwhile never writes beside it. */
+  lane: Pick<DocumentLane, 'exclusive'>;
   now?: () => Date;
 }
 
@@ -49,7 +55,14 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
   };
   const recover = (only?: number) =>
     recoverJournal(
-      { journal: deps.journal, dms: deps.dms, dmsKey: deps.dmsKey(), logger: deps.logger, ownState },
+      {
+        journal: deps.journal,
+        dms: deps.dms,
+        dmsKey: deps.dmsKey(),
+        logger: deps.logger,
+        ownState,
+        ...(only === undefined ? { hold: deps.lane.exclusive } : {}),
+      },
       only,
     ).catch((err: unknown) => {
       deps.logger.warn(`write journal: interrupted writes could not be reconciled: ${errorMessage(err)}`);

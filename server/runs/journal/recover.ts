@@ -13,6 +13,11 @@ export interface RecoveryDeps {
   logger: Logger;
   /** A run found applied in full, on a document nobody else changed since: its state is the service's own. */
   ownState?(doc: DmsDocument, run: JournalRun): void;
+  /**
+   * Holds the document's lane while its runs are read and finished; absent when the caller holds it already (an
+   * arrival reconciling its own document).
+   */
+  hold?<T>(doc: number, work: () => Promise<T>): Promise<T>;
 }
 
 export interface RecoveryReport {
@@ -28,37 +33,44 @@ export interface RecoveryReport {
  * it now. A request whose answer never came is looked for in the document: applied → recorded as done, nothing
  * sent again; not applied → recorded so, and the delivery or job that planned it plans afresh. A run that reached
  * the dms only in part is finished with its own recorded values where the fields still hold what it read (a
- * person's change since wins). Notes are left to their intents (runs/intents/), which add each once.
+ * person's change since wins). Notes are left to their intents (runs/intents/), which add each once. Each
+ * document is read and written holding its lane (`hold`), as every other path writes it.
  */
 export async function recoverJournal(deps: RecoveryDeps, only?: number): Promise<RecoveryReport> {
   const report: RecoveryReport = { applied: 0, notApplied: 0, completed: 0, left: 0 };
   const runs = only === undefined ? deps.journal.unfinished() : deps.journal.unfinished(deps.dmsKey, only);
+  const held = <T>(doc: number, work: () => Promise<T>) => (deps.hold ? deps.hold(doc, work) : work());
   for (const run of runs) {
     if (run.entry.dms !== deps.dmsKey) {
       report.left++;
       continue;
     }
-    let doc: DmsDocument | null;
-    try {
-      doc = await deps.dms.getDocument(run.entry.doc);
-    } catch (err) {
-      if (!(err instanceof DmsNotFoundError)) {
-        deps.logger.warn(
-          `write journal: document ${run.entry.doc} could not be read to reconcile an interrupted write (${errorMessage(err)}); tried again at the next start`,
-        );
-        report.left++;
-        continue;
-      }
-      doc = null;
-    }
-    const outcome = await reconcileRun(deps, run, doc);
-    report[outcome]++;
+    report[await held(run.entry.doc, () => readAndReconcile(deps, run))]++;
   }
   if (report.applied + report.notApplied + report.completed > 0)
     deps.logger.info(
       `write journal: ${report.applied} interrupted write(s) were found applied, ${report.notApplied} not applied (planned afresh), ${report.completed} finished from the journal`,
     );
   return report;
+}
+
+async function readAndReconcile(
+  deps: RecoveryDeps,
+  run: JournalRun,
+): Promise<'applied' | 'notApplied' | 'completed' | 'left'> {
+  let doc: DmsDocument | null;
+  try {
+    doc = await deps.dms.getDocument(run.entry.doc);
+  } catch (err) {
+    if (!(err instanceof DmsNotFoundError)) {
+      deps.logger.warn(
+        `write journal: document ${run.entry.doc} could not be read to reconcile an interrupted write (${errorMessage(err)}); tried again at the next start`,
+      );
+      return 'left';
+    }
+    doc = null;
+  }
+  return reconcileRun(deps, run, doc);
 }
 
 async function reconcileRun(

@@ -5,6 +5,7 @@ import { errorMessage } from '../../error-message.js';
 import { NotFoundError, UpstreamError } from '../../app-errors.js';
 import type { LoadedRule } from '../../rules/rules.js';
 import type { LoopBreaker } from '../echo/loop-breaker.js';
+import type { ArrivalJournal } from '../journal/arrival-journal.js';
 import type { DocumentLane } from '../lane/document-lane.js';
 import type { RunContext } from '../pipeline/plan-run.js';
 import type { RunPipeline } from '../pipeline/run-pipeline.js';
@@ -22,6 +23,8 @@ export interface RunServiceDeps {
   loop: Pick<LoopBreaker, 'release'>;
   /** A manual real run holds the document's lane like every other path that writes it. */
   lane: DocumentLane;
+  /** …and, like an arrival, has the writes a kill cut short on the document reconciled before it reads it. */
+  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
 }
 
 export interface RunService {
@@ -54,7 +57,14 @@ export function createRunService(deps: RunServiceDeps): RunService {
       rules = [rule];
     } else rules = deps.rules.loadedRules();
     const run = () => runOn(input.document, rules, input.ruleId !== null, input.dryRun);
-    return (await (input.dryRun ? run() : deps.lane.exclusive(input.document, run))).traces;
+    if (input.dryRun) return (await run()).traces;
+    // The start's reconciliation is waited for outside the lane: it holds lanes of its own.
+    await deps.recovery?.ready;
+    const held = async () => {
+      await deps.recovery?.reconcile(input.document);
+      return run();
+    };
+    return (await deps.lane.exclusive(input.document, held)).traces;
   }
 
   async function runText(input: {

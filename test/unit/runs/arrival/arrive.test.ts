@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DmsDocument } from '../../../../server/dms/types.js';
 import { createMemoryLogger } from '../../../../server/log.js';
-import type { Arrival, ArrivalRead } from '../../../../server/runs/arrival/arrive.js';
+import { createFrontDoor, type Arrival, type ArrivalRead } from '../../../../server/runs/arrival/arrive.js';
 import type { AutomaticRunner } from '../../../../server/runs/arrival/automatic-runner.js';
 import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
 import { arrivalDeps } from '../../../helpers/arrival-deps.js';
@@ -30,7 +30,7 @@ function rig(retry = failedRunRetry(60_000, 3)) {
     read: typeof read === 'function' ? read : () => Promise.resolve(read),
     ...over,
   });
-  return { ...deps, state, arrival };
+  return { ...deps, state, runner, retry, arrival };
 }
 
 describe('the front door', () => {
@@ -104,5 +104,40 @@ describe('the front door', () => {
     const missing = await r.arrive(r.arrival({ missing: 'Document 1 was not found in the dms (404).' }));
     assert.equal(missing.kind, 'failed');
     assert.equal(r.state.failTraces.length, 1, "a delivery's missing document is in its rules' traces");
+  });
+
+  it("waits for the start's reconciliation before it asks for the lane, which that pass holds document by document", async () => {
+    const r = rig();
+    const order: string[] = [];
+    let startPass!: () => void;
+    // The pass begins after the arrival came, and holds the document's lane while it reconciles it (recover.ts).
+    const ready = new Promise<void>((resolve) => (startPass = resolve)).then(() =>
+      r.lane.exclusive(1, async () => void order.push('reconciled at start')),
+    );
+    const arrive = createFrontDoor({
+      lane: r.lane,
+      barrier: r.echoes,
+      states: r.echoes,
+      failures: r.echoes,
+      attribution: r.attribution,
+      runner: r.runner,
+      retry: r.retry,
+      journal: {
+        ready,
+        reconcile: async () => {
+          order.push('reconciled in the hold');
+          return false;
+        },
+        completed: () => null,
+        ensureTraces: () => undefined,
+        recognise: () => undefined,
+      },
+    });
+    const outcome = arrive(r.arrival({ document: dmsDocument(1, { title: 'Rechnung' }) }));
+    await new Promise((resolve) => setImmediate(resolve));
+    startPass();
+    // Holding the lane while waiting for the pass would leave both waiting: the file would end with this pending.
+    assert.equal((await outcome).kind, 'done');
+    assert.deepEqual(order, ['reconciled at start', 'reconciled in the hold']);
   });
 });

@@ -5,6 +5,7 @@ import type { DmsDocument } from '../../../../server/dms/types.js';
 import { createMemoryLogger } from '../../../../server/log.js';
 import { readValuesOf } from '../../../../server/runs/journal/journal-records.js';
 import { recoverJournal } from '../../../../server/runs/journal/recover.js';
+import { createDocumentLane } from '../../../../server/runs/lane/document-lane.js';
 import { openWriteJournal } from '../../../../server/runs/journal/write-journal.js';
 import { dmsDocument } from '../../../helpers/dms-document.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
@@ -80,5 +81,41 @@ describe('recovering the write journal at start', () => {
     assert.deepEqual(own, [20]);
     assert.deepEqual(second.unfinished(), []);
     await second.close();
+  });
+
+  it("reads and finishes a document's run holding its lane: a path writing the document meanwhile goes first", async () => {
+    const file = path.join(tempDir(), 'write-journal.jsonl');
+    const cut = openWriteJournal({ file, logger: createMemoryLogger() });
+    const run = {
+      dms: DMS,
+      doc: 20,
+      event: 6,
+      source: 'webhook' as const,
+      rules: ['plus'],
+      read: readValuesOf(before),
+    };
+    await cut.begin([{ ...run, writes: [{ kind: 'patch', patch: { title: 'Scan 6+' } }] }]);
+    await cut.close();
+
+    const journal = openWriteJournal({ file, logger: createMemoryLogger() });
+    const dms = dmsHolding(before);
+    const reads: string[] = [];
+    const lane = createDocumentLane();
+    let release!: () => void;
+    const holder = lane.exclusive(20, () => new Promise<void>((resolve) => (release = resolve)));
+    const recovery = recoverJournal({
+      journal,
+      dms: { ...dms.dms, getDocument: (id: number) => (reads.push(`read ${id}`), dms.dms.getDocument()) },
+      dmsKey: DMS,
+      logger: createMemoryLogger(),
+      hold: lane.exclusive,
+    });
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(reads, [], 'the document is not read while another path holds it');
+    release();
+    await holder;
+    assert.deepEqual(await recovery, { applied: 0, notApplied: 1, completed: 0, left: 0 });
+    assert.deepEqual(reads, ['read 20']);
+    await journal.close();
   });
 });
