@@ -143,10 +143,15 @@ export async function editorPane(options: EditorPaneOptions): Promise<EditorPane
     );
   }
 
-  /** A name the demo dms lacked now exists: check again, so the problem goes and the next one shows. */
+  /**
+   * A name the demo dms lacked now exists: check again, so the problem goes and the next one shows. Both wait for
+   * the answers of writes on their way (a refused publish keeps its draft), which would say their older word last.
+   */
   function nameCreated(note: string): void {
-    renderState(note);
-    void sync.check(false);
+    void sync.afterWrites().then(() => {
+      renderState(note);
+      void sync.check(false);
+    });
   }
 
   const sync = createDraftSync({

@@ -78,6 +78,8 @@ export interface DraftSync {
   saveDraft(note?: string): Promise<void>;
   publish(): Promise<void>;
   check(withTests: boolean): Promise<void>;
+  /** Resolves once the writes asked so far have their answers (and said their word): a later note is not overwritten. */
+  afterWrites(): Promise<void>;
   discard(): Promise<void>;
   deleteFile(): Promise<void>;
   stop(): void;
@@ -188,6 +190,7 @@ export function createDraftSync(options: DraftSyncOptions): DraftSync {
     },
     saveDraft,
     check,
+    afterWrites: () => writes.then(() => undefined),
 
     publish: inTurn(async () => {
       timers.clear(timer);

@@ -134,6 +134,27 @@ describe('draft sync (the editor without its DOM)', () => {
     assert.equal(h.sync.status().canDiscard, false);
   });
 
+  it("a word asked while a refused publish keeps its draft comes after that draft's answer", async () => {
+    let answer!: () => void;
+    const h = harness({
+      publish: async () => {
+        throw new ApiError('line 1, column 1: the dms has no tag "urgent"', 422, 1, 1);
+      },
+      saveDraft: (t) => new Promise((resolve) => (h.calls.push(`draft:${t}`), (answer = () => resolve({ ok: true })))),
+    });
+    h.type('broken');
+    const publishing = h.sync.publish();
+    await new Promise((resolve) => setImmediate(resolve));
+    let said: string | undefined;
+    const after = h.sync.afterWrites().then(() => (said = h.shown.notes.at(-1)));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(said, undefined, 'the draft save has no answer yet');
+    answer();
+    await publishing;
+    await after;
+    assert.match(String(said), /kept as a draft/, "the draft's word was said first");
+  });
+
   it('discarding the draft puts the published text back', async () => {
     const h = harness({}, { published: 'published\n', draft: 'draft\n' });
     assert.equal(h.sync.status().showDraftBanner, true);
