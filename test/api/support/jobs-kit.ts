@@ -90,14 +90,19 @@ export const deliver = (url: string, doc: number, event: 'document_added' | 'doc
     body: { event, doc_id: String(doc) },
   });
 
-/** Waits until the simulator has no webhook in flight and the service's queue is empty, twice in a row. */
+/**
+ * Waits until the simulator has no task (a bulk edit's "Document Updated") or webhook waiting or in flight and the
+ * service's queue is empty, twice in a row: nothing is left that could start more work. For rigs that hold
+ * neither tasks nor webhooks at the time (a held one never ends).
+ */
 export async function settle(rig: Rig): Promise<void> {
   for (let quiet = 0; quiet < 2;) {
     await rig.sim.webhooksIdle();
     await arrivalsSettled(rig.server.url);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const webhooks = rig.sim.webhookStats();
     const busy =
-      rig.sim.webhookStats().queued > rig.sim.webhookStats().delivered + rig.sim.webhookStats().failed ||
+      rig.sim.pendingTasks().length > 0 ||
+      webhooks.queued > webhooks.delivered + webhooks.failed ||
       (await arrivalsWaiting(rig.server.url)) > 0;
     quiet = busy ? 0 : quiet + 1;
   }
