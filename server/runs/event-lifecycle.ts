@@ -5,7 +5,7 @@ import { errorMessage } from '../error-message.js';
 export type StopReason = 'cancel' | 'shutdown';
 
 /** The kinds of work whose events go through a lifecycle. */
-export type EventWork = 'job' | 'revert' | 'catchup' | 'webhook';
+export type EventWork = 'job' | 'revert' | 'catchup' | 'webhook' | 'suggestion';
 
 type Patch = Parameters<EventStore['update']>[1];
 
@@ -15,14 +15,21 @@ const INTERRUPTED: Record<EventWork, string> = {
   revert: 'The service stopped while this revert ran; run it again.',
   catchup: 'The service stopped during the catch-up; the next start continues it.',
   webhook: 'The service stopped while this delivery ran; it runs again at the next start.',
+  suggestion: 'The service stopped while this suggestion ran; ask for it again.',
 };
-const NOUN: Record<EventWork, string> = { job: 'job', revert: 'revert', catchup: 'catch-up', webhook: 'delivery' };
+const NOUN: Record<EventWork, string> = {
+  job: 'job',
+  revert: 'revert',
+  catchup: 'catch-up',
+  webhook: 'delivery',
+  suggestion: 'suggestion',
+};
 
 /**
  * Every event's status transitions and their messages, in one place: queued → running → done, or failed,
  * cancelled, interrupted; a webhook delivery may go back to queued (a retry with its time) or end merged into a
- * newer delivery. Jobs, reverts, catch-ups and deliveries all record their ends through it, so the same end reads
- * the same everywhere. Each returns the updated record.
+ * newer delivery. Jobs, reverts, catch-ups, deliveries and suggestions all record their ends through it, so the
+ * same end reads the same everywhere. Each returns the updated record.
  */
 export interface EventLifecycle {
   running(id: number, patch?: Patch): EventRecord | undefined;

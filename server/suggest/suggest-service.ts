@@ -5,6 +5,7 @@ import { errorMessage } from '../error-message.js';
 import { NotFoundError } from '../app-errors.js';
 import type { EventRecord, EventStore } from '../history/event-store.js';
 import type { Logger } from '../log.js';
+import { eventLifecycle, type StopReason } from '../runs/event-lifecycle.js';
 import { createJobQueue } from '../runs/jobs/job-queue.js';
 import { ArchiveTextCache } from './archive-cache.js';
 import { runSuggestion, type SuggestJobDeps } from './suggest-job.js';
@@ -47,13 +48,14 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
     clearTimeout(release);
     release = setTimeout(() => cache.clear(), CACHE_IDLE_MS).unref();
   };
-  const queue = createJobQueue(events, deps.logger, { maxQueued: 5 });
+  const queue = createJobQueue(events, deps.logger, { maxQueued: 5, work: 'suggestion' });
+  const life = eventLifecycle(events, 'suggestion', deps.now);
   return {
     start(body) {
       const request = parseSuggestRequest(body);
       const event = events.create({ kind: 'suggestion', rule_id: null, dry_run: true });
       return queue.submit(event, async (eventId, signal) => {
-        events.update(eventId, { status: 'running', started_at: deps.now().toISOString() });
+        life.running(eventId);
         clearTimeout(release);
         try {
           const result = await runSuggestion(jobDeps, eventId, request, signal);
@@ -63,9 +65,7 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
             cached_documents: entries,
             cache_mib: Math.round((bytes / 2 ** 20) * 10) / 10,
           });
-          events.update(eventId, {
-            status: 'done',
-            finished_at: deps.now().toISOString(),
+          life.done(eventId, {
             matched: first.matched,
             report: {
               matched: first.matched,
@@ -85,17 +85,13 @@ export function createSuggestionService(deps: SuggestionServiceDeps): Suggestion
             },
           });
         } catch (err) {
-          const stopped = signal.aborted ? (signal.reason === 'shutdown' ? 'interrupted' : 'cancelled') : null;
-          if (!stopped && !(err instanceof SuggestionError))
+          if (signal.aborted) {
+            life.stopped(eventId, signal.reason as StopReason);
+            return;
+          }
+          if (!(err instanceof SuggestionError))
             deps.logger.error(`suggestion ${eventId} failed: ${errorMessage(err)}`);
-          events.update(eventId, {
-            status: stopped ?? 'failed',
-            finished_at: deps.now().toISOString(),
-            error:
-              stopped === 'interrupted'
-                ? 'The service stopped while this suggestion ran; ask for it again.'
-                : errorMessage(err),
-          });
+          life.failed(eventId, errorMessage(err));
         } finally {
           releaseLater();
         }

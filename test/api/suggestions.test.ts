@@ -146,6 +146,7 @@ describe('rule suggestions from labelled documents', () => {
     rig.sim.faults.release(hold.id);
     const event = await waitForEvent(rig.server.url, id, undefined, LIMIT_MS);
     assert.equal(event.status, 'cancelled', JSON.stringify(event));
+    assert.equal(event.error, 'Cancelled on request.', 'worded as every other cancelled event');
     assert.equal(event.report, null);
     const again = await call(rig.server.url, `/api/events/${id}/cancel`, { method: 'POST', token: API_TOKEN });
     assert.equal(again.status, 409);

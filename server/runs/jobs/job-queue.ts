@@ -3,7 +3,7 @@ import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
 import { errorMessage } from '../../error-message.js';
-import { eventLifecycle, type StopReason } from '../event-lifecycle.js';
+import { eventLifecycle, type EventWork, type StopReason } from '../event-lifecycle.js';
 
 /** A unit of background work; it must end soon after its signal aborts. */
 export type JobWork = (eventId: number, signal: AbortSignal) => Promise<void>;
@@ -13,6 +13,8 @@ export interface JobQueueOptions {
   maxQueued: number;
   /** How long shutdown waits for the running job to notice it must stop. */
   stopGraceMs?: number;
+  /** What the queued work is called in its events' messages (default: a job). */
+  work?: EventWork;
 }
 
 export interface JobQueue {
@@ -31,7 +33,7 @@ export interface JobQueue {
  * and the dms client already spreads each job's requests over its connection pool.
  */
 export function createJobQueue(events: EventStore, logger: Logger, options: JobQueueOptions): JobQueue {
-  const life = eventLifecycle(events, 'job', () => new Date());
+  const life = eventLifecycle(events, options.work ?? 'job', () => new Date());
   const queue: Array<{ eventId: number; work: JobWork; controller: AbortController }> = [];
   let current: { eventId: number; controller: AbortController; done: Promise<void> } | null = null;
   let stopped = false;

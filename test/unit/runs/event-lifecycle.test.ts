@@ -33,7 +33,7 @@ describe('event lifecycle: one wording per end, for every kind of work', () => {
   });
 
   it('a stop says what happens next for each kind of work, a cancel the same everywhere', () => {
-    const ends = (['job', 'revert', 'catchup'] as const).map((work) => {
+    const ends = (['job', 'revert', 'catchup', 'suggestion'] as const).map((work) => {
       const { life, writes } = recorder(work);
       life.stopped(1, 'shutdown');
       life.stopped(1, 'cancel');
@@ -50,6 +50,10 @@ describe('event lifecycle: one wording per end, for every kind of work', () => {
       ],
       [
         ['interrupted', 'The service stopped during the catch-up; the next start continues it.'],
+        ['cancelled', 'Cancelled on request.'],
+      ],
+      [
+        ['interrupted', 'The service stopped while this suggestion ran; ask for it again.'],
         ['cancelled', 'Cancelled on request.'],
       ],
     ]);
