@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { DmsNotFoundError } from '../../dms/dms-errors.js';
 import type { DmsClient } from '../../dms/types.js';
 import type { VocabularyIndex } from '../../dms/vocabulary-index.js';
 import { ruleChanges } from '../../engine/document-views.js';
+import type { RuleResult } from '../../engine/evaluate.js';
 import type { ActionTrace, ConditionTrace, RuleDocument, Trace } from '../../engine/model.js';
 import { errorMessage } from '../../error-message.js';
 import type { EchoWrites } from '../echo/echo-writes.js';
@@ -10,7 +10,7 @@ import type { WriteJournal } from '../journal/write-journal.js';
 import { writePlan } from '../pipeline/write-plan.js';
 import type { DocumentPlan } from '../pipeline/plan-changes.js';
 import { toRuleDocument } from '../documents/rule-document.js';
-import { actionForField } from '../pipeline/trace-outcome.js';
+import { actionForField, toTrace } from '../pipeline/trace-outcome.js';
 import { decideRestore, sentDelta, withDelta, type FieldCheck, type JobWrites } from './revert-plan.js';
 import { untrash } from './revert-trash.js';
 
@@ -76,17 +76,11 @@ export async function revertDocument(
   target: number,
   dryRun: boolean,
 ): Promise<RevertedDocument> {
-  const started = Date.now();
-  const trace: Trace = {
-    id: randomUUID(),
-    at: deps.now().toISOString(),
-    duration_ms: 0,
-    source: 'job',
-    event_id: eventId,
-    document: w.document,
+  const ctx = { source: 'job' as const, eventId, document: w.document, dryRun, startedAt: deps.now().getTime() };
+  // What the revert found and did, made a trace by the pipeline's own constructor once it is known.
+  const result: RuleResult = {
     rule_id: w.rules[0] ?? '',
     file: '',
-    dry_run: dryRun,
     status: 'skipped',
     conditions: [],
     extracted: { reverts_event: target },
@@ -94,25 +88,27 @@ export async function revertDocument(
     actions: [],
     error: null,
   };
-  const done = (notRestored: NotRestored | null, wrote: boolean, title = ''): RevertedDocument => {
-    trace.duration_ms = Date.now() - started;
-    return { trace, title, notRestored, wrote };
-  };
+  const done = (notRestored: NotRestored | null, wrote: boolean, title = ''): RevertedDocument => ({
+    trace: toTrace(result, { ...ctx, now: deps.now }),
+    title,
+    notRestored,
+    wrote,
+  });
   if (w.dms !== deps.dmsKey) {
-    trace.status = 'error';
-    trace.error = `Document ${w.document} was written in another dms than the one connected now; it was left alone.`;
+    result.status = 'error';
+    result.error = `Document ${w.document} was written in another dms than the one connected now; it was left alone.`;
     return done('gone', false);
   }
   try {
-    if (w.trash && (await untrash(deps.dms, w.document, trace, dryRun))) {
-      trace.status = 'matched';
+    if (w.trash && (await untrash(deps.dms, w.document, result, dryRun))) {
+      result.status = 'matched';
       return done(null, true);
     }
     const doc = await deps.dms.getDocument(w.document);
     const decision = decideRestore(doc, w, (id) => index.fieldById(id));
     const nowView = toRuleDocument(doc, index);
     const sentView = toRuleDocument(withDelta(doc, sentDelta(w)), index);
-    trace.conditions.push(
+    result.conditions.push(
       ...decision.checks.map((check): ConditionTrace => {
         const field = label(check, index);
         return {
@@ -125,7 +121,7 @@ export async function revertDocument(
         };
       }),
     );
-    Object.assign(trace.changes, ruleChanges(nowView, toRuleDocument(withDelta(doc, decision), index)));
+    Object.assign(result.changes, ruleChanges(nowView, toRuleDocument(withDelta(doc, decision), index)));
     const plan: DocumentPlan = {
       document: w.document,
       patch: decision.patch,
@@ -152,7 +148,7 @@ export async function revertDocument(
       failures = outcome.failures;
       superseded = outcome.superseded;
     }
-    trace.actions.push(
+    result.actions.push(
       ...decision.changed.map((f): ActionTrace => ({
         path: `revert/${f}`,
         action: actionForField(f),
@@ -161,26 +157,26 @@ export async function revertDocument(
       })),
     );
     // The trace's changes are what was written: a field the dms refused, or found changed meanwhile, is not.
-    for (const key of Object.keys(trace.changes)) {
+    for (const key of Object.keys(result.changes)) {
       const field = key.split('.')[0];
-      if (failures[field] || superseded[field]) delete trace.changes[key];
+      if (failures[field] || superseded[field]) delete result.changes[key];
     }
     const failed = Object.values(failures);
     const wrote = decision.changed.some((f) => !failures[f] && !superseded[f]);
-    trace.status = failed.length ? 'error' : wrote || trace.changes.trash ? 'matched' : 'skipped';
-    trace.error = failed.length ? failed.join(' ') : null;
+    result.status = failed.length ? 'error' : wrote || result.changes.trash ? 'matched' : 'skipped';
+    result.error = failed.length ? failed.join(' ') : null;
     const edited =
       Object.keys(superseded).length > 0 ||
       decision.checks.some((c) => c.verdict === 'edited' || c.verdict === 'unrecorded');
     return done(
       failed.length ? 'refused' : edited ? 'edited' : null,
-      wrote || trace.changes.trash !== undefined,
+      wrote || result.changes.trash !== undefined,
       doc.title,
     );
   } catch (err) {
-    trace.status = 'error';
+    result.status = 'error';
     const gone = err instanceof DmsNotFoundError;
-    trace.error = gone
+    result.error = gone
       ? `Document ${w.document} is gone from the dms: ${errorMessage(err)}`
       : `Could not revert document ${w.document}: ${errorMessage(err)}`;
     return done(gone ? 'gone' : 'refused', false);

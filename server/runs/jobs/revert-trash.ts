@@ -11,7 +11,12 @@ import { errorMessage } from '../../error-message.js';
  * True when nothing else can be done now: a dry run cannot read a document that is still in the trash. Throws
  * DmsNotFoundError when the document is neither in the trash nor back (the trash was emptied since).
  */
-export async function untrash(dms: DmsClient, document: number, trace: Trace, dryRun: boolean): Promise<boolean> {
+export async function untrash(
+  dms: DmsClient,
+  document: number,
+  trace: Pick<Trace, 'changes' | 'conditions' | 'actions'>,
+  dryRun: boolean,
+): Promise<boolean> {
   trace.changes.trash = { from: true, to: false };
   const step = { path: 'revert/trash', action: 'move_to_trash' as const };
   if (dryRun) {

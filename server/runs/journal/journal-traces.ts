@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { ActionTrace, FieldChange, Trace, TraceSource } from '../../engine/model.js';
-import { actionForField } from '../pipeline/trace-outcome.js';
+import { actionForField, toTrace } from '../pipeline/trace-outcome.js';
 import { fieldsOf } from './journal-records.js';
 import type { JournalRun } from './write-journal.js';
 
@@ -39,21 +38,27 @@ export function tracesFromJournal(run: JournalRun, file: (rule: string) => strin
       ...(ok ? {} : { error: run.outcomes[i]?.error ?? 'not applied' }),
     }));
   });
-  return run.entry.rules.map((rule) => ({
-    id: randomUUID(),
-    at: at.toISOString(),
-    duration_ms: 0,
+  const ctx = {
     source: run.entry.source as TraceSource,
-    event_id: run.entry.event,
+    eventId: run.entry.event,
     document: run.entry.doc,
-    rule_id: rule,
-    file: file(rule),
-    dry_run: false,
-    status: 'matched',
-    conditions: [],
-    extracted: {},
-    changes,
-    actions,
-    error: null,
-  }));
+    dryRun: false,
+    startedAt: at.getTime(),
+    now: () => at,
+  };
+  return run.entry.rules.map((rule) =>
+    toTrace(
+      {
+        rule_id: rule,
+        file: file(rule),
+        status: 'matched',
+        conditions: [],
+        extracted: {},
+        changes,
+        actions,
+        error: null,
+      },
+      ctx,
+    ),
+  );
 }
