@@ -61,7 +61,9 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
         dmsKey: deps.dmsKey(),
         logger: deps.logger,
         ownState,
-        ...(only === undefined ? { hold: deps.lane.exclusive } : {}),
+        ...(only === undefined
+          ? { hold: <T>(doc: number, work: () => Promise<T>) => deps.lane.exclusive(doc, work) }
+          : {}),
       },
       only,
     ).catch((err: unknown) => {

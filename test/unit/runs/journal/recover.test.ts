@@ -108,7 +108,7 @@ describe('recovering the write journal at start', () => {
       dms: { ...dms.dms, getDocument: (id: number) => (reads.push(`read ${id}`), dms.dms.getDocument()) },
       dmsKey: DMS,
       logger: createMemoryLogger(),
-      hold: lane.exclusive,
+      hold: (doc, work) => lane.exclusive(doc, work),
     });
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(reads, [], 'the document is not read while another path holds it');
