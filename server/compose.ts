@@ -212,8 +212,8 @@ export async function createServices(config: Config, logger: Logger, options: Se
     dmsKey,
   });
 
-  // What a kill cut short is reconciled, holding each document's lane, before any arrival, manual run or resumed
-  // job runs a document it touched.
+  // What a kill cut short is reconciled, holding each document's lane, before any arrival, manual run or job runs
+  // a document.
   const arrivalJournal = createArrivalJournal({
     journal,
     dms: dmsConnection.dms,

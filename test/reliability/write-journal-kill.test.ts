@@ -115,17 +115,25 @@ describe('a kill between the dms applying a write and answering', () => {
       (e) => e.status === 'interrupted',
       'the job to be marked interrupted',
     );
+    const requestsBefore = sim.requests().length;
     const resumed = await call<EventRecord>(server.url, `/api/events/${interrupted.event_id}/resume`, {
       method: 'POST',
       token: API_TOKEN,
     });
     assert.ok(resumed.status < 300, JSON.stringify(resumed.body));
-    // The resumed job has its first page: it would decide now what the interrupted one wrote, were it not waiting.
-    const pagesBefore = sim.requests().length;
+    // The resumed job runs, and waits for the reconciliation before it reads a page and decides what is done.
     await until(
-      () => sim.requests().slice(pagesBefore),
-      (requests) => requests.some((r) => /^GET \/api\/documents\/\?.*page=1/.test(r)),
-      'the resumed job to read its first page',
+      () => eventOf(server!.url, resumed.body.event_id),
+      (e) => e.status === 'running',
+      'the resumed job to start',
+    );
+    assert.deepEqual(
+      sim
+        .requests()
+        .slice(requestsBefore)
+        .filter((r) => /^GET \/api\/documents\/\?.*page=1/.test(r)),
+      [],
+      'no page read before the reconciliation',
     );
     sim.faults.release(reading.id);
     await until(

@@ -23,8 +23,8 @@ export interface JobServiceDeps {
   /** Every write recorded before it is sent; a resumed job skips what the jobs it continues wrote. */
   journal?: Pick<WriteJournal, 'begin' | 'appliedFor' | 'runsOfEvent'>;
   dmsKey?: () => string;
-  /** A resumed job waits for the writes a kill cut short to be reconciled before it decides what is done. */
-  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
+  /** Jobs wait for the start's reconciliation; a resumed one reconciles its documents before it decides what is done. */
+  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcileInLane'>;
   /** Jobs hold the lanes of the documents they write while they write them (docs/jobs-and-webhook.md). */
   lane: DocumentLane;
   traces: { append(traces: Trace[]): void };

@@ -23,7 +23,7 @@ export interface RevertDeps {
   journal: Pick<WriteJournal, 'begin' | 'runsOfEvent'>;
   dmsKey?: () => string;
   /** What a kill cut short is reconciled first, so a restart's recovery never finishes a run undo has just undone. */
-  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
+  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcileInLane'>;
   /** Each document is read and restored holding its lane, like every other path that writes it. */
   lane: DocumentLane;
   concurrency: number;
@@ -67,10 +67,7 @@ export async function runRevertJob(
   try {
     await deps.recovery?.ready;
     const cut = deps.journal.runsOfEvent(target.event_id).filter((run) => run.end === null);
-    const recovery = deps.recovery;
-    if (recovery)
-      for (const doc of new Set(cut.map((run) => run.entry.doc)))
-        await deps.lane.exclusive(doc, () => recovery.reconcile(doc));
+    for (const doc of new Set(cut.map((run) => run.entry.doc))) await deps.recovery?.reconcileInLane(doc);
     const written = jobWrites(deps.journal.runsOfEvent(target.event_id));
     if (written.length === 0 && target.changed > 0)
       throw new Error(

@@ -16,8 +16,8 @@ import { fieldsWrittenBy, prefilterFor, prefilterNeedsNames } from './prefilter.
 
 export interface RuleJobDeps extends PageWriteDeps {
   pipeline: RunPipeline;
-  /** A resumed job waits for the writes a kill cut short to be reconciled before it decides what is done. */
-  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcile'>;
+  /** Jobs wait for the start's reconciliation; a resumed one reconciles its documents before it decides what is done. */
+  recovery?: Pick<ArrivalJournal, 'ready' | 'reconcileInLane'>;
   events: EventStore;
   pageSize: DocumentQuery['pageSize'];
   now: () => Date;
@@ -57,6 +57,9 @@ export async function runRuleJob(
   const life = eventLifecycle(events, 'job', deps.now);
   // A resumed job interrupted again before its first page still resumes from where the first one stopped.
   life.running(eventId, resumeAfter > 0 ? { resume_after: resumeAfter } : {});
+  // A job started while the start's reconciliation runs waits for it: the documents a kill cut short are then as
+  // the dms holds them, and the notes left to add are the retrier's before the job asks.
+  await deps.recovery?.ready;
   const counts: JobCounts = { total: null, processed: 0, matched: 0, changed: 0, errors: 0 };
   let prefilter: Record<string, string> = {};
   let report = createReportBuilder(prefilter);
@@ -93,11 +96,7 @@ export async function runRuleJob(
     const planPage = async (page: DmsDocument[]) => {
       await vocabulary;
       // Whether a continued job wrote a document is known only once its interrupted writes are reconciled.
-      if (continues.length > 0) {
-        await deps.recovery?.ready;
-        const recovery = deps.recovery;
-        if (recovery) for (const { id } of page) await deps.lane.exclusive(id, () => recovery.reconcile(id));
-      }
+      if (continues.length > 0) for (const { id } of page) await deps.recovery?.reconcileInLane(id);
       return mapBounded(
         unreached(page),
         page.length,

@@ -19,6 +19,8 @@ export interface ArrivalJournal {
    * there were any. The caller holds the document's lane.
    */
   reconcile(doc: number): Promise<boolean>;
+  /** The same for a path that reads outside the lane (jobs, undo): takes the document's lane when there is work. */
+  reconcileInLane(doc: number): Promise<boolean>;
   /**
    * The document is exactly as the service's newest journaled run left it, which the echo ledger does not know (its
    * file lost the state to a kill): the ledger learns it as the service's own, so its echo is not run again.
@@ -38,7 +40,7 @@ export interface ArrivalJournalDeps {
   ruleFile: (rule: string) => string;
   states: Pick<DocumentStates, 'isKnownState' | 'adopt'>;
   logger: Logger;
-  /** The start's reconciliation holds each document's lane, so a path let in meanwhile never writes beside it. */
+  /** Reconciliation holds each document's lane, so a path let in meanwhile never writes beside it. */
   lane: Pick<DocumentLane, 'exclusive'>;
   now?: () => Date;
 }
@@ -70,13 +72,16 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
       deps.logger.warn(`write journal: interrupted writes could not be reconciled: ${errorMessage(err)}`);
     });
   const ready = recover().then(() => undefined);
+  const unfinished = (doc: number) => deps.journal.unfinished(deps.dmsKey(), doc).length > 0;
+  const reconcile = async (doc: number) => {
+    if (!unfinished(doc)) return false;
+    await recover(doc);
+    return true;
+  };
   return {
     ready,
-    async reconcile(doc) {
-      if (deps.journal.unfinished(deps.dmsKey(), doc).length === 0) return false;
-      await recover(doc);
-      return true;
-    },
+    reconcile,
+    reconcileInLane: async (doc) => unfinished(doc) && deps.lane.exclusive(doc, () => reconcile(doc)),
     recognise(doc) {
       if (deps.states.isKnownState(doc)) return;
       const [newest] = deps.journal.runsOf(deps.dmsKey(), doc.id);

@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * their copy may be stale by then: a job rebases its plan on what the dms holds now (page-writes.ts), catch-up
  * compares the document's generation (each finished hold bumps it) and reads again when a hold ended since.
  * The write journal's reconciliation at start holds each document's lane too, so paths that wait for it do so
- * before they ask for a lane. Dry runs take no hold.
+ * before they ask for a lane. Dry runs take no hold, except to reconcile a document (which may write).
  *
  * Holds are not re-entrant: asking for a lane the caller already holds would wait for itself forever, so it
  * throws at once instead (the holder's async context remembers what it holds).
