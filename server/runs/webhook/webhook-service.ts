@@ -95,9 +95,10 @@ export function createWebhookService(
         eventId: id,
         dryRun,
         facts: { said: delivery.triggers },
-        read: async () => {
+        // A copy the batch read before the journal finished a cut-short write of the document is stale.
+        read: async (reconciled) => {
           deps.batches?.inLane(id);
-          return fetchOnce(deps.dms, delivery, options, await batch.take(delivery));
+          return fetchOnce(deps.dms, delivery, options, reconciled ? null : await batch.take(delivery));
         },
         starting: () => life.running(id, { total: 1 }),
       })
