@@ -17,7 +17,8 @@ const INTERRUPTED: Record<EventWork, string> = {
   webhook: 'The service stopped while this delivery ran; it runs again at the next start.',
   suggestion: 'The service stopped while this suggestion ran; ask for it again.',
 };
-const NOUN: Record<EventWork, string> = {
+/** What each kind of work is called in its events' messages. */
+export const NOUN: Record<EventWork, string> = {
   job: 'job',
   revert: 'revert',
   catchup: 'catch-up',

@@ -141,6 +141,23 @@ describe('rule suggestions from labelled documents', () => {
     assert.equal(res.status, 202, JSON.stringify(res.body));
     const id = res.body.event_id as number;
     await waitForEvent(rig.server.url, id, (e) => e.status === 'running');
+    // Five wait behind it; a sixth is refused in words about suggestions, then the five are cancelled.
+    const ask = () =>
+      call(rig.server.url, '/api/suggestions', {
+        method: 'POST',
+        token: API_TOKEN,
+        body: { target: { tag: 'Strom' } },
+      });
+    const waiting = [];
+    for (let i = 0; i < 5; i++) waiting.push((await ask()).body.event_id as number);
+    const refused = await ask();
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.match(String(refused.body.error), /^5 suggestions are already waiting; try again when one has finished/);
+    for (const queued of waiting)
+      assert.equal(
+        (await call(rig.server.url, `/api/events/${queued}/cancel`, { method: 'POST', token: API_TOKEN })).status,
+        200,
+      );
     const cancel = await call(rig.server.url, `/api/events/${id}/cancel`, { method: 'POST', token: API_TOKEN });
     assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
     rig.sim.faults.release(hold.id);

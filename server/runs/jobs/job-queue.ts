@@ -3,7 +3,7 @@ import type { EventRecord, EventStore } from '../../history/event-store.js';
 import { isFinished } from '../../history/event-store.js';
 import type { Logger } from '../../log.js';
 import { errorMessage } from '../../error-message.js';
-import { eventLifecycle, type EventWork, type StopReason } from '../event-lifecycle.js';
+import { eventLifecycle, NOUN, type EventWork, type StopReason } from '../event-lifecycle.js';
 
 /** A unit of background work; it must end soon after its signal aborts. */
 export type JobWork = (eventId: number, signal: AbortSignal) => Promise<void>;
@@ -34,6 +34,7 @@ export interface JobQueue {
  */
 export function createJobQueue(events: EventStore, logger: Logger, options: JobQueueOptions): JobQueue {
   const life = eventLifecycle(events, options.work ?? 'job', () => new Date());
+  const noun = NOUN[options.work ?? 'job'];
   const queue: Array<{ eventId: number; work: JobWork; controller: AbortController }> = [];
   let current: { eventId: number; controller: AbortController; done: Promise<void> } | null = null;
   let stopped = false;
@@ -64,11 +65,11 @@ export function createJobQueue(events: EventStore, logger: Logger, options: JobQ
   return {
     submit(event, work) {
       if (stopped)
-        throw new ServiceUnavailableError('The service is shutting down; start the job again after restart.', 5);
+        throw new ServiceUnavailableError(`The service is shutting down; start the ${noun} again after restart.`, 5);
       if (queue.length >= options.maxQueued) {
-        life.refused(event.event_id, 'too many jobs waiting.');
+        life.refused(event.event_id, `too many ${noun}s waiting.`);
         throw new ServiceUnavailableError(
-          `${queue.length} jobs are already waiting; try again when one has finished.`,
+          `${queue.length} ${noun}s are already waiting; try again when one has finished.`,
           30,
         );
       }
