@@ -148,8 +148,8 @@ describe('rule suggestions from labelled documents', () => {
         token: API_TOKEN,
         body: { target: { tag: 'Strom' } },
       });
-    const waiting = [];
-    for (let i = 0; i < 5; i++) waiting.push((await ask()).body.event_id as number);
+    const waiting: number[] = [];
+    for (let i = 0; i < 5; i++) waiting.push(Number((await ask()).body.event_id));
     const refused = await ask();
     assert.equal(refused.status, 503, JSON.stringify(refused.body));
     assert.match(String(refused.body.error), /^5 suggestions are already waiting; try again when one has finished/);
