@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DmsDocument } from '../../../../server/dms/types.js';
 import { createMemoryLogger } from '../../../../server/log.js';
-import { createFrontDoor, type Arrival, type ArrivalRead } from '../../../../server/runs/arrival/arrive.js';
+import type { Arrival, ArrivalRead } from '../../../../server/runs/arrival/arrive.js';
 import type { AutomaticRunner } from '../../../../server/runs/arrival/automatic-runner.js';
 import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
 import { arrivalDeps } from '../../../helpers/arrival-deps.js';
@@ -10,7 +10,7 @@ import { dmsDocument } from '../../../helpers/dms-document.js';
 import { tempDir } from '../../../helpers/temp-dir.js';
 
 /** The front door over a fresh ledger; the runner refuses while `refuse` holds and counts its runs. */
-function rig(retry = failedRunRetry(60_000, 3)) {
+function rig(retry = failedRunRetry(60_000, 3), journal?: Parameters<typeof arrivalDeps>[5]) {
   const state = { refuse: false, runs: 0, failTraces: [] as string[] };
   const runner: AutomaticRunner = {
     run: () => {
@@ -20,7 +20,7 @@ function rig(retry = failedRunRetry(60_000, 3)) {
     fail: (_doc, _triggers, _ctx, message) => void state.failTraces.push(message),
   };
   const dms = { getDocuments: () => Promise.resolve([] as DmsDocument[]) };
-  const deps = arrivalDeps(tempDir(), dms, createMemoryLogger(), runner, retry);
+  const deps = arrivalDeps(tempDir(), dms, createMemoryLogger(), runner, retry, journal);
   const arrival = (read: ArrivalRead | (() => Promise<ArrivalRead>), over: Partial<Arrival> = {}): Arrival => ({
     document: 1,
     from: 'webhook',
@@ -30,7 +30,7 @@ function rig(retry = failedRunRetry(60_000, 3)) {
     read: typeof read === 'function' ? read : () => Promise.resolve(read),
     ...over,
   });
-  return { ...deps, state, runner, retry, arrival };
+  return { ...deps, state, arrival };
 }
 
 describe('the front door', () => {
@@ -107,33 +107,22 @@ describe('the front door', () => {
   });
 
   it("waits for the start's reconciliation before it asks for the lane, which that pass holds document by document", async () => {
-    const r = rig();
     const order: string[] = [];
     let startPass!: () => void;
-    // The pass begins after the arrival came, and holds the document's lane while it reconciles it (recover.ts).
-    const ready = new Promise<void>((resolve) => (startPass = resolve)).then(() =>
-      r.lane.exclusive(1, async () => void order.push('reconciled at start')),
-    );
-    const arrive = createFrontDoor({
-      lane: r.lane,
-      barrier: r.echoes,
-      states: r.echoes,
-      failures: r.echoes,
-      attribution: r.attribution,
-      runner: r.runner,
-      retry: r.retry,
-      journal: {
-        ready,
-        reconcile: async () => {
-          order.push('reconciled in the hold');
-          return false;
-        },
-        completed: () => null,
-        ensureTraces: () => undefined,
-        recognise: () => undefined,
+    const r = rig(undefined, (lane) => ({
+      // The pass begins after the arrival came, and holds the document's lane while it reconciles it (recover.ts).
+      ready: new Promise<void>((resolve) => (startPass = resolve)).then(() =>
+        lane.exclusive(1, async () => void order.push('reconciled at start')),
+      ),
+      reconcile: async () => {
+        order.push('reconciled in the hold');
+        return false;
       },
-    });
-    const outcome = arrive(r.arrival({ document: dmsDocument(1, { title: 'Rechnung' }) }));
+      completed: () => null,
+      ensureTraces: () => undefined,
+      recognise: () => undefined,
+    }));
+    const outcome = r.arrive(r.arrival({ document: dmsDocument(1, { title: 'Rechnung' }) }));
     await new Promise((resolve) => setImmediate(resolve));
     startPass();
     // Holding the lane while waiting for the pass would leave both waiting: the file would end with this pending.

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import type { DmsClient, DmsDocument } from '../../../../server/dms/types.js';
 import { openEventStore } from '../../../../server/history/event-store.js';
 import { createMemoryLogger } from '../../../../server/log.js';
-import { createFrontDoor } from '../../../../server/runs/arrival/arrive.js';
 import type { AutomaticRunner } from '../../../../server/runs/arrival/automatic-runner.js';
 import { failedRunRetry } from '../../../../server/runs/arrival/failed-run-retry.js';
 import { createWebhookService, DEFAULT_WEBHOOK_OPTIONS } from '../../../../server/runs/webhook/webhook-service.js';
@@ -33,23 +32,13 @@ describe('a delivery whose document the journal reconciled', () => {
       },
       fail: () => undefined,
     };
-    const { echoes, lane, attribution } = arrivalDeps(dir, dms, logger, runner);
-    const arrive = createFrontDoor({
-      lane,
-      barrier: echoes,
-      states: echoes,
-      failures: echoes,
-      attribution,
-      runner,
-      retry: failedRunRetry(),
-      journal: {
-        ready: Promise.resolve(),
-        reconcile: async (doc) => doc === 2,
-        completed: () => null,
-        ensureTraces: () => undefined,
-        recognise: () => undefined,
-      },
-    });
+    const { lane, arrive } = arrivalDeps(dir, dms, logger, runner, failedRunRetry(), () => ({
+      ready: Promise.resolve(),
+      reconcile: async (doc) => doc === 2,
+      completed: () => null,
+      ensureTraces: () => undefined,
+      recognise: () => undefined,
+    }));
     const webhook = createWebhookService(
       { dms, events, lane, arrive, logger, dryRun: () => true },
       { ...DEFAULT_WEBHOOK_OPTIONS, concurrency: 1 },
