@@ -7,7 +7,7 @@ import type { DocumentLane } from '../lane/document-lane.js';
 import { fieldsOf } from './journal-records.js';
 import { tracesFromJournal } from './journal-traces.js';
 import { leftAsWritten } from './reconcile.js';
-import { recoverJournal } from './recover.js';
+import { recoverJournal, type RecoveryDeps } from './recover.js';
 import type { JournalRun, WriteJournal } from './write-journal.js';
 
 /** What arrivals (deliveries, restored after a restart) ask of the journal before they run a document. */
@@ -55,23 +55,15 @@ export function createArrivalJournal(deps: ArrivalJournalDeps): ArrivalJournal {
   const ownState = (doc: DmsDocument, run: JournalRun) => {
     if (!deps.states.isKnownState(doc)) deps.states.adopt(doc, ownWriteOf(run));
   };
-  const recover = (only?: number) =>
+  // At start the pass takes each document's lane (`hold`); a document reconciled later is in its caller's hold.
+  const recover = (only?: number, hold?: RecoveryDeps['hold']) =>
     recoverJournal(
-      {
-        journal: deps.journal,
-        dms: deps.dms,
-        dmsKey: deps.dmsKey(),
-        logger: deps.logger,
-        ownState,
-        ...(only === undefined
-          ? { hold: <T>(doc: number, work: () => Promise<T>) => deps.lane.exclusive(doc, work) }
-          : {}),
-      },
+      { journal: deps.journal, dms: deps.dms, dmsKey: deps.dmsKey(), logger: deps.logger, ownState, hold },
       only,
     ).catch((err: unknown) => {
       deps.logger.warn(`write journal: interrupted writes could not be reconciled: ${errorMessage(err)}`);
     });
-  const ready = recover().then(() => undefined);
+  const ready = recover(undefined, (doc, work) => deps.lane.exclusive(doc, work)).then(() => undefined);
   const unfinished = (doc: number) => deps.journal.unfinished(deps.dmsKey(), doc).length > 0;
   const reconcile = async (doc: number) => {
     if (!unfinished(doc)) return false;
